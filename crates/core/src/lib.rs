@@ -1,0 +1,30 @@
+//! The pure message model that every other crate of the workspace speaks: [`Message`]s made
+//! of [`Part`]s (serialized exactly as the parts of bb7's `chat.json` v2), [`ToolSpec`]s, the
+//! provider-neutral [`ChatRequest`], the [`StreamEvent`]s a provider emits and the
+//! [`Accumulator`] that folds them into a reply, [`Usage`], the error taxonomy with its
+//! [`classify`] function, and [`file_id`].
+//!
+//! This crate does no I/O and pulls in no async runtime or HTTP client: everything here is a
+//! value or a pure function, so it can be tested exhaustively and shared by the `bb7` daemon,
+//! the `ybs` agent and `.chat` file tools alike.
+
+mod accumulator;
+mod error;
+mod event;
+mod file_id;
+mod message;
+mod part;
+mod request;
+mod time;
+mod tool;
+mod usage;
+
+pub use accumulator::{Accumulator, Reply};
+pub use error::{ErrorKind, LlmError, classify};
+pub use event::{FinishReason, StreamEvent};
+pub use file_id::file_id;
+pub use message::{Message, Role, SnapshotEntry, Timestamp};
+pub use part::{ContextAction, ContextEvent, Image, Part, Thinking, ToolCall, ToolResult};
+pub use request::{ChatRequest, DataCollection, ProviderRouting, ReasoningEffort, ResponseFormat};
+pub use tool::{ToolChoice, ToolSpec};
+pub use usage::Usage;
