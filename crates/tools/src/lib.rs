@@ -1,6 +1,5 @@
 //! Tools that give a model hands which cannot reach anything they should not: the `Tool`
 //! trait, the registry, the path sandbox, the built-in tools, bb7's edit algorithms, external
 //! tools and the Linux shell sandbox.
-//!
-//! This crate is filled in by the sandboxed-tools issue; for now it only fixes its place in the
-//! workspace.
+
+pub mod bb7_edit;
