@@ -1,0 +1,201 @@
+//! Scripted fake LLM servers for tests: one HTTP server on `127.0.0.1` that speaks the
+//! OpenAI, OpenRouter, Anthropic and Ollama wire formats, replies from a queue of scripted
+//! turns, injects faults, and records every request for assertions.
+//!
+//! Every provider, ybs and bb7 test runs against it instead of the network, in process with
+//! [`FakeLlm`] or as a separate process with the `fake-llm` binary.
+//!
+//! ```no_run
+//! use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn, Usage};
+//!
+//! let server = FakeLlm::start(Script::new([
+//!     Turn::text(["Hel", "lo"]).with_usage(Usage::new(12, 2)),
+//!     Turn::default()
+//!         .with_thinking(["Let me ", "look."])
+//!         .with_signature("sig-1")
+//!         .with_tool_call(ToolCall::new("call_1", "read_file", serde_json::json!({"path": "a.txt"})).in_fragments(3)),
+//!     Turn::fault(Fault::rate_limited(2)),
+//! ]))?;
+//! let base = server.base_url(); // http://127.0.0.1:PORT
+//! // ... point a client at `base` ...
+//! assert_eq!(server.requests()[0].path, "/v1/chat/completions");
+//! # Ok::<(), ybs_testkit::Error>(())
+//! ```
+//!
+//! # Endpoints
+//!
+//! | endpoint | wire format |
+//! |---|---|
+//! | `POST /v1/chat/completions` | OpenAI chat completions; SSE when `"stream": true`, usage chunk when `stream_options.include_usage` |
+//! | `POST /api/v1/chat/completions` | the same as OpenRouter: `: OPENROUTER PROCESSING` comment first, usage with `cost` always in the last chunk |
+//! | `GET /v1/models` | OpenAI model list |
+//! | `GET /api/v1/models` | OpenRouter model list (`id`, `name`, `context_length`, `pricing` as strings, `supported_parameters`) |
+//! | `GET /api/v1/credits` | OpenRouter `{"data":{"total_credits":..,"total_usage":..}}` |
+//! | `POST /v1/messages` | Anthropic Messages; SSE with `event:` lines when `"stream": true` |
+//! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
+//! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
+//!
+//! Each chat request takes the next turn from the queue and renders it in the format of the
+//! endpoint hit. When the queue is empty the reply is HTTP 500 with the provider's error shape
+//! and a message saying the script is exhausted, so tests fail loudly. Unknown routes get 404.
+//! Timestamps (`created`, `created_at`) are fixed, so replies are deterministic; ids are
+//! `chatcmpl-fake-N` / `msg_fake_N`, N the chat request number.
+//!
+//! Thinking is rendered as OpenRouter sends it on both OpenAI paths: `delta.reasoning` plus
+//! `delta.reasoning_details: [{"type":"reasoning.text","text":..,"format":..,"index":0}]`, and
+//! the signature in a last `reasoning_details` entry. Anthropic sends a `thinking` block
+//! (`thinking_delta`s, then a `signature_delta`). Ollama sends `message.thinking` (no
+//! signature).
+//!
+//! # Control endpoints
+//!
+//! For other processes (end-to-end tests that spawn `bb7`/`ybs` against `fake-llm`):
+//!
+//! - `GET /_fake/requests`: the recorded requests, a JSON array of [`RecordedRequest`]
+//!   (`method`, `path`, `query`, `headers` with lowercase names, `body` as JSON).
+//! - `DELETE /_fake/requests`: forget them.
+//! - `GET /_fake/turns`: `{"remaining": n, "turns": [...]}`.
+//! - `POST /_fake/turns`: append a turn, an array of turns, or `{"turns": [...]}`; answers
+//!   `{"added": n, "remaining": m}`.
+//!
+//! Requests to `/_fake/` are not recorded.
+//!
+//! # Script format
+//!
+//! The JSON format is the serde form of [`Script`] (a bare array of turns is accepted too):
+//!
+//! ```json
+//! {
+//!   "models": [{"id": "fake-model", "context_length": 32000}],
+//!   "credits": {"total_credits": 10.0, "total_usage": 2.5},
+//!   "turns": [
+//!     {"text": ["Hel", "lo"], "usage": {"prompt_tokens": 12, "completion_tokens": 2}},
+//!     {"thinking": ["Let me ", "look."], "signature": "sig-1",
+//!      "tool_calls": [{"id": "call_1", "name": "read_file",
+//!                      "arguments": {"path": "a.txt"}, "fragments": 3}],
+//!      "usage": {"prompt_tokens": 30, "completion_tokens": 9, "cached_tokens": 10,
+//!                "reasoning_tokens": 4, "cost": 0.00012}},
+//!     {"text": ["slow"], "delay_ms": 200},
+//!     {"fault": {"kind": "status", "status": 429, "retry_after": "2"}},
+//!     {"text": ["a", "b", "c"], "fault": {"kind": "disconnect", "after": 2}},
+//!     {"text": ["a", "b"], "fault": {"kind": "malformed", "after": 1}},
+//!     {"text": ["a"], "fault": {"kind": "stream_error", "after": 1, "message": "Overloaded"}},
+//!     {"fault": {"kind": "context_overflow", "prompt_tokens": 140000, "max_tokens": 128000}}
+//!   ]
+//! }
+//! ```
+//!
+//! Turn fields, all optional: `thinking` (chunks), `signature`, `text` (chunks),
+//! `tool_calls` (`id`, `name`, `arguments`: an object, or a string sent verbatim, which may
+//! be invalid JSON; `fragments`: how many pieces the streamed arguments are split into,
+//! default 1), `usage` (`prompt_tokens` including cached ones, `completion_tokens`,
+//! `cached_tokens`, `reasoning_tokens`, `cost`), `finish` (`stop`, `length`, `tool_calls`,
+//! `content_filter`; default `tool_calls` if there are tool calls, else `stop`), `delay_ms`
+//! (before each streamed frame, or once before a non-streamed reply), `fault`.
+//!
+//! Model fields: `id`, `name`, `context_length`, `prompt_price`, `completion_price`
+//! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama).
+//!
+//! # Faults
+//!
+//! "Content deltas" are the frames that carry scripted content: each thinking chunk, the
+//! signature, each text chunk, each tool call's first frame (OpenAI header delta, Anthropic
+//! `tool_use` block start, Ollama's tool-call line) and each arguments fragment. Frames
+//! without content (role chunk, block starts/stops, ping, finish, usage, terminators) are
+//! not counted but are sent when they come before the cut.
+//!
+//! - `status`: HTTP `status` with `body` verbatim, or the provider's error shape (OpenAI
+//!   `{"error":{"message","type","param","code"}}`, OpenRouter `{"error":{"code","message"}}`,
+//!   Anthropic `{"type":"error","error":{"type","message"}}`, Ollama `{"error":".."}`), plus a
+//!   `Retry-After` header when `retry_after` is set. Streamed or not.
+//! - `context_overflow`: the provider's real overflow error, always HTTP 400:
+//!   OpenAI `{"error":{"message":"This model's maximum context length is M tokens. However,
+//!   your messages resulted in N tokens. ...","type":"invalid_request_error","param":"messages",
+//!   "code":"context_length_exceeded"}}`; OpenRouter `{"error":{"message":"This endpoint's
+//!   maximum context length is M tokens. However, you requested about N tokens ...",
+//!   "code":400,"metadata":{"provider_name":null}}}`; Anthropic `{"type":"error","error":
+//!   {"type":"invalid_request_error","message":"prompt is too long: N tokens > M maximum"}}`;
+//!   Ollama (with `"truncate": false`) `{"error":"prompt too long; exceeded max context
+//!   length by N-M tokens"}`.
+//! - `disconnect` (`after` N deltas): streamed, the frames before the N+1-th delta are sent
+//!   and the connection is dropped (no `[DONE]`, no `message_stop`, no `done: true`, and no
+//!   final chunk of the chunked body, so the client sees an error). Not streamed, half of the
+//!   JSON body is sent, then the connection is dropped.
+//! - `malformed` (`after` N deltas): streamed, a frame whose data is invalid JSON is inserted
+//!   before the N+1-th delta and the stream goes on to its normal end (`data: {...` for SSE,
+//!   an Anthropic `content_block_delta` event with a broken data line, a broken NDJSON line
+//!   for Ollama). Not streamed, the body is the first half of the JSON (HTTP 200).
+//! - `stream_error` (`after` N deltas): streamed, the provider's in-stream error ends the
+//!   stream: OpenRouter a chunk with `"error":{"code":"server_error","message"}` and
+//!   `finish_reason: "error"`; OpenAI `data: {"error":{...}}`; Anthropic `event: error` with an
+//!   `overloaded_error`; Ollama a `{"error":".."}` line. Not streamed, HTTP 500 with the
+//!   provider's error shape.
+//!
+//! A cut "before the N+1-th delta" falls right after the last delta when the turn has N or
+//! fewer deltas (before the finish/usage/terminator frames).
+//!
+//! # fake-llm
+//!
+//! `fake-llm [SCRIPT.json] [--port N]` loads the script (an empty queue without one), listens
+//! on `127.0.0.1` (an ephemeral port unless `--port`), prints `http://127.0.0.1:PORT` as its
+//! first stdout line, flushed, and serves until killed. `examples/hello.json` is a small
+//! script.
+
+mod anthropic;
+mod ollama;
+mod openai;
+mod script;
+mod server;
+mod wire;
+
+use std::path::{Path, PathBuf};
+
+pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage};
+pub use server::{FakeLlm, RecordedRequest};
+
+/// What can go wrong starting a fake server or loading a script.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The listening socket could not be set up.
+    #[error("cannot listen on 127.0.0.1:{port}: {source} (pick another port, or 0 for any)")]
+    Bind {
+        /// The port asked for (0: ephemeral).
+        port: u16,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The server thread or its runtime could not be started.
+    #[error("cannot start the fake LLM server thread: {0}")]
+    Runtime(std::io::Error),
+    /// The script file could not be read.
+    #[error("cannot read script {path}: {source}")]
+    ReadScript {
+        /// The script path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The script file is not a valid script.
+    #[error("invalid script {path}: {source} (see the ybs-testkit docs for the format)")]
+    ParseScript {
+        /// The script path.
+        path: PathBuf,
+        /// The cause.
+        source: serde_json::Error,
+    },
+}
+
+impl Script {
+    /// Loads a script from a JSON file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::ReadScript {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_json(&text).map_err(|source| Error::ParseScript {
+            path: path.to_owned(),
+            source,
+        })
+    }
+}
