@@ -445,10 +445,10 @@ async fn chat(shared: &Shared, wire: &dyn Wire, path: &str, body: &Value) -> Res
         sleep(delay).await;
         match piece {
             Piece::Data(text) => Ok(Bytes::from(text)),
-            Piece::Abort => Err(io::Error::new(
-                io::ErrorKind::ConnectionAborted,
-                "fake-llm: scripted disconnect",
-            )),
+            Piece::Abort => {
+                flush_pause().await;
+                Err(disconnect())
+            }
         }
     });
     let mut response = Response::new(Body::from_stream(body));
@@ -467,14 +467,17 @@ fn complete(wire: &dyn Wire, turn: &Turn, ctx: &Ctx) -> Response {
     let half: String = text.chars().take(text.chars().count() / 2).collect();
     let mut response = match &turn.fault {
         Some(Fault::Disconnect { .. }) => {
-            let pieces = vec![
-                Ok(Bytes::from(half)),
-                Err(io::Error::new(
-                    io::ErrorKind::ConnectionAborted,
-                    "fake-llm: scripted disconnect",
-                )),
-            ];
-            Response::new(Body::from_stream(futures::stream::iter(pieces)))
+            let pieces = vec![Some(Bytes::from(half)), None];
+            let body = futures::stream::iter(pieces).then(|piece| async move {
+                match piece {
+                    Some(bytes) => Ok(bytes),
+                    None => {
+                        flush_pause().await;
+                        Err(disconnect())
+                    }
+                }
+            });
+            Response::new(Body::from_stream(body))
         }
         Some(Fault::Malformed { .. }) => Response::new(Body::from(half)),
         Some(Fault::StreamError { message, .. }) => {
@@ -539,6 +542,19 @@ fn apply_fault(
         _ => texts.extend(frames.into_iter().map(|f| Piece::Data(f.text))),
     }
     texts
+}
+
+fn disconnect() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::ConnectionAborted,
+        "fake-llm: scripted disconnect",
+    )
+}
+
+/// Lets hyper write the headers and the frames before the cut, so the client sees a
+/// started reply that breaks off rather than no reply at all.
+async fn flush_pause() {
+    tokio::time::sleep(Duration::from_millis(20)).await;
 }
 
 async fn sleep(delay: Duration) {
