@@ -1,6 +1,20 @@
-//! Context budget: token counters (chars-per-token, cl100k/o200k BPE), the WYSIWYG prediction
-//! boundary and trim loop, compaction planning and token estimate breakdowns. Pure: no I/O, no
-//! async runtime.
+//! Context budget: decides what part of a conversation is sent to a model. It counts tokens
+//! (the chars-per-token heuristic, the `cl100k_base`/`o200k_base` BPE encodings, a bounded
+//! cache keyed by content hash), predicts the WYSIWYG boundary and runs the overflow trim loop
+//! of the send workflow spec, plans compaction for ybs and builds bb7's token estimate
+//! breakdown.
 //!
-//! This crate is filled in by the context-budget issue; for now it only fixes its place in the
-//! workspace.
+//! Everything here is pure: no I/O, no async runtime, no HTTP client. Callers feed inputs and
+//! get decisions back.
+//!
+//! ```
+//! use ybs_context_budget::{Bpe, TokenCounter};
+//! assert_eq!(Bpe::cl100k().count("hello world"), 2);
+//! ```
+
+pub mod counter;
+
+pub use counter::{
+    Bpe, CachedCounter, CharsPerToken, DEFAULT_CACHE_CAPACITY, DEFAULT_CHARS_PER_TOKEN, Encoding,
+    InvalidCharsPerToken, TokenCounter, UnknownEncoding,
+};
