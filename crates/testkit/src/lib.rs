@@ -5,7 +5,7 @@
 //! Every provider, ybs and bb7 test runs against it instead of the network, in process with
 //! [`FakeLlm`] or as a separate process with the `fake-llm` binary.
 //!
-//! ```no_run
+//! ```
 //! use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn, Usage};
 //!
 //! let server = FakeLlm::start(Script::new([
@@ -17,8 +17,11 @@
 //!     Turn::fault(Fault::rate_limited(2)),
 //! ]))?;
 //! let base = server.base_url(); // http://127.0.0.1:PORT
-//! // ... point a client at `base` ...
-//! assert_eq!(server.requests()[0].path, "/v1/chat/completions");
+//! assert!(base.starts_with("http://127.0.0.1:"));
+//! // ... point a client at `base`, then assert on what it sent:
+//! assert!(server.requests().is_empty());
+//! assert_eq!(server.remaining_turns(), 3);
+//! server.push_turn(Turn::text("one more"));
 //! # Ok::<(), ybs_testkit::Error>(())
 //! ```
 //!
@@ -39,7 +42,8 @@
 //! endpoint hit. When the queue is empty the reply is HTTP 500 with the provider's error shape
 //! and a message saying the script is exhausted, so tests fail loudly. Unknown routes get 404.
 //! Timestamps (`created`, `created_at`) are fixed, so replies are deterministic; ids are
-//! `chatcmpl-fake-N` / `msg_fake_N`, N the chat request number.
+//! `chatcmpl-fake-N` / `msg_fake_N`, N the chat request number. JSON object keys come out
+//! sorted (serde_json's default map), which JSON clients must not care about.
 //!
 //! Thinking is rendered as OpenRouter sends it on both OpenAI paths: `delta.reasoning` plus
 //! `delta.reasoning_details: [{"type":"reasoning.text","text":..,"format":..,"index":0}]`, and
@@ -85,7 +89,8 @@
 //! }
 //! ```
 //!
-//! Turn fields, all optional: `thinking` (chunks), `signature`, `text` (chunks),
+//! Turn fields, all optional: `thinking` (chunks, or one string), `signature`, `text`
+//! (chunks, or one string),
 //! `tool_calls` (`id`, `name`, `arguments`: an object, or a string sent verbatim, which may
 //! be invalid JSON; `fragments`: how many pieces the streamed arguments are split into,
 //! default 1), `usage` (`prompt_tokens` including cached ones, `completion_tokens`,

@@ -72,15 +72,21 @@ impl Script {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Turn {
-    /// Reasoning ("thinking") chunks, one delta each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Reasoning ("thinking") chunks, one delta each (a single string is one chunk).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub thinking: Vec<String>,
     /// Signature of the thinking (Anthropic `signature_delta`, OpenRouter
     /// `reasoning_details[].signature`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
-    /// Text chunks, one delta each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// Text chunks, one delta each (a single string is one chunk).
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "one_or_many"
+    )]
     pub text: Vec<String>,
     /// Tool calls, after the text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -97,6 +103,20 @@ pub struct Turn {
     /// Something to go wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
+}
+
+/// Accepts `"text"` as well as `["te", "xt"]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(one) => vec![one],
+        OneOrMany::Many(many) => many,
+    })
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -529,6 +549,12 @@ mod tests {
         let script = Script::from_json(r#"[{"text":["a"]}]"#).unwrap();
         assert_eq!(script.turns, vec![Turn::text(["a"])]);
         assert_eq!(script.models, vec![Model::default()]);
+    }
+
+    #[test]
+    fn text_may_be_one_string() {
+        let turn: Turn = serde_json::from_str(r#"{"text":"hi","thinking":"hm"}"#).unwrap();
+        assert_eq!(turn, Turn::text(["hi"]).with_thinking(["hm"]));
     }
 
     #[test]

@@ -176,6 +176,11 @@ impl FakeLlm {
         self.shared.lock().requests.clone()
     }
 
+    /// The last request received, if any.
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        self.shared.lock().requests.last().cloned()
+    }
+
     /// Forgets the recorded requests.
     pub fn clear_requests(&self) {
         self.shared.lock().requests.clear();

@@ -118,3 +118,29 @@ fn fake_llm_binary_reports_a_bad_script() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot read script"), "{stderr}");
 }
+
+#[test]
+fn drop_returns_while_a_slow_stream_is_open() {
+    use futures::StreamExt;
+    let fake = FakeLlm::start(Script::new([
+        Turn::text(["a", "b", "c"]).with_delay_ms(10_000)
+    ]))
+    .unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let url = fake.url("/v1/chat/completions");
+    let response = runtime.block_on(async {
+        reqwest::Client::new()
+            .post(url)
+            .json(&json!({"stream": true}))
+            .send()
+            .await
+            .unwrap()
+    });
+    assert_eq!(fake.last_request().unwrap().path, "/v1/chat/completions");
+    let started = std::time::Instant::now();
+    drop(fake);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The open stream breaks instead of hanging.
+    let next = runtime.block_on(async { response.bytes_stream().next().await });
+    assert!(matches!(next, None | Some(Err(_))), "{next:?}");
+}
