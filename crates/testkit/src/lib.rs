@@ -21,7 +21,7 @@
 //! // ... point a client at `base`, then assert on what it sent:
 //! assert!(server.requests().is_empty());
 //! assert_eq!(server.remaining_turns(), 3);
-//! server.push_turn(Turn::text("one more"));
+//! server.push_turn(Turn::text(["one more"]));
 //! # Ok::<(), ybs_testkit::Error>(())
 //! ```
 //!
