@@ -1,0 +1,340 @@
+//! Search/replace matching: five passes, first pass with a match wins.
+
+use std::fmt;
+
+use super::text::{self, Line};
+
+/// One search/replace edit of a file, as the model sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchReplace {
+    /// The text to find. Empty only to fill an empty file.
+    pub old_string: String,
+    /// The text to put in its place.
+    pub new_string: String,
+    /// Replace every match instead of requiring a unique one.
+    pub replace_all: bool,
+}
+
+impl SearchReplace {
+    /// An edit that requires a unique match.
+    pub fn new(old_string: impl Into<String>, new_string: impl Into<String>) -> Self {
+        SearchReplace {
+            old_string: old_string.into(),
+            new_string: new_string.into(),
+            replace_all: false,
+        }
+    }
+
+    /// The same edit with `replace_all` set.
+    pub fn replace_all(mut self, replace_all: bool) -> Self {
+        self.replace_all = replace_all;
+        self
+    }
+
+    /// An edit whose old text equals its new text: bb7 drops these without looking at the file.
+    pub fn is_noop(&self) -> bool {
+        self.old_string == self.new_string
+    }
+}
+
+/// The matching pass that found `old_string`, in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatchPass {
+    /// 1. Byte-for-byte substring.
+    Exact,
+    /// 2. Whole lines equal after trimming trailing whitespace on both sides.
+    TrailingWhitespace,
+    /// 3. Whole lines equal after trimming leading and trailing whitespace; `new_string` is
+    ///    re-indented by the indentation difference.
+    Indentation,
+    /// 4. `old_string` of 2+ lines whose first and/or last line is a cut-off prefix (at least
+    ///    8 characters) of the real line; inner lines compared trimmed; re-indented like pass 3.
+    CutOff,
+    /// 5. Substring after normalising CRLF to LF in both the file and `old_string`.
+    Normalized,
+}
+
+/// The result of a successful search/replace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    /// The whole new file content.
+    pub content: String,
+    /// How many matches were replaced (1 unless `replace_all`).
+    pub replacements: usize,
+    /// The pass that matched (`None` when an empty file was filled).
+    pub pass: Option<MatchPass>,
+}
+
+/// Why a search/replace edit could not be applied. `Display` gives bb7's exact wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchReplaceError {
+    /// No pass found `old_string`.
+    NotFound,
+    /// The first pass that matched found several matches and `replace_all` was not set.
+    NotUnique {
+        /// How many matches.
+        count: usize,
+        /// The 1-based line of each match's start.
+        lines: Vec<usize>,
+    },
+    /// `old_string` was empty but the file is not.
+    EmptyOldString,
+}
+
+/// At most this many line numbers are listed in a "not unique" message.
+const MAX_LISTED_LINES: usize = 20;
+
+impl fmt::Display for SearchReplaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchReplaceError::NotFound => f.write_str("old_string not found in file"),
+            SearchReplaceError::NotUnique { count, lines } => {
+                write!(f, "old_string not unique ({count} matches at lines {})", list_lines(lines))
+            }
+            SearchReplaceError::EmptyOldString => f.write_str(
+                "old_string is empty, which is only allowed on an empty file; quote the text to replace",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SearchReplaceError {}
+
+/// `1, 5, 9` (cut with `, ...` after [`MAX_LISTED_LINES`]).
+pub(crate) fn list_lines(lines: &[usize]) -> String {
+    let mut shown: Vec<String> = lines
+        .iter()
+        .take(MAX_LISTED_LINES)
+        .map(usize::to_string)
+        .collect();
+    if lines.len() > MAX_LISTED_LINES {
+        shown.push("...".to_owned());
+    }
+    shown.join(", ")
+}
+
+/// One match: the byte range to replace and the text to put there (already re-indented and
+/// with the file's line endings).
+#[derive(Debug, Clone)]
+struct Match {
+    start: usize,
+    end: usize,
+    replacement: String,
+}
+
+/// Applies one search/replace edit to `content`.
+///
+/// The passes of [`MatchPass`] are tried in order and the first that finds anything decides:
+/// several matches are an error unless `replace_all`, and later passes are not consulted.
+/// `new_string` is written with the file's line endings, and the file keeps its
+/// trailing-newline state. An empty `old_string` fills an empty file with `new_string`.
+pub fn apply_search_replace(
+    content: &str,
+    edit: &SearchReplace,
+) -> Result<Replaced, SearchReplaceError> {
+    if edit.old_string.is_empty() {
+        if content.is_empty() {
+            return Ok(Replaced {
+                content: edit.new_string.clone(),
+                replacements: 1,
+                pass: None,
+            });
+        }
+        return Err(SearchReplaceError::EmptyOldString);
+    }
+    let eol = text::eol(content);
+    let lines = text::lines(content);
+    let passes = [
+        MatchPass::Exact,
+        MatchPass::TrailingWhitespace,
+        MatchPass::Indentation,
+        MatchPass::CutOff,
+        MatchPass::Normalized,
+    ];
+    for pass in passes {
+        let matches = find(content, &lines, edit, pass, eol);
+        if matches.is_empty() {
+            continue;
+        }
+        if matches.len() > 1 && !edit.replace_all {
+            return Err(SearchReplaceError::NotUnique {
+                count: matches.len(),
+                lines: matches
+                    .iter()
+                    .map(|m| text::line_number(content, m.start))
+                    .collect(),
+            });
+        }
+        let mut out = content.to_owned();
+        for m in matches.iter().rev() {
+            out.replace_range(m.start..m.end, &m.replacement);
+        }
+        return Ok(Replaced {
+            content: text::keep_trailing_newline(content, out, eol),
+            replacements: matches.len(),
+            pass: Some(pass),
+        });
+    }
+    Err(SearchReplaceError::NotFound)
+}
+
+fn find(
+    content: &str,
+    lines: &[Line],
+    edit: &SearchReplace,
+    pass: MatchPass,
+    eol: &str,
+) -> Vec<Match> {
+    let new = || text::with_eol(&edit.new_string, eol);
+    match pass {
+        MatchPass::Exact => content
+            .match_indices(edit.old_string.as_str())
+            .map(|(at, s)| Match {
+                start: at,
+                end: at + s.len(),
+                replacement: new(),
+            })
+            .collect(),
+        MatchPass::Normalized => normalized_matches(content, &edit.old_string)
+            .into_iter()
+            .map(|(start, end)| Match {
+                start,
+                end,
+                replacement: new(),
+            })
+            .collect(),
+        _ => line_matches(content, lines, edit, pass, eol),
+    }
+}
+
+/// Pass 5: substring search with CRLF normalised to LF on both sides, mapped back to byte
+/// ranges of the original content.
+fn normalized_matches(content: &str, old: &str) -> Vec<(usize, usize)> {
+    let old = old.replace("\r\n", "\n");
+    // `map[i]` is the original offset of normalised offset `i`.
+    let mut norm = String::with_capacity(content.len());
+    let mut map = Vec::with_capacity(content.len() + 1);
+    let bytes = content.as_bytes();
+    for (i, c) in content.char_indices() {
+        if c == '\r' && bytes.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        for k in 0..c.len_utf8() {
+            map.push(i + k);
+        }
+        norm.push(c);
+    }
+    map.push(content.len());
+    norm.match_indices(old.as_str())
+        .map(|(at, s)| (map[at], map[at + s.len()]))
+        .collect()
+}
+
+/// The minimum length, in characters, of a cut-off first or last line in pass 4.
+const MIN_CUT_OFF_CHARS: usize = 8;
+
+/// How a file line (`real`, without terminator) matches a line of `old_string` in a pass.
+/// For pass 4's first/last lines, `Some(true)` means a strict cut-off prefix.
+fn line_eq(pass: MatchPass, real: &str, old: &str, edge: bool) -> Option<bool> {
+    match pass {
+        MatchPass::TrailingWhitespace => (real.trim_end() == old.trim_end()).then_some(false),
+        MatchPass::Indentation => (real.trim() == old.trim()).then_some(false),
+        MatchPass::CutOff => {
+            let (r, o) = (real.trim(), old.trim());
+            if r == o {
+                Some(false)
+            } else if edge && o.chars().count() >= MIN_CUT_OFF_CHARS && r.starts_with(o) {
+                Some(true)
+            } else {
+                None
+            }
+        }
+        MatchPass::Exact | MatchPass::Normalized => None,
+    }
+}
+
+/// Passes 2-4: windows of whole file lines compared line by line, non-overlapping, left to right.
+fn line_matches(
+    content: &str,
+    lines: &[Line],
+    edit: &SearchReplace,
+    pass: MatchPass,
+    eol: &str,
+) -> Vec<Match> {
+    let (old, trailing_nl) = text::split_text(&edit.old_string);
+    let k = old.len();
+    if k == 0 || k > lines.len() || (pass == MatchPass::CutOff && k < 2) {
+        return Vec::new();
+    }
+    let line_text = |l: &Line| &content[l.start..l.end];
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + k <= lines.len() {
+        let mut last_cut = false;
+        let matched = (0..k).all(|j| {
+            let edge = j == 0 || j == k - 1;
+            match line_eq(pass, line_text(&lines[i + j]), old[j], edge) {
+                Some(cut) => {
+                    if j == k - 1 {
+                        last_cut = cut;
+                    }
+                    true
+                }
+                None => false,
+            }
+        });
+        if !matched {
+            i += 1;
+            continue;
+        }
+        let first = lines[i];
+        let last = lines[i + k - 1];
+        let mut new = edit.new_string.replace("\r\n", "\n");
+        if matches!(pass, MatchPass::Indentation | MatchPass::CutOff) {
+            if let Some(f) = old.iter().position(|l| !l.trim().is_empty()) {
+                new = text::reindent(
+                    &new,
+                    text::indent(old[f]),
+                    text::indent(line_text(&lines[i + f])),
+                );
+            }
+        }
+        let end = if last_cut {
+            // Keep the part of the real last line the model did not quote.
+            let real = line_text(&last);
+            if trailing_nl && new.ends_with('\n') {
+                new.pop();
+            }
+            last.start + text::indent(real).len() + old[k - 1].trim().len()
+        } else if trailing_nl {
+            last.term_end
+        } else {
+            last.end
+        };
+        out.push(Match {
+            start: first.start,
+            end,
+            replacement: text::with_eol(&new, eol),
+        });
+        i += k;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalized_maps_offsets_back() {
+        let c = "é a\r\nb c\r\n";
+        assert_eq!(normalized_matches(c, "a\nb"), vec![(3, 7)]);
+        assert_eq!(&c[3..7], "a\r\nb");
+    }
+
+    #[test]
+    fn lists_at_most_twenty_lines() {
+        let v: Vec<usize> = (1..=25).collect();
+        assert!(list_lines(&v).ends_with("19, 20, ..."));
+    }
+}
