@@ -13,8 +13,26 @@
 //! ```
 
 pub mod counter;
+mod error;
+pub mod message;
+pub mod pairs;
+pub mod predict;
+pub mod telemetry;
+pub mod trim;
 
 pub use counter::{
     Bpe, CachedCounter, CharsPerToken, DEFAULT_CACHE_CAPACITY, DEFAULT_CHARS_PER_TOKEN, Encoding,
     InvalidCharsPerToken, TokenCounter, UnknownEncoding,
 };
+pub use error::{BudgetError, SendError};
+pub use message::{
+    IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, TOOL_CALL_OVERHEAD_TOKENS,
+    count_message, count_messages, count_part,
+};
+pub use pairs::{PairSpan, Pairs};
+pub use predict::{
+    Budget, DEFAULT_MAX_TRIM_ATTEMPTS, DEFAULT_USER_REQUEST_ALLOWANCE, Prediction, counter_text,
+    model_limit, predict,
+};
+pub use telemetry::{SelectionEntry, Stage, Telemetry, TelemetryBudget, TelemetryMessage};
+pub use trim::{Attempt, Delivery, Finished, Next, Outcome, PairInfo, TrimLoop, is_overflow};
