@@ -191,6 +191,16 @@ fn pass_4_cut_off_first_and_last_lines() {
             count: 1,
         },
         Ok {
+            name: "first line cut off at its start: the unquoted start is kept, the rest re-indented",
+            file: "    let value = compute(alpha, beta);\n    if value > 10 {\n        go();\n    }\n",
+            old: "compute(alpha, beta);\nif value > 10 {\n    go();",
+            new: "compute(alpha, gamma);\nif value > 20 {\n    stop();",
+            all: false,
+            want: "    let value = compute(alpha, gamma);\n    if value > 20 {\n        stop();\n    }\n",
+            pass: Some(CutOff),
+            count: 1,
+        },
+        Ok {
             name: "inner lines compared trimmed",
             file: "start_of_block {\n      inner\n   more\nend_of_block }\n",
             old: "start_of_block\ninner\nmore\nend_of_block",
@@ -315,6 +325,19 @@ fn crlf_files_stay_crlf() {
             count: 1,
         },
     ]);
+}
+
+#[test]
+fn matches_never_split_a_crlf() {
+    // "\nb" occurs exactly between the \r and \n of the file; taking it would leave a lone \r.
+    // The line-based passes and the CRLF-normalised pass take whole line endings instead.
+    let got = apply_search_replace("a\r\nb\r\n", &SearchReplace::new("\nb", "\nc")).unwrap();
+    assert_eq!(
+        (got.content.as_str(), got.pass),
+        ("a\r\nc\r\n", Some(Normalized))
+    );
+    let got = apply_search_replace("a\r\nb\r\n", &SearchReplace::new("a\r", "z")).unwrap_err();
+    assert_eq!(got, SearchReplaceError::NotFound);
 }
 
 #[test]

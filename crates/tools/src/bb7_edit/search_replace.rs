@@ -47,8 +47,11 @@ pub enum MatchPass {
     /// 3. Whole lines equal after trimming leading and trailing whitespace; `new_string` is
     ///    re-indented by the indentation difference.
     Indentation,
-    /// 4. `old_string` of 2+ lines whose first and/or last line is a cut-off prefix (at least
-    ///    8 characters) of the real line; inner lines compared trimmed; re-indented like pass 3.
+    /// 4. `old_string` of 2+ lines whose first and/or last line is cut off: at least 8
+    ///    characters that are a prefix of the real line (the first line may also be a suffix,
+    ///    when the model started quoting mid-line); inner lines compared trimmed; re-indented
+    ///    like pass 3. Unquoted text of the real first line before a suffix, and of the real
+    ///    last line after a prefix, is kept; a first line quoted as a prefix is replaced whole.
     CutOff,
     /// 5. Substring after normalising CRLF to LF in both the file and `old_string`.
     Normalized,
@@ -157,18 +160,21 @@ pub fn apply_search_replace(
             continue;
         }
         if matches.len() > 1 && !edit.replace_all {
+            let starts: Vec<usize> = matches.iter().map(|m| m.start).collect();
             return Err(SearchReplaceError::NotUnique {
                 count: matches.len(),
-                lines: matches
-                    .iter()
-                    .map(|m| text::line_number(content, m.start))
-                    .collect(),
+                lines: text::line_numbers(content, &starts),
             });
         }
-        let mut out = content.to_owned();
-        for m in matches.iter().rev() {
-            out.replace_range(m.start..m.end, &m.replacement);
+        // Matches are sorted and disjoint: assemble in one pass.
+        let mut out = String::with_capacity(content.len());
+        let mut at = 0;
+        for m in &matches {
+            out.push_str(&content[at..m.start]);
+            out.push_str(&m.replacement);
+            at = m.end;
         }
+        out.push_str(&content[at..]);
         return Ok(Replaced {
             content: text::keep_trailing_newline(content, out, eol),
             replacements: matches.len(),
@@ -189,9 +195,11 @@ fn find(
     match pass {
         MatchPass::Exact => content
             .match_indices(edit.old_string.as_str())
-            .map(|(at, s)| Match {
-                start: at,
-                end: at + s.len(),
+            .map(|(at, s)| (at, at + s.len()))
+            .filter(|&(start, end)| !splits_crlf(content, start) && !splits_crlf(content, end))
+            .map(|(start, end)| Match {
+                start,
+                end,
                 replacement: new(),
             })
             .collect(),
@@ -207,8 +215,15 @@ fn find(
     }
 }
 
+/// Whether byte offset `at` falls between the `\r` and `\n` of a CRLF (a match may not
+/// begin or end there: it would leave a lone `\r`).
+fn splits_crlf(content: &str, at: usize) -> bool {
+    let b = content.as_bytes();
+    at > 0 && at < b.len() && b[at - 1] == b'\r' && b[at] == b'\n'
+}
+
 /// Pass 5: substring search with CRLF normalised to LF on both sides, mapped back to byte
-/// ranges of the original content.
+/// ranges of the original content (a normalised `\n` maps to its `\r`).
 fn normalized_matches(content: &str, old: &str) -> Vec<(usize, usize)> {
     let old = old.replace("\r\n", "\n");
     // `map[i]` is the original offset of normalised offset `i`.
@@ -219,8 +234,13 @@ fn normalized_matches(content: &str, old: &str) -> Vec<(usize, usize)> {
         if c == '\r' && bytes.get(i + 1) == Some(&b'\n') {
             continue;
         }
+        let origin = if c == '\n' && i > 0 && bytes[i - 1] == b'\r' {
+            i - 1
+        } else {
+            i
+        };
         for k in 0..c.len_utf8() {
-            map.push(i + k);
+            map.push(origin + k);
         }
         norm.push(c);
     }
@@ -233,18 +253,45 @@ fn normalized_matches(content: &str, old: &str) -> Vec<(usize, usize)> {
 /// The minimum length, in characters, of a cut-off first or last line in pass 4.
 const MIN_CUT_OFF_CHARS: usize = 8;
 
+/// How a line of `old_string` matched a file line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineMatch {
+    /// Equal under the pass's comparison.
+    Whole,
+    /// Pass 4: the quoted line is a strict prefix of the real one (the model stopped early).
+    Prefix,
+    /// Pass 4, first line only: the quoted line is a strict suffix of the real one (the model
+    /// started quoting mid-line).
+    Suffix,
+}
+
+/// Where a line sits in `old_string`, for pass 4's cut-off rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edge {
+    First,
+    Inner,
+    Last,
+}
+
 /// How a file line (`real`, without terminator) matches a line of `old_string` in a pass.
-/// For pass 4's first/last lines, `Some(true)` means a strict cut-off prefix.
-fn line_eq(pass: MatchPass, real: &str, old: &str, edge: bool) -> Option<bool> {
+fn line_eq(pass: MatchPass, real: &str, old: &str, edge: Edge) -> Option<LineMatch> {
     match pass {
-        MatchPass::TrailingWhitespace => (real.trim_end() == old.trim_end()).then_some(false),
-        MatchPass::Indentation => (real.trim() == old.trim()).then_some(false),
+        MatchPass::TrailingWhitespace => {
+            (real.trim_end() == old.trim_end()).then_some(LineMatch::Whole)
+        }
+        MatchPass::Indentation => (real.trim() == old.trim()).then_some(LineMatch::Whole),
         MatchPass::CutOff => {
             let (r, o) = (real.trim(), old.trim());
             if r == o {
-                Some(false)
-            } else if edge && o.chars().count() >= MIN_CUT_OFF_CHARS && r.starts_with(o) {
-                Some(true)
+                return Some(LineMatch::Whole);
+            }
+            if edge == Edge::Inner || o.chars().count() < MIN_CUT_OFF_CHARS {
+                return None;
+            }
+            if r.starts_with(o) {
+                Some(LineMatch::Prefix)
+            } else if edge == Edge::First && r.ends_with(o) {
+                Some(LineMatch::Suffix)
             } else {
                 None
             }
@@ -267,58 +314,98 @@ fn line_matches(
         return Vec::new();
     }
     let line_text = |l: &Line| &content[l.start..l.end];
+    let edge = |j: usize| match j {
+        0 => Edge::First,
+        j if j == k - 1 => Edge::Last,
+        _ => Edge::Inner,
+    };
     let mut out = Vec::new();
     let mut i = 0;
-    while i + k <= lines.len() {
-        let mut last_cut = false;
-        let matched = (0..k).all(|j| {
-            let edge = j == 0 || j == k - 1;
-            match line_eq(pass, line_text(&lines[i + j]), old[j], edge) {
-                Some(cut) => {
-                    if j == k - 1 {
-                        last_cut = cut;
-                    }
-                    true
+    'windows: while i + k <= lines.len() {
+        let mut how = Vec::with_capacity(k);
+        for (j, old_line) in old.iter().enumerate() {
+            match line_eq(pass, line_text(&lines[i + j]), old_line, edge(j)) {
+                Some(m) => how.push(m),
+                None => {
+                    i += 1;
+                    continue 'windows;
                 }
-                None => false,
-            }
-        });
-        if !matched {
-            i += 1;
-            continue;
-        }
-        let first = lines[i];
-        let last = lines[i + k - 1];
-        let mut new = edit.new_string.replace("\r\n", "\n");
-        if matches!(pass, MatchPass::Indentation | MatchPass::CutOff) {
-            if let Some(f) = old.iter().position(|l| !l.trim().is_empty()) {
-                new = text::reindent(
-                    &new,
-                    text::indent(old[f]),
-                    text::indent(line_text(&lines[i + f])),
-                );
             }
         }
-        let end = if last_cut {
-            // Keep the part of the real last line the model did not quote.
-            let real = line_text(&last);
-            if trailing_nl && new.ends_with('\n') {
-                new.pop();
-            }
-            last.start + text::indent(real).len() + old[k - 1].trim().len()
-        } else if trailing_nl {
-            last.term_end
-        } else {
-            last.end
+        let quoted = Quoted {
+            lines: &old,
+            how: &how,
+            trailing_nl,
         };
-        out.push(Match {
-            start: first.start,
-            end,
-            replacement: text::with_eol(&new, eol),
-        });
+        out.push(line_match(
+            content,
+            &lines[i..i + k],
+            &quoted,
+            edit,
+            pass,
+            eol,
+        ));
         i += k;
     }
     out
+}
+
+/// The model's `old_string` lines and how each matched its file line.
+struct Quoted<'a> {
+    lines: &'a [&'a str],
+    how: &'a [LineMatch],
+    trailing_nl: bool,
+}
+
+/// The byte range and replacement of a line-based match over `window`, the matched file lines.
+fn line_match(
+    content: &str,
+    window: &[Line],
+    quoted: &Quoted<'_>,
+    edit: &SearchReplace,
+    pass: MatchPass,
+    eol: &str,
+) -> Match {
+    let (old, how) = (quoted.lines, quoted.how);
+    let k = window.len();
+    let real = |j: usize| &content[window[j].start..window[j].end];
+    let mut new = edit.new_string.replace("\r\n", "\n");
+    let first_is_suffix = how[0] == LineMatch::Suffix;
+    let start = if first_is_suffix {
+        // Keep the start of the real first line, which the model did not quote.
+        window[0].start + real(0).trim_end().len() - old[0].trim().len()
+    } else {
+        window[0].start
+    };
+    if matches!(pass, MatchPass::Indentation | MatchPass::CutOff) {
+        // Re-indent by the first non-blank quoted line that starts at a line start.
+        let from = usize::from(first_is_suffix);
+        if let Some(f) = (from..k).find(|&j| !old[j].trim().is_empty()) {
+            let (was, is) = (text::indent(old[f]), text::indent(real(f)));
+            new = match (first_is_suffix, new.split_once('\n')) {
+                (true, Some((head, rest))) => format!("{head}\n{}", text::reindent(rest, was, is)),
+                (true, None) => new,
+                (false, _) => text::reindent(&new, was, is),
+            };
+        }
+    }
+    let last = window[k - 1];
+    let end = if how[k - 1] == LineMatch::Prefix {
+        // Keep the rest of the real last line, which the model did not quote.
+        if quoted.trailing_nl && new.ends_with('\n') {
+            new.pop();
+        }
+        last.start + text::indent(real(k - 1)).len() + old[k - 1].trim().len()
+    } else if quoted.trailing_nl {
+        last.term_end
+    } else {
+        last.end
+    };
+    Match {
+        start,
+        end,
+        replacement: text::with_eol(&new, eol),
+    }
 }
 
 #[cfg(test)]

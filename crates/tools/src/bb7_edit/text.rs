@@ -45,9 +45,16 @@ pub(crate) fn lines(content: &str) -> Vec<Line> {
     out
 }
 
-/// The 1-based line number of byte offset `at`.
-pub(crate) fn line_number(content: &str, at: usize) -> usize {
-    content[..at].matches('\n').count() + 1
+/// The 1-based line numbers of the sorted byte offsets `starts`, in one pass.
+pub(crate) fn line_numbers(content: &str, starts: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(starts.len());
+    let (mut line, mut scanned) = (1, 0);
+    for &at in starts {
+        line += content[scanned..at].matches('\n').count();
+        scanned = at;
+        out.push(line);
+    }
+    out
 }
 
 /// The line ending a file uses: `"\r\n"` when most of its newlines are CRLF, else `"\n"`.
