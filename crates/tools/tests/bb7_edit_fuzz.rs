@@ -144,7 +144,7 @@ fn anchored_on_random_input() {
             .lines()
             .map(str::to_owned)
             .collect();
-        let mut pick = |rng: &mut Rng| -> Vec<String> {
+        let pick = |rng: &mut Rng| -> Vec<String> {
             if lines.is_empty() || rng.below(5) == 0 {
                 return vec![text(rng)];
             }
