@@ -12,6 +12,8 @@
 //! assert_eq!(Bpe::cl100k().count("hello world"), 2);
 //! ```
 
+pub mod boundary;
+pub mod compaction;
 pub mod counter;
 mod error;
 pub mod message;
@@ -20,6 +22,11 @@ pub mod predict;
 pub mod telemetry;
 pub mod trim;
 
+pub use boundary::{BoundaryCache, Trigger};
+pub use compaction::{
+    CompactionError, CompactionPlan, CompactionSettings, SUMMARY_PREFIX, conversation_tokens,
+    plan_compaction,
+};
 pub use counter::{
     Bpe, CachedCounter, CharsPerToken, DEFAULT_CACHE_CAPACITY, DEFAULT_CHARS_PER_TOKEN, Encoding,
     InvalidCharsPerToken, TokenCounter, UnknownEncoding,
