@@ -16,6 +16,7 @@ pub mod boundary;
 pub mod compaction;
 pub mod counter;
 mod error;
+pub mod estimate;
 pub mod message;
 pub mod pairs;
 pub mod predict;
@@ -32,6 +33,7 @@ pub use counter::{
     InvalidCharsPerToken, TokenCounter, UnknownEncoding,
 };
 pub use error::{BudgetError, SendError};
+pub use estimate::{EstimateInput, FileEstimate, FileInput, TokenEstimate, estimate_tokens};
 pub use message::{
     IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, TOOL_CALL_OVERHEAD_TOKENS,
     count_message, count_messages, count_part,
