@@ -1,0 +1,63 @@
+//! `read_file`: numbered lines of a text file, a window of `limit` lines from `offset`.
+
+use serde_json::{Value, json};
+use ybs_core::ToolSpec;
+
+use super::{positive, spec, text_of};
+use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+
+/// The `read_file` tool (spec 3.1).
+pub struct ReadFile {
+    spec: ToolSpec,
+}
+
+impl ReadFile {
+    /// The tool with its spec schema.
+    pub fn new() -> Self {
+        ReadFile {
+            spec: spec(
+                "read_file",
+                "Read the contents of a file. Use this before editing any file.",
+                json!({
+                    "path": {"type": "string", "description": "Path to file (relative to working directory)", "required": true},
+                    "offset": {"type": "integer", "description": "Line number to start reading from (1-indexed)", "required": false, "default": 1},
+                    "limit": {"type": "integer", "description": "Maximum number of lines to read", "required": false, "default": 500}
+                }),
+            ),
+        }
+    }
+}
+
+impl Default for ReadFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for ReadFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let path = args.str("path")?;
+        let offset = positive(args, "offset")?.unwrap_or(1);
+        let limit = positive(args, "limit")?.unwrap_or(500);
+        let resolved = ctx.resolve(path)?;
+        let text = text_of(safe_fs::read(&ctx.sandbox, &resolved)?, path)?;
+        let lines: Vec<&str> = text.lines().collect();
+        let total = lines.len();
+        if offset > 1 && offset > total {
+            return Err(ToolError::failed(format!(
+                "offset {offset} is past the end of `{path}`, which has {total} lines"
+            )));
+        }
+        let end = total.min(offset - 1 + limit);
+        let mut content = String::new();
+        for (index, line) in lines[offset - 1..end].iter().enumerate() {
+            content.push_str(&format!("{:>6}\t{line}\n", offset + index));
+        }
+        ctx.session.record_read(&resolved);
+        Ok(json!({"content": content, "total_lines": total, "truncated": end < total}))
+    }
+}

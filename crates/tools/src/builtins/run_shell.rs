@@ -1,0 +1,101 @@
+//! `run_shell`: a shell command in the sandbox, with a timeout that kills its process group.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use ybs_core::ToolSpec;
+
+use super::spec;
+use crate::shell::{self, ShellError};
+use crate::{Args, Tool, ToolContext, ToolError};
+
+/// The `run_shell` tool (spec 3.6).
+pub struct RunShell {
+    spec: ToolSpec,
+}
+
+impl RunShell {
+    /// The tool with its spec schema.
+    pub fn new() -> Self {
+        RunShell {
+            spec: spec(
+                "run_shell",
+                "Execute a shell command. REQUIRES CONFIRMATION. Use for git, build tools, tests, etc.",
+                json!({
+                    "command": {"type": "string", "description": "Shell command to execute", "required": true},
+                    "working_directory": {"type": "string", "description": "Directory to run command in", "required": false, "default": "."},
+                    "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30}
+                }),
+            ),
+        }
+    }
+}
+
+impl Default for RunShell {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for RunShell {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let command = args.str("command")?;
+        if command.contains('\0') {
+            return Err(args.invalid("argument `command` contains a NUL byte"));
+        }
+        let working_directory = args.opt_str("working_directory")?.unwrap_or(".");
+        let max = ctx.shell.max_timeout.as_secs();
+        let timeout = match args.get("timeout_seconds") {
+            None => ctx.shell.default_timeout,
+            Some(_) => match args.int("timeout_seconds")? {
+                Some(n) if n >= 1 && n.unsigned_abs() <= max => {
+                    Duration::from_secs(n.unsigned_abs())
+                }
+                Some(n) => {
+                    return Err(args.invalid(format!(
+                        "argument `timeout_seconds` must be between 1 and {max}, got {n}"
+                    )));
+                }
+                None => ctx.shell.default_timeout,
+            },
+        };
+        let dir = ctx.resolve(working_directory)?;
+        if !dir.is_dir() {
+            return Err(ToolError::failed(format!(
+                "working_directory `{working_directory}` is not a directory"
+            )));
+        }
+        let output = shell::run(&ctx.shell, &ctx.sandbox, command, &dir, timeout)
+            .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
+        let mut stdout = output.stdout.clone();
+        if output.stdout_capped {
+            stdout.push_str(&format!(
+                "\n[stdout cut at {} bytes]",
+                ctx.shell.output_cap_bytes
+            ));
+        }
+        let mut stderr = output.stderr.clone();
+        if output.stderr_capped {
+            stderr.push_str(&format!(
+                "\n[stderr cut at {} bytes]",
+                ctx.shell.output_cap_bytes
+            ));
+        }
+        if output.timed_out {
+            stderr.push_str(&format!(
+                "\n[timed out after {} s; the command and its child processes were killed]",
+                timeout.as_secs()
+            ));
+        }
+        Ok(json!({
+            "exit_code": output.exit_code(),
+            "stdout": stdout,
+            "stderr": stderr,
+            "timed_out": output.timed_out,
+        }))
+    }
+}

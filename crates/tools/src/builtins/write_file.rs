@@ -1,0 +1,49 @@
+//! `write_file`: create or overwrite a file atomically, creating parent directories.
+
+use serde_json::{Value, json};
+use ybs_core::ToolSpec;
+
+use super::spec;
+use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+
+/// The `write_file` tool (spec 3.2).
+pub struct WriteFile {
+    spec: ToolSpec,
+}
+
+impl WriteFile {
+    /// The tool with its spec schema.
+    pub fn new() -> Self {
+        WriteFile {
+            spec: spec(
+                "write_file",
+                "Write content to a file. Creates parent directories if needed. REQUIRES CONFIRMATION.",
+                json!({
+                    "path": {"type": "string", "description": "Path to file (relative to working directory)", "required": true},
+                    "content": {"type": "string", "description": "Complete file contents to write", "required": true}
+                }),
+            ),
+        }
+    }
+}
+
+impl Default for WriteFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for WriteFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let path = args.str("path")?;
+        let content = args.str("content")?;
+        let resolved = ctx.resolve(path)?;
+        safe_fs::write_atomic(&ctx.sandbox, &resolved, content.as_bytes())?;
+        ctx.session.record_read(&resolved);
+        Ok(json!({"success": true, "bytes_written": content.len()}))
+    }
+}

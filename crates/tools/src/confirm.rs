@@ -1,0 +1,112 @@
+//! The confirmation policy (spec 8.3) as data: which calls need the user's yes, the session
+//! allow-list, and the decision the agent gets from its UI. No UI here.
+//!
+//! A call needs confirmation when its tool is in `require_confirmation` and not allowed for
+//! the session, or when it is an `edit_file` of a file the model has not read in this session
+//! (spec 3.3). Allowing a tool "always for this session" covers both.
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tool::ToolContext;
+
+/// What the user answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Run this call.
+    Allow,
+    /// Do not run it.
+    Deny,
+    /// Run it, and every later call of the same tool in this session.
+    AllowForSession,
+}
+
+/// Whether a call may run without asking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirmation {
+    /// Run it.
+    NotNeeded,
+    /// Ask the user first; `reason` says why, for the prompt.
+    Required {
+        /// Why confirmation is needed.
+        reason: String,
+    },
+}
+
+/// The `require_confirmation` list plus the tools allowed for this session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfirmationPolicy {
+    require: BTreeSet<String>,
+    session_allowed: BTreeSet<String>,
+}
+
+impl ConfirmationPolicy {
+    /// A policy from `safety.require_confirmation`.
+    pub fn new<I, S>(require_confirmation: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        ConfirmationPolicy {
+            require: require_confirmation.into_iter().map(Into::into).collect(),
+            session_allowed: BTreeSet::new(),
+        }
+    }
+
+    /// Whether the call `name(args)` needs the user's confirmation.
+    pub fn check(&self, name: &str, args: &Value, ctx: &ToolContext) -> Confirmation {
+        if self.session_allowed.contains(name) {
+            return Confirmation::NotNeeded;
+        }
+        if self.require.contains(name) {
+            return Confirmation::Required {
+                reason: format!("`{name}` requires confirmation (safety.require_confirmation)"),
+            };
+        }
+        if name == "edit_file" {
+            if let Some(path) = args.get("path").and_then(Value::as_str) {
+                // A path the sandbox refuses will fail in the tool; no need to ask.
+                if let Ok(resolved) = ctx.resolve(path) {
+                    if !ctx.session.was_read(&resolved) {
+                        return Confirmation::Required {
+                            reason: format!(
+                                "`edit_file` of `{path}`, which was not read in this session"
+                            ),
+                        };
+                    }
+                }
+            }
+        }
+        Confirmation::NotNeeded
+    }
+
+    /// Records the user's answer for `name`; returns whether the call may run.
+    pub fn record(&mut self, name: &str, decision: Decision) -> bool {
+        match decision {
+            Decision::Allow => true,
+            Decision::Deny => false,
+            Decision::AllowForSession => {
+                self.session_allowed.insert(name.to_string());
+                true
+            }
+        }
+    }
+
+    /// Whether `name` was allowed for the rest of the session.
+    pub fn is_allowed_for_session(&self, name: &str) -> bool {
+        self.session_allowed.contains(name)
+    }
+
+    /// The tools allowed for the rest of the session.
+    pub fn session_allowed(&self) -> impl Iterator<Item = &str> {
+        self.session_allowed.iter().map(String::as_str)
+    }
+
+    /// Forgets the session allow-list (a new session).
+    pub fn reset_session(&mut self) {
+        self.session_allowed.clear();
+    }
+}

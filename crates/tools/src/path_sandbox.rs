@@ -1,0 +1,374 @@
+//! The path sandbox: which paths a tool may touch.
+//!
+//! A path is resolved physically before it is judged: every symlink in every component is
+//! followed (`read_link`, like `realpath`) and `..` is applied to the physical directory it
+//! names. Components that do not exist yet are appended lexically, so a file that does not
+//! exist is judged by its nearest existing parent. The resolved path must lie inside an allowed
+//! root and outside every blocked path. Writes then re-check at the moment of writing by
+//! walking the directories with no-follow opens (see [`crate::safe_fs`]).
+
+use std::collections::VecDeque;
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// The longest path, in bytes, the sandbox accepts (Linux `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// How many symlinks one resolution may follow before it is refused (Linux `MAXSYMLINKS`).
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// Why the sandbox refused a path.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    /// The path is empty.
+    #[error("the path is empty; give a file or directory path relative to the working directory")]
+    Empty,
+    /// The path contains a NUL byte.
+    #[error("path {path:?} contains a NUL byte; paths must not contain NUL")]
+    NulByte {
+        /// The path as given (NUL shown escaped).
+        path: String,
+    },
+    /// The path is longer than [`MAX_PATH_BYTES`].
+    #[error("path is too long ({len} bytes; the limit is {MAX_PATH_BYTES}); use a shorter path")]
+    TooLong {
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// `~` was used but the home directory is unknown.
+    #[error("cannot expand `~` in `{path}`: the home directory is unknown; use an explicit path")]
+    NoHome {
+        /// The path as given.
+        path: String,
+    },
+    /// The path resolves outside every allowed root.
+    #[error(
+        "access denied: `{path}` resolves to `{resolved}`, which is outside the allowed directories ({roots}); use a path inside them"
+    )]
+    OutsideSandbox {
+        /// The path as given.
+        path: String,
+        /// Where it resolves to.
+        resolved: String,
+        /// The allowed roots, comma separated.
+        roots: String,
+    },
+    /// The path resolves into a blocked path.
+    #[error(
+        "access denied: `{path}` resolves to `{resolved}`, which is inside the blocked path `{blocked}`"
+    )]
+    Blocked {
+        /// The path as given.
+        path: String,
+        /// Where it resolves to.
+        resolved: String,
+        /// The blocked path it falls in.
+        blocked: String,
+    },
+    /// The path cannot be resolved (a symlink loop, a file used as a directory, ...).
+    #[error("cannot resolve `{path}`: {message}")]
+    Unresolvable {
+        /// The path as given.
+        path: String,
+        /// Why.
+        message: String,
+    },
+    /// An allowed root given at construction is unusable.
+    #[error(
+        "allowed directory `{root}` cannot be used: {message}; create it or fix the configuration"
+    )]
+    BadRoot {
+        /// The root as configured.
+        root: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// Allowed roots and blocked paths, both resolved physically at construction.
+#[derive(Debug, Clone)]
+pub struct PathSandbox {
+    roots: Vec<PathBuf>,
+    blocked: Vec<PathBuf>,
+    home: Option<PathBuf>,
+}
+
+impl PathSandbox {
+    /// A sandbox with the home directory taken from `$HOME`. Relative roots and blocked paths
+    /// are taken relative to the current directory; `~` is expanded in both.
+    pub fn new<R, B>(roots: R, blocked: B) -> Result<Self, SandboxError>
+    where
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+        B: IntoIterator,
+        B::Item: AsRef<str>,
+    {
+        Self::with_home(roots, blocked, std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// A sandbox with an explicit home directory for `~` expansion.
+    pub fn with_home<R, B>(
+        roots: R,
+        blocked: B,
+        home: Option<PathBuf>,
+    ) -> Result<Self, SandboxError>
+    where
+        R: IntoIterator,
+        R::Item: AsRef<str>,
+        B: IntoIterator,
+        B::Item: AsRef<str>,
+    {
+        let cwd = std::env::current_dir().map_err(|e| SandboxError::BadRoot {
+            root: ".".into(),
+            message: format!("the current directory is unknown ({e})"),
+        })?;
+        let mut sandbox = PathSandbox {
+            roots: Vec::new(),
+            blocked: Vec::new(),
+            home,
+        };
+        for root in roots {
+            let root = root.as_ref();
+            let expanded = sandbox.expand(root)?;
+            let canonical =
+                std::fs::canonicalize(cwd.join(&expanded)).map_err(|e| SandboxError::BadRoot {
+                    root: root.to_string(),
+                    message: e.to_string(),
+                })?;
+            if !canonical.is_dir() {
+                return Err(SandboxError::BadRoot {
+                    root: root.to_string(),
+                    message: "it is not a directory".into(),
+                });
+            }
+            sandbox.roots.push(canonical);
+        }
+        for blocked in blocked {
+            let blocked = blocked.as_ref();
+            let expanded = cwd.join(sandbox.expand(blocked)?);
+            let lexical = normalize_lexically(&expanded);
+            let physical = resolve_physical(&expanded).map_err(|e| SandboxError::Unresolvable {
+                path: blocked.to_string(),
+                message: e.to_string(),
+            })?;
+            if lexical != physical {
+                sandbox.blocked.push(lexical);
+            }
+            sandbox.blocked.push(physical);
+        }
+        Ok(sandbox)
+    }
+
+    /// The allowed roots, resolved.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The blocked paths, resolved.
+    pub fn blocked(&self) -> &[PathBuf] {
+        &self.blocked
+    }
+
+    /// The home directory used for `~`.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// Resolves `path` (relative paths against `base`) and checks it: the physical path if it
+    /// is allowed, or why not.
+    pub fn resolve(&self, base: &Path, path: &str) -> Result<PathBuf, SandboxError> {
+        if path.is_empty() {
+            return Err(SandboxError::Empty);
+        }
+        if path.contains('\0') {
+            return Err(SandboxError::NulByte {
+                path: path.replace('\0', "\\0"),
+            });
+        }
+        if path.len() > MAX_PATH_BYTES {
+            return Err(SandboxError::TooLong { len: path.len() });
+        }
+        let expanded = self.expand(path)?;
+        let absolute = base.join(expanded);
+        if absolute.as_os_str().len() > MAX_PATH_BYTES {
+            return Err(SandboxError::TooLong {
+                len: absolute.as_os_str().len(),
+            });
+        }
+        let resolved = resolve_physical(&absolute).map_err(|e| SandboxError::Unresolvable {
+            path: path.to_string(),
+            message: e.to_string(),
+        })?;
+        self.check(path, &resolved)?;
+        Ok(resolved)
+    }
+
+    /// Checks an already physical path: inside a root and outside every blocked path.
+    pub fn check(&self, original: &str, resolved: &Path) -> Result<(), SandboxError> {
+        if let Some(blocked) = self.blocked.iter().find(|b| resolved.starts_with(b)) {
+            return Err(SandboxError::Blocked {
+                path: original.to_string(),
+                resolved: resolved.display().to_string(),
+                blocked: blocked.display().to_string(),
+            });
+        }
+        if self.root_of(resolved).is_none() {
+            return Err(SandboxError::OutsideSandbox {
+                path: original.to_string(),
+                resolved: resolved.display().to_string(),
+                roots: self
+                    .roots
+                    .iter()
+                    .map(|r| r.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            });
+        }
+        Ok(())
+    }
+
+    /// The allowed root a resolved path lies in (the deepest one when roots nest).
+    pub fn root_of(&self, resolved: &Path) -> Option<&Path> {
+        self.roots
+            .iter()
+            .filter(|root| resolved.starts_with(root))
+            .max_by_key(|root| root.components().count())
+            .map(PathBuf::as_path)
+    }
+
+    /// Whether a resolved path is blocked.
+    pub fn is_blocked(&self, resolved: &Path) -> bool {
+        self.blocked.iter().any(|b| resolved.starts_with(b))
+    }
+
+    /// Expands a leading `~` or `~/` to the home directory. `~user` is left as written (a
+    /// relative name), so it cannot name another user's home.
+    fn expand(&self, path: &str) -> Result<PathBuf, SandboxError> {
+        if path == "~" || path.starts_with("~/") {
+            let home = self.home.as_ref().ok_or_else(|| SandboxError::NoHome {
+                path: path.to_string(),
+            })?;
+            let rest = path.trim_start_matches('~').trim_start_matches('/');
+            Ok(if rest.is_empty() {
+                home.clone()
+            } else {
+                home.join(rest)
+            })
+        } else {
+            Ok(PathBuf::from(path))
+        }
+    }
+}
+
+/// Applies `.` and `..` without looking at the file system.
+pub(crate) fn normalize_lexically(path: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
+/// Resolves an absolute path physically: follows every symlink (dangling ones too, so a
+/// link to a file that does not exist yet is judged by where it points), applies `..` to the
+/// physical parent, and appends components that do not exist yet lexically.
+pub(crate) fn resolve_physical(path: &Path) -> io::Result<PathBuf> {
+    let mut pending: VecDeque<OsString> = path_components(path);
+    let mut out = PathBuf::from("/");
+    let mut hops = 0usize;
+    let mut exists = true;
+    while let Some(name) = pending.pop_front() {
+        if name == OsStr::new(".") {
+            continue;
+        }
+        if name == OsStr::new("..") {
+            out.pop();
+            continue;
+        }
+        let candidate = out.join(&name);
+        if !exists {
+            out = candidate;
+            continue;
+        }
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(io::Error::other(
+                        "too many levels of symbolic links (a symlink loop?)",
+                    ));
+                }
+                let target = std::fs::read_link(&candidate)?;
+                if target.is_absolute() {
+                    out = PathBuf::from("/");
+                }
+                for component in path_components(&target).into_iter().rev() {
+                    pending.push_front(component);
+                }
+            }
+            Ok(_) => out = candidate,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                exists = false;
+                out = candidate;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// The components of a path as names, with `.` and `..` kept as names.
+fn path_components(path: &Path) -> VecDeque<OsString> {
+    path.components()
+        .filter_map(|c| match c {
+            Component::Normal(name) => Some(name.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            Component::CurDir => Some(OsString::from(".")),
+            Component::RootDir | Component::Prefix(_) => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn resolves_nonexistent_tail_lexically() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let got = resolve_physical(&root.join("a/b/../c")).unwrap();
+        assert_eq!(got, root.join("a/c"));
+    }
+
+    #[test]
+    fn follows_dangling_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::os::unix::fs::symlink("/nonexistent-target/x", root.join("link")).unwrap();
+        let got = resolve_physical(&root.join("link")).unwrap();
+        assert_eq!(got, PathBuf::from("/nonexistent-target/x"));
+    }
+
+    #[test]
+    fn tilde_user_is_not_expanded() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let sandbox = PathSandbox::with_home(
+            [root.to_str().unwrap()],
+            Vec::<String>::new(),
+            Some("/home/nobody".into()),
+        )
+        .unwrap();
+        let got = sandbox.resolve(&root, "~root/x").unwrap();
+        assert_eq!(got, root.join("~root/x"));
+    }
+}

@@ -1,0 +1,234 @@
+//! The tool registry: built-ins plus external tools, enable/disable, the specs the model
+//! sees, and invocation by name with argument validation and output limits.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+use ybs_core::{ToolCall, ToolResult, ToolSpec};
+
+use crate::builtins;
+use crate::error::ToolError;
+use crate::external::{ExternalLoadError, ExternalTool, ExternalToolConfig, discover_sidecars};
+use crate::schema::validate;
+use crate::tool::{Tool, ToolContext};
+use crate::truncate::truncate_output;
+
+/// The default `context.max_tool_output_chars`.
+pub const DEFAULT_MAX_TOOL_OUTPUT_CHARS: usize = 10_000;
+
+/// What a [`ToolRegistry::reload`] loaded and what it skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReloadReport {
+    /// The external tools now registered, by name.
+    pub loaded: Vec<String>,
+    /// Entries and sidecars that were skipped, each with its source and reason.
+    pub errors: Vec<ExternalLoadError>,
+}
+
+/// Built-in and external tools, by name.
+///
+/// ```no_run
+/// # use ybs_tools::*;
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let sandbox = PathSandbox::new(["."], ["~/.ssh"])?;
+/// let ctx = ToolContext::new(sandbox, ShellPolicy::default())?;
+/// let registry = ToolRegistry::new();
+/// let result = registry.invoke("read_file", &serde_json::json!({"path": "Cargo.toml"}), &ctx)?;
+/// # Ok(()) }
+/// ```
+pub struct ToolRegistry {
+    builtins: Vec<Arc<dyn Tool>>,
+    external: Vec<Arc<ExternalTool>>,
+    disabled: BTreeSet<String>,
+    external_config: Vec<ExternalToolConfig>,
+    tools_dir: Option<PathBuf>,
+    home: Option<PathBuf>,
+    max_output_chars: usize,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ToolRegistry {
+    /// The six built-ins, all enabled, no external tools, the default output limit.
+    pub fn new() -> Self {
+        ToolRegistry {
+            builtins: builtins::all(),
+            external: Vec::new(),
+            disabled: BTreeSet::new(),
+            external_config: Vec::new(),
+            tools_dir: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            max_output_chars: DEFAULT_MAX_TOOL_OUTPUT_CHARS,
+        }
+    }
+
+    /// Sets where external tools come from: the config's `tools.external` list and a sidecar
+    /// directory (usually [`default_tools_dir`](crate::default_tools_dir)), then loads them.
+    pub fn set_external_sources(
+        &mut self,
+        config: Vec<ExternalToolConfig>,
+        tools_dir: Option<PathBuf>,
+    ) -> ReloadReport {
+        self.external_config = config;
+        self.tools_dir = tools_dir;
+        self.reload()
+    }
+
+    /// Sets the home directory used to expand `~` in external tool paths.
+    pub fn set_home(&mut self, home: Option<PathBuf>) {
+        self.home = home;
+    }
+
+    /// Re-reads the external tools from the config list and the sidecar directory (ybs calls
+    /// this on SIGHUP). Config entries come first; a later tool whose name is taken (by a
+    /// built-in or an earlier tool) is skipped and reported.
+    pub fn reload(&mut self) -> ReloadReport {
+        let mut report = ReloadReport::default();
+        let mut tools: Vec<Arc<ExternalTool>> = Vec::new();
+        let mut candidates: Vec<(String, Result<ExternalTool, String>)> = Vec::new();
+        for (index, config) in self.external_config.iter().enumerate() {
+            candidates.push((
+                format!("config (tools.external[{index}], `{}`)", config.name),
+                ExternalTool::from_config(config, None, self.home.as_deref()),
+            ));
+        }
+        if let Some(dir) = &self.tools_dir {
+            let (found, errors) = discover_sidecars(dir, self.home.as_deref());
+            report.errors.extend(errors);
+            for tool in found {
+                let source = dir
+                    .join(format!("{}.tool.json", tool.spec().name))
+                    .display()
+                    .to_string();
+                candidates.push((source, Ok(tool)));
+            }
+        }
+        for (source, candidate) in candidates {
+            let tool = match candidate {
+                Ok(tool) => tool,
+                Err(message) => {
+                    report.errors.push(ExternalLoadError {
+                        source_name: source,
+                        message,
+                    });
+                    continue;
+                }
+            };
+            let name = tool.spec().name.clone();
+            let taken = self.builtins.iter().any(|b| b.spec().name == name)
+                || tools.iter().any(|t| t.spec().name == name);
+            if taken {
+                report.errors.push(ExternalLoadError {
+                    source_name: source,
+                    message: format!("a tool named `{name}` already exists; rename this one"),
+                });
+                continue;
+            }
+            if !tool.enabled() {
+                self.disabled.insert(name.clone());
+            }
+            report.loaded.push(name);
+            tools.push(Arc::new(tool));
+        }
+        self.external = tools;
+        report
+    }
+
+    /// Enables or disables a tool by name (from `tools.builtin.NAME.enabled` or the user).
+    pub fn set_enabled(&mut self, name: &str, enabled: bool) {
+        if enabled {
+            self.disabled.remove(name);
+        } else {
+            self.disabled.insert(name.to_string());
+        }
+    }
+
+    /// Whether a tool is registered and enabled.
+    pub fn is_enabled(&self, name: &str) -> bool {
+        self.find(name).is_some() && !self.disabled.contains(name)
+    }
+
+    /// Sets `context.max_tool_output_chars` for [`invoke_call`](Self::invoke_call).
+    pub fn set_max_output_chars(&mut self, max: usize) {
+        self.max_output_chars = max.max(100);
+    }
+
+    /// The names of the enabled tools: built-ins in spec order, then external tools.
+    pub fn names(&self) -> Vec<String> {
+        self.specs().into_iter().map(|s| s.name).collect()
+    }
+
+    /// The specs of the enabled tools, for the model.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.all()
+            .filter(|t| !self.disabled.contains(&t.spec().name))
+            .map(|t| t.spec().clone())
+            .collect()
+    }
+
+    /// Adds a tool of the caller's own (for example an MCP bridge). Fails if the name is taken.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolError> {
+        let name = tool.spec().name.clone();
+        if self.find(&name).is_some() {
+            return Err(ToolError::failed(format!(
+                "a tool named `{name}` already exists"
+            )));
+        }
+        self.builtins.push(tool);
+        Ok(())
+    }
+
+    /// Validates `args` against the tool's schema and runs it. An unknown or disabled tool,
+    /// invalid arguments and the tool's own failures are all [`ToolError`]s whose message the
+    /// model can read (see [`ToolError::to_json`]). Blocks: call from a blocking thread.
+    pub fn invoke(&self, name: &str, args: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let tool = self.find(name).ok_or_else(|| ToolError::UnknownTool {
+            name: name.to_string(),
+            available: self.names().join(", "),
+        })?;
+        if self.disabled.contains(name) {
+            return Err(ToolError::Disabled(name.to_string()));
+        }
+        let args = validate(name, &tool.spec().parameters, args)?;
+        tool.invoke(&args, ctx)
+    }
+
+    /// Runs a model's tool call and returns the result to send back: the JSON result, or
+    /// `{"success": false, "error": ...}` with `is_error` set, cut to the output limit.
+    pub fn invoke_call(&self, call: &ToolCall, ctx: &ToolContext) -> ToolResult {
+        let outcome = match &call.arguments_error {
+            Some(reason) => Err(ToolError::InvalidArguments {
+                tool: call.name.clone(),
+                message: format!("the arguments are not valid JSON ({reason}); send a JSON object"),
+            }),
+            None => self.invoke(&call.name, &call.arguments, ctx),
+        };
+        let (value, is_error) = match outcome {
+            Ok(value) => (value, false),
+            Err(error) => (error.to_json(), true),
+        };
+        ToolResult {
+            call_id: call.id.clone(),
+            name: Some(call.name.clone()),
+            content: truncate_output(&value.to_string(), self.max_output_chars),
+            is_error,
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &dyn Tool> {
+        self.builtins
+            .iter()
+            .map(|t| t.as_ref())
+            .chain(self.external.iter().map(|t| t.as_ref() as &dyn Tool))
+    }
+
+    fn find(&self, name: &str) -> Option<&dyn Tool> {
+        self.all().find(|t| t.spec().name == name)
+    }
+}

@@ -1,0 +1,223 @@
+//! File access that re-checks at the moment of access.
+//!
+//! A path that passed [`PathSandbox::resolve`](crate::PathSandbox::resolve) is opened by
+//! walking from its allowed root one directory at a time with `O_NOFOLLOW`: if a component was
+//! swapped for a symlink after the check, the open fails instead of following it. Writes go to
+//! a temp file in the same directory (opened with `O_EXCL | O_NOFOLLOW`), are fsynced and
+//! renamed over the target, which replaces a swapped-in symlink instead of writing through it.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+use crate::path_sandbox::PathSandbox;
+
+/// The most bytes read into memory for one file.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a checked file operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SafeFsError {
+    /// The path is not inside a root (it was not resolved by the sandbox).
+    #[error("`{0}` is not inside an allowed directory")]
+    NotInRoot(String),
+    /// A symlink was found where a real directory or file was checked.
+    #[error(
+        "`{0}` changed into a symbolic link after it was checked; refusing to follow it (try again)"
+    )]
+    SymlinkRace(String),
+    /// The file has more than one hard link, so its contents may belong to a file outside
+    /// the sandbox.
+    #[error(
+        "`{path}` has {links} hard links; files with more than one link are refused because a hard link can point outside the sandbox"
+    )]
+    HardLinked {
+        /// The path.
+        path: String,
+        /// Its link count.
+        links: u64,
+    },
+    /// The path names something that is not a regular file.
+    #[error("`{0}` is not a regular file")]
+    NotAFile(String),
+    /// The path is a directory where a file was expected.
+    #[error("`{0}` is a directory, not a file")]
+    IsADirectory(String),
+    /// The file is larger than [`MAX_FILE_BYTES`].
+    #[error("`{path}` is too large ({size} bytes; the limit is {MAX_FILE_BYTES})")]
+    TooLarge {
+        /// The path.
+        path: String,
+        /// Its size.
+        size: u64,
+    },
+    /// The file does not exist.
+    #[error("`{0}` does not exist")]
+    NotFound(String),
+    /// Another I/O error.
+    #[error("`{path}`: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+/// Reads a whole regular file that the sandbox allowed, refusing symlinks swapped in after
+/// the check and files with more than one hard link.
+pub fn read(sandbox: &PathSandbox, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
+    let shown = resolved.display().to_string();
+    let (parent, name) = open_parent(sandbox, resolved, false)?;
+    let fd = rustix::fs::openat(
+        &parent,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK,
+        Mode::empty(),
+    )
+    .map_err(|e| errno_error(e, &shown))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown))?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Directory => return Err(SafeFsError::IsADirectory(shown)),
+        _ => return Err(SafeFsError::NotAFile(shown)),
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let links = stat.st_nlink as u64;
+    if links > 1 {
+        return Err(SafeFsError::HardLinked { path: shown, links });
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let size = stat.st_size as u64;
+    if size > MAX_FILE_BYTES {
+        return Err(SafeFsError::TooLarge { path: shown, size });
+    }
+    let file = File::from(fd);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(e, &shown))?;
+    Ok(bytes)
+}
+
+/// Writes `bytes` to a file the sandbox allowed, atomically, creating missing parent
+/// directories. An existing file keeps its permission bits.
+pub fn write_atomic(
+    sandbox: &PathSandbox,
+    resolved: &Path,
+    bytes: &[u8],
+) -> Result<(), SafeFsError> {
+    let shown = resolved.display().to_string();
+    let (parent, name) = open_parent(sandbox, resolved, true)?;
+    let mode = match rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
+            FileType::Directory => return Err(SafeFsError::IsADirectory(shown)),
+            FileType::RegularFile => {
+                Mode::from_raw_mode(stat.st_mode) & Mode::from_bits_truncate(0o7777)
+            }
+            _ => Mode::from_bits_truncate(0o644),
+        },
+        Err(rustix::io::Errno::NOENT) => Mode::from_bits_truncate(0o644),
+        Err(e) => return Err(io_error(e.into(), &shown)),
+    };
+    let temp_name = temp_name(name);
+    let fd = rustix::fs::openat(
+        &parent,
+        temp_name.as_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        mode,
+    )
+    .map_err(|e| io_error(e.into(), &shown))?;
+    let result = (|| -> io::Result<()> {
+        let mut file = File::from(fd);
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        // The umask may have narrowed the mode; restore the original file's bits.
+        rustix::fs::fchmod(&file, mode)?;
+        rustix::fs::renameat(&parent, temp_name.as_str(), &parent, name)?;
+        rustix::fs::fsync(&parent)?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = rustix::fs::unlinkat(&parent, temp_name.as_str(), AtFlags::empty());
+        return Err(io_error(e, &shown));
+    }
+    Ok(())
+}
+
+/// Opens the directory containing `resolved`, walking from its root with no-follow opens,
+/// and returns it with the final name.
+fn open_parent<'a>(
+    sandbox: &PathSandbox,
+    resolved: &'a Path,
+    create: bool,
+) -> Result<(OwnedFd, &'a OsStr), SafeFsError> {
+    let shown = resolved.display().to_string();
+    let root = sandbox
+        .root_of(resolved)
+        .ok_or_else(|| SafeFsError::NotInRoot(shown.clone()))?;
+    let relative = resolved
+        .strip_prefix(root)
+        .map_err(|_| SafeFsError::NotInRoot(shown.clone()))?;
+    let name = relative
+        .file_name()
+        .ok_or_else(|| SafeFsError::IsADirectory(shown.clone()))?;
+    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut dir =
+        rustix::fs::open(root, dir_flags, Mode::empty()).map_err(|e| errno_error(e, &shown))?;
+    if let Some(parent) = relative.parent() {
+        for component in parent.components() {
+            let Component::Normal(part) = component else {
+                return Err(SafeFsError::NotInRoot(shown));
+            };
+            let next = match rustix::fs::openat(&dir, part, dir_flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(rustix::io::Errno::NOENT) if create => {
+                    match rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o755)) {
+                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                        Err(e) => return Err(io_error(e.into(), &shown)),
+                    }
+                    rustix::fs::openat(&dir, part, dir_flags, Mode::empty())
+                        .map_err(|e| errno_error(e, &shown))?
+                }
+                Err(e) => return Err(errno_error(e, &shown)),
+            };
+            dir = next;
+        }
+    }
+    Ok((dir, name))
+}
+
+fn temp_name(name: &OsStr) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let stem: String = name.to_string_lossy().chars().take(100).collect();
+    format!(".{stem}.ybs-{}-{n}-{nanos}.tmp", std::process::id())
+}
+
+/// Maps an open error, naming the symlink race for `ELOOP` (and `ENOTDIR`, which
+/// `O_DIRECTORY | O_NOFOLLOW` returns for a symlink on some kernels).
+fn errno_error(errno: rustix::io::Errno, shown: &str) -> SafeFsError {
+    match errno {
+        rustix::io::Errno::LOOP => SafeFsError::SymlinkRace(shown.to_string()),
+        rustix::io::Errno::NOENT => SafeFsError::NotFound(shown.to_string()),
+        rustix::io::Errno::ISDIR => SafeFsError::IsADirectory(shown.to_string()),
+        other => io_error(other.into(), shown),
+    }
+}
+
+fn io_error(source: io::Error, shown: &str) -> SafeFsError {
+    SafeFsError::Io {
+        path: shown.to_string(),
+        source,
+    }
+}

@@ -1,0 +1,108 @@
+//! The `Tool` trait and what a call runs with: the sandbox, the working directory, the shell
+//! policy and the session's memory of which files were read.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use ybs_core::ToolSpec;
+
+use crate::error::ToolError;
+use crate::path_sandbox::{PathSandbox, SandboxError};
+use crate::schema::Args;
+use crate::shell::ShellPolicy;
+
+/// A tool the model can call.
+///
+/// The registry validates the arguments against [`spec`](Tool::spec)`().parameters` before
+/// calling [`invoke`](Tool::invoke), so `invoke` sees well-typed arguments with defaults
+/// filled in. `invoke` blocks (file I/O, child processes): call it from a blocking thread
+/// (`tokio::task::spawn_blocking`) in async code.
+pub trait Tool: Send + Sync {
+    /// The name, description and JSON Schema the model sees.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool and returns its JSON result.
+    fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError>;
+}
+
+/// Everything a tool call runs with. Cheap to clone: the session state is shared.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    /// Which paths the tools may touch.
+    pub sandbox: PathSandbox,
+    /// Where relative paths start (usually the project root).
+    pub working_dir: PathBuf,
+    /// How `run_shell` runs commands.
+    pub shell: ShellPolicy,
+    /// What this session has done so far (files read).
+    pub session: SessionState,
+}
+
+impl ToolContext {
+    /// A context whose working directory is the first allowed root.
+    pub fn new(sandbox: PathSandbox, shell: ShellPolicy) -> Result<Self, SandboxError> {
+        let working_dir =
+            sandbox
+                .roots()
+                .first()
+                .cloned()
+                .ok_or_else(|| SandboxError::BadRoot {
+                    root: String::new(),
+                    message: "no allowed directory is configured".into(),
+                })?;
+        Ok(ToolContext {
+            sandbox,
+            working_dir,
+            shell,
+            session: SessionState::default(),
+        })
+    }
+
+    /// Resolves and checks a path given by the model.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
+        Ok(self.sandbox.resolve(&self.working_dir, path)?)
+    }
+
+    /// How a resolved path is shown to the model: relative to the working directory when it
+    /// is inside it, absolute otherwise.
+    pub fn display_path(&self, resolved: &Path) -> String {
+        match resolved.strip_prefix(&self.working_dir) {
+            Ok(relative) if relative.as_os_str().is_empty() => ".".to_string(),
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => resolved.display().to_string(),
+        }
+    }
+}
+
+/// Per-session memory shared by the tools and the confirmation policy: which files the
+/// model has read (or written) in this session.
+#[derive(Debug, Clone, Default)]
+pub struct SessionState {
+    files_read: Arc<Mutex<HashSet<PathBuf>>>,
+}
+
+impl SessionState {
+    /// Records that the model has seen this file's contents.
+    pub fn record_read(&self, resolved: &Path) {
+        if let Ok(mut files) = self.files_read.lock() {
+            files.insert(resolved.to_path_buf());
+        }
+    }
+
+    /// Whether the model has seen this file's contents in this session.
+    pub fn was_read(&self, resolved: &Path) -> bool {
+        self.files_read
+            .lock()
+            .map(|files| files.contains(resolved))
+            .unwrap_or(false)
+    }
+
+    /// Forgets all reads (a new session).
+    pub fn clear(&self) {
+        if let Ok(mut files) = self.files_read.lock() {
+            files.clear();
+        }
+    }
+}
