@@ -1,6 +1,32 @@
-//! `.chat` files: the human-editable conversation format. Owns the parser, the loss-free
-//! serializer and the expansion pipeline (imports, files, options, tool traces) that turns a
-//! file into [`ybs_core::Message`]s.
+//! `.chat` files: the human-editable conversation format of `specs/chat-file-format.md`, read
+//! and written so that files made for the reference implementation work here and files written
+//! here work there.
 //!
-//! This crate is filled in by the `.chat` files issue; for now it only fixes its place in the
-//! workspace.
+//! - [`parse`] turns text into `{role, content}` messages with line spans (a pest grammar of
+//!   one line, driven by a small state machine: linear time, no recursion, no panics);
+//! - [`print`] writes messages back so that `parse(print(m)) == m`, and [`append`] adds
+//!   messages at the end of a file atomically without touching what is above;
+//! - [`Expander`] runs the expansion pipeline (imports, clear, clean, files, options, tool
+//!   requests, the tool-call trace), the only part that reads the file system, and
+//!   [`Expansion::to_core_messages`] turns the result into [`ybs_core::Message`]s.
+//!
+//! The exact rules are in `notes/chatfile-rules.md`; this crate follows them line by line.
+
+mod append;
+mod convert;
+mod expand;
+mod grammar;
+mod parse;
+mod print;
+
+pub use append::{AppendError, append};
+pub use convert::from_core;
+pub use expand::{
+    ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,
+    ToolRequestKind, expand_file,
+};
+pub use parse::{
+    BlockKind, ChatMessage, DEFAULT_ROLE, Document, LineSpan, OpenBlock, ParsedMessage, parse,
+    parse_document, parse_messages,
+};
+pub use print::{INLINE_ROLES, PrintError, is_valid_role, print};

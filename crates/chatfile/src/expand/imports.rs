@@ -1,0 +1,97 @@
+//! `import`, `continue` and `last`: other chat files spliced in, each expanded recursively.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{ExpandError, ExpandedMessage, Expander, sourced};
+use crate::grammar::strip;
+
+/// One file on the way from the top chat to the one being expanded.
+#[derive(Debug, Clone)]
+pub(super) struct ChainLink {
+    /// The path as found, for messages.
+    shown: PathBuf,
+    /// The path with links and `..` resolved, to recognise a file reached twice.
+    identity: PathBuf,
+}
+
+impl ChainLink {
+    pub(super) fn new(path: &Path) -> Self {
+        ChainLink {
+            shown: path.to_owned(),
+            identity: fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
+        }
+    }
+}
+
+impl Expander {
+    pub(super) fn imports(
+        &self,
+        messages: Vec<ExpandedMessage>,
+        chain: &mut Vec<ChainLink>,
+    ) -> Result<Vec<ExpandedMessage>, ExpandError> {
+        let mut out = Vec::with_capacity(messages.len());
+        for message in messages {
+            let role = message.role.as_str();
+            if !matches!(role, "import" | "continue" | "last") {
+                out.push(message);
+                continue;
+            }
+            let written = strip(&message.content);
+            if written.is_empty() {
+                // An empty import imports nothing (clean would drop it anyway).
+                continue;
+            }
+            let found = self
+                .resolve(&message.source.file, written, Path::is_file)
+                .ok_or_else(|| ExpandError::ImportNotFound {
+                    at: message.source.clone(),
+                    path: written.to_owned(),
+                })?;
+            let link = ChainLink::new(&found);
+            if let Some(first) = chain.iter().position(|seen| seen.identity == link.identity) {
+                let names: Vec<String> = chain[first..]
+                    .iter()
+                    .chain(std::iter::once(&link))
+                    .map(|seen| seen.shown.display().to_string())
+                    .collect();
+                return Err(ExpandError::ImportCycle {
+                    at: message.source.clone(),
+                    chain: names.join(" -> "),
+                });
+            }
+            let text = fs::read_to_string(&found).map_err(|source| ExpandError::Read {
+                at: message.source.clone(),
+                path: found.clone(),
+                source,
+            })?;
+            let selected = select(role, sourced(&text, &found));
+            chain.push(link);
+            let expanded = self.expand_messages(selected, chain);
+            chain.pop();
+            out.extend(expanded?);
+        }
+        Ok(out)
+    }
+}
+
+/// What each import role takes from the imported file: `import` every message but
+/// `previous_response_id`; `continue` the last non-empty message; `last` the last non-empty
+/// message once `previous_response_id` is removed.
+fn select(role: &str, messages: Vec<ExpandedMessage>) -> Vec<ExpandedMessage> {
+    let is_response_id = |message: &ExpandedMessage| message.role == "previous_response_id";
+    let non_empty = |message: &ExpandedMessage| !strip(&message.content).is_empty();
+    match role {
+        "continue" => messages.into_iter().rev().find(non_empty).into_iter().collect(),
+        "last" => messages
+            .into_iter()
+            .rev()
+            .find(|message| !is_response_id(message) && non_empty(message))
+            .into_iter()
+            .collect(),
+        _ => messages
+            .into_iter()
+            .filter(|message| !is_response_id(message))
+            .collect(),
+    }
+}

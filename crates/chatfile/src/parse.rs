@@ -1,0 +1,360 @@
+//! The parser: text in, `{role, content}` messages with their line spans out. Pure.
+//!
+//! It walks the file one line at a time. Each line's shape comes from the pest grammar
+//! (`chat.pest`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
+//! which is the small state machine below. Nothing recurses and each line is looked at a
+//! constant number of times, so parsing is linear in the size of the input whatever it holds.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::grammar::{self, Shape};
+
+/// The role of text before the first header, and of the lines after an inline
+/// `previous_response_id:` or `agent:`.
+pub const DEFAULT_ROLE: &str = "user";
+
+/// A message as a `.chat` file holds it: a role (any `[a-z0-9_]+` name, control roles
+/// included) and its text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// The role, such as `user`, `assistant`, `file` or `option`.
+    pub role: String,
+    /// The text, stripped of ASCII whitespace at both ends.
+    pub content: String,
+}
+
+impl ChatMessage {
+    /// A message with the given role and content.
+    pub fn new(role: impl Into<String>, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.into(),
+            content: content.into(),
+        }
+    }
+}
+
+/// Lines of the source, 1-based and inclusive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LineSpan {
+    /// The first line: the header's line, or the first line with text for a block without one.
+    pub start: usize,
+    /// The last line that holds some of the message's text (`start` when there is none).
+    pub end: usize,
+}
+
+/// A parsed message and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ParsedMessage {
+    /// The role.
+    pub role: String,
+    /// The stripped content.
+    pub content: String,
+    /// The lines it spans.
+    pub span: LineSpan,
+}
+
+impl ParsedMessage {
+    /// The message without its span.
+    pub fn to_message(&self) -> ChatMessage {
+        ChatMessage::new(self.role.clone(), self.content.clone())
+    }
+}
+
+/// A kind of protected block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// A triple-backtick fence.
+    Fence,
+    /// A `[[ ... ]]` block (or a `word:-- cmd {{{` command output).
+    Square,
+    /// An XML block, `<tag>` ... `</tag>`.
+    Xml,
+}
+
+impl BlockKind {
+    /// How the block is written, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BlockKind::Fence => "``` fence",
+            BlockKind::Square => "[[ block",
+            BlockKind::Xml => "XML block",
+        }
+    }
+}
+
+/// A protected block still open at the end of the file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OpenBlock {
+    /// Its kind.
+    pub kind: BlockKind,
+    /// The line that opened it.
+    pub line: usize,
+}
+
+/// Everything the parser learns from a file.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Document {
+    /// The messages in file order. Empty messages are kept when a header started them.
+    pub messages: Vec<ParsedMessage>,
+    /// The protected block left open at the end of the file, if any (it ran to the end).
+    pub unclosed: Option<OpenBlock>,
+}
+
+/// Parses a chat file into messages with line spans.
+pub fn parse(text: &str) -> Vec<ParsedMessage> {
+    parse_document(text).messages
+}
+
+/// Parses a chat file into messages without spans.
+pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
+    parse(text).iter().map(ParsedMessage::to_message).collect()
+}
+
+/// Parses a chat file, also reporting a protected block left open at its end.
+pub fn parse_document(text: &str) -> Document {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let last_close = last_close_lines(&lines);
+    let mut walk = Walk::new();
+    for (index, line) in lines.iter().enumerate() {
+        walk.line(index, line, &last_close);
+    }
+    walk.finish()
+}
+
+/// For each tag name, the index of the last line holding `</name>` (rule 7 asks whether one
+/// appears on a later line; answering from this table keeps that question O(1)).
+fn last_close_lines<'a>(lines: &[&'a str]) -> HashMap<&'a str, usize> {
+    let mut last = HashMap::new();
+    for (index, line) in lines.iter().enumerate() {
+        for tag in grammar::close_tags(line) {
+            last.insert(tag, index);
+        }
+    }
+    last
+}
+
+enum State {
+    Normal,
+    Fence,
+    Square,
+    Xml(Vec<String>),
+}
+
+/// The message being collected.
+struct Block {
+    role: String,
+    /// Started by a block header (kept even when empty) rather than implied.
+    explicit: bool,
+    header_line: usize,
+    content: String,
+    first_text: Option<usize>,
+    last_text: usize,
+}
+
+struct Walk {
+    state: State,
+    opened_at: usize,
+    block: Block,
+    messages: Vec<ParsedMessage>,
+}
+
+impl Walk {
+    fn new() -> Self {
+        Walk {
+            state: State::Normal,
+            opened_at: 0,
+            block: Block {
+                role: DEFAULT_ROLE.to_owned(),
+                explicit: false,
+                header_line: 1,
+                content: String::new(),
+                first_text: None,
+                last_text: 0,
+            },
+            messages: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, number: usize, text: &str) {
+        self.block.content.push('\n');
+        self.block.content.push_str(text);
+        if !grammar::strip(text).is_empty() {
+            self.block.first_text.get_or_insert(number);
+            self.block.last_text = number;
+        }
+    }
+
+    /// Adds `text` unless it is blank (how marker lines keep what follows the marker).
+    fn push_unless_blank(&mut self, number: usize, text: &str) {
+        if !grammar::strip(text).is_empty() {
+            self.push(number, text);
+        }
+    }
+
+    fn open(&mut self, state: State, number: usize) {
+        self.state = state;
+        self.opened_at = number;
+    }
+
+    fn line(&mut self, index: usize, line: &str, last_close: &HashMap<&str, usize>) {
+        let number = index + 1;
+        match &mut self.state {
+            State::Fence => {
+                if grammar::classify(line) == Shape::Fence {
+                    self.state = State::Normal;
+                }
+                self.push(number, line);
+            }
+            State::Xml(stack) => {
+                // Rule 1 does not apply here (a fence line is ordinary content), nor do 3 and 4.
+                if let Some(tag) = grammar::first_close_tag(line) {
+                    if stack.last().is_some_and(|top| top == tag) {
+                        stack.pop();
+                    }
+                    if stack.is_empty() {
+                        self.state = State::Normal;
+                    }
+                }
+                self.push(number, line);
+            }
+            State::Square => {
+                if grammar::ends_with_square_close(line) {
+                    self.state = State::Normal;
+                    self.push_unless_blank(number, &line.replacen("]]", "", 1));
+                    return;
+                }
+                match grammar::classify(line) {
+                    Shape::SquareOpen => {
+                        self.push_unless_blank(number, &line.replacen("[[", "", 1));
+                    }
+                    Shape::CmdOpen { cmd } => {
+                        self.push(number, &format!("<cmd_output cmd=\"{cmd}\">"));
+                    }
+                    Shape::CmdClose => {
+                        self.state = State::Normal;
+                        self.push(number, "</cmd_output>");
+                    }
+                    _ => self.push(number, line),
+                }
+            }
+            State::Normal => self.normal_line(number, index, line, last_close),
+        }
+    }
+
+    fn normal_line(
+        &mut self,
+        number: usize,
+        index: usize,
+        line: &str,
+        last_close: &HashMap<&str, usize>,
+    ) {
+        let shape = match grammar::classify(line) {
+            // Rule 5 only applies inside a square block; elsewhere the line is read again
+            // without the block-marker rules.
+            Shape::CmdClose => grammar::classify_plain(line),
+            shape => shape,
+        };
+        match shape {
+            Shape::Fence => {
+                self.open(State::Fence, number);
+                self.push(number, line);
+            }
+            Shape::SquareOpen => {
+                self.open(State::Square, number);
+                self.push_unless_blank(number, &line.replacen("[[", "", 1));
+            }
+            Shape::CmdOpen { cmd } => {
+                self.open(State::Square, number);
+                self.push(number, &format!("<cmd_output cmd=\"{cmd}\">"));
+            }
+            Shape::XmlOpen { tag } => {
+                if last_close.get(tag).is_some_and(|&last| last > index) {
+                    self.open(State::Xml(vec![tag.to_owned()]), number);
+                }
+                self.push(number, line);
+            }
+            Shape::Header { role, rest } => self.header(number, role, rest),
+            Shape::Escaped { body } => self.push(number, body),
+            Shape::CmdClose | Shape::Text => self.push(number, line),
+        }
+    }
+
+    fn header(&mut self, number: usize, role: &str, rest: &str) {
+        self.flush();
+        let inline = grammar::strip(rest);
+        if inline.is_empty() {
+            self.block = Block {
+                role: role.to_owned(),
+                explicit: true,
+                header_line: number,
+                content: String::new(),
+                first_text: None,
+                last_text: number,
+            };
+            return;
+        }
+        self.messages.push(ParsedMessage {
+            role: role.to_owned(),
+            content: inline.to_owned(),
+            span: LineSpan {
+                start: number,
+                end: number,
+            },
+        });
+        let next_role = if role == "previous_response_id" || role == "agent" {
+            DEFAULT_ROLE.to_owned()
+        } else {
+            std::mem::take(&mut self.block.role)
+        };
+        self.block = Block {
+            role: next_role,
+            explicit: false,
+            header_line: number,
+            content: String::new(),
+            first_text: None,
+            last_text: 0,
+        };
+    }
+
+    fn flush(&mut self) {
+        let block = &mut self.block;
+        let content = grammar::strip(&block.content);
+        if !block.explicit && content.is_empty() {
+            return;
+        }
+        let start = if block.explicit {
+            block.header_line
+        } else {
+            block.first_text.unwrap_or(block.header_line)
+        };
+        self.messages.push(ParsedMessage {
+            role: block.role.clone(),
+            content: content.to_owned(),
+            span: LineSpan {
+                start,
+                end: block.last_text.max(start),
+            },
+        });
+    }
+
+    fn finish(mut self) -> Document {
+        self.flush();
+        let unclosed = match self.state {
+            State::Normal => None,
+            State::Fence => Some(BlockKind::Fence),
+            State::Square => Some(BlockKind::Square),
+            State::Xml(_) => Some(BlockKind::Xml),
+        }
+        .map(|kind| OpenBlock {
+            kind,
+            line: self.opened_at,
+        });
+        Document {
+            messages: self.messages,
+            unclosed,
+        }
+    }
+}

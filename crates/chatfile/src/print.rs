@@ -1,0 +1,204 @@
+//! The serializer: messages in, chat file text out, such that parsing the text gives the same
+//! messages back. Pure.
+//!
+//! Content is written as it is wherever the parser would read it back unchanged. Where it would
+//! not, the line is escaped:
+//! - a header-shaped line (or one already escaped) gets a leading backslash (rule 9);
+//! - any other line that would open a block the content does not close itself (a `[[` line, a
+//!   command-output marker, a fence or XML tag without its closer) is wrapped as `[[LINE` plus a
+//!   `]]` line: the parser drops both markers and keeps `LINE` verbatim.
+
+use std::collections::HashMap;
+
+use thiserror::Error;
+
+use crate::grammar::{self, Shape};
+use crate::parse::ChatMessage;
+
+/// Roles written in the inline form `role: value` when their content is one line.
+pub const INLINE_ROLES: &[&str] = &[
+    "option",
+    "sticky_option",
+    "endpoint",
+    "model",
+    "backend",
+    "agent",
+    "format",
+    "persist",
+    "previous_response_id",
+    "function_call",
+    "function_call_output",
+    "meta",
+    "import",
+    "continue",
+    "last",
+    "file",
+    "directory",
+    "image",
+    "pdf",
+    "tool",
+    "mcp",
+    "task",
+    "inline_task",
+    "exec_task",
+    "websearch",
+];
+
+/// Why messages could not be written.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PrintError {
+    /// A role that a header cannot hold.
+    #[error(
+        "cannot write message {index} with role `{role}`: a .chat role is one or more of a-z, 0-9 and _"
+    )]
+    InvalidRole {
+        /// The message's position in the list, from 0.
+        index: usize,
+        /// The role.
+        role: String,
+    },
+}
+
+/// Whether `role` can be written as a header.
+pub fn is_valid_role(role: &str) -> bool {
+    !role.is_empty()
+        && role
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// Writes messages as a chat file: each message as `role:`, a blank line and its content (or
+/// `role: value` for one-line values of [`INLINE_ROLES`]), separated by blank lines, ending
+/// with a newline.
+///
+/// For every list of messages with valid roles and stripped contents,
+/// `parse_messages(&print(m)?) == m`.
+pub fn print(messages: &[ChatMessage]) -> Result<String, PrintError> {
+    let mut out = String::new();
+    for (index, message) in messages.iter().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        write_message(&mut out, index, message)?;
+    }
+    Ok(out)
+}
+
+fn write_message(out: &mut String, index: usize, message: &ChatMessage) -> Result<(), PrintError> {
+    if !is_valid_role(&message.role) {
+        return Err(PrintError::InvalidRole {
+            index,
+            role: message.role.clone(),
+        });
+    }
+    let content = message.content.as_str();
+    let one_line = !content.is_empty() && !content.contains('\n');
+    if one_line && INLINE_ROLES.contains(&message.role.as_str()) {
+        out.push_str(&message.role);
+        out.push_str(": ");
+        out.push_str(content);
+        out.push('\n');
+        return Ok(());
+    }
+    out.push_str(&message.role);
+    out.push_str(":\n");
+    if !content.is_empty() {
+        out.push('\n');
+        write_content(out, content);
+    }
+    Ok(())
+}
+
+/// Writes a block's content, one line after another, each followed by a newline.
+fn write_content(out: &mut String, content: &str) {
+    let lines: Vec<&str> = content.split('\n').collect();
+    let closers = Closers::new(&lines);
+    let mut index = 0;
+    while index < lines.len() {
+        let line = lines[index];
+        let verbatim_until = match grammar::classify(line) {
+            Shape::Fence => closers.fence_after(index),
+            Shape::XmlOpen { tag } => closers.xml_after(tag, index),
+            Shape::SquareOpen => None,
+            Shape::CmdOpen { .. } => {
+                if let Shape::Header { .. } = grammar::classify_plain(line) {
+                    push_line(out, &format!("\\{line}"));
+                    index += 1;
+                    continue;
+                }
+                None
+            }
+            Shape::Header { .. } | Shape::Escaped { .. } => {
+                push_line(out, &format!("\\{line}"));
+                index += 1;
+                continue;
+            }
+            Shape::CmdClose => match grammar::classify_plain(line) {
+                Shape::Header { .. } | Shape::Escaped { .. } => {
+                    push_line(out, &format!("\\{line}"));
+                    index += 1;
+                    continue;
+                }
+                _ => Some(index),
+            },
+            Shape::Text => Some(index),
+        };
+        match verbatim_until {
+            Some(last) => {
+                for verbatim in &lines[index..=last] {
+                    push_line(out, verbatim);
+                }
+                index = last + 1;
+            }
+            None => {
+                push_line(out, &format!("[[{line}"));
+                push_line(out, "]]");
+                index += 1;
+            }
+        }
+    }
+}
+
+fn push_line(out: &mut String, line: &str) {
+    out.push_str(line);
+    out.push('\n');
+}
+
+/// Where the blocks a content line could open would close, within the content itself.
+struct Closers<'a> {
+    fences: Vec<usize>,
+    /// For each tag, the lines whose first closing tag is `</tag>`, ascending.
+    xml: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Closers<'a> {
+    fn new(lines: &[&'a str]) -> Self {
+        let mut fences = Vec::new();
+        let mut xml: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (index, line) in lines.iter().enumerate() {
+            if grammar::classify(line) == Shape::Fence {
+                fences.push(index);
+            }
+            if let Some(tag) = grammar::first_close_tag(line) {
+                xml.entry(tag).or_default().push(index);
+            }
+        }
+        Closers { fences, xml }
+    }
+
+    /// The next fence line after `index`: where a fence opened at `index` closes.
+    fn fence_after(&self, index: usize) -> Option<usize> {
+        next_after(&self.fences, index)
+    }
+
+    /// The next line after `index` whose first closing tag is `</tag>`: where an XML block
+    /// opened at `index` closes.
+    fn xml_after(&self, tag: &str, index: usize) -> Option<usize> {
+        self.xml.get(tag).and_then(|lines| next_after(lines, index))
+    }
+}
+
+fn next_after(sorted: &[usize], index: usize) -> Option<usize> {
+    let at = sorted.partition_point(|&line| line <= index);
+    sorted.get(at).copied()
+}
