@@ -1,5 +1,16 @@
-//! ybs: the terminal coding agent. Owns configuration layering, the agent loop, the REPL and
-//! its display, and sessions saved as `.chat` files.
+//! ybs: the terminal coding agent. This crate owns configuration layering ([`config`]), the
+//! command line ([`cli`], run by [`run`]), slash-command parsing ([`slash`]) and the
+//! streaming display ([`render`]). The `ybs` binary only parses its arguments and calls
+//! [`run`].
 //!
-//! This crate is filled in by the `ybs` terminal agent issue; for now it only fixes its place in
-//! the workspace.
+//! The agent loop, the REPL and sessions build on the provider, tools, context-budget and
+//! chatfile crates and are not in this build yet: the commands that need them say so and
+//! exit with an error.
+
+pub mod cli;
+pub mod config;
+pub mod render;
+mod run;
+pub mod slash;
+
+pub use run::{Host, run};

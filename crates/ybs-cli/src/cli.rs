@@ -1,0 +1,203 @@
+//! The command line: `ybs [OPTIONS] [COMMAND]` (spec section 2.2 plus issue 7's commands).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use clap_complete::Shell;
+
+use crate::config::FlagOverrides;
+
+/// ybs: a local-first terminal coding agent with sandboxed tools.
+#[derive(Debug, Clone, PartialEq, Eq, Parser)]
+#[command(name = "ybs", version, about, long_about = None)]
+pub struct Cli {
+    /// Options that override the configuration.
+    #[command(flatten)]
+    pub options: GlobalOptions,
+    /// Continue a saved session (default: the newest session of this directory).
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<Option<PathBuf>>,
+    /// What to do; without a command, ybs starts the interactive session.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The options of spec section 2.2; they may come before or after the command.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct GlobalOptions {
+    /// Path to configuration file (read after all others)
+    #[arg(short = 'c', long = "config", value_name = "FILE", global = true)]
+    pub config: Option<PathBuf>,
+    /// Override model from config
+    #[arg(short = 'm', long, value_name = "NAME", global = true)]
+    pub model: Option<String>,
+    /// Override provider (ollama, openai, anthropic, openrouter, ...)
+    #[arg(short = 'p', long, value_name = "NAME", global = true)]
+    pub provider: Option<String>,
+    /// Override API endpoint
+    #[arg(long, value_name = "URL", global = true)]
+    pub endpoint: Option<String>,
+    /// Disable shell sandboxing (DANGEROUS)
+    #[arg(long, global = true)]
+    pub no_sandbox: bool,
+    /// Show tool calls without executing them
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+}
+
+impl GlobalOptions {
+    /// The options that override configuration keys.
+    pub fn overrides(&self) -> FlagOverrides {
+        FlagOverrides {
+            config_file: self.config.clone(),
+            model: self.model.clone(),
+            provider: self.provider.clone(),
+            endpoint: self.endpoint.clone(),
+            no_sandbox: self.no_sandbox,
+        }
+    }
+}
+
+/// The commands.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum Command {
+    /// Run one task non-interactively and print the reply
+    Exec {
+        /// The task; read from stdin when absent
+        prompt: Option<String>,
+        /// Allow the tool calls that need confirmation (denied otherwise)
+        #[arg(short = 'y', long)]
+        yes: bool,
+    },
+    /// Answer from a .chat file and append the reply to it
+    Ask {
+        /// The chat file
+        #[arg(long, value_name = "FILE")]
+        chat: PathBuf,
+        /// A question appended to the file as a user message first
+        question: Option<String>,
+    },
+    /// List the tools the model would see, with their source
+    Tools,
+    /// Run one tool directly and print its JSON result
+    Tool {
+        /// The tool's name
+        name: String,
+        /// Its arguments as a JSON object
+        json: String,
+    },
+    /// Print the effective configuration, each value with its source
+    Config,
+    /// Print a shell completion script
+    Completions {
+        /// The shell
+        shell: Shell,
+    },
+}
+
+impl Command {
+    /// The command's name as typed.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Exec { .. } => "exec",
+            Command::Ask { .. } => "ask",
+            Command::Tools => "tools",
+            Command::Tool { .. } => "tool",
+            Command::Config => "config",
+            Command::Completions { .. } => "completions",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, String> {
+        Cli::try_parse_from(std::iter::once("ybs").chain(args.iter().copied()))
+            .map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn the_command_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn spec_options_parse_before_or_after_the_command() -> Result<(), String> {
+        let cli = parse(&["-c", "x.json", "-m", "qwen", "exec", "-p", "openai", "--endpoint", "http://h", "--no-sandbox", "--dry-run", "hi"])?;
+        assert_eq!(
+            cli.options,
+            GlobalOptions {
+                config: Some("x.json".into()),
+                model: Some("qwen".into()),
+                provider: Some("openai".into()),
+                endpoint: Some("http://h".into()),
+                no_sandbox: true,
+                dry_run: true,
+            }
+        );
+        assert_eq!(
+            cli.command,
+            Some(Command::Exec {
+                prompt: Some("hi".into()),
+                yes: false
+            })
+        );
+        let overrides = cli.options.overrides();
+        assert_eq!(overrides.model.as_deref(), Some("qwen"));
+        assert!(overrides.no_sandbox);
+        Ok(())
+    }
+
+    #[test]
+    fn no_command_is_the_interactive_session() -> Result<(), String> {
+        let cli = parse(&[])?;
+        assert_eq!(cli.command, None);
+        assert_eq!(cli.resume, None);
+        Ok(())
+    }
+
+    #[test]
+    fn resume_takes_an_optional_file() -> Result<(), String> {
+        assert_eq!(parse(&["--resume"])?.resume, Some(None));
+        assert_eq!(parse(&["--resume", "s.chat"])?.resume, Some(Some("s.chat".into())));
+        Ok(())
+    }
+
+    #[test]
+    fn subcommands_parse() -> Result<(), String> {
+        assert_eq!(
+            parse(&["exec", "--yes"])?.command,
+            Some(Command::Exec { prompt: None, yes: true })
+        );
+        assert_eq!(
+            parse(&["ask", "--chat", "a.chat", "why?"])?.command,
+            Some(Command::Ask { chat: "a.chat".into(), question: Some("why?".into()) })
+        );
+        assert_eq!(
+            parse(&["ask", "--chat", "a.chat"])?.command,
+            Some(Command::Ask { chat: "a.chat".into(), question: None })
+        );
+        assert_eq!(parse(&["tools"])?.command, Some(Command::Tools));
+        assert_eq!(
+            parse(&["tool", "read_file", "{\"path\":\"a\"}"])?.command,
+            Some(Command::Tool { name: "read_file".into(), json: "{\"path\":\"a\"}".into() })
+        );
+        assert_eq!(parse(&["config"])?.command, Some(Command::Config));
+        assert_eq!(
+            parse(&["completions", "zsh"])?.command,
+            Some(Command::Completions { shell: Shell::Zsh })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn usage_errors_are_reported() {
+        assert!(parse(&["ask"]).is_err_and(|err| err.contains("--chat <FILE>")));
+        assert!(parse(&["tool", "x"]).is_err_and(|err| err.contains("<JSON>")));
+        assert!(parse(&["completions", "cmd"]).is_err_and(|err| err.contains("invalid value 'cmd'")));
+    }
+}

@@ -1,0 +1,171 @@
+//! Loading: defaults, the five files of spec section 2.1, environment variables, flags.
+
+use std::collections::BTreeMap;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::env::apply_env;
+use super::error::{ConfigError, ConfigWarning};
+use super::file;
+use super::merge::{merge_object, set_path};
+use super::paths::{ConfigFile, ConfigLocations, FileRole, expand_tilde};
+use super::schema::Config;
+use super::source::{Source, Sources};
+use super::validate::validate;
+
+/// The command-line flags that override configuration keys (spec section 2.2).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlagOverrides {
+    /// `--config FILE`: read last of the files.
+    pub config_file: Option<PathBuf>,
+    /// `-m/--model`: `llm.model`.
+    pub model: Option<String>,
+    /// `-p/--provider`: `llm.provider`.
+    pub provider: Option<String>,
+    /// `--endpoint`: `llm.endpoint`.
+    pub endpoint: Option<String>,
+    /// `--no-sandbox`: `safety.sandbox_enabled = false`.
+    pub no_sandbox: bool,
+}
+
+/// Whether a configuration file was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStatus {
+    /// The file.
+    pub file: ConfigFile,
+    /// Whether it existed and was merged.
+    pub loaded: bool,
+}
+
+/// The effective configuration with the source of every value.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    /// The typed configuration, `~` expanded.
+    pub config: Config,
+    /// Where each value that is not a default came from.
+    pub sources: Sources,
+    /// Unknown keys, variables and versions.
+    pub warnings: Vec<ConfigWarning>,
+    /// The files considered, in order.
+    pub files: Vec<FileStatus>,
+}
+
+/// Builds the configuration: defaults, then each file of `locations` (plus
+/// `flags.config_file`), merged key by key, then `env` (see [`super::env`]), then `flags`.
+pub fn load(
+    locations: &ConfigLocations,
+    env: &BTreeMap<String, String>,
+    flags: &FlagOverrides,
+) -> Result<LoadedConfig, ConfigError> {
+    let defaults = defaults();
+    let mut merged = defaults.clone();
+    let mut sources = Sources::default();
+    let mut warnings = Vec::new();
+    let mut files = Vec::new();
+    for config_file in locations.files(flags.config_file.as_deref()) {
+        let Some(text) = read(&config_file)? else {
+            files.push(FileStatus {
+                file: config_file,
+                loaded: false,
+            });
+            continue;
+        };
+        let parsed = file::parse(&config_file.path, &text)?;
+        warnings.extend(parsed.warnings);
+        merge_object(&mut merged, parsed.value, "", &config_file.source(), &mut sources);
+        files.push(FileStatus {
+            file: config_file,
+            loaded: true,
+        });
+    }
+    warnings.extend(apply_env(env, &defaults, &mut merged, &mut sources)?);
+    apply_flags(flags, &mut merged, &mut sources);
+    let mut config = typed(merged, &sources)?;
+    expand_paths(&mut config, locations.home.as_deref());
+    validate(&config, &sources)?;
+    Ok(LoadedConfig {
+        config,
+        sources,
+        warnings,
+        files,
+    })
+}
+
+/// The defaults as JSON: the base every layer merges into, and the schema of the
+/// environment variables.
+pub fn defaults() -> Map<String, Value> {
+    match serde_json::to_value(Config::default()) {
+        Ok(Value::Object(map)) => map,
+        // Config serializes to an object with string keys; nothing else can happen.
+        _ => Map::new(),
+    }
+}
+
+/// The file's text; `None` when an optional file does not exist.
+fn read(config_file: &ConfigFile) -> Result<Option<String>, ConfigError> {
+    match std::fs::read_to_string(&config_file.path) {
+        Ok(text) => Ok(Some(text)),
+        Err(err) if err.kind() == ErrorKind::NotFound => match config_file.role {
+            FileRole::Explicit => Err(ConfigError::MissingExplicit {
+                path: config_file.path.clone(),
+            }),
+            _ => Ok(None),
+        },
+        Err(source) => Err(ConfigError::Read {
+            path: config_file.path.clone(),
+            source,
+        }),
+    }
+}
+
+fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: &mut Sources) {
+    let strings = [
+        ("llm.model", "--model", &flags.model),
+        ("llm.provider", "--provider", &flags.provider),
+        ("llm.endpoint", "--endpoint", &flags.endpoint),
+    ];
+    for (key, flag, value) in strings {
+        if let Some(value) = value {
+            set_path(merged, key, Value::String(value.clone()), Source::Flag(flag), sources);
+        }
+    }
+    if flags.no_sandbox {
+        set_path(
+            merged,
+            "safety.sandbox_enabled",
+            Value::Bool(false),
+            Source::Flag("--no-sandbox"),
+            sources,
+        );
+    }
+}
+
+/// The merged JSON as a [`Config`]. Each layer was type-checked on its own, so this fails
+/// only for a value a layer could not check (none today); the error still names the key.
+fn typed(merged: Map<String, Value>, sources: &Sources) -> Result<Config, ConfigError> {
+    serde_path_to_error::deserialize(Value::Object(merged)).map_err(|err| {
+        let key = err.path().to_string();
+        ConfigError::Invalid {
+            origin: sources.of(&key).clone(),
+            key,
+            value: String::from("(merged value)"),
+            rule: err.into_inner().to_string(),
+        }
+    })
+}
+
+fn expand_paths(config: &mut Config, home: Option<&Path>) {
+    let expand = |path: &mut String| *path = expand_tilde(path, home);
+    config.safety.sandbox_allowed_paths.iter_mut().for_each(expand);
+    config.safety.sandbox_blocked_paths.iter_mut().for_each(expand);
+    for tool in &mut config.tools.external {
+        expand(&mut tool.path);
+    }
+    for server in config.mcp.servers.values_mut() {
+        if let Some(command) = &mut server.command {
+            expand(command);
+        }
+    }
+}

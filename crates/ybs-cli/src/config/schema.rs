@@ -1,0 +1,365 @@
+//! The typed configuration of spec section 2.3, with its defaults.
+//!
+//! Every struct is `#[serde(default)]`, so a file may set any subset of keys; merging happens
+//! on JSON values before these types are built (see [`super::load`]).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// The schema version (`"1.0"`).
+    pub version: String,
+    /// The model and the provider that serves it.
+    pub llm: LlmConfig,
+    /// Context window management.
+    pub context: ContextConfig,
+    /// The agent loop.
+    pub agent: AgentConfig,
+    /// Sandboxing and confirmations.
+    pub safety: SafetyConfig,
+    /// Built-in and external tools.
+    pub tools: ToolsConfig,
+    /// Git integration.
+    pub git: GitConfig,
+    /// The terminal display.
+    pub ui: UiConfig,
+    /// MCP servers whose tools join the registry (not in spec 2.3; named by issue 7).
+    pub mcp: McpConfig,
+}
+
+/// The schema version this build writes and understands.
+pub const SCHEMA_VERSION: &str = "1.0";
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: SCHEMA_VERSION.to_owned(),
+            llm: LlmConfig::default(),
+            context: ContextConfig::default(),
+            agent: AgentConfig::default(),
+            safety: SafetyConfig::default(),
+            tools: ToolsConfig::default(),
+            git: GitConfig::default(),
+            ui: UiConfig::default(),
+            mcp: McpConfig::default(),
+        }
+    }
+}
+
+/// `llm`: which model, where, and how to sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LlmConfig {
+    /// The provider's name (`ollama`, `openai`, `anthropic`, `openrouter`...).
+    pub provider: String,
+    /// The model's name as the provider knows it.
+    pub model: String,
+    /// The provider's base URL. `null` (the default) means the provider's own default
+    /// endpoint, which for the default provider `ollama` is `http://localhost:11434`; a fixed
+    /// default here would send an `openai` config to Ollama's port.
+    pub endpoint: Option<String>,
+    /// The API key; `null` means the provider's usual environment variable.
+    pub api_key: Option<String>,
+    /// Sampling temperature, 0 to 2.
+    pub temperature: f64,
+    /// The most tokens one reply may have.
+    pub max_tokens: u32,
+    /// How long one request may take, in seconds.
+    pub timeout_seconds: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            provider: "ollama".to_owned(),
+            model: "qwen3:14b".to_owned(),
+            endpoint: None,
+            api_key: None,
+            temperature: 0.7,
+            max_tokens: 4096,
+            timeout_seconds: 120,
+        }
+    }
+}
+
+/// `context`: how much history is sent and when it is compacted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContextConfig {
+    /// The context window, in tokens.
+    pub max_tokens: u64,
+    /// The fraction of `max_tokens` at which the history is compacted (0 to 1).
+    pub compaction_threshold: f64,
+    /// Tokens given to the repository map.
+    pub repo_map_tokens: u64,
+    /// Tool output longer than this is truncated before it reaches the model.
+    pub max_tool_output_chars: usize,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            max_tokens: 32_000,
+            compaction_threshold: 0.95,
+            repo_map_tokens: 1024,
+            max_tool_output_chars: 10_000,
+        }
+    }
+}
+
+/// `agent`: the loop's limits and retries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentConfig {
+    /// The most model calls one user turn may make.
+    pub max_iterations: u32,
+    /// How often a failed request is retried.
+    pub retry_attempts: u32,
+    /// The first retry's delay in milliseconds; later ones back off from it.
+    pub retry_backoff_base_ms: u64,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            max_iterations: 25,
+            retry_attempts: 3,
+            retry_backoff_base_ms: 1000,
+        }
+    }
+}
+
+/// `safety`: the sandbox and which tools ask first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SafetyConfig {
+    /// Whether shell commands run sandboxed.
+    pub sandbox_enabled: bool,
+    /// Directories tools may touch (`~` expanded, relative ones from the working directory).
+    pub sandbox_allowed_paths: Vec<String>,
+    /// Paths tools may never touch, even inside an allowed directory.
+    pub sandbox_blocked_paths: Vec<String>,
+    /// Tools that ask the user before they run.
+    pub require_confirmation: Vec<String>,
+    /// Shell commands refused outright.
+    pub blocked_commands: Vec<String>,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        SafetyConfig {
+            sandbox_enabled: true,
+            sandbox_allowed_paths: strings(&["./"]),
+            sandbox_blocked_paths: strings(&["~/.ssh", "~/.aws", "~/.config"]),
+            require_confirmation: strings(&["write_file", "run_shell", "delete_file"]),
+            blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
+        }
+    }
+}
+
+/// `tools`: which built-in tools are on, and the external ones.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolsConfig {
+    /// The built-in tools.
+    pub builtin: BuiltinTools,
+    /// External executables (spec section 4). Empty by default: the spec's `web_search` and
+    /// `web_fetch` entries are examples of scripts a user installs, not programs ybs ships.
+    pub external: Vec<ExternalTool>,
+}
+
+/// `tools.builtin`: one entry per built-in tool of spec section 3.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BuiltinTools {
+    /// `read_file`.
+    pub read_file: BuiltinTool,
+    /// `write_file`.
+    pub write_file: BuiltinTool,
+    /// `edit_file`.
+    pub edit_file: BuiltinTool,
+    /// `list_files`.
+    pub list_files: BuiltinTool,
+    /// `search_files`.
+    pub search_files: BuiltinTool,
+    /// `run_shell`.
+    pub run_shell: BuiltinTool,
+}
+
+impl Default for BuiltinTools {
+    fn default() -> Self {
+        BuiltinTools {
+            read_file: BuiltinTool::default(),
+            write_file: BuiltinTool::default(),
+            edit_file: BuiltinTool::default(),
+            list_files: BuiltinTool::default(),
+            search_files: BuiltinTool::default(),
+            run_shell: BuiltinTool {
+                enabled: true,
+                timeout_seconds: Some(30),
+            },
+        }
+    }
+}
+
+/// One built-in tool's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BuiltinTool {
+    /// Whether the model sees the tool.
+    pub enabled: bool,
+    /// The tool's time limit in seconds, for tools that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<u64>,
+}
+
+impl Default for BuiltinTool {
+    fn default() -> Self {
+        BuiltinTool {
+            enabled: true,
+            timeout_seconds: None,
+        }
+    }
+}
+
+/// One entry of `tools.external` (spec section 4.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExternalTool {
+    /// The tool's name as the model sees it.
+    pub name: String,
+    /// How it runs; only `"executable"` exists.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The executable (`~` expanded).
+    pub path: String,
+    /// What the tool does, for the model (a `.tool.json` sidecar may supply it instead).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The parameters in the spec's short form or as JSON Schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+    /// The time limit in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<u64>,
+    /// Whether the model sees the tool.
+    pub enabled: bool,
+}
+
+/// The one kind of external tool.
+pub const EXTERNAL_TOOL_KIND: &str = "executable";
+
+impl Default for ExternalTool {
+    fn default() -> Self {
+        ExternalTool {
+            name: String::new(),
+            kind: EXTERNAL_TOOL_KIND.to_owned(),
+            path: String::new(),
+            description: None,
+            parameters: None,
+            timeout_seconds: None,
+            enabled: true,
+        }
+    }
+}
+
+/// `git`: committing what the agent changed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GitConfig {
+    /// Commit the files a turn changed.
+    pub auto_commit: bool,
+    /// The start of every such commit's message.
+    pub commit_message_prefix: String,
+}
+
+impl Default for GitConfig {
+    fn default() -> Self {
+        GitConfig {
+            auto_commit: true,
+            commit_message_prefix: "[ybs]".to_owned(),
+        }
+    }
+}
+
+/// `ui`: what the terminal shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct UiConfig {
+    /// Use colours (also off with `NO_COLOR` or when output is not a terminal).
+    pub color: bool,
+    /// Show tokens and cost after each turn.
+    pub show_token_usage: bool,
+    /// Show tool calls and their results.
+    pub show_tool_calls: bool,
+    /// Show replies as they arrive rather than when complete.
+    pub stream_responses: bool,
+    /// Show the model's reasoning, dimmed (not in spec 2.3; issue 7 asks for the setting).
+    pub show_reasoning: bool,
+}
+
+impl Default for UiConfig {
+    fn default() -> Self {
+        UiConfig {
+            color: true,
+            show_token_usage: true,
+            show_tool_calls: true,
+            stream_responses: true,
+            show_reasoning: true,
+        }
+    }
+}
+
+/// `mcp`: Model Context Protocol servers, by name.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpConfig {
+    /// The servers; the name prefixes their tools.
+    pub servers: BTreeMap<String, McpServer>,
+}
+
+/// One MCP server: started as a child process (`command`) or reached over streamable HTTP
+/// (`url`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct McpServer {
+    /// The program to start, for stdio servers (`~` expanded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Extra environment variables for it.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// The endpoint, for HTTP servers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Extra HTTP headers (authorization, usually).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// Whether to connect at all.
+    pub enabled: bool,
+}
+
+impl Default for McpServer {
+    fn default() -> Self {
+        McpServer {
+            command: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            url: None,
+            headers: BTreeMap::new(),
+            enabled: true,
+        }
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|item| (*item).to_owned()).collect()
+}

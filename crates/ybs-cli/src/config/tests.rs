@@ -1,0 +1,307 @@
+//! Tests of [`load`] against files in a temporary directory.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    locations: ConfigLocations,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("tempdir: {err}"));
+        let root = dir.path().to_owned();
+        let locations = ConfigLocations {
+            system_file: root.join("etc/ybs/config.json"),
+            home: Some(root.join("home")),
+            xdg_config_home: None,
+            cwd: root.join("project"),
+        };
+        Fixture {
+            _dir: dir,
+            root,
+            locations,
+        }
+    }
+
+    fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.root.join(relative);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap_or_else(|err| panic!("mkdir: {err}"));
+        }
+        fs::write(&path, text).unwrap_or_else(|err| panic!("write: {err}"));
+        path
+    }
+
+    fn load(&self, env: &[(&str, &str)], flags: &FlagOverrides) -> Result<LoadedConfig, String> {
+        let env: BTreeMap<String, String> = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        load(&self.locations, &env, flags).map_err(|err| err.to_string())
+    }
+}
+
+fn file(path: &Path) -> Source {
+    Source::File(path.to_owned())
+}
+
+#[test]
+fn without_files_everything_is_the_spec_default() -> Result<(), String> {
+    let fixture = Fixture::new();
+    let loaded = fixture.load(&[], &FlagOverrides::default())?;
+    let mut expected = Config::default();
+    let home = fixture.root.join("home");
+    expected.safety.sandbox_blocked_paths = [".ssh", ".aws", ".config"]
+        .iter()
+        .map(|dir| home.join(dir).to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(loaded.config, expected);
+    assert_eq!(loaded.config.llm.provider, "ollama");
+    assert_eq!(loaded.config.llm.model, "qwen3:14b");
+    assert_eq!(loaded.config.context.max_tokens, 32_000);
+    assert_eq!(loaded.config.agent.max_iterations, 25);
+    assert_eq!(loaded.config.tools.builtin.run_shell.timeout_seconds, Some(30));
+    assert_eq!(loaded.config.git.commit_message_prefix, "[ybs]");
+    assert!(loaded.warnings.is_empty());
+    assert_eq!(loaded.files.len(), 4);
+    assert!(loaded.files.iter().all(|status| !status.loaded));
+    assert_eq!(loaded.sources.of("llm.model"), &Source::Default);
+    Ok(())
+}
+
+#[test]
+fn files_merge_in_order_key_by_key() -> Result<(), String> {
+    let fixture = Fixture::new();
+    let system = fixture.write(
+        "etc/ybs/config.json",
+        r#"{"llm": {"provider": "openai", "model": "sys-model", "temperature": 0.1}}"#,
+    );
+    let user = fixture.write(
+        "home/.config/ybs/config.json",
+        r#"{"llm": {"model": "user-model"}, "ui": {"color": false}}"#,
+    );
+    let shorthand = fixture.write("home/.ybs.json", r#"{"agent": {"max_iterations": 5}}"#);
+    let project = fixture.write(
+        "project/.ybs.json",
+        r#"{"llm": {"model": "project-model"}, "agent": {"retry_attempts": 9}}"#,
+    );
+    let explicit = fixture.write("elsewhere/x.json", r#"{"agent": {"max_iterations": 6}}"#);
+    let flags = FlagOverrides {
+        config_file: Some(explicit.clone()),
+        ..FlagOverrides::default()
+    };
+    let loaded = fixture.load(&[], &flags)?;
+    let config = &loaded.config;
+    assert_eq!(config.llm.provider, "openai");
+    assert_eq!(config.llm.model, "project-model");
+    assert_eq!(config.llm.temperature, 0.1);
+    assert!(!config.ui.color);
+    assert!(config.ui.show_tool_calls);
+    assert_eq!(config.agent.max_iterations, 6);
+    assert_eq!(config.agent.retry_attempts, 9);
+    assert_eq!(config.agent.retry_backoff_base_ms, 1000);
+    let sources = &loaded.sources;
+    assert_eq!(sources.of("llm.provider"), &file(&system));
+    assert_eq!(sources.of("llm.temperature"), &file(&system));
+    assert_eq!(sources.of("llm.model"), &file(&project));
+    assert_eq!(sources.of("ui.color"), &file(&user));
+    assert_eq!(sources.of("agent.max_iterations"), &file(&explicit));
+    assert_eq!(sources.of("agent.retry_attempts"), &file(&project));
+    assert_eq!(sources.of("ui.show_tool_calls"), &Source::Default);
+    assert!(loaded.files.iter().all(|status| status.loaded));
+    assert_eq!(loaded.files[2].file.path, shorthand);
+    Ok(())
+}
+
+#[test]
+fn env_overrides_files_and_flags_override_env() -> Result<(), String> {
+    let fixture = Fixture::new();
+    fixture.write(
+        "project/.ybs.json",
+        r#"{"llm": {"model": "file", "provider": "file", "endpoint": "http://file"}}"#,
+    );
+    let flags = FlagOverrides {
+        model: Some("flag-model".into()),
+        no_sandbox: true,
+        ..FlagOverrides::default()
+    };
+    let loaded = fixture.load(
+        &[("YBS_MODEL", "env-model"), ("YBS_PROVIDER", "anthropic")],
+        &flags,
+    )?;
+    assert_eq!(loaded.config.llm.model, "flag-model");
+    assert_eq!(loaded.sources.of("llm.model"), &Source::Flag("--model"));
+    assert_eq!(loaded.config.llm.provider, "anthropic");
+    assert_eq!(loaded.sources.of("llm.provider"), &Source::Env("YBS_PROVIDER".into()));
+    assert_eq!(loaded.config.llm.endpoint.as_deref(), Some("http://file"));
+    assert!(!loaded.config.safety.sandbox_enabled);
+    assert_eq!(
+        loaded.sources.of("safety.sandbox_enabled"),
+        &Source::Flag("--no-sandbox")
+    );
+    Ok(())
+}
+
+#[test]
+fn xdg_config_home_is_honoured_for_the_user_file() -> Result<(), String> {
+    let mut fixture = Fixture::new();
+    let xdg = fixture.write("xdg/ybs/config.json", r#"{"llm": {"model": "xdg"}}"#);
+    fixture.write("home/.config/ybs/config.json", r#"{"llm": {"model": "dot-config"}}"#);
+    fixture.locations.xdg_config_home = Some(fixture.root.join("xdg"));
+    let loaded = fixture.load(&[], &FlagOverrides::default())?;
+    assert_eq!(loaded.config.llm.model, "xdg");
+    assert_eq!(loaded.sources.of("llm.model"), &file(&xdg));
+    Ok(())
+}
+
+#[test]
+fn tildes_expand_in_paths() -> Result<(), String> {
+    let fixture = Fixture::new();
+    fixture.write(
+        "project/.ybs.json",
+        r#"{"tools": {"external": [{"name": "w", "path": "~/.ybs/tools/w"}]},
+            "mcp": {"servers": {"s": {"command": "~/bin/s"}}}}"#,
+    );
+    let loaded = fixture.load(&[], &FlagOverrides::default())?;
+    let home = fixture.root.join("home");
+    let config = &loaded.config;
+    assert_eq!(
+        config.safety.sandbox_blocked_paths[0],
+        home.join(".ssh").to_string_lossy()
+    );
+    assert_eq!(config.safety.sandbox_allowed_paths, ["./"]);
+    assert_eq!(config.tools.external[0].path, home.join(".ybs/tools/w").to_string_lossy());
+    assert_eq!(
+        config.mcp.servers["s"].command.as_deref(),
+        Some(home.join("bin/s").to_string_lossy().as_ref())
+    );
+    Ok(())
+}
+
+#[test]
+fn unknown_keys_are_collected_from_every_file() -> Result<(), String> {
+    let fixture = Fixture::new();
+    let user = fixture.write("home/.ybs.json", r#"{"llm": {"modle": "x"}}"#);
+    let project = fixture.write("project/.ybs.json", r#"{"uii": {}}"#);
+    let loaded = fixture.load(&[("YBS_NOPE", "1")], &FlagOverrides::default())?;
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            format!("{}: unknown key llm.modle (ignored)", user.display()),
+            format!("{}: unknown key uii (ignored)", project.display()),
+            "environment variable YBS_NOPE is not a ybs setting (ignored); `ybs config` lists the keys"
+                .to_owned(),
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn a_malformed_file_is_an_error_naming_file_line_and_column() {
+    let fixture = Fixture::new();
+    let path = fixture.write("home/.ybs.json", "{\n  \"llm\": {\n    \"model\" \"x\"\n  }\n}\n");
+    assert_eq!(
+        fixture.load(&[], &FlagOverrides::default()).err(),
+        Some(format!(
+            "{}:3:13: malformed config file: expected `:`",
+            path.display()
+        ))
+    );
+}
+
+#[test]
+fn a_missing_explicit_file_is_an_error_but_missing_others_are_not() {
+    let fixture = Fixture::new();
+    let flags = FlagOverrides {
+        config_file: Some(PathBuf::from("nope.json")),
+        ..FlagOverrides::default()
+    };
+    assert_eq!(
+        fixture.load(&[], &flags).err(),
+        Some(format!(
+            "config file {} (given with --config) does not exist",
+            fixture.root.join("project/nope.json").display()
+        ))
+    );
+}
+
+#[test]
+fn an_unreadable_file_names_the_file() {
+    let fixture = Fixture::new();
+    let dir = fixture.root.join("project/.ybs.json");
+    fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("mkdir: {err}"));
+    let err = fixture.load(&[], &FlagOverrides::default()).err().unwrap_or_default();
+    assert!(
+        err.starts_with(&format!("cannot read config file {}: ", dir.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_invalid_value_names_its_source() {
+    let fixture = Fixture::new();
+    let path = fixture.write("project/.ybs.json", r#"{"context": {"compaction_threshold": 1.5}}"#);
+    assert_eq!(
+        fixture.load(&[], &FlagOverrides::default()).err(),
+        Some(format!(
+            "context.compaction_threshold = 1.5 (from {}) is invalid: it must be above 0 and at \
+             most 1 (a fraction of context.max_tokens)",
+            path.display()
+        ))
+    );
+    assert_eq!(
+        fixture
+            .load(&[("YBS_LLM_TEMPERATURE", "3")], &FlagOverrides::default())
+            .err(),
+        Some(
+            "llm.temperature = 3.0 (from env YBS_LLM_TEMPERATURE) is invalid: it must be between \
+             0 and 2"
+                .to_owned()
+        )
+    );
+}
+
+#[test]
+fn show_lists_every_value_with_its_source_and_masks_keys() -> Result<(), String> {
+    let fixture = Fixture::new();
+    let project = fixture.write(
+        "project/.ybs.json",
+        r#"{"llm": {"provider": "openai", "api_key": "sk-test-1234567890abcdef"}}"#,
+    );
+    let flags = FlagOverrides {
+        model: Some("gpt-test".into()),
+        ..FlagOverrides::default()
+    };
+    let loaded = fixture.load(&[("YBS_UI_COLOR", "false")], &flags)?;
+    let text = show(&loaded);
+    let line = |key: &str| {
+        text.lines()
+            .find(|line| line.starts_with(&format!("{key} = ")))
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    };
+    assert_eq!(line("llm.provider"), format!("llm.provider = \"openai\" # {}", project.display()));
+    assert_eq!(line("llm.api_key"), format!("llm.api_key = \"***cdef\" # {}", project.display()));
+    assert_eq!(line("llm.model"), "llm.model = \"gpt-test\" # flag --model");
+    assert_eq!(line("ui.color"), "ui.color = false # env YBS_UI_COLOR");
+    assert_eq!(line("llm.endpoint"), "llm.endpoint = null # default (the provider's own endpoint)");
+    assert_eq!(
+        line("safety.require_confirmation"),
+        "safety.require_confirmation = [\"write_file\",\"run_shell\",\"delete_file\"] # default"
+    );
+    assert!(!text.contains("1234567890"));
+    assert!(text.starts_with("# Configuration files, in order (later ones win):\n"));
+    assert!(text.contains(&format!("#   {}\n", project.display())));
+    assert!(text.contains(&format!(
+        "#   {} (not found)\n",
+        fixture.root.join("home/.ybs.json").display()
+    )));
+    Ok(())
+}
