@@ -1,1 +1,293 @@
-//! Slash commands.
+//! Slash commands typed at the REPL prompt (`/model NAME`, `/save [FILE]`...), parsed into a
+//! [`SlashCommand`]. A line that starts with `//` is a message starting with `/`.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// A parsed slash command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SlashCommand {
+    /// `/provider list|current|NAME [MODEL]`.
+    Provider(ProviderAction),
+    /// `/model NAME`: another model of the same provider.
+    Model(String),
+    /// `/config`: the effective configuration.
+    Config,
+    /// `/tools`: the tools the model sees.
+    Tools,
+    /// `/help`: the commands.
+    Help,
+    /// `/clear`: forget the conversation.
+    Clear,
+    /// `/compact`: summarize the older history now.
+    Compact,
+    /// `/usage`: tokens and cost so far.
+    Usage,
+    /// `/save [FILE]`: save the session as a `.chat` file.
+    Save(Option<PathBuf>),
+    /// `/reload-tools`: reload the external tools.
+    ReloadTools,
+}
+
+/// What `/provider` does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProviderAction {
+    /// `/provider list`: the providers this build knows.
+    List,
+    /// `/provider current`: the provider and model in use.
+    Current,
+    /// `/provider NAME [MODEL]`: switch, keeping the conversation.
+    Switch {
+        /// The provider.
+        name: String,
+        /// The model; the provider's default when absent.
+        model: Option<String>,
+    },
+}
+
+/// One line typed at the prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Nothing but whitespace.
+    Empty,
+    /// A message for the model.
+    Message(String),
+    /// A slash command.
+    Command(SlashCommand),
+}
+
+/// A slash command that cannot be run as typed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SlashError {
+    /// No such command.
+    #[error("unknown command /{name}{}; known commands: {}", suggestion(name), known_names())]
+    Unknown {
+        /// The name typed, without the slash.
+        name: String,
+    },
+    /// A required argument is missing.
+    #[error("/{name} needs an argument; usage: {usage}")]
+    MissingArgument {
+        /// The command.
+        name: &'static str,
+        /// Its usage line.
+        usage: &'static str,
+    },
+    /// More arguments than the command takes.
+    #[error("/{name} takes fewer arguments; usage: {usage}")]
+    TooManyArguments {
+        /// The command.
+        name: &'static str,
+        /// Its usage line.
+        usage: &'static str,
+    },
+}
+
+/// Each command: name, usage line, what it does.
+pub const COMMANDS: [(&str, &str, &str); 10] = [
+    ("provider", "/provider list|current|NAME [MODEL]", "list providers, show the current one, or switch (the conversation is kept)"),
+    ("model", "/model NAME", "switch to another model of the same provider"),
+    ("config", "/config", "show the effective configuration and where each value came from"),
+    ("tools", "/tools", "list the tools the model can call"),
+    ("help", "/help", "show this help"),
+    ("clear", "/clear", "forget the conversation and start afresh"),
+    ("compact", "/compact", "summarize the older part of the conversation now"),
+    ("usage", "/usage", "show the tokens and cost of this session"),
+    ("save", "/save [FILE]", "save the session as a .chat file (default: its session file)"),
+    ("reload-tools", "/reload-tools", "reload the external tools (as SIGHUP does)"),
+];
+
+/// Reads one line typed at the prompt.
+pub fn parse_input(line: &str) -> Result<Input, SlashError> {
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return Ok(Input::Empty);
+    }
+    if let Some(literal) = trimmed.strip_prefix("//") {
+        return Ok(Input::Message(format!("/{literal}")));
+    }
+    match trimmed.strip_prefix('/') {
+        Some(command) => parse_command(command).map(Input::Command),
+        None => Ok(Input::Message(line.to_owned())),
+    }
+}
+
+/// Parses the text after the slash.
+pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
+    let text = text.trim();
+    let (name, rest) = match text.split_once(char::is_whitespace) {
+        Some((name, rest)) => (name, rest.trim()),
+        None => (text, ""),
+    };
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    let name = name.to_ascii_lowercase();
+    let Some(&(known, usage, _)) = COMMANDS.iter().find(|(known, _, _)| *known == name) else {
+        return Err(SlashError::Unknown { name });
+    };
+    let missing = SlashError::MissingArgument { name: known, usage };
+    let too_many = SlashError::TooManyArguments { name: known, usage };
+    let no_args = |command: SlashCommand| {
+        if args.is_empty() {
+            Ok(command)
+        } else {
+            Err(too_many.clone())
+        }
+    };
+    match known {
+        "provider" => match args.as_slice() {
+            [] => Err(missing),
+            ["list"] => Ok(SlashCommand::Provider(ProviderAction::List)),
+            ["current"] => Ok(SlashCommand::Provider(ProviderAction::Current)),
+            ["list" | "current", ..] => Err(too_many),
+            [name] => Ok(SlashCommand::Provider(ProviderAction::Switch {
+                name: (*name).to_owned(),
+                model: None,
+            })),
+            [name, model] => Ok(SlashCommand::Provider(ProviderAction::Switch {
+                name: (*name).to_owned(),
+                model: Some((*model).to_owned()),
+            })),
+            _ => Err(too_many),
+        },
+        "model" => match args.as_slice() {
+            [] => Err(missing),
+            [model] => Ok(SlashCommand::Model((*model).to_owned())),
+            _ => Err(too_many),
+        },
+        // The rest of the line is the file, spaces included.
+        "save" => Ok(SlashCommand::Save((!rest.is_empty()).then(|| PathBuf::from(rest)))),
+        "config" => no_args(SlashCommand::Config),
+        "tools" => no_args(SlashCommand::Tools),
+        "help" => no_args(SlashCommand::Help),
+        "clear" => no_args(SlashCommand::Clear),
+        "compact" => no_args(SlashCommand::Compact),
+        "usage" => no_args(SlashCommand::Usage),
+        _ => no_args(SlashCommand::ReloadTools),
+    }
+}
+
+/// The text `/help` prints: every command with its usage and purpose.
+pub fn help_text() -> String {
+    let width = COMMANDS.iter().map(|(_, usage, _)| usage.len()).max().unwrap_or(0);
+    let mut text = String::from("Commands:\n");
+    for (_, usage, what) in COMMANDS {
+        let _ = writeln!(text, "  {usage:<width$}  {what}");
+    }
+    text.push_str("Start a message with // to send a line that begins with /.\n");
+    text
+}
+
+fn known_names() -> String {
+    COMMANDS
+        .iter()
+        .map(|(name, _, _)| format!("/{name}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn suggestion(typed: &str) -> String {
+    let matches: Vec<&str> = COMMANDS
+        .iter()
+        .map(|(name, _, _)| *name)
+        .filter(|name| !typed.is_empty() && name.starts_with(typed))
+        .collect();
+    match matches.as_slice() {
+        [only] => format!(" (did you mean /{only}?)"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(line: &str) -> Result<SlashCommand, String> {
+        match parse_input(line) {
+            Ok(Input::Command(command)) => Ok(command),
+            Ok(other) => Err(format!("not a command: {other:?}")),
+            Err(err) => Err(err.to_string()),
+        }
+    }
+
+    #[test]
+    fn every_command_parses() {
+        let switch = |name: &str, model: Option<&str>| {
+            Ok(SlashCommand::Provider(ProviderAction::Switch {
+                name: name.into(),
+                model: model.map(Into::into),
+            }))
+        };
+        assert_eq!(command("/provider list"), Ok(SlashCommand::Provider(ProviderAction::List)));
+        assert_eq!(command("/provider current"), Ok(SlashCommand::Provider(ProviderAction::Current)));
+        assert_eq!(command("/provider ollama"), switch("ollama", None));
+        assert_eq!(command("  /provider  ollama   qwen2.5:14b "), switch("ollama", Some("qwen2.5:14b")));
+        assert_eq!(command("/model gpt-4o"), Ok(SlashCommand::Model("gpt-4o".into())));
+        assert_eq!(command("/config"), Ok(SlashCommand::Config));
+        assert_eq!(command("/tools"), Ok(SlashCommand::Tools));
+        assert_eq!(command("/help"), Ok(SlashCommand::Help));
+        assert_eq!(command("/HELP"), Ok(SlashCommand::Help));
+        assert_eq!(command("/clear"), Ok(SlashCommand::Clear));
+        assert_eq!(command("/compact"), Ok(SlashCommand::Compact));
+        assert_eq!(command("/usage"), Ok(SlashCommand::Usage));
+        assert_eq!(command("/save"), Ok(SlashCommand::Save(None)));
+        assert_eq!(command("/save my notes.chat"), Ok(SlashCommand::Save(Some("my notes.chat".into()))));
+        assert_eq!(command("/reload-tools"), Ok(SlashCommand::ReloadTools));
+    }
+
+    #[test]
+    fn plain_lines_are_messages_and_double_slash_escapes() {
+        assert_eq!(parse_input("  hello /there "), Ok(Input::Message("  hello /there ".into())));
+        assert_eq!(parse_input("//etc/hosts is odd"), Ok(Input::Message("/etc/hosts is odd".into())));
+        assert_eq!(parse_input("   "), Ok(Input::Empty));
+    }
+
+    #[test]
+    fn an_unknown_command_says_so_and_lists_the_known_ones() {
+        let known = "/provider, /model, /config, /tools, /help, /clear, /compact, /usage, /save, \
+                     /reload-tools";
+        assert_eq!(
+            command("/frobnicate now"),
+            Err(format!("unknown command /frobnicate; known commands: {known}"))
+        );
+        assert_eq!(
+            command("/mod x"),
+            Err(format!("unknown command /mod (did you mean /model?); known commands: {known}"))
+        );
+        assert_eq!(command("/"), Err(format!("unknown command /; known commands: {known}")));
+    }
+
+    #[test]
+    fn wrong_argument_counts_show_the_usage() {
+        assert_eq!(
+            command("/model"),
+            Err("/model needs an argument; usage: /model NAME".into())
+        );
+        assert_eq!(
+            command("/model a b"),
+            Err("/model takes fewer arguments; usage: /model NAME".into())
+        );
+        assert_eq!(
+            command("/provider"),
+            Err("/provider needs an argument; usage: /provider list|current|NAME [MODEL]".into())
+        );
+        assert_eq!(
+            command("/provider list all"),
+            Err("/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]".into())
+        );
+        assert_eq!(
+            command("/provider openai gpt-4 extra"),
+            Err("/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]".into())
+        );
+        assert_eq!(command("/clear all"), Err("/clear takes fewer arguments; usage: /clear".into()));
+    }
+
+    #[test]
+    fn help_lists_every_command() {
+        let help = help_text();
+        for (_, usage, what) in COMMANDS {
+            assert!(help.contains(&format!("{usage} ")), "{usage}");
+            assert!(help.contains(what));
+        }
+        assert!(help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  list providers"));
+    }
+}
