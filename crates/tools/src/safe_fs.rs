@@ -185,6 +185,16 @@ fn open_parent<'a>(
                     rustix::fs::openat(&dir, part, dir_flags, Mode::empty())
                         .map_err(|e| errno_error(e, &shown))?
                 }
+                Err(e @ (rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR)) => {
+                    // `O_DIRECTORY | O_NOFOLLOW` on a symlink fails with ELOOP or ENOTDIR.
+                    let is_link = rustix::fs::statat(&dir, part, AtFlags::SYMLINK_NOFOLLOW)
+                        .is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::Symlink);
+                    return Err(if is_link {
+                        SafeFsError::SymlinkRace(shown)
+                    } else {
+                        errno_error(e, &shown)
+                    });
+                }
                 Err(e) => return Err(errno_error(e, &shown)),
             };
             dir = next;
@@ -204,8 +214,8 @@ fn temp_name(name: &OsStr) -> String {
     format!(".{stem}.ybs-{}-{n}-{nanos}.tmp", std::process::id())
 }
 
-/// Maps an open error, naming the symlink race for `ELOOP` (and `ENOTDIR`, which
-/// `O_DIRECTORY | O_NOFOLLOW` returns for a symlink on some kernels).
+/// Maps an open error, naming the symlink race for `ELOOP` (what `O_NOFOLLOW` returns for a
+/// symlink).
 fn errno_error(errno: rustix::io::Errno, shown: &str) -> SafeFsError {
     match errno {
         rustix::io::Errno::LOOP => SafeFsError::SymlinkRace(shown.to_string()),

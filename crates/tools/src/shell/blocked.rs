@@ -150,7 +150,12 @@ fn strip_wrappers(mut words: Vec<String>) -> Vec<String> {
                 // `timeout [options] DURATION COMMAND`
                 words.remove(0);
                 while words.first().is_some_and(|w| w.starts_with('-')) {
-                    words.remove(0);
+                    let option = words.remove(0);
+                    if matches!(option.as_str(), "-s" | "-k" | "--signal" | "--kill-after")
+                        && !words.is_empty()
+                    {
+                        words.remove(0);
+                    }
                 }
                 if !words.is_empty() {
                     words.remove(0);

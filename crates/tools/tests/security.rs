@@ -1,0 +1,604 @@
+//! The security battery: escape attempts against the path sandbox, the file tools and the
+//! shell sandbox. Each asserts that the attempt was refused (with the exact reason) and that
+//! nothing outside the root changed.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::Read;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::symlink;
+use std::time::Duration;
+
+use common::{Fixture, KEY, PRIVATE, SECRET};
+use serde_json::{Value, json};
+use ybs_tools::safe_fs::{self, SafeFsError};
+
+const OUTSIDE: &str = "which is outside the allowed directories";
+const BLOCKED: &str = "which is inside the blocked path";
+const NUL: &str = "contains a NUL byte";
+const TOO_LONG: &str = "path is too long";
+const LOOP: &str = "too many levels of symbolic links";
+const HARD_LINK: &str = "hard links; files with more than one link are refused";
+
+/// Symlinks and hard links planted in the root before the attempts.
+fn plant_links(f: &Fixture) {
+    let r = &f.root;
+    symlink(f.outside.join("secret.txt"), r.join("link_abs")).unwrap();
+    symlink("../outside/secret.txt", r.join("link_rel")).unwrap();
+    symlink(&f.outside, r.join("linkdir")).unwrap();
+    symlink(f.outside.join("created.txt"), r.join("dangling")).unwrap();
+    symlink("chain2", r.join("chain1")).unwrap();
+    symlink("linkdir/secret.txt", r.join("chain2")).unwrap();
+    symlink("loop2", r.join("loop1")).unwrap();
+    symlink("loop1", r.join("loop2")).unwrap();
+    symlink("private/key.txt", r.join("plink")).unwrap();
+    symlink("/etc", r.join("etc")).unwrap();
+    std::fs::create_dir(r.join("sub")).unwrap();
+    symlink("..", r.join("sub/up")).unwrap();
+    std::fs::write(f.outside.join("hl_source.txt"), SECRET).unwrap();
+    std::fs::hard_link(f.outside.join("hl_source.txt"), r.join("hardlink.txt")).unwrap();
+}
+
+fn attempts(f: &Fixture) -> Vec<(&'static str, Value, &'static str)> {
+    let out = f.outside.display().to_string();
+    let home = f.home.display().to_string();
+    vec![
+        // Traversal.
+        (
+            "read_file",
+            json!({"path": "../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        (
+            "read_file",
+            json!({"path": "../../../../../../etc/passwd"}),
+            OUTSIDE,
+        ),
+        (
+            "read_file",
+            json!({"path": "src/../../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        (
+            "read_file",
+            json!({"path": "./././../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        (
+            "read_file",
+            json!({"path": "nonexistent/../../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": "../outside/new.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": "new/../../outside/new.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "edit_file",
+            json!({"path": "../outside/secret.txt", "old_text": "TOP", "new_text": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "list_files",
+            json!({"pattern": "**/*", "path": ".."}),
+            OUTSIDE,
+        ),
+        (
+            "search_files",
+            json!({"pattern": "TOPSECRET", "path": "../outside"}),
+            OUTSIDE,
+        ),
+        (
+            "run_shell",
+            json!({"command": "pwd", "working_directory": ".."}),
+            OUTSIDE,
+        ),
+        // Absolute paths.
+        ("read_file", json!({"path": "/etc/passwd"}), OUTSIDE),
+        (
+            "read_file",
+            json!({"path": format!("{out}/secret.txt")}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": format!("{out}/abs.txt"), "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": "/tmp/ybs-escape.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        ("list_files", json!({"pattern": "*", "path": "/"}), OUTSIDE),
+        (
+            "search_files",
+            json!({"pattern": "root", "path": "/etc"}),
+            OUTSIDE,
+        ),
+        (
+            "run_shell",
+            json!({"command": "pwd", "working_directory": "/"}),
+            OUTSIDE,
+        ),
+        // Symlinks to outside, in the target and in a parent.
+        ("read_file", json!({"path": "link_abs"}), OUTSIDE),
+        ("read_file", json!({"path": "link_rel"}), OUTSIDE),
+        (
+            "write_file",
+            json!({"path": "link_abs", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "edit_file",
+            json!({"path": "link_rel", "old_text": "TOP", "new_text": "x"}),
+            OUTSIDE,
+        ),
+        ("read_file", json!({"path": "linkdir/secret.txt"}), OUTSIDE),
+        (
+            "write_file",
+            json!({"path": "linkdir/new.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": "linkdir/deep/new.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "write_file",
+            json!({"path": "dangling", "content": "x"}),
+            OUTSIDE,
+        ),
+        ("read_file", json!({"path": "chain1"}), OUTSIDE),
+        (
+            "read_file",
+            json!({"path": "sub/up/../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        ("read_file", json!({"path": "etc/passwd"}), OUTSIDE),
+        (
+            "list_files",
+            json!({"pattern": "*", "path": "linkdir"}),
+            OUTSIDE,
+        ),
+        (
+            "search_files",
+            json!({"pattern": "TOPSECRET", "path": "linkdir"}),
+            OUTSIDE,
+        ),
+        (
+            "run_shell",
+            json!({"command": "pwd", "working_directory": "linkdir"}),
+            OUTSIDE,
+        ),
+        ("read_file", json!({"path": "loop1"}), LOOP),
+        // Blocked paths inside the allowed root.
+        ("read_file", json!({"path": "private/key.txt"}), BLOCKED),
+        (
+            "read_file",
+            json!({"path": "src/../private/key.txt"}),
+            BLOCKED,
+        ),
+        ("read_file", json!({"path": "plink"}), BLOCKED),
+        (
+            "write_file",
+            json!({"path": "private/new.txt", "content": "x"}),
+            BLOCKED,
+        ),
+        (
+            "edit_file",
+            json!({"path": "private/key.txt", "old_text": "TOP", "new_text": "x"}),
+            BLOCKED,
+        ),
+        (
+            "list_files",
+            json!({"pattern": "*", "path": "private"}),
+            BLOCKED,
+        ),
+        (
+            "search_files",
+            json!({"pattern": "TOPSECRET", "path": "private"}),
+            BLOCKED,
+        ),
+        (
+            "run_shell",
+            json!({"command": "ls", "working_directory": "private"}),
+            BLOCKED,
+        ),
+        // `~` tricks.
+        ("read_file", json!({"path": "~/.ssh/id_rsa"}), BLOCKED),
+        (
+            "read_file",
+            json!({"path": format!("{home}/.ssh/id_rsa")}),
+            BLOCKED,
+        ),
+        (
+            "read_file",
+            json!({"path": "~/.ssh/../.ssh/id_rsa"}),
+            BLOCKED,
+        ),
+        ("read_file", json!({"path": "~"}), OUTSIDE),
+        (
+            "write_file",
+            json!({"path": "~/evil.txt", "content": "x"}),
+            OUTSIDE,
+        ),
+        (
+            "read_file",
+            json!({"path": "~/../outside/secret.txt"}),
+            OUTSIDE,
+        ),
+        // NUL bytes.
+        (
+            "read_file",
+            json!({"path": "a.txt\u{0}../../outside/secret.txt"}),
+            NUL,
+        ),
+        (
+            "write_file",
+            json!({"path": "x\u{0}y", "content": "x"}),
+            NUL,
+        ),
+        (
+            "list_files",
+            json!({"pattern": "*", "path": "src\u{0}"}),
+            NUL,
+        ),
+        ("run_shell", json!({"command": "cat a.txt\u{0}"}), NUL),
+        // Very long paths.
+        ("read_file", json!({"path": "a/".repeat(3000)}), TOO_LONG),
+        (
+            "write_file",
+            json!({"path": format!("{}x", "../".repeat(2000)), "content": "x"}),
+            TOO_LONG,
+        ),
+        (
+            "write_file",
+            json!({"path": "n".repeat(300), "content": "x"}),
+            "File name too long",
+        ),
+        // Hard links to a file outside the root.
+        ("read_file", json!({"path": "hardlink.txt"}), HARD_LINK),
+        (
+            "edit_file",
+            json!({"path": "hardlink.txt", "old_text": "TOP", "new_text": "x"}),
+            HARD_LINK,
+        ),
+        // Blocked commands.
+        (
+            "run_shell",
+            json!({"command": "sudo cat /etc/shadow"}),
+            "matches the blocked command `sudo`",
+        ),
+        (
+            "run_shell",
+            json!({"command": "cd / && rm -fr /"}),
+            "matches the blocked command `rm -rf /`",
+        ),
+    ]
+}
+
+#[test]
+fn every_file_escape_attempt_is_refused_and_nothing_outside_changes() {
+    let f = Fixture::new();
+    plant_links(&f);
+    let before = f.snapshot_outside();
+    let attempts = attempts(&f);
+    assert!(
+        attempts.len() >= 40,
+        "the battery has {} attempts",
+        attempts.len()
+    );
+    for (tool, args, expected) in attempts {
+        let message = f.err(tool, args.clone());
+        assert!(
+            message.contains(expected),
+            "{tool}({args}): expected `{expected}` in `{message}`"
+        );
+        assert!(!message.contains(SECRET) && !message.contains(KEY) && !message.contains(PRIVATE));
+        assert_eq!(
+            f.snapshot_outside(),
+            before,
+            "{tool}({args}) changed something outside the root"
+        );
+    }
+    assert!(!f.outside.join("created.txt").exists());
+}
+
+#[test]
+fn walking_tools_do_not_follow_symlinks_or_enter_blocked_paths() {
+    let f = Fixture::new();
+    plant_links(&f);
+    let before = f.snapshot_outside();
+    let listed = f
+        .call(
+            "list_files",
+            json!({"pattern": "**/*", "max_results": 1000}),
+        )
+        .unwrap();
+    let files: Vec<&str> = listed["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["a.txt", "hardlink.txt", "src/lib.rs"]);
+    let found = f
+        .call("search_files", json!({"pattern": "TOPSECRET"}))
+        .unwrap();
+    assert_eq!(found["total_matches"], 0, "{found}");
+    assert_eq!(f.snapshot_outside(), before);
+}
+
+#[test]
+fn writing_over_a_hard_link_replaces_the_link_not_the_outside_file() {
+    let f = Fixture::new();
+    plant_links(&f);
+    let before = f.snapshot_outside();
+    let result = f
+        .call(
+            "write_file",
+            json!({"path": "hardlink.txt", "content": "new"}),
+        )
+        .unwrap();
+    assert_eq!(result, json!({"success": true, "bytes_written": 3}));
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("hardlink.txt")).unwrap(),
+        "new"
+    );
+    assert_eq!(f.snapshot_outside(), before);
+}
+
+#[test]
+fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed_on_write() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    let resolved = f.ctx.resolve("d/new.txt").unwrap();
+    let before = f.snapshot_outside();
+    std::fs::remove_dir(f.root.join("d")).unwrap();
+    symlink(&f.outside, f.root.join("d")).unwrap();
+    let err = safe_fs::write_atomic(&f.ctx.sandbox, &resolved, b"x").unwrap_err();
+    assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("changed into a symbolic link after it was checked")
+    );
+    assert_eq!(f.snapshot_outside(), before);
+}
+
+#[test]
+fn a_file_swapped_for_a_symlink_after_the_check_is_not_followed_on_read_or_write() {
+    let f = Fixture::new();
+    let resolved = f.ctx.resolve("a.txt").unwrap();
+    let before = f.snapshot_outside();
+    std::fs::remove_file(f.root.join("a.txt")).unwrap();
+    symlink(f.outside.join("secret.txt"), f.root.join("a.txt")).unwrap();
+    let err = safe_fs::read(&f.ctx.sandbox, &resolved).unwrap_err();
+    assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
+    // The write replaces the swapped-in link itself; the outside file is untouched.
+    safe_fs::write_atomic(&f.ctx.sandbox, &resolved, b"mine").unwrap();
+    assert!(
+        !std::fs::symlink_metadata(f.root.join("a.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(f.snapshot_outside(), before);
+}
+
+fn shell(f: &Fixture, command: &str) -> Value {
+    f.call(
+        "run_shell",
+        json!({"command": command, "timeout_seconds": 20}),
+    )
+    .unwrap()
+}
+
+#[test]
+fn shell_cannot_write_outside_the_root() {
+    let f = Fixture::new();
+    let before = f.snapshot_outside();
+    let out = f.outside.display();
+    for command in [
+        "echo x > ../outside/shell.txt".to_string(),
+        format!("touch {out}/abs.txt"),
+        format!("rm -f {out}/secret.txt"),
+        format!("mkdir {out}/newdir"),
+        format!("ln -s /etc {out}/link"),
+        "echo x > /tmp/ybs-shell-escape.txt".to_string(),
+    ] {
+        let result = shell(&f, &command);
+        assert_ne!(result["exit_code"], 0, "{command}: {result}");
+        assert!(
+            result["stderr"]
+                .as_str()
+                .unwrap()
+                .contains("Permission denied"),
+            "{command}: {result}"
+        );
+        assert_eq!(f.snapshot_outside(), before, "{command}");
+    }
+    assert!(!std::path::Path::new("/tmp/ybs-shell-escape.txt").exists());
+}
+
+#[test]
+fn shell_cannot_read_outside_the_root_or_blocked_paths() {
+    let f = Fixture::new();
+    let out = f.outside.display();
+    let home = f.home.display();
+    for command in [
+        format!("cat {out}/secret.txt"),
+        "cat ../outside/secret.txt".to_string(),
+        format!("cat {home}/.ssh/id_rsa"),
+        "cat private/key.txt".to_string(),
+        "ln -s ../outside/secret.txt sl; cat sl".to_string(),
+        "ln ../outside/secret.txt hl; cat hl".to_string(),
+    ] {
+        let result = shell(&f, &command);
+        let text = result.to_string();
+        assert!(
+            !text.contains(SECRET) && !text.contains(KEY) && !text.contains(PRIVATE),
+            "{command}: {result}"
+        );
+        assert!(
+            result["stderr"]
+                .as_str()
+                .unwrap()
+                .contains("Permission denied")
+                || result["stderr"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Invalid cross-device link"),
+            "{command}: {result}"
+        );
+    }
+}
+
+#[test]
+fn shell_cannot_write_into_a_blocked_path_inside_the_root() {
+    let f = Fixture::new();
+    let result = shell(&f, "echo x > private/new.txt");
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Permission denied"),
+        "{result}"
+    );
+    assert!(!f.root.join("private/new.txt").exists());
+    // The rest of the root stays writable.
+    let result = shell(&f, "echo x > src/new.txt && cat src/new.txt");
+    assert_eq!(result["stdout"], "x\n", "{result}");
+}
+
+#[test]
+fn shell_cannot_connect_to_a_tcp_listener_on_localhost() {
+    let f = Fixture::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let result = shell(
+        &f,
+        &format!("bash -c 'echo hello > /dev/tcp/127.0.0.1/{port}'"),
+    );
+    assert_ne!(result["exit_code"], 0, "{result}");
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Operation not permitted"),
+        "{result}"
+    );
+    listener.set_nonblocking(true).unwrap();
+    assert!(
+        listener.accept().is_err(),
+        "the sandboxed shell reached the listener"
+    );
+    // The same command without the sandbox does connect, so the refusal above is the sandbox.
+    let open = Fixture::with_policy(ybs_tools::ShellPolicy {
+        sandbox_enabled: false,
+        ..Default::default()
+    });
+    let result = shell(
+        &open,
+        &format!("bash -c 'echo hello > /dev/tcp/127.0.0.1/{port}'"),
+    );
+    assert_eq!(result["exit_code"], 0, "{result}");
+    listener.set_nonblocking(false).unwrap();
+    let (mut stream, _) = listener.accept().unwrap();
+    let mut got = String::new();
+    stream.read_to_string(&mut got).unwrap();
+    assert_eq!(got, "hello\n");
+}
+
+#[test]
+fn shell_cannot_send_udp() {
+    let f = Fixture::new();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let result = shell(
+        &f,
+        &format!("bash -c 'echo hello > /dev/udp/127.0.0.1/{port}'"),
+    );
+    assert_ne!(result["exit_code"], 0, "{result}");
+    socket
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let mut buf = [0u8; 16];
+    assert!(
+        socket.recv(&mut buf).is_err(),
+        "the sandboxed shell sent a datagram"
+    );
+}
+
+#[test]
+fn shell_children_do_not_outlive_the_timeout() {
+    let f = Fixture::new();
+    let result = f
+        .call(
+            "run_shell",
+            json!({"command": "(sleep 2; echo late > late.txt) & (setsid sh -c 'sleep 2; echo late > setsid.txt' &) ; sleep 100", "timeout_seconds": 1}),
+        )
+        .unwrap();
+    assert_eq!(result["timed_out"], true, "{result}");
+    assert_eq!(result["exit_code"], 137, "{result}");
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("[timed out after 1 s; the command and its child processes were killed]")
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !f.root.join("late.txt").exists(),
+        "a background child outlived the timeout"
+    );
+    assert!(
+        !f.root.join("setsid.txt").exists(),
+        "a setsid child outlived the timeout"
+    );
+}
+
+#[test]
+fn shell_background_children_are_killed_when_the_command_exits() {
+    let f = Fixture::new();
+    let result = shell(&f, "(sleep 2; echo late > late.txt) & echo started");
+    assert_eq!(result["stdout"], "started\n");
+    assert_eq!(result["timed_out"], false);
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !f.root.join("late.txt").exists(),
+        "a background child outlived the command"
+    );
+}
+
+#[test]
+fn shell_environment_has_no_secrets_and_a_private_home() {
+    let f = Fixture::new();
+    let result = f
+        .call(
+            "run_shell",
+            json!({"command": "env; echo HOME=$HOME; ls -A $HOME | wc -l"}),
+        )
+        .unwrap();
+    let stdout = result["stdout"].as_str().unwrap();
+    for line in stdout.lines() {
+        let name = line.split('=').next().unwrap().to_uppercase();
+        assert!(
+            !name.contains("KEY") && !name.contains("TOKEN") && !name.contains("SECRET"),
+            "{line}"
+        );
+    }
+    assert!(
+        stdout.contains("HOME=/tmp/ybs-shell-") || stdout.contains("/ybs-shell-"),
+        "{stdout}"
+    );
+}
