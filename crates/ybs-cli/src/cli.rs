@@ -127,7 +127,20 @@ mod tests {
 
     #[test]
     fn spec_options_parse_before_or_after_the_command() -> Result<(), String> {
-        let cli = parse(&["-c", "x.json", "-m", "qwen", "exec", "-p", "openai", "--endpoint", "http://h", "--no-sandbox", "--dry-run", "hi"])?;
+        let cli = parse(&[
+            "-c",
+            "x.json",
+            "-m",
+            "qwen",
+            "exec",
+            "-p",
+            "openai",
+            "--endpoint",
+            "http://h",
+            "--no-sandbox",
+            "--dry-run",
+            "hi",
+        ])?;
         assert_eq!(
             cli.options,
             GlobalOptions {
@@ -163,7 +176,10 @@ mod tests {
     #[test]
     fn resume_takes_an_optional_file() -> Result<(), String> {
         assert_eq!(parse(&["--resume"])?.resume, Some(None));
-        assert_eq!(parse(&["--resume", "s.chat"])?.resume, Some(Some("s.chat".into())));
+        assert_eq!(
+            parse(&["--resume", "s.chat"])?.resume,
+            Some(Some("s.chat".into()))
+        );
         Ok(())
     }
 
@@ -171,20 +187,32 @@ mod tests {
     fn subcommands_parse() -> Result<(), String> {
         assert_eq!(
             parse(&["exec", "--yes"])?.command,
-            Some(Command::Exec { prompt: None, yes: true })
+            Some(Command::Exec {
+                prompt: None,
+                yes: true
+            })
         );
         assert_eq!(
             parse(&["ask", "--chat", "a.chat", "why?"])?.command,
-            Some(Command::Ask { chat: "a.chat".into(), question: Some("why?".into()) })
+            Some(Command::Ask {
+                chat: "a.chat".into(),
+                question: Some("why?".into())
+            })
         );
         assert_eq!(
             parse(&["ask", "--chat", "a.chat"])?.command,
-            Some(Command::Ask { chat: "a.chat".into(), question: None })
+            Some(Command::Ask {
+                chat: "a.chat".into(),
+                question: None
+            })
         );
         assert_eq!(parse(&["tools"])?.command, Some(Command::Tools));
         assert_eq!(
             parse(&["tool", "read_file", "{\"path\":\"a\"}"])?.command,
-            Some(Command::Tool { name: "read_file".into(), json: "{\"path\":\"a\"}".into() })
+            Some(Command::Tool {
+                name: "read_file".into(),
+                json: "{\"path\":\"a\"}".into()
+            })
         );
         assert_eq!(parse(&["config"])?.command, Some(Command::Config));
         assert_eq!(
@@ -198,6 +226,8 @@ mod tests {
     fn usage_errors_are_reported() {
         assert!(parse(&["ask"]).is_err_and(|err| err.contains("--chat <FILE>")));
         assert!(parse(&["tool", "x"]).is_err_and(|err| err.contains("<JSON>")));
-        assert!(parse(&["completions", "cmd"]).is_err_and(|err| err.contains("invalid value 'cmd'")));
+        assert!(
+            parse(&["completions", "cmd"]).is_err_and(|err| err.contains("invalid value 'cmd'"))
+        );
     }
 }

@@ -14,6 +14,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = ybs_cli::run(&cli, &host, &mut std::io::stdout().lock(), &mut std::io::stderr().lock());
+    let code = ybs_cli::run(
+        &cli,
+        &host,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    );
     ExitCode::from(code)
 }

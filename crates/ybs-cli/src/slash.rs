@@ -60,7 +60,11 @@ pub enum Input {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SlashError {
     /// No such command.
-    #[error("unknown command /{name}{}; known commands: {}", suggestion(name), known_names())]
+    #[error(
+        "unknown command /{name}{}; known commands: {}",
+        suggestion(name),
+        known_names()
+    )]
     Unknown {
         /// The name typed, without the slash.
         name: String,
@@ -85,16 +89,48 @@ pub enum SlashError {
 
 /// Each command: name, usage line, what it does.
 pub const COMMANDS: [(&str, &str, &str); 10] = [
-    ("provider", "/provider list|current|NAME [MODEL]", "list providers, show the current one, or switch (the conversation is kept)"),
-    ("model", "/model NAME", "switch to another model of the same provider"),
-    ("config", "/config", "show the effective configuration and where each value came from"),
+    (
+        "provider",
+        "/provider list|current|NAME [MODEL]",
+        "list providers, show the current one, or switch (the conversation is kept)",
+    ),
+    (
+        "model",
+        "/model NAME",
+        "switch to another model of the same provider",
+    ),
+    (
+        "config",
+        "/config",
+        "show the effective configuration and where each value came from",
+    ),
     ("tools", "/tools", "list the tools the model can call"),
     ("help", "/help", "show this help"),
-    ("clear", "/clear", "forget the conversation and start afresh"),
-    ("compact", "/compact", "summarize the older part of the conversation now"),
-    ("usage", "/usage", "show the tokens and cost of this session"),
-    ("save", "/save [FILE]", "save the session as a .chat file (default: its session file)"),
-    ("reload-tools", "/reload-tools", "reload the external tools (as SIGHUP does)"),
+    (
+        "clear",
+        "/clear",
+        "forget the conversation and start afresh",
+    ),
+    (
+        "compact",
+        "/compact",
+        "summarize the older part of the conversation now",
+    ),
+    (
+        "usage",
+        "/usage",
+        "show the tokens and cost of this session",
+    ),
+    (
+        "save",
+        "/save [FILE]",
+        "save the session as a .chat file (default: its session file)",
+    ),
+    (
+        "reload-tools",
+        "/reload-tools",
+        "reload the external tools (as SIGHUP does)",
+    ),
 ];
 
 /// Reads one line typed at the prompt.
@@ -155,7 +191,9 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
             _ => Err(too_many),
         },
         // The rest of the line is the file, spaces included.
-        "save" => Ok(SlashCommand::Save((!rest.is_empty()).then(|| PathBuf::from(rest)))),
+        "save" => Ok(SlashCommand::Save(
+            (!rest.is_empty()).then(|| PathBuf::from(rest)),
+        )),
         "config" => no_args(SlashCommand::Config),
         "tools" => no_args(SlashCommand::Tools),
         "help" => no_args(SlashCommand::Help),
@@ -168,7 +206,11 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
 
 /// The text `/help` prints: every command with its usage and purpose.
 pub fn help_text() -> String {
-    let width = COMMANDS.iter().map(|(_, usage, _)| usage.len()).max().unwrap_or(0);
+    let width = COMMANDS
+        .iter()
+        .map(|(_, usage, _)| usage.len())
+        .max()
+        .unwrap_or(0);
     let mut text = String::from("Commands:\n");
     for (_, usage, what) in COMMANDS {
         let _ = writeln!(text, "  {usage:<width$}  {what}");
@@ -217,11 +259,23 @@ mod tests {
                 model: model.map(Into::into),
             }))
         };
-        assert_eq!(command("/provider list"), Ok(SlashCommand::Provider(ProviderAction::List)));
-        assert_eq!(command("/provider current"), Ok(SlashCommand::Provider(ProviderAction::Current)));
+        assert_eq!(
+            command("/provider list"),
+            Ok(SlashCommand::Provider(ProviderAction::List))
+        );
+        assert_eq!(
+            command("/provider current"),
+            Ok(SlashCommand::Provider(ProviderAction::Current))
+        );
         assert_eq!(command("/provider ollama"), switch("ollama", None));
-        assert_eq!(command("  /provider  ollama   qwen2.5:14b "), switch("ollama", Some("qwen2.5:14b")));
-        assert_eq!(command("/model gpt-4o"), Ok(SlashCommand::Model("gpt-4o".into())));
+        assert_eq!(
+            command("  /provider  ollama   qwen2.5:14b "),
+            switch("ollama", Some("qwen2.5:14b"))
+        );
+        assert_eq!(
+            command("/model gpt-4o"),
+            Ok(SlashCommand::Model("gpt-4o".into()))
+        );
         assert_eq!(command("/config"), Ok(SlashCommand::Config));
         assert_eq!(command("/tools"), Ok(SlashCommand::Tools));
         assert_eq!(command("/help"), Ok(SlashCommand::Help));
@@ -230,14 +284,23 @@ mod tests {
         assert_eq!(command("/compact"), Ok(SlashCommand::Compact));
         assert_eq!(command("/usage"), Ok(SlashCommand::Usage));
         assert_eq!(command("/save"), Ok(SlashCommand::Save(None)));
-        assert_eq!(command("/save my notes.chat"), Ok(SlashCommand::Save(Some("my notes.chat".into()))));
+        assert_eq!(
+            command("/save my notes.chat"),
+            Ok(SlashCommand::Save(Some("my notes.chat".into())))
+        );
         assert_eq!(command("/reload-tools"), Ok(SlashCommand::ReloadTools));
     }
 
     #[test]
     fn plain_lines_are_messages_and_double_slash_escapes() {
-        assert_eq!(parse_input("  hello /there "), Ok(Input::Message("  hello /there ".into())));
-        assert_eq!(parse_input("//etc/hosts is odd"), Ok(Input::Message("/etc/hosts is odd".into())));
+        assert_eq!(
+            parse_input("  hello /there "),
+            Ok(Input::Message("  hello /there ".into()))
+        );
+        assert_eq!(
+            parse_input("//etc/hosts is odd"),
+            Ok(Input::Message("/etc/hosts is odd".into()))
+        );
         assert_eq!(parse_input("   "), Ok(Input::Empty));
     }
 
@@ -247,13 +310,20 @@ mod tests {
                      /reload-tools";
         assert_eq!(
             command("/frobnicate now"),
-            Err(format!("unknown command /frobnicate; known commands: {known}"))
+            Err(format!(
+                "unknown command /frobnicate; known commands: {known}"
+            ))
         );
         assert_eq!(
             command("/mod x"),
-            Err(format!("unknown command /mod (did you mean /model?); known commands: {known}"))
+            Err(format!(
+                "unknown command /mod (did you mean /model?); known commands: {known}"
+            ))
         );
-        assert_eq!(command("/"), Err(format!("unknown command /; known commands: {known}")));
+        assert_eq!(
+            command("/"),
+            Err(format!("unknown command /; known commands: {known}"))
+        );
     }
 
     #[test]
@@ -272,13 +342,22 @@ mod tests {
         );
         assert_eq!(
             command("/provider list all"),
-            Err("/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]".into())
+            Err(
+                "/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]"
+                    .into()
+            )
         );
         assert_eq!(
             command("/provider openai gpt-4 extra"),
-            Err("/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]".into())
+            Err(
+                "/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]"
+                    .into()
+            )
         );
-        assert_eq!(command("/clear all"), Err("/clear takes fewer arguments; usage: /clear".into()));
+        assert_eq!(
+            command("/clear all"),
+            Err("/clear takes fewer arguments; usage: /clear".into())
+        );
     }
 
     #[test]
@@ -288,6 +367,8 @@ mod tests {
             assert!(help.contains(&format!("{usage} ")), "{usage}");
             assert!(help.contains(what));
         }
-        assert!(help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  list providers"));
+        assert!(
+            help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  list providers")
+        );
     }
 }

@@ -101,7 +101,12 @@ pub struct EnvKey {
 pub fn env_keys(defaults: &Map<String, Value>) -> Vec<EnvKey> {
     let mut leaves = Vec::new();
     collect_leaves(defaults, "", &mut leaves);
-    let kind_of = |key: &str| leaves.iter().find(|(leaf, _)| leaf == key).map(|(_, kind)| *kind);
+    let kind_of = |key: &str| {
+        leaves
+            .iter()
+            .find(|(leaf, _)| leaf == key)
+            .map(|(_, kind)| *kind)
+    };
     let mut keys: Vec<EnvKey> = ALIASES
         .iter()
         .filter_map(|(var, key)| {
@@ -147,7 +152,13 @@ pub fn apply_env(
     sources: &mut Sources,
 ) -> Result<Vec<ConfigWarning>, ConfigError> {
     if env.get("NO_COLOR").is_some_and(|value| !value.is_empty()) {
-        set_path(merged, "ui.color", Value::Bool(false), Source::Env("NO_COLOR".into()), sources);
+        set_path(
+            merged,
+            "ui.color",
+            Value::Bool(false),
+            Source::Env("NO_COLOR".into()),
+            sources,
+        );
     }
     let keys = env_keys(defaults);
     for entry in &keys {
@@ -160,7 +171,13 @@ pub fn apply_env(
             key: entry.key.clone(),
             expected: entry.kind.expected(),
         })?;
-        set_path(merged, &entry.key, value, Source::Env(entry.var.clone()), sources);
+        set_path(
+            merged,
+            &entry.key,
+            value,
+            Source::Env(entry.var.clone()),
+            sources,
+        );
     }
     Ok(env
         .keys()
@@ -239,11 +256,17 @@ mod tests {
         ])?;
         assert!(warnings.is_empty());
         assert_eq!(merged["llm"]["model"], json!("long"));
-        assert_eq!(sources.of("llm.model"), &Source::Env("YBS_LLM_MODEL".into()));
+        assert_eq!(
+            sources.of("llm.model"),
+            &Source::Env("YBS_LLM_MODEL".into())
+        );
         assert_eq!(merged["llm"]["temperature"], json!(0.2));
         assert_eq!(merged["agent"]["max_iterations"], json!(7));
         assert_eq!(merged["git"]["auto_commit"], json!(false));
-        assert_eq!(merged["safety"]["blocked_commands"], json!(["sudo", "curl"]));
+        assert_eq!(
+            merged["safety"]["blocked_commands"],
+            json!(["sudo", "curl"])
+        );
         assert_eq!(merged["llm"]["provider"], json!("ollama"));
         assert_eq!(sources.of("llm.provider"), &Source::Default);
         Ok(())
@@ -262,7 +285,9 @@ mod tests {
     #[test]
     fn a_bad_value_names_the_variable_and_key() {
         assert_eq!(
-            apply(&[("YBS_AGENT_MAX_ITERATIONS", "many")]).err().as_deref(),
+            apply(&[("YBS_AGENT_MAX_ITERATIONS", "many")])
+                .err()
+                .as_deref(),
             Some(
                 "environment variable YBS_AGENT_MAX_ITERATIONS=\"many\" is not valid for \
                  agent.max_iterations: expected a whole number"
@@ -282,7 +307,9 @@ mod tests {
         let (_, _, warnings) = apply(&[("YBS_MODLE", "x")])?;
         assert_eq!(
             warnings,
-            ["environment variable YBS_MODLE is not a ybs setting (ignored); `ybs config` lists the keys"]
+            [
+                "environment variable YBS_MODLE is not a ybs setting (ignored); `ybs config` lists the keys"
+            ]
         );
         Ok(())
     }

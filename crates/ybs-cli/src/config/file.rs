@@ -94,9 +94,9 @@ fn key_path(path: &serde_ignored::Path<'_>) -> String {
                 format!("{parent}.{key}")
             }
         }
-        Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => {
-            key_path(parent)
-        }
+        Path::Some { parent }
+        | Path::NewtypeStruct { parent }
+        | Path::NewtypeVariant { parent } => key_path(parent),
     }
 }
 

@@ -74,7 +74,13 @@ pub fn load(
         };
         let parsed = file::parse(&config_file.path, &text)?;
         warnings.extend(parsed.warnings);
-        merge_object(&mut merged, parsed.value, "", &config_file.source(), &mut sources);
+        merge_object(
+            &mut merged,
+            parsed.value,
+            "",
+            &config_file.source(),
+            &mut sources,
+        );
         files.push(FileStatus {
             file: config_file,
             loaded: true,
@@ -128,7 +134,13 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
     ];
     for (key, flag, value) in strings {
         if let Some(value) = value {
-            set_path(merged, key, Value::String(value.clone()), Source::Flag(flag), sources);
+            set_path(
+                merged,
+                key,
+                Value::String(value.clone()),
+                Source::Flag(flag),
+                sources,
+            );
         }
     }
     if flags.no_sandbox {
@@ -158,8 +170,16 @@ fn typed(merged: Map<String, Value>, sources: &Sources) -> Result<Config, Config
 
 fn expand_paths(config: &mut Config, home: Option<&Path>) {
     let expand = |path: &mut String| *path = expand_tilde(path, home);
-    config.safety.sandbox_allowed_paths.iter_mut().for_each(expand);
-    config.safety.sandbox_blocked_paths.iter_mut().for_each(expand);
+    config
+        .safety
+        .sandbox_allowed_paths
+        .iter_mut()
+        .for_each(expand);
+    config
+        .safety
+        .sandbox_blocked_paths
+        .iter_mut()
+        .for_each(expand);
     for tool in &mut config.tools.external {
         expand(&mut tool.path);
     }

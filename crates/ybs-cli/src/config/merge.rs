@@ -83,10 +83,17 @@ mod tests {
 
     #[test]
     fn later_layers_override_single_keys_not_sections() {
-        let mut base = object(json!({"llm": {"model": "a", "provider": "ollama"}, "ui": {"color": true}}));
+        let mut base =
+            object(json!({"llm": {"model": "a", "provider": "ollama"}, "ui": {"color": true}}));
         let mut sources = Sources::default();
         let file = Source::File("/f".into());
-        merge_object(&mut base, object(json!({"llm": {"model": "b"}})), "", &file, &mut sources);
+        merge_object(
+            &mut base,
+            object(json!({"llm": {"model": "b"}})),
+            "",
+            &file,
+            &mut sources,
+        );
         assert_eq!(
             Value::Object(base),
             json!({"llm": {"model": "b", "provider": "ollama"}, "ui": {"color": true}})
@@ -131,7 +138,10 @@ mod tests {
             &b,
             &mut sources,
         );
-        assert_eq!(base["mcp"]["servers"]["git"], json!({"command": "x", "args": ["2"]}));
+        assert_eq!(
+            base["mcp"]["servers"]["git"],
+            json!({"command": "x", "args": ["2"]})
+        );
         assert_eq!(sources.of("mcp.servers.git.command"), &a);
         assert_eq!(sources.of("mcp.servers.git.args"), &b);
     }
@@ -140,7 +150,13 @@ mod tests {
     fn set_path_creates_and_records() {
         let mut root = Map::new();
         let mut sources = Sources::default();
-        set_path(&mut root, "llm.model", json!("m"), Source::Flag("--model"), &mut sources);
+        set_path(
+            &mut root,
+            "llm.model",
+            json!("m"),
+            Source::Flag("--model"),
+            &mut sources,
+        );
         assert_eq!(Value::Object(root), json!({"llm": {"model": "m"}}));
         assert_eq!(sources.of("llm.model"), &Source::Flag("--model"));
     }

@@ -69,11 +69,18 @@ fn leaves(value: &Value, key: &str, out: &mut Vec<(String, String)>) {
 /// server header and environment variable (they usually carry tokens).
 pub fn is_secret_key(key: &str) -> bool {
     let last = key.rsplit('.').next().unwrap_or(key).to_ascii_lowercase();
-    let named_secret = ["api_key", "key", "token", "secret", "password", "authorization"]
-        .iter()
-        .any(|word| last == *word || last.ends_with(&format!("_{word}")));
-    let in_mcp_bag = key.starts_with("mcp.servers.")
-        && (key.contains(".headers.") || key.contains(".env."));
+    let named_secret = [
+        "api_key",
+        "key",
+        "token",
+        "secret",
+        "password",
+        "authorization",
+    ]
+    .iter()
+    .any(|word| last == *word || last.ends_with(&format!("_{word}")));
+    let in_mcp_bag =
+        key.starts_with("mcp.servers.") && (key.contains(".headers.") || key.contains(".env."));
     named_secret || in_mcp_bag
 }
 
@@ -104,7 +111,12 @@ mod tests {
         ] {
             assert!(is_secret_key(key), "{key}");
         }
-        for key in ["llm.model", "context.max_tokens", "mcp.servers.gh.command", "git.monkey"] {
+        for key in [
+            "llm.model",
+            "context.max_tokens",
+            "mcp.servers.gh.command",
+            "git.monkey",
+        ] {
             assert!(!is_secret_key(key), "{key}");
         }
     }

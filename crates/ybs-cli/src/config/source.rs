@@ -64,7 +64,9 @@ impl Sources {
 
     /// Every recorded key with its source, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Source)> {
-        self.by_key.iter().map(|(key, source)| (key.as_str(), source))
+        self.by_key
+            .iter()
+            .map(|(key, source)| (key.as_str(), source))
     }
 }
 
@@ -77,7 +79,10 @@ mod tests {
         let mut sources = Sources::default();
         sources.set("tools.external", Source::Env("X".into()));
         assert_eq!(sources.of("llm.model"), &Source::Default);
-        assert_eq!(sources.of("tools.external[1].path"), &Source::Env("X".into()));
+        assert_eq!(
+            sources.of("tools.external[1].path"),
+            &Source::Env("X".into())
+        );
         assert_eq!(sources.of("tools"), &Source::Default);
     }
 
@@ -87,7 +92,10 @@ mod tests {
         sources.set("mcp.servers.a.command", Source::Flag("--x"));
         sources.set("mcp.servers", Source::File("/f".into()));
         assert_eq!(sources.iter().count(), 1);
-        assert_eq!(sources.of("mcp.servers.a.command"), &Source::File("/f".into()));
+        assert_eq!(
+            sources.of("mcp.servers.a.command"),
+            &Source::File("/f".into())
+        );
     }
 
     #[test]

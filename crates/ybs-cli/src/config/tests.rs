@@ -66,7 +66,10 @@ fn without_files_everything_is_the_spec_default() -> Result<(), String> {
     assert_eq!(loaded.config.llm.model, "qwen3:14b");
     assert_eq!(loaded.config.context.max_tokens, 32_000);
     assert_eq!(loaded.config.agent.max_iterations, 25);
-    assert_eq!(loaded.config.tools.builtin.run_shell.timeout_seconds, Some(30));
+    assert_eq!(
+        loaded.config.tools.builtin.run_shell.timeout_seconds,
+        Some(30)
+    );
     assert_eq!(loaded.config.git.commit_message_prefix, "[ybs]");
     assert!(loaded.warnings.is_empty());
     assert_eq!(loaded.files.len(), 4);
@@ -138,7 +141,10 @@ fn env_overrides_files_and_flags_override_env() -> Result<(), String> {
     assert_eq!(loaded.config.llm.model, "flag-model");
     assert_eq!(loaded.sources.of("llm.model"), &Source::Flag("--model"));
     assert_eq!(loaded.config.llm.provider, "anthropic");
-    assert_eq!(loaded.sources.of("llm.provider"), &Source::Env("YBS_PROVIDER".into()));
+    assert_eq!(
+        loaded.sources.of("llm.provider"),
+        &Source::Env("YBS_PROVIDER".into())
+    );
     assert_eq!(loaded.config.llm.endpoint.as_deref(), Some("http://file"));
     assert!(!loaded.config.safety.sandbox_enabled);
     assert_eq!(
@@ -152,7 +158,10 @@ fn env_overrides_files_and_flags_override_env() -> Result<(), String> {
 fn xdg_config_home_is_honoured_for_the_user_file() -> Result<(), String> {
     let mut fixture = Fixture::new();
     let xdg = fixture.write("xdg/ybs/config.json", r#"{"llm": {"model": "xdg"}}"#);
-    fixture.write("home/.config/ybs/config.json", r#"{"llm": {"model": "dot-config"}}"#);
+    fixture.write(
+        "home/.config/ybs/config.json",
+        r#"{"llm": {"model": "dot-config"}}"#,
+    );
     fixture.locations.xdg_config_home = Some(fixture.root.join("xdg"));
     let loaded = fixture.load(&[], &FlagOverrides::default())?;
     assert_eq!(loaded.config.llm.model, "xdg");
@@ -176,7 +185,10 @@ fn tildes_expand_in_paths() -> Result<(), String> {
         home.join(".ssh").to_string_lossy()
     );
     assert_eq!(config.safety.sandbox_allowed_paths, ["./"]);
-    assert_eq!(config.tools.external[0].path, home.join(".ybs/tools/w").to_string_lossy());
+    assert_eq!(
+        config.tools.external[0].path,
+        home.join(".ybs/tools/w").to_string_lossy()
+    );
     assert_eq!(
         config.mcp.servers["s"].command.as_deref(),
         Some(home.join("bin/s").to_string_lossy().as_ref())
@@ -206,7 +218,10 @@ fn unknown_keys_are_collected_from_every_file() -> Result<(), String> {
 #[test]
 fn a_malformed_file_is_an_error_naming_file_line_and_column() {
     let fixture = Fixture::new();
-    let path = fixture.write("home/.ybs.json", "{\n  \"llm\": {\n    \"model\" \"x\"\n  }\n}\n");
+    let path = fixture.write(
+        "home/.ybs.json",
+        "{\n  \"llm\": {\n    \"model\" \"x\"\n  }\n}\n",
+    );
     assert_eq!(
         fixture.load(&[], &FlagOverrides::default()).err(),
         Some(format!(
@@ -237,7 +252,10 @@ fn an_unreadable_file_names_the_file() {
     let fixture = Fixture::new();
     let dir = fixture.root.join("project/.ybs.json");
     fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("mkdir: {err}"));
-    let err = fixture.load(&[], &FlagOverrides::default()).err().unwrap_or_default();
+    let err = fixture
+        .load(&[], &FlagOverrides::default())
+        .err()
+        .unwrap_or_default();
     assert!(
         err.starts_with(&format!("cannot read config file {}: ", dir.display())),
         "{err}"
@@ -247,7 +265,10 @@ fn an_unreadable_file_names_the_file() {
 #[test]
 fn an_invalid_value_names_its_source() {
     let fixture = Fixture::new();
-    let path = fixture.write("project/.ybs.json", r#"{"context": {"compaction_threshold": 1.5}}"#);
+    let path = fixture.write(
+        "project/.ybs.json",
+        r#"{"context": {"compaction_threshold": 1.5}}"#,
+    );
     assert_eq!(
         fixture.load(&[], &FlagOverrides::default()).err(),
         Some(format!(
@@ -287,11 +308,20 @@ fn show_lists_every_value_with_its_source_and_masks_keys() -> Result<(), String>
             .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
             .unwrap_or_default()
     };
-    assert_eq!(line("llm.provider"), format!("llm.provider = \"openai\" # {}", project.display()));
-    assert_eq!(line("llm.api_key"), format!("llm.api_key = \"***cdef\" # {}", project.display()));
+    assert_eq!(
+        line("llm.provider"),
+        format!("llm.provider = \"openai\" # {}", project.display())
+    );
+    assert_eq!(
+        line("llm.api_key"),
+        format!("llm.api_key = \"***cdef\" # {}", project.display())
+    );
     assert_eq!(line("llm.model"), "llm.model = \"gpt-test\" # flag --model");
     assert_eq!(line("ui.color"), "ui.color = false # env YBS_UI_COLOR");
-    assert_eq!(line("llm.endpoint"), "llm.endpoint = null # default (the provider's own endpoint)");
+    assert_eq!(
+        line("llm.endpoint"),
+        "llm.endpoint = null # default (the provider's own endpoint)"
+    );
     assert_eq!(
         line("safety.require_confirmation"),
         "safety.require_confirmation = [\"write_file\",\"run_shell\",\"delete_file\"] # default"

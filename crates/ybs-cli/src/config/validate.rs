@@ -16,19 +16,30 @@ pub fn validate(config: &Config, sources: &Sources) -> Result<(), ConfigError> {
     };
     let llm = &config.llm;
     if llm.provider.trim().is_empty() {
-        return Err(fail("llm.provider", llm.provider.clone().into(), "name a provider, such as \"ollama\""));
+        return Err(fail(
+            "llm.provider",
+            llm.provider.clone().into(),
+            "name a provider, such as \"ollama\"",
+        ));
     }
     if llm.model.trim().is_empty() {
         return Err(fail("llm.model", llm.model.clone().into(), "name a model"));
     }
     if !(0.0..=2.0).contains(&llm.temperature) {
-        return Err(fail("llm.temperature", llm.temperature.into(), "it must be between 0 and 2"));
+        return Err(fail(
+            "llm.temperature",
+            llm.temperature.into(),
+            "it must be between 0 and 2",
+        ));
     }
     for (key, value) in [
         ("llm.max_tokens", u64::from(llm.max_tokens)),
         ("llm.timeout_seconds", llm.timeout_seconds),
         ("context.max_tokens", config.context.max_tokens),
-        ("agent.max_iterations", u64::from(config.agent.max_iterations)),
+        (
+            "agent.max_iterations",
+            u64::from(config.agent.max_iterations),
+        ),
     ] {
         if value == 0 {
             return Err(fail(key, value.into(), "it must be at least 1"));
@@ -45,16 +56,35 @@ pub fn validate(config: &Config, sources: &Sources) -> Result<(), ConfigError> {
     for (index, tool) in config.tools.external.iter().enumerate() {
         let key = |field: &str| format!("tools.external[{index}].{field}");
         if tool.name.trim().is_empty() {
-            return Err(fail(&key("name"), tool.name.clone().into(), "every external tool needs a name"));
+            return Err(fail(
+                &key("name"),
+                tool.name.clone().into(),
+                "every external tool needs a name",
+            ));
         }
         if tool.kind != EXTERNAL_TOOL_KIND {
-            return Err(fail(&key("type"), tool.kind.clone().into(), "the only type is \"executable\""));
+            return Err(fail(
+                &key("type"),
+                tool.kind.clone().into(),
+                "the only type is \"executable\"",
+            ));
         }
         if tool.path.trim().is_empty() {
-            return Err(fail(&key("path"), tool.path.clone().into(), "name the tool's executable"));
+            return Err(fail(
+                &key("path"),
+                tool.path.clone().into(),
+                "name the tool's executable",
+            ));
         }
-        if config.tools.external[..index].iter().any(|other| other.name == tool.name) {
-            return Err(fail(&key("name"), tool.name.clone().into(), "another external tool has this name"));
+        if config.tools.external[..index]
+            .iter()
+            .any(|other| other.name == tool.name)
+        {
+            return Err(fail(
+                &key("name"),
+                tool.name.clone().into(),
+                "another external tool has this name",
+            ));
         }
     }
     for (name, server) in &config.mcp.servers {
@@ -93,15 +123,20 @@ mod tests {
         config.llm.temperature = 2.5;
         assert_eq!(
             check(&config),
-            Err("llm.temperature = 2.5 (from /p/.ybs.json) is invalid: it must be between 0 and 2".into())
+            Err(
+                "llm.temperature = 2.5 (from /p/.ybs.json) is invalid: it must be between 0 and 2"
+                    .into()
+            )
         );
         let mut config = Config::default();
         config.context.compaction_threshold = 0.0;
         assert_eq!(
             check(&config),
-            Err("context.compaction_threshold = 0.0 (from default) is invalid: it must be above 0 \
+            Err(
+                "context.compaction_threshold = 0.0 (from default) is invalid: it must be above 0 \
                  and at most 1 (a fraction of context.max_tokens)"
-                .into())
+                    .into()
+            )
         );
         let mut config = Config::default();
         config.agent.max_iterations = 0;
@@ -125,7 +160,13 @@ mod tests {
             ..ExternalTool::default()
         };
         let mut config = Config::default();
-        config.tools.external = vec![tool.clone(), ExternalTool { path: String::new(), ..tool.clone() }];
+        config.tools.external = vec![
+            tool.clone(),
+            ExternalTool {
+                path: String::new(),
+                ..tool.clone()
+            },
+        ];
         assert_eq!(
             check(&config),
             Err("tools.external[1].path = \"\" (from default) is invalid: name the tool's executable".into())
@@ -135,7 +176,10 @@ mod tests {
             check(&config),
             Err("tools.external[1].name = \"w\" (from default) is invalid: another external tool has this name".into())
         );
-        config.tools.external = vec![ExternalTool { kind: "docker".into(), ..tool }];
+        config.tools.external = vec![ExternalTool {
+            kind: "docker".into(),
+            ..tool
+        }];
         assert_eq!(
             check(&config),
             Err("tools.external[0].type = \"docker\" (from default) is invalid: the only type is \"executable\"".into())
@@ -145,12 +189,17 @@ mod tests {
     #[test]
     fn mcp_servers_need_exactly_one_transport() {
         let mut config = Config::default();
-        config.mcp.servers.insert("git".into(), McpServer::default());
+        config
+            .mcp
+            .servers
+            .insert("git".into(), McpServer::default());
         assert_eq!(
             check(&config),
-            Err("mcp.servers.git = \"git\" (from default) is invalid: an MCP server needs exactly \
+            Err(
+                "mcp.servers.git = \"git\" (from default) is invalid: an MCP server needs exactly \
                  one of \"command\" (stdio) or \"url\" (HTTP)"
-                .into())
+                    .into()
+            )
         );
     }
 }

@@ -1,1 +1,17 @@
-//! Display.
+//! The streaming display, as a pure component: fed text and reasoning deltas, tool calls,
+//! results and usage, it returns whole lines ready to print (without newlines). It does no
+//! I/O and reads no environment, so the REPL, `exec` and tests drive it alike.
+//!
+//! Markdown is styled line by line: headings and `**bold**` in bold, `` `code` `` and fenced
+//! code set apart in colour with the fences dimmed. Without colour the text is left exactly as
+//! the model wrote it. Reasoning lines carry a `┊ ` gutter and are dimmed (or hidden).
+
+mod inline;
+mod markdown;
+mod numbers;
+mod stream;
+mod style;
+mod tool;
+
+pub use stream::{Notice, RenderOptions, Renderer};
+pub use style::use_color;

@@ -1,0 +1,317 @@
+//! The renderer: deltas in, whole styled lines out.
+
+use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+
+use super::markdown::MarkdownLines;
+use super::numbers::{money, thousands};
+use super::style::{Painter, Role};
+use super::tool::{call_lines, result_line};
+use crate::config::UiConfig;
+
+/// The gutter in front of reasoning lines.
+const REASONING_GUTTER: &str = "┊ ";
+
+/// What to show and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Emit ANSI styles (see [`use_color`](super::use_color)).
+    pub color: bool,
+    /// Show reasoning (dimmed); hidden otherwise.
+    pub show_reasoning: bool,
+    /// Show tool calls and results.
+    pub show_tool_calls: bool,
+    /// Show token usage and cost.
+    pub show_token_usage: bool,
+}
+
+impl RenderOptions {
+    /// The options of a `ui` configuration, with colour decided by the caller.
+    pub fn from_ui(ui: &UiConfig, color: bool) -> Self {
+        RenderOptions {
+            color,
+            show_reasoning: ui.show_reasoning,
+            show_tool_calls: ui.show_tool_calls,
+            show_token_usage: ui.show_token_usage,
+        }
+    }
+}
+
+/// A message from ybs itself, not the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// Neutral information (`dry run: not executed`).
+    Info,
+    /// Something the user should know (`the agent repeated a call; stopping`).
+    Warning,
+    /// Something failed.
+    Error,
+}
+
+/// Which stream the partial line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Text,
+    Reasoning,
+}
+
+/// Turns a reply's pieces into display lines. Text is held until its line is complete, so
+/// styling always sees whole lines; [`finish`](Renderer::finish) releases the rest.
+#[derive(Debug, Clone)]
+pub struct Renderer {
+    options: RenderOptions,
+    painter: Painter,
+    partial: String,
+    channel: Channel,
+    markdown: MarkdownLines,
+}
+
+impl Renderer {
+    /// A renderer with `options`.
+    pub fn new(options: RenderOptions) -> Self {
+        Renderer {
+            options,
+            painter: Painter {
+                color: options.color,
+            },
+            partial: String::new(),
+            channel: Channel::Text,
+            markdown: MarkdownLines::default(),
+        }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> RenderOptions {
+        self.options
+    }
+
+    /// More reply text; returns the lines it completed.
+    pub fn text(&mut self, delta: &str) -> Vec<String> {
+        self.push(Channel::Text, delta)
+    }
+
+    /// More reasoning text; returns the lines it completed (none when reasoning is hidden).
+    pub fn reasoning(&mut self, delta: &str) -> Vec<String> {
+        if !self.options.show_reasoning {
+            return Vec::new();
+        }
+        self.push(Channel::Reasoning, delta)
+    }
+
+    /// A provider's stream event: text and reasoning are rendered, a starting tool call or the
+    /// end of the reply releases the partial line, the rest is for the accumulator.
+    pub fn event(&mut self, event: &StreamEvent) -> Vec<String> {
+        match event {
+            StreamEvent::TextDelta { text } => self.text(text),
+            StreamEvent::ThinkingDelta { text, .. } => self.reasoning(text),
+            StreamEvent::ToolCallStart { .. } => self.flush_partial(),
+            StreamEvent::Done { .. } => self.finish(),
+            StreamEvent::RedactedThinking { .. }
+            | StreamEvent::ReasoningDetail { .. }
+            | StreamEvent::ToolCallDelta { .. }
+            | StreamEvent::ToolCallEnd { .. }
+            | StreamEvent::Usage(_) => Vec::new(),
+        }
+    }
+
+    /// The end of a reply: the partial line, and a fresh markdown state for the next one.
+    pub fn finish(&mut self) -> Vec<String> {
+        let lines = self.flush_partial();
+        self.markdown.reset();
+        self.channel = Channel::Text;
+        lines
+    }
+
+    /// A complete tool call, about to run (or be confirmed).
+    pub fn tool_call(&mut self, call: &ToolCall) -> Vec<String> {
+        let mut lines = self.flush_partial();
+        if self.options.show_tool_calls {
+            lines.extend(call_lines(call, self.painter));
+        }
+        lines
+    }
+
+    /// A tool's result, summarized.
+    pub fn tool_result(&mut self, tool_name: &str, result: &ToolResult) -> Vec<String> {
+        let mut lines = self.flush_partial();
+        if self.options.show_tool_calls {
+            lines.push(result_line(tool_name, result, self.painter));
+        }
+        lines
+    }
+
+    /// Tokens and cost of the turn and of the session so far.
+    pub fn usage(&mut self, turn: &Usage, session: &Usage) -> Vec<String> {
+        let mut lines = self.flush_partial();
+        if self.options.show_token_usage {
+            let text = format!(
+                "tokens: {} | session: {}",
+                usage_text(turn),
+                usage_text(session)
+            );
+            lines.push(self.painter.paint(Role::Dim, &text));
+        }
+        lines
+    }
+
+    /// A message from ybs.
+    pub fn notice(&mut self, kind: Notice, message: &str) -> Vec<String> {
+        let mut lines = self.flush_partial();
+        lines.push(match kind {
+            Notice::Info => self.painter.paint(Role::Dim, message),
+            Notice::Warning => self
+                .painter
+                .paint(Role::Warning, &format!("warning: {message}")),
+            Notice::Error => self
+                .painter
+                .paint(Role::Failure, &format!("error: {message}")),
+        });
+        lines
+    }
+
+    fn push(&mut self, channel: Channel, delta: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        if channel != self.channel {
+            lines.extend(self.flush_partial());
+            self.channel = channel;
+        }
+        self.partial.push_str(delta);
+        while let Some(end) = self.partial.find('\n') {
+            let line: String = self.partial.drain(..=end).collect();
+            lines.push(self.style(&line[..end]));
+        }
+        lines
+    }
+
+    fn flush_partial(&mut self) -> Vec<String> {
+        if self.partial.is_empty() {
+            return Vec::new();
+        }
+        let line = std::mem::take(&mut self.partial);
+        vec![self.style(&line)]
+    }
+
+    fn style(&mut self, line: &str) -> String {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match self.channel {
+            Channel::Text => self.markdown.style(line, self.painter),
+            Channel::Reasoning => self
+                .painter
+                .paint(Role::Reasoning, &format!("{REASONING_GUTTER}{line}")),
+        }
+    }
+}
+
+/// `1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012`.
+fn usage_text(usage: &Usage) -> String {
+    let mut text = format!("{} in", thousands(usage.prompt_tokens));
+    if usage.cached_tokens > 0 {
+        text.push_str(&format!(" ({} cached)", thousands(usage.cached_tokens)));
+    }
+    text.push_str(&format!(" · {} out", thousands(usage.completion_tokens)));
+    if usage.reasoning_tokens > 0 {
+        text.push_str(&format!(
+            " ({} reasoning)",
+            thousands(usage.reasoning_tokens)
+        ));
+    }
+    if let Some(cost) = usage.cost {
+        text.push_str(&format!(" · {}", money(cost)));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain() -> Renderer {
+        Renderer::new(RenderOptions {
+            color: false,
+            show_reasoning: true,
+            show_tool_calls: true,
+            show_token_usage: true,
+        })
+    }
+
+    #[test]
+    fn only_whole_lines_come_out_until_finish() {
+        let mut renderer = plain();
+        assert!(renderer.text("Hel").is_empty());
+        assert_eq!(renderer.text("lo\nwor"), ["Hello"]);
+        assert_eq!(renderer.text("ld\r\n\nx"), ["world", ""]);
+        assert_eq!(renderer.finish(), ["x"]);
+        assert!(renderer.finish().is_empty());
+    }
+
+    #[test]
+    fn switching_from_reasoning_to_text_releases_the_reasoning_line() {
+        let mut renderer = plain();
+        assert_eq!(renderer.reasoning("think\nmore"), ["┊ think"]);
+        assert_eq!(renderer.text("Answer"), ["┊ more"]);
+        assert_eq!(renderer.finish(), ["Answer"]);
+    }
+
+    #[test]
+    fn hidden_reasoning_and_tool_calls_and_usage_print_nothing() {
+        let mut renderer = Renderer::new(RenderOptions {
+            color: false,
+            show_reasoning: false,
+            show_tool_calls: false,
+            show_token_usage: false,
+        });
+        assert!(renderer.reasoning("secret\n").is_empty());
+        let call = ToolCall::new("c", "list_files", serde_json::json!({}));
+        assert!(renderer.tool_call(&call).is_empty());
+        assert!(
+            renderer
+                .usage(&Usage::default(), &Usage::default())
+                .is_empty()
+        );
+        assert_eq!(renderer.text("shown\n"), ["shown"]);
+    }
+
+    #[test]
+    fn a_tool_call_releases_the_partial_text_first() {
+        let mut renderer = plain();
+        renderer.text("Let me look");
+        let call = ToolCall::new("c", "list_files", serde_json::json!({"pattern": "*"}));
+        assert_eq!(
+            renderer.tool_call(&call),
+            ["Let me look", r#"→ list_files {"pattern":"*"}"#]
+        );
+    }
+
+    #[test]
+    fn usage_shows_turn_and_session() {
+        let turn = Usage {
+            prompt_tokens: 1234,
+            completion_tokens: 56,
+            cached_tokens: 1000,
+            reasoning_tokens: 12,
+            total_tokens: 1290,
+            cost: Some(0.0012),
+        };
+        let session = Usage {
+            prompt_tokens: 5000,
+            completion_tokens: 300,
+            ..Usage::default()
+        };
+        assert_eq!(
+            plain().usage(&turn, &session),
+            [
+                "tokens: 1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012 | session: 5,000 in · 300 out"
+            ]
+        );
+    }
+
+    #[test]
+    fn notices_are_labelled() {
+        let mut renderer = plain();
+        assert_eq!(
+            renderer.notice(Notice::Warning, "stuck"),
+            ["warning: stuck"]
+        );
+        assert_eq!(renderer.notice(Notice::Error, "down"), ["error: down"]);
+        assert_eq!(renderer.notice(Notice::Info, "dry run"), ["dry run"]);
+    }
+}

@@ -1,0 +1,210 @@
+//! Tool calls and results as display lines: short arguments inline, long ones folded.
+
+use serde_json::Value;
+use ybs_core::{ToolCall, ToolResult};
+
+use super::numbers::thousands;
+use super::style::{Painter, Role};
+
+/// The longest call shown on one line.
+pub const CALL_LINE_CHARS: usize = 120;
+/// Argument values longer than this (or spanning lines) are folded.
+const VALUE_CHARS: usize = 60;
+/// How much of a folded value is shown.
+const PREVIEW_CHARS: usize = 40;
+/// How much of a result is shown.
+const RESULT_CHARS: usize = 100;
+
+/// `→ name {"arg":"value"}` when it fits on a line, else the name followed by one indented
+/// line per argument, with long values folded to their start and their size.
+pub fn call_lines(call: &ToolCall, painter: Painter) -> Vec<String> {
+    let head = format!(
+        "{} {}",
+        painter.paint(Role::Dim, "→"),
+        painter.paint(Role::ToolName, &call.name)
+    );
+    if let Some(error) = &call.arguments_error {
+        let raw = call.arguments_text();
+        return vec![format!(
+            "{head} {} {}",
+            preview(&raw, PREVIEW_CHARS),
+            painter.paint(
+                Role::Failure,
+                &format!("(arguments are not valid JSON: {error})")
+            )
+        )];
+    }
+    let compact = call.arguments.to_string();
+    let Value::Object(arguments) = &call.arguments else {
+        return vec![format!("{head} {}", fold(&call.arguments, painter))];
+    };
+    if compact.chars().count() + call.name.chars().count() + 3 <= CALL_LINE_CHARS
+        && !compact.contains("\\n")
+    {
+        return vec![format!("{head} {compact}")];
+    }
+    let mut lines = vec![head];
+    for (name, value) in arguments {
+        lines.push(format!("    {name}: {}", fold(value, painter)));
+    }
+    lines
+}
+
+/// One value: as JSON when short, else its start and its size.
+fn fold(value: &Value, painter: Painter) -> String {
+    match value {
+        Value::String(text) if text.chars().count() > VALUE_CHARS || text.contains('\n') => {
+            let first = text.lines().next().unwrap_or("");
+            let shown = Value::String(truncate(first, PREVIEW_CHARS)).to_string();
+            let lines = text.lines().count();
+            let size = format!(
+                "({} {}, {} chars)",
+                thousands(lines as u64),
+                if lines == 1 { "line" } else { "lines" },
+                thousands(text.chars().count() as u64)
+            );
+            format!("{shown} {}", painter.paint(Role::Dim, &size))
+        }
+        other => {
+            let json = other.to_string();
+            let count = json.chars().count();
+            if count > VALUE_CHARS {
+                let size = format!("({} chars)", thousands(count as u64));
+                format!(
+                    "{} {}",
+                    truncate(&json, PREVIEW_CHARS),
+                    painter.paint(Role::Dim, &size)
+                )
+            } else {
+                json
+            }
+        }
+    }
+}
+
+/// `✓ name: …` or `✗ name: …`: short results in full, long ones by size, errors by their
+/// first line.
+pub fn result_line(name: &str, result: &ToolResult, painter: Painter) -> String {
+    let content = result.content.trim();
+    let summary = if result.is_error {
+        preview(content.lines().next().unwrap_or(""), RESULT_CHARS)
+    } else if content.chars().count() <= RESULT_CHARS && !content.contains('\n') {
+        content.to_owned()
+    } else {
+        let lines = content.lines().count();
+        format!(
+            "{} {}, {} chars",
+            thousands(lines as u64),
+            if lines == 1 { "line" } else { "lines" },
+            thousands(content.chars().count() as u64)
+        )
+    };
+    let (mark, role) = if result.is_error {
+        ("✗", Role::Failure)
+    } else {
+        ("✓", Role::Success)
+    };
+    format!("  {} {name}: {summary}", painter.paint(role, mark))
+        .trim_end()
+        .to_owned()
+}
+
+/// The first `max` characters, with `…` when cut.
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut cut: String = text.chars().take(max).collect();
+    cut.push('…');
+    cut
+}
+
+fn preview(text: &str, max: usize) -> String {
+    truncate(text.trim(), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const PLAIN: Painter = Painter { color: false };
+
+    #[test]
+    fn short_calls_fit_on_one_line() {
+        let call = ToolCall::new("c1", "read_file", json!({"path": "src/main.rs"}));
+        assert_eq!(
+            call_lines(&call, PLAIN),
+            [r#"→ read_file {"path":"src/main.rs"}"#]
+        );
+    }
+
+    #[test]
+    fn long_arguments_are_folded_with_their_size() {
+        let content = "fn main() {\n    println!(\"hello\");\n}\n";
+        let call = ToolCall::new(
+            "c2",
+            "write_file",
+            json!({"path": "src/main.rs", "content": content}),
+        );
+        assert_eq!(
+            call_lines(&call, PLAIN),
+            [
+                "→ write_file",
+                "    content: \"fn main() {\" (3 lines, 37 chars)",
+                "    path: \"src/main.rs\"",
+            ]
+        );
+        let long = "x".repeat(200);
+        let call = ToolCall::new(
+            "c3",
+            "search_files",
+            json!({"pattern": long, "list": [1, 2]}),
+        );
+        assert_eq!(
+            call_lines(&call, PLAIN),
+            [
+                "→ search_files",
+                "    list: [1,2]",
+                &format!("    pattern: \"{}…\" (1 line, 200 chars)", "x".repeat(40)),
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_arguments_are_shown_raw_with_the_reason() {
+        let call = ToolCall::from_raw_arguments("c4", "read_file", "{\"path\": ");
+        let line = call_lines(&call, PLAIN).join("\n");
+        assert!(
+            line.starts_with("→ read_file {\"path\": (arguments are not valid JSON: "),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn results_are_summarized() {
+        let ok = |content: &str| ToolResult {
+            call_id: "c".into(),
+            name: None,
+            content: content.into(),
+            is_error: false,
+        };
+        assert_eq!(
+            result_line("list_files", &ok("{\"files\":[\"a\"]}"), PLAIN),
+            "  ✓ list_files: {\"files\":[\"a\"]}"
+        );
+        assert_eq!(
+            result_line("read_file", &ok("a\nb\nc"), PLAIN),
+            "  ✓ read_file: 3 lines, 5 chars"
+        );
+        let failed = ToolResult {
+            is_error: true,
+            ..ok("path escapes the sandbox: /etc/passwd\nmore detail")
+        };
+        assert_eq!(
+            result_line("read_file", &failed, PLAIN),
+            "  ✗ read_file: path escapes the sandbox: /etc/passwd"
+        );
+    }
+}
