@@ -11,6 +11,62 @@
 //! use ybs_context_budget::{Bpe, TokenCounter};
 //! assert_eq!(Bpe::cl100k().count("hello world"), 2);
 //! ```
+//!
+//! One send, from core messages to the attempt that is delivered:
+//!
+//! ```
+//! use ybs_context_budget::{
+//!     Budget, CachedCounter, CharsPerToken, Next, Outcome, PairInfo, Pairs, TokenCounter,
+//!     TrimLoop, predict,
+//! };
+//! use ybs_core::{LlmError, Message};
+//!
+//! let counter = CachedCounter::new(CharsPerToken::default());
+//! let history = vec![
+//!     Message::system("Be brief."),
+//!     Message::user("first question"),
+//!     Message::assistant("first answer"),
+//!     Message::user("second question"),
+//!     Message::assistant("second answer"),
+//! ];
+//! let prompt = "third question";
+//!
+//! // Pairs and their counts; system messages are reserved, not budgeted.
+//! let pairs = Pairs::split(&history);
+//! let tokens = pairs.tokens(&counter, &history);
+//! let budget = Budget::new(128_000, Some(30_000))
+//!     .with_reserved_tokens(pairs.system_tokens(&counter, &history));
+//! let prediction = predict(&tokens, &budget);
+//! assert_eq!(prediction.counter_text(), "2 / 2");
+//!
+//! let infos: Vec<PairInfo> = tokens
+//!     .iter()
+//!     .enumerate()
+//!     .map(|(i, &t)| PairInfo::new(i.to_string(), t))
+//!     .collect();
+//! let aut = counter.count(prompt);
+//! let mut send = TrimLoop::start("gpt-4o", infos, prediction, aut, budget, Some(3.5))
+//!     .map_err(|refused| refused.result.unwrap_err())?;
+//! let finished = loop {
+//!     let attempt = send.attempt();
+//!     let mut payload: Vec<Message> =
+//!         pairs.payload(&history, attempt.history.clone()).into_iter().cloned().collect();
+//!     payload.push(Message::user(prompt));
+//!     // ... send `payload`; here the provider overflows once, then answers.
+//!     let outcome = if attempt.number == 1 {
+//!         Outcome::Failed(LlmError::from_response(400, None, "Request too large for gpt-4o"))
+//!     } else {
+//!         Outcome::Success
+//!     };
+//!     match send.report(outcome) {
+//!         Next::Retry(next) => send = next,
+//!         Next::Done(finished) => break finished,
+//!     }
+//! };
+//! assert_eq!(finished.telemetry.counter_text(2), "[2-1]/2");
+//! assert_eq!(finished.result?.attempt.history, 1..2);
+//! # Ok::<(), ybs_context_budget::SendError>(())
+//! ```
 
 pub mod boundary;
 pub mod compaction;
@@ -38,7 +94,7 @@ pub use message::{
     IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, TOOL_CALL_OVERHEAD_TOKENS,
     count_message, count_messages, count_part,
 };
-pub use pairs::{PairSpan, Pairs};
+pub use pairs::{PairSpan, Pairs, is_blank};
 pub use predict::{
     Budget, DEFAULT_MAX_TRIM_ATTEMPTS, DEFAULT_USER_REQUEST_ALLOWANCE, Prediction, counter_text,
     model_limit, predict,

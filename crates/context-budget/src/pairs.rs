@@ -9,10 +9,13 @@
 //! or the trim loop drop them. Assistant or tool messages before the first user message (a
 //! greeting, say) form a pair of their own without a user message, so they can still be
 //! budgeted and trimmed.
+//!
+//! As in spec section 6.3, a message whose text is blank (no parts, or only text parts that
+//! are empty after trimming whitespace) is neither counted nor sent.
 
 use std::ops::Range;
 
-use ybs_core::{Message, Role};
+use ybs_core::{Message, Part, Role};
 
 use crate::counter::TokenCounter;
 use crate::message::count_message;
@@ -70,7 +73,8 @@ impl Pairs {
         split
     }
 
-    /// The token count of each pair, in order: the sum of [`count_message`] over its messages.
+    /// The token count of each pair, in order: the sum of [`count_message`] over its
+    /// messages that are not blank.
     pub fn tokens(&self, counter: &dyn TokenCounter, messages: &[Message]) -> Vec<usize> {
         self.pairs
             .iter()
@@ -78,6 +82,7 @@ impl Pairs {
                 pair.messages
                     .iter()
                     .filter_map(|&index| messages.get(index))
+                    .filter(|message| !is_blank(message))
                     .map(|message| count_message(counter, message))
                     .sum()
             })
@@ -94,11 +99,15 @@ impl Pairs {
     }
 
     /// The messages to send for the pairs in `included` (indices into [`Pairs::pairs`]),
-    /// preceded by every system message, in conversation order.
+    /// with every system message, in conversation order; blank pair messages are left out.
     pub fn payload<'m>(&self, messages: &'m [Message], included: Range<usize>) -> Vec<&'m Message> {
         let mut indices: Vec<usize> = self.system.clone();
         for pair in self.pairs.get(included).unwrap_or_default() {
-            indices.extend(&pair.messages);
+            indices.extend(
+                pair.messages
+                    .iter()
+                    .filter(|&&index| messages.get(index).is_some_and(|m| !is_blank(m))),
+            );
         }
         indices.sort_unstable();
         indices
@@ -106,6 +115,14 @@ impl Pairs {
             .filter_map(|index| messages.get(index))
             .collect()
     }
+}
+
+/// Whether a message has nothing to send: no parts, or only whitespace text.
+pub fn is_blank(message: &Message) -> bool {
+    message
+        .parts
+        .iter()
+        .all(|part| matches!(part, Part::Text { content } if content.trim().is_empty()))
 }
 
 #[cfg(test)]
@@ -197,6 +214,17 @@ mod tests {
         assert_eq!(split.tokens(&Bytes, &messages), vec![4 + 3 + 4 + 2, 4 + 1]);
         assert_eq!(split.system_tokens(&Bytes, &messages), 7);
         assert!(Pairs::split(&[]).pairs.is_empty());
+
+        // A blank assistant message (a reply that never came) is neither counted nor sent.
+        let messages = vec![Message::user("abc"), Message::assistant("  \n")];
+        let split = Pairs::split(&messages);
+        assert_eq!(split.tokens(&Bytes, &messages), vec![7]);
+        assert_eq!(split.payload(&messages, 0..1).len(), 1);
+        assert!(is_blank(&Message::new(Role::User, vec![])));
+        assert!(!is_blank(&Message::new(
+            Role::User,
+            vec![Part::thinking("")]
+        )));
         assert_eq!(
             PairSpan {
                 user: None,

@@ -367,6 +367,30 @@ mod tests {
         assert_eq!(done.telemetry.counter_text(5), "3 / 5");
     }
 
+    /// Spec 7.1, "initial attempt relationships".
+    #[test]
+    fn first_attempt_relationships() {
+        let budget = Budget::new(1000, None);
+        let state = start(&[300, 200, 400, 250, 150], 170, budget);
+        let telemetry = state.telemetry();
+        assert_eq!(
+            telemetry.attempt_history_tokens,
+            telemetry.predicted_history_tokens
+        );
+        assert_eq!(
+            telemetry.attempt_total_tokens,
+            telemetry.predicted_history_tokens + telemetry.aut
+        );
+        assert_eq!(
+            telemetry.attempt_total_tokens,
+            telemetry.predicted_total_tokens + telemetry.aut - budget.user_request_allowance
+        );
+        assert_eq!(telemetry.trimmed_count, 0);
+        assert_eq!(telemetry.attempts_used, 0);
+        // AUT 170 is larger than URA 100: still sent as predicted (Option A), 970 <= 1000.
+        assert_eq!(telemetry.remaining_reserve, 30);
+    }
+
     #[test]
     fn each_overflow_drops_exactly_the_oldest_pair() {
         let budget = Budget::new(1000, None);
