@@ -409,7 +409,7 @@ fn argument_shapes_per_mode() {
         ),
         (
             DiffMode::SearchReplaceMulti,
-            single("a.txt", &a, "alpha", "x"),
+            call("edit_file", r#"{"path":"a.txt","file_id":"x"}"#),
             "edit_file edit 1 (a.txt, base=none): missing `edits` (an array of {path, file_id, old_string, new_string})",
         ),
         (
@@ -469,6 +469,36 @@ fn argument_shapes_per_mode() {
         let err = apply_response(mode, &[c], &lookup).unwrap_err();
         assert_eq!(err.errors, vec![want.to_owned()], "{mode}");
     }
+}
+
+#[test]
+fn both_search_replace_shapes_are_read_in_both_modes() {
+    let lookup = MemoryLookup::new().with_context("a.txt", A);
+    let a = id("a.txt", A);
+    for mode in [DiffMode::SearchReplace, DiffMode::SearchReplaceMulti] {
+        let calls = [
+            single("a.txt", &a, "alpha", "ALPHA"),
+            multi(&[
+                edit_obj("a.txt", &a, "beta", "BETA"),
+                edit_obj("a.txt", &a, "gamma", "GAMMA"),
+            ]),
+        ];
+        let ok = apply_response(mode, &calls, &lookup).unwrap();
+        assert_eq!(
+            ok,
+            vec![fw("a.txt", "ALPHA\nBETA\nGAMMA\ndelta\n")],
+            "{mode}"
+        );
+        assert_eq!(ok[0].file_id(), id("a.txt", "ALPHA\nBETA\nGAMMA\ndelta\n"));
+    }
+}
+
+#[test]
+fn lookup_by_reference() {
+    let lookup = MemoryLookup::new().with_context("a.txt", A);
+    let by_ref: &MemoryLookup = &lookup;
+    let calls = [single("a.txt", &id("a.txt", A), "alpha", "x")];
+    assert!(apply_response(DiffMode::SearchReplace, &calls, &by_ref).is_ok());
 }
 
 #[test]

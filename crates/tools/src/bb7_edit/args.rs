@@ -143,17 +143,22 @@ pub(crate) fn parse(call: &ToolCall, mode: DiffMode) -> Parsed {
             DiffMode::Off => {
                 invalid("edit_file is not available (diff_mode is off): use write_file".to_owned())
             }
-            DiffMode::SearchReplace => Parsed::SearchReplace(vec![path_edit!(args)]),
-            DiffMode::SearchReplaceMulti => match args.get("edits").and_then(|e| e.as_array()) {
-                Some(edits) if !edits.is_empty() => {
-                    Parsed::SearchReplace(edits.iter().map(|e| path_edit!(e)).collect())
+            // Models mix up the two search/replace shapes; both are read in both modes.
+            DiffMode::SearchReplace | DiffMode::SearchReplaceMulti => {
+                match args.get("edits").and_then(|e| e.as_array()) {
+                    Some(edits) if !edits.is_empty() => {
+                        Parsed::SearchReplace(edits.iter().map(|e| path_edit!(e)).collect())
+                    }
+                    Some(_) => invalid("`edits` is empty: give at least one edit".to_owned()),
+                    None if mode == DiffMode::SearchReplace || args.get("old_string").is_some() => {
+                        Parsed::SearchReplace(vec![path_edit!(args)])
+                    }
+                    None => invalid(
+                        "missing `edits` (an array of {path, file_id, old_string, new_string})"
+                            .to_owned(),
+                    ),
                 }
-                Some(_) => invalid("`edits` is empty: give at least one edit".to_owned()),
-                None => invalid(
-                    "missing `edits` (an array of {path, file_id, old_string, new_string})"
-                        .to_owned(),
-                ),
-            },
+            }
             DiffMode::Anchored => Parsed::Anchored(anchored(call).map_err(|why| ArgError {
                 path: path.clone(),
                 why,

@@ -48,6 +48,16 @@ pub trait BaseLookup {
     fn context(&self, path: &str) -> Option<String>;
 }
 
+impl<T: BaseLookup + ?Sized> BaseLookup for &T {
+    fn output(&self, path: &str) -> Option<String> {
+        (**self).output(path)
+    }
+
+    fn context(&self, path: &str) -> Option<String> {
+        (**self).context(path)
+    }
+}
+
 /// A [`BaseLookup`] over two in-memory maps (for tests and for callers that load eagerly).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MemoryLookup {
@@ -93,6 +103,13 @@ pub struct FileWrite {
     pub path: String,
     /// The complete new content.
     pub content: String,
+}
+
+impl FileWrite {
+    /// The `file_id` of the new content (the `version` of its `AssistantWriteFile` event).
+    pub fn file_id(&self) -> String {
+        file_id(&self.path, &self.content)
+    }
 }
 
 /// A tool call of a response that did not apply, for the `tool_calls` of `diff_error`.
