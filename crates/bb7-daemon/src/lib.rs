@@ -1,6 +1,61 @@
-//! bb7: the daemon behind the Neovim plugin. Owns the line-delimited JSON protocol on
-//! stdin/stdout, the `.bb7/` store (chats, context snapshots, outputs), request assembly and
-//! sends.
+//! bb7: the daemon behind the bb7 Neovim plugin. It speaks line-delimited JSON on
+//! stdin/stdout ([`protocol`]) and owns the `.bb7/` store of a project: chats
+//! (`chats/{id}/chat.json`, format version 2, older versions migrated on load), context
+//! snapshots (`context/`, sections in `context/_sections/{hash}`, external files in
+//! `context/_external/{hash}`), model outputs (`output/`), the chat index
+//! (`chats/index.json`, changed only under an advisory lock on `chats/.index.lock`) and
+//! per-chat PID locks (`chats/{id}/lock`).
 //!
-//! This crate is filled in by the bb7 daemon issues; for now it only fixes its place in the
-//! workspace.
+//! This crate implements everything that does not call a model: the protocol loop
+//! ([`server`]), the state machine and actions ([`session`]), the store ([`store`]), context
+//! operations ([`context`]), outputs and statuses ([`files`]), fork/edit/search ([`history`]),
+//! instruction files ([`instructions`]) and per-user config and state ([`global`]). The
+//! model-calling actions (`send`, `cancel`, `generate_title`, `estimate_tokens`,
+//! `estimate_text_tokens`, `get_models`, `get_balance`) are parsed and answered with
+//! `Action not available yet: <action> ...`.
+//!
+//! Choices where the specs are silent (written for the first bb7 client's expectations):
+//!
+//! - Every reply to a request carries its `request_id` as a string; lines that cannot be read
+//!   get `{"type":"error","message":"Invalid JSON: ..."}` without one.
+//! - A context change is recorded as an assistant-role message holding one `context_event`
+//!   part, as the first bb7 did. Section events carry `start_line`/`end_line`, `UserSaveAs`
+//!   carries `original_path`.
+//! - `apply_file` writes the output into the project (atomically), makes it the context
+//!   snapshot, records `UserApplyFile`, deletes the output and replies `{"type":"ok",
+//!   "content":...}`; `apply_file_as` does the same to `destination` and records `UserSaveAs`.
+//! - `diff_local_done` replies `{"type":"ok","outcome":"none"|"full"|"partial"}`; a partial
+//!   apply re-snapshots the local file and records `UserWriteFile` (one of the twelve actions).
+//! - `chat_edit` and `fork_chat` always return `context_warnings` as an array (possibly
+//!   empty) and record `ForkWarningModified` / `ForkWarningDeleted` events in the chat they
+//!   leave behind; a fork becomes the active chat.
+//! - `sync_context` takes an optional `path` (the first client sends one) and replies
+//!   `{"type":"ok","updated":[paths]}`.
+//! - `add_system_message` takes its text from `content` or, as the first client sends it,
+//!   `message`.
+//! - `chat_move {id, to}` replies `{"type":"ok","id":...}`; a chat moved to the global store
+//!   has all its context files made read-only.
+//! - `shutdown` is answered with `ok` before the process exits.
+
+pub mod active;
+pub mod atomic;
+pub mod context;
+pub mod error;
+pub mod events;
+pub mod files;
+pub mod global;
+pub mod history;
+pub mod instructions;
+pub mod lock;
+pub mod model;
+pub mod paths;
+pub mod protocol;
+pub mod server;
+pub mod session;
+pub mod store;
+pub mod tokens;
+
+pub use error::{Error, Result};
+pub use global::Home;
+pub use protocol::{Reply, Request};
+pub use session::Session;

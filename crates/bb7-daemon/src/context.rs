@@ -1,0 +1,257 @@
+//! Context operations on the active chat: adding files and sections (snapshotted into
+//! `context/`), updating, removing, toggling read-only and syncing with the disk. Each change
+//! is recorded as a context event.
+//!
+//! Rules: external files (outside the project) are always read-only; sections are immutable
+//! and always read-only; read-only cannot be set on a file with pending output; in a global
+//! chat every file is external and read-only.
+
+use std::path::Path;
+
+use ybs_core::ContextAction;
+
+use crate::active::{Active, normalize, version_of};
+use crate::atomic;
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::model::ContextFile;
+use crate::paths;
+
+/// A path resolved for adding: what is stored and whether it is external.
+struct Placed {
+    path: String,
+    external: bool,
+}
+
+impl Active {
+    fn place(&self, path: &str) -> Result<Placed> {
+        if path.is_empty() {
+            return Err(Error::MissingField("path"));
+        }
+        let absolute = Path::new(path).is_absolute();
+        if self.chat.global {
+            let path = match (absolute, &self.root) {
+                (true, _) => path.to_owned(),
+                (false, Some(root)) => root.join(paths::validate_relative(path)?).display().to_string(),
+                (false, None) => {
+                    return Err(Error::Invalid("Global chats require absolute paths when no project is set".into()));
+                }
+            };
+            return Ok(Placed { path, external: true });
+        }
+        if absolute {
+            if let Some(relative) = self.root.as_deref().and_then(|root| paths::relative_to(root, Path::new(path))) {
+                return Ok(Placed { path: relative, external: false });
+            }
+            if path.contains('\0') {
+                return Err(Error::InvalidPath { path: path.to_owned(), why: "contains a NUL byte" });
+            }
+            return Ok(Placed { path: path.to_owned(), external: true });
+        }
+        Ok(Placed { path: paths::validate_relative(path)?, external: false })
+    }
+
+    fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
+        atomic::write(&self.storage_path(file)?, content.as_bytes())
+    }
+
+    /// `context_add`: snapshots a whole file.
+    pub fn add_file(&mut self, path: &str, content: &str, readonly: bool) -> Result<()> {
+        let placed = self.place(path)?;
+        if self.chat.find_file(&placed.path).is_some() {
+            return Err(Error::FileExists);
+        }
+        let mut file = ContextFile {
+            path: placed.path,
+            readonly: readonly || placed.external,
+            external: placed.external,
+            version: String::new(),
+            start_line: None,
+            end_line: None,
+        };
+        file.version = version_of(&file, content);
+        self.write_snapshot(&file, content)?;
+        self.record(Event::about(ContextAction::UserAddFile, &file));
+        self.chat.context_files.push(file);
+        self.save()
+    }
+
+    /// `context_add_section`: snapshots lines `start..=end` (the client sends their content).
+    pub fn add_section(&mut self, path: &str, content: &str, start: i64, end: i64) -> Result<()> {
+        let (start, end) = section_lines(start, end)?;
+        let placed = self.place(path)?;
+        let exists = self
+            .chat
+            .context_files
+            .iter()
+            .any(|file| file.path == placed.path && file.section() == Some((start, end)));
+        if exists {
+            return Err(Error::FileExists);
+        }
+        let mut file = ContextFile {
+            path: placed.path,
+            readonly: true,
+            external: placed.external,
+            version: String::new(),
+            start_line: Some(start),
+            end_line: Some(end),
+        };
+        file.version = version_of(&file, content);
+        self.write_snapshot(&file, content)?;
+        self.record(Event::about(ContextAction::UserAddSection, &file));
+        self.chat.context_files.push(file);
+        self.save()
+    }
+
+    /// `context_update`: re-snapshots a whole file. Sections are immutable.
+    pub fn update_file(&mut self, path: &str, content: &str) -> Result<()> {
+        let key = self.lookup_path(path);
+        let Some(file) = self.chat.find_file(&key).cloned() else {
+            return Err(match self.missing_or_section(&key) {
+                Error::FileExists => Error::SectionImmutable,
+                other => other,
+            });
+        };
+        let version = version_of(&file, content);
+        if version == file.version {
+            return Ok(());
+        }
+        self.write_snapshot(&file, content)?;
+        let updated = ContextFile { version, ..file.clone() };
+        self.record(Event::about(ContextAction::UserWriteFile, &updated).with_prev(file.version));
+        if let Some(entry) = self.chat.find_file_mut(&key) {
+            *entry = updated;
+        }
+        self.save()
+    }
+
+    /// `context_remove`: drops a whole file from context (its snapshot stays for history).
+    pub fn remove_file(&mut self, path: &str) -> Result<()> {
+        let key = self.lookup_path(path);
+        let Some(index) = self
+            .chat
+            .context_files
+            .iter()
+            .position(|file| file.path == key && file.section().is_none())
+        else {
+            return Err(Error::FileNotFound);
+        };
+        let file = self.chat.context_files.remove(index);
+        self.record(Event::about(ContextAction::UserRemoveFile, &file));
+        self.save()
+    }
+
+    /// `context_remove_section`.
+    pub fn remove_section(&mut self, path: &str, start: i64, end: i64) -> Result<()> {
+        let (start, end) = section_lines(start, end)?;
+        let key = self.lookup_path(path);
+        let Some(index) = self
+            .chat
+            .context_files
+            .iter()
+            .position(|file| file.path == key && file.section() == Some((start, end)))
+        else {
+            return Err(Error::FileNotFound);
+        };
+        let file = self.chat.context_files.remove(index);
+        self.record(Event::about(ContextAction::UserRemoveSection, &file));
+        self.save()
+    }
+
+    /// `context_set_readonly`.
+    pub fn set_readonly(&mut self, path: &str, readonly: bool) -> Result<()> {
+        let key = self.lookup_path(path);
+        let Some(file) = self.chat.find_file(&key).cloned() else {
+            return Err(match self.missing_or_section(&key) {
+                Error::FileExists => Error::SectionReadOnly,
+                other => other,
+            });
+        };
+        if file.external {
+            return if readonly { Ok(()) } else { Err(Error::ExternalReadOnly) };
+        }
+        if readonly && self.has_output(&file.path) {
+            return Err(Error::PendingOutput);
+        }
+        if file.readonly == readonly {
+            return Ok(());
+        }
+        let updated = ContextFile { readonly, ..file };
+        self.record(Event::about(ContextAction::UserSetReadOnly, &updated));
+        if let Some(entry) = self.chat.find_file_mut(&key) {
+            *entry = updated;
+        }
+        self.save()
+    }
+
+    /// `sync_context`: re-reads non-external, non-section files (all, or only `only`) from the
+    /// project and re-snapshots those that changed, recording `UserWriteFile`. Returns the
+    /// paths that changed.
+    pub fn sync(&mut self, only: Option<&str>) -> Result<Vec<String>> {
+        let Some(root) = self.root.clone() else {
+            return Ok(Vec::new());
+        };
+        let only = only.filter(|path| !path.is_empty()).map(|path| self.lookup_path(path));
+        let candidates: Vec<ContextFile> = self
+            .chat
+            .context_files
+            .iter()
+            .filter(|file| !file.external && file.section().is_none())
+            .filter(|file| only.as_ref().is_none_or(|only| *only == file.path))
+            .cloned()
+            .collect();
+        let mut changed = Vec::new();
+        for file in candidates {
+            let Ok(local) = std::fs::read_to_string(paths::join(&root, &file.path)?) else {
+                continue;
+            };
+            let snapshot = self.read_snapshot(&file).unwrap_or_default();
+            if normalize(&local) == normalize(&snapshot) {
+                continue;
+            }
+            self.write_snapshot(&file, &local)?;
+            let updated = ContextFile { version: version_of(&file, &local), ..file.clone() };
+            self.record(Event::about(ContextAction::UserWriteFile, &updated).with_prev(file.version.clone()));
+            if let Some(entry) = self.chat.find_file_mut(&file.path) {
+                *entry = updated;
+            }
+            changed.push(file.path);
+        }
+        if !changed.is_empty() {
+            self.save()?;
+        }
+        Ok(changed)
+    }
+
+    /// `get_context_file`: the snapshot of a whole file, or else of the first section of it.
+    pub fn context_content(&self, path: &str) -> Result<String> {
+        let key = self.lookup_path(path);
+        let file = self
+            .chat
+            .find_file(&key)
+            .or_else(|| self.chat.context_files.iter().find(|file| file.path == key))
+            .ok_or(Error::FileNotFound)?;
+        self.read_snapshot(file)
+    }
+
+    /// `FileExists` as a marker that only sections of `path` are in context, else
+    /// `FileNotFound`.
+    fn missing_or_section(&self, path: &str) -> Error {
+        if self.chat.context_files.iter().any(|file| file.path == path) {
+            Error::FileExists
+        } else {
+            Error::FileNotFound
+        }
+    }
+}
+
+fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
+    if start <= 0 || end <= 0 {
+        return Err(Error::Invalid("start_line and end_line must be positive integers".into()));
+    }
+    if start > end {
+        return Err(Error::Invalid(format!("start_line ({start}) cannot be greater than end_line ({end})")));
+    }
+    let convert = |line: i64| u32::try_from(line).map_err(|_| Error::Invalid(format!("line {line} is too large")));
+    Ok((convert(start)?, convert(end)?))
+}

@@ -1,0 +1,357 @@
+//! Outputs and file statuses of the active chat: `get_file_statuses` (`""`, `M`, `A`, `!A`,
+//! `S`, with cl100k token counts), reading and deleting outputs, applying an output to the
+//! project (atomically, recording `UserApplyFile` / `UserSaveAs`) and the outcome of a
+//! local-vs-output diff session.
+//!
+//! Every write into the project or into `output/` goes through [`paths::guard_write`]: a
+//! destination that resolves outside the project root is [`Error::ProjectEscape`], on which
+//! the daemon exits.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use ybs_core::ContextAction;
+
+use crate::active::{Active, normalize, version_of};
+use crate::atomic;
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::model::ContextFile;
+use crate::{paths, tokens};
+
+/// One entry of a `file_statuses` reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileStatus {
+    /// The file.
+    pub path: String,
+    /// `""`, `M`, `A`, `!A` or `S`.
+    pub status: &'static str,
+    /// Whether it is in context.
+    pub in_context: bool,
+    /// Whether it has output.
+    pub has_output: bool,
+    /// Read-only flag.
+    pub readonly: bool,
+    /// External flag.
+    pub external: bool,
+    /// The snapshot (for the client's sync comparison).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub context_content: String,
+    /// The output (for previews).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub output_content: String,
+    /// Tokens this file costs in a request.
+    pub tokens: usize,
+    /// Tokens of the snapshot.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub original_tokens: usize,
+    /// Tokens of the output.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub output_tokens: usize,
+    /// Section start line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u32>,
+    /// Section end line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+}
+
+fn is_zero(value: &usize) -> bool {
+    *value == 0
+}
+
+/// `outcome` of `diff_local_done`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffOutcome {
+    /// The local file still equals the snapshot: nothing was taken.
+    None,
+    /// The local file equals the output: applied in full.
+    Full,
+    /// Some of the output was taken: the snapshot follows the local file, the output stays.
+    Partial,
+}
+
+impl DiffOutcome {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffOutcome::None => "none",
+            DiffOutcome::Full => "full",
+            DiffOutcome::Partial => "partial",
+        }
+    }
+}
+
+impl Active {
+    /// `output/{path}` for a project-relative path.
+    pub fn output_path(&self, path: &str) -> Result<PathBuf> {
+        paths::join(&self.output_dir()?, path)
+    }
+
+    /// Whether `path` has an output file.
+    pub fn has_output(&self, path: &str) -> bool {
+        self.output_path(path).is_ok_and(|path| path.is_file())
+    }
+
+    /// The output content of `path`.
+    pub fn output_content(&self, path: &str) -> Result<String> {
+        let path = self.output_path(path)?;
+        std::fs::read_to_string(&path).map_err(|err| match err.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => Error::FileNotFound,
+            _ => Error::io("read", &path)(err),
+        })
+    }
+
+    /// Writes an output file (the model's writes, next issue), under the safety guard.
+    pub fn write_output(&self, path: &str, content: &str) -> Result<()> {
+        let target = self.output_path(path)?;
+        paths::guard_write(self.require_root()?, &target)?;
+        atomic::write(&target, content.as_bytes())
+    }
+
+    /// All output files, as sorted project-relative paths.
+    pub fn output_files(&self) -> Result<Vec<String>> {
+        let base = self.output_dir()?;
+        let mut found = Vec::new();
+        let mut pending = vec![base.clone()];
+        while let Some(dir) = pending.pop() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(err) => return Err(Error::io("list", &dir)(err)),
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else { continue };
+                if kind.is_dir() {
+                    pending.push(path);
+                } else if kind.is_file() {
+                    if let Some(relative) = path.strip_prefix(&base).ok().and_then(Path::to_str) {
+                        found.push(relative.to_owned());
+                    }
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+
+    /// `get_file_statuses`: context files in context order, then output-only files by path.
+    pub fn file_statuses(&self) -> Result<Vec<FileStatus>> {
+        let mut outputs = self.output_files()?;
+        let mut statuses = Vec::with_capacity(self.chat.context_files.len() + outputs.len());
+        for file in &self.chat.context_files {
+            let context = self.read_snapshot(file).unwrap_or_default();
+            let context_tokens = tokens::count(&context);
+            let mut status = FileStatus {
+                path: file.path.clone(),
+                status: "",
+                in_context: true,
+                has_output: false,
+                readonly: file.readonly,
+                external: file.external,
+                context_content: context,
+                output_content: String::new(),
+                tokens: context_tokens,
+                original_tokens: context_tokens,
+                output_tokens: 0,
+                start_line: file.start_line,
+                end_line: file.end_line,
+            };
+            if file.section().is_some() {
+                status.status = "S";
+                status.readonly = true;
+                statuses.push(status);
+                continue;
+            }
+            if !file.external {
+                if let Ok(position) = outputs.binary_search(&file.path) {
+                    outputs.remove(position);
+                    let output = self.output_content(&file.path).unwrap_or_default();
+                    status.has_output = true;
+                    status.output_tokens = tokens::count(&output);
+                    if normalize(&output) != normalize(&status.context_content) {
+                        status.status = "M";
+                        status.tokens = context_tokens + status.output_tokens;
+                    }
+                    status.output_content = output;
+                }
+            }
+            statuses.push(status);
+        }
+        for path in outputs {
+            let output = self.output_content(&path).unwrap_or_default();
+            let output_tokens = tokens::count(&output);
+            let exists_locally = self
+                .root
+                .as_deref()
+                .and_then(|root| paths::join(root, &path).ok())
+                .is_some_and(|local| local.exists());
+            statuses.push(FileStatus {
+                path,
+                status: if exists_locally { "!A" } else { "A" },
+                in_context: false,
+                has_output: true,
+                readonly: false,
+                external: false,
+                context_content: String::new(),
+                output_content: output,
+                tokens: output_tokens,
+                original_tokens: 0,
+                output_tokens,
+                start_line: None,
+                end_line: None,
+            });
+        }
+        Ok(statuses)
+    }
+
+    /// `apply_file`: writes the output into the project, makes it the context snapshot
+    /// (adding the file to context when the model created it), records `UserApplyFile` and
+    /// removes the output. Returns the applied content.
+    pub fn apply(&mut self, path: &str) -> Result<String> {
+        let path = paths::validate_relative(path)?;
+        let content = self.output_content(&path)?;
+        self.write_project_file(&path, &content)?;
+        let event = self.adopt_as_context(&path, &content, ContextAction::UserApplyFile)?;
+        self.record(event);
+        self.remove_output(&path)?;
+        self.save()?;
+        Ok(content)
+    }
+
+    /// `apply_file_as`: like [`apply`](Active::apply) but to `destination`, which must lie
+    /// inside the project; records `UserSaveAs` with the original path.
+    pub fn apply_as(&mut self, path: &str, destination: &str) -> Result<String> {
+        let path = paths::validate_relative(path)?;
+        let destination = match (Path::new(destination).is_absolute(), self.root.as_deref()) {
+            (true, Some(root)) => paths::relative_to(root, Path::new(destination)).ok_or_else(|| Error::InvalidPath {
+                path: destination.to_owned(),
+                why: "is outside the project",
+            })?,
+            _ => paths::validate_relative(destination).map_err(|err| match err {
+                Error::MissingField(_) => Error::MissingField("destination"),
+                other => other,
+            })?,
+        };
+        let content = self.output_content(&path)?;
+        self.write_project_file(&destination, &content)?;
+        let mut event = self.adopt_as_context(&destination, &content, ContextAction::UserSaveAs)?;
+        event.original_path = Some(path.clone());
+        self.record(event);
+        self.remove_output(&path)?;
+        self.save()?;
+        Ok(content)
+    }
+
+    /// `output_delete`: removes an output and records `UserRejectOutput`.
+    pub fn reject_output(&mut self, path: &str) -> Result<()> {
+        let path = paths::validate_relative(path)?;
+        let content = self.output_content(&path)?;
+        self.remove_output(&path)?;
+        let file = self.chat.find_file(&path).cloned().unwrap_or(ContextFile {
+            path: path.clone(),
+            readonly: false,
+            external: false,
+            version: String::new(),
+            start_line: None,
+            end_line: None,
+        });
+        let rejected = ContextFile { version: version_of(&file, &content), ..file };
+        self.record(Event::about(ContextAction::UserRejectOutput, &rejected));
+        self.save()
+    }
+
+    /// `get_diff_paths`: absolute paths of the output and of the local file.
+    pub fn diff_paths(&self, path: &str) -> Result<(PathBuf, PathBuf)> {
+        let output = self.output_path(path)?;
+        if !output.is_file() {
+            return Err(Error::FileNotFound);
+        }
+        let local = paths::join(self.require_root()?, path)?;
+        Ok((output, local))
+    }
+
+    /// `diff_local_done`: compares local, snapshot and output after a local diff session.
+    pub fn diff_local_done(&mut self, path: &str) -> Result<DiffOutcome> {
+        let path = paths::validate_relative(path)?;
+        let Ok(output) = self.output_content(&path) else {
+            return Ok(DiffOutcome::None);
+        };
+        let local_path = paths::join(self.require_root()?, &path)?;
+        let Ok(local) = std::fs::read_to_string(&local_path) else {
+            return Ok(DiffOutcome::None);
+        };
+        let context = match self.chat.find_file(&path) {
+            Some(file) => self.read_snapshot(file).unwrap_or_default(),
+            None => String::new(),
+        };
+        let local_norm = normalize(&local);
+        if local_norm == normalize(&context) {
+            return Ok(DiffOutcome::None);
+        }
+        if local_norm == normalize(&output) {
+            // The user took everything; the local file already has it (a formatter may have
+            // touched it on save, so the snapshot follows the local text).
+            let event = self.adopt_as_context(&path, &local, ContextAction::UserApplyFile)?;
+            self.record(event);
+            self.remove_output(&path)?;
+            self.save()?;
+            return Ok(DiffOutcome::Full);
+        }
+        let event = self.adopt_as_context(&path, &local, ContextAction::UserWriteFile)?;
+        self.record(event);
+        self.save()?;
+        Ok(DiffOutcome::Partial)
+    }
+
+    /// Writes `content` to the project file `relative`, atomically and under the guard.
+    fn write_project_file(&self, relative: &str, content: &str) -> Result<()> {
+        let root = self.require_root()?;
+        let target = paths::join(root, relative)?;
+        paths::guard_write(root, &target)?;
+        atomic::write(&target, content.as_bytes())
+    }
+
+    /// Makes `content` the snapshot of `path` (adding it to context when absent) and returns
+    /// the event describing the change.
+    fn adopt_as_context(&mut self, path: &str, content: &str, action: ContextAction) -> Result<Event> {
+        let existing = self.chat.find_file(path).cloned();
+        let previous = existing.as_ref().map(|file| file.version.clone()).unwrap_or_default();
+        let mut file = existing.unwrap_or(ContextFile {
+            path: path.to_owned(),
+            readonly: false,
+            external: false,
+            version: String::new(),
+            start_line: None,
+            end_line: None,
+        });
+        file.version = version_of(&file, content);
+        atomic::write(&self.storage_path(&file)?, content.as_bytes())?;
+        let event = Event::about(action, &file).with_prev(previous);
+        match self.chat.find_file_mut(path) {
+            Some(entry) => *entry = file,
+            None => self.chat.context_files.push(file),
+        }
+        Ok(event)
+    }
+
+    /// Deletes an output file and the directories it leaves empty.
+    fn remove_output(&self, path: &str) -> Result<()> {
+        let base = self.output_dir()?;
+        let target = self.output_path(path)?;
+        match std::fs::remove_file(&target) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(Error::FileNotFound),
+            Err(err) => return Err(Error::io("remove", &target)(err)),
+        }
+        let mut dir = target.parent().map(Path::to_path_buf);
+        while let Some(current) = dir {
+            if current == base || !current.starts_with(&base) || std::fs::remove_dir(&current).is_err() {
+                break;
+            }
+            dir = current.parent().map(Path::to_path_buf);
+        }
+        Ok(())
+    }
+}

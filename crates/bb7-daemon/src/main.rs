@@ -1,0 +1,50 @@
+//! `bb7`: the daemon binary. Reads requests on stdin, writes replies on stdout, logs to
+//! `~/.bb7/logs/bb7.log` (or to stderr with `BB7_LOG_STDERR=1`; level from `BB7_LOG`,
+//! default `info`).
+
+use std::sync::{Arc, Mutex};
+
+use bb7_daemon::{Home, Session, server};
+
+fn main() {
+    if let Some(flag) = std::env::args().nth(1) {
+        if flag == "--version" || flag == "-v" {
+            println!("bb7 {}", env!("CARGO_PKG_VERSION"));
+            return;
+        }
+    }
+    let home = Home::from_env();
+    init_logging(&home);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("bb7: cannot start the async runtime: {err}");
+            std::process::exit(1);
+        }
+    };
+    let output: server::Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
+    let code = runtime.block_on(server::serve(Session::new(home), tokio::io::stdin(), output));
+    // The blocking stdin reader may still be parked in read(); do not wait for it.
+    std::process::exit(code);
+}
+
+fn init_logging(home: &Home) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BB7_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
+        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+        return;
+    }
+    let dir = home.logs_dir();
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("bb7.log")) else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(Mutex::new(file))
+        .try_init();
+}
