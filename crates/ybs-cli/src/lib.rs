@@ -1,6 +1,7 @@
 //! ybs: the terminal coding agent. This crate owns configuration layering ([`config`]), the
-//! command line ([`cli`], run by [`run`]), slash-command parsing ([`slash`]) and the
-//! streaming display ([`render`]). The `ybs` binary only parses its arguments and calls
+//! command line ([`cli`], run by [`run`]), slash-command parsing ([`slash`]), the
+//! streaming display ([`render`]), the confirmation policy ([`confirm`]) and loop detection
+//! ([`loop_guard`]). The `ybs` binary only parses its arguments and calls
 //! [`run`].
 //!
 //! The agent loop, the REPL and sessions build on the provider, tools, context-budget and
@@ -9,6 +10,8 @@
 
 pub mod cli;
 pub mod config;
+pub mod confirm;
+pub mod loop_guard;
 pub mod render;
 mod run;
 pub mod slash;

@@ -157,12 +157,17 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
 /// The merged JSON as a [`Config`]. Each layer was type-checked on its own, so this fails
 /// only for a value a layer could not check (none today); the error still names the key.
 fn typed(merged: Map<String, Value>, sources: &Sources) -> Result<Config, ConfigError> {
-    serde_path_to_error::deserialize(Value::Object(merged)).map_err(|err| {
+    let merged = Value::Object(merged);
+    serde_path_to_error::deserialize(&merged).map_err(|err| {
         let key = err.path().to_string();
+        let value = key
+            .split('.')
+            .try_fold(&merged, |value, name| value.get(name))
+            .map_or_else(|| String::from("(missing)"), ToString::to_string);
         ConfigError::Invalid {
             origin: sources.of(&key).clone(),
             key,
-            value: String::from("(merged value)"),
+            value,
             rule: err.into_inner().to_string(),
         }
     })

@@ -290,6 +290,24 @@ fn an_invalid_value_names_its_source() {
 }
 
 #[test]
+fn an_env_value_too_large_for_its_key_names_the_variable() {
+    let fixture = Fixture::new();
+    assert_eq!(
+        fixture
+            .load(
+                &[("YBS_LLM_MAX_TOKENS", "99999999999")],
+                &FlagOverrides::default()
+            )
+            .err(),
+        Some(
+            "llm.max_tokens = 99999999999 (from env YBS_LLM_MAX_TOKENS) is invalid: invalid \
+             value: integer `99999999999`, expected u32"
+                .to_owned()
+        )
+    );
+}
+
+#[test]
 fn show_lists_every_value_with_its_source_and_masks_keys() -> Result<(), String> {
     let fixture = Fixture::new();
     let project = fixture.write(
