@@ -125,7 +125,7 @@ pub fn is_overflow(error: &LlmError) -> bool {
 
 impl TrimLoop {
     /// Starts a send of the prompt of `aut` tokens with the visible `pairs` and their
-    /// `prediction` (from [`predict`](crate::predict) over the same pairs and budget).
+    /// `prediction` (from [`predict`](crate::predict()) over the same pairs and budget).
     ///
     /// Refuses with `user_prompt_too_large` when `AUT (+ reserved) > ML`, before any attempt.
     /// With [`Budget::preflight_trim`] on, drops oldest predicted pairs while
