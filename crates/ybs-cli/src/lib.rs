@@ -1,7 +1,7 @@
 //! ybs: the terminal coding agent. This crate owns configuration layering ([`config`]), the
 //! command line ([`cli`], run by [`run`]), slash-command parsing ([`slash`]), the
-//! streaming display ([`render`]), the confirmation policy ([`confirm`]) and loop detection
-//! ([`loop_guard`]). The `ybs` binary only parses its arguments and calls
+//! streaming display ([`render`]), the confirmation policy ([`confirm`]), loop detection
+//! ([`loop_guard`]) and `git.auto_commit` ([`git`]). The `ybs` binary only parses its arguments and calls
 //! [`run`].
 //!
 //! The agent loop, the REPL and sessions build on the provider, tools, context-budget and
@@ -11,6 +11,7 @@
 pub mod cli;
 pub mod config;
 pub mod confirm;
+pub mod git;
 pub mod loop_guard;
 pub mod render;
 mod run;

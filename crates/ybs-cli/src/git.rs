@@ -1,0 +1,235 @@
+//! `git.auto_commit`: after a turn that changed files inside a git work tree, commit exactly
+//! those files. Never when not in a repository, and never when the user had staged changes
+//! before the turn (their index is theirs to commit).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The longest summary line, in characters.
+const SUMMARY_CHARS: usize = 72;
+
+/// Why git could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// `git` could not be started.
+    #[error(
+        "cannot run git for git.auto_commit: {source} (install git or set git.auto_commit to false)"
+    )]
+    Spawn {
+        /// The reason.
+        source: std::io::Error,
+    },
+    /// A git command failed.
+    #[error("git {command} failed: {stderr}")]
+    Failed {
+        /// The command's arguments.
+        command: String,
+        /// What git said.
+        stderr: String,
+    },
+}
+
+/// Runs `git`, with extra environment variables (tests use them to shut out the user's
+/// global configuration).
+#[derive(Debug, Clone, Default)]
+pub struct Git {
+    envs: Vec<(OsString, OsString)>,
+}
+
+/// The state of the work tree before a turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Baseline {
+    /// The top of the work tree.
+    pub root: PathBuf,
+    /// Whether the index held staged changes.
+    pub staged_before: bool,
+}
+
+/// Why nothing was committed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// The user had staged changes before the turn.
+    StagedBefore,
+    /// None of the files differs from the last commit (or none is inside the work tree).
+    NothingChanged,
+}
+
+/// What [`Git::commit_turn`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// A commit was made.
+    Committed {
+        /// Its id.
+        id: String,
+        /// The files, relative to the work tree's top.
+        files: Vec<PathBuf>,
+    },
+    /// Nothing was committed.
+    Skipped(Skip),
+}
+
+impl Git {
+    /// A runner that sets `envs` for every git command.
+    pub fn with_env(envs: Vec<(OsString, OsString)>) -> Self {
+        Git { envs }
+    }
+
+    /// The work tree around `dir` and whether its index has staged changes; `None` when `dir`
+    /// is not inside a git work tree.
+    pub fn baseline(&self, dir: &Path) -> Result<Option<Baseline>, GitError> {
+        let output = self.output(dir, &["rev-parse", "--show-toplevel"])?;
+        if !output.status.success() {
+            return Ok(None);
+        }
+        let root = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim_end_matches('\n'));
+        let staged = self.output(&root, &["diff", "--cached", "--quiet"])?;
+        let staged_before = match staged.status.code() {
+            Some(0) => false,
+            Some(1) => true,
+            _ => return Err(failed(&["diff", "--cached", "--quiet"], &staged)),
+        };
+        Ok(Some(Baseline {
+            root,
+            staged_before,
+        }))
+    }
+
+    /// Commits the `changed` files (absolute, or relative to the work tree's top) that are
+    /// inside the work tree, not ignored, and differ from the last commit, with the message
+    /// `"{prefix} {summary}"`.
+    pub fn commit_turn(
+        &self,
+        baseline: &Baseline,
+        changed: &[PathBuf],
+        prefix: &str,
+        summary: &str,
+    ) -> Result<CommitOutcome, GitError> {
+        if baseline.staged_before {
+            return Ok(CommitOutcome::Skipped(Skip::StagedBefore));
+        }
+        let root = &baseline.root;
+        let mut files = self.committable(root, changed)?;
+        files.sort();
+        files.dedup();
+        if files.is_empty() {
+            return Ok(CommitOutcome::Skipped(Skip::NothingChanged));
+        }
+        let paths: Vec<String> = files
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        self.run(root, &["add", "-A", "--"], &paths)?;
+        let staged = self.output_with(root, &["diff", "--cached", "--quiet", "--"], &paths)?;
+        if staged.status.success() {
+            return Ok(CommitOutcome::Skipped(Skip::NothingChanged));
+        }
+        let message = format!("{prefix} {summary}").trim().to_owned();
+        self.run(root, &["commit", "--quiet", "-m", &message, "--"], &paths)?;
+        let head = self.run(root, &["rev-parse", "HEAD"], &[])?;
+        Ok(CommitOutcome::Committed {
+            id: String::from_utf8_lossy(&head.stdout).trim().to_owned(),
+            files,
+        })
+    }
+
+    /// The files of `changed` git can commit: inside the work tree, not ignored, and either
+    /// present or tracked (a deleted tracked file is a change; a deleted untracked one is not).
+    fn committable(&self, root: &Path, changed: &[PathBuf]) -> Result<Vec<PathBuf>, GitError> {
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+        let inside: Vec<PathBuf> = changed
+            .iter()
+            .filter_map(|path| {
+                let absolute = if path.is_absolute() {
+                    path.clone()
+                } else {
+                    root.join(path)
+                };
+                let relative = absolute
+                    .strip_prefix(root)
+                    .or_else(|_| absolute.strip_prefix(&canonical_root))
+                    .ok()?
+                    .to_owned();
+                let is_git_dir = relative
+                    .components()
+                    .next()
+                    .is_some_and(|c| c.as_os_str() == ".git");
+                (!relative.as_os_str().is_empty() && !is_git_dir).then_some(relative)
+            })
+            .collect();
+        if inside.is_empty() {
+            return Ok(inside);
+        }
+        let paths: Vec<String> = inside
+            .iter()
+            .map(|f| f.to_string_lossy().into_owned())
+            .collect();
+        let ignored =
+            lines(&self.output_with(root, &["check-ignore", "--no-index", "--"], &paths)?);
+        let tracked = lines(&self.run(root, &["ls-files", "--"], &paths)?);
+        Ok(inside
+            .into_iter()
+            .filter(|file| {
+                let name = file.to_string_lossy();
+                !ignored.iter().any(|line| *line == name)
+                    && (root.join(file).exists() || tracked.iter().any(|line| *line == name))
+            })
+            .collect())
+    }
+
+    fn output(&self, dir: &Path, args: &[&str]) -> Result<Output, GitError> {
+        self.output_with(dir, args, &[])
+    }
+
+    fn output_with(&self, dir: &Path, args: &[&str], paths: &[String]) -> Result<Output, GitError> {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .args(paths)
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .output()
+            .map_err(|source| GitError::Spawn { source })
+    }
+
+    fn run(&self, dir: &Path, args: &[&str], paths: &[String]) -> Result<Output, GitError> {
+        let output = self.output_with(dir, args, paths)?;
+        if output.status.success() {
+            Ok(output)
+        } else {
+            Err(failed(args, &output))
+        }
+    }
+}
+
+/// The commit summary for a turn: the first line of the user's request, shortened.
+pub fn summary_line(request: &str) -> String {
+    let first = request
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or("");
+    if first.chars().count() <= SUMMARY_CHARS {
+        return first.to_owned();
+    }
+    let mut cut: String = first.chars().take(SUMMARY_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+fn lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn failed(args: &[&str], output: &Output) -> GitError {
+    GitError::Failed {
+        command: args.join(" "),
+        stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! Auto-commit against real repositories in temporary directories.
+
+use std::fs;
+
+use super::*;
+
+struct Repo {
+    dir: tempfile::TempDir,
+    git: Git,
+}
+
+impl Repo {
+    /// A repository with one commit of `a.txt`, isolated from the user's git configuration.
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+        let git = Git::with_env(vec![
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ("GIT_AUTHOR_NAME".into(), "t".into()),
+            ("GIT_AUTHOR_EMAIL".into(), "t@example.invalid".into()),
+            ("GIT_COMMITTER_NAME".into(), "t".into()),
+            ("GIT_COMMITTER_EMAIL".into(), "t@example.invalid".into()),
+        ]);
+        let repo = Repo { dir, git };
+        repo.git_ok(&["init", "--quiet"]);
+        repo.write("a.txt", "a\n");
+        repo.write(".gitignore", "*.log\n");
+        repo.git_ok(&["add", "."]);
+        repo.git_ok(&["commit", "--quiet", "-m", "start"]);
+        repo
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir
+            .path()
+            .canonicalize()
+            .unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        let path = self.dir.path().join(name);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap_or_else(|err| panic!("{err}"));
+        }
+        fs::write(path, text).unwrap_or_else(|err| panic!("{err}"));
+    }
+
+    fn git_ok(&self, args: &[&str]) -> String {
+        match self.git.run(self.dir.path(), args, &[]) {
+            Ok(output) => String::from_utf8_lossy(&output.stdout).into_owned(),
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    fn baseline(&self) -> Baseline {
+        match self.git.baseline(self.dir.path()) {
+            Ok(Some(baseline)) => baseline,
+            other => panic!("no baseline: {other:?}"),
+        }
+    }
+
+    fn commit(&self, baseline: &Baseline, changed: &[PathBuf]) -> CommitOutcome {
+        self.git
+            .commit_turn(baseline, changed, "[ybs]", "add b")
+            .unwrap_or_else(|err| panic!("{err}"))
+    }
+}
+
+#[test]
+fn commits_exactly_the_changed_files() {
+    let repo = Repo::new();
+    let baseline = repo.baseline();
+    assert!(!baseline.staged_before);
+    repo.write("a.txt", "changed\n");
+    repo.write("dir/b.txt", "new\n");
+    repo.write("user-edit.txt", "not the agent's\n");
+    let root = repo.root();
+    let outcome = repo.commit(&baseline, &[root.join("a.txt"), PathBuf::from("dir/b.txt")]);
+    let CommitOutcome::Committed { id, files } = outcome else {
+        panic!("not committed: {outcome:?}");
+    };
+    assert_eq!(files, [PathBuf::from("a.txt"), PathBuf::from("dir/b.txt")]);
+    assert_eq!(repo.git_ok(&["rev-parse", "HEAD"]).trim(), id);
+    assert_eq!(repo.git_ok(&["log", "-1", "--format=%s"]), "[ybs] add b\n");
+    assert_eq!(
+        repo.git_ok(&["show", "--name-only", "--format=", "HEAD"]),
+        "a.txt\ndir/b.txt\n"
+    );
+    assert_eq!(
+        repo.git_ok(&["status", "--porcelain"]),
+        "?? user-edit.txt\n"
+    );
+}
+
+#[test]
+fn never_commits_over_changes_the_user_staged_before() {
+    let repo = Repo::new();
+    repo.write("a.txt", "staged by the user\n");
+    repo.git_ok(&["add", "a.txt"]);
+    let baseline = repo.baseline();
+    assert!(baseline.staged_before);
+    repo.write("b.txt", "agent\n");
+    assert_eq!(
+        repo.commit(&baseline, &[PathBuf::from("b.txt")]),
+        CommitOutcome::Skipped(Skip::StagedBefore)
+    );
+    assert_eq!(repo.git_ok(&["rev-list", "--count", "HEAD"]).trim(), "1");
+}
+
+#[test]
+fn not_a_repository_has_no_baseline() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    let git = Git::with_env(vec![("GIT_CEILING_DIRECTORIES".into(), dir.path().into())]);
+    assert_eq!(git.baseline(dir.path()).ok(), Some(None));
+}
+
+#[test]
+fn unchanged_ignored_outside_and_vanished_files_commit_nothing() {
+    let repo = Repo::new();
+    let baseline = repo.baseline();
+    repo.write("debug.log", "ignored\n");
+    let outcome = repo.commit(
+        &baseline,
+        &[
+            PathBuf::from("a.txt"),
+            PathBuf::from("debug.log"),
+            PathBuf::from("/elsewhere/x.txt"),
+            PathBuf::from("gone.txt"),
+            PathBuf::from(".git/config"),
+        ],
+    );
+    assert_eq!(outcome, CommitOutcome::Skipped(Skip::NothingChanged));
+}
+
+#[test]
+fn a_deleted_tracked_file_is_committed_as_a_deletion() {
+    let repo = Repo::new();
+    let baseline = repo.baseline();
+    fs::remove_file(repo.root().join("a.txt")).unwrap_or_else(|err| panic!("{err}"));
+    let outcome = repo.commit(&baseline, &[PathBuf::from("a.txt")]);
+    assert!(
+        matches!(outcome, CommitOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(repo.git_ok(&["ls-files"]), ".gitignore\n");
+}
+
+#[test]
+fn summaries_are_the_first_line_shortened() {
+    assert_eq!(
+        summary_line("\n  fix the parser\nand more"),
+        "fix the parser"
+    );
+    let long = "x".repeat(100);
+    let summary = summary_line(&long);
+    assert_eq!(summary.chars().count(), 72);
+    assert!(summary.ends_with('…'));
+}
