@@ -30,25 +30,49 @@ pub(crate) enum Shape<'a> {
     Text,
 }
 
-/// The shape of `line` among all ten rules of the notes (first match wins).
+/// The shape of every line of `text` (split on `"\n"`), in order, with the line itself.
+pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
+    let Ok(mut pairs) = LineGrammar::parse(Rule::lines, text) else {
+        // `lines` matches any text (every line can be `text`); stay total anyway.
+        return text.split('\n').map(|line| (Shape::Text, line)).collect();
+    };
+    let Some(file) = pairs.next() else {
+        return Vec::new();
+    };
+    // Each pair ends its line; the line starts right after the previous "\n".
+    let mut start = 0;
+    file.into_inner()
+        .filter(|pair| pair.as_rule() != Rule::EOI)
+        .map(|pair| {
+            let end = pair.as_span().end();
+            let line = text.get(start..end).unwrap_or_default();
+            start = end + 1;
+            (shape_of_pair(pair), line)
+        })
+        .collect()
+}
+
+/// The shape of one line (without `"\n"`) among all ten rules of the notes.
+#[cfg(test)]
 pub(crate) fn classify(line: &str) -> Shape<'_> {
-    shape_of(Rule::line, line)
+    first_shape(Rule::lines, line)
 }
 
 /// The shape of `line` among headers, escaped headers, XML openings and text only: what a line
 /// is where the block-marker rules do not apply.
 pub(crate) fn classify_plain(line: &str) -> Shape<'_> {
-    shape_of(Rule::plain_line, line)
+    first_shape(Rule::plain_line, line)
 }
 
-fn shape_of(rule: Rule, line: &str) -> Shape<'_> {
-    let Ok(mut pairs) = LineGrammar::parse(rule, line) else {
-        // Both entry rules end in `text = { ANY* }`, so they always match; stay total anyway.
-        return Shape::Text;
-    };
-    let Some(kind) = pairs.next().and_then(|outer| outer.into_inner().next()) else {
-        return Shape::Text;
-    };
+fn first_shape(rule: Rule, line: &str) -> Shape<'_> {
+    LineGrammar::parse(rule, line)
+        .ok()
+        .and_then(|mut pairs| pairs.next())
+        .and_then(|outer| outer.into_inner().next())
+        .map_or(Shape::Text, shape_of_pair)
+}
+
+fn shape_of_pair(kind: Pair<'_, Rule>) -> Shape<'_> {
     match kind.as_rule() {
         Rule::fence => Shape::Fence,
         Rule::square_open => Shape::SquareOpen,
@@ -84,9 +108,10 @@ fn inner_str<'a>(pair: Pair<'a, Rule>, rule: Rule) -> &'a str {
         .map_or("", |inner| inner.as_str())
 }
 
-/// Whether the stripped line ends with `]]` (rule 2).
+/// Whether the stripped line ends with `]]` (rule 2: a suffix, so asked of the line itself
+/// rather than of the grammar, which reads lines from their start).
 pub(crate) fn ends_with_square_close(line: &str) -> bool {
-    LineGrammar::parse(Rule::square_close, line).is_ok()
+    strip(line).ends_with("]]")
 }
 
 /// The names of the closing tags `</name>` on `line`, in order.
@@ -159,6 +184,22 @@ mod tests {
         );
         assert_eq!(classify("<br/>"), Shape::Text);
         assert_eq!(classify("~~~"), Shape::Text);
+        assert_eq!(
+            shapes("a\n```\n\nuser: x"),
+            vec![
+                (Shape::Text, "a"),
+                (Shape::Fence, "```"),
+                (Shape::Text, ""),
+                (
+                    Shape::Header {
+                        role: "user",
+                        rest: " x"
+                    },
+                    "user: x"
+                ),
+            ]
+        );
+        assert_eq!(shapes(""), vec![(Shape::Text, "")]);
     }
 
     #[test]

@@ -115,20 +115,19 @@ pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
 
 /// Parses a chat file, also reporting a protected block left open at its end.
 pub fn parse_document(text: &str) -> Document {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let last_close = last_close_lines(&lines);
+    let last_close = last_close_lines(text);
     let mut walk = Walk::new();
-    for (index, line) in lines.iter().enumerate() {
-        walk.line(index, line, &last_close);
+    for (index, (shape, line)) in grammar::shapes(text).into_iter().enumerate() {
+        walk.line(index, line, shape, &last_close);
     }
     walk.finish()
 }
 
 /// For each tag name, the index of the last line holding `</name>` (rule 7 asks whether one
 /// appears on a later line; answering from this table keeps that question O(1)).
-fn last_close_lines<'a>(lines: &[&'a str]) -> HashMap<&'a str, usize> {
+fn last_close_lines(text: &str) -> HashMap<&str, usize> {
     let mut last = HashMap::new();
-    for (index, line) in lines.iter().enumerate() {
+    for (index, line) in text.split('\n').enumerate() {
         for tag in grammar::close_tags(line) {
             last.insert(tag, index);
         }
@@ -199,11 +198,11 @@ impl Walk {
         self.opened_at = number;
     }
 
-    fn line(&mut self, index: usize, line: &str, last_close: &HashMap<&str, usize>) {
+    fn line(&mut self, index: usize, line: &str, shape: Shape<'_>, last_close: &HashMap<&str, usize>) {
         let number = index + 1;
         match &mut self.state {
             State::Fence => {
-                if grammar::classify(line) == Shape::Fence {
+                if shape == Shape::Fence {
                     self.state = State::Normal;
                 }
                 self.push(number, line);
@@ -226,7 +225,7 @@ impl Walk {
                     self.push_unless_blank(number, &line.replacen("]]", "", 1));
                     return;
                 }
-                match grammar::classify(line) {
+                match shape {
                     Shape::SquareOpen => {
                         self.push_unless_blank(number, &line.replacen("[[", "", 1));
                     }
@@ -240,7 +239,7 @@ impl Walk {
                     _ => self.push(number, line),
                 }
             }
-            State::Normal => self.normal_line(number, index, line, last_close),
+            State::Normal => self.normal_line(number, index, line, shape, last_close),
         }
     }
 
@@ -249,9 +248,10 @@ impl Walk {
         number: usize,
         index: usize,
         line: &str,
+        shape: Shape<'_>,
         last_close: &HashMap<&str, usize>,
     ) {
-        let shape = match grammar::classify(line) {
+        let shape = match shape {
             // Rule 5 only applies inside a square block; elsewhere the line is read again
             // without the block-marker rules.
             Shape::CmdClose => grammar::classify_plain(line),

@@ -111,12 +111,13 @@ fn write_message(out: &mut String, index: usize, message: &ChatMessage) -> Resul
 
 /// Writes a block's content, one line after another, each followed by a newline.
 fn write_content(out: &mut String, content: &str) {
-    let lines: Vec<&str> = content.split('\n').collect();
-    let closers = Closers::new(&lines);
+    let shaped = grammar::shapes(content);
+    let lines: Vec<&str> = shaped.iter().map(|(_, line)| *line).collect();
+    let closers = Closers::new(&shaped);
     let mut index = 0;
     while index < lines.len() {
         let line = lines[index];
-        let verbatim_until = match grammar::classify(line) {
+        let verbatim_until = match shaped[index].0 {
             Shape::Fence => closers.fence_after(index),
             Shape::XmlOpen { tag } => closers.xml_after(tag, index),
             Shape::SquareOpen => None,
@@ -172,11 +173,11 @@ struct Closers<'a> {
 }
 
 impl<'a> Closers<'a> {
-    fn new(lines: &[&'a str]) -> Self {
+    fn new(lines: &[(Shape<'a>, &'a str)]) -> Self {
         let mut fences = Vec::new();
         let mut xml: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (index, line) in lines.iter().enumerate() {
-            if grammar::classify(line) == Shape::Fence {
+        for (index, (shape, line)) in lines.iter().enumerate() {
+            if *shape == Shape::Fence {
                 fences.push(index);
             }
             if let Some(tag) = grammar::first_close_tag(line) {
