@@ -6,6 +6,11 @@ use serde_json::Value;
 
 use super::load::LoadedConfig;
 
+/// The top-level keys in the order of spec section 2.3 (then `mcp`).
+const SECTION_ORDER: [&str; 9] = [
+    "version", "llm", "context", "agent", "safety", "tools", "git", "ui", "mcp",
+];
+
 /// Values longer than this push the source column out instead of widening every line.
 const MAX_ALIGN: usize = 60;
 
@@ -20,6 +25,12 @@ pub fn show(loaded: &LoadedConfig) -> String {
     let mut lines = Vec::new();
     let value = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
     leaves(&value, "", &mut lines);
+    // Sections in the order of spec section 2.3; keys within a section alphabetically.
+    lines.sort_by_key(|(key, _)| {
+        let section = key.split(['.', '[']).next().unwrap_or("");
+        let rank = SECTION_ORDER.iter().position(|name| *name == section);
+        (rank.unwrap_or(SECTION_ORDER.len()), key.clone())
+    });
     let width = lines
         .iter()
         .map(|(key, value)| key.len() + 3 + value.len())
