@@ -48,6 +48,8 @@ pub fn parameters_to_schema(parameters: &Value) -> Result<Value, String> {
         }
         properties.insert(name.clone(), Value::Object(property));
     }
+    // Sorted so the schema is the same whether or not serde_json keeps insertion order.
+    required.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
     Ok(json!({"type": "object", "properties": properties, "required": required}))
 }
 
