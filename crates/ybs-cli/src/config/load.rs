@@ -53,8 +53,8 @@ pub struct LoadedConfig {
 }
 
 /// Builds the configuration: defaults, then each file of `locations` (plus
-/// `flags.config_file`), merged key by key, then `env` (`YBS_*` variables named after key paths, a few short aliases, `NO_COLOR`), then
-/// `flags`.
+/// `flags.config_file`), merged key by key, then `env` (`YBS_*` variables named after key
+/// paths, a few short aliases, `NO_COLOR`), then `flags`.
 pub fn load(
     locations: &ConfigLocations,
     env: &BTreeMap<String, String>,
