@@ -1,0 +1,180 @@
+//! Helpers shared by the integration tests: a `bb7` process with its HOME in a temporary
+//! directory, request/reply plumbing and redaction for snapshots.
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+
+use serde_json::{Value, json};
+
+/// A temporary world: a home directory and a project directory.
+pub struct World {
+    pub dir: tempfile::TempDir,
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
+        World { dir }
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.dir.path().join("project").canonicalize().unwrap()
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    pub fn spawn(&self) -> Daemon {
+        Daemon::spawn(&self.home())
+    }
+
+    pub fn write(&self, relative: &str, content: &str) {
+        let path = self.project().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, content).unwrap();
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        std::fs::read_to_string(self.project().join(relative)).unwrap()
+    }
+
+    pub fn chats_dir(&self) -> PathBuf {
+        self.project().join(".bb7").join("chats")
+    }
+}
+
+/// A running `bb7`.
+pub struct Daemon {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+}
+
+impl Daemon {
+    pub fn spawn(home: &Path) -> Daemon {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bb7"))
+            .env("HOME", home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("BB7_LOG_STDERR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn bb7");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Daemon { child, stdin, stdout, next_id: 0 }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes a raw line.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Reads one reply line (None at end of output).
+    pub fn read_reply(&mut self) -> Option<Value> {
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line).unwrap() == 0 {
+            return None;
+        }
+        Some(serde_json::from_str(&line).unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {line:?}")))
+    }
+
+    /// Sends `request` with a fresh request id and returns the reply to it.
+    pub fn call(&mut self, mut request: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id.to_string();
+        request["request_id"] = json!(id);
+        self.send_line(&request.to_string());
+        let reply = self.read_reply().expect("a reply");
+        assert_eq!(reply["request_id"], json!(id), "reply to {request}: {reply}");
+        reply
+    }
+
+    /// Takes stdin, for writing from another thread.
+    pub fn take_stdin(&mut self) -> ChildStdin {
+        self.stdin.take().expect("stdin open")
+    }
+
+    /// Closes stdin.
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits for the process and returns its status and stderr.
+    pub fn wait(mut self) -> (ExitStatus, String) {
+        use std::io::Read;
+        self.stdin.take();
+        let mut stderr = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            pipe.read_to_string(&mut stderr).unwrap();
+        }
+        let status = self.child.wait().unwrap();
+        (status, stderr)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Replaces what changes from run to run: temporary paths, chat ids, times.
+pub struct Redactor {
+    pub replacements: Vec<(String, String)>,
+}
+
+impl Redactor {
+    pub fn new(world: &World) -> Redactor {
+        Redactor { replacements: vec![(world.root().display().to_string(), "[tmp]".into())] }
+    }
+
+    /// Names a chat id.
+    pub fn id(&mut self, id: &str, name: &str) {
+        self.replacements.push((id.to_owned(), format!("[{name}]")));
+    }
+
+    pub fn apply(&self, value: &Value) -> Value {
+        self.walk(None, value)
+    }
+
+    fn walk(&self, key: Option<&str>, value: &Value) -> Value {
+        match value {
+            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk(Some(k), v))).collect()),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.walk(key, v)).collect()),
+            Value::String(text) => {
+                if matches!(key, Some("created" | "timestamp")) && !text.is_empty() {
+                    return json!("[time]");
+                }
+                if matches!(key, Some("name")) && text.starts_with("Chat 20") {
+                    return json!("Chat [date]");
+                }
+                let mut text = text.clone();
+                for (from, to) in &self.replacements {
+                    text = text.replace(from, to);
+                }
+                json!(text)
+            }
+            other => other.clone(),
+        }
+    }
+}
