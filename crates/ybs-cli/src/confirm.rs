@@ -1,9 +1,9 @@
-//! The confirmation policy of spec section 8.3: which tool calls ask first, what the user's
-//! answer means, and what a non-interactive run does instead of asking.
+//! The terminal side of confirmations (spec section 8.3). Which calls need confirmation and
+//! the session allow-list are `ybs-tools`' `ConfirmationPolicy`; this module decides what
+//! happens when nobody can answer (`exec`), reads the user's answer, and words the prompt
+//! and the message the model gets for a denied call.
 
-use std::collections::BTreeSet;
-
-/// How confirmations are settled.
+/// How confirmations are settled in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfirmMode {
     /// Ask the user at the terminal (the REPL).
@@ -16,13 +16,30 @@ pub enum ConfirmMode {
 
 /// What to do with one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
+pub enum Settle {
     /// Run it.
     Run,
-    /// Ask the user with [`prompt`]; pass the answer to [`ConfirmationPolicy::answer`].
+    /// Ask the user with [`prompt`] and read the reply with [`Answer::parse`].
     Ask,
     /// Do not run it; the text tells the user why.
     Deny(String),
+}
+
+impl ConfirmMode {
+    /// What to do with a call of `tool`, given whether the policy requires confirmation.
+    pub fn settle(self, tool: &str, confirmation_required: bool) -> Settle {
+        if !confirmation_required {
+            return Settle::Run;
+        }
+        match self {
+            ConfirmMode::Ask => Settle::Ask,
+            ConfirmMode::AssumeYes => Settle::Run,
+            ConfirmMode::Deny => Settle::Deny(format!(
+                "{tool} needs confirmation and nobody can answer here; it was denied (run with \
+                 --yes to allow such calls)"
+            )),
+        }
+    }
 }
 
 /// The user's answer to `[y]es / [n]o / [a]lways this session`.
@@ -47,9 +64,9 @@ impl Answer {
     }
 }
 
-/// The question asked before a call runs.
-pub fn prompt(tool: &str) -> String {
-    format!("Allow {tool}? [y]es / [n]o / [a]lways this session: ")
+/// The question asked before a call runs; `reason` is the policy's.
+pub fn prompt(reason: &str) -> String {
+    format!("{reason}. Allow? [y]es / [n]o / [a]lways this session: ")
 }
 
 /// What the model is told when its call did not run.
@@ -60,97 +77,32 @@ pub fn denied_result(tool: &str) -> String {
     )
 }
 
-/// Which tools need confirmation, and which the user allowed for the rest of the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfirmationPolicy {
-    mode: ConfirmMode,
-    required: BTreeSet<String>,
-    always: BTreeSet<String>,
-}
-
-impl ConfirmationPolicy {
-    /// A policy asking for the tools of `safety.require_confirmation`.
-    pub fn new(mode: ConfirmMode, required: impl IntoIterator<Item = String>) -> Self {
-        ConfirmationPolicy {
-            mode,
-            required: required.into_iter().collect(),
-            always: BTreeSet::new(),
-        }
-    }
-
-    /// Whether `tool` must be confirmed at all.
-    pub fn requires_confirmation(&self, tool: &str) -> bool {
-        self.required.contains(tool)
-    }
-
-    /// What to do with a call of `tool`.
-    pub fn decide(&self, tool: &str) -> Decision {
-        if !self.requires_confirmation(tool) || self.always.contains(tool) {
-            return Decision::Run;
-        }
-        match self.mode {
-            ConfirmMode::Ask => Decision::Ask,
-            ConfirmMode::AssumeYes => Decision::Run,
-            ConfirmMode::Deny => Decision::Deny(format!(
-                "{tool} needs confirmation and nobody can answer here; it was denied (run with \
-                 --yes to allow such calls)"
-            )),
-        }
-    }
-
-    /// Applies the user's answer for `tool`; returns whether the call runs.
-    pub fn answer(&mut self, tool: &str, answer: Answer) -> bool {
-        match answer {
-            Answer::Yes => true,
-            Answer::No => false,
-            Answer::Always => {
-                self.always.insert(tool.to_owned());
-                true
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn policy(mode: ConfirmMode) -> ConfirmationPolicy {
-        ConfirmationPolicy::new(mode, ["write_file".to_owned(), "run_shell".to_owned()])
+    #[test]
+    fn calls_without_confirmation_always_run() {
+        for mode in [ConfirmMode::Ask, ConfirmMode::AssumeYes, ConfirmMode::Deny] {
+            assert_eq!(mode.settle("read_file", false), Settle::Run);
+        }
     }
 
     #[test]
-    fn only_listed_tools_ask() {
-        let policy = policy(ConfirmMode::Ask);
-        assert_eq!(policy.decide("read_file"), Decision::Run);
-        assert_eq!(policy.decide("write_file"), Decision::Ask);
-    }
-
-    #[test]
-    fn always_allows_the_tool_for_the_session_only() {
-        let mut policy = policy(ConfirmMode::Ask);
-        assert!(policy.answer("run_shell", Answer::Always));
-        assert_eq!(policy.decide("run_shell"), Decision::Run);
-        assert_eq!(policy.decide("write_file"), Decision::Ask);
-        assert!(!policy.answer("write_file", Answer::No));
-        assert_eq!(policy.decide("write_file"), Decision::Ask);
-    }
-
-    #[test]
-    fn non_interactive_runs_deny_or_allow_by_flag() {
+    fn required_confirmations_ask_run_or_deny_by_mode() {
+        assert_eq!(ConfirmMode::Ask.settle("write_file", true), Settle::Ask);
         assert_eq!(
-            policy(ConfirmMode::Deny).decide("write_file"),
-            Decision::Deny(
+            ConfirmMode::AssumeYes.settle("write_file", true),
+            Settle::Run
+        );
+        assert_eq!(
+            ConfirmMode::Deny.settle("write_file", true),
+            Settle::Deny(
                 "write_file needs confirmation and nobody can answer here; it was denied (run \
                  with --yes to allow such calls)"
                     .into()
             )
         );
-        assert_eq!(
-            policy(ConfirmMode::AssumeYes).decide("write_file"),
-            Decision::Run
-        );
-        assert_eq!(policy(ConfirmMode::Deny).decide("read_file"), Decision::Run);
     }
 
     #[test]
@@ -164,10 +116,11 @@ mod tests {
     }
 
     #[test]
-    fn texts_name_the_tool() {
+    fn texts_name_the_tool_and_reason() {
         assert_eq!(
-            prompt("run_shell"),
-            "Allow run_shell? [y]es / [n]o / [a]lways this session: "
+            prompt("`run_shell` requires confirmation (safety.require_confirmation)"),
+            "`run_shell` requires confirmation (safety.require_confirmation). Allow? [y]es / \
+             [n]o / [a]lways this session: "
         );
         assert!(denied_result("run_shell").starts_with("The user denied this call of run_shell;"));
     }
