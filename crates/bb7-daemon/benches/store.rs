@@ -1,1 +1,112 @@
-//! placeholder
+//! Benchmarks of the store's hot paths: `get_file_statuses` on a chat with 200 context files
+//! (50 of them with pending output, so their tokens are counted twice) and `search_chats` over
+//! 1,000 chats of 10 messages each (a query that matches nothing, so every chat is read).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::time::Duration;
+
+use bb7_daemon::model::Chat;
+use bb7_daemon::store::ChatStore;
+use bb7_daemon::{Home, Request, Session};
+use criterion::{Criterion, criterion_group, criterion_main};
+use ybs_core::Message;
+
+fn source_file(n: usize) -> String {
+    (0..60)
+        .map(|line| {
+            format!("    let value_{line} = compute_{n}(input_{line}, {line}); // step {line}\n")
+        })
+        .collect()
+}
+
+fn session(dir: &std::path::Path) -> Session {
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut session = Session::new(Home::new(dir.join("home"), None));
+    let root = project.display().to_string();
+    session
+        .dispatch(Request::Bb7Init {
+            project_root: root.clone(),
+        })
+        .unwrap();
+    session
+        .dispatch(Request::Init { project_root: root })
+        .unwrap();
+    session
+}
+
+fn file_statuses(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session(dir.path());
+    session
+        .dispatch(Request::ChatNew {
+            name: "bench".into(),
+            model: None,
+            global: false,
+        })
+        .unwrap();
+    let active = session.active_mut().unwrap();
+    for n in 0..200 {
+        active
+            .add_file(&format!("src/file_{n}.rs"), &source_file(n), false)
+            .unwrap();
+        if n % 4 == 0 {
+            active
+                .write_output(&format!("src/file_{n}.rs"), &source_file(n + 1000))
+                .unwrap();
+        }
+    }
+    c.bench_function("get_file_statuses/200_files", |b| {
+        b.iter(|| {
+            let statuses = session.active().unwrap().file_statuses().unwrap();
+            assert_eq!(statuses.len(), 200);
+        })
+    });
+}
+
+fn search(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session(dir.path());
+    let store = ChatStore::new(dir.path().join("project/.bb7/chats"), false);
+    for n in 0..1000 {
+        let mut chat = Chat::new(String::new(), format!("chat number {n}"), "m".into(), false);
+        for m in 0..10 {
+            chat.messages.push(Message::user(format!(
+                "message {m} of chat {n}: please refactor the physics engine so that collisions are resolved \
+                 before integration, and keep the public API of the world module unchanged."
+            )));
+        }
+        store.create(chat).unwrap();
+    }
+    c.bench_function("search_chats/1000_chats_no_match", |b| {
+        b.iter(|| {
+            let reply = session
+                .dispatch(Request::SearchChats {
+                    query: "zebra crossing".into(),
+                    global: false,
+                })
+                .unwrap()
+                .unwrap();
+            assert_eq!(reply.0["results"].as_array().unwrap().len(), 0);
+        })
+    });
+    c.bench_function("search_chats/1000_chats_content_match", |b| {
+        b.iter(|| {
+            let reply = session
+                .dispatch(Request::SearchChats {
+                    query: "COLLISIONS".into(),
+                    global: false,
+                })
+                .unwrap()
+                .unwrap();
+            assert_eq!(reply.0["results"].as_array().unwrap().len(), 1000);
+        })
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
+    targets = file_statuses, search
+}
+criterion_main!(benches);

@@ -82,10 +82,14 @@ impl Active {
 /// sections, `_external/{hash}` for external files, the relative path otherwise.
 pub fn storage_path(context_dir: &Path, file: &ContextFile) -> Result<PathBuf> {
     if let Some((start, end)) = file.section() {
-        return Ok(context_dir.join("_sections").join(paths::section_storage_name(&file.path, start, end)));
+        return Ok(context_dir
+            .join("_sections")
+            .join(paths::section_storage_name(&file.path, start, end)));
     }
     if file.external || Path::new(&file.path).is_absolute() {
-        return Ok(context_dir.join("_external").join(paths::external_storage_name(&file.path)));
+        return Ok(context_dir
+            .join("_external")
+            .join(paths::external_storage_name(&file.path)));
     }
     paths::join(context_dir, &file.path)
 }
@@ -93,7 +97,9 @@ pub fn storage_path(context_dir: &Path, file: &ContextFile) -> Result<PathBuf> {
 /// The file id of a snapshot: over the path for whole files, over `path:start:end` for sections.
 pub fn version_of(file: &ContextFile, content: &str) -> String {
     match file.section() {
-        Some((start, end)) => ybs_core::file_id(&paths::section_key(&file.path, start, end), content),
+        Some((start, end)) => {
+            ybs_core::file_id(&paths::section_key(&file.path, start, end), content)
+        }
         None => ybs_core::file_id(&file.path, content),
     }
 }

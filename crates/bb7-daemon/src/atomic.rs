@@ -15,11 +15,15 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .filter(|dir| !dir.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(Error::io("create directory", dir))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(Error::io("create a temporary file in", dir))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir)
+        .map_err(Error::io("create a temporary file in", dir))?;
     file.write_all(bytes).map_err(Error::io("write", path))?;
     file.as_file().sync_all().map_err(Error::io("sync", path))?;
-    file.persist(path)
-        .map_err(|err| Error::Io { what: "replace", path: path.to_path_buf(), source: err.error })?;
+    file.persist(path).map_err(|err| Error::Io {
+        what: "replace",
+        path: path.to_path_buf(),
+        source: err.error,
+    })?;
     Ok(())
 }
 

@@ -32,23 +32,47 @@ impl Active {
         if self.chat.global {
             let path = match (absolute, &self.root) {
                 (true, _) => path.to_owned(),
-                (false, Some(root)) => root.join(paths::validate_relative(path)?).display().to_string(),
+                (false, Some(root)) => root
+                    .join(paths::validate_relative(path)?)
+                    .display()
+                    .to_string(),
                 (false, None) => {
-                    return Err(Error::Invalid("Global chats require absolute paths when no project is set".into()));
+                    return Err(Error::Invalid(
+                        "Global chats require absolute paths when no project is set".into(),
+                    ));
                 }
             };
-            return Ok(Placed { path, external: true });
+            return Ok(Placed {
+                path,
+                external: true,
+            });
         }
         if absolute {
-            if let Some(relative) = self.root.as_deref().and_then(|root| paths::relative_to(root, Path::new(path))) {
-                return Ok(Placed { path: relative, external: false });
+            if let Some(relative) = self
+                .root
+                .as_deref()
+                .and_then(|root| paths::relative_to(root, Path::new(path)))
+            {
+                return Ok(Placed {
+                    path: relative,
+                    external: false,
+                });
             }
             if path.contains('\0') {
-                return Err(Error::InvalidPath { path: path.to_owned(), why: "contains a NUL byte" });
+                return Err(Error::InvalidPath {
+                    path: path.to_owned(),
+                    why: "contains a NUL byte",
+                });
             }
-            return Ok(Placed { path: path.to_owned(), external: true });
+            return Ok(Placed {
+                path: path.to_owned(),
+                external: true,
+            });
         }
-        Ok(Placed { path: paths::validate_relative(path)?, external: false })
+        Ok(Placed {
+            path: paths::validate_relative(path)?,
+            external: false,
+        })
     }
 
     fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
@@ -117,7 +141,10 @@ impl Active {
             return Ok(());
         }
         self.write_snapshot(&file, content)?;
-        let updated = ContextFile { version, ..file.clone() };
+        let updated = ContextFile {
+            version,
+            ..file.clone()
+        };
         self.record(Event::about(ContextAction::UserWriteFile, &updated).with_prev(file.version));
         if let Some(entry) = self.chat.find_file_mut(&key) {
             *entry = updated;
@@ -168,7 +195,11 @@ impl Active {
             });
         };
         if file.external {
-            return if readonly { Ok(()) } else { Err(Error::ExternalReadOnly) };
+            return if readonly {
+                Ok(())
+            } else {
+                Err(Error::ExternalReadOnly)
+            };
         }
         if readonly && self.has_output(&file.path) {
             return Err(Error::PendingOutput);
@@ -191,7 +222,9 @@ impl Active {
         let Some(root) = self.root.clone() else {
             return Ok(Vec::new());
         };
-        let only = only.filter(|path| !path.is_empty()).map(|path| self.lookup_path(path));
+        let only = only
+            .filter(|path| !path.is_empty())
+            .map(|path| self.lookup_path(path));
         let candidates: Vec<ContextFile> = self
             .chat
             .context_files
@@ -210,8 +243,14 @@ impl Active {
                 continue;
             }
             self.write_snapshot(&file, &local)?;
-            let updated = ContextFile { version: version_of(&file, &local), ..file.clone() };
-            self.record(Event::about(ContextAction::UserWriteFile, &updated).with_prev(file.version.clone()));
+            let updated = ContextFile {
+                version: version_of(&file, &local),
+                ..file.clone()
+            };
+            self.record(
+                Event::about(ContextAction::UserWriteFile, &updated)
+                    .with_prev(file.version.clone()),
+            );
             if let Some(entry) = self.chat.find_file_mut(&file.path) {
                 *entry = updated;
             }
@@ -247,11 +286,17 @@ impl Active {
 
 fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
     if start <= 0 || end <= 0 {
-        return Err(Error::Invalid("start_line and end_line must be positive integers".into()));
+        return Err(Error::Invalid(
+            "start_line and end_line must be positive integers".into(),
+        ));
     }
     if start > end {
-        return Err(Error::Invalid(format!("start_line ({start}) cannot be greater than end_line ({end})")));
+        return Err(Error::Invalid(format!(
+            "start_line ({start}) cannot be greater than end_line ({end})"
+        )));
     }
-    let convert = |line: i64| u32::try_from(line).map_err(|_| Error::Invalid(format!("line {line} is too large")));
+    let convert = |line: i64| {
+        u32::try_from(line).map_err(|_| Error::Invalid(format!("line {line} is too large")))
+    };
     Ok((convert(start)?, convert(end)?))
 }

@@ -35,7 +35,9 @@ pub enum Error {
     #[error("Sections are always read-only")]
     SectionReadOnly,
     /// The chat is held by another live bb7 process.
-    #[error("Chat is locked by another bb7 process (PID {pid}). Close it there or use chat_force_unlock")]
+    #[error(
+        "Chat is locked by another bb7 process (PID {pid}). Close it there or use chat_force_unlock"
+    )]
     ChatLocked {
         /// The owner's process id.
         pid: u32,
@@ -105,7 +107,10 @@ pub enum Error {
 
 impl Error {
     /// An [`Error::Io`] for `what` on `path`.
-    pub fn io(what: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
+    pub fn io(
+        what: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
         move |source| Error::Io { what, path, source }
     }

@@ -109,14 +109,22 @@ mod tests {
             start_line: Some(3),
             end_line: Some(9),
         };
-        let json = serde_json::to_value(Event::about(ContextAction::UserAddSection, &file).into_part()).unwrap();
+        let json =
+            serde_json::to_value(Event::about(ContextAction::UserAddSection, &file).into_part())
+                .unwrap();
         assert_eq!(
             json,
             serde_json::json!({"type": "context_event", "action": "UserAddSection", "path": "a.rs",
                 "version": "12345678", "readonly": true, "external": false, "start_line": 3, "end_line": 9})
         );
-        let whole = ContextFile { start_line: None, end_line: None, ..file };
-        let part = Event::about(ContextAction::UserAddFile, &whole).with_prev("").into_part();
+        let whole = ContextFile {
+            start_line: None,
+            end_line: None,
+            ..file
+        };
+        let part = Event::about(ContextAction::UserAddFile, &whole)
+            .with_prev("")
+            .into_part();
         assert!(matches!(part, Part::ContextEvent(_)));
     }
 }

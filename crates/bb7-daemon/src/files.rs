@@ -122,7 +122,9 @@ impl Active {
             };
             for entry in entries.flatten() {
                 let path = entry.path();
-                let Ok(kind) = entry.file_type() else { continue };
+                let Ok(kind) = entry.file_type() else {
+                    continue;
+                };
                 if kind.is_dir() {
                     pending.push(path);
                 } else if kind.is_file() {
@@ -225,10 +227,14 @@ impl Active {
     pub fn apply_as(&mut self, path: &str, destination: &str) -> Result<String> {
         let path = paths::validate_relative(path)?;
         let destination = match (Path::new(destination).is_absolute(), self.root.as_deref()) {
-            (true, Some(root)) => paths::relative_to(root, Path::new(destination)).ok_or_else(|| Error::InvalidPath {
-                path: destination.to_owned(),
-                why: "is outside the project",
-            })?,
+            (true, Some(root)) => {
+                paths::relative_to(root, Path::new(destination)).ok_or_else(|| {
+                    Error::InvalidPath {
+                        path: destination.to_owned(),
+                        why: "is outside the project",
+                    }
+                })?
+            }
             _ => paths::validate_relative(destination).map_err(|err| match err {
                 Error::MissingField(_) => Error::MissingField("destination"),
                 other => other,
@@ -257,7 +263,10 @@ impl Active {
             start_line: None,
             end_line: None,
         });
-        let rejected = ContextFile { version: version_of(&file, &content), ..file };
+        let rejected = ContextFile {
+            version: version_of(&file, &content),
+            ..file
+        };
         self.record(Event::about(ContextAction::UserRejectOutput, &rejected));
         self.save()
     }
@@ -315,9 +324,17 @@ impl Active {
 
     /// Makes `content` the snapshot of `path` (adding it to context when absent) and returns
     /// the event describing the change.
-    fn adopt_as_context(&mut self, path: &str, content: &str, action: ContextAction) -> Result<Event> {
+    fn adopt_as_context(
+        &mut self,
+        path: &str,
+        content: &str,
+        action: ContextAction,
+    ) -> Result<Event> {
         let existing = self.chat.find_file(path).cloned();
-        let previous = existing.as_ref().map(|file| file.version.clone()).unwrap_or_default();
+        let previous = existing
+            .as_ref()
+            .map(|file| file.version.clone())
+            .unwrap_or_default();
         let mut file = existing.unwrap_or(ContextFile {
             path: path.to_owned(),
             readonly: false,
@@ -342,12 +359,17 @@ impl Active {
         let target = self.output_path(path)?;
         match std::fs::remove_file(&target) {
             Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(Error::FileNotFound),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::FileNotFound);
+            }
             Err(err) => return Err(Error::io("remove", &target)(err)),
         }
         let mut dir = target.parent().map(Path::to_path_buf);
         while let Some(current) = dir {
-            if current == base || !current.starts_with(&base) || std::fs::remove_dir(&current).is_err() {
+            if current == base
+                || !current.starts_with(&base)
+                || std::fs::remove_dir(&current).is_err()
+            {
                 break;
             }
             dir = current.parent().map(Path::to_path_buf);

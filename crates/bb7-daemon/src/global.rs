@@ -26,7 +26,9 @@ pub struct Home {
 impl Home {
     /// From `HOME` and `XDG_CONFIG_HOME`.
     pub fn from_env() -> Home {
-        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/"));
         let xdg = std::env::var_os("XDG_CONFIG_HOME")
             .map(PathBuf::from)
             .filter(|dir| dir.is_absolute());
@@ -35,7 +37,9 @@ impl Home {
 
     /// From explicit directories (`xdg_config_home` as `XDG_CONFIG_HOME` would be).
     pub fn new(home: PathBuf, xdg_config_home: Option<PathBuf>) -> Home {
-        let config_dir = xdg_config_home.unwrap_or_else(|| home.join(".config")).join("bb7");
+        let config_dir = xdg_config_home
+            .unwrap_or_else(|| home.join(".config"))
+            .join("bb7");
         Home { home, config_dir }
     }
 
@@ -106,12 +110,17 @@ impl Config {
         };
         serde_json::from_str(&text)
             .map(Some)
-            .map_err(|err| Error::Corrupt { path, why: err.to_string() })
+            .map_err(|err| Error::Corrupt {
+                path,
+                why: err.to_string(),
+            })
     }
 
     /// The explicitly configured default model, if any.
     pub fn explicit_default_model(&self) -> Option<&str> {
-        self.default_model.as_deref().filter(|model| !model.is_empty())
+        self.default_model
+            .as_deref()
+            .filter(|model| !model.is_empty())
     }
 }
 
@@ -188,7 +197,10 @@ mod tests {
         let home = Home::new("/h".into(), Some("/x".into()));
         assert_eq!(home.config_path(), PathBuf::from("/x/bb7/config.json"));
         let home = Home::new("/h".into(), None);
-        assert_eq!(home.config_path(), PathBuf::from("/h/.config/bb7/config.json"));
+        assert_eq!(
+            home.config_path(),
+            PathBuf::from("/h/.config/bb7/config.json")
+        );
         assert_eq!(home.state_path(), PathBuf::from("/h/.bb7/state.json"));
     }
 
@@ -199,8 +211,17 @@ mod tests {
         assert_eq!(new_chat_model(None, None, &home), FALLBACK_MODEL);
         GlobalState::record_model(&home, "last/model").unwrap();
         assert_eq!(new_chat_model(None, None, &home), "last/model");
-        assert_eq!(new_chat_model(None, Some("asked/model"), &home), "asked/model");
-        let config = Config { default_model: Some("cfg/model".into()), ..Config::default() };
-        assert_eq!(new_chat_model(Some(&config), Some("asked/model"), &home), "cfg/model");
+        assert_eq!(
+            new_chat_model(None, Some("asked/model"), &home),
+            "asked/model"
+        );
+        let config = Config {
+            default_model: Some("cfg/model".into()),
+            ..Config::default()
+        };
+        assert_eq!(
+            new_chat_model(Some(&config), Some("asked/model"), &home),
+            "cfg/model"
+        );
     }
 }

@@ -44,14 +44,18 @@ impl Restored {
                 } else {
                     ContextAction::ForkWarningModified
                 };
-                let restored = self.files.iter().find(|(file, _)| file.path == warning.path);
+                let restored = self
+                    .files
+                    .iter()
+                    .find(|(file, _)| file.path == warning.path);
                 Event {
                     action,
                     path: warning.path.clone(),
                     version: restored.map(|(file, _)| file.version.clone()),
                     prev_version: Some(warning.original_version.clone()).filter(|v| !v.is_empty()),
                     readonly: restored.is_some_and(|(file, _)| file.readonly),
-                    external: restored.is_some_and(|(file, _)| file.external) || Path::new(&warning.path).is_absolute(),
+                    external: restored.is_some_and(|(file, _)| file.external)
+                        || Path::new(&warning.path).is_absolute(),
                     lines: restored.and_then(|(file, _)| file.section()),
                     original_path: None,
                 }
@@ -64,13 +68,24 @@ impl Restored {
 /// whose snapshot or local file is gone are left out with a `deleted` warning; files whose
 /// stored content no longer has the snapshot's id are kept with a `modified` warning. A
 /// message without a snapshot (older chats) restores the chat's current context.
-pub fn restore(source: &Chat, message_index: usize, context_dir: &Path, root: Option<&Path>) -> Result<Restored> {
+pub fn restore(
+    source: &Chat,
+    message_index: usize,
+    context_dir: &Path,
+    root: Option<&Path>,
+) -> Result<Restored> {
     let snapshot: Vec<SnapshotEntry> = source
         .messages
         .get(message_index)
         .and_then(|message| message.context_snapshot.clone())
         .filter(|snapshot| !snapshot.is_empty())
-        .unwrap_or_else(|| source.context_files.iter().map(ContextFile::snapshot_entry).collect());
+        .unwrap_or_else(|| {
+            source
+                .context_files
+                .iter()
+                .map(ContextFile::snapshot_entry)
+                .collect()
+        });
     let mut restored = Restored::default();
     for entry in snapshot {
         let lines = entry.start_line.zip(entry.end_line);
@@ -87,7 +102,11 @@ pub fn restore(source: &Chat, message_index: usize, context_dir: &Path, root: Op
             start_line: entry.start_line,
             end_line: entry.end_line,
         };
-        let deleted = ContextWarning { path: entry.path.clone(), issue: "deleted", original_version: entry.file_id.clone() };
+        let deleted = ContextWarning {
+            path: entry.path.clone(),
+            issue: "deleted",
+            original_version: entry.file_id.clone(),
+        };
         let Ok(content) = storage_path(context_dir, &file).and_then(|path| {
             std::fs::read_to_string(&path).map_err(crate::error::Error::io("read", path))
         }) else {
@@ -108,7 +127,9 @@ pub fn restore(source: &Chat, message_index: usize, context_dir: &Path, root: Op
                 original_version: entry.file_id.clone(),
             });
         }
-        restored.files.push((ContextFile { version, ..file }, content));
+        restored
+            .files
+            .push((ContextFile { version, ..file }, content));
     }
     Ok(restored)
 }
@@ -153,7 +174,10 @@ pub fn search_one(chat: &Chat, query: &str) -> Option<SearchResult> {
     }
     chat.messages.iter().find_map(|message| {
         let text: Vec<char> = message_text(message).chars().collect();
-        let at = find(&text.iter().map(|c| fold_char(*c)).collect::<Vec<_>>(), &needle)?;
+        let at = find(
+            &text.iter().map(|c| fold_char(*c)).collect::<Vec<_>>(),
+            &needle,
+        )?;
         Some(result("content", Some(excerpt(&text, at, needle.len()))))
     })
 }
@@ -176,7 +200,9 @@ fn find(haystack: &[char], needle: &[char]) -> Option<usize> {
     if needle.is_empty() || needle.len() > haystack.len() {
         return None;
     }
-    haystack.windows(needle.len()).position(|window| window == needle)
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }
 
 /// About 30 characters before and 50 after the match, newlines as spaces, `...` on cut sides.
@@ -212,7 +238,11 @@ mod tests {
         let c = chat("Physics Chat", &["nothing"]);
         assert_eq!(search_one(&c, "PHYS").unwrap().match_type, "title");
         assert_eq!(search_one(&c, "").unwrap().match_type, "title");
-        let long = format!("{}the physics engine\nworks{}", "x".repeat(40), "y".repeat(60));
+        let long = format!(
+            "{}the physics engine\nworks{}",
+            "x".repeat(40),
+            "y".repeat(60)
+        );
         let c = chat("Game", &["no", &long]);
         let hit = search_one(&c, "Physics").unwrap();
         assert_eq!(hit.match_type, "content");
@@ -227,6 +257,9 @@ mod tests {
     fn excerpt_handles_multibyte_text() {
         let c = chat("x", &["ÄÖÜ größe"]);
         assert_eq!(search_one(&c, "GRÖSSE"), None);
-        assert_eq!(search_one(&c, "GRÖ").unwrap().excerpt.as_deref(), Some("ÄÖÜ größe"));
+        assert_eq!(
+            search_one(&c, "GRÖ").unwrap().excerpt.as_deref(),
+            Some("ÄÖÜ größe")
+        );
     }
 }

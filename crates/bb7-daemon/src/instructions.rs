@@ -32,11 +32,15 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
             None => out.push_str(raw),
             Some(Err(what)) => return Err(fail(what.to_owned())),
             Some(Ok(target)) => {
-                let resolved = resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
-                let included = std::fs::read_to_string(&resolved).map_err(|err| match err.kind() {
-                    std::io::ErrorKind::NotFound => fail(format!("include file not found: {target}")),
-                    _ => fail(format!("include read failed: {err}")),
-                })?;
+                let resolved =
+                    resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
+                let included =
+                    std::fs::read_to_string(&resolved).map_err(|err| match err.kind() {
+                        std::io::ErrorKind::NotFound => {
+                            fail(format!("include file not found: {target}"))
+                        }
+                        _ => fail(format!("include read failed: {err}")),
+                    })?;
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -96,8 +100,11 @@ fn resolve_include(root: &Path, target: &str) -> std::result::Result<PathBuf, &'
     if Path::new(target).is_absolute() {
         return Err("include path must be relative to project root");
     }
-    let clean = crate::paths::validate_relative(target).map_err(|_| "include path escapes project root")?;
-    let root = root.canonicalize().map_err(|_| "project root cannot be resolved")?;
+    let clean =
+        crate::paths::validate_relative(target).map_err(|_| "include path escapes project root")?;
+    let root = root
+        .canonicalize()
+        .map_err(|_| "project root cannot be resolved")?;
     let joined = root.join(clean);
     match joined.canonicalize() {
         Ok(real) if real.starts_with(&root) => Ok(real),
@@ -200,7 +207,10 @@ mod tests {
         let dir = project();
         let text = "intro\n@@ hidden\n@include notes.md\n```\n@include nothing\n@@ kept\n```\n@include \"with space.md\"\n@includes is text\n";
         let out = expand(text, dir.path(), "I").unwrap();
-        assert_eq!(out, "intro\nNOTES\n```\n@include nothing\n@@ kept\n```\nSPACED\n@includes is text\n");
+        assert_eq!(
+            out,
+            "intro\nNOTES\n```\n@include nothing\n@@ kept\n```\nSPACED\n@includes is text\n"
+        );
     }
 
     #[test]
@@ -210,13 +220,28 @@ mod tests {
         std::fs::write(outside.path().join("secret"), "S").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
         let err = |text: &str| expand(text, dir.path(), "I").unwrap_err().to_string();
-        assert_eq!(err("a\n@include /etc/passwd\n"), "I:2: include path must be relative to project root");
-        assert_eq!(err("@include ../x\n"), "I:1: include path escapes project root");
-        assert_eq!(err("@include link\n"), "I:1: include path escapes project root");
-        assert_eq!(err("@include missing.md\n"), "I:1: include file not found: missing.md");
+        assert_eq!(
+            err("a\n@include /etc/passwd\n"),
+            "I:2: include path must be relative to project root"
+        );
+        assert_eq!(
+            err("@include ../x\n"),
+            "I:1: include path escapes project root"
+        );
+        assert_eq!(
+            err("@include link\n"),
+            "I:1: include path escapes project root"
+        );
+        assert_eq!(
+            err("@include missing.md\n"),
+            "I:1: include file not found: missing.md"
+        );
         assert_eq!(err("@include\n"), "I:1: @include missing path");
         assert_eq!(err("@include \"a\n"), "I:1: @include missing closing quote");
-        assert_eq!(err("@include \"a\" b\n"), "I:1: @include trailing text after quoted path");
+        assert_eq!(
+            err("@include \"a\" b\n"),
+            "I:1: @include trailing text after quoted path"
+        );
     }
 
     #[test]
@@ -227,7 +252,12 @@ mod tests {
         let info = info(Path::new("/nonexistent/instructions.md"), Some(dir.path()));
         assert!(info.project_exists);
         assert!(!info.global_exists);
-        assert!(info.project_error.ends_with(":1: include file not found: nope"), "{}", info.project_error);
+        assert!(
+            info.project_error
+                .ends_with(":1: include file not found: nope"),
+            "{}",
+            info.project_error
+        );
         assert_eq!(strip_comments("@@ a\nb\n"), "b\n");
     }
 }

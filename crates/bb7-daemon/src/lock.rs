@@ -34,7 +34,10 @@ pub fn acquire(chat_dir: &Path) -> Result<()> {
     if let Some(pid) = held_by_other(chat_dir) {
         return Err(Error::ChatLocked { pid });
     }
-    crate::atomic::write(&lock_path(chat_dir), std::process::id().to_string().as_bytes())
+    crate::atomic::write(
+        &lock_path(chat_dir),
+        std::process::id().to_string().as_bytes(),
+    )
 }
 
 /// Releases the lock if this process holds it.
@@ -91,7 +94,11 @@ mod tests {
         );
         force_unlock(dir.path()).unwrap();
         acquire(dir.path()).unwrap();
-        assert_eq!(held_by_other(dir.path()), None, "our own lock does not block us");
+        assert_eq!(
+            held_by_other(dir.path()),
+            None,
+            "our own lock does not block us"
+        );
         release(dir.path());
         assert!(!lock_path(dir.path()).exists());
     }

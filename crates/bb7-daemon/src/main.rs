@@ -15,7 +15,11 @@ fn main() {
     }
     let home = Home::from_env();
     init_logging(&home);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("bb7: cannot start the async runtime: {err}");
@@ -23,7 +27,11 @@ fn main() {
         }
     };
     let output: server::Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
-    let code = runtime.block_on(server::serve(Session::new(home), tokio::io::stdin(), output));
+    let code = runtime.block_on(server::serve(
+        Session::new(home),
+        tokio::io::stdin(),
+        output,
+    ));
     // The blocking stdin reader may still be parked in read(); do not wait for it.
     std::process::exit(code);
 }
@@ -32,14 +40,21 @@ fn init_logging(home: &Home) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("BB7_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
-        let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
         return;
     }
     let dir = home.logs_dir();
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("bb7.log")) else {
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("bb7.log"))
+    else {
         return;
     };
     let _ = tracing_subscriber::fmt()

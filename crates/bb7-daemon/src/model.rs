@@ -268,7 +268,10 @@ mod tests {
         let message = &chat.messages[0];
         assert_eq!(message.parts, vec![Part::text("hello")]);
         assert!(!message.extra.contains_key("content"));
-        assert!(message.extra.contains_key("usage"), "unknown fields survive");
+        assert!(
+            message.extra.contains_key("usage"),
+            "unknown fields survive"
+        );
         assert!(!chat.migrate());
     }
 

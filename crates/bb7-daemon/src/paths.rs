@@ -10,7 +10,10 @@ use crate::error::{Error, Result};
 /// Checks a project-relative path from the client: not empty, not absolute, no NUL byte, and no
 /// `..` that climbs above where it starts. Returns it with `./` segments removed.
 pub fn validate_relative(path: &str) -> Result<String> {
-    let invalid = |why| Error::InvalidPath { path: path.to_owned(), why };
+    let invalid = |why| Error::InvalidPath {
+        path: path.to_owned(),
+        why,
+    };
     if path.is_empty() {
         return Err(Error::MissingField("path"));
     }
@@ -24,7 +27,9 @@ pub fn validate_relative(path: &str) -> Result<String> {
     let mut parts: Vec<&str> = Vec::new();
     for component in as_path.components() {
         match component {
-            Component::Normal(part) => parts.push(part.to_str().ok_or_else(|| invalid("is not UTF-8"))?),
+            Component::Normal(part) => {
+                parts.push(part.to_str().ok_or_else(|| invalid("is not UTF-8"))?)
+            }
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.pop().is_none() {
@@ -68,7 +73,10 @@ pub fn section_key(path: &str, start: u32, end: u32) -> String {
 fn hashed_name(key: &str, path_for_extension: &str) -> String {
     let digest = Sha256::digest(key.as_bytes());
     let mut name = hex::encode(&digest[..8]);
-    if let Some(ext) = Path::new(path_for_extension).extension().and_then(|ext| ext.to_str()) {
+    if let Some(ext) = Path::new(path_for_extension)
+        .extension()
+        .and_then(|ext| ext.to_str())
+    {
         name.push('.');
         name.push_str(ext);
     }
@@ -88,7 +96,10 @@ pub fn resolve_for_write(path: &Path) -> PathBuf {
             }
             return resolved;
         }
-        match (existing.file_name().map(|name| name.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|name| name.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -143,7 +154,10 @@ mod tests {
             validate_relative("/etc/passwd").unwrap_err().to_string(),
             "Invalid path \"/etc/passwd\": must be relative to the project root"
         );
-        assert_eq!(validate_relative("").unwrap_err().to_string(), "Missing required field: path");
+        assert_eq!(
+            validate_relative("").unwrap_err().to_string(),
+            "Missing required field: path"
+        );
         assert!(validate_relative("a\0b").is_err());
     }
 
@@ -161,8 +175,15 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), root.path().join("link")).unwrap();
-        assert!(is_within(root.path(), &root.path().join("new/dir/file.txt")));
+        assert!(is_within(
+            root.path(),
+            &root.path().join("new/dir/file.txt")
+        ));
         assert!(!is_within(root.path(), &root.path().join("link/file.txt")));
-        assert!(guard_write(root.path(), &root.path().join("link/f")).unwrap_err().is_fatal());
+        assert!(
+            guard_write(root.path(), &root.path().join("link/f"))
+                .unwrap_err()
+                .is_fatal()
+        );
     }
 }

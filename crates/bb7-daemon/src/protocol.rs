@@ -13,19 +13,57 @@ use serde_json::{Map, Value};
 pub const MAX_LINE: usize = 1024 * 1024;
 
 /// The error for a line over [`MAX_LINE`].
-pub const TOO_LARGE: &str = "Request too large (max 1MB). Reduce context size or split the request.";
+pub const TOO_LARGE: &str =
+    "Request too large (max 1MB). Reduce context size or split the request.";
 
 /// Every action name the daemon knows, including those of the sending half.
 pub const ACTIONS: &[&str] = &[
-    "bb7_init", "init", "chat_new", "chat_new_with_context", "chat_list", "chat_select", "chat_get",
-    "chat_delete", "chat_rename", "chat_move", "chat_active", "chat_force_unlock", "search_chats",
-    "chat_edit", "fork_chat", "save_draft", "save_chat_settings", "add_system_message",
-    "context_add", "context_add_section", "context_update", "context_remove",
-    "context_remove_section", "context_list", "context_set_readonly", "sync_context",
-    "get_context_file", "get_output_file", "get_diff_paths", "get_file_statuses", "apply_file",
-    "apply_file_as", "output_delete", "diff_local_done", "ping", "version", "shutdown",
-    "prepare_instructions", "get_customization_info", "send", "cancel", "generate_title",
-    "estimate_tokens", "estimate_text_tokens", "get_models", "get_balance",
+    "bb7_init",
+    "init",
+    "chat_new",
+    "chat_new_with_context",
+    "chat_list",
+    "chat_select",
+    "chat_get",
+    "chat_delete",
+    "chat_rename",
+    "chat_move",
+    "chat_active",
+    "chat_force_unlock",
+    "search_chats",
+    "chat_edit",
+    "fork_chat",
+    "save_draft",
+    "save_chat_settings",
+    "add_system_message",
+    "context_add",
+    "context_add_section",
+    "context_update",
+    "context_remove",
+    "context_remove_section",
+    "context_list",
+    "context_set_readonly",
+    "sync_context",
+    "get_context_file",
+    "get_output_file",
+    "get_diff_paths",
+    "get_file_statuses",
+    "apply_file",
+    "apply_file_as",
+    "output_delete",
+    "diff_local_done",
+    "ping",
+    "version",
+    "shutdown",
+    "prepare_instructions",
+    "get_customization_info",
+    "send",
+    "cancel",
+    "generate_title",
+    "estimate_tokens",
+    "estimate_text_tokens",
+    "get_models",
+    "get_balance",
 ];
 
 /// A request, by action. Fields the client may leave out default to empty; handlers treat an
@@ -34,7 +72,9 @@ pub const ACTIONS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Request {
-    Bb7Init { project_root: String },
+    Bb7Init {
+        project_root: String,
+    },
     Init {
         #[serde(default)]
         project_root: String,
@@ -73,7 +113,10 @@ pub enum Request {
         #[serde(default)]
         global: bool,
     },
-    ChatMove { id: String, to: String },
+    ChatMove {
+        id: String,
+        to: String,
+    },
     ChatActive,
     ChatForceUnlock {
         id: String,
@@ -135,26 +178,52 @@ pub enum Request {
         #[serde(default)]
         content: String,
     },
-    ContextRemove { path: String },
-    ContextRemoveSection { path: String, start_line: i64, end_line: i64 },
+    ContextRemove {
+        path: String,
+    },
+    ContextRemoveSection {
+        path: String,
+        start_line: i64,
+        end_line: i64,
+    },
     ContextList,
-    ContextSetReadonly { path: String, readonly: bool },
+    ContextSetReadonly {
+        path: String,
+        readonly: bool,
+    },
     SyncContext {
         #[serde(default)]
         path: Option<String>,
     },
-    GetContextFile { path: String },
-    GetOutputFile { path: String },
-    GetDiffPaths { path: String },
+    GetContextFile {
+        path: String,
+    },
+    GetOutputFile {
+        path: String,
+    },
+    GetDiffPaths {
+        path: String,
+    },
     GetFileStatuses,
-    ApplyFile { path: String },
-    ApplyFileAs { path: String, destination: String },
-    OutputDelete { path: String },
-    DiffLocalDone { path: String },
+    ApplyFile {
+        path: String,
+    },
+    ApplyFileAs {
+        path: String,
+        destination: String,
+    },
+    OutputDelete {
+        path: String,
+    },
+    DiffLocalDone {
+        path: String,
+    },
     Ping,
     Version,
     Shutdown,
-    PrepareInstructions { level: String },
+    PrepareInstructions {
+        level: String,
+    },
     GetCustomizationInfo,
     /// Sending half (next issue): parsed, answered with "not available yet".
     Send {
@@ -253,14 +322,23 @@ pub struct Rejected {
 
 /// Parses one request line.
 pub fn parse_line(line: &str) -> Result<(Option<String>, Request), Rejected> {
-    let reject = |request_id: Option<String>, message: String| Rejected { request_id, message };
-    let value: Value = serde_json::from_str(line).map_err(|err| reject(None, format!("Invalid JSON: {err}")))?;
+    let reject = |request_id: Option<String>, message: String| Rejected {
+        request_id,
+        message,
+    };
+    let value: Value =
+        serde_json::from_str(line).map_err(|err| reject(None, format!("Invalid JSON: {err}")))?;
     let Value::Object(object) = value else {
-        return Err(reject(None, "Invalid request: expected a JSON object".into()));
+        return Err(reject(
+            None,
+            "Invalid request: expected a JSON object".into(),
+        ));
     };
     let request_id = object.get("request_id").and_then(request_id_text);
     let action = match object.get("action") {
-        None | Some(Value::Null) => return Err(reject(request_id, "Missing required field: action".into())),
+        None | Some(Value::Null) => {
+            return Err(reject(request_id, "Missing required field: action".into()));
+        }
         Some(Value::String(action)) if action.is_empty() => {
             return Err(reject(request_id, "Missing required field: action".into()));
         }
@@ -293,7 +371,9 @@ pub fn request_id_text(value: &Value) -> Option<String> {
         Value::Number(number) => Some(match (number.as_i64(), number.as_u64(), number.as_f64()) {
             (Some(int), _, _) => int.to_string(),
             (_, Some(int), _) => int.to_string(),
-            (_, _, Some(float)) if float.fract() == 0.0 && float.abs() < 1e15 => format!("{float:.0}"),
+            (_, _, Some(float)) if float.fract() == 0.0 && float.abs() < 1e15 => {
+                format!("{float:.0}")
+            }
             _ => number.to_string(),
         }),
         _ => None,
@@ -370,12 +450,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        assert_eq!(rejected(r#"{"request_id":"1","action":"foo"}"#), (Some("1".into()), "Unknown action: foo".into()));
+        assert_eq!(
+            rejected(r#"{"request_id":"1","action":"foo"}"#),
+            (Some("1".into()), "Unknown action: foo".into())
+        );
         assert_eq!(
             rejected(r#"{"request_id":"2","action":"context_add"}"#),
             (Some("2".into()), "Missing required field: path".into())
         );
-        assert_eq!(rejected(r#"{"request_id":3}"#), (Some("3".into()), "Missing required field: action".into()));
+        assert_eq!(
+            rejected(r#"{"request_id":3}"#),
+            (Some("3".into()), "Missing required field: action".into())
+        );
         assert_eq!(rejected("[1]").1, "Invalid request: expected a JSON object");
         assert!(rejected("{").1.starts_with("Invalid JSON: "));
         assert!(

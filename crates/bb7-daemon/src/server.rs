@@ -39,7 +39,9 @@ enum Line {
 }
 
 /// Reads lines of at most [`MAX_LINE`] bytes; longer lines are skipped whole.
-async fn next_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> std::io::Result<Option<Line>> {
+async fn next_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+) -> std::io::Result<Option<Line>> {
     let mut line = Vec::new();
     let mut too_long = false;
     loop {
@@ -72,7 +74,9 @@ async fn next_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> std::io::
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
-            return Ok(Some(Line::Text(String::from_utf8_lossy(&line).into_owned())));
+            return Ok(Some(Line::Text(
+                String::from_utf8_lossy(&line).into_owned(),
+            )));
         }
     }
 }
@@ -90,7 +94,10 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
             match session.dispatch(request) {
                 Ok(Some(reply)) => send(&worker_output, &reply.for_request(request_id.as_deref())),
                 Ok(None) => {
-                    send(&worker_output, &Reply::ok().for_request(request_id.as_deref()));
+                    send(
+                        &worker_output,
+                        &Reply::ok().for_request(request_id.as_deref()),
+                    );
                     let _ = exit_tx.send(());
                     break;
                 }
@@ -101,7 +108,10 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                 }
                 Err(err) => {
                     tracing::info!(action, error = %err, "request failed");
-                    send(&worker_output, &Reply::error(err.to_string()).for_request(request_id.as_deref()));
+                    send(
+                        &worker_output,
+                        &Reply::error(err.to_string()).for_request(request_id.as_deref()),
+                    );
                 }
             }
         }
@@ -136,9 +146,14 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
         }
         match protocol::parse_line(&line) {
             Err(rejected) => {
-                send(&output, &Reply::error(rejected.message).for_request(rejected.request_id.as_deref()));
+                send(
+                    &output,
+                    &Reply::error(rejected.message).for_request(rejected.request_id.as_deref()),
+                );
             }
-            Ok((request_id, Request::Ping)) => send(&output, &Reply::ok().for_request(request_id.as_deref())),
+            Ok((request_id, Request::Ping)) => {
+                send(&output, &Reply::ok().for_request(request_id.as_deref()))
+            }
             Ok((request_id, Request::Version)) => send(
                 &output,
                 &Reply::typed("version")
@@ -198,8 +213,14 @@ mod tests {
         input.extend_from_slice(b"\n{\"a\":1}\r\nlast");
         let mut reader = BufReader::with_capacity(1024, input.as_slice());
         assert_eq!(next_line(&mut reader).await.unwrap(), Some(Line::TooLong));
-        assert_eq!(next_line(&mut reader).await.unwrap(), Some(Line::Text("{\"a\":1}".into())));
-        assert_eq!(next_line(&mut reader).await.unwrap(), Some(Line::Text("last".into())));
+        assert_eq!(
+            next_line(&mut reader).await.unwrap(),
+            Some(Line::Text("{\"a\":1}".into()))
+        );
+        assert_eq!(
+            next_line(&mut reader).await.unwrap(),
+            Some(Line::Text("last".into()))
+        );
         assert_eq!(next_line(&mut reader).await.unwrap(), None);
     }
 }

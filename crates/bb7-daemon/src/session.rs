@@ -59,7 +59,13 @@ pub struct Session {
 impl Session {
     /// A fresh session using the per-user files under `home`.
     pub fn new(home: Home) -> Session {
-        Session { home, root: None, project: false, initialized: false, active: None }
+        Session {
+            home,
+            root: None,
+            project: false,
+            initialized: false,
+            active: None,
+        }
     }
 
     /// The per-user locations.
@@ -119,12 +125,20 @@ impl Session {
             }
             R::Bb7Init { project_root } => self.bb7_init(&project_root)?,
             R::Init { project_root } => self.init(&project_root)?,
-            R::ChatNew { name, model, global } => {
+            R::ChatNew {
+                name,
+                model,
+                global,
+            } => {
                 let id = self.chat_new(&name, model.as_deref(), global)?;
                 Reply::ok().with("id", id)
             }
-            R::ChatNewWithContext { source_chat_id, global } => {
-                let id = self.chat_new_with_context(&required("source_chat_id", &source_chat_id)?, global)?;
+            R::ChatNewWithContext {
+                source_chat_id,
+                global,
+            } => {
+                let id = self
+                    .chat_new_with_context(&required("source_chat_id", &source_chat_id)?, global)?;
                 Reply::ok().with("id", id)
             }
             R::ChatList { global } => {
@@ -171,20 +185,29 @@ impl Session {
                 let results = self.search(&query, global)?;
                 Reply::typed("search_results").with("results", results)
             }
-            R::ChatEdit { chat_id, message_index, content } => {
+            R::ChatEdit {
+                chat_id,
+                message_index,
+                content,
+            } => {
                 let warnings = self.chat_edit(&chat_id, message_index, &content)?;
                 Reply::ok().with("context_warnings", warnings)
             }
-            R::ForkChat { chat_id, fork_message_index, global } => {
-                self.fork(&required("chat_id", &chat_id)?, fork_message_index, global)?
-            }
+            R::ForkChat {
+                chat_id,
+                fork_message_index,
+                global,
+            } => self.fork(&required("chat_id", &chat_id)?, fork_message_index, global)?,
             R::SaveDraft { draft } => {
                 let active = self.active_chat()?;
                 active.chat.draft = draft;
                 active.save()?;
                 Reply::ok()
             }
-            R::SaveChatSettings { model, reasoning_effort } => {
+            R::SaveChatSettings {
+                model,
+                reasoning_effort,
+            } => {
                 let home = self.home.clone();
                 let active = self.active_chat()?;
                 if let Some(model) = model.filter(|model| !model.is_empty()) {
@@ -203,28 +226,55 @@ impl Session {
                 if text.trim().is_empty() {
                     return Err(Error::MissingField("content"));
                 }
-                active.chat.messages.push(Message::system(text).with_timestamp(now()));
+                active
+                    .chat
+                    .messages
+                    .push(Message::system(text).with_timestamp(now()));
                 active.save()?;
                 Reply::ok()
             }
-            R::ContextAdd { path, content, readonly } => {
-                self.active_chat()?.add_file(&required("path", &path)?, &content, readonly)?;
+            R::ContextAdd {
+                path,
+                content,
+                readonly,
+            } => {
+                self.active_chat()?
+                    .add_file(&required("path", &path)?, &content, readonly)?;
                 Reply::ok()
             }
-            R::ContextAddSection { path, content, start_line, end_line } => {
-                self.active_chat()?.add_section(&required("path", &path)?, &content, start_line, end_line)?;
+            R::ContextAddSection {
+                path,
+                content,
+                start_line,
+                end_line,
+            } => {
+                self.active_chat()?.add_section(
+                    &required("path", &path)?,
+                    &content,
+                    start_line,
+                    end_line,
+                )?;
                 Reply::ok()
             }
             R::ContextUpdate { path, content } => {
-                self.active_chat()?.update_file(&required("path", &path)?, &content)?;
+                self.active_chat()?
+                    .update_file(&required("path", &path)?, &content)?;
                 Reply::ok()
             }
             R::ContextRemove { path } => {
                 self.active_chat()?.remove_file(&required("path", &path)?)?;
                 Reply::ok()
             }
-            R::ContextRemoveSection { path, start_line, end_line } => {
-                self.active_chat()?.remove_section(&required("path", &path)?, start_line, end_line)?;
+            R::ContextRemoveSection {
+                path,
+                start_line,
+                end_line,
+            } => {
+                self.active_chat()?.remove_section(
+                    &required("path", &path)?,
+                    start_line,
+                    end_line,
+                )?;
                 Reply::ok()
             }
             R::ContextList => {
@@ -232,7 +282,8 @@ impl Session {
                 Reply::typed("context_list").with("files", &active.chat.context_files)
             }
             R::ContextSetReadonly { path, readonly } => {
-                self.active_chat()?.set_readonly(&required("path", &path)?, readonly)?;
+                self.active_chat()?
+                    .set_readonly(&required("path", &path)?, readonly)?;
                 Reply::ok()
             }
             R::SyncContext { path } => {
@@ -242,12 +293,16 @@ impl Session {
             R::GetContextFile { path } => {
                 let path = required("path", &path)?;
                 let content = self.active_chat()?.context_content(&path)?;
-                Reply::typed("file_content").with("path", path).with("content", content)
+                Reply::typed("file_content")
+                    .with("path", path)
+                    .with("content", content)
             }
             R::GetOutputFile { path } => {
                 let path = required("path", &path)?;
                 let content = self.active_chat()?.output_content(&path)?;
-                Reply::typed("file_content").with("path", path).with("content", content)
+                Reply::typed("file_content")
+                    .with("path", path)
+                    .with("content", content)
             }
             R::GetDiffPaths { path } => {
                 let path = required("path", &path)?;
@@ -272,11 +327,14 @@ impl Session {
                 Reply::ok().with("content", content)
             }
             R::OutputDelete { path } => {
-                self.active_chat()?.reject_output(&required("path", &path)?)?;
+                self.active_chat()?
+                    .reject_output(&required("path", &path)?)?;
                 Reply::ok()
             }
             R::DiffLocalDone { path } => {
-                let outcome = self.active_chat()?.diff_local_done(&required("path", &path)?)?;
+                let outcome = self
+                    .active_chat()?
+                    .diff_local_done(&required("path", &path)?)?;
                 Reply::ok().with("outcome", outcome.as_str())
             }
             R::PrepareInstructions { level } => {
@@ -296,7 +354,11 @@ impl Session {
     }
 
     fn require_init(&self) -> Result<()> {
-        if self.initialized { Ok(()) } else { Err(Error::NotInitialized) }
+        if self.initialized {
+            Ok(())
+        } else {
+            Err(Error::NotInitialized)
+        }
     }
 
     fn active_chat(&mut self) -> Result<&mut Active> {
@@ -361,7 +423,11 @@ impl Session {
     /// Makes `active` the active chat: releases the previous chat's lock and remembers the
     /// new one in its index. `active`'s lock must already be held.
     fn activate(&mut self, active: Active) -> Result<()> {
-        if self.active.as_ref().is_none_or(|old| old.chat.id != active.chat.id || old.store != active.store) {
+        if self
+            .active
+            .as_ref()
+            .is_none_or(|old| old.chat.id != active.chat.id || old.store != active.store)
+        {
             self.release_active();
         }
         active.store.remember_active(&active.chat.id)?;
@@ -379,14 +445,22 @@ impl Session {
 
     fn open(&self, store: ChatStore, chat: Chat) -> Result<Active> {
         lock::acquire(&store.chat_dir(&chat.id)?)?;
-        Ok(Active { chat, store, root: self.root.clone() })
+        Ok(Active {
+            chat,
+            store,
+            root: self.root.clone(),
+        })
     }
 
     fn chat_new(&mut self, name: &str, model: Option<&str>, global: bool) -> Result<String> {
         let store = self.store(global)?;
         let config = Config::load(&self.home).ok().flatten();
         let model = new_chat_model(config.as_ref(), model, &self.home);
-        let name = if name.trim().is_empty() { default_name() } else { name.to_owned() };
+        let name = if name.trim().is_empty() {
+            default_name()
+        } else {
+            name.to_owned()
+        };
         let chat = store.create(Chat::new(String::new(), name, model, store.is_global()))?;
         let id = chat.id.clone();
         let active = self.open(store, chat)?;
@@ -397,7 +471,9 @@ impl Session {
     /// Loads a chat, using the in-memory copy when it is the active one.
     fn load(&self, store: &ChatStore, id: &str) -> Result<Chat> {
         match &self.active {
-            Some(active) if active.chat.id == id && active.store == *store => Ok(active.chat.clone()),
+            Some(active) if active.chat.id == id && active.store == *store => {
+                Ok(active.chat.clone())
+            }
             _ => store.load(id),
         }
     }
@@ -405,7 +481,12 @@ impl Session {
     fn chat_new_with_context(&mut self, source_id: &str, global: bool) -> Result<String> {
         let store = self.store(global)?;
         let source = self.load(&store, source_id)?;
-        let mut chat = Chat::new(String::new(), default_name(), source.model.clone(), store.is_global());
+        let mut chat = Chat::new(
+            String::new(),
+            default_name(),
+            source.model.clone(),
+            store.is_global(),
+        );
         chat.reasoning_effort = source.reasoning_effort.clone();
         let chat = store.create(chat)?;
         let from = store.context_dir(&source.id)?;
@@ -444,12 +525,20 @@ impl Session {
 
     fn chat_get(&mut self) -> Result<Reply> {
         let home = self.home.clone();
-        let root = if self.project { self.root.clone() } else { None };
+        let root = if self.project {
+            self.root.clone()
+        } else {
+            None
+        };
         let active = self.active_chat()?;
         let chat = &active.chat;
         let project_root = if chat.global { None } else { root.as_deref() };
         let info = instructions::info(&home.global_instructions_path(), project_root);
-        let model = if chat.model.is_empty() { chat.effective_model().to_owned() } else { chat.model.clone() };
+        let model = if chat.model.is_empty() {
+            chat.effective_model().to_owned()
+        } else {
+            chat.model.clone()
+        };
         let mut reply = Reply::typed("chat")
             .with("id", &chat.id)
             .with("name", &chat.name)
@@ -467,7 +556,11 @@ impl Session {
 
     fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
         let store = self.store(global)?;
-        if self.active.as_ref().is_some_and(|active| active.chat.id == id && active.store == store) {
+        if self
+            .active
+            .as_ref()
+            .is_some_and(|active| active.chat.id == id && active.store == store)
+        {
             self.release_active();
             store.remember_active("")?;
         }
@@ -479,7 +572,11 @@ impl Session {
             return Err(Error::Invalid("Chat name cannot be empty".into()));
         }
         let store = self.store(global)?;
-        if let Some(active) = self.active.as_mut().filter(|active| active.chat.id == id && active.store == store) {
+        if let Some(active) = self
+            .active
+            .as_mut()
+            .filter(|active| active.chat.id == id && active.store == store)
+        {
             active.chat.name = name.to_owned();
             return active.save();
         }
@@ -496,7 +593,9 @@ impl Session {
             "global" => (self.project_store()?, self.store(true)?),
             "project" => (self.store(true)?, self.project_store()?),
             other => {
-                return Err(Error::Invalid(format!("Invalid destination: {other} (expected \"global\" or \"project\")")));
+                return Err(Error::Invalid(format!(
+                    "Invalid destination: {other} (expected \"global\" or \"project\")"
+                )));
             }
         };
         let source_dir = from.chat_dir(id)?;
@@ -506,11 +605,16 @@ impl Session {
         if let Some(pid) = lock::held_by_other(&source_dir) {
             return Err(Error::ChatLocked { pid });
         }
-        let was_active = self.active.as_ref().is_some_and(|active| active.chat.id == id && active.store == from);
+        let was_active = self
+            .active
+            .as_ref()
+            .is_some_and(|active| active.chat.id == id && active.store == from);
         let mut chat = self.load(&from, id)?;
         let target_dir = into.chat_dir(id)?;
         if target_dir.exists() {
-            return Err(Error::Invalid(format!("A chat with id {id} already exists in the {to} chats")));
+            return Err(Error::Invalid(format!(
+                "A chat with id {id} already exists in the {to} chats"
+            )));
         }
         std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
         move_dir(&source_dir, &target_dir)?;
@@ -529,7 +633,11 @@ impl Session {
             }
         })?;
         if was_active {
-            self.active = Some(Active { chat, store: into.clone(), root: self.root.clone() });
+            self.active = Some(Active {
+                chat,
+                store: into.clone(),
+                root: self.root.clone(),
+            });
             into.remember_active(id)?;
         }
         Ok(())
@@ -540,7 +648,9 @@ impl Session {
         let mut results = Vec::new();
         for id in store.ids()? {
             let chat = match &self.active {
-                Some(active) if active.chat.id == id && active.store == store => active.chat.clone(),
+                Some(active) if active.chat.id == id && active.store == store => {
+                    active.chat.clone()
+                }
                 _ => match read_for_search(&store, &id) {
                     Some(chat) => chat,
                     None => continue,
@@ -554,17 +664,35 @@ impl Session {
         Ok(results)
     }
 
-    fn chat_edit(&mut self, chat_id: &str, index: i64, content: &str) -> Result<Vec<history::ContextWarning>> {
+    fn chat_edit(
+        &mut self,
+        chat_id: &str,
+        index: i64,
+        content: &str,
+    ) -> Result<Vec<history::ContextWarning>> {
         let active = self.active_chat()?;
         if !chat_id.is_empty() && chat_id != active.chat.id {
             return Err(Error::Invalid("Chat is not active".into()));
         }
         let index = user_message_index(&active.chat, index, "edit")?;
-        let restored = history::restore(&active.chat, index, &active.context_dir()?, active.root.as_deref())?;
-        let draft = if content.is_empty() { message_text(&active.chat.messages[index]) } else { content.to_owned() };
+        let restored = history::restore(
+            &active.chat,
+            index,
+            &active.context_dir()?,
+            active.root.as_deref(),
+        )?;
+        let draft = if content.is_empty() {
+            message_text(&active.chat.messages[index])
+        } else {
+            content.to_owned()
+        };
         active.chat.messages.truncate(index);
         active.chat.draft = draft;
-        active.chat.context_files = restored.files.iter().map(|(file, _)| file.clone()).collect();
+        active.chat.context_files = restored
+            .files
+            .iter()
+            .map(|(file, _)| file.clone())
+            .collect();
         for event in restored.warning_events() {
             active.record(event);
         }
@@ -576,9 +704,18 @@ impl Session {
         let store = self.store(global)?;
         let source = self.load(&store, chat_id)?;
         let index = user_message_index(&source, index, "fork")?;
-        let restored = history::restore(&source, index, &store.context_dir(&source.id)?, self.root.as_deref())?;
+        let restored = history::restore(
+            &source,
+            index,
+            &store.context_dir(&source.id)?,
+            self.root.as_deref(),
+        )?;
         let fork_text = message_text(&source.messages[index]);
-        let name = if source.name.starts_with("Fork of ") { source.name.clone() } else { format!("Fork of {}", source.name) };
+        let name = if source.name.starts_with("Fork of ") {
+            source.name.clone()
+        } else {
+            format!("Fork of {}", source.name)
+        };
         let mut chat = Chat::new(String::new(), name, source.model.clone(), store.is_global());
         chat.reasoning_effort = source.reasoning_effort.clone();
         chat.draft = fork_text.clone();
@@ -587,7 +724,10 @@ impl Session {
         let context_dir = store.context_dir(&chat.id)?;
         let mut active = self.open(store, chat)?;
         for (file, content) in &restored.files {
-            crate::atomic::write(&crate::active::storage_path(&context_dir, file)?, content.as_bytes())?;
+            crate::atomic::write(
+                &crate::active::storage_path(&context_dir, file)?,
+                content.as_bytes(),
+            )?;
             active.chat.context_files.push(file.clone());
         }
         for event in restored.warning_events() {
@@ -607,11 +747,24 @@ impl Session {
             "project" => {
                 self.project_store()?;
                 let root = self.root.as_ref().ok_or(Error::NotInitialized)?;
-                (instructions::project_file(root), instructions::PROJECT_TEMPLATE)
+                (
+                    instructions::project_file(root),
+                    instructions::PROJECT_TEMPLATE,
+                )
             }
-            "global" => (self.home.global_instructions_path(), instructions::GLOBAL_TEMPLATE),
-            "system" => (self.home.system_prompt_path(), instructions::SYSTEM_TEMPLATE),
-            _ => return Err(Error::Invalid("Invalid level: must be project, global, or system".into())),
+            "global" => (
+                self.home.global_instructions_path(),
+                instructions::GLOBAL_TEMPLATE,
+            ),
+            "system" => (
+                self.home.system_prompt_path(),
+                instructions::SYSTEM_TEMPLATE,
+            ),
+            _ => {
+                return Err(Error::Invalid(
+                    "Invalid level: must be project, global, or system".into(),
+                ));
+            }
         };
         if !path.exists() {
             crate::atomic::write(&path, template.as_bytes())?;
@@ -620,13 +773,23 @@ impl Session {
     }
 
     fn customization_info(&self) -> Reply {
-        let global_chat = self.active.as_ref().is_some_and(|active| active.chat.global);
-        let root = if self.project && !global_chat { self.root.as_deref() } else { None };
+        let global_chat = self
+            .active
+            .as_ref()
+            .is_some_and(|active| active.chat.global);
+        let root = if self.project && !global_chat {
+            self.root.as_deref()
+        } else {
+            None
+        };
         let info = instructions::info(&self.home.global_instructions_path(), root);
         Reply::typed("customization_info")
             .with("system_override", self.home.system_prompt_path().is_file())
             .with("global_instructions", info.global_exists)
-            .with("project_instructions", info.project_exists && info.project_error.is_empty())
+            .with(
+                "project_instructions",
+                info.project_exists && info.project_error.is_empty(),
+            )
             .with("project_instructions_error", info.project_error)
     }
 }
@@ -639,7 +802,11 @@ impl Drop for Session {
 
 /// A required string field: empty counts as missing.
 fn required(field: &'static str, value: &str) -> Result<String> {
-    if value.is_empty() { Err(Error::MissingField(field)) } else { Ok(value.to_owned()) }
+    if value.is_empty() {
+        Err(Error::MissingField(field))
+    } else {
+        Ok(value.to_owned())
+    }
 }
 
 fn existing_dir(path: &str) -> Result<PathBuf> {
@@ -685,9 +852,14 @@ fn move_dir(from: &Path, to: &Path) -> Result<()> {
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to).map_err(Error::io("create directory", to))?;
-    for entry in std::fs::read_dir(from).map_err(Error::io("list", from))?.flatten() {
+    for entry in std::fs::read_dir(from)
+        .map_err(Error::io("list", from))?
+        .flatten()
+    {
         let target = to.join(entry.file_name());
-        let kind = entry.file_type().map_err(Error::io("inspect", entry.path()))?;
+        let kind = entry
+            .file_type()
+            .map_err(Error::io("inspect", entry.path()))?;
         if kind.is_dir() {
             copy_dir(&entry.path(), &target)?;
         } else if kind.is_file() {
@@ -700,8 +872,15 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
 /// Appends a user message recording the model and the current context snapshot, as the
 /// sending half does before a request (also used by tests to build histories).
 pub fn push_user_message(active: &mut Active, text: &str, model: &str) {
-    let snapshot = active.chat.context_files.iter().map(|file| file.snapshot_entry()).collect();
-    let mut message = Message::new(Role::User, vec![Part::text(text)]).with_model(model).with_timestamp(now());
+    let snapshot = active
+        .chat
+        .context_files
+        .iter()
+        .map(|file| file.snapshot_entry())
+        .collect();
+    let mut message = Message::new(Role::User, vec![Part::text(text)])
+        .with_model(model)
+        .with_timestamp(now());
     message.context_snapshot = Some(snapshot);
     active.chat.messages.push(message);
 }

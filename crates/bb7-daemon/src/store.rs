@@ -26,7 +26,10 @@ pub struct ChatStore {
 impl ChatStore {
     /// The store rooted at `dir` (`.../chats`); `global` marks `~/.bb7/chats`.
     pub fn new(dir: impl Into<PathBuf>, global: bool) -> ChatStore {
-        ChatStore { dir: dir.into(), global }
+        ChatStore {
+            dir: dir.into(),
+            global,
+        }
     }
 
     /// The chats directory.
@@ -43,7 +46,9 @@ impl ChatStore {
     pub fn chat_dir(&self, id: &str) -> Result<PathBuf> {
         let valid = !id.is_empty()
             && id.len() <= 64
-            && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if !valid {
             return Err(Error::ChatNotFound);
         }
@@ -71,16 +76,26 @@ impl ChatStore {
         let path = self.chat_dir(id)?.join("chat.json");
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Err(Error::ChatNotFound),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::ChatNotFound);
+            }
             Err(err) => return Err(Error::io("read", &path)(err)),
         };
-        let corrupt = |why: String| Error::Corrupt { path: path.clone(), why };
+        let corrupt = |why: String| Error::Corrupt {
+            path: path.clone(),
+            why,
+        };
         let value: Value = serde_json::from_str(&text).map_err(|err| corrupt(err.to_string()))?;
         let version = value.get("version").and_then(Value::as_u64).unwrap_or(0);
         if version > CHAT_VERSION {
-            return Err(Error::NewerVersion { path: path.clone(), found: version, known: CHAT_VERSION });
+            return Err(Error::NewerVersion {
+                path: path.clone(),
+                found: version,
+                known: CHAT_VERSION,
+            });
         }
-        let mut chat: Chat = serde_json::from_value(value).map_err(|err| corrupt(err.to_string()))?;
+        let mut chat: Chat =
+            serde_json::from_value(value).map_err(|err| corrupt(err.to_string()))?;
         if chat.id.is_empty() {
             chat.id = id.to_owned();
         }
@@ -183,7 +198,9 @@ impl ChatStore {
         };
         let mut ids = Vec::new();
         for entry in entries.flatten() {
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
             if entry.path().join("chat.json").is_file() {
                 ids.push(name);
             }
@@ -201,7 +218,8 @@ impl ChatStore {
 
     /// Remembers (or forgets, with "") the active chat in the index.
     pub fn remember_active(&self, id: &str) -> Result<()> {
-        self.update_index(|index| index.active_chat_id = id.to_owned()).map(drop)
+        self.update_index(|index| index.active_chat_id = id.to_owned())
+            .map(drop)
     }
 
     /// Runs `change` on the index under the advisory lock: the index is read (rebuilt from the
@@ -216,7 +234,9 @@ impl ChatStore {
             .write(true)
             .open(&lock_path)
             .map_err(Error::io("open", &lock_path))?;
-        lock_file.lock_exclusive().map_err(Error::io("lock", &lock_path))?;
+        lock_file
+            .lock_exclusive()
+            .map_err(Error::io("lock", &lock_path))?;
         let result = self.update_index_locked(change);
         let _ = FileExt::unlock(&lock_file);
         result
@@ -231,7 +251,9 @@ impl ChatStore {
         self.repair(&mut index)?;
         change(&mut index);
         index.version = INDEX_VERSION;
-        index.chats.sort_by(|a, b| newest_first(&a.created, &b.created).then_with(|| a.id.cmp(&b.id)));
+        index
+            .chats
+            .sort_by(|a, b| newest_first(&a.created, &b.created).then_with(|| a.id.cmp(&b.id)));
         if before.as_ref() != Some(&index) {
             atomic::write_json(&path, &index)?;
         }
@@ -241,7 +263,9 @@ impl ChatStore {
     /// Drops entries whose chat is gone and adds chats missing from the index.
     fn repair(&self, index: &mut Index) -> Result<()> {
         let ids = self.ids()?;
-        index.chats.retain(|entry| ids.binary_search(&entry.id).is_ok());
+        index
+            .chats
+            .retain(|entry| ids.binary_search(&entry.id).is_ok());
         for entry in &mut index.chats {
             entry.global = false;
             entry.locked = false;
@@ -267,7 +291,13 @@ impl ChatStore {
         }
         let text = std::fs::read_to_string(self.dir.join(id).join("chat.json")).ok()?;
         let head: Head = serde_json::from_str(&text).ok()?;
-        Some(ChatSummary { id: id.to_owned(), name: head.name, created: head.created, global: false, locked: false })
+        Some(ChatSummary {
+            id: id.to_owned(),
+            name: head.name,
+            created: head.created,
+            global: false,
+            locked: false,
+        })
     }
 }
 
@@ -300,7 +330,10 @@ mod tests {
     fn ids_are_ten_hex_chars() {
         let id = new_id();
         assert_eq!(id.len(), 10);
-        assert!(id.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert!(
+            id.chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
         assert_ne!(new_id(), new_id());
     }
 
@@ -313,7 +346,11 @@ mod tests {
         assert_eq!(store.list().unwrap().len(), 2);
         std::fs::write(store.index_path(), "{ not json").unwrap();
         let listed = store.list().unwrap();
-        assert_eq!(listed.len(), 2, "a corrupt index is rebuilt from the directories");
+        assert_eq!(
+            listed.len(),
+            2,
+            "a corrupt index is rebuilt from the directories"
+        );
         store.delete(&a.id).unwrap();
         let listed: Vec<_> = store.list().unwrap().into_iter().map(|c| c.id).collect();
         assert_eq!(listed, vec![b.id.clone()]);
@@ -330,11 +367,20 @@ mod tests {
         let newer = format!(r#"{{"version": 3, "id": "{}", "future": true}}"#, chat.id);
         std::fs::write(&path, &newer).unwrap();
         let err = store.load(&chat.id).unwrap_err().to_string();
-        assert!(err.contains("has chat format version 3, newer than this bb7 understands (up to 2)"), "{err}");
+        assert!(
+            err.contains("has chat format version 3, newer than this bb7 understands (up to 2)"),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), newer);
         std::fs::write(&path, "{\"id\": ").unwrap();
         let err = store.load(&chat.id).unwrap_err().to_string();
-        assert!(err.starts_with(&format!("Cannot read {}: EOF while parsing", path.display())), "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "Cannot read {}: EOF while parsing",
+                path.display()
+            )),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"id\": ");
     }
 }

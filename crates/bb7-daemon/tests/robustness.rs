@@ -25,7 +25,10 @@ const VALID: &[&str] = &[
 
 /// Lines that are guaranteed not to be valid requests (checked with the daemon's own parser).
 fn corpus(size: usize) -> Vec<String> {
-    let mutated = (0..VALID.len(), proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..4u8), 1..6))
+    let mutated = (
+        0..VALID.len(),
+        proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0..4u8), 1..6),
+    )
         .prop_map(|(which, edits)| {
             let mut bytes = VALID[which].as_bytes().to_vec();
             for (at, byte, kind) in edits {
@@ -64,10 +67,17 @@ fn corpus(size: usize) -> Vec<String> {
             value.to_string()
         }),
     ];
-    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::deterministic_rng(RngAlgorithm::ChaCha));
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    );
     let mut lines = Vec::with_capacity(size);
     while lines.len() < size {
-        let line = strategy.new_tree(&mut runner).unwrap().current().replace(['\n', '\r'], " ");
+        let line = strategy
+            .new_tree(&mut runner)
+            .unwrap()
+            .current()
+            .replace(['\n', '\r'], " ");
         if line.trim().is_empty() || parse_line(&line).is_ok() {
             continue;
         }
@@ -116,23 +126,34 @@ fn ten_thousand_malformed_lines_each_get_an_error() {
     assert_eq!(errors, lines.len() + 100);
     assert_eq!(not_initialized, 100);
     let mut stdin = writer.join().unwrap();
-    stdin.write_all(b"{\"request_id\":\"alive\",\"action\":\"ping\"}\n").unwrap();
+    stdin
+        .write_all(b"{\"request_id\":\"alive\",\"action\":\"ping\"}\n")
+        .unwrap();
     stdin.flush().unwrap();
-    assert_eq!(daemon.read_reply().unwrap(), json!({"type": "ok", "request_id": "alive"}));
+    assert_eq!(
+        daemon.read_reply().unwrap(),
+        json!({"type": "ok", "request_id": "alive"})
+    );
 }
 
 #[test]
 fn oversized_lines_are_refused_and_skipped() {
     let world = World::new();
     let mut daemon = world.spawn();
-    let big = format!(r#"{{"request_id":"big","action":"context_add","path":"a","content":"{}"}}"#, "x".repeat(1_100_000));
+    let big = format!(
+        r#"{{"request_id":"big","action":"context_add","path":"a","content":"{}"}}"#,
+        "x".repeat(1_100_000)
+    );
     daemon.send_line(&big);
     let reply = daemon.read_reply().unwrap();
     assert_eq!(reply, json!({"type": "error", "message": TOO_LARGE}));
     assert_eq!(daemon.call(json!({"action": "ping"}))["type"], "ok");
     daemon.send_line(r#"{"request_id": 12, "action": "version"}"#);
     let reply = daemon.read_reply().unwrap();
-    assert_eq!(reply["request_id"], "12", "numeric ids come back as strings");
+    assert_eq!(
+        reply["request_id"], "12",
+        "numeric ids come back as strings"
+    );
 }
 
 #[test]
@@ -152,9 +173,15 @@ fn sigterm_exits_cleanly_and_releases_the_chat_lock() {
     let mut daemon = world.spawn();
     daemon.call(json!({"action": "bb7_init", "project_root": project}));
     daemon.call(json!({"action": "init", "project_root": project}));
-    let id = daemon.call(json!({"action": "chat_new"}))["id"].as_str().unwrap().to_owned();
+    let id = daemon.call(json!({"action": "chat_new"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let lock = world.chats_dir().join(&id).join("lock");
-    assert_eq!(std::fs::read_to_string(&lock).unwrap(), daemon.pid().to_string());
+    assert_eq!(
+        std::fs::read_to_string(&lock).unwrap(),
+        daemon.pid().to_string()
+    );
     let pid = rustix::process::Pid::from_raw(daemon.pid() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
     let (status, stderr) = daemon.wait();

@@ -73,7 +73,12 @@ impl Daemon {
             .expect("spawn bb7");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        Daemon { child, stdin, stdout, next_id: 0 }
+        Daemon {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+        }
     }
 
     pub fn pid(&self) -> u32 {
@@ -94,7 +99,10 @@ impl Daemon {
         if self.stdout.read_line(&mut line).unwrap() == 0 {
             return None;
         }
-        Some(serde_json::from_str(&line).unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {line:?}")))
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {line:?}")),
+        )
     }
 
     /// Sends `request` with a fresh request id and returns the reply to it.
@@ -104,7 +112,11 @@ impl Daemon {
         request["request_id"] = json!(id);
         self.send_line(&request.to_string());
         let reply = self.read_reply().expect("a reply");
-        assert_eq!(reply["request_id"], json!(id), "reply to {request}: {reply}");
+        assert_eq!(
+            reply["request_id"],
+            json!(id),
+            "reply to {request}: {reply}"
+        );
         reply
     }
 
@@ -145,7 +157,9 @@ pub struct Redactor {
 
 impl Redactor {
     pub fn new(world: &World) -> Redactor {
-        Redactor { replacements: vec![(world.root().display().to_string(), "[tmp]".into())] }
+        Redactor {
+            replacements: vec![(world.root().display().to_string(), "[tmp]".into())],
+        }
     }
 
     /// Names a chat id.
@@ -159,7 +173,11 @@ impl Redactor {
 
     fn walk(&self, key: Option<&str>, value: &Value) -> Value {
         match value {
-            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.walk(Some(k), v))).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), self.walk(Some(k), v)))
+                    .collect(),
+            ),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.walk(key, v)).collect()),
             Value::String(text) => {
                 if matches!(key, Some("created" | "timestamp")) && !text.is_empty() {
