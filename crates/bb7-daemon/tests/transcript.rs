@@ -48,6 +48,11 @@ fn session_from_init_to_apply() {
     let mut daemon = world.spawn();
     let mut t = Transcript { steps: Vec::new() };
     let mut redact = Redactor::new(&world);
+    // The external file's id hashes its absolute (temporary) path.
+    redact.id(
+        &ybs_core::file_id(&external, "class Physics {}\n"),
+        "external-file-id",
+    );
 
     t.step(&mut daemon, json!({"action": "ping"}));
     t.step(&mut daemon, json!({"action": "version"}));
