@@ -1,0 +1,197 @@
+//! `ChatRequest` -> Anthropic Messages body.
+
+use serde_json::{Value, json};
+use ybs_core::{
+    ChatRequest, LlmError, Message, Part, ReasoningEffort, ResponseFormat, Role, ToolChoice,
+};
+
+use super::wire::{Block, ImageSource, Request, ThinkingConfig, Tool, WireMessage};
+use crate::images::{self, source};
+use crate::text::{part_text, temperature};
+
+/// `max_tokens` when the request sets none; every Claude model allows at least this much.
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// The thinking budget for a reasoning effort (Anthropic's minimum is 1024).
+pub(crate) fn budget(effort: ReasoningEffort) -> u32 {
+    match effort {
+        ReasoningEffort::Minimal => 1024,
+        ReasoningEffort::Low => 2048,
+        ReasoningEffort::Medium => 8192,
+        ReasoningEffort::High => 24576,
+    }
+}
+
+/// The streaming request body. Images must have been loaded.
+///
+/// The system prompt is the request's plus any system messages before the first turn; a
+/// system message later in the conversation becomes user text wrapped in
+/// `<system-message>`, since the API has no such role. Consecutive messages of the same role
+/// are merged. Thinking blocks go back only with their signature (or as redacted data);
+/// reasoning from other providers is dropped. With a reasoning effort, thinking is enabled
+/// with the budget above, `max_tokens` is raised above the budget when needed, and the
+/// temperature is left out (the API allows none with thinking). JSON formats are asked for in
+/// the system prompt, the API having no response-format field.
+pub(crate) fn encode<'a>(
+    request: &'a ChatRequest,
+    model: &'a str,
+) -> Result<Request<'a>, LlmError> {
+    let mut system: Vec<String> = request
+        .system
+        .iter()
+        .filter(|text| !text.is_empty())
+        .cloned()
+        .collect();
+    let mut messages: Vec<WireMessage> = Vec::new();
+    for message in &request.messages {
+        if message.role == Role::System && messages.is_empty() {
+            let text: String = message.parts.iter().filter_map(part_text).collect();
+            if !text.is_empty() {
+                system.push(text);
+            }
+            continue;
+        }
+        let (role, blocks) = blocks(message)?;
+        if blocks.is_empty() {
+            continue;
+        }
+        match messages.last_mut() {
+            Some(last) if last.role == role => last.content.extend(blocks),
+            _ => messages.push(WireMessage {
+                role,
+                content: blocks,
+            }),
+        }
+    }
+    if let Some(instruction) = request.response_format.as_ref().and_then(json_instruction) {
+        system.push(instruction);
+    }
+    let thinking = request.reasoning_effort.map(|effort| ThinkingConfig {
+        kind: "enabled",
+        budget_tokens: budget(effort),
+    });
+    let mut max_tokens = request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+    if let Some(thinking) = &thinking
+        && max_tokens <= thinking.budget_tokens
+    {
+        max_tokens += thinking.budget_tokens;
+    }
+    Ok(Request {
+        model,
+        max_tokens,
+        system: (!system.is_empty()).then(|| system.join("\n\n")),
+        messages,
+        tools: request
+            .tools
+            .iter()
+            .map(|tool| Tool {
+                name: &tool.name,
+                description: &tool.description,
+                input_schema: &tool.parameters,
+            })
+            .collect(),
+        tool_choice: request.tool_choice.as_ref().map(tool_choice),
+        temperature: request
+            .temperature
+            .filter(|_| thinking.is_none())
+            .map(temperature),
+        stop_sequences: &request.stop,
+        thinking,
+        stream: true,
+    })
+}
+
+fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!({"type": "auto"}),
+        ToolChoice::None => json!({"type": "none"}),
+        ToolChoice::Required => json!({"type": "any"}),
+        ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+    }
+}
+
+fn json_instruction(format: &ResponseFormat) -> Option<String> {
+    match format {
+        ResponseFormat::Text => None,
+        ResponseFormat::Json => {
+            Some("Reply with a single valid JSON object and no other text.".to_owned())
+        }
+        ResponseFormat::JsonSchema { name, schema, .. } => Some(format!(
+            "Reply with a single valid JSON object and no other text. It must match the JSON \
+             Schema \"{name}\": {schema}"
+        )),
+    }
+}
+
+fn blocks(message: &Message) -> Result<(&'static str, Vec<Block>), LlmError> {
+    let role = match message.role {
+        Role::Assistant => "assistant",
+        Role::User | Role::Tool | Role::System => "user",
+    };
+    let mut results = Vec::new();
+    let mut blocks = Vec::new();
+    let push_text = |blocks: &mut Vec<Block>, text: &str| {
+        if text.is_empty() {
+            return;
+        }
+        match blocks.last_mut() {
+            Some(Block::Text { text: last }) => last.push_str(text),
+            _ => blocks.push(Block::Text {
+                text: text.to_owned(),
+            }),
+        }
+    };
+    for part in &message.parts {
+        match part {
+            Part::ToolResult(result) => results.push(Block::ToolResult {
+                tool_use_id: result.call_id.clone(),
+                content: result.content.clone(),
+                is_error: result.is_error,
+            }),
+            Part::ToolCall(call) if role == "assistant" => blocks.push(Block::ToolUse {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: match &call.arguments {
+                    Value::Object(_) if call.arguments_error.is_none() => call.arguments.clone(),
+                    _ => json!({}),
+                },
+            }),
+            Part::Thinking(thinking) if role == "assistant" => {
+                if let Some(data) = &thinking.data {
+                    blocks.push(Block::RedactedThinking { data: data.clone() });
+                } else if let Some(signature) = &thinking.signature {
+                    blocks.push(Block::Thinking {
+                        thinking: thinking.content.clone(),
+                        signature: signature.clone(),
+                    });
+                }
+            }
+            Part::Image(image) => blocks.push(Block::Image {
+                source: match source(image)? {
+                    images::ImageSource::Url(url) => ImageSource::Url {
+                        url: url.to_owned(),
+                    },
+                    images::ImageSource::Base64 { media_type, data } => ImageSource::Base64 {
+                        media_type: media_type.to_owned(),
+                        data: data.to_owned(),
+                    },
+                },
+            }),
+            other => {
+                if let Some(text) = part_text(other) {
+                    push_text(&mut blocks, &text);
+                }
+            }
+        }
+    }
+    if message.role == Role::System {
+        for block in &mut blocks {
+            if let Block::Text { text } = block {
+                *text = format!("<system-message>\n{text}\n</system-message>");
+            }
+        }
+    }
+    // Tool results must come first in a user turn.
+    results.extend(blocks);
+    Ok((role, results))
+}

@@ -1,0 +1,147 @@
+//! Anthropic Messages (`/v1/messages`), with extended thinking and tool use.
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+mod wire;
+
+use async_trait::async_trait;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use ybs_core::{ChatRequest, ErrorKind, LlmError};
+
+use crate::config::ProviderKind;
+use crate::error::unexpected;
+use crate::http::{Transport, secret_header};
+use crate::images::load_images;
+use crate::provider::{ChatStream, ModelInfo, Provider};
+
+/// The API version this adapter speaks.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+/// A provider speaking Anthropic's Messages API.
+#[derive(Debug)]
+pub struct AnthropicProvider {
+    http: Transport,
+    /// The base URL without `/v1` (`https://api.anthropic.com`).
+    base: String,
+    model: String,
+}
+
+impl AnthropicProvider {
+    pub(crate) fn new(http: Transport, base: String, model: String) -> Self {
+        AnthropicProvider { http, base, model }
+    }
+
+    fn body_json(&self, request: &ChatRequest) -> Result<Value, LlmError> {
+        let body = encode::encode(request, self.model_for(request))?;
+        serde_json::to_value(body)
+            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
+    }
+
+    fn model_for<'a>(&'a self, request: &'a ChatRequest) -> &'a str {
+        if request.model.is_empty() {
+            &self.model
+        } else {
+            &request.model
+        }
+    }
+
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = self
+            .http
+            .key
+            .as_ref()
+            .and_then(|key| secret_header(key.expose()))
+        {
+            headers.insert(HeaderName::from_static("x-api-key"), value);
+        }
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(ANTHROPIC_VERSION),
+        );
+        headers
+    }
+
+    fn encoded(&self, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
+        let request = load_images(request)?;
+        let body = encode::encode(&request, self.model_for(&request))?;
+        serde_json::to_vec(&body)
+            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
+    }
+}
+
+#[async_trait]
+impl Provider for AnthropicProvider {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::Anthropic
+    }
+
+    fn default_model(&self) -> &str {
+        &self.model
+    }
+
+    fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
+        self.body_json(request)
+    }
+
+    fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
+        let url = format!("{}/v1/messages", self.base);
+        self.http
+            .stream(url, self.headers(), self.encoded(request), cancel)
+    }
+
+    async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
+        let url = format!("{}/v1/models?limit=1000", self.base);
+        let value = self.http.get_json(&url, &self.headers()).await?;
+        let list: wire::ModelList = serde_json::from_value(value.clone()).map_err(|error| {
+            unexpected(
+                ProviderKind::Anthropic,
+                "model list",
+                &error.to_string(),
+                &value.to_string(),
+            )
+        })?;
+        Ok(list
+            .data
+            .into_iter()
+            .map(|model| {
+                let mut info = ModelInfo::new(model.id);
+                if let Some(name) = model.display_name {
+                    info.name = name;
+                }
+                info.supports_tools = Some(true);
+                info
+            })
+            .collect())
+    }
+}
+
+/// The base URL of an Anthropic endpoint: `/v1/messages` or `/v1` at the end are cut off.
+pub(crate) fn base_url(endpoint: &str) -> String {
+    let trimmed = endpoint.trim().trim_end_matches('/');
+    let trimmed = trimmed.strip_suffix("/messages").unwrap_or(trimmed);
+    trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            base_url("https://api.anthropic.com"),
+            "https://api.anthropic.com"
+        );
+        assert_eq!(
+            base_url("https://api.anthropic.com/v1/"),
+            "https://api.anthropic.com"
+        );
+        assert_eq!(
+            base_url("http://127.0.0.1:8/v1/messages"),
+            "http://127.0.0.1:8"
+        );
+    }
+}

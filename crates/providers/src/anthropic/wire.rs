@@ -1,0 +1,203 @@
+//! The Anthropic Messages wire format, as far as this crate writes and reads it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// `POST /v1/messages` body.
+#[derive(Debug, Serialize)]
+pub(crate) struct Request<'a> {
+    pub model: &'a str,
+    pub max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    pub messages: Vec<WireMessage>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<Tool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub stop_sequences: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingConfig>,
+    pub stream: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct ThinkingConfig {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub budget_tokens: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Tool<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub input_schema: &'a Value,
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct WireMessage {
+    pub role: &'static str,
+    pub content: Vec<Block>,
+}
+
+/// A content block of a request message.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Block {
+    Text {
+        text: String,
+    },
+    Image {
+        source: ImageSource,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum ImageSource {
+    Base64 { media_type: String, data: String },
+    Url { url: String },
+}
+
+/// One streamed event (its `data:`; the `type` field names it).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Event {
+    MessageStart {
+        message: StartMessage,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: StartBlock,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: BlockDelta,
+    },
+    ContentBlockStop {
+        index: usize,
+    },
+    MessageDelta {
+        delta: MessageDelta,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    MessageStop,
+    Ping,
+    Error {
+        error: ErrorBody,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct StartMessage {
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum StartBlock {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: Value,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum BlockDelta {
+    TextDelta {
+        text: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    SignatureDelta {
+        signature: String,
+    },
+    InputJsonDelta {
+        partial_json: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct MessageDelta {
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WireUsage {
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_read_input_tokens: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ErrorBody {
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub message: String,
+}
+
+/// `GET /v1/models`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ModelList {
+    #[serde(default)]
+    pub data: Vec<WireModel>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct WireModel {
+    pub id: String,
+    #[serde(default)]
+    pub display_name: Option<String>,
+}

@@ -1,0 +1,75 @@
+//! The decoder side shared by the adapters: a state machine fed frames that emits
+//! [`StreamEvent`]s, and [`replay`] to decode a recorded response body without a network.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use ybs_core::{LlmError, StreamEvent};
+
+use crate::config::{Protocol, ProviderKind};
+use crate::framing::{Frame, Framing, frames};
+
+/// A wire decoder: pure, fed one frame at a time.
+pub(crate) trait Decoder: Send {
+    /// Decodes one frame, appending the events it carries to `out`. An `Err` ends the stream
+    /// (events appended before it are still delivered).
+    fn frame(&mut self, frame: &Frame, out: &mut Vec<StreamEvent>) -> Result<(), LlmError>;
+
+    /// The body ended: appends what is still pending, or fails when the reply was cut short.
+    fn finish(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError>;
+
+    /// Whether the terminal frame arrived (nothing more needs to be read).
+    fn is_done(&self) -> bool;
+}
+
+/// The decoder and framing of a provider kind.
+pub(crate) fn decoder_for(kind: ProviderKind) -> (Framing, Box<dyn Decoder>) {
+    match kind.protocol() {
+        Protocol::Anthropic => (
+            Framing::Sse,
+            Box::new(crate::anthropic::decode::AnthropicDecoder::default()),
+        ),
+        Protocol::Ollama => (
+            Framing::Ndjson,
+            Box::new(crate::ollama::decode::OllamaDecoder::default()),
+        ),
+        Protocol::OpenAi | Protocol::Unavailable => (
+            Framing::Sse,
+            Box::new(crate::openai::decode::OpenAiDecoder::new(kind)),
+        ),
+    }
+}
+
+/// Decodes a recorded streaming response body of `kind`'s wire format, delivered in
+/// `chunks` as a network would cut it, into the events a live stream would yield (an `Err`
+/// last when the body is broken or cut short).
+///
+/// For tests, benchmarks and debugging a captured stream.
+pub fn replay<I>(kind: ProviderKind, chunks: I) -> Vec<Result<StreamEvent, LlmError>>
+where
+    I: IntoIterator<Item = Bytes>,
+    I::IntoIter: Send + 'static,
+{
+    let (framing, mut decoder) = decoder_for(kind);
+    let chunks = futures::stream::iter(chunks.into_iter().map(Ok));
+    let mut frames = frames(framing, kind, chunks);
+    let mut results = Vec::new();
+    let mut out = Vec::new();
+    futures::executor::block_on(async {
+        loop {
+            let (result, end) = match frames.next().await {
+                Some(Ok(frame)) => (decoder.frame(&frame, &mut out), false),
+                Some(Err(error)) => (Err(error), true),
+                None => (decoder.finish(&mut out), true),
+            };
+            results.extend(out.drain(..).map(Ok));
+            if let Err(error) = result {
+                results.push(Err(error));
+                return;
+            }
+            if end || decoder.is_done() {
+                return;
+            }
+        }
+    });
+    results
+}

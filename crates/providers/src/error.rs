@@ -1,0 +1,318 @@
+//! Turning what went wrong into a core [`LlmError`] with the provider's own message, and the
+//! errors of building a provider.
+
+use std::error::Error as _;
+use std::time::Duration;
+
+use serde_json::Value;
+use ybs_core::{ErrorKind, LlmError, classify};
+
+use crate::config::{ApiKey, ProviderKind};
+
+/// Why a provider could not be built from its config.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The kind cannot be used on this platform.
+    #[error(
+        "{} are not available on this platform (they run only on macOS with Apple Intelligence); \
+         use one of: {}",
+        kind.display_name(),
+        ProviderKind::available_names()
+    )]
+    Unavailable {
+        /// The kind asked for.
+        kind: ProviderKind,
+    },
+    /// A hosted service was chosen without an API key.
+    #[error(
+        "no API key for {}: set {} or `api_key` in the config",
+        kind.display_name(),
+        kind.api_key_env().unwrap_or("api_key")
+    )]
+    MissingApiKey {
+        /// The kind asked for.
+        kind: ProviderKind,
+    },
+    /// A custom OpenAI-compatible server was chosen without saying where it is.
+    #[error(
+        "the openai-compatible provider needs an endpoint: set `endpoint` in the config or \
+         pass --endpoint URL (for example http://localhost:8080/v1)"
+    )]
+    MissingEndpoint,
+    /// The endpoint is not an http(s) URL.
+    #[error("invalid endpoint {endpoint:?}: {reason} (expected something like https://host/v1)")]
+    InvalidEndpoint {
+        /// The endpoint given.
+        endpoint: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The HTTP client could not be created.
+    #[error("cannot set up the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Phrases of context overflow that core's classifier does not know yet (Anthropic's and
+/// Ollama's own wording).
+const MORE_OVERFLOW_PHRASES: [&str; 5] = [
+    "prompt is too long",
+    "prompt too long",
+    "exceeded max context length",
+    "exceed context limit",
+    "exceeds the context window",
+];
+
+/// [`classify`], plus the overflow phrases above.
+pub(crate) fn classify_more(status: Option<u16>, code: Option<&str>, message: &str) -> ErrorKind {
+    let lower = message.to_lowercase();
+    if MORE_OVERFLOW_PHRASES
+        .iter()
+        .any(|phrase| lower.contains(phrase))
+    {
+        return ErrorKind::ContextOverflow;
+    }
+    classify(status, code, message)
+}
+
+/// An error of the given parts, classified.
+pub(crate) fn llm_error(status: Option<u16>, code: Option<String>, message: String) -> LlmError {
+    LlmError {
+        kind: classify_more(status, code.as_deref(), &message),
+        message,
+        status,
+        code,
+    }
+}
+
+/// The error of a non-success HTTP response, from its status, body and `Retry-After`.
+///
+/// Understands the error shapes of OpenAI (`{"error":{"message","type","code"}}`), OpenRouter
+/// (`{"error":{"code":429,"message","metadata":{"raw"}}}`), Anthropic
+/// (`{"type":"error","error":{"type","message"}}`) and Ollama (`{"error":"..."}`); any other
+/// body is quoted (shortened).
+pub(crate) fn from_response(
+    status: u16,
+    body: &str,
+    retry_after: Option<Duration>,
+    key: Option<&ApiKey>,
+) -> LlmError {
+    let (message, code) = match serde_json::from_str::<Value>(body) {
+        Ok(value) => error_parts(&value).unwrap_or_else(|| (shorten(body), None)),
+        Err(_) => (shorten(body), None),
+    };
+    let message = if message.trim().is_empty() {
+        reqwest::StatusCode::from_u16(status)
+            .ok()
+            .and_then(|status| status.canonical_reason())
+            .unwrap_or("no message")
+            .to_owned()
+    } else {
+        message
+    };
+    let mut error = llm_error(Some(status), code, scrub(message, key));
+    if let ErrorKind::RateLimit { retry_after: after } = &mut error.kind {
+        *after = retry_after;
+    }
+    error
+}
+
+/// The message and code of an error object, in any of the shapes above; `None` when the
+/// value holds no error.
+pub(crate) fn error_parts(value: &Value) -> Option<(String, Option<String>)> {
+    let error = value.get("error")?;
+    if let Some(text) = error.as_str() {
+        return Some((text.to_owned(), None));
+    }
+    let mut message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    if let Some(raw) = error.pointer("/metadata/raw") {
+        let raw = raw.as_str().map(str::to_owned).unwrap_or(raw.to_string());
+        let upstream = error
+            .pointer("/metadata/provider_name")
+            .and_then(Value::as_str)
+            .unwrap_or("upstream");
+        message = format!("{message} ({upstream}: {})", shorten(&raw));
+    }
+    let code = match error.get("code") {
+        Some(Value::String(code)) => Some(code.clone()),
+        _ => error.get("type").and_then(Value::as_str).map(str::to_owned),
+    };
+    Some((message, code))
+}
+
+/// The HTTP status an in-stream error names in its numeric `code` (OpenRouter), if any.
+pub(crate) fn error_status(value: &Value) -> Option<u16> {
+    value
+        .pointer("/error/code")
+        .and_then(Value::as_u64)
+        .and_then(|code| u16::try_from(code).ok())
+}
+
+/// Failures without a response (connect, read, timeouts), with the whole cause chain.
+pub(crate) fn from_transport(
+    what: &str,
+    provider: ProviderKind,
+    url: &str,
+    error: &reqwest::Error,
+) -> LlmError {
+    let mut causes = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !causes.iter().any(|known| known.contains(&text)) {
+            causes.push(text);
+        }
+        source = cause.source();
+    }
+    let cause = causes.join(": ");
+    let kind = if error.is_timeout() {
+        ErrorKind::Timeout
+    } else {
+        ErrorKind::Network
+    };
+    let mut message = format!("{what} {} at {url}: {cause}", provider.display_name());
+    if provider == ProviderKind::Ollama && error.is_connect() {
+        message = format!(
+            "cannot reach Ollama at {url}: {cause}; Ollama is not running there: start it \
+             with `ollama serve`, or set the endpoint to where it runs"
+        );
+    }
+    LlmError::new(kind, message)
+}
+
+/// A frame that is not what the protocol promises.
+pub(crate) fn malformed(provider: ProviderKind, detail: &str, data: &str) -> LlmError {
+    LlmError {
+        kind: ErrorKind::Server,
+        message: format!(
+            "malformed stream frame from {}: {detail} (frame: {})",
+            provider.display_name(),
+            shorten(data)
+        ),
+        status: None,
+        code: Some("malformed_frame".to_owned()),
+    }
+}
+
+/// An answer (not a stream frame) that is not what the API promises.
+pub(crate) fn unexpected(provider: ProviderKind, what: &str, detail: &str, data: &str) -> LlmError {
+    LlmError {
+        kind: ErrorKind::Server,
+        message: format!(
+            "unexpected {what} from {}: {detail} (got: {})",
+            provider.display_name(),
+            shorten(data)
+        ),
+        status: None,
+        code: Some("unexpected_response".to_owned()),
+    }
+}
+
+/// Replaces the API key wherever a provider echoed it.
+pub(crate) fn scrub(message: String, key: Option<&ApiKey>) -> String {
+    match key {
+        Some(key) if key.expose().len() >= 8 && message.contains(key.expose()) => {
+            message.replace(key.expose(), "***")
+        }
+        _ => message,
+    }
+}
+
+/// At most 500 characters of `text`.
+pub(crate) fn shorten(text: &str) -> String {
+    const MAX: usize = 500;
+    let text = text.trim();
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_every_error_shape() {
+        let openai = r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#;
+        let err = from_response(401, openai, None, None);
+        assert_eq!(err.kind, ErrorKind::Auth);
+        assert_eq!(err.message, "Incorrect API key provided");
+        assert_eq!(err.code.as_deref(), Some("invalid_api_key"));
+
+        let openrouter = r#"{"error":{"code":429,"message":"Provider returned error","metadata":{"raw":"slow down","provider_name":"Anthropic"}}}"#;
+        let err = from_response(429, openrouter, Some(Duration::from_secs(2)), None);
+        assert_eq!(
+            err.kind,
+            ErrorKind::RateLimit {
+                retry_after: Some(Duration::from_secs(2))
+            }
+        );
+        assert_eq!(
+            err.message,
+            "Provider returned error (Anthropic: slow down)"
+        );
+
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 208310 tokens > 200000 maximum"}}"#;
+        let err = from_response(400, anthropic, None, None);
+        assert_eq!(err.kind, ErrorKind::ContextOverflow);
+        assert_eq!(err.code.as_deref(), Some("invalid_request_error"));
+
+        let ollama = r#"{"error":"prompt too long; exceeded max context length by 12 tokens"}"#;
+        assert_eq!(
+            from_response(400, ollama, None, None).kind,
+            ErrorKind::ContextOverflow
+        );
+        let ollama = r#"{"error":"model \"llama9\" not found, try pulling it first"}"#;
+        let err = from_response(404, ollama, None, None);
+        assert_eq!(err.kind, ErrorKind::ModelNotFound);
+        assert_eq!(
+            err.message,
+            "model \"llama9\" not found, try pulling it first"
+        );
+    }
+
+    #[test]
+    fn other_bodies_are_quoted_or_named_by_status() {
+        let err = from_response(502, "<html>Bad Gateway</html>", None, None);
+        assert_eq!(err.kind, ErrorKind::Server);
+        assert_eq!(err.message, "<html>Bad Gateway</html>");
+        assert_eq!(
+            from_response(503, "", None, None).message,
+            "Service Unavailable"
+        );
+        let long = "x".repeat(900);
+        assert_eq!(from_response(500, &long, None, None).message.len(), 503);
+    }
+
+    #[test]
+    fn echoed_keys_are_scrubbed() {
+        let key = ApiKey::new("sk-verysecret123");
+        let body = r#"{"error":{"message":"key sk-verysecret123 is revoked"}}"#;
+        let err = from_response(401, body, None, Some(&key));
+        assert_eq!(err.message, "key *** is revoked");
+    }
+
+    #[test]
+    fn unavailable_names_the_alternatives() {
+        let err = ConfigError::Unavailable {
+            kind: ProviderKind::Apple,
+        };
+        assert_eq!(
+            err.to_string(),
+            "Apple Foundation Models are not available on this platform (they run only on macOS with \
+             Apple Intelligence); use one of: openai, openrouter, anthropic, ollama, deepseek, \
+             lmstudio, localai, vllm, llamacpp, openai-compatible"
+        );
+        assert_eq!(
+            ConfigError::MissingApiKey {
+                kind: ProviderKind::Anthropic
+            }
+            .to_string(),
+            "no API key for Anthropic: set ANTHROPIC_API_KEY or `api_key` in the config"
+        );
+    }
+}

@@ -1,0 +1,231 @@
+//! `ChatRequest` -> OpenAI chat-completions body, in the dialect of the preset.
+
+use serde_json::{Value, json};
+use ybs_core::{
+    ChatRequest, DataCollection, LlmError, Message, Part, ResponseFormat, Role, ToolChoice,
+};
+
+use super::wire::{
+    CallFunction, Content, ContentPart, Function, ImageUrl, Reasoning, Request, StreamOptions,
+    Tool, WireMessage, WireToolCall,
+};
+use crate::config::{OpenRouterOptions, ProviderKind};
+use crate::images::{ImageSource, source};
+use crate::text::{message_text, part_text, reasoning_text, temperature, thinking};
+
+/// How a backend wants earlier reasoning sent back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReasoningBack {
+    /// It does not take it (OpenAI).
+    Never,
+    /// As `reasoning_details` (or `reasoning` text) on the assistant message (OpenRouter).
+    Details,
+    /// As `reasoning_content` (DeepSeek, vLLM, llama.cpp, LM Studio...).
+    Content,
+}
+
+fn reasoning_back(kind: ProviderKind) -> ReasoningBack {
+    match kind {
+        ProviderKind::OpenAi => ReasoningBack::Never,
+        ProviderKind::OpenRouter => ReasoningBack::Details,
+        _ => ReasoningBack::Content,
+    }
+}
+
+/// The streaming request body for `kind`. Images must have been loaded.
+pub(crate) fn encode<'a>(
+    request: &'a ChatRequest,
+    model: &'a str,
+    kind: ProviderKind,
+    openrouter: &OpenRouterOptions,
+) -> Result<Request<'a>, LlmError> {
+    let openrouter_kind = kind == ProviderKind::OpenRouter;
+    let mut messages = Vec::new();
+    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+        messages.push(WireMessage::new(
+            "system",
+            Some(Content::Text(system.to_owned())),
+        ));
+    }
+    for message in &request.messages {
+        encode_message(message, reasoning_back(kind), &mut messages)?;
+    }
+    let effort = request.reasoning_effort.map(|effort| effort.as_str());
+    Ok(Request {
+        model,
+        messages,
+        stream: true,
+        stream_options: Some(StreamOptions {
+            include_usage: true,
+        }),
+        tools: request
+            .tools
+            .iter()
+            .map(|tool| Tool {
+                kind: "function",
+                function: Function {
+                    name: &tool.name,
+                    description: &tool.description,
+                    parameters: &tool.parameters,
+                },
+            })
+            .collect(),
+        tool_choice: request.tool_choice.as_ref().map(tool_choice),
+        temperature: request.temperature.map(temperature),
+        max_tokens: request.max_tokens.filter(|_| kind != ProviderKind::OpenAi),
+        max_completion_tokens: request.max_tokens.filter(|_| kind == ProviderKind::OpenAi),
+        reasoning_effort: effort.filter(|_| !openrouter_kind && kind != ProviderKind::DeepSeek),
+        reasoning: effort
+            .filter(|_| openrouter_kind)
+            .map(|effort| Reasoning { effort }),
+        stop: &request.stop,
+        response_format: request.response_format.as_ref().and_then(response_format),
+        prompt_cache_key: request
+            .prompt_cache_key
+            .as_deref()
+            .filter(|_| matches!(kind, ProviderKind::OpenAi | ProviderKind::OpenRouter)),
+        provider: openrouter_kind.then(|| routing(request, openrouter)),
+    })
+}
+
+/// OpenRouter's `provider` object: the request's preferences plus the account's privacy
+/// settings (`data_collection: "deny"` unless training is allowed, `zdr: true` when data
+/// retention is not).
+fn routing(request: &ChatRequest, options: &OpenRouterOptions) -> ybs_core::ProviderRouting {
+    let mut routing = request.routing.clone().unwrap_or_default();
+    if !options.allow_training {
+        routing.data_collection = Some(DataCollection::Deny);
+    }
+    if !options.allow_data_retention {
+        routing.zdr = Some(true);
+    }
+    routing
+}
+
+fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::None => json!("none"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+    }
+}
+
+fn response_format(format: &ResponseFormat) -> Option<Value> {
+    match format {
+        ResponseFormat::Text => None,
+        ResponseFormat::Json => Some(json!({"type": "json_object"})),
+        ResponseFormat::JsonSchema {
+            name,
+            schema,
+            strict,
+        } => Some(json!({
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": strict},
+        })),
+    }
+}
+
+fn encode_message(
+    message: &Message,
+    back: ReasoningBack,
+    out: &mut Vec<WireMessage>,
+) -> Result<(), LlmError> {
+    // Tool results become `role: tool` messages wherever they sit.
+    for part in &message.parts {
+        if let Part::ToolResult(result) = part {
+            let mut wire = WireMessage::new("tool", Some(Content::Text(result.content.clone())));
+            wire.tool_call_id = Some(result.call_id.clone());
+            out.push(wire);
+        }
+    }
+    match message.role {
+        Role::Assistant => out.extend(assistant(message, back)),
+        Role::System => {
+            let text = message_text(message);
+            if !text.is_empty() {
+                out.push(WireMessage::new("system", Some(Content::Text(text))));
+            }
+        }
+        Role::User | Role::Tool => {
+            if let Some(content) = user_content(message)? {
+                out.push(WireMessage::new("user", Some(content)));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn user_content(message: &Message) -> Result<Option<Content>, LlmError> {
+    let has_images = message
+        .parts
+        .iter()
+        .any(|part| matches!(part, Part::Image(_)));
+    if !has_images {
+        let text = message_text(message);
+        return Ok((!text.is_empty()).then_some(Content::Text(text)));
+    }
+    let mut parts = Vec::new();
+    for part in &message.parts {
+        if let Part::Image(image) = part {
+            let url = match source(image)? {
+                ImageSource::Url(url) => url.to_owned(),
+                ImageSource::Base64 { media_type, data } => {
+                    format!("data:{media_type};base64,{data}")
+                }
+            };
+            parts.push(ContentPart::ImageUrl {
+                image_url: ImageUrl { url },
+            });
+        } else if let Some(text) = part_text(part) {
+            match parts.last_mut() {
+                Some(ContentPart::Text { text: last }) => last.push_str(&text),
+                _ => parts.push(ContentPart::Text {
+                    text: text.into_owned(),
+                }),
+            }
+        }
+    }
+    Ok(Some(Content::Parts(parts)))
+}
+
+fn assistant(message: &Message, back: ReasoningBack) -> Option<WireMessage> {
+    let text = message_text(message);
+    let tool_calls: Vec<WireToolCall> = message
+        .tool_calls()
+        .map(|call| WireToolCall {
+            id: call.id.clone(),
+            kind: "function",
+            function: CallFunction {
+                name: call.name.clone(),
+                arguments: call.arguments_text(),
+            },
+        })
+        .collect();
+    if text.is_empty() && tool_calls.is_empty() {
+        return None;
+    }
+    let mut wire = WireMessage::new(
+        "assistant",
+        (!text.is_empty()).then_some(Content::Text(text)),
+    );
+    wire.tool_calls = tool_calls;
+    let reasoning = reasoning_text(message);
+    match back {
+        ReasoningBack::Never => {}
+        ReasoningBack::Content => {
+            wire.reasoning_content = (!reasoning.is_empty()).then_some(reasoning);
+        }
+        ReasoningBack::Details => {
+            let details: Vec<Value> = thinking(message)
+                .flat_map(|thinking| thinking.details.iter().flatten().cloned())
+                .collect();
+            if details.is_empty() {
+                wire.reasoning = (!reasoning.is_empty()).then_some(reasoning);
+            } else {
+                wire.reasoning_details = Some(details);
+            }
+        }
+    }
+    Some(wire)
+}

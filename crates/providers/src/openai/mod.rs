@@ -1,0 +1,252 @@
+//! OpenAI-compatible chat completions: OpenAI, OpenRouter (with its model list, credits,
+//! reasoning details and provider preferences), DeepSeek, LM Studio, LocalAI, vLLM,
+//! llama.cpp and any custom server.
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+mod wire;
+
+use async_trait::async_trait;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use ybs_core::{ChatRequest, LlmError};
+
+use crate::config::{OpenRouterOptions, ProviderKind};
+use crate::error::unexpected;
+use crate::http::{Transport, secret_header};
+use crate::images::load_images;
+use crate::provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
+
+/// A provider speaking OpenAI's chat-completions API.
+#[derive(Debug)]
+pub struct OpenAiProvider {
+    http: Transport,
+    /// The base URL, without a trailing slash (`https://api.openai.com/v1`).
+    base: String,
+    model: String,
+    openrouter: OpenRouterOptions,
+}
+
+impl OpenAiProvider {
+    pub(crate) fn new(
+        http: Transport,
+        base: String,
+        model: String,
+        openrouter: OpenRouterOptions,
+    ) -> Self {
+        OpenAiProvider {
+            http,
+            base,
+            model,
+            openrouter,
+        }
+    }
+
+    fn body_json(&self, request: &ChatRequest) -> Result<Value, LlmError> {
+        let model = self.model_for(request);
+        let body = encode::encode(request, model, self.http.kind, &self.openrouter)?;
+        serde_json::to_value(body)
+            .map_err(|error| LlmError::new(ybs_core::ErrorKind::BadRequest, error.to_string()))
+    }
+
+    fn model_for<'a>(&'a self, request: &'a ChatRequest) -> &'a str {
+        if request.model.is_empty() {
+            &self.model
+        } else {
+            &request.model
+        }
+    }
+
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = self
+            .http
+            .key
+            .as_ref()
+            .filter(|key| !key.expose().is_empty())
+            .and_then(|key| secret_header(&format!("Bearer {}", key.expose())))
+        {
+            headers.insert(AUTHORIZATION, value);
+        }
+        if self.http.kind == ProviderKind::OpenRouter {
+            let extra = [
+                ("http-referer", &self.openrouter.app_url),
+                ("x-title", &self.openrouter.app_title),
+            ];
+            for (name, value) in extra {
+                if let Some(value) = value.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+                    headers.insert(HeaderName::from_static(name), value);
+                }
+            }
+        }
+        headers
+    }
+
+    fn encoded(&self, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
+        let request = load_images(request)?;
+        let body = encode::encode(
+            &request,
+            self.model_for(&request),
+            self.http.kind,
+            &self.openrouter,
+        )?;
+        serde_json::to_vec(&body)
+            .map_err(|error| LlmError::new(ybs_core::ErrorKind::BadRequest, error.to_string()))
+    }
+}
+
+#[async_trait]
+impl Provider for OpenAiProvider {
+    fn kind(&self) -> ProviderKind {
+        self.http.kind
+    }
+
+    fn default_model(&self) -> &str {
+        &self.model
+    }
+
+    fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
+        self.body_json(request)
+    }
+
+    fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
+        let url = format!("{}/chat/completions", self.base);
+        self.http
+            .stream(url, self.headers(), self.encoded(request), cancel)
+    }
+
+    async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
+        let url = format!("{}/models", self.base);
+        let value = self.http.get_json(&url, &self.headers()).await?;
+        models(self.http.kind, value)
+    }
+
+    async fn balance(&self) -> Result<Option<Balance>, LlmError> {
+        if self.http.kind != ProviderKind::OpenRouter {
+            return Ok(None);
+        }
+        let url = format!("{}/credits", self.base);
+        let value = self.http.get_json(&url, &self.headers()).await?;
+        let credits: wire::Credits = serde_json::from_value(value.clone()).map_err(|error| {
+            unexpected(
+                self.http.kind,
+                "credits",
+                &error.to_string(),
+                &value.to_string(),
+            )
+        })?;
+        Ok(Some(Balance {
+            total_credits: credits.data.total_credits,
+            total_usage: credits.data.total_usage,
+        }))
+    }
+}
+
+/// A `/models` answer as [`ModelInfo`]s. OpenRouter's `supported_parameters` tell whether a
+/// model takes tools (`tools`) and reasoning (`reasoning`, `include_reasoning`).
+fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
+    let list: wire::ModelList = serde_json::from_value(value.clone())
+        .map_err(|error| unexpected(kind, "model list", &error.to_string(), &value.to_string()))?;
+    Ok(list
+        .data
+        .into_iter()
+        .map(|model| {
+            let supports = |names: &[&str]| {
+                model
+                    .supported_parameters
+                    .as_ref()
+                    .map(|params| params.iter().any(|param| names.contains(&param.as_str())))
+            };
+            let price = |value: &Option<Value>| match value {
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(Value::Number(number)) => Some(number.to_string()),
+                _ => None,
+            };
+            let pricing = model.pricing.as_ref().and_then(|pricing| {
+                Some(Pricing {
+                    prompt: price(&pricing.prompt)?,
+                    completion: price(&pricing.completion)?,
+                })
+            });
+            ModelInfo {
+                name: model.name.clone().unwrap_or_else(|| model.id.clone()),
+                context_length: model.context_length.or(model.max_model_len),
+                supports_tools: supports(&["tools"]),
+                supports_reasoning: supports(&["reasoning", "include_reasoning"]),
+                pricing,
+                id: model.id,
+            }
+        })
+        .collect())
+}
+
+/// The base URL of an OpenAI-compatible endpoint: a full `.../chat/completions` URL is cut
+/// back, and a bare `http://host:port` gets `/v1`.
+pub(crate) fn base_url(endpoint: &str) -> String {
+    let trimmed = endpoint.trim().trim_end_matches('/');
+    let trimmed = trimmed.strip_suffix("/chat/completions").unwrap_or(trimmed);
+    let after_scheme = trimmed.split_once("://").map_or(trimmed, |(_, rest)| rest);
+    if after_scheme.contains('/') {
+        trimmed.to_owned()
+    } else {
+        format!("{trimmed}/v1")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base_urls() {
+        assert_eq!(
+            base_url("https://api.openai.com/v1/"),
+            "https://api.openai.com/v1"
+        );
+        assert_eq!(
+            base_url("https://openrouter.ai/api/v1/chat/completions"),
+            "https://openrouter.ai/api/v1"
+        );
+        assert_eq!(
+            base_url("http://localhost:1234"),
+            "http://localhost:1234/v1"
+        );
+        assert_eq!(
+            base_url("http://127.0.0.1:9/api/v1"),
+            "http://127.0.0.1:9/api/v1"
+        );
+    }
+
+    #[test]
+    fn openrouter_models_map_supported_parameters() {
+        let value = json!({"data": [
+            {"id": "anthropic/claude-sonnet-4", "name": "Claude Sonnet 4", "context_length": 200000,
+             "pricing": {"prompt": "0.000003", "completion": "0.000015"},
+             "supported_parameters": ["tools", "reasoning", "temperature"]},
+            {"id": "plain", "supported_parameters": ["temperature"]},
+            {"id": "gpt-4o", "object": "model", "owned_by": "openai"},
+            {"id": "local", "max_model_len": 8192}
+        ]});
+        let got = models(ProviderKind::OpenRouter, value).unwrap();
+        assert_eq!(
+            serde_json::to_value(&got).unwrap(),
+            json!([
+                {"id": "anthropic/claude-sonnet-4", "name": "Claude Sonnet 4",
+                 "context_length": 200000, "supports_tools": true, "supports_reasoning": true,
+                 "pricing": {"prompt": "0.000003", "completion": "0.000015"}},
+                {"id": "plain", "name": "plain", "supports_tools": false, "supports_reasoning": false},
+                {"id": "gpt-4o", "name": "gpt-4o"},
+                {"id": "local", "name": "local", "context_length": 8192}
+            ])
+        );
+        let err = models(ProviderKind::OpenAi, json!({"data": "nope"})).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("unexpected model list from OpenAI: invalid type"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! The one trait every backend implements, and what it answers besides chats.
+
+use std::fmt;
+
+use async_trait::async_trait;
+use futures::StreamExt;
+use futures::stream::BoxStream;
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+use ybs_core::{Accumulator, ChatRequest, LlmError, Reply, StreamEvent};
+
+use crate::config::ProviderKind;
+
+/// The events of one streamed reply. After an `Err` the stream ends; everything before it
+/// was really received, so a caller can keep the partial reply.
+pub type ChatStream = BoxStream<'static, Result<StreamEvent, LlmError>>;
+
+/// A chat backend.
+#[async_trait]
+pub trait Provider: Send + Sync + fmt::Debug {
+    /// Which kind of backend this is.
+    fn kind(&self) -> ProviderKind;
+
+    /// The model used when a request names none.
+    fn default_model(&self) -> &str;
+
+    /// The JSON body [`stream`](Provider::stream) would send for `request` (images given by
+    /// path are not read: give them as data or URLs). For dry runs, logs and tests.
+    fn request_body(&self, request: &ChatRequest) -> Result<serde_json::Value, LlmError>;
+
+    /// Streams the reply to `request`.
+    ///
+    /// Failed attempts are retried by the configured policy as long as no event was
+    /// delivered. The stream ends with an `Err` of kind `Cancelled` soon after `cancel`
+    /// fires, and dropping the stream closes the connection.
+    fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream;
+
+    /// The whole reply to `request`, collected from [`stream`](Provider::stream) with the
+    /// core [`Accumulator`].
+    async fn complete(
+        &self,
+        request: &ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<Reply, LlmError> {
+        let mut stream = self.stream(request, cancel);
+        let mut accumulator = Accumulator::new();
+        while let Some(event) = stream.next().await {
+            accumulator.push(event?);
+        }
+        Ok(accumulator.finish())
+    }
+
+    /// The models the backend offers.
+    async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError>;
+
+    /// The account's balance, for backends that have one (OpenRouter); `None` otherwise.
+    async fn balance(&self) -> Result<Option<Balance>, LlmError> {
+        Ok(None)
+    }
+}
+
+/// One model a backend offers, in the form of bb7's `models` reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    /// The id requests name it by.
+    pub id: String,
+    /// A readable name (the id when the backend gives none).
+    pub name: String,
+    /// The context window in tokens, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_length: Option<u64>,
+    /// Whether it can call tools, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_tools: Option<bool>,
+    /// Whether it reasons (and can be asked how hard), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_reasoning: Option<bool>,
+    /// Prices, when the backend says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<Pricing>,
+}
+
+impl ModelInfo {
+    /// A model known only by its id.
+    pub fn new(id: impl Into<String>) -> Self {
+        let id = id.into();
+        ModelInfo {
+            name: id.clone(),
+            id,
+            context_length: None,
+            supports_tools: None,
+            supports_reasoning: None,
+            pricing: None,
+        }
+    }
+}
+
+/// Prices per token, as decimal strings in the provider's currency (OpenRouter: dollars).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pricing {
+    /// Per prompt token.
+    pub prompt: String,
+    /// Per reply token.
+    pub completion: String,
+}
+
+/// An account's credits, as OpenRouter's `/credits` reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Balance {
+    /// Credits bought.
+    pub total_credits: f64,
+    /// Credits spent.
+    pub total_usage: f64,
+}
+
+impl Balance {
+    /// What is left.
+    pub fn remaining(&self) -> f64 {
+        self.total_credits - self.total_usage
+    }
+}

@@ -1,0 +1,229 @@
+//! Pins the request body every adapter sends, with insta snapshots: plain chat, system prompt,
+//! tools, a tool-result round trip, reasoning passed back, images and JSON formats.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use ybs_core::{
+    ChatRequest, Image, Message, Part, ProviderRouting, ReasoningEffort, ResponseFormat, Role,
+    Thinking, ToolCall, ToolChoice, ToolResult, ToolSpec,
+};
+use ybs_providers::{
+    OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, build_with_env,
+};
+
+const KINDS: [(&str, ProviderKind); 5] = [
+    ("openai", ProviderKind::OpenAi),
+    ("openrouter", ProviderKind::OpenRouter),
+    ("deepseek", ProviderKind::DeepSeek),
+    ("anthropic", ProviderKind::Anthropic),
+    ("ollama", ProviderKind::Ollama),
+];
+
+/// The body `kind` would send for `request`.
+fn body(kind: ProviderKind, request: &ChatRequest) -> Value {
+    let mut config = ProviderConfig::new(kind, "default-model")
+        .with_endpoint("http://127.0.0.1:9")
+        .with_api_key("sk-test");
+    config.ollama = OllamaOptions {
+        num_ctx: Some(32000),
+        keep_alive: Some("10m".into()),
+    };
+    config.openrouter = OpenRouterOptions {
+        allow_data_retention: false,
+        ..OpenRouterOptions::default()
+    };
+    let provider = build_with_env(&config, |_| None).unwrap();
+    provider.request_body(request).unwrap()
+}
+
+fn snapshot_all(case: &str, request: &ChatRequest) {
+    for (name, kind) in KINDS {
+        insta::assert_json_snapshot!(format!("{case}__{name}"), body(kind, request));
+    }
+}
+
+fn read_file_tool() -> ToolSpec {
+    ToolSpec::new(
+        "read_file",
+        "Read a file of the project.",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+    )
+}
+
+#[test]
+fn plain_chat() {
+    let mut request = ChatRequest::new("", vec![Message::user("Hello")]);
+    request.temperature = Some(0.5);
+    request.max_tokens = Some(1000);
+    request.stop = vec!["END".into()];
+    snapshot_all("plain", &request);
+}
+
+#[test]
+fn system_prompt() {
+    let request = ChatRequest::new(
+        "chosen-model",
+        vec![
+            Message::system("Also be brief."),
+            Message::user("Hi"),
+            Message::assistant("Hello!"),
+            Message::system("Response aborted by user."),
+            Message::user("Go on"),
+        ],
+    )
+    .with_system("You are a careful engineer.");
+    snapshot_all("system", &request);
+}
+
+#[test]
+fn tools() {
+    let mut request =
+        ChatRequest::new("", vec![Message::user("Read a.txt")]).with_tools(vec![read_file_tool()]);
+    request.tool_choice = Some(ToolChoice::Tool("read_file".into()));
+    snapshot_all("tools", &request);
+}
+
+#[test]
+fn tool_result_round_trip() {
+    let assistant = Message::new(
+        Role::Assistant,
+        vec![
+            Part::text("Reading both."),
+            Part::ToolCall(ToolCall::new(
+                "call_1",
+                "read_file",
+                json!({"path": "a.txt"}),
+            )),
+            Part::ToolCall(ToolCall::from_raw_arguments(
+                "call_2",
+                "read_file",
+                "{\"path\": ",
+            )),
+        ],
+    );
+    let results = Message::new(
+        Role::Tool,
+        vec![
+            Part::ToolResult(ToolResult {
+                call_id: "call_1".into(),
+                name: Some("read_file".into()),
+                content: "alpha".into(),
+                is_error: false,
+            }),
+            Part::ToolResult(ToolResult {
+                call_id: "call_2".into(),
+                name: Some("read_file".into()),
+                content: "invalid arguments: EOF while parsing".into(),
+                is_error: true,
+            }),
+        ],
+    );
+    let request = ChatRequest::new(
+        "",
+        vec![
+            Message::user("Read a.txt"),
+            assistant,
+            results,
+            Message::user("Thanks"),
+        ],
+    )
+    .with_tools(vec![read_file_tool()]);
+    snapshot_all("tool_round_trip", &request);
+}
+
+#[test]
+fn reasoning_passed_back() {
+    let assistant = Message::new(
+        Role::Assistant,
+        vec![
+            Part::Thinking(Thinking {
+                content: "The user greets me.".into(),
+                signature: Some("EqQBCkYIAxgCIkD".into()),
+                data: None,
+                details: Some(vec![json!({
+                    "type": "reasoning.text", "text": "The user greets me.",
+                    "signature": "EqQBCkYIAxgCIkD", "format": "anthropic-claude-v1", "index": 0
+                })]),
+            }),
+            Part::Thinking(Thinking {
+                data: Some("EmwKAhgBEgy3va".into()),
+                ..Thinking::default()
+            }),
+            Part::thinking("Unsigned thoughts from another provider."),
+            Part::text("Hello!"),
+        ],
+    );
+    let mut request = ChatRequest::new(
+        "",
+        vec![
+            Message::user("Hi"),
+            assistant,
+            Message::user("How are you?"),
+        ],
+    );
+    request.reasoning_effort = Some(ReasoningEffort::High);
+    request.temperature = Some(0.7);
+    request.prompt_cache_key = Some("chat-abc".into());
+    request.routing = Some(ProviderRouting {
+        order: vec!["anthropic".into()],
+        ..ProviderRouting::default()
+    });
+    snapshot_all("reasoning_back", &request);
+}
+
+#[test]
+fn images() {
+    let user = Message::new(
+        Role::User,
+        vec![
+            Part::text("What is in these?"),
+            Part::Image(Image {
+                media_type: Some("image/png".into()),
+                path: None,
+                data: Some("iVBORw0KGgo=".into()),
+            }),
+            Part::Image(Image {
+                media_type: None,
+                path: Some("photo.jpg".into()),
+                data: Some("/9j/4AAQ".into()),
+            }),
+        ],
+    );
+    snapshot_all("images", &ChatRequest::new("", vec![user]));
+}
+
+#[test]
+fn json_formats() {
+    let mut request = ChatRequest::new("", vec![Message::user("List two colors.")]);
+    request.response_format = Some(ResponseFormat::Json);
+    snapshot_all("json_object", &request);
+    request.response_format = Some(ResponseFormat::JsonSchema {
+        name: "colors".into(),
+        schema: json!({"type": "object", "properties": {"colors": {"type": "array", "items": {"type": "string"}}}}),
+        strict: true,
+    });
+    snapshot_all("json_schema", &request);
+}
+
+#[test]
+fn image_urls_are_refused_by_ollama_with_a_fix() {
+    let user = Message::new(
+        Role::User,
+        vec![Part::Image(Image {
+            media_type: None,
+            path: Some("https://example.com/cat.png".into()),
+            data: None,
+        })],
+    );
+    let config = ProviderConfig::new(ProviderKind::Ollama, "m");
+    let provider = build_with_env(&config, |_| None).unwrap();
+    let err = provider
+        .request_body(&ChatRequest::new("", vec![user]))
+        .unwrap_err();
+    assert_eq!(
+        err.message,
+        "Ollama takes images as data, not URLs: download https://example.com/cat.png and attach \
+         the file"
+    );
+}
