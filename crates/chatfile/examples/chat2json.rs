@@ -21,7 +21,9 @@ fn main() -> ExitCode {
             }
             _ if file.is_none() => file = Some(PathBuf::from(arg)),
             _ => {
-                eprintln!("chat2json: unexpected argument `{arg}`; usage: chat2json [--expand] FILE");
+                eprintln!(
+                    "chat2json: unexpected argument `{arg}`; usage: chat2json [--expand] FILE"
+                );
                 return ExitCode::from(2);
             }
         }

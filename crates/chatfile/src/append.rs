@@ -79,7 +79,9 @@ pub fn append(path: &Path, messages: &[ChatMessage]) -> Result<(), AppendError> 
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => return Err(io_err(err)),
     };
-    let before = fs::metadata(path).ok().map(|meta| (meta.len(), meta.modified().ok()));
+    let before = fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.len(), meta.modified().ok()));
     let old = old_bytes
         .as_deref()
         .map(String::from_utf8_lossy)
@@ -94,7 +96,8 @@ pub fn append(path: &Path, messages: &[ChatMessage]) -> Result<(), AppendError> 
     if let Some(bytes) = &old_bytes {
         // The old bytes, not their lossy decoding: nothing above is rewritten.
         file.write_all(bytes).map_err(io_err)?;
-        file.write_all(&text.as_bytes()[old.len()..]).map_err(io_err)?;
+        file.write_all(&text.as_bytes()[old.len()..])
+            .map_err(io_err)?;
     } else {
         file.write_all(text.as_bytes()).map_err(io_err)?;
     }
@@ -102,7 +105,9 @@ pub fn append(path: &Path, messages: &[ChatMessage]) -> Result<(), AppendError> 
     if let Ok(meta) = fs::metadata(path) {
         fs::set_permissions(file.path(), meta.permissions()).map_err(io_err)?;
     }
-    let now = fs::metadata(path).ok().map(|meta| (meta.len(), meta.modified().ok()));
+    let now = fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.len(), meta.modified().ok()));
     if now != before {
         return Err(AppendError::Changed {
             path: path.to_owned(),

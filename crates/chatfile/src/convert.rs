@@ -95,7 +95,8 @@ fn json_object(message: &ExpandedMessage) -> Result<Map<String, Value>, ExpandEr
 }
 
 fn string_field<'a>(object: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
-    keys.iter().find_map(|key| object.get(*key).and_then(Value::as_str))
+    keys.iter()
+        .find_map(|key| object.get(*key).and_then(Value::as_str))
 }
 
 /// A `function_call`: `{"name","arguments","id"}` (also the OpenAI shape with the name and

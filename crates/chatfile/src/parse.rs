@@ -198,7 +198,13 @@ impl Walk {
         self.opened_at = number;
     }
 
-    fn line(&mut self, index: usize, line: &str, shape: Shape<'_>, last_close: &HashMap<&str, usize>) {
+    fn line(
+        &mut self,
+        index: usize,
+        line: &str,
+        shape: Shape<'_>,
+        last_close: &HashMap<&str, usize>,
+    ) {
         let number = index + 1;
         match &mut self.state {
             State::Fence => {

@@ -16,7 +16,11 @@ fn appends_after_the_existing_bytes_without_touching_them() {
     let path = dir.path().join("talk.chat");
     let old = "user:\r\n\r\nWhat is 2+2?  \r\n# my notes, untouched";
     fs::write(&path, old).unwrap();
-    append(&path, &[m("assistant", "4."), m("previous_response_id", "r1")]).unwrap();
+    append(
+        &path,
+        &[m("assistant", "4."), m("previous_response_id", "r1")],
+    )
+    .unwrap();
     let new = fs::read_to_string(&path).unwrap();
     assert!(new.starts_with(old));
     assert_eq!(
@@ -51,7 +55,10 @@ fn an_open_square_block_is_closed_first_without_changing_any_message() {
     append(&path, &[m("assistant", "ok")]).unwrap();
     let text = fs::read_to_string(&path).unwrap();
     assert_eq!(text, "user:\n[[x: y\n]]\n\nassistant:\n\nok\n");
-    assert_eq!(parse_messages(&text), vec![m("user", "x: y"), m("assistant", "ok")]);
+    assert_eq!(
+        parse_messages(&text),
+        vec![m("user", "x: y"), m("assistant", "ok")]
+    );
 }
 
 #[test]

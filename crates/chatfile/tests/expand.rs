@@ -46,7 +46,11 @@ fn m(role: &str, content: &str) -> ChatMessage {
 }
 
 fn messages(expansion: &Expansion) -> Vec<ChatMessage> {
-    expansion.messages.iter().map(|message| message.to_message()).collect()
+    expansion
+        .messages
+        .iter()
+        .map(|message| message.to_message())
+        .collect()
 }
 
 fn error(result: Result<Expansion, ybs_chatfile::ExpandError>) -> String {
@@ -66,7 +70,12 @@ fn import_brings_every_message_but_previous_response_id() {
     let expansion = fx.expand("main.chat").unwrap();
     assert_eq!(
         messages(&expansion),
-        vec![m("system", "rules"), m("user", "q0"), m("assistant", "a0"), m("user", "q1")]
+        vec![
+            m("system", "rules"),
+            m("user", "q0"),
+            m("assistant", "a0"),
+            m("user", "q1")
+        ]
     );
     assert_eq!(expansion.messages[0].source.file, fx.path("lib/base.chat"));
     assert_eq!(expansion.messages[0].source.line, 1);
@@ -76,13 +85,26 @@ fn import_brings_every_message_but_previous_response_id() {
 #[test]
 fn continue_takes_the_last_non_empty_message_and_last_skips_response_ids() {
     let fx = Fixture::new();
-    fx.write("a.chat", "user:\nq\nassistant:\nanswer\nprevious_response_id: r9\nuser:\n");
+    fx.write(
+        "a.chat",
+        "user:\nq\nassistant:\nanswer\nprevious_response_id: r9\nuser:\n",
+    );
     fx.write("c.chat", "continue: a.chat\n");
     fx.write("l.chat", "last: a.chat\n");
     let expansion = fx.expand("c.chat").unwrap();
     assert!(expansion.messages.is_empty());
-    assert_eq!(expansion.options.sticky.get("previous_response_id").unwrap(), "r9");
-    assert_eq!(messages(&fx.expand("l.chat").unwrap()), vec![m("assistant", "answer")]);
+    assert_eq!(
+        expansion
+            .options
+            .sticky
+            .get("previous_response_id")
+            .unwrap(),
+        "r9"
+    );
+    assert_eq!(
+        messages(&fx.expand("l.chat").unwrap()),
+        vec![m("assistant", "answer")]
+    );
 }
 
 #[test]
@@ -115,7 +137,10 @@ fn a_missing_import_names_the_file_and_line() {
     fx.write("main.chat", "user:\nq\n\nimport: nope.chat\n");
     assert_eq!(
         error(fx.expand("main.chat")),
-        format!("{}:4: Import not found: nope.chat", fx.path("main.chat").display())
+        format!(
+            "{}:4: Import not found: nope.chat",
+            fx.path("main.chat").display()
+        )
     );
 }
 
@@ -167,8 +192,14 @@ fn clear_tools_drops_earlier_tools_and_traces() {
 #[test]
 fn skip_and_empty_messages_are_dropped() {
     let fx = Fixture::new();
-    fx.write("t.chat", "user:\n\nskip:\nnot this\nsystem:\nkept\nassistant:\n");
-    assert_eq!(messages(&fx.expand("t.chat").unwrap()), vec![m("system", "kept")]);
+    fx.write(
+        "t.chat",
+        "user:\n\nskip:\nnot this\nsystem:\nkept\nassistant:\n",
+    );
+    assert_eq!(
+        messages(&fx.expand("t.chat").unwrap()),
+        vec![m("system", "kept")]
+    );
 }
 
 // ---- Files ----------------------------------------------------------------------------------
@@ -238,7 +269,10 @@ fn a_missing_file_names_the_file_and_line() {
     fx.write("t.chat", "user:\nq\nfile: missing.txt\n");
     assert_eq!(
         error(fx.expand("t.chat")),
-        format!("{}:3: File not found: missing.txt", fx.path("t.chat").display())
+        format!(
+            "{}:3: File not found: missing.txt",
+            fx.path("t.chat").display()
+        )
     );
     fx.write("d.chat", "directory: nodir\n");
     assert_eq!(
@@ -263,7 +297,10 @@ fn sticky_options_persist_and_transient_ones_end_at_each_assistant_message() {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    assert_eq!(sticky, vec![("endpoint", "nano"), ("model", "b"), ("seed", "7")]);
+    assert_eq!(
+        sticky,
+        vec![("endpoint", "nano"), ("model", "b"), ("seed", "7")]
+    );
     let transient: Vec<(&str, &str)> = expansion
         .options
         .transient
@@ -315,7 +352,12 @@ fn tool_lines_become_requests_for_the_caller() {
                 2,
                 0
             ),
-            (ToolRequestKind::ExecTask, vec!["Baking", "bake", "n=2"], 5, 1),
+            (
+                ToolRequestKind::ExecTask,
+                vec!["Baking", "bake", "n=2"],
+                5,
+                1
+            ),
             (ToolRequestKind::Task, vec!["Baking", "bake"], 6, 1),
             (ToolRequestKind::InlineTask, vec!["W", "t"], 7, 1),
         ]
@@ -412,7 +454,10 @@ fn malformed_trace_json_names_the_file_and_line() {
 #[test]
 fn unsupported_roles_name_the_file_and_line() {
     let fx = Fixture::new();
-    fx.write("t.chat", "user:\nq\n\nassociation: brothers data/brothers\n");
+    fx.write(
+        "t.chat",
+        "user:\nq\n\nassociation: brothers data/brothers\n",
+    );
     assert_eq!(
         error(fx.expand("t.chat")),
         format!(

@@ -1,6 +1,8 @@
 //! One test (or more) per rule of notes/chatfile-rules.md, with the exact messages expected.
 
-use ybs_chatfile::{BlockKind, ChatMessage, LineSpan, OpenBlock, parse, parse_document, parse_messages};
+use ybs_chatfile::{
+    BlockKind, ChatMessage, LineSpan, OpenBlock, parse, parse_document, parse_messages,
+};
 
 fn m(role: &str, content: &str) -> ChatMessage {
     ChatMessage::new(role, content)
@@ -54,7 +56,10 @@ fn headers_make_empty_messages_and_implied_blocks_do_not() {
 fn a_fence_protects_headers_and_keeps_its_lines() {
     check(
         "user:\n\n```ruby\nassistant: no\n\n  ```\nassistant:\nyes",
-        &[("user", "```ruby\nassistant: no\n\n  ```"), ("assistant", "yes")],
+        &[
+            ("user", "```ruby\nassistant: no\n\n  ```"),
+            ("assistant", "yes"),
+        ],
     );
 }
 
@@ -119,7 +124,10 @@ fn square_open_does_not_hijack_a_fence_or_an_xml_block() {
 
 #[test]
 fn square_open_inside_a_square_block_only_loses_its_marker() {
-    check("user:\n[[a\n[[b\nc]]\nd: e", &[("user", "a\nb\nc"), ("d", "e")]);
+    check(
+        "user:\n[[a\n[[b\nc]]\nd: e",
+        &[("user", "a\nb\nc"), ("d", "e")],
+    );
 }
 
 #[test]
@@ -146,7 +154,10 @@ fn command_output_markers_become_cmd_output_tags() {
 
 #[test]
 fn a_command_close_outside_a_square_block_is_a_header() {
-    check("user:\nq\nshell:-- ls }}}", &[("user", "q"), ("shell", "-- ls }}}")]);
+    check(
+        "user:\nq\nshell:-- ls }}}",
+        &[("user", "q"), ("shell", "-- ls }}}")],
+    );
 }
 
 #[test]
@@ -163,11 +174,17 @@ fn a_command_output_block_also_closes_with_brackets() {
 fn an_xml_block_protects_until_its_tag_closes() {
     check(
         "assistant:\nBefore xml\n<note>\nThis: is protected\n</note>\nAfter",
-        &[("assistant", "Before xml\n<note>\nThis: is protected\n</note>\nAfter")],
+        &[(
+            "assistant",
+            "Before xml\n<note>\nThis: is protected\n</note>\nAfter",
+        )],
     );
     check(
         "user:\n<file name=\"a.rs\">\nuser: no\n\n</file>\nsystem: yes",
-        &[("user", "<file name=\"a.rs\">\nuser: no\n\n</file>"), ("system", "yes")],
+        &[
+            ("user", "<file name=\"a.rs\">\nuser: no\n\n</file>"),
+            ("system", "yes"),
+        ],
     );
 }
 
@@ -182,7 +199,10 @@ fn only_the_first_closing_tag_of_a_line_counts() {
 #[test]
 fn a_closing_tag_on_the_same_line_does_not_open_a_block() {
     // We fix: the reference lets `<b>x</b>` swallow what follows.
-    check("user:\n<b>x</b>\nassistant: ok", &[("user", "<b>x</b>"), ("assistant", "ok")]);
+    check(
+        "user:\n<b>x</b>\nassistant: ok",
+        &[("user", "<b>x</b>"), ("assistant", "ok")],
+    );
 }
 
 #[test]
@@ -245,7 +265,10 @@ fn previous_response_id_and_agent_reset_the_role_to_user() {
 
 #[test]
 fn inline_values_are_stripped() {
-    check("option:   temperature 0.5  \r", &[("option", "temperature 0.5")]);
+    check(
+        "option:   temperature 0.5  \r",
+        &[("option", "temperature 0.5")],
+    );
 }
 
 // ---- Rule 9: escaped headers ----------------------------------------------------------------
@@ -260,14 +283,20 @@ fn an_escaped_header_loses_one_backslash() {
 
 #[test]
 fn escapes_inside_protected_blocks_are_kept() {
-    check("user:\n```\n\\user: x\n```", &[("user", "```\n\\user: x\n```")]);
+    check(
+        "user:\n```\n\\user: x\n```",
+        &[("user", "```\n\\user: x\n```")],
+    );
 }
 
 // ---- Text before the first header, unclosed blocks ------------------------------------------
 
 #[test]
 fn text_before_the_first_header_is_user() {
-    check("hello\n\nsystem:\nrules", &[("user", "hello"), ("system", "rules")]);
+    check(
+        "hello\n\nsystem:\nrules",
+        &[("user", "hello"), ("system", "rules")],
+    );
 }
 
 #[test]
@@ -324,7 +353,10 @@ fn the_spec_example_parses_as_documented() {
             ("user", ""),
             ("endpoint", "nano"),
             ("agent", "Baking"),
-            ("user", "bake some muffins using bake_muffin_tray, use blueberries"),
+            (
+                "user",
+                "bake some muffins using bake_muffin_tray, use blueberries",
+            ),
             (
                 "function_call",
                 "{\"name\":\"bake_muffin_tray\",\"arguments\":{\"blueberries\":true},\"id\":\"call_123\"}",
@@ -347,7 +379,10 @@ fn a_hundred_thousand_unclosed_openers_parse_into_one_message() {
     let squares = "[[\nuser:\n".repeat(50_000);
     let document = parse_document(&squares);
     assert_eq!(document.messages.len(), 1);
-    assert_eq!(document.messages[0].content, "user:\n".repeat(50_000).trim_end());
+    assert_eq!(
+        document.messages[0].content,
+        "user:\n".repeat(50_000).trim_end()
+    );
 
     // A fence, a `[[` inside it, the closing fence, then a `[[` that stays open: every later
     // fence is ordinary content of that square block.

@@ -51,7 +51,10 @@ fn lines_inside_closed_fences_and_tags_are_written_as_they_are() {
 
 #[test]
 fn openers_the_content_does_not_close_are_wrapped_in_square_markers() {
-    let text = round_trip(&[m("user", "a\n[[b\n```py\n<t>\nshell:-- ls {{{\nSh:-- x {{{"), m("assistant", "</t>")]);
+    let text = round_trip(&[
+        m("user", "a\n[[b\n```py\n<t>\nshell:-- ls {{{\nSh:-- x {{{"),
+        m("assistant", "</t>"),
+    ]);
     assert_eq!(
         text,
         "user:\n\na\n[[[[b\n]]\n[[```py\n]]\n[[<t>\n]]\n\\shell:-- ls {{{\n[[Sh:-- x {{{\n]]\n\nassistant:\n\n</t>\n"

@@ -82,7 +82,12 @@ fn select(role: &str, messages: Vec<ExpandedMessage>) -> Vec<ExpandedMessage> {
     let is_response_id = |message: &ExpandedMessage| message.role == "previous_response_id";
     let non_empty = |message: &ExpandedMessage| !strip(&message.content).is_empty();
     match role {
-        "continue" => messages.into_iter().rev().find(non_empty).into_iter().collect(),
+        "continue" => messages
+            .into_iter()
+            .rev()
+            .find(non_empty)
+            .into_iter()
+            .collect(),
         "last" => messages
             .into_iter()
             .rev()

@@ -220,6 +220,8 @@ fn clear(messages: Vec<ExpandedMessage>) -> Vec<ExpandedMessage> {
 fn clean(messages: Vec<ExpandedMessage>) -> Vec<ExpandedMessage> {
     messages
         .into_iter()
-        .filter(|message| !crate::grammar::strip(&message.content).is_empty() && message.role != "skip")
+        .filter(|message| {
+            !crate::grammar::strip(&message.content).is_empty() && message.role != "skip"
+        })
         .collect()
 }
