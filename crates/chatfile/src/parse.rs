@@ -4,6 +4,19 @@
 //! (`chat.pest`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
 //! which is the small state machine below. Nothing recurses and each line is looked at a
 //! constant number of times, so parsing is linear in the size of the input whatever it holds.
+//!
+//! Where the notes leave room, this parser reads them so:
+//! - a fence line inside a `[[` or XML block is an ordinary line of that block: it neither
+//!   opens nor closes a fence, and the later rules still apply to it (so ```` ```]] ```` closes
+//!   a square block);
+//! - `[[` lines and command-output openers act outside blocks and inside square blocks, never
+//!   inside a fence or an XML block (the notes' fix against hijacking);
+//! - only an XML opening outside blocks pushes on the tag stack; inside, the first closing tag
+//!   of a line pops it when it matches;
+//! - an escape removes one backslash from any run of backslashes before a header shape, so
+//!   that `\\user:` reads as `\user:` and escaping can always be undone;
+//! - a block started by a header is a message even when empty (`clear:`); the text before the
+//!   first header and after an inline header is a message only when it is not empty.
 
 use std::collections::HashMap;
 

@@ -119,6 +119,7 @@ fn line() -> impl Strategy<Value = String> {
         Just("\u{0}".to_string()),
         Just("\u{0B}".to_string()),
         "[a-zA-Z0-9 _:<>/\\\\`\\[\\]{}-]{0,6}",
+        ".{0,6}",
     ];
     prop::collection::vec(piece, 0..4).prop_map(|pieces| pieces.concat())
 }
@@ -159,6 +160,16 @@ proptest! {
 
     #[test]
     fn parse_of_print_is_identity(messages in messages()) {
+        let text = print(&messages).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        prop_assert_eq!(parse_messages(&text), messages, "text was:\n{}", text);
+    }
+
+    #[test]
+    fn empty_messages_round_trip_too(
+        messages in prop::collection::vec((role(), prop_oneof![Just(String::new()), content()]), 0..6)
+    ) {
+        let messages: Vec<ChatMessage> =
+            messages.into_iter().map(|(role, content)| ChatMessage::new(role, content)).collect();
         let text = print(&messages).map_err(|err| TestCaseError::fail(err.to_string()))?;
         prop_assert_eq!(parse_messages(&text), messages, "text was:\n{}", text);
     }
