@@ -142,15 +142,41 @@ pub(crate) fn tool_result(message: &ExpandedMessage) -> Result<ToolResult, Expan
     })
 }
 
-/// Core messages as chat messages, ready to [`print`](crate::print) or
+/// The readable text of a message: its text and raw parts as they are, code parts as fenced
+/// blocks, in order.
+fn body_text(message: &Message) -> String {
+    let mut text = String::new();
+    for part in &message.parts {
+        match part {
+            Part::Text { content } | Part::Raw { content } => text.push_str(content),
+            Part::Code { content, language } => {
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("```");
+                text.push_str(language.as_deref().unwrap_or(""));
+                text.push('\n');
+                text.push_str(content);
+                if !content.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("```\n");
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+/// Core messages as chat messages, ready to [`print`](crate::print()) or
 /// [`append`](crate::append): text as `system`/`user`/`assistant` blocks, tool calls as
 /// `function_call` lines, tool results as `function_call_output` lines, images with a path as
-/// `image` lines. Parts a chat file cannot hold (thinking, images given as data, context events)
-/// are left out.
+/// `image` lines; code parts become fenced blocks of the text. Parts a chat file cannot hold
+/// (thinking, images given as data, file and context events) are left out.
 pub fn from_core(messages: &[Message]) -> Vec<ChatMessage> {
     let mut out = Vec::new();
     for message in messages {
-        let text = message.text_content();
+        let text = body_text(message);
         let text = crate::grammar::strip(&text);
         if !text.is_empty() && message.role != Role::Tool {
             out.push(ChatMessage::new(message.role.as_str(), text));

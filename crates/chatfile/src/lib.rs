@@ -4,7 +4,7 @@
 //!
 //! - [`parse`] turns text into `{role, content}` messages with line spans (a pest grammar of
 //!   one line, driven by a small state machine: linear time, no recursion, no panics);
-//! - [`print`] writes messages back so that `parse(print(m)) == m`, and [`append`] adds
+//! - [`print()`] writes messages back so that `parse(print(m)) == m`, and [`append`] adds
 //!   messages at the end of a file atomically without touching what is above;
 //! - [`Expander`] runs the expansion pipeline (imports, clear, clean, files, options, tool
 //!   requests, the tool-call trace), the only part that reads the file system, and

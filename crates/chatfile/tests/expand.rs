@@ -476,6 +476,26 @@ fn unsupported_roles_name_the_file_and_line() {
 }
 
 #[test]
+fn from_core_writes_code_parts_as_fences_and_leaves_out_thinking() {
+    let core = vec![Message::new(
+        Role::Assistant,
+        vec![
+            Part::thinking("hmm"),
+            Part::text("Here:"),
+            Part::Code {
+                content: "fn main() {}".into(),
+                language: Some("rust".into()),
+            },
+            Part::text("Done."),
+        ],
+    )];
+    assert_eq!(
+        from_core(&core),
+        vec![m("assistant", "Here:\n```rust\nfn main() {}\n```\nDone.")]
+    );
+}
+
+#[test]
 fn core_messages_written_with_from_core_expand_back_to_themselves() {
     let core = vec![
         Message::system("Be brief."),

@@ -143,7 +143,10 @@ fn a_square_line_opening_and_ending_on_one_line_stays_open() {
 fn command_output_markers_inside_a_fence_or_xml_block_stay_as_written() {
     check(
         "user:\n```\nsh:-- ls {{{\n```\n<t>\nsh:-- ls {{{\n</t>\na: b",
-        &[("user", "```\nsh:-- ls {{{\n```\n<t>\nsh:-- ls {{{\n</t>"), ("a", "b")],
+        &[
+            ("user", "```\nsh:-- ls {{{\n```\n<t>\nsh:-- ls {{{\n</t>"),
+            ("a", "b"),
+        ],
     );
 }
 
