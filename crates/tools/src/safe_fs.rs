@@ -73,14 +73,7 @@ pub enum SafeFsError {
 /// the check and files with more than one hard link.
 pub fn read(sandbox: &PathSandbox, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
     let shown = resolved.display().to_string();
-    let (parent, name) = open_parent(sandbox, resolved, false)?;
-    let fd = rustix::fs::openat(
-        &parent,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK,
-        Mode::empty(),
-    )
-    .map_err(|e| errno_error(e, &shown))?;
+    let fd = open_for_read(sandbox, resolved, &shown)?;
     let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown))?;
     match FileType::from_raw_mode(stat.st_mode) {
         FileType::RegularFile => {}
@@ -103,6 +96,52 @@ pub fn read(sandbox: &PathSandbox, resolved: &Path) -> Result<Vec<u8>, SafeFsErr
         .read_to_end(&mut bytes)
         .map_err(|e| io_error(e, &shown))?;
     Ok(bytes)
+}
+
+const READ_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC)
+    .union(OFlags::NOCTTY)
+    .union(OFlags::NONBLOCK);
+
+/// Opens a file for reading without following any symlink below its root. On Linux one
+/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` does it; elsewhere (or on kernels before
+/// 5.6) the directories are walked one by one.
+fn open_for_read(
+    sandbox: &PathSandbox,
+    resolved: &Path,
+    shown: &str,
+) -> Result<OwnedFd, SafeFsError> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::ResolveFlags;
+        let root = sandbox
+            .root_of(resolved)
+            .ok_or_else(|| SafeFsError::NotInRoot(shown.to_string()))?;
+        let relative = resolved
+            .strip_prefix(root)
+            .map_err(|_| SafeFsError::NotInRoot(shown.to_string()))?;
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let root_fd =
+            rustix::fs::open(root, dir_flags, Mode::empty()).map_err(|e| errno_error(e, shown))?;
+        match rustix::fs::openat2(
+            &root_fd,
+            relative,
+            READ_FLAGS,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Ok(fd) => return Ok(fd),
+            // Not supported here: fall back to the walk.
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+            Err(rustix::io::Errno::XDEV) => {
+                return Err(SafeFsError::SymlinkRace(shown.to_string()));
+            }
+            Err(e) => return Err(errno_error(e, shown)),
+        }
+    }
+    let (parent, name) = open_parent(sandbox, resolved, false)?;
+    rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty()).map_err(|e| errno_error(e, shown))
 }
 
 /// Writes `bytes` to a file the sandbox allowed, atomically, creating missing parent

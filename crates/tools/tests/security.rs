@@ -376,6 +376,18 @@ fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed_on_write() 
 }
 
 #[test]
+fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed_on_read() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    std::fs::write(f.root.join("d/secret.txt"), "mine").unwrap();
+    let resolved = f.ctx.resolve("d/secret.txt").unwrap();
+    std::fs::remove_dir_all(f.root.join("d")).unwrap();
+    symlink(&f.outside, f.root.join("d")).unwrap();
+    let err = safe_fs::read(&f.ctx.sandbox, &resolved).unwrap_err();
+    assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
+}
+
+#[test]
 fn a_file_swapped_for_a_symlink_after_the_check_is_not_followed_on_read_or_write() {
     let f = Fixture::new();
     let resolved = f.ctx.resolve("a.txt").unwrap();
