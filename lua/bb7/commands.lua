@@ -1,0 +1,224 @@
+-- The user commands, with the behaviour per state of the spec: not initialized, initialized
+-- without chats, chats but none active, a chat active.
+local actions = require("bb7.actions")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+local target = require("bb7.target")
+
+local M = {}
+
+-- Calls fn() once the daemon is up and the project has `.bb7/`; otherwise tells the user.
+local function with_project(fn)
+  session.ensure(function(ok)
+    if not ok then
+      return
+    end
+    if not state.data.initialized then
+      notify.warn("Not initialized. Run :BB7Init")
+      return
+    end
+    fn()
+  end)
+end
+
+-- Like with_project, and also needs an active chat.
+local function with_chat(fn)
+  with_project(function()
+    if not state.data.active_id then
+      notify.warn("No active chat")
+      return
+    end
+    fn()
+  end)
+end
+
+--- :BB7Init
+function M.init()
+  local root = session.root()
+  session.ensure(function(ok)
+    if not ok then
+      return
+    end
+    session.request("bb7_init", { project_root = root }, function(reply)
+      if reply.type == "error" then
+        notify.daemon_error("initialize", reply.message)
+        return
+      end
+      -- Re-init so the daemon's session uses the new project store.
+      state.data.ready = false
+      session.ensure(function(ready)
+        if ready then
+          notify.info("Initialized in " .. root)
+        end
+      end)
+    end)
+  end)
+end
+
+-- Shows a chat picker (vim.ui.select) over `chats`; on a choice selects it and calls after().
+local function pick_chat(chats, prompt, after)
+  vim.ui.select(chats, {
+    prompt = prompt,
+    format_item = function(chat)
+      local text = (chat.pinned and "★ " or "") .. (chat.name or chat.id)
+      if chat.excerpt and chat.excerpt ~= "" then
+        text = text .. "  " .. chat.excerpt
+      end
+      return text
+    end,
+  }, function(chat)
+    if chat then
+      actions.select_chat(chat.id, function(ok)
+        if ok and after then
+          after()
+        end
+      end)
+    end
+  end)
+end
+
+--- :BB7
+function M.open()
+  with_project(function()
+    local ui = require("bb7.ui")
+    actions.refresh_chats(function(ok)
+      if not ok then
+        return
+      end
+      if state.data.active_id then
+        ui.open()
+        actions.load_chat()
+        actions.refresh_balance()
+      elseif #state.data.chats == 0 then
+        ui.open()
+      else
+        pick_chat(state.data.chats, "BB-7: Select a chat", function()
+          ui.open()
+          actions.refresh_balance()
+        end)
+      end
+    end)
+  end)
+end
+
+local function context_command(cmd, readonly)
+  with_chat(function()
+    local t, err = target.resolve(state.data.root, cmd, true)
+    if not t then
+      notify.error(err)
+      return
+    end
+    actions.add(t.path, t.content, { readonly = readonly, first = t.first, last = t.last })
+  end)
+end
+
+--- :BB7Add [path[:start:end]] (with a range: those lines of the current buffer)
+function M.add(cmd)
+  context_command(cmd, false)
+end
+
+--- :BB7AddReadonly
+function M.add_readonly(cmd)
+  context_command(cmd, true)
+end
+
+--- :BB7Remove [path[:start:end]]
+function M.remove(cmd)
+  with_chat(function()
+    local t, err = target.resolve(state.data.root, cmd, false)
+    if not t then
+      notify.error(err)
+      return
+    end
+    actions.remove(t.path, { first = t.first, last = t.last })
+  end)
+end
+
+--- :BB7DiffLocal [path]
+function M.diff_local(cmd)
+  with_chat(function()
+    local t, err = target.resolve(state.data.root, { args = cmd.args }, false)
+    if not t then
+      notify.error(err)
+      return
+    end
+    actions.diff_local(t.path)
+  end)
+end
+
+--- :BB7Search [query]
+function M.search(cmd)
+  with_project(function()
+    local function run(query)
+      if query == nil then
+        return
+      end
+      actions.search(query, function(results)
+        if not results then
+          return
+        end
+        if #results == 0 then
+          notify.info("No chats match " .. query)
+          return
+        end
+        pick_chat(results, "BB-7: Search results", function()
+          require("bb7.ui").open()
+        end)
+      end)
+    end
+    local query = vim.trim(cmd.args or "")
+    if query ~= "" then
+      run(query)
+    else
+      vim.ui.input({ prompt = "BB-7 search: " }, run)
+    end
+  end)
+end
+
+--- :BB7Model [model] (picker without an argument); :BB7Model! model toggles a favorite.
+function M.model(cmd)
+  local favorites = require("bb7.favorites")
+  local arg = vim.trim(cmd.args or "")
+  if cmd.bang then
+    local model = arg ~= "" and arg or state.data.model
+    if not model then
+      notify.warn("No model to mark")
+      return
+    end
+    local now, err = favorites.toggle(model)
+    if now == nil then
+      notify.error("Cannot write file " .. favorites.path() .. ": " .. tostring(err))
+    else
+      notify.info((now and "Added favorite " or "Removed favorite ") .. model)
+    end
+    return
+  end
+  session.ensure(function(ok)
+    if not ok then
+      return
+    end
+    if arg ~= "" then
+      actions.set_model(arg)
+      return
+    end
+    actions.fetch_models(function(models)
+      if not models then
+        return
+      end
+      local items = favorites.order(models, favorites.list())
+      vim.ui.select(items, {
+        prompt = "BB-7: Model (current: " .. tostring(state.data.model) .. ")",
+        format_item = function(item)
+          return item.label
+        end,
+      }, function(item)
+        if item then
+          actions.set_model(item.id)
+        end
+      end)
+    end)
+  end)
+end
+
+return M

@@ -1,0 +1,127 @@
+-- Defaults as data, and the merge of the user's options over them.
+--
+-- Keymaps are lists of `{mode, lhs, action, desc}` entries per pane. A user replaces an entry by
+-- giving the same action a new lhs (`keymaps = { files = { apply = "ga" } }`) or removes it with
+-- `false` (`keymaps = { files = { apply = false } }`).
+local M = {}
+
+M.defaults = {
+  -- Daemon command: a string or a list. nil means `bb7` on PATH, else the plugin's own
+  -- `target/release/bb7`.
+  cmd = nil,
+  -- Log the raw daemon traffic to stdpath("log") .. "/bb7-traffic.log".
+  debug = false,
+  -- Project root: nil means the current working directory.
+  root = nil,
+  -- Text sent with a retry after a `diff_error`.
+  retry_message = "Some of your file edits failed to apply. Fix them and try again.",
+  -- Fold reasoning blocks once they are complete.
+  fold_thinking = true,
+  -- Heuristic for the frontend context counter (see the WYSIWYG send workflow).
+  chars_per_token = 3.5,
+  user_request_allowance = 100,
+  layout = {
+    sidebar_width = 36,
+    input_height = 8,
+    files_height = 12,
+  },
+  keymaps = {
+    chats = {
+      { "n", "<CR>", "select", "Open the chat under the cursor" },
+      { "n", "n", "new", "New chat" },
+      { "n", "d", "delete", "Delete the chat under the cursor" },
+      { "n", "R", "rename", "Rename the chat under the cursor" },
+      { "n", "p", "pin", "Pin or unpin the chat under the cursor" },
+      { "n", "/", "search", "Search chats" },
+      { "n", "t", "title", "Regenerate the title of the chat under the cursor" },
+      { "n", "q", "close", "Close bb7" },
+    },
+    files = {
+      { "n", "<CR>", "diff", "Show the context-to-output diff" },
+      { "n", "d", "remove", "Remove from context" },
+      { "n", "u", "update", "Update the context snapshot from the local file" },
+      { "n", "r", "readonly", "Toggle read-only" },
+      { "n", "a", "apply", "Apply the output of the file under the cursor" },
+      { "n", "A", "apply_all", "Apply every output" },
+      { "n", "D", "diff_local", "Side-by-side diff of local file and output" },
+      { "n", "q", "close", "Close bb7" },
+    },
+    preview = {
+      { "n", "<C-c>", "cancel", "Cancel the running response" },
+      { "n", "<C-f>", "fork", "Fork the chat from the user message under the cursor" },
+      { "n", "<C-e>", "edit", "Edit the user message under the cursor" },
+      { "n", "r", "retry", "Retry after failed file edits" },
+      { "n", "q", "close", "Close bb7" },
+    },
+    input = {
+      { "n", "<CR>", "send", "Send the message" },
+      { "i", "<C-s>", "send", "Send the message" },
+      { "n", "<C-s>", "send", "Send the message" },
+      { { "n", "i" }, "<C-c>", "cancel", "Cancel the running response" },
+      { "n", "gm", "model", "Pick a model" },
+      { "n", "q", "close", "Close bb7" },
+    },
+  },
+  -- Highlight groups, linked with `default = true` so a colorscheme can override them.
+  highlights = {
+    BB7User = "Title",
+    BB7Assistant = "Function",
+    BB7Thinking = "Comment",
+    BB7Event = "Special",
+    BB7Dim = "NonText",
+    BB7Error = "DiagnosticError",
+    BB7Usage = "Comment",
+    BB7StatusM = "DiffChange",
+    BB7StatusA = "DiffAdd",
+    BB7StatusConflict = "DiagnosticError",
+    BB7StatusS = "Constant",
+    BB7StatusR = "Comment",
+    BB7StatusSync = "DiagnosticWarn",
+    BB7Pinned = "Special",
+    BB7DiffAdd = "DiffAdd",
+    BB7DiffDelete = "DiffDelete",
+    BB7DiffHeader = "Title",
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+-- Merges one pane's keymap overrides. `overrides` maps an action to a new lhs, to `false`
+-- (disabled), or is a list of full entries appended as extra mappings.
+local function merge_keymaps(entries, overrides)
+  if overrides == nil then
+    return vim.deepcopy(entries)
+  end
+  local out = {}
+  for _, entry in ipairs(entries) do
+    local change = overrides[entry[3]]
+    if change == false then
+      -- disabled
+    elseif type(change) == "string" then
+      table.insert(out, { entry[1], change, entry[3], entry[4] })
+    else
+      table.insert(out, vim.deepcopy(entry))
+    end
+  end
+  for _, extra in ipairs(overrides) do
+    table.insert(out, extra)
+  end
+  return out
+end
+
+--- Merges `opts` over the defaults and returns the result (also kept in `M.options`).
+function M.setup(opts)
+  opts = opts or {}
+  local keymaps = opts.keymaps
+  local rest = vim.deepcopy(opts)
+  rest.keymaps = nil
+  local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), rest)
+  merged.keymaps = {}
+  for pane, entries in pairs(M.defaults.keymaps) do
+    merged.keymaps[pane] = merge_keymaps(entries, keymaps and keymaps[pane])
+  end
+  M.options = merged
+  return merged
+end
+
+return M

@@ -1,0 +1,63 @@
+-- Favorite models, kept in the daemon's global state file `~/.bb7/state.json` (`favorites`);
+-- other fields of that file are preserved.
+local jsonfile = require("bb7.jsonfile")
+
+local M = {}
+
+function M.path()
+  return (vim.env.HOME or vim.fn.expand("~")) .. "/.bb7/state.json"
+end
+
+function M.list()
+  local data = jsonfile.read(M.path(), {})
+  if type(data) ~= "table" or type(data.favorites) ~= "table" then
+    return {}
+  end
+  return data.favorites
+end
+
+--- Adds or removes `model`; returns whether it is a favorite now (nil and a message on failure).
+function M.toggle(model)
+  local data = jsonfile.read(M.path(), {})
+  if type(data) ~= "table" then
+    data = {}
+  end
+  local list = type(data.favorites) == "table" and data.favorites or {}
+  local out, found = {}, false
+  for _, id in ipairs(list) do
+    if id == model then
+      found = true
+    else
+      table.insert(out, id)
+    end
+  end
+  if not found then
+    table.insert(out, model)
+  end
+  data.favorites = out
+  local ok, err = jsonfile.write(M.path(), data)
+  if not ok then
+    return nil, err
+  end
+  return not found
+end
+
+--- Model entries ordered favorites first; returns the list of `{id, label}` for a picker.
+function M.order(models, favorites)
+  local fav = {}
+  for _, id in ipairs(favorites) do
+    fav[id] = true
+  end
+  local first, rest = {}, {}
+  for _, model in ipairs(models) do
+    local label = model.id .. (model.name and model.name ~= "" and ("  " .. model.name) or "")
+    if fav[model.id] then
+      table.insert(first, { id = model.id, label = "★ " .. label })
+    else
+      table.insert(rest, { id = model.id, label = "  " .. label })
+    end
+  end
+  return vim.list_extend(first, rest)
+end
+
+return M

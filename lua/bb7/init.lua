@@ -1,0 +1,36 @@
+-- bb7: a Neovim front end for the bb7 daemon (chats with an LLM over explicit file context).
+-- `require("bb7").setup(opts)` merges options (see `:help bb7-config`); the commands work
+-- without calling it, with the defaults.
+local M = {}
+
+local did_setup = false
+
+function M.setup(opts)
+  local config = require("bb7.config")
+  config.setup(opts)
+  require("bb7.highlights").setup(config.options.highlights)
+  did_setup = true
+  local group = vim.api.nvim_create_augroup("bb7", { clear = true })
+  vim.api.nvim_create_autocmd("VimLeavePre", {
+    group = group,
+    callback = function()
+      require("bb7.session").stop()
+    end,
+  })
+  vim.api.nvim_create_autocmd("ColorScheme", {
+    group = group,
+    callback = function()
+      require("bb7.highlights").setup(config.options.highlights)
+    end,
+  })
+  return config.options
+end
+
+--- Runs setup with the defaults unless the user already called it.
+function M.ensure_setup()
+  if not did_setup then
+    M.setup({})
+  end
+end
+
+return M

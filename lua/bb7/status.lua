@@ -1,0 +1,66 @@
+-- File statuses: the backend's (`M`, `A`, `!A`, `S`, blank) combined with the frontend's
+-- (`R`, `~`, `~M`), which compare the local file (its open buffer if loaded, else the disk)
+-- with the context snapshot.
+local M = {}
+
+--- The text of a loaded buffer as it would be written (with the final newline when 'eol').
+function M.buffer_text(buf)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local text = table.concat(lines, "\n")
+  if vim.bo[buf].eol or vim.bo[buf].fixeol then
+    text = text .. "\n"
+  end
+  return text
+end
+
+--- The absolute path of a context path (relative to `root` unless absolute).
+function M.absolute(root, path)
+  if path:sub(1, 1) == "/" then
+    return path
+  end
+  return root .. "/" .. path
+end
+
+--- The local content of `abs`: its loaded buffer, else the file on disk, else nil.
+function M.local_content(abs)
+  local buf = vim.fn.bufnr(abs)
+  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+    return M.buffer_text(buf)
+  end
+  local file = io.open(abs, "rb")
+  if not file then
+    return nil
+  end
+  local text = file:read("*a")
+  file:close()
+  return text
+end
+
+--- The status to show for one `get_file_statuses` entry, given the local content (nil when
+--- the file does not exist locally).
+function M.compute(file, local_text)
+  local backend = file.status or ""
+  if backend == "S" or backend == "A" or backend == "!A" then
+    return backend
+  end
+  if file.in_context and file.context_content ~= nil and local_text ~= nil and local_text ~= file.context_content then
+    if backend == "M" then
+      return "~M"
+    end
+    return "~"
+  end
+  if backend == "" and file.readonly then
+    return "R"
+  end
+  return backend
+end
+
+--- Every entry of `files` with `display_status` set, using the buffers and disk under `root`.
+function M.compute_all(root, files)
+  for _, file in ipairs(files) do
+    file.display_status = M.compute(file, M.local_content(M.absolute(root, file.path)))
+  end
+  return files
+end
+
+return M

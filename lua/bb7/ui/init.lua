@@ -1,0 +1,336 @@
+-- The bb7 tab: chats and files on the left, preview over input on the right, the status line
+-- as the preview's winbar. Listens to bb7.state and redraws the pane an event concerns.
+local actions = require("bb7.actions")
+local buffers = require("bb7.ui.buffers")
+local chats = require("bb7.ui.chats")
+local config = require("bb7.config")
+local files = require("bb7.ui.files")
+local input = require("bb7.ui.input")
+local keymaps = require("bb7.keymaps")
+local notify = require("bb7.notify")
+local preview = require("bb7.ui.preview")
+local state = require("bb7.state")
+local statusline = require("bb7.ui.statusline")
+
+local M = {}
+
+M.wins = {} -- pane -> window
+M.tab = nil
+local subscribed = false
+
+local function valid(win)
+  return win and vim.api.nvim_win_is_valid(win)
+end
+
+function M.is_open()
+  return M.tab ~= nil and vim.api.nvim_tabpage_is_valid(M.tab)
+end
+
+function M.refresh_status()
+  statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))
+end
+
+local function render_chat()
+  local data = state.data
+  if data.chat then
+    local limit
+    local length = actions.context_length()
+    if length then
+      local fixed = 0
+      if data.estimate then
+        fixed = (tonumber(data.estimate.total) or 0) - (tonumber(data.estimate.history) or 0)
+      end
+      limit = length - fixed
+    end
+    preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+  elseif #data.chats == 0 then
+    preview.show_empty("No chats yet.\n\nPress n in the chats pane to start one.")
+  else
+    preview.show_empty("No chat selected.\n\nPick one in the chats pane (<CR>) or press n for a new one.")
+  end
+  input.restore(data.chat)
+  M.refresh_status()
+end
+
+local function subscribe()
+  if subscribed then
+    return
+  end
+  subscribed = true
+  state.on("chats", function()
+    chats.render(state.data.chats, state.data.active_id)
+  end)
+  state.on("files", function()
+    files.render(state.data.files)
+  end)
+  state.on("chat", function()
+    chats.render(state.data.chats, state.data.active_id)
+    render_chat()
+  end)
+  state.on("status", M.refresh_status)
+  state.on("stream_start", function(info)
+    preview.stream_start(info.content, info.model)
+    M.refresh_status()
+  end)
+  state.on("stream", preview.stream_message)
+  state.on("stream_end", function(msg)
+    preview.stream_finish()
+    if msg.cancelled then
+      preview.stream_notice("notice", "Response aborted by user.")
+    elseif msg.type == "diff_error" then
+      preview.stream_notice("error", "File edits failed to apply:")
+      for _, err in ipairs(msg.errors or {}) do
+        preview.stream_notice("error", "  " .. err)
+      end
+      preview.stream_notice("notice", "Press r here to retry.")
+    elseif msg.type == "error" then
+      preview.stream_notice("error", "Error: " .. tostring(msg.message))
+    end
+    M.refresh_status()
+  end)
+end
+
+-- Key handlers per pane ---------------------------------------------------------------------
+
+local function with_chat_row(fn)
+  return function()
+    local chat = chats.current(M.wins.chats)
+    if chat then
+      fn(chat)
+    end
+  end
+end
+
+local function with_file_row(fn)
+  return function()
+    local file = files.current(M.wins.files)
+    if file then
+      fn(file)
+    end
+  end
+end
+
+local function send()
+  local text = input.text()
+  actions.send(text, nil, function(msg)
+    if type(msg) == "table" and msg.type == "error" and not msg.cancelled then
+      return
+    end
+  end)
+  if state.data.stream then
+    input.set_text("")
+    actions.save_draft("")
+  end
+end
+
+local function message_action(fn)
+  return function()
+    local entry = preview.message_under_cursor(M.wins.preview)
+    if not entry then
+      notify.warn("Cursor is not on a user message")
+      return
+    end
+    fn(entry.index)
+  end
+end
+
+M.handlers = {
+  chats = {
+    select = with_chat_row(function(chat)
+      actions.select_chat(chat.id)
+    end),
+    new = function()
+      vim.ui.input({ prompt = "BB-7 new chat name (empty for default): " }, function(name)
+        if name ~= nil then
+          actions.new_chat(name)
+        end
+      end)
+    end,
+    delete = with_chat_row(function(chat)
+      vim.ui.select({ "Delete", "Keep" }, { prompt = "BB-7: delete " .. (chat.name or chat.id) .. "?" }, function(choice)
+        if choice == "Delete" then
+          actions.delete_chat(chat.id)
+        end
+      end)
+    end),
+    rename = with_chat_row(function(chat)
+      vim.ui.input({ prompt = "BB-7 rename: ", default = chat.name }, function(name)
+        if name and name ~= "" then
+          actions.rename_chat(chat.id, name)
+        end
+      end)
+    end),
+    pin = with_chat_row(function(chat)
+      actions.toggle_pin(chat.id)
+    end),
+    search = function()
+      require("bb7.commands").search({ args = "" })
+    end,
+    title = with_chat_row(function(chat)
+      if chat.id == state.data.active_id then
+        actions.regenerate_title()
+      else
+        actions.select_chat(chat.id, function(ok)
+          if ok then
+            actions.regenerate_title()
+          end
+        end)
+      end
+    end),
+    close = function()
+      M.close()
+    end,
+  },
+  files = {
+    diff = with_file_row(function(file)
+      actions.show_diff(file.path)
+    end),
+    remove = with_file_row(function(file)
+      actions.remove(file.path, { first = file.start_line, last = file.end_line })
+    end),
+    update = with_file_row(function(file)
+      actions.update(file.path)
+    end),
+    readonly = with_file_row(function(file)
+      actions.set_readonly(file.path, not file.readonly)
+    end),
+    apply = with_file_row(function(file)
+      actions.apply(file.path)
+    end),
+    apply_all = function()
+      actions.apply_all()
+    end,
+    diff_local = with_file_row(function(file)
+      actions.diff_local(file.path)
+    end),
+    close = function()
+      M.close()
+    end,
+  },
+  preview = {
+    cancel = function()
+      actions.cancel()
+    end,
+    fork = message_action(actions.fork),
+    edit = message_action(actions.edit),
+    retry = function()
+      actions.retry()
+    end,
+    close = function()
+      M.close()
+    end,
+  },
+  input = {
+    send = send,
+    cancel = function()
+      actions.cancel()
+    end,
+    model = function()
+      require("bb7.commands").model({ args = "", bang = false })
+    end,
+    close = function()
+      M.close()
+    end,
+  },
+}
+
+local function setup_buffers()
+  for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
+    local buf = buffers.get(pane)
+    if not vim.b[buf].bb7_keymaps then
+      vim.b[buf].bb7_keymaps = true
+      keymaps.apply(buf, config.options.keymaps[pane], M.handlers[pane])
+    end
+  end
+  local buf = input.buf()
+  vim.bo[buf].filetype = "markdown"
+  local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      input.save_if_changed(actions.save_draft)
+    end,
+  })
+  local wgroup = vim.api.nvim_create_augroup("bb7-local-files", { clear = true })
+  vim.api.nvim_create_autocmd({ "BufWritePost", "TextChanged", "InsertLeave" }, {
+    group = wgroup,
+    callback = function(ev)
+      if vim.bo[ev.buf].buftype == "" then
+        actions.recompute_statuses()
+      end
+    end,
+  })
+end
+
+local function window_options(win, pane)
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = "no"
+  vim.wo[win].winfixwidth = pane == "chats" or pane == "files"
+  vim.wo[win].wrap = pane == "preview" or pane == "input"
+  vim.wo[win].linebreak = pane == "preview"
+  vim.wo[win].cursorline = pane == "chats" or pane == "files"
+  if pane == "preview" then
+    vim.wo[win].foldmethod = "manual"
+    vim.wo[win].foldtext = ""
+  end
+end
+
+--- Opens the bb7 tab (or goes to it) and draws every pane from the current state.
+function M.open()
+  subscribe()
+  setup_buffers()
+  if M.is_open() then
+    vim.api.nvim_set_current_tabpage(M.tab)
+  else
+    local layout = config.options.layout
+    vim.cmd("tabnew")
+    M.tab = vim.api.nvim_get_current_tabpage()
+    local scratch = vim.api.nvim_get_current_buf()
+    M.wins.preview = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(M.wins.preview, preview.buf())
+    if vim.api.nvim_buf_is_valid(scratch) and scratch ~= preview.buf() then
+      pcall(vim.api.nvim_buf_delete, scratch, { force = true })
+    end
+    M.wins.input = vim.api.nvim_open_win(input.buf(), false, { split = "below", win = M.wins.preview, height = layout.input_height })
+    M.wins.chats = vim.api.nvim_open_win(chats.buf(), false, { split = "left", win = -1, width = layout.sidebar_width })
+    M.wins.files = vim.api.nvim_open_win(files.buf(), false, { split = "below", win = M.wins.chats, height = layout.files_height })
+    for pane, win in pairs(M.wins) do
+      window_options(win, pane)
+    end
+  end
+  chats.render(state.data.chats, state.data.active_id)
+  files.render(state.data.files)
+  render_chat()
+  local focus = state.data.active_id and M.wins.input or M.wins.chats
+  if valid(focus) then
+    vim.api.nvim_set_current_win(focus)
+  end
+end
+
+--- Closes the bb7 tab (the daemon keeps running).
+function M.close()
+  if buffers.peek("input") then
+    input.save_if_changed(actions.save_draft)
+  end
+  if M.is_open() then
+    if #vim.api.nvim_list_tabpages() > 1 then
+      local number = vim.api.nvim_tabpage_get_number(M.tab)
+      vim.cmd(number .. "tabclose")
+    else
+      vim.cmd("enew")
+    end
+  end
+  M.tab = nil
+  M.wins = {}
+end
+
+--- Focuses one pane ("chats", "files", "preview", "input").
+function M.focus(pane)
+  if valid(M.wins[pane]) then
+    vim.api.nvim_set_current_win(M.wins[pane])
+  end
+end
+
+return M

@@ -1,0 +1,41 @@
+-- The input pane: a multi-line draft, saved with `save_draft` and restored per chat.
+local buffers = require("bb7.ui.buffers")
+
+local M = {}
+
+M.chat_id = nil -- the chat whose draft the buffer holds
+M.saved = "" -- the draft as last saved
+
+function M.buf()
+  return buffers.get("input")
+end
+
+function M.text()
+  return table.concat(vim.api.nvim_buf_get_lines(M.buf(), 0, -1, false), "\n")
+end
+
+function M.set_text(text)
+  vim.api.nvim_buf_set_lines(M.buf(), 0, -1, false, vim.split(text or "", "\n", { plain = true }))
+  M.saved = text or ""
+end
+
+--- Shows the draft of `chat` when the chat changed or the daemon's draft changed (edit, fork).
+function M.restore(chat)
+  local id = chat and chat.id or nil
+  local draft = chat and chat.draft or ""
+  if id ~= M.chat_id or draft ~= M.saved then
+    M.chat_id = id
+    M.set_text(draft)
+  end
+end
+
+--- Saves the draft through `save(text)` when it changed since the last save.
+function M.save_if_changed(save)
+  local text = M.text()
+  if M.chat_id and text ~= M.saved then
+    M.saved = text
+    save(text)
+  end
+end
+
+return M

@@ -1,0 +1,37 @@
+-- The status line of the bb7 tab (the preview window's winbar): model, token estimate,
+-- balance, and the context counter.
+local format = require("bb7.format")
+
+local M = {}
+
+--- The text for `data` (bb7.state's data) and the last render (`included`, `total`).
+function M.text(data, rendered)
+  local parts = {}
+  if data.chat and data.chat.name then
+    table.insert(parts, data.chat.name)
+  end
+  table.insert(parts, data.model or "no model")
+  if data.estimate and data.estimate.total then
+    table.insert(parts, "~" .. format.tokens(data.estimate.total) .. " tokens")
+  end
+  local balance = format.balance(data.balance)
+  if balance then
+    table.insert(parts, balance)
+  end
+  if data.stream then
+    table.insert(parts, data.stream.cancelled and "cancelling…" or "streaming…")
+  end
+  if rendered and rendered.total and rendered.total > 0 then
+    table.insert(parts, format.counter(rendered.included, rendered.total, data.trimmed))
+  end
+  return table.concat(parts, " │ ")
+end
+
+--- Sets the winbar of `win`.
+function M.show(win, text)
+  if win and vim.api.nvim_win_is_valid(win) then
+    vim.wo[win].winbar = " " .. text:gsub("%%", "%%%%")
+  end
+end
+
+return M

@@ -1,0 +1,114 @@
+-- Appends a streamed reply to the end of a buffer: each piece goes after what is there (no
+-- redraw of earlier lines), new lines get their highlight as they are created, and a reasoning
+-- block becomes a fold when it ends. Keeps only the byte length of the last line.
+local Stream = {}
+Stream.__index = Stream
+
+local ns = vim.api.nvim_create_namespace("bb7-stream")
+Stream.ns = ns
+
+local HL = { thinking = "BB7Thinking", text = nil, notice = "BB7Event", error = "BB7Error" }
+
+--- A stream writing to `buf`; `fold` says whether finished reasoning blocks are closed.
+function Stream.new(buf, fold)
+  local self = setmetatable({ buf = buf, kind = nil, col = 0, fold = fold, fold_start = nil }, Stream)
+  local count = vim.api.nvim_buf_line_count(buf)
+  local last = vim.api.nvim_buf_get_lines(buf, count - 1, count, false)[1] or ""
+  self.col = #last
+  return self
+end
+
+function Stream:_highlight(row, kind)
+  local group = HL[kind]
+  if group then
+    vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { line_hl_group = group })
+  end
+end
+
+-- Inserts `pieces` (a split by "\n") at the end; pieces after the first become new lines.
+function Stream:_insert(pieces)
+  local last = vim.api.nvim_buf_line_count(self.buf) - 1
+  vim.api.nvim_buf_set_text(self.buf, last, self.col, last, self.col, pieces)
+  if #pieces == 1 then
+    self.col = self.col + #pieces[1]
+  else
+    self.col = #pieces[#pieces]
+    for row = last + 1, last + #pieces - 1 do
+      self:_highlight(row, self.kind)
+    end
+  end
+end
+
+function Stream:_close_fold()
+  if not self.fold_start then
+    return
+  end
+  local first = self.fold_start + 1
+  local last = vim.api.nvim_buf_line_count(self.buf)
+  if self.col == 0 and last > first then
+    last = last - 1
+  end
+  self.fold_start = nil
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    vim.api.nvim_win_call(win, function()
+      vim.wo.foldmethod = "manual"
+      vim.cmd(string.format("silent! %d,%dfold", first, last))
+      if not self.fold then
+        vim.cmd(string.format("silent! %dfoldopen", first))
+      end
+    end)
+  end
+end
+
+--- Appends `text` of `kind` ("text", "thinking", "notice", "error"). A change of kind starts
+--- a new line.
+function Stream:write(kind, text)
+  if text == nil or text == "" then
+    return
+  end
+  vim.bo[self.buf].modifiable = true
+  if kind ~= self.kind then
+    if self.kind == "thinking" then
+      self:_close_fold()
+    end
+    self.kind = kind
+    if self.col > 0 then
+      self:_insert({ "", "" })
+    else
+      self:_highlight(vim.api.nvim_buf_line_count(self.buf) - 1, kind)
+    end
+    if kind == "thinking" then
+      self.fold_start = vim.api.nvim_buf_line_count(self.buf) - 1
+    end
+  end
+  self:_insert(vim.split(text, "\n", { plain = true }))
+  vim.bo[self.buf].modifiable = false
+  self:_follow()
+end
+
+--- Appends whole lines of `kind` after the current content.
+function Stream:line(kind, text)
+  self:write(kind, text)
+  self.kind = nil
+end
+
+--- Ends the stream (closes a reasoning fold left open).
+function Stream:finish()
+  if self.kind == "thinking" then
+    self:_close_fold()
+  end
+  self.kind = nil
+end
+
+-- Windows whose cursor sat on the last line keep following the end.
+function Stream:_follow()
+  local count = vim.api.nvim_buf_line_count(self.buf)
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    local row = vim.api.nvim_win_get_cursor(win)[1]
+    if row >= count - 1 then
+      vim.api.nvim_win_set_cursor(win, { count, 0 })
+    end
+  end
+end
+
+return Stream

@@ -1,0 +1,22 @@
+-- bb7: load guard and user commands. Everything else loads on first use.
+if vim.g.loaded_bb7 then
+  return
+end
+vim.g.loaded_bb7 = true
+
+local function run(name)
+  return function(cmd)
+    require("bb7").ensure_setup()
+    require("bb7.commands")[name](cmd)
+  end
+end
+
+local command = vim.api.nvim_create_user_command
+command("BB7Init", run("init"), { desc = "bb7: create .bb7/ in the current directory" })
+command("BB7", run("open"), { desc = "bb7: open the UI" })
+command("BB7Add", run("add"), { nargs = "?", range = true, complete = "file", desc = "bb7: add the current file, a range, or path:start:end to the chat" })
+command("BB7AddReadonly", run("add_readonly"), { nargs = "?", range = true, complete = "file", desc = "bb7: add read-only" })
+command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context" })
+command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
+command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
+command("BB7Model", run("model"), { nargs = "?", bang = true, desc = "bb7: pick the model (! toggles a favorite)" })

@@ -1,0 +1,464 @@
+-- An in-process stand-in for the bb7 daemon, used as the client's transport. It answers like
+-- specs/bb7-protocol.md and the real daemon's transcripts (error strings included), keeps its
+-- chats in memory and creates `.bb7/` on disk for `bb7_init`. Output is delivered on the event
+-- loop, optionally cut into pieces of `split` bytes to exercise the line buffer.
+local Fake = {}
+Fake.__index = Fake
+
+function Fake.new()
+  local self = setmetatable({}, Fake)
+  self.requests = {} -- every request received, decoded
+  self.chats = {} -- id -> chat
+  self.order = {} -- chat ids, newest first
+  self.active = nil
+  self.root = nil
+  self.ready = false
+  self.project = false
+  self.split = nil
+  self.next_chat = 0
+  self.send_script = nil -- function(fake, request, emit) or list of messages
+  self.models = {
+    { id = "anthropic/claude-sonnet-4", name = "Claude Sonnet 4", context_length = 200000 },
+    { id = "openai/gpt-4o", name = "GPT-4o", context_length = 128000 },
+  }
+  self.handlers = nil
+  self.running = false
+  return self
+end
+
+--- The transport function to give bb7.session / bb7.client.
+function Fake:transport()
+  return function(_, handlers)
+    self.handlers = handlers
+    self.running = true
+    self.buffer = ""
+    return {
+      pid = 4242,
+      write = function(data)
+        self:_input(data)
+      end,
+      stop = function()
+        self.running = false
+      end,
+    }
+  end
+end
+
+function Fake:emit(msg)
+  local line = vim.json.encode(msg) .. "\n"
+  local handlers = self.handlers
+  vim.schedule(function()
+    if not self.running then
+      return
+    end
+    if self.split then
+      for i = 1, #line, self.split do
+        handlers.on_stdout(line:sub(i, i + self.split - 1))
+      end
+    else
+      handlers.on_stdout(line)
+    end
+  end)
+end
+
+--- Simulates the daemon dying.
+function Fake:die(code, stderr)
+  local handlers = self.handlers
+  vim.schedule(function()
+    self.running = false
+    if stderr then
+      handlers.on_stderr(stderr)
+    end
+    handlers.on_exit(code, 0)
+  end)
+end
+
+function Fake:_input(data)
+  self.buffer = self.buffer .. data
+  while true do
+    local nl = self.buffer:find("\n", 1, true)
+    if not nl then
+      break
+    end
+    local line = self.buffer:sub(1, nl - 1)
+    self.buffer = self.buffer:sub(nl + 1)
+    local req = vim.json.decode(line)
+    table.insert(self.requests, req)
+    self:_handle(req)
+  end
+end
+
+--- The requests received with this action.
+function Fake:sent(action)
+  local out = {}
+  for _, req in ipairs(self.requests) do
+    if req.action == action then
+      table.insert(out, req)
+    end
+  end
+  return out
+end
+
+local function reply(req, msg)
+  msg.request_id = req.request_id
+  return msg
+end
+
+local function err(req, message)
+  return reply(req, { type = "error", message = message })
+end
+
+function Fake:chat()
+  return self.active and self.chats[self.active]
+end
+
+function Fake:new_chat(name)
+  self.next_chat = self.next_chat + 1
+  local id = string.format("%010x", self.next_chat)
+  self.chats[id] = {
+    id = id,
+    name = name or ("Chat " .. self.next_chat),
+    created = "2026-01-01T00:00:00Z",
+    model = "anthropic/claude-sonnet-4",
+    draft = "",
+    messages = {},
+    context = {},
+    outputs = {},
+  }
+  table.insert(self.order, 1, id)
+  return id
+end
+
+local function find_context(chat, path, first, last)
+  for i, file in ipairs(chat.context) do
+    if file.path == path and file.start_line == first and file.end_line == last then
+      return i, file
+    end
+  end
+end
+
+function Fake:statuses(chat)
+  local files = {}
+  local seen = {}
+  for _, file in ipairs(chat.context) do
+    local entry = {
+      path = file.path,
+      in_context = true,
+      readonly = file.readonly,
+      external = false,
+      tokens = math.ceil(#file.content / 4),
+      context_content = file.content,
+      status = "",
+      has_output = false,
+    }
+    if file.start_line then
+      entry.status = "S"
+      entry.start_line, entry.end_line = file.start_line, file.end_line
+    else
+      seen[file.path] = true
+      local out = chat.outputs[file.path]
+      if out then
+        entry.has_output = true
+        entry.output_content = out
+        if out ~= file.content then
+          entry.status = "M"
+        end
+      end
+    end
+    table.insert(files, entry)
+  end
+  for path, out in pairs(chat.outputs) do
+    if not seen[path] then
+      local exists = vim.fn.filereadable(self.root .. "/" .. path) == 1
+      table.insert(files, {
+        path = path,
+        in_context = false,
+        has_output = true,
+        readonly = false,
+        external = false,
+        tokens = math.ceil(#out / 4),
+        output_content = out,
+        status = exists and "!A" or "A",
+      })
+    end
+  end
+  return files
+end
+
+local NEEDS_CHAT = {
+  chat_get = true, context_add = true, context_add_section = true, context_update = true,
+  context_remove = true, context_remove_section = true, context_list = true,
+  context_set_readonly = true, send = true, save_draft = true, get_file_statuses = true,
+  apply_file = true, get_diff_paths = true, estimate_tokens = true, save_chat_settings = true,
+  diff_local_done = true,
+}
+
+function Fake:_handle(req)
+  local a = req.action
+  if a == "ping" or a == "shutdown" then
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "version" then
+    return self:emit(reply(req, { type = "version", version = "0.1.0" }))
+  elseif a == "init" then
+    self.root = req.project_root
+    self.ready = true
+    self.project = vim.fn.isdirectory(self.root .. "/.bb7") == 1
+    local msg = { type = "ok" }
+    if not self.project then
+      msg.global_only = true
+    end
+    return self:emit(reply(req, msg))
+  elseif a == "bb7_init" then
+    if vim.fn.isdirectory(req.project_root .. "/.bb7") == 1 then
+      return self:emit(err(req, "Already initialized"))
+    end
+    vim.fn.mkdir(req.project_root .. "/.bb7/chats", "p")
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "cancel" then
+    if self.streaming and self.streaming.request_id == req.target_request_id then
+      self.streaming.cancelled = true
+      self:emit(reply(req, { type = "ok" }))
+      return
+    end
+    return self:emit(err(req, "No request with that id is running"))
+  end
+  if not self.ready then
+    return self:emit(err(req, "Not initialized. Run :BB7Init"))
+  end
+  if a == "get_models" then
+    return self:emit(reply(req, { type = "models", models = self.models }))
+  elseif a == "get_balance" then
+    return self:emit(reply(req, { type = "balance", total_credits = 10, total_usage = 3.45 }))
+  elseif a == "chat_list" then
+    local chats = {}
+    for _, id in ipairs(self.order) do
+      local c = self.chats[id]
+      table.insert(chats, { id = id, name = c.name, created = c.created })
+    end
+    return self:emit(reply(req, { type = "chat_list", chats = chats }))
+  elseif a == "chat_active" then
+    return self:emit(reply(req, { type = "chat_active", id = self.active }))
+  elseif a == "chat_new" then
+    local id = self:new_chat(req.name)
+    self.active = id
+    return self:emit(reply(req, { type = "ok", id = id }))
+  elseif a == "chat_select" then
+    if not self.chats[req.id] then
+      return self:emit(err(req, "Chat not found"))
+    end
+    self.active = req.id
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "chat_delete" then
+    if not self.chats[req.id] then
+      return self:emit(err(req, "Chat not found"))
+    end
+    self.chats[req.id] = nil
+    self.order = vim.tbl_filter(function(id)
+      return id ~= req.id
+    end, self.order)
+    if self.active == req.id then
+      self.active = nil
+    end
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "chat_rename" then
+    if not self.chats[req.id] then
+      return self:emit(err(req, "Chat not found"))
+    end
+    self.chats[req.id].name = req.name
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "search_chats" then
+    local results = {}
+    for _, id in ipairs(self.order) do
+      local c = self.chats[id]
+      if c.name:lower():find(req.query:lower(), 1, true) then
+        table.insert(results, { id = id, name = c.name, created = c.created, match_type = "title" })
+      end
+    end
+    return self:emit(reply(req, { type = "search_results", results = results }))
+  elseif a == "generate_title" then
+    self:emit(reply(req, { type = "ok" }))
+    return self:emit({ type = "title_updated", chat_id = req.chat_id, title = "Generated title" })
+  end
+  local chat = self:chat()
+  if NEEDS_CHAT[a] and not chat then
+    return self:emit(err(req, "No active chat"))
+  end
+  if a == "chat_get" then
+    return self:emit(reply(req, {
+      type = "chat", id = chat.id, name = chat.name, created = chat.created, model = chat.model,
+      draft = chat.draft, messages = chat.messages,
+    }))
+  elseif a == "save_draft" then
+    chat.draft = req.draft
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "save_chat_settings" then
+    chat.model = req.model or chat.model
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "context_add" or a == "context_add_section" then
+    if a == "context_add" and req.path:sub(1, 1) ~= "/" and req.path:find("^%.%./") then
+      return self:emit(err(req, string.format("Invalid path %q: escapes the project root", req.path)))
+    end
+    if find_context(chat, req.path, req.start_line, req.end_line) then
+      return self:emit(err(req, "Context file already exists"))
+    end
+    table.insert(chat.context, {
+      path = req.path, content = req.content, readonly = a == "context_add_section" or req.readonly == true,
+      start_line = req.start_line, end_line = req.end_line,
+    })
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "context_remove" or a == "context_remove_section" then
+    local i = find_context(chat, req.path, req.start_line, req.end_line)
+    if not i then
+      return self:emit(err(req, "File not found"))
+    end
+    table.remove(chat.context, i)
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "context_update" then
+    local _, file = find_context(chat, req.path)
+    if not file then
+      return self:emit(err(req, "File not found"))
+    end
+    file.content = req.content
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "context_set_readonly" then
+    local _, file = find_context(chat, req.path)
+    if not file then
+      return self:emit(err(req, "File not found"))
+    end
+    if req.readonly and chat.outputs[req.path] and chat.outputs[req.path] ~= file.content then
+      return self:emit(err(req, "File has pending output. Apply changes before setting read-only."))
+    end
+    file.readonly = req.readonly
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "get_file_statuses" then
+    return self:emit(reply(req, { type = "file_statuses", files = self:statuses(chat) }))
+  elseif a == "estimate_tokens" then
+    return self:emit(reply(req, { type = "token_estimate", total = 4200, context_files = 2800, history = 1200, instructions = 200, system_prompt = 150, files = {}, potential_savings = 0 }))
+  elseif a == "apply_file" then
+    local out = chat.outputs[req.path]
+    if not out then
+      return self:emit(err(req, "File not found"))
+    end
+    local abs = self.root .. "/" .. req.path
+    vim.fn.mkdir(vim.fn.fnamemodify(abs, ":h"), "p")
+    vim.fn.writefile(vim.split(out, "\n", { plain = true }), abs, "b")
+    chat.outputs[req.path] = nil
+    local _, file = find_context(chat, req.path)
+    if file then
+      file.content = out
+    else
+      table.insert(chat.context, { path = req.path, content = out, readonly = false })
+    end
+    return self:emit(reply(req, { type = "ok", content = out }))
+  elseif a == "get_diff_paths" then
+    if not chat.outputs[req.path] then
+      return self:emit(err(req, "File not found"))
+    end
+    local out_path = self.root .. "/.bb7/chats/" .. chat.id .. "/output/" .. req.path
+    vim.fn.mkdir(vim.fn.fnamemodify(out_path, ":h"), "p")
+    vim.fn.writefile(vim.split(chat.outputs[req.path], "\n", { plain = true }), out_path, "b")
+    return self:emit(reply(req, { type = "diff_paths", path = req.path, output_path = out_path, local_path = self.root .. "/" .. req.path }))
+  elseif a == "diff_local_done" then
+    return self:emit(reply(req, { type = "ok", outcome = "unchanged" }))
+  elseif a == "fork_chat" then
+    local source = self.chats[req.chat_id]
+    if not source then
+      return self:emit(err(req, "Chat not found"))
+    end
+    local msg = source.messages[req.fork_message_index + 1]
+    if not msg or msg.role ~= "user" then
+      return self:emit(err(req, "Can only fork user messages"))
+    end
+    local id = self:new_chat("Fork of " .. source.name)
+    local new = self.chats[id]
+    new.messages = vim.deepcopy(vim.list_slice(source.messages, 1, req.fork_message_index))
+    new.draft = msg.parts[1].content
+    new.context = vim.deepcopy(source.context)
+    self.active = id
+    return self:emit(reply(req, { type = "fork_result", new_chat_id = id, fork_message_content = new.draft, context_warnings = { { path = "math.cs", issue = "modified", original_version = "a1b2c3d4" } } }))
+  elseif a == "chat_edit" then
+    if req.chat_id ~= self.active then
+      return self:emit(err(req, "Chat is not active"))
+    end
+    local msg = chat.messages[req.message_index + 1]
+    if not msg or msg.role ~= "user" then
+      return self:emit(err(req, "Can only edit user messages"))
+    end
+    chat.messages = vim.list_slice(chat.messages, 1, req.message_index)
+    chat.draft = req.content
+    return self:emit(reply(req, { type = "ok", context_warnings = {} }))
+  elseif a == "send" then
+    return self:_send(req, chat)
+  end
+  return self:emit(err(req, "Unknown action: " .. tostring(a)))
+end
+
+-- A send: the script decides what streams. Messages are stored in the chat like the daemon
+-- does (user message, assistant message with text/thinking parts).
+function Fake:_send(req, chat)
+  if self.streaming then
+    return self:emit(err(req, "Another request is already in progress"))
+  end
+  table.insert(chat.messages, {
+    role = "user", model = req.model, timestamp = "2026-01-01T00:00:01Z",
+    parts = { { type = "text", content = req.content } }, context_snapshot = {},
+  })
+  local script = self.send_script or {
+    { type = "chunk", content = "Hello " },
+    { type = "chunk", content = "world" },
+    { type = "done", output_files = {}, usage = { prompt_tokens = 4200, completion_tokens = 890, cached_tokens = 3500, total_tokens = 5090, cost = 0.012 } },
+  }
+  if type(script) == "function" then
+    script = script(self, req)
+  end
+  self.streaming = { request_id = req.request_id }
+  local text, thinking = {}, {}
+  local i = 0
+  local function step()
+    i = i + 1
+    local msg = script[i]
+    if not msg then
+      return
+    end
+    if msg.hold then
+      -- waits until the test cancels (or releases) the stream
+      if self.streaming.cancelled then
+        self.streaming = nil
+        table.insert(chat.messages, { role = "assistant", parts = { { type = "text", content = table.concat(text) } } })
+        table.insert(chat.messages, { role = "system", parts = { { type = "text", content = "Response aborted by user." } } })
+        self:emit(reply(req, { type = "done", output_files = {}, usage = {} }))
+        return
+      end
+      i = i - 1
+      vim.defer_fn(step, 5)
+      return
+    end
+    msg = vim.deepcopy(msg)
+    if msg.type == "chunk" then
+      table.insert(text, msg.content)
+    elseif msg.type == "thinking" then
+      table.insert(thinking, msg.content)
+    end
+    local final = msg.type == "done" or msg.type == "diff_error" or msg.type == "error"
+    if final then
+      self.streaming = nil
+      local parts = {}
+      if #thinking > 0 then
+        table.insert(parts, { type = "thinking", content = table.concat(thinking) })
+      end
+      table.insert(parts, { type = "text", content = table.concat(text) })
+      table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files })
+      for path, content in pairs(msg.write or {}) do
+        chat.outputs[path] = content
+      end
+      msg.write = nil
+    end
+    self:emit(reply(req, msg))
+    if not final then
+      vim.schedule(step)
+    end
+  end
+  vim.schedule(step)
+end
+
+return Fake
