@@ -144,6 +144,32 @@ pub fn run(
     }
 }
 
+/// Checks that commands can run sandboxed here, by running `true` in the sandbox: `Ok` when
+/// the sandbox is enforced (or disabled by the policy), the reason otherwise. ybs calls this
+/// at startup to tell the user before the model's first command.
+pub fn probe(policy: &ShellPolicy, sandbox: &PathSandbox) -> Result<(), ShellError> {
+    let dir = sandbox
+        .roots()
+        .first()
+        .cloned()
+        .unwrap_or_else(std::env::temp_dir);
+    let quick = ShellPolicy {
+        blocked_commands: Vec::new(),
+        ..policy.clone()
+    };
+    let output = run(&quick, sandbox, "true", &dir, Duration::from_secs(10))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(ShellSandboxError::Unavailable(format!(
+            "a sandboxed `true` exited with code {}: {}",
+            output.exit_code(),
+            output.stderr.trim()
+        ))
+        .into())
+    }
+}
+
 /// The home directories of toolchains a build command needs to read.
 fn toolchain_dirs(home: Option<&Path>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
