@@ -25,7 +25,7 @@ pub enum SandboxError {
     #[error("the path is empty; give a file or directory path relative to the working directory")]
     Empty,
     /// The path contains a NUL byte.
-    #[error("path {path:?} contains a NUL byte; paths must not contain NUL")]
+    #[error("path `{path}` contains a NUL byte; paths must not contain NUL")]
     NulByte {
         /// The path as given (NUL shown escaped).
         path: String,

@@ -42,6 +42,7 @@ pub struct ToolRegistry {
     builtins: Vec<Arc<dyn Tool>>,
     external: Vec<Arc<ExternalTool>>,
     disabled: BTreeSet<String>,
+    config_disabled: BTreeSet<String>,
     external_config: Vec<ExternalToolConfig>,
     tools_dir: Option<PathBuf>,
     home: Option<PathBuf>,
@@ -61,6 +62,7 @@ impl ToolRegistry {
             builtins: builtins::all(),
             external: Vec::new(),
             disabled: BTreeSet::new(),
+            config_disabled: BTreeSet::new(),
             external_config: Vec::new(),
             tools_dir: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
@@ -90,6 +92,7 @@ impl ToolRegistry {
     /// built-in or an earlier tool) is skipped and reported.
     pub fn reload(&mut self) -> ReloadReport {
         let mut report = ReloadReport::default();
+        self.config_disabled.clear();
         let mut tools: Vec<Arc<ExternalTool>> = Vec::new();
         let mut candidates: Vec<(String, Result<ExternalTool, String>)> = Vec::new();
         for (index, config) in self.external_config.iter().enumerate() {
@@ -131,7 +134,7 @@ impl ToolRegistry {
                 continue;
             }
             if !tool.enabled() {
-                self.disabled.insert(name.clone());
+                self.config_disabled.insert(name.clone());
             }
             report.loaded.push(name);
             tools.push(Arc::new(tool));
@@ -140,7 +143,9 @@ impl ToolRegistry {
         report
     }
 
-    /// Enables or disables a tool by name (from `tools.builtin.NAME.enabled` or the user).
+    /// Enables or disables a tool by name (from `tools.builtin.NAME.enabled` or the user). An
+    /// external tool whose own entry says `"enabled": false` stays disabled until its entry
+    /// changes and the registry is reloaded.
     pub fn set_enabled(&mut self, name: &str, enabled: bool) {
         if enabled {
             self.disabled.remove(name);
@@ -151,7 +156,7 @@ impl ToolRegistry {
 
     /// Whether a tool is registered and enabled.
     pub fn is_enabled(&self, name: &str) -> bool {
-        self.find(name).is_some() && !self.disabled.contains(name)
+        self.find(name).is_some() && !self.is_disabled(name)
     }
 
     /// Sets `context.max_tool_output_chars` for [`invoke_call`](Self::invoke_call).
@@ -167,7 +172,7 @@ impl ToolRegistry {
     /// The specs of the enabled tools, for the model.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.all()
-            .filter(|t| !self.disabled.contains(&t.spec().name))
+            .filter(|t| !self.is_disabled(&t.spec().name))
             .map(|t| t.spec().clone())
             .collect()
     }
@@ -192,7 +197,7 @@ impl ToolRegistry {
             name: name.to_string(),
             available: self.names().join(", "),
         })?;
-        if self.disabled.contains(name) {
+        if self.is_disabled(name) {
             return Err(ToolError::Disabled(name.to_string()));
         }
         let args = validate(name, &tool.spec().parameters, args)?;
@@ -219,6 +224,10 @@ impl ToolRegistry {
             content: truncate_output(&value.to_string(), self.max_output_chars),
             is_error,
         }
+    }
+
+    fn is_disabled(&self, name: &str) -> bool {
+        self.disabled.contains(name) || self.config_disabled.contains(name)
     }
 
     fn all(&self) -> impl Iterator<Item = &dyn Tool> {
