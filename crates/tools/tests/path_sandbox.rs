@@ -53,7 +53,7 @@ fn resolves_inside_paths_physically() {
             .unwrap(),
         s.root
     );
-    assert_eq!(s.sandbox.roots(), [s.root.clone()]);
+    assert_eq!(s.sandbox.roots(), std::slice::from_ref(&s.root));
     assert_eq!(
         s.sandbox.blocked(),
         [s.base.join("home/.ssh"), s.root.join("secrets")]
