@@ -62,6 +62,7 @@ function M.select_chat(id, cb)
       return done(cb, false)
     end
     state.data.active_id = id
+    state.data.last_usage, state.data.trimmed = nil, 0
     M.load_chat(cb)
   end)
 end
@@ -579,6 +580,7 @@ function M.edit(index, cb)
       return done(cb, false)
     end
     warn_context(reply.context_warnings)
+    state.data.last_usage, state.data.trimmed = nil, 0
     M.load_chat(cb)
   end)
 end

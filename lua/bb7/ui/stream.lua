@@ -21,7 +21,8 @@ end
 function Stream:_highlight(row, kind)
   local group = HL[kind]
   if group then
-    vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { line_hl_group = group })
+    -- left gravity: text inserted at column 0 of an empty line must not carry the mark along
+    vim.api.nvim_buf_set_extmark(self.buf, ns, row, 0, { line_hl_group = group, right_gravity = false })
   end
 end
 
@@ -39,16 +40,16 @@ function Stream:_insert(pieces)
   end
 end
 
-function Stream:_close_fold()
+-- Folds the reasoning block from its first line to `last` (1-based).
+function Stream:_close_fold(last)
   if not self.fold_start then
     return
   end
   local first = self.fold_start + 1
-  local last = vim.api.nvim_buf_line_count(self.buf)
-  if self.col == 0 and last > first then
-    last = last - 1
-  end
   self.fold_start = nil
+  if last < first then
+    return
+  end
   for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
     vim.api.nvim_win_call(win, function()
       vim.wo.foldmethod = "manual"
@@ -68,14 +69,16 @@ function Stream:write(kind, text)
   end
   vim.bo[self.buf].modifiable = true
   if kind ~= self.kind then
-    if self.kind == "thinking" then
-      self:_close_fold()
-    end
+    local was = self.kind
     self.kind = kind
     if self.col > 0 then
       self:_insert({ "", "" })
     else
       self:_highlight(vim.api.nvim_buf_line_count(self.buf) - 1, kind)
+    end
+    if was == "thinking" then
+      -- after the new line exists, so the fold is not cut by the insertion
+      self:_close_fold(vim.api.nvim_buf_line_count(self.buf) - 1)
     end
     if kind == "thinking" then
       self.fold_start = vim.api.nvim_buf_line_count(self.buf) - 1
@@ -95,7 +98,8 @@ end
 --- Ends the stream (closes a reasoning fold left open).
 function Stream:finish()
   if self.kind == "thinking" then
-    self:_close_fold()
+    local count = vim.api.nvim_buf_line_count(self.buf)
+    self:_close_fold(self.col == 0 and count - 1 or count)
   end
   self.kind = nil
 end
