@@ -60,12 +60,18 @@ const KNOWN_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array
 pub struct Args {
     tool: String,
     values: Map<String, Value>,
+    defaulted: Vec<String>,
 }
 
 impl Args {
     /// All arguments as a JSON object.
     pub fn to_value(&self) -> Value {
         Value::Object(self.values.clone())
+    }
+
+    /// Whether the caller gave this argument (rather than it taking its schema default).
+    pub fn is_given(&self, name: &str) -> bool {
+        self.values.contains_key(name) && !self.defaulted.iter().any(|d| d == name)
     }
 
     /// The raw value of an argument.
@@ -182,16 +188,19 @@ pub fn validate(tool: &str, schema: &Value, args: &Value) -> Result<Args, ToolEr
             return Err(invalid(format!("missing required argument `{name}`")));
         }
     }
+    let mut defaulted = Vec::new();
     for (name, property) in properties {
         if !values.contains_key(name) {
             if let Some(default) = property.get("default") {
                 values.insert(name.clone(), default.clone());
+                defaulted.push(name.clone());
             }
         }
     }
     Ok(Args {
         tool: tool.to_string(),
         values,
+        defaulted,
     })
 }
 
@@ -275,6 +284,8 @@ mod tests {
     fn fills_defaults_and_accepts_whole_floats() {
         let args = validate("t", &schema(), &json!({"path": "a", "all": null})).unwrap();
         assert_eq!(args.int("limit").unwrap(), Some(500));
+        assert!(!args.is_given("limit"));
+        assert!(args.is_given("path"));
         let args = validate("t", &schema(), &json!({"path": "a", "limit": 5.0})).unwrap();
         assert_eq!(args.int("limit").unwrap(), Some(5));
     }

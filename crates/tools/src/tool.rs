@@ -60,6 +60,21 @@ impl ToolContext {
         })
     }
 
+    /// Sets the working directory (where relative paths start); it must resolve inside the
+    /// sandbox. Stored physically resolved so paths are shown relative to it.
+    pub fn set_working_dir(&mut self, dir: &Path) -> Result<(), SandboxError> {
+        let shown = dir.display().to_string();
+        let resolved = self.sandbox.resolve(&self.working_dir, &shown)?;
+        if !resolved.is_dir() {
+            return Err(SandboxError::Unresolvable {
+                path: shown,
+                message: "it is not an existing directory".into(),
+            });
+        }
+        self.working_dir = resolved;
+        Ok(())
+    }
+
     /// Resolves and checks a path given by the model.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, ToolError> {
         Ok(self.sandbox.resolve(&self.working_dir, path)?)

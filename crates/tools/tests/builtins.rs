@@ -365,3 +365,30 @@ fn run_shell_root_without_blocked_paths_is_fully_writable() {
         .unwrap();
     assert_eq!(result["stdout"], "x\n", "{result}");
 }
+
+#[test]
+fn run_shell_uses_the_configured_timeout_when_none_is_given() {
+    let f = Fixture::with_policy(ybs_tools::ShellPolicy {
+        default_timeout: std::time::Duration::from_secs(1),
+        ..Default::default()
+    });
+    let result = f.call("run_shell", json!({"command": "sleep 30"})).unwrap();
+    assert_eq!(result["timed_out"], true, "{result}");
+}
+
+#[test]
+fn working_dir_can_be_moved_inside_the_sandbox_only() {
+    let mut f = Fixture::new();
+    f.ctx.set_working_dir(&f.root.join("src")).unwrap();
+    assert_eq!(
+        f.call("list_files", json!({"pattern": "*"})).unwrap()["files"],
+        json!(["lib.rs"])
+    );
+    let outside = f.outside.clone();
+    let err = f.ctx.set_working_dir(&outside).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("which is outside the allowed directories"),
+        "{err}"
+    );
+}

@@ -49,9 +49,10 @@ impl Tool for RunShell {
         }
         let working_directory = args.opt_str("working_directory")?.unwrap_or(".");
         let max = ctx.shell.max_timeout.as_secs();
-        let timeout = match args.get("timeout_seconds") {
-            None => ctx.shell.default_timeout,
-            Some(_) => match args.int("timeout_seconds")? {
+        // The schema's default (30, as the spec writes it) gives way to the configured
+        // `tools.builtin.run_shell.timeout_seconds` when the model does not choose one.
+        let timeout = if args.is_given("timeout_seconds") {
+            match args.int("timeout_seconds")? {
                 Some(n) if n >= 1 && n.unsigned_abs() <= max => {
                     Duration::from_secs(n.unsigned_abs())
                 }
@@ -61,7 +62,9 @@ impl Tool for RunShell {
                     )));
                 }
                 None => ctx.shell.default_timeout,
-            },
+            }
+        } else {
+            ctx.shell.default_timeout
         };
         let dir = ctx.resolve(working_directory)?;
         if !dir.is_dir() {
