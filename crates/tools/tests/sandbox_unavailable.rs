@@ -3,6 +3,7 @@
 //! test re-runs itself in a child process whose seccomp filter makes the Landlock system calls
 //! fail with `ENOSYS`, as on a kernel built without Landlock.
 
+#![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

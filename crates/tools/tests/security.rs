@@ -445,6 +445,7 @@ fn shell_cannot_write_outside_the_root() {
 #[test]
 fn shell_cannot_read_outside_the_root_or_blocked_paths() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let out = f.outside.display();
     let home = f.home.display();
     for command in [
@@ -473,11 +474,17 @@ fn shell_cannot_read_outside_the_root_or_blocked_paths() {
             "{command}: {result}"
         );
     }
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
+    );
 }
 
 #[test]
 fn shell_cannot_write_into_a_blocked_path_inside_the_root() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let result = shell(&f, "echo x > private/new.txt");
     assert!(
         result["stderr"]
@@ -490,11 +497,17 @@ fn shell_cannot_write_into_a_blocked_path_inside_the_root() {
     // The rest of the root stays writable.
     let result = shell(&f, "echo x > src/new.txt && cat src/new.txt");
     assert_eq!(result["stdout"], "x\n", "{result}");
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
+    );
 }
 
 #[test]
 fn shell_cannot_connect_to_a_tcp_listener_on_localhost() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let result = shell(
@@ -529,11 +542,17 @@ fn shell_cannot_connect_to_a_tcp_listener_on_localhost() {
     let mut got = String::new();
     stream.read_to_string(&mut got).unwrap();
     assert_eq!(got, "hello\n");
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
+    );
 }
 
 #[test]
 fn shell_cannot_send_udp() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     let port = socket.local_addr().unwrap().port();
     let result = shell(
@@ -549,11 +568,17 @@ fn shell_cannot_send_udp() {
         socket.recv(&mut buf).is_err(),
         "the sandboxed shell sent a datagram"
     );
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
+    );
 }
 
 #[test]
 fn shell_children_do_not_outlive_the_timeout() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let result = f
         .call(
             "run_shell",
@@ -577,11 +602,17 @@ fn shell_children_do_not_outlive_the_timeout() {
         !f.root.join("setsid.txt").exists(),
         "a setsid child outlived the timeout"
     );
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
+    );
 }
 
 #[test]
 fn shell_background_children_are_killed_when_the_command_exits() {
     let f = Fixture::new();
+    let before = f.snapshot_outside();
     let result = shell(&f, "(sleep 2; echo late > late.txt) & echo started");
     assert_eq!(result["stdout"], "started\n");
     assert_eq!(result["timed_out"], false);
@@ -589,6 +620,11 @@ fn shell_background_children_are_killed_when_the_command_exits() {
     assert!(
         !f.root.join("late.txt").exists(),
         "a background child outlived the command"
+    );
+    assert_eq!(
+        f.snapshot_outside(),
+        before,
+        "something outside the root changed"
     );
 }
 
