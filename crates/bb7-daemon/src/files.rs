@@ -56,6 +56,111 @@ pub struct FileStatus {
     pub end_line: Option<u32>,
 }
 
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{Home, Request, Session};
+
+    fn session(dir: &Path) -> Session {
+        let project = dir.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut session = Session::new(Home::new(dir.join("home"), None));
+        let root = project.display().to_string();
+        session
+            .dispatch(Request::Bb7Init {
+                project_root: root.clone(),
+            })
+            .unwrap();
+        session
+            .dispatch(Request::Init { project_root: root })
+            .unwrap();
+        session
+    }
+
+    #[test]
+    fn outputs_are_written_under_the_guard_and_never_for_global_chats() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = session(dir.path());
+        session
+            .dispatch(Request::ChatNew {
+                name: "g".into(),
+                model: None,
+                global: true,
+            })
+            .unwrap();
+        let err = session
+            .active()
+            .unwrap()
+            .write_output("a.txt", "x")
+            .unwrap_err();
+        assert_eq!(err.to_string(), "Global chats cannot write files");
+        session
+            .dispatch(Request::ChatNew {
+                name: "p".into(),
+                model: None,
+                global: false,
+            })
+            .unwrap();
+        let active = session.active_mut().unwrap();
+        active.write_output("deep/a.txt", "x").unwrap();
+        assert_eq!(
+            active.output_files().unwrap(),
+            vec!["deep/a.txt".to_owned()]
+        );
+        let statuses = active.file_statuses().unwrap();
+        assert_eq!((statuses[0].status, statuses[0].tokens), ("A", 1));
+        assert!(active.write_output("../escape.txt", "x").is_err());
+    }
+
+    #[test]
+    fn diff_local_done_outcomes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = session(dir.path());
+        session
+            .dispatch(Request::ChatNew {
+                name: "p".into(),
+                model: None,
+                global: false,
+            })
+            .unwrap();
+        let project = dir.path().join("project").canonicalize().unwrap();
+        let active = session.active_mut().unwrap();
+        std::fs::write(project.join("a.txt"), "one\n").unwrap();
+        active.add_file("a.txt", "one\n", false).unwrap();
+        active.write_output("a.txt", "one\ntwo\nthree\n").unwrap();
+        assert_eq!(active.diff_local_done("a.txt").unwrap(), DiffOutcome::None);
+        std::fs::write(project.join("a.txt"), "one\ntwo\n").unwrap();
+        assert_eq!(
+            active.diff_local_done("a.txt").unwrap(),
+            DiffOutcome::Partial
+        );
+        assert_eq!(active.context_content("a.txt").unwrap(), "one\ntwo\n");
+        assert!(
+            active.has_output("a.txt"),
+            "a partial apply keeps the output"
+        );
+        std::fs::write(project.join("a.txt"), "one\r\ntwo\r\nthree\r\n").unwrap();
+        assert_eq!(active.diff_local_done("a.txt").unwrap(), DiffOutcome::Full);
+        assert!(!active.has_output("a.txt"));
+        assert_eq!(
+            active.context_content("a.txt").unwrap(),
+            "one\r\ntwo\r\nthree\r\n"
+        );
+        assert_eq!(active.diff_local_done("a.txt").unwrap(), DiffOutcome::None);
+        let actions: Vec<String> = active
+            .chat
+            .messages
+            .iter()
+            .filter_map(|message| match &message.parts[0] {
+                ybs_core::Part::ContextEvent(event) => Some(event.action.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(actions, ["UserAddFile", "UserWriteFile", "UserApplyFile"]);
+    }
+}
+
 fn is_zero(value: &usize) -> bool {
     *value == 0
 }
@@ -104,6 +209,9 @@ impl Active {
 
     /// Writes an output file (the model's writes, next issue), under the safety guard.
     pub fn write_output(&self, path: &str, content: &str) -> Result<()> {
+        if self.chat.global {
+            return Err(Error::Invalid("Global chats cannot write files".into()));
+        }
         let target = self.output_path(path)?;
         paths::guard_write(self.require_root()?, &target)?;
         atomic::write(&target, content.as_bytes())

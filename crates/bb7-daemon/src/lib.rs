@@ -36,6 +36,10 @@
 //! - `chat_move {id, to}` replies `{"type":"ok","id":...}`; a chat moved to the global store
 //!   has all its context files made read-only.
 //! - `shutdown` is answered with `ok` before the process exits.
+//! - `.bb7/pinned_chats.json` belongs to the client (it reads and writes it itself); the
+//!   daemon never touches it.
+//! - `ping` and `version` are answered as soon as they are read; every other request is
+//!   handled in arrival order by the session, so their replies may overtake queued work.
 
 pub mod active;
 pub mod atomic;
