@@ -230,8 +230,7 @@ function M.add(path, content, opts, cb)
       return done(cb, false)
     end
     notify.info("Added " .. section_label(path, opts.first, opts.last))
-    M.refresh_files()
-    M.refresh_estimate()
+    M.load_chat()
     done(cb, true)
   end)
 end
@@ -253,8 +252,7 @@ function M.remove(path, opts, cb)
       return done(cb, false)
     end
     notify.info("Removed " .. section_label(path, opts.first, opts.last))
-    M.refresh_files()
-    M.refresh_estimate()
+    M.load_chat()
     done(cb, true)
   end)
 end
@@ -276,8 +274,7 @@ function M.update(path, cb)
       return done(cb, false)
     end
     notify.info("Updated " .. path)
-    M.refresh_files()
-    M.refresh_estimate()
+    M.load_chat()
     done(cb, true)
   end)
 end
@@ -289,7 +286,7 @@ function M.set_readonly(path, readonly, cb)
       return done(cb, false)
     end
     notify.info((readonly and "Set read-only " or "Set writable ") .. path)
-    M.refresh_files(cb)
+    M.load_chat(cb)
   end)
 end
 
@@ -347,8 +344,7 @@ function M.apply(path, cb)
       return done(cb, false)
     end
     notify.info("Applied " .. path)
-    M.refresh_files()
-    M.refresh_estimate()
+    M.load_chat()
     done(cb, true)
   end)
 end
@@ -373,8 +369,7 @@ function M.apply_all(cb)
       if applied > 0 then
         notify.info(string.format("Applied %d files", applied))
       end
-      M.refresh_files()
-      M.refresh_estimate()
+      M.load_chat()
       return done(cb, #failed == 0)
     end
     apply_one(todo[i], function(ok)

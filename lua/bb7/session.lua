@@ -39,6 +39,7 @@ local function handle_event(msg)
       state.data.chat.name = msg.title
     end
     state.emit("chats")
+    state.emit("status")
     state.emit("title_updated", msg)
   elseif msg.type == "error" then
     notify.error("Failed to handle a request: " .. tostring(msg.message))

@@ -131,6 +131,15 @@ describe("files pane", function()
     focus_row("files", 1)
     require("bb7.ui").handlers.files.diff()
     t.eq({ "diff a.cs", "--- context/a.cs", "+++ output/a.cs", "@@ -1,2 +1,2 @@", " one", "-two", "+TWO" }, lines(require("bb7.ui.preview").buf()))
+    local during
+    require("bb7.state").on("stream", function()
+      during = during or lines(require("bb7.ui.preview").buf())
+    end)
+    fake.send_script = nil
+    require("bb7.actions").send("next")
+    env.settle()
+    t.falsy(vim.tbl_contains(during, "diff a.cs"), "a reply streams into the chat, not after the diff")
+    t.eq("Hello ", during[#during])
   end)
 
   it(":BB7DiffLocal opens local and output side by side in diff mode", function()
@@ -216,6 +225,7 @@ describe("chats pane", function()
     env.settle()
     t.eq("hello there", fake:sent("generate_title")[1].content)
     t.eq({ "▶  Generated title" }, lines(require("bb7.ui.chats").buf()))
+    t.matches("^ Generated title │", vim.wo[require("bb7.ui").wins.preview].winbar)
   end)
 end)
 

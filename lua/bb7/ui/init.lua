@@ -30,8 +30,15 @@ function M.refresh_status()
   statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))
 end
 
-local function render_chat()
+-- Draws the active chat (or the empty state) into the preview. `force` draws even while a
+-- reply streams (used when the stream starts over a diff view).
+local function render_chat(force)
   local data = state.data
+  if data.stream and not force then
+    -- the reply is streaming into the preview; the chat is drawn again when it ends
+    M.refresh_status()
+    return
+  end
   if data.chat then
     local limit
     local length = actions.context_length()
@@ -69,6 +76,9 @@ local function subscribe()
   end)
   state.on("status", M.refresh_status)
   state.on("stream_start", function(info)
+    if preview.mode ~= "chat" then
+      render_chat(true)
+    end
     preview.stream_start(info.content, info.model)
     M.refresh_status()
   end)
@@ -111,12 +121,7 @@ local function with_file_row(fn)
 end
 
 local function send()
-  local text = input.text()
-  actions.send(text, nil, function(msg)
-    if type(msg) == "table" and msg.type == "error" and not msg.cancelled then
-      return
-    end
-  end)
+  actions.send(input.text())
   if state.data.stream then
     input.set_text("")
     actions.save_draft("")

@@ -11,6 +11,7 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("bb7-preview")
 M.rendered = nil -- the last render.chat result (message rows for fork/edit)
 M.stream = nil
+M.mode = "empty" -- what the buffer shows: "chat", "diff" or "empty"
 
 function M.buf()
   return buffers.get("preview")
@@ -32,8 +33,9 @@ local function apply_folds(buf, folds)
 end
 
 --- Writes a rendered result (see bb7.render) into the buffer.
-function M.show(rendered)
+function M.show(rendered, mode)
   local buf = M.buf()
+  M.mode = mode or "chat"
   M.stream = nil
   M.rendered = rendered
   buffers.set_lines(buf, rendered.lines)
@@ -58,7 +60,7 @@ end
 
 --- The empty state: no chat selected.
 function M.show_empty(text)
-  M.show({ lines = vim.split(text, "\n", { plain = true }), hls = {}, folds = {}, messages = {} })
+  M.show({ lines = vim.split(text, "\n", { plain = true }), hls = {}, folds = {}, messages = {} }, "empty")
 end
 
 --- Starts showing a reply to `content`: the user's message, then the assistant header.
@@ -134,7 +136,7 @@ function M.show_diff(path, before, after)
   if diff == "" then
     table.insert(lines, "(no differences)")
   end
-  M.show({ lines = lines, hls = hls, folds = {}, messages = {} })
+  M.show({ lines = lines, hls = hls, folds = {}, messages = {} }, "diff")
 end
 
 --- The message (index, role) under the cursor of the preview window, or nil.
