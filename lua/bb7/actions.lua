@@ -599,17 +599,22 @@ function M.set_model(model, cb)
   end)
 end
 
-function M.fetch_models(cb)
+--- The model list (fetched once). `quiet` skips the error notification (the background fetch
+--- that only feeds the context counter).
+function M.fetch_models(cb, quiet)
   if state.data.models then
     return done(cb, state.data.models)
   end
   session.request("get_models", {}, function(reply)
     if reply.type ~= "models" then
-      notify.daemon_error("list models", reply.message)
+      if not quiet then
+        notify.daemon_error("list models", reply.message)
+      end
       return done(cb, nil)
     end
     state.data.models = reply.models or {}
-    state.emit("status")
+    -- the counter depends on the model's context length
+    state.emit("chat")
     done(cb, state.data.models)
   end)
 end

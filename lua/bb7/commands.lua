@@ -86,6 +86,7 @@ function M.open()
       if not ok then
         return
       end
+      actions.fetch_models(nil, true)
       if state.data.active_id then
         ui.open()
         actions.load_chat()

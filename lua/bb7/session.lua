@@ -89,7 +89,7 @@ function M.start()
     if close_log then
       close_log()
     end
-    log, close_log = require("bb7.traffic_log").open(config.options.debug_log)
+    log, close_log = require("bb7.traffic_log").open()
   end
   M.client = Client.new({
     cmd = cmd or { "bb7" },

@@ -26,6 +26,16 @@ function M.is_open()
   return M.tab ~= nil and vim.api.nvim_tabpage_is_valid(M.tab)
 end
 
+-- Whether every pane still has its window (the user may have closed one).
+local function complete()
+  for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
+    if not valid(M.wins[pane]) then
+      return false
+    end
+  end
+  return true
+end
+
 function M.refresh_status()
   statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))
 end
@@ -286,6 +296,9 @@ end
 function M.open()
   subscribe()
   setup_buffers()
+  if M.is_open() and not complete() then
+    M.close()
+  end
   if M.is_open() then
     vim.api.nvim_set_current_tabpage(M.tab)
   else
@@ -320,12 +333,11 @@ function M.close()
     input.save_if_changed(actions.save_draft)
   end
   if M.is_open() then
-    if #vim.api.nvim_list_tabpages() > 1 then
-      local number = vim.api.nvim_tabpage_get_number(M.tab)
-      vim.cmd(number .. "tabclose")
-    else
-      vim.cmd("enew")
+    if #vim.api.nvim_list_tabpages() == 1 then
+      vim.cmd("tabnew")
     end
+    local number = vim.api.nvim_tabpage_get_number(M.tab)
+    vim.cmd(number .. "tabclose")
   end
   M.tab = nil
   M.wins = {}
