@@ -650,3 +650,42 @@ fn shell_environment_has_no_secrets_and_a_private_home() {
         "{stdout}"
     );
 }
+
+#[test]
+fn shell_cannot_signal_processes_outside_the_sandbox() {
+    let f = Fixture::new();
+    let before = f.snapshot_outside();
+    let mut victim = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let result = shell(&f, &format!("kill -9 {}", victim.id()));
+    assert_ne!(result["exit_code"], 0, "{result}");
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("Operation not permitted"),
+        "{result}"
+    );
+    assert!(
+        victim.try_wait().unwrap().is_none(),
+        "the sandboxed shell killed a process outside"
+    );
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert_eq!(f.snapshot_outside(), before);
+}
+
+#[test]
+fn shell_cannot_truncate_files_outside_the_root() {
+    let f = Fixture::new();
+    let before = f.snapshot_outside();
+    let out = f.outside.display();
+    let result = shell(
+        &f,
+        &format!("truncate -s 0 {out}/secret.txt; : > {out}/secret.txt"),
+    );
+    assert_ne!(result["exit_code"], 0, "{result}");
+    assert_eq!(f.snapshot_outside(), before);
+}

@@ -10,7 +10,9 @@
 //!   `/dev`, `/sys`, `/nix/store`) and the toolchains in the home directory (`~/.cargo`,
 //!   `~/.rustup`) when they exist;
 //! - read and write the allowed roots, its private temp dir and `/dev/null`;
-//! - nothing else: the rest of the home directory, other projects and `/tmp` are invisible.
+//! - nothing else: the rest of the home directory, other projects and `/tmp` are invisible;
+//! - no signals to processes outside the sandbox and no abstract unix sockets (Landlock
+//!   scopes, ABI 6, best effort).
 //!
 //! Blocked paths inside a granted directory are carved out: the directories on the way to a
 //! blocked path get only `READ_DIR` (their names can be listed, nothing written), and every
@@ -19,8 +21,10 @@
 //!
 //! The seccomp filter returns `EPERM` for `socket` with a domain other than `AF_UNIX`, for
 //! `connect`, `bind`, `listen`, `accept`, `accept4`, `sendto`, `sendmsg`, `sendmmsg`, for
-//! `io_uring_setup` (io_uring can connect without those calls), and for `setsid`/`setpgid`
-//! (so nothing leaves the process group that the timeout kills).
+//! `io_uring_setup` (io_uring can connect without those calls), for `setsid`/`setpgid`
+//! (so nothing leaves the process group that the timeout kills), and for path-based
+//! `truncate` (which Landlock only controls from ABI 3; `ftruncate` on a file opened for
+//! writing still works).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -30,7 +34,7 @@ use std::process::Command;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus,
+    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -92,6 +96,8 @@ pub(crate) fn prepare(
         .handle_access(all)
         .map_err(landlock_error)?
         .handle_access(AccessNet::from_all(TARGET_ABI))
+        .map_err(landlock_error)?
+        .scope(Scope::from_all(ABI::V6))
         .map_err(landlock_error)?
         .create()
         .map_err(landlock_error)?;
@@ -173,6 +179,7 @@ fn seccomp_filter() -> Result<BpfProgram, ShellSandboxError> {
         libc::SYS_io_uring_setup,
         libc::SYS_setsid,
         libc::SYS_setpgid,
+        libc::SYS_truncate,
     ] {
         rules.insert(syscall, Vec::new());
     }
