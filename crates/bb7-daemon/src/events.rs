@@ -5,7 +5,8 @@
 //! `ybs_core::ContextEvent` has no fields for a section's lines or a save-as origin; events
 //! that carry them (`UserAddSection`, `UserRemoveSection`, `UserSaveAs`) are written as the
 //! same JSON object through [`Part::Unknown`], with `start_line`/`end_line`/`original_path`
-//! added.
+//! added. When a chat is loaded, [`crate::store`] keeps such stored events whole the same way,
+//! so they survive being saved again.
 
 use serde_json::{Map, Value};
 use ybs_core::{ContextAction, ContextEvent, Message, Part, Role};

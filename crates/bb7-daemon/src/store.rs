@@ -95,7 +95,8 @@ impl ChatStore {
             });
         }
         let mut chat: Chat =
-            serde_json::from_value(value).map_err(|err| corrupt(err.to_string()))?;
+            serde_json::from_value(value.clone()).map_err(|err| corrupt(err.to_string()))?;
+        keep_event_extras(&mut chat, &value);
         if chat.id.is_empty() {
             chat.id = id.to_owned();
         }
@@ -301,6 +302,46 @@ impl ChatStore {
     }
 }
 
+/// The fields `ybs_core::ContextEvent` models; a stored event with any other field (a
+/// section's `start_line`/`end_line`, `original_path`, `added`) is kept whole as
+/// [`ybs_core::Part::Unknown`] so saving the chat does not drop them.
+const EVENT_FIELDS: [&str; 7] = [
+    "type",
+    "action",
+    "path",
+    "version",
+    "prev_version",
+    "readonly",
+    "external",
+];
+
+fn keep_event_extras(chat: &mut Chat, raw: &Value) {
+    let Some(messages) = raw.get("messages").and_then(Value::as_array) else {
+        return;
+    };
+    for (message, raw_message) in chat.messages.iter_mut().zip(messages) {
+        let Some(parts) = raw_message.get("parts").and_then(Value::as_array) else {
+            continue;
+        };
+        if parts.len() != message.parts.len() {
+            continue;
+        }
+        for (part, raw_part) in message.parts.iter_mut().zip(parts) {
+            let Some(object) = raw_part.as_object() else {
+                continue;
+            };
+            let is_event = object.get("type").and_then(Value::as_str) == Some("context_event");
+            if is_event
+                && object
+                    .keys()
+                    .any(|key| !EVENT_FIELDS.contains(&key.as_str()))
+            {
+                *part = ybs_core::Part::Unknown(raw_part.clone());
+            }
+        }
+    }
+}
+
 /// A fresh chat id: 10 lowercase hex characters.
 pub fn new_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -356,6 +397,32 @@ mod tests {
         assert_eq!(listed, vec![b.id.clone()]);
         assert!(matches!(store.delete(&a.id), Err(Error::ChatNotFound)));
         assert!(matches!(store.load("../x"), Err(Error::ChatNotFound)));
+    }
+
+    #[test]
+    fn event_fields_core_does_not_model_survive_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ChatStore::new(dir.path().join("chats"), false);
+        let chat = store.create(chat("a")).unwrap();
+        let path = store.chat_dir(&chat.id).unwrap().join("chat.json");
+        let section = serde_json::json!({"type": "context_event", "action": "UserAddSection", "path": "a.rs",
+            "version": "12345678", "readonly": true, "external": false, "start_line": 3, "end_line": 9});
+        let plain = serde_json::json!({"type": "context_event", "action": "UserAddFile", "path": "b.rs",
+            "readonly": false, "external": false});
+        let text = serde_json::json!({"version": 2, "id": chat.id, "messages": [
+            {"role": "assistant", "parts": [section.clone(), plain.clone()]}]});
+        std::fs::write(&path, text.to_string()).unwrap();
+        let loaded = store.load(&chat.id).unwrap();
+        store.save(&loaded).unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            saved["messages"][0]["parts"],
+            serde_json::json!([section, plain])
+        );
+        assert!(matches!(
+            loaded.messages[0].parts[1],
+            ybs_core::Part::ContextEvent(_)
+        ));
     }
 
     #[test]
