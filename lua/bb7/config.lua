@@ -95,11 +95,9 @@ local function merge_keymaps(entries, overrides)
   local out = {}
   for _, entry in ipairs(entries) do
     local change = overrides[entry[3]]
-    if change == false then
-      -- disabled
-    elseif type(change) == "string" then
+    if type(change) == "string" then
       table.insert(out, { entry[1], change, entry[3], entry[4] })
-    else
+    elseif change ~= false then
       table.insert(out, vim.deepcopy(entry))
     end
   end

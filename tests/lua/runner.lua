@@ -11,7 +11,6 @@ package.path = root .. "/tests/lua/?.lua;" .. package.path
 vim.o.swapfile = false
 vim.cmd("runtime plugin/bb7.lua")
 
-local suites = {}
 local stack = {}
 local current = { name = "", tests = {}, before = {}, children = {} }
 local top = current
@@ -39,7 +38,6 @@ if not chunk then
   vim.cmd("cquit 1")
 end
 chunk()
-_ = suites
 
 local passed, failed = 0, 0
 
