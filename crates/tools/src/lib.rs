@@ -7,6 +7,54 @@
 //! [`ConfirmationPolicy`] whether the user must confirm, then runs
 //! [`ToolRegistry::invoke_call`] (on a blocking thread) and sends the [`ToolResult`]
 //! (`ybs_core`) back to the model.
+//!
+//! ```no_run
+//! use ybs_core::ToolCall;
+//! use ybs_tools::*;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // safety.sandbox_allowed_paths / sandbox_blocked_paths
+//! let sandbox = PathSandbox::new(["./"], ["~/.ssh", "~/.aws", "~/.config"])?;
+//! // safety.sandbox_enabled, safety.blocked_commands, tools.builtin.run_shell.timeout_seconds
+//! let shell = ShellPolicy { sandbox_enabled: true, ..ShellPolicy::default() };
+//! shell::probe(&shell, &sandbox)?; // tell the user now if the sandbox cannot be enforced
+//! let ctx = ToolContext::new(sandbox, shell)?;
+//!
+//! let mut registry = ToolRegistry::new();
+//! registry.set_enabled("run_shell", true); // tools.builtin.NAME.enabled
+//! registry.set_max_output_chars(10_000); // context.max_tool_output_chars
+//! let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+//! let report = registry.set_external_sources(Vec::new(), default_tools_dir(home.as_deref()));
+//! for error in &report.errors {
+//!     eprintln!("warning: {error}");
+//! }
+//! let specs = registry.specs(); // for the ChatRequest
+//!
+//! let mut policy = ConfirmationPolicy::new(["write_file", "run_shell", "delete_file"]);
+//! let call = ToolCall::new("call_1", "run_shell", serde_json::json!({"command": "cargo test"}));
+//! let run = match policy.check(&call.name, &call.arguments, &ctx) {
+//!     Confirmation::NotNeeded => true,
+//!     Confirmation::Required { reason } => {
+//!         println!("{reason}: [y]es / [n]o / [a]lways");
+//!         policy.record(&call.name, Decision::AllowForSession)
+//!     }
+//! };
+//! if run {
+//!     let result = registry.invoke_call(&call, &ctx); // a ybs_core::ToolResult
+//!     println!("{}", result.content);
+//! }
+//! // On SIGHUP:
+//! let report = registry.reload();
+//! # let _ = (specs, report);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Security model, in layers: every path a tool touches is resolved physically and checked
+//! ([`PathSandbox`]), then opened without following symlinks below its root ([`safe_fs`]);
+//! `run_shell` commands run under Landlock and seccomp on Linux ([`shell`]), and refuse to
+//! run when that cannot be enforced unless the user opted out. `blocked_commands` is a guard
+//! against accidents, not a boundary.
 
 pub mod bb7_edit;
 pub mod builtins;
