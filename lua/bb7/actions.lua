@@ -187,8 +187,13 @@ end
 function M.refresh_estimate()
   session.request("estimate_tokens", {}, function(reply)
     if reply.type == "token_estimate" then
+      local function fixed(e)
+        return e and ((tonumber(e.total) or 0) - (tonumber(e.history) or 0)) or nil
+      end
+      local moved = fixed(state.data.estimate) ~= fixed(reply)
       state.data.estimate = reply
-      state.emit("status")
+      -- the non-history tokens move the context boundary: redraw the dimming then
+      state.emit(moved and "chat" or "status")
     end
   end)
 end
