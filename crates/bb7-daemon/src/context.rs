@@ -300,3 +300,113 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
     };
     Ok((convert(start)?, convert(end)?))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{Home, Request, Session};
+
+    fn session(dir: &Path) -> Session {
+        let project = dir.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut session = Session::new(Home::new(dir.join("home"), None));
+        let root = project.display().to_string();
+        session
+            .dispatch(Request::Bb7Init {
+                project_root: root.clone(),
+            })
+            .unwrap();
+        session
+            .dispatch(Request::Init { project_root: root })
+            .unwrap();
+        session
+            .dispatch(Request::ChatNew {
+                name: "c".into(),
+                model: None,
+                global: false,
+            })
+            .unwrap();
+        session
+    }
+
+    #[test]
+    fn sections_are_immutable_and_always_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = session(dir.path());
+        let active = session.active_mut().unwrap();
+        active.add_section("a.rs", "two\nthree\n", 2, 3).unwrap();
+        assert_eq!(
+            active
+                .add_section("a.rs", "x", 2, 3)
+                .unwrap_err()
+                .to_string(),
+            "Context file already exists"
+        );
+        assert_eq!(
+            active.update_file("a.rs", "new").unwrap_err().to_string(),
+            "Sections are immutable: remove the section and add it again"
+        );
+        assert_eq!(
+            active.set_readonly("a.rs", false).unwrap_err().to_string(),
+            "Sections are always read-only"
+        );
+        assert_eq!(
+            active
+                .add_section("a.rs", "x", 0, 3)
+                .unwrap_err()
+                .to_string(),
+            "start_line and end_line must be positive integers"
+        );
+        // A whole file and sections of it live side by side.
+        active.add_file("a.rs", "one\ntwo\nthree\n", false).unwrap();
+        active.update_file("a.rs", "one\n2\nthree\n").unwrap();
+        assert_eq!(active.context_content("a.rs").unwrap(), "one\n2\nthree\n");
+        let section = active
+            .chat
+            .context_files
+            .iter()
+            .find(|file| file.section().is_some())
+            .unwrap();
+        assert_eq!(active.read_snapshot(section).unwrap(), "two\nthree\n");
+        assert_eq!(section.version, version_of(section, "two\nthree\n"));
+        assert_eq!(
+            active.remove_section("a.rs", 2, 4).unwrap_err().to_string(),
+            "File not found"
+        );
+        active.remove_section("a.rs", 2, 3).unwrap();
+        assert_eq!(active.chat.context_files.len(), 1);
+    }
+
+    #[test]
+    fn absolute_paths_inside_the_project_become_relative() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut session = session(dir.path());
+        let project = dir.path().join("project").canonicalize().unwrap();
+        let active = session.active_mut().unwrap();
+        active
+            .add_file(
+                &project.join("src/lib.rs").display().to_string(),
+                "x",
+                false,
+            )
+            .unwrap();
+        let file = &active.chat.context_files[0];
+        assert_eq!(
+            (file.path.as_str(), file.external, file.readonly),
+            ("src/lib.rs", false, false)
+        );
+        assert_eq!(file.version, ybs_core::file_id("src/lib.rs", "x"));
+        let absolute = project.join("src/lib.rs").display().to_string();
+        assert_eq!(active.context_content(&absolute).unwrap(), "x");
+        assert_eq!(
+            active
+                .add_file("src/lib.rs", "y", false)
+                .unwrap_err()
+                .to_string(),
+            "Context file already exists"
+        );
+        active.remove_file(&absolute).unwrap();
+        assert!(active.chat.context_files.is_empty());
+    }
+}

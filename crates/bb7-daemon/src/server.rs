@@ -91,7 +91,21 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
         while let Some((request_id, request)) = requests.blocking_recv() {
             let action = request.action();
             tracing::debug!(action, "request");
-            match session.dispatch(request) {
+            // A bug in one handler must not take the daemon (and the user's session) down.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                session.dispatch(request)
+            }))
+            .unwrap_or_else(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|text| (*text).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".to_owned());
+                Err(crate::Error::Invalid(format!(
+                    "Internal error while handling {action}: {why}"
+                )))
+            });
+            match outcome {
                 Ok(Some(reply)) => send(&worker_output, &reply.for_request(request_id.as_deref())),
                 Ok(None) => {
                     send(
