@@ -10,7 +10,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::OwnedFd;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
@@ -72,30 +72,106 @@ pub enum SafeFsError {
 /// Reads a whole regular file that the sandbox allowed, refusing symlinks swapped in after
 /// the check and files with more than one hard link.
 pub fn read(sandbox: &PathSandbox, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
-    let shown = resolved.display().to_string();
-    let fd = open_for_read(sandbox, resolved, &shown)?;
-    let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown))?;
-    match FileType::from_raw_mode(stat.st_mode) {
-        FileType::RegularFile => {}
-        FileType::Directory => return Err(SafeFsError::IsADirectory(shown)),
-        _ => return Err(SafeFsError::NotAFile(shown)),
+    Reader::new(sandbox).read(resolved)
+}
+
+/// Reads many files below the same roots (a search), keeping each root directory open.
+pub struct Reader<'a> {
+    sandbox: &'a PathSandbox,
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    roots: Vec<(PathBuf, OwnedFd)>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader for paths the sandbox allowed.
+    pub fn new(sandbox: &'a PathSandbox) -> Self {
+        Reader {
+            sandbox,
+            roots: Vec::new(),
+        }
     }
-    #[allow(clippy::unnecessary_cast)]
-    let links = stat.st_nlink as u64;
-    if links > 1 {
-        return Err(SafeFsError::HardLinked { path: shown, links });
+
+    /// Like [`read`]: the whole file, refusing symlinks below the root, hard-linked files,
+    /// non-regular files and files over [`MAX_FILE_BYTES`].
+    pub fn read(&mut self, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
+        let shown = || resolved.display().to_string();
+        let fd = self.open(resolved)?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown()))?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => {}
+            FileType::Directory => return Err(SafeFsError::IsADirectory(shown())),
+            _ => return Err(SafeFsError::NotAFile(shown())),
+        }
+        #[allow(clippy::unnecessary_cast)]
+        let links = stat.st_nlink as u64;
+        if links > 1 {
+            return Err(SafeFsError::HardLinked {
+                path: shown(),
+                links,
+            });
+        }
+        #[allow(clippy::unnecessary_cast)]
+        let size = stat.st_size as u64;
+        if size > MAX_FILE_BYTES {
+            return Err(SafeFsError::TooLarge {
+                path: shown(),
+                size,
+            });
+        }
+        let file = File::from(fd);
+        // One byte of slack so the read that sees end-of-file does not grow the buffer.
+        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
+        file.take(MAX_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| io_error(e, &shown()))?;
+        Ok(bytes)
     }
-    #[allow(clippy::unnecessary_cast)]
-    let size = stat.st_size as u64;
-    if size > MAX_FILE_BYTES {
-        return Err(SafeFsError::TooLarge { path: shown, size });
+
+    /// Opens a file for reading without following any symlink below its root. On Linux one
+    /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` from the open root does it; elsewhere
+    /// (or on kernels before 5.6) the directories are walked one by one.
+    fn open(&mut self, resolved: &Path) -> Result<OwnedFd, SafeFsError> {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::ResolveFlags;
+            let shown = || resolved.display().to_string();
+            let root = self
+                .sandbox
+                .root_of(resolved)
+                .ok_or_else(|| SafeFsError::NotInRoot(shown()))?;
+            let relative = resolved
+                .strip_prefix(root)
+                .map_err(|_| SafeFsError::NotInRoot(shown()))?;
+            let index = match self.roots.iter().position(|(r, _)| r == root) {
+                Some(index) => index,
+                None => {
+                    let flags =
+                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+                    let fd = rustix::fs::open(root, flags, Mode::empty())
+                        .map_err(|e| errno_error(e, &shown()))?;
+                    self.roots.push((root.to_path_buf(), fd));
+                    self.roots.len() - 1
+                }
+            };
+            match rustix::fs::openat2(
+                &self.roots[index].1,
+                relative,
+                READ_FLAGS,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+            ) {
+                Ok(fd) => return Ok(fd),
+                // Not supported here: fall back to the walk.
+                Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
+                Err(rustix::io::Errno::XDEV) => return Err(SafeFsError::SymlinkRace(shown())),
+                Err(e) => return Err(errno_error(e, &shown())),
+            }
+        }
+        let shown = resolved.display().to_string();
+        let (parent, name) = open_parent(self.sandbox, resolved, false)?;
+        rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty())
+            .map_err(|e| errno_error(e, &shown))
     }
-    let file = File::from(fd);
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(e, &shown))?;
-    Ok(bytes)
 }
 
 const READ_FLAGS: OFlags = OFlags::RDONLY
@@ -103,46 +179,6 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::CLOEXEC)
     .union(OFlags::NOCTTY)
     .union(OFlags::NONBLOCK);
-
-/// Opens a file for reading without following any symlink below its root. On Linux one
-/// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` does it; elsewhere (or on kernels before
-/// 5.6) the directories are walked one by one.
-fn open_for_read(
-    sandbox: &PathSandbox,
-    resolved: &Path,
-    shown: &str,
-) -> Result<OwnedFd, SafeFsError> {
-    #[cfg(target_os = "linux")]
-    {
-        use rustix::fs::ResolveFlags;
-        let root = sandbox
-            .root_of(resolved)
-            .ok_or_else(|| SafeFsError::NotInRoot(shown.to_string()))?;
-        let relative = resolved
-            .strip_prefix(root)
-            .map_err(|_| SafeFsError::NotInRoot(shown.to_string()))?;
-        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let root_fd =
-            rustix::fs::open(root, dir_flags, Mode::empty()).map_err(|e| errno_error(e, shown))?;
-        match rustix::fs::openat2(
-            &root_fd,
-            relative,
-            READ_FLAGS,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-        ) {
-            Ok(fd) => return Ok(fd),
-            // Not supported here: fall back to the walk.
-            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
-            Err(rustix::io::Errno::XDEV) => {
-                return Err(SafeFsError::SymlinkRace(shown.to_string()));
-            }
-            Err(e) => return Err(errno_error(e, shown)),
-        }
-    }
-    let (parent, name) = open_parent(sandbox, resolved, false)?;
-    rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty()).map_err(|e| errno_error(e, shown))
-}
 
 /// Writes `bytes` to a file the sandbox allowed, atomically, creating missing parent
 /// directories. An existing file keeps its permission bits.

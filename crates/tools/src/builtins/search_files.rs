@@ -94,7 +94,9 @@ impl Tool for SearchFiles {
         let found = Mutex::new(Vec::new());
         if base.is_file() {
             let mut searcher = searcher();
-            if let Some(matches) = search_file(&mut searcher, &matcher, ctx, &base, context) {
+            let mut reader = safe_fs::Reader::new(&ctx.sandbox);
+            if let Some(matches) = search_file(&mut searcher, &mut reader, &matcher, &base, context)
+            {
                 found.lock().map(|mut f| f.extend(matches)).ok();
             }
         } else if base.is_dir() {
@@ -104,6 +106,7 @@ impl Tool for SearchFiles {
                 let filter = filter.clone();
                 let base = &base;
                 let mut searcher = searcher();
+                let mut reader = safe_fs::Reader::new(&ctx.sandbox);
                 Box::new(move |entry| {
                     let Ok(entry) = entry else {
                         return WalkState::Continue;
@@ -116,7 +119,7 @@ impl Tool for SearchFiles {
                         return WalkState::Continue;
                     }
                     if let Some(matches) =
-                        search_file(&mut searcher, &matcher, ctx, entry.path(), context)
+                        search_file(&mut searcher, &mut reader, &matcher, entry.path(), context)
                     {
                         if let Ok(mut found) = found.lock() {
                             found.extend(matches);
@@ -156,12 +159,12 @@ fn searcher() -> Searcher {
 /// hard links), binary files and files without matches.
 fn search_file(
     searcher: &mut Searcher,
+    reader: &mut safe_fs::Reader<'_>,
     matcher: &RegexMatcher,
-    ctx: &ToolContext,
     path: &Path,
     context: usize,
 ) -> Option<Vec<Match>> {
-    let bytes = safe_fs::read(&ctx.sandbox, path).ok()?;
+    let bytes = reader.read(path).ok()?;
     if bytes.contains(&0) {
         return None;
     }
