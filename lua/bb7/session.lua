@@ -119,6 +119,16 @@ end
 
 --- Makes sure the daemon runs and `init` has been answered, then calls `cb(ok)`.
 function M.ensure(cb)
+  local root = M.root()
+  if state.data.ready and state.data.root ~= root then
+    -- the working directory moved to another project: start over there
+    local keep_model = state.data.model
+    state.reset()
+    state.data.model = keep_model
+    state.emit("chats")
+    state.emit("chat")
+    state.emit("files")
+  end
   if state.data.ready and M.client and M.client:is_running() then
     cb(true)
     return
@@ -132,7 +142,6 @@ function M.ensure(cb)
     return
   end
   waiting = { cb }
-  local root = M.root()
   local function finish(ok)
     local list = waiting or {}
     waiting = nil

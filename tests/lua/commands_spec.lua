@@ -322,6 +322,19 @@ describe("daemon lifecycle", function()
     t.matches('^%d+%-%d+%-%d+T[%d:]+Z < {"', received)
   end)
 
+  it("initializes again for a new project when the working directory changes", function()
+    env.cmd("BB7")
+    local first = env.dir
+    local other = vim.fn.resolve(vim.fn.tempname())
+    vim.fn.mkdir(other, "p")
+    vim.cmd("cd " .. vim.fn.fnameescape(other))
+    env.cmd("BB7")
+    local inits = fake:sent("init")
+    t.eq({ first, other }, { inits[1].project_root, inits[2].project_root })
+    t.eq({ "WARN BB-7: Not initialized. Run :BB7Init" }, env.messages())
+    t.eq(other, require("bb7.state").data.root)
+  end)
+
   it("works with output cut into 7-byte pieces", function()
     fake.split = 7
     env.cmd("BB7")
