@@ -1,14 +1,7 @@
 //! Context events: every change to a chat's context is recorded in its history as an
 //! assistant-role message holding one `context_event` part, so the model later sees what was
 //! added, removed, updated or applied.
-//!
-//! `ybs_core::ContextEvent` has no fields for a section's lines or a save-as origin; events
-//! that carry them (`UserAddSection`, `UserRemoveSection`, `UserSaveAs`) are written as the
-//! same JSON object through [`Part::Unknown`], with `start_line`/`end_line`/`original_path`
-//! added. When a chat is loaded, [`crate::store`] keeps such stored events whole the same way,
-//! so they survive being saved again.
 
-use serde_json::{Map, Value};
 use ybs_core::{ContextAction, ContextEvent, Message, Part, Role};
 
 use crate::model::ContextFile;
@@ -57,36 +50,17 @@ impl Event {
 
     /// The part to store.
     pub fn into_part(self) -> Part {
-        if self.lines.is_none() && self.original_path.is_none() {
-            return Part::ContextEvent(ContextEvent {
-                action: self.action,
-                path: self.path,
-                version: self.version,
-                prev_version: self.prev_version,
-                readonly: Some(self.readonly),
-                external: Some(self.external),
-            });
-        }
-        let mut object = Map::new();
-        object.insert("type".into(), "context_event".into());
-        object.insert("action".into(), self.action.as_str().into());
-        object.insert("path".into(), self.path.into());
-        if let Some(version) = self.version {
-            object.insert("version".into(), version.into());
-        }
-        if let Some(prev) = self.prev_version {
-            object.insert("prev_version".into(), prev.into());
-        }
-        object.insert("readonly".into(), self.readonly.into());
-        object.insert("external".into(), self.external.into());
-        if let Some((start, end)) = self.lines {
-            object.insert("start_line".into(), start.into());
-            object.insert("end_line".into(), end.into());
-        }
-        if let Some(original) = self.original_path {
-            object.insert("original_path".into(), original.into());
-        }
-        Part::Unknown(Value::Object(object))
+        let (start_line, end_line) = self.lines.unzip();
+        Part::ContextEvent(ContextEvent {
+            version: self.version,
+            prev_version: self.prev_version,
+            readonly: Some(self.readonly),
+            external: Some(self.external),
+            start_line,
+            end_line,
+            original_path: self.original_path,
+            ..ContextEvent::new(self.action, self.path)
+        })
     }
 
     /// The history message holding this event.

@@ -95,8 +95,7 @@ impl ChatStore {
             });
         }
         let mut chat: Chat =
-            serde_json::from_value(value.clone()).map_err(|err| corrupt(err.to_string()))?;
-        keep_event_extras(&mut chat, &value);
+            serde_json::from_value(value).map_err(|err| corrupt(err.to_string()))?;
         if chat.id.is_empty() {
             chat.id = id.to_owned();
         }
@@ -299,46 +298,6 @@ impl ChatStore {
             global: false,
             locked: false,
         })
-    }
-}
-
-/// The fields `ybs_core::ContextEvent` models; a stored event with any other field (a
-/// section's `start_line`/`end_line`, `original_path`, `added`) is kept whole as
-/// [`ybs_core::Part::Unknown`] so saving the chat does not drop them.
-const EVENT_FIELDS: [&str; 7] = [
-    "type",
-    "action",
-    "path",
-    "version",
-    "prev_version",
-    "readonly",
-    "external",
-];
-
-fn keep_event_extras(chat: &mut Chat, raw: &Value) {
-    let Some(messages) = raw.get("messages").and_then(Value::as_array) else {
-        return;
-    };
-    for (message, raw_message) in chat.messages.iter_mut().zip(messages) {
-        let Some(parts) = raw_message.get("parts").and_then(Value::as_array) else {
-            continue;
-        };
-        if parts.len() != message.parts.len() {
-            continue;
-        }
-        for (part, raw_part) in message.parts.iter_mut().zip(parts) {
-            let Some(object) = raw_part.as_object() else {
-                continue;
-            };
-            let is_event = object.get("type").and_then(Value::as_str) == Some("context_event");
-            if is_event
-                && object
-                    .keys()
-                    .any(|key| !EVENT_FIELDS.contains(&key.as_str()))
-            {
-                *part = ybs_core::Part::Unknown(raw_part.clone());
-            }
-        }
     }
 }
 

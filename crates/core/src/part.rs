@@ -150,6 +150,9 @@ pub struct Thinking {
 }
 
 /// A change to a chat's context, recorded in the history so the model sees it.
+///
+/// Fields this crate does not model are kept in [`extra`](ContextEvent::extra) and written
+/// back unchanged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextEvent {
     /// What happened.
@@ -168,6 +171,18 @@ pub struct ContextEvent {
     /// Whether the file lives outside the project.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<bool>,
+    /// First line of a section (section events), 1-based, inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u32>,
+    /// Last line of a section (section events), 1-based, inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    /// For `UserSaveAs`: the output path the file came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_path: Option<String>,
+    /// Fields not modelled above, kept verbatim.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 impl ContextEvent {
@@ -180,6 +195,10 @@ impl ContextEvent {
             prev_version: None,
             readonly: None,
             external: None,
+            start_line: None,
+            end_line: None,
+            original_path: None,
+            extra: serde_json::Map::new(),
         }
     }
 }

@@ -51,6 +51,17 @@ fn every_part() -> Vec<Part> {
             external: Some(false),
             ..ContextEvent::new(ContextAction::UserWriteFile, "src/math.cs")
         }),
+        Part::ContextEvent(ContextEvent {
+            version: Some("11223344".into()),
+            readonly: Some(true),
+            start_line: Some(10),
+            end_line: Some(50),
+            ..ContextEvent::new(ContextAction::UserAddSection, "src/utils.cs")
+        }),
+        Part::ContextEvent(ContextEvent {
+            original_path: Some("math.cs".into()),
+            ..ContextEvent::new(ContextAction::UserSaveAs, "src/renamed.cs")
+        }),
         Part::Raw {
             content: "<raw/>".into(),
         },
@@ -174,4 +185,17 @@ fn invalid_tool_arguments_are_kept_and_flagged() {
     assert_eq!(empty.arguments_error, None);
     let good = ToolCall::from_raw_arguments("c", "t", "{\"a\":1}");
     assert_eq!(good.arguments_text(), "{\"a\":1}");
+}
+
+#[test]
+fn unknown_context_event_fields_are_kept() {
+    let part =
+        json!({"type": "context_event", "action": "UserAddFile", "path": "a", "added": true});
+    let parsed: Part = serde_json::from_value(part.clone()).unwrap();
+    let Part::ContextEvent(event) = &parsed else {
+        panic!("context event expected, got {parsed:?}");
+    };
+    assert_eq!(event.extra.get("added"), Some(&json!(true)));
+    assert!(!event.extra.contains_key("type"));
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), part);
 }
