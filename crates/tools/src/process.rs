@@ -51,8 +51,10 @@ pub fn run(mut command: Command, timeout: Duration, cap_bytes: usize) -> io::Res
     let mut child = command.spawn()?;
     let stdout = child.stdout.take().map(|out| reader(out, cap_bytes));
     let stderr = child.stderr.take().map(|err| reader(err, cap_bytes));
-    let timed_out = wait_or_kill(&mut child, timeout)?;
+    let waited = wait_or_kill(&mut child, timeout);
+    // Reap the child even when waiting failed, so no zombie is left behind.
     let status = child.wait()?;
+    let timed_out = waited?;
     let deadline = Instant::now() + PIPE_GRACE;
     let (stdout, stdout_capped) = join(stdout, deadline);
     let (stderr, stderr_capped) = join(stderr, deadline);
@@ -74,11 +76,17 @@ fn wait_or_kill(child: &mut Child, timeout: Duration) -> io::Result<bool> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
-        let exited = rustix::process::waitid(
+        let exited = match rustix::process::waitid(
             WaitId::Pid(pid),
             WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
-        )?
-        .is_some();
+        ) {
+            Ok(status) => status.is_some(),
+            Err(rustix::io::Errno::INTR) => false,
+            Err(e) => {
+                kill_group(pid);
+                return Err(e.into());
+            }
+        };
         if exited {
             kill_group(pid);
             return Ok(false);
