@@ -84,9 +84,13 @@ function Stream:write(kind, text)
       self.fold_start = vim.api.nvim_buf_line_count(self.buf) - 1
     end
   end
+  local before = vim.api.nvim_buf_line_count(self.buf)
   self:_insert(vim.split(text, "\n", { plain = true }))
   vim.bo[self.buf].modifiable = false
-  self:_follow()
+  if vim.api.nvim_buf_line_count(self.buf) ~= before then
+    -- appending to the last line leaves a following cursor where it is
+    self:_follow()
+  end
 end
 
 --- Appends whole lines of `kind` after the current content.

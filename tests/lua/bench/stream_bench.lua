@@ -56,6 +56,38 @@ end
 s:finish()
 local appender = (vim.uv.hrtime() - t0) / 1e6
 
+-- A real child process (`cat` of the reply's JSON lines) through vim.system, the line buffer,
+-- the client's routing and the preview appender.
+local file = vim.fn.tempname()
+local out = {}
+for _, msg in ipairs(script()) do
+  msg.request_id = "1"
+  table.insert(out, vim.json.encode(msg))
+end
+vim.fn.writefile(out, file)
+local preview = require("bb7.ui.preview")
+vim.api.nvim_win_set_buf(0, preview.buf())
+preview.show_empty("")
+preview.stream_start("go", "m")
+local ended
+local client = require("bb7.client").new({ cmd = { "cat", file } })
+local t1 = vim.uv.hrtime()
+client:start()
+client:request("send", {}, function(msg)
+  if msg.type == "done" then
+    ended = vim.uv.hrtime()
+  else
+    preview.stream_message(msg)
+  end
+end, true)
+vim.wait(120000, function()
+  return ended ~= nil
+end, 1)
+local piped = (ended - t1) / 1e6
+
+io.stdout:write(string.format(
+  "%d chunks through a child process (cat -> vim.system -> client -> preview): %.0f ms (%.1f us/chunk)\n",
+  CHUNKS, piped, piped * 1000 / CHUNKS))
 io.stdout:write(string.format(
   "%d chunks: whole path %.0f ms (%.1f us/chunk, %d preview lines); appender alone %.0f ms (%.1f us/chunk); Lua heap %.0f KiB -> %.0f KiB\n",
   CHUNKS, whole, whole * 1000 / CHUNKS, lines, appender, appender * 1000 / CHUNKS, heap_before, heap_after))
