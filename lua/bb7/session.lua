@@ -142,6 +142,7 @@ function M.ensure(cb)
     return
   end
   waiting = { cb }
+  local previous = state.data.active_id
   local function finish(ok)
     local list = waiting or {}
     waiting = nil
@@ -162,8 +163,16 @@ function M.ensure(cb)
       state.data.model = reply.default_model
     end
     M.request("chat_active", {}, function(active)
-      state.data.active_id = active.type == "chat_active" and active.id or nil
-      finish(true)
+      local id = active.type == "chat_active" and active.id or nil
+      if id or not previous then
+        state.data.active_id = id
+        return finish(true)
+      end
+      -- a restarted daemon has no active chat: select the one this session had
+      M.request("chat_select", { id = previous }, function(selected)
+        state.data.active_id = selected.type ~= "error" and previous or nil
+        finish(true)
+      end)
     end)
   end)
 end

@@ -297,6 +297,24 @@ describe("daemon lifecycle", function()
     t.truthy(require("bb7.session").client:is_running())
   end)
 
+  it("a send after the daemon died starts it again and keeps the active chat", function()
+    fake:new_chat("kept")
+    fake.active = "0000000001"
+    env.cmd("BB7")
+    vim.ui.select = function(_, _, cb)
+      cb(nil) -- leave it stopped
+    end
+    fake:die(1)
+    env.settle()
+    t.falsy(require("bb7.session").client:is_running())
+    fake.active = nil -- a new process knows no active chat
+    require("bb7.ui.input").set_text("still there?")
+    require("bb7.ui").handlers.input.send()
+    env.settle()
+    t.eq("0000000001", fake:sent("chat_select")[1].id)
+    t.eq("still there?", fake:sent("send")[1].content)
+  end)
+
   it("stops the daemon on VimLeavePre", function()
     env.cmd("BB7")
     t.truthy(fake.running)

@@ -131,11 +131,17 @@ local function with_file_row(fn)
 end
 
 local function send()
-  actions.send(input.text())
-  if state.data.stream then
-    input.set_text("")
-    actions.save_draft("")
-  end
+  -- ensure: a daemon that died (and was not restarted) is started again for the send
+  require("bb7.session").ensure(function(ok)
+    if not ok then
+      return
+    end
+    actions.send(input.text())
+    if state.data.stream then
+      input.set_text("")
+      actions.save_draft("")
+    end
+  end)
 end
 
 local function message_action(fn)
