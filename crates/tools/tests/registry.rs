@@ -132,7 +132,7 @@ fn external_tools_get_json_and_return_json() {
     );
     let fail = script(&bin, "fail-tool", "echo 'no network' >&2; exit 4");
     let text = script(&bin, "text-tool", "echo not json");
-    let slow = script(&bin, "slow-tool", "(sleep 2; touch \"$0.late\") & sleep 60");
+    let slow = script(&bin, "slow-tool", "(sleep 4; touch \"$0.late\") & sleep 60");
     let big = script(&bin, "big-tool", "head -c 2000000 /dev/zero | tr '\\0' a");
     let report = f.registry.set_external_sources(
         vec![
@@ -172,7 +172,7 @@ fn external_tools_get_json_and_return_json() {
         f.err("big", json!({"query": "x"})),
         "external tool `big` printed more than 1048576 bytes; its output was discarded"
     );
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_secs(5));
     assert!(
         !bin.join("slow-tool.late").exists(),
         "the timed-out tool's children survived"

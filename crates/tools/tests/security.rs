@@ -582,7 +582,7 @@ fn shell_children_do_not_outlive_the_timeout() {
     let result = f
         .call(
             "run_shell",
-            json!({"command": "(sleep 2; echo late > late.txt) & (setsid sh -c 'sleep 2; echo late > setsid.txt' &) ; sleep 100", "timeout_seconds": 1}),
+            json!({"command": "(sleep 4; echo late > late.txt) & (setsid sh -c 'sleep 4; echo late > setsid.txt' &) ; sleep 100", "timeout_seconds": 1}),
         )
         .unwrap();
     assert_eq!(result["timed_out"], true, "{result}");
@@ -593,7 +593,7 @@ fn shell_children_do_not_outlive_the_timeout() {
             .unwrap()
             .contains("[timed out after 1 s; the command and its child processes were killed]")
     );
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_secs(5));
     assert!(
         !f.root.join("late.txt").exists(),
         "a background child outlived the timeout"
@@ -613,10 +613,10 @@ fn shell_children_do_not_outlive_the_timeout() {
 fn shell_background_children_are_killed_when_the_command_exits() {
     let f = Fixture::new();
     let before = f.snapshot_outside();
-    let result = shell(&f, "(sleep 2; echo late > late.txt) & echo started");
+    let result = shell(&f, "(sleep 4; echo late > late.txt) & echo started");
     assert_eq!(result["stdout"], "started\n");
     assert_eq!(result["timed_out"], false);
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_secs(5));
     assert!(
         !f.root.join("late.txt").exists(),
         "a background child outlived the command"
