@@ -35,8 +35,10 @@ fn openrouter_body() -> String {
     for n in 0..DELTAS {
         body.push_str(&chunk(json!({"content": format!("word{n} ")})));
     }
-    body.push_str(&chunk(json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-        "function": {"name": "write_file", "arguments": ""}}]})));
+    body.push_str(&chunk(
+        json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+        "function": {"name": "write_file", "arguments": ""}}]}),
+    ));
     for n in 0..DELTAS / 5 {
         body.push_str(&chunk(json!({"tool_calls": [{"index": 0,
             "function": {"arguments": format!("line {n}\\n")}}]})));
@@ -49,10 +51,15 @@ fn openrouter_body() -> String {
 
 fn anthropic_body() -> String {
     let event = |value: serde_json::Value| {
-        format!("event: {}\ndata: {value}\n\n", value["type"].as_str().unwrap())
+        format!(
+            "event: {}\ndata: {value}\n\n",
+            value["type"].as_str().unwrap()
+        )
     };
-    let mut body = event(json!({"type": "message_start", "message": {"id": "msg", "type": "message",
-        "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}));
+    let mut body = event(
+        json!({"type": "message_start", "message": {"id": "msg", "type": "message",
+        "role": "assistant", "content": [], "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    );
     body.push_str(&event(json!({"type": "content_block_start", "index": 0,
         "content_block": {"type": "text", "text": ""}})));
     for n in 0..DELTAS {
@@ -95,7 +102,10 @@ fn decode(c: &mut Criterion) {
     for (name, kind, body) in cases {
         let chunks = chunks(&body);
         let events = replay(kind, chunks.clone());
-        assert!(events.iter().all(Result::is_ok), "{name}: the recording decodes");
+        assert!(
+            events.iter().all(Result::is_ok),
+            "{name}: the recording decodes"
+        );
         group.throughput(Throughput::Elements(events.len() as u64));
         group.bench_function(name, |b| b.iter(|| replay(kind, chunks.clone()).len()));
     }

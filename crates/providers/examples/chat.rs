@@ -69,8 +69,12 @@ async fn run(args: Args) -> Result<(), String> {
     if let Some(path) = &args.tools {
         let text = std::fs::read_to_string(path)
             .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        request.tools = serde_json::from_str::<Vec<ToolSpec>>(&text)
-            .map_err(|err| format!("{} is not a JSON array of tool specs: {err}", path.display()))?;
+        request.tools = serde_json::from_str::<Vec<ToolSpec>>(&text).map_err(|err| {
+            format!(
+                "{} is not a JSON array of tool specs: {err}",
+                path.display()
+            )
+        })?;
     }
 
     let cancel = CancellationToken::new();
@@ -85,15 +89,22 @@ async fn run(args: Args) -> Result<(), String> {
     let mut accumulator = Accumulator::new();
     let mut stdout = std::io::stdout();
     let mut failure = None;
+    let mut thinking = false;
     while let Some(event) = stream.next().await {
         match event {
             Ok(event) => {
                 match &event {
+                    StreamEvent::ThinkingDelta { text, .. } => {
+                        eprint!("{text}");
+                        thinking = true;
+                    }
                     StreamEvent::TextDelta { text } => {
+                        if std::mem::take(&mut thinking) {
+                            eprintln!();
+                        }
                         print!("{text}");
                         stdout.flush().ok();
                     }
-                    StreamEvent::ThinkingDelta { text, .. } => eprint!("{text}"),
                     _ => {}
                 }
                 accumulator.push(event);
@@ -102,9 +113,15 @@ async fn run(args: Args) -> Result<(), String> {
         }
     }
     let reply = accumulator.finish();
+    if thinking {
+        eprintln!();
+    }
     println!();
     for call in reply.message.tool_calls() {
-        println!("{}", serde_json::to_string(call).map_err(|err| err.to_string())?);
+        println!(
+            "{}",
+            serde_json::to_string(call).map_err(|err| err.to_string())?
+        );
     }
     let usage = reply.usage;
     eprintln!(
@@ -115,7 +132,10 @@ async fn run(args: Args) -> Result<(), String> {
             0 => String::new(),
             cached => format!(", {cached} cached"),
         },
-        usage.cost.map(|cost| format!(", cost {cost}")).unwrap_or_default()
+        usage
+            .cost
+            .map(|cost| format!(", cost {cost}"))
+            .unwrap_or_default()
     );
     match failure {
         Some(err) => Err(format!("{err} (the reply above is partial)")),

@@ -263,7 +263,8 @@ impl Default for Timeouts {
         Timeouts {
             connect: Duration::from_secs(10),
             idle: Duration::from_secs(120),
-            overall: Duration::from_secs(600),
+            // Long enough for a slow local model writing a long reply.
+            overall: Duration::from_secs(30 * 60),
             request: Duration::from_secs(30),
         }
     }

@@ -622,3 +622,79 @@ async fn openai_and_anthropic_model_lists() {
         assert_eq!(ids, ["m1", "m2"], "{kind}");
     }
 }
+
+#[tokio::test]
+async fn a_retry_after_too_long_to_wait_is_returned_at_once() {
+    let server = FakeLlm::start(Script::new([
+        Turn::fault(Fault::rate_limited(3600)),
+        Turn::text(["never"]),
+    ]))
+    .unwrap();
+    let events = collect(provider(ProviderKind::OpenAi, &server).as_ref(), &hello()).await;
+    let err = last_error(&events);
+    assert_eq!(
+        err.kind,
+        ErrorKind::RateLimit {
+            retry_after: Some(Duration::from_secs(3600))
+        }
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_overall_timeout_bounds_the_whole_reply() {
+    let chunks: Vec<String> = (0..20).map(|n| n.to_string()).collect();
+    let server = FakeLlm::start(Script::new([Turn::text(chunks).with_delay_ms(100)])).unwrap();
+    let mut config = config(ProviderKind::Anthropic, &server);
+    config.timeouts = Timeouts {
+        overall: Duration::from_secs(1),
+        ..Timeouts::default()
+    };
+    let provider = build_with_env(&config, |_| None).unwrap();
+    let events = collect(provider.as_ref(), &hello()).await;
+    let err = last_error(&events);
+    assert_eq!(err.kind, ErrorKind::Timeout);
+    assert_eq!(
+        err.message,
+        "Anthropic did not finish the reply within 1s (overall timeout)"
+    );
+}
+
+#[tokio::test]
+async fn an_echoed_api_key_never_reaches_the_error() {
+    let body = r#"{"error":{"message":"Incorrect API key provided: sk-test-key-123","type":"invalid_request_error","code":"invalid_api_key"}}"#;
+    let server = FakeLlm::start(Script::new([Turn::fault(Fault::Status {
+        status: 401,
+        body: Some(body.into()),
+        retry_after: None,
+    })]))
+    .unwrap();
+    let events = collect(provider(ProviderKind::OpenAi, &server).as_ref(), &hello()).await;
+    let err = last_error(&events);
+    assert_eq!(err.message, "Incorrect API key provided: ***");
+    assert_eq!(err.code.as_deref(), Some("invalid_api_key"));
+    assert!(!format!("{err:?} {err}").contains("sk-test-key-123"));
+}
+
+#[tokio::test]
+async fn dropping_the_stream_stops_reading() {
+    let chunks: Vec<String> = (0..30).map(|n| format!("{n} ")).collect();
+    let server = FakeLlm::start(Script::new([
+        Turn::text(chunks).with_delay_ms(50),
+        Turn::text(["next"]),
+    ]))
+    .unwrap();
+    let provider = provider(ProviderKind::OpenRouter, &server);
+    let mut stream = provider.stream(&hello(), CancellationToken::new());
+    assert!(matches!(
+        stream.next().await,
+        Some(Ok(StreamEvent::TextDelta { .. }))
+    ));
+    drop(stream);
+    // The provider stays usable for the next request.
+    let reply = provider
+        .complete(&hello(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(reply.message.text_content(), "next");
+}

@@ -464,4 +464,43 @@ mod tests {
             }))
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_chunking_of_any_stream_gives_the_same_reply(
+            words in proptest::collection::vec("[a-zé \"{}:,\\n]{0,12}", 1..12),
+            pieces in proptest::collection::vec("[a-z\"{}:,]{0,6}", 1..8),
+            cut in 1usize..64,
+        ) {
+            let mut frames: Vec<Value> = words
+                .iter()
+                .map(|word| chunk(json!({"content": word})))
+                .collect();
+            frames.push(chunk(json!({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "t", "arguments": ""}}]})));
+            frames.extend(pieces.iter().map(|piece| {
+                chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
+            }));
+            let text = body(&frames);
+            let chunks: Vec<Bytes> = text
+                .as_bytes()
+                .chunks(cut)
+                .map(Bytes::copy_from_slice)
+                .collect();
+            let mut accumulator = Accumulator::new();
+            for event in replay(ProviderKind::OpenAi, chunks) {
+                accumulator.push(event.unwrap());
+            }
+            let reply = accumulator.finish();
+            proptest::prop_assert_eq!(reply.message.text_content(), words.concat());
+            let call = reply.message.tool_calls().next().cloned().unwrap();
+            proptest::prop_assert_eq!(call.arguments_text(), {
+                let raw = pieces.concat();
+                match serde_json::from_str::<Value>(&raw) {
+                    Ok(value) if !raw.trim().is_empty() => value.to_string(),
+                    _ if raw.trim().is_empty() => "{}".to_owned(),
+                    _ => raw,
+                }
+            });
+        }
+    }
 }
