@@ -11,9 +11,9 @@ local EVENTS = {
   UserSaveAs = "saved %s",
   UserRejectOutput = "rejected the output of %s",
   UserAddFile = "added %s",
-  UserAddSection = "added a section of %s",
+  UserAddSection = "added section %s",
   UserRemoveFile = "removed %s",
-  UserRemoveSection = "removed a section of %s",
+  UserRemoveSection = "removed section %s",
   ForkWarningModified = "%s changed since this point",
   ForkWarningDeleted = "%s was deleted since this point",
 }
@@ -21,6 +21,12 @@ local EVENTS = {
 --- One line describing a context event part.
 function M.event_text(part)
   local path = part.path or "?"
+  if part.start_line and part.end_line then
+    path = string.format("%s:%d-%d", path, part.start_line, part.end_line)
+  end
+  if part.action == "UserSaveAs" and part.original_path then
+    return string.format("● saved %s as %s", part.original_path, path)
+  end
   if part.action == "UserSetReadOnly" then
     return string.format("● %s set %s", path, part.readonly and "read-only" or "writable")
   end
