@@ -198,7 +198,13 @@ fn sandboxed_command(
     let mut writable = sandbox.roots().to_vec();
     writable.push(temp.to_path_buf());
     let toolchains = toolchain_dirs(sandbox.home());
-    let prepared = linux::prepare(&writable, &toolchains, sandbox.blocked())?;
+    // The toolchains are readable, but not cargo's registry tokens.
+    let mut blocked = sandbox.blocked().to_vec();
+    for dir in &toolchains {
+        blocked.push(dir.join("credentials.toml"));
+        blocked.push(dir.join("credentials"));
+    }
+    let prepared = linux::prepare(&writable, &toolchains, &blocked)?;
     let mut cmd = Command::new(&policy.shell);
     cmd.arg("-c").arg(command);
     // The home directory is not readable inside the sandbox: point HOME at the private temp
