@@ -21,6 +21,14 @@ pub(crate) trait Decoder: Send {
     fn is_done(&self) -> bool;
 }
 
+/// How a provider kind's streams are framed.
+pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
+    match kind.protocol() {
+        Protocol::Ollama => Framing::Ndjson,
+        _ => Framing::Sse,
+    }
+}
+
 /// The decoder and framing of a provider kind.
 pub(crate) fn decoder_for(kind: ProviderKind) -> (Framing, Box<dyn Decoder>) {
     match kind.protocol() {

@@ -13,9 +13,12 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ErrorKind, LlmError};
 
 use crate::config::{ApiKey, ProviderKind, Timeouts};
-use crate::decode::decoder_for;
-use crate::error::{ConfigError, from_response, from_transport, unexpected};
-use crate::framing::frames;
+use crate::decode::{decoder_for, framing_for};
+use crate::error::{
+    ConfigError, error_parts, error_status, from_response, from_transport, llm_error, scrub,
+    unexpected,
+};
+use crate::framing::{Framing, frames};
 use crate::provider::ChatStream;
 use crate::retry::{RetryPolicy, jitter, retry_after};
 
@@ -253,8 +256,26 @@ impl Transport {
             .await
             .map_err(|error| from_transport("cannot reach", self.kind, url, &error))?;
         let status = response.status();
-        if status.is_success() {
+        if status.is_success() && !self.json_instead_of_sse(&response) {
             return Ok(response);
+        }
+        if status.is_success() {
+            // A server that ignored `"stream": true`, or reports an error with status 200.
+            let text = response.text().await.unwrap_or_default();
+            let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            return Err(match error_parts(&value) {
+                Some((message, code)) => llm_error(
+                    error_status(&value),
+                    code,
+                    scrub(message, self.key.as_ref()),
+                ),
+                None => unexpected(
+                    self.kind,
+                    "answer",
+                    "a JSON body where a stream (text/event-stream) was asked for",
+                    &text,
+                ),
+            });
         }
         let after = retry_after(response.headers());
         let text = response.text().await.unwrap_or_default();
@@ -264,6 +285,17 @@ impl Transport {
             after,
             self.key.as_ref(),
         ))
+    }
+
+    /// Whether a response that should be server-sent events is plain JSON instead.
+    fn json_instead_of_sse(&self, response: &reqwest::Response) -> bool {
+        let sse = framing_for(self.kind) == Framing::Sse;
+        let json = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().starts_with("application/json"));
+        sse && json
     }
 
     fn overall_timeout(&self) -> LlmError {

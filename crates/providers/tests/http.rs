@@ -698,3 +698,42 @@ async fn dropping_the_stream_stops_reading() {
         .unwrap();
     assert_eq!(reply.message.text_content(), "next");
 }
+
+#[tokio::test]
+async fn a_json_answer_where_a_stream_was_asked_for_is_reported() {
+    let json_body = |body: &str| {
+        Turn::fault(Fault::Status {
+            status: 200,
+            body: Some(body.into()),
+            retry_after: None,
+        })
+    };
+    let server = FakeLlm::start(Script::new([
+        json_body(r#"{"error":{"message":"Model is loading","code":503}}"#),
+        Turn::text(["loaded"]),
+        json_body(r#"{"id":"x","choices":[]}"#),
+    ]))
+    .unwrap();
+    let provider = provider(ProviderKind::OpenRouter, &server);
+    let reply = provider
+        .complete(&hello(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        reply.message.text_content(),
+        "loaded",
+        "the 503 was retried"
+    );
+
+    let no_retry = build_with_env(
+        &config(ProviderKind::OpenRouter, &server).with_retry(RetryPolicy::none()),
+        |_| None,
+    )
+    .unwrap();
+    let events = collect(no_retry.as_ref(), &hello()).await;
+    assert_eq!(
+        last_error(&events).message,
+        "unexpected answer from OpenRouter: a JSON body where a stream (text/event-stream) was \
+         asked for (got: {\"id\":\"x\",\"choices\":[]})"
+    );
+}
