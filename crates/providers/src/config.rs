@@ -165,6 +165,19 @@ impl fmt::Display for ProviderKind {
     }
 }
 
+impl serde::Serialize for ProviderKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ProviderKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// The error of parsing an unknown provider name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -380,6 +393,18 @@ mod tests {
         }
         assert_eq!("LM_Studio".parse(), Ok(ProviderKind::LmStudio));
         assert_eq!("llama.cpp".parse(), Ok(ProviderKind::LlamaCpp));
+    }
+
+    #[test]
+    fn kinds_are_config_strings() {
+        let kind: ProviderKind = serde_json::from_str("\"lm-studio\"").unwrap();
+        assert_eq!(kind, ProviderKind::LmStudio);
+        assert_eq!(serde_json::to_string(&kind).unwrap(), "\"lmstudio\"");
+        let err = serde_json::from_str::<ProviderKind>("\"bard\"").unwrap_err();
+        assert!(
+            err.to_string().starts_with("unknown provider \"bard\""),
+            "{err}"
+        );
     }
 
     #[test]

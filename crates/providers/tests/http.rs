@@ -737,3 +737,24 @@ async fn a_json_answer_where_a_stream_was_asked_for_is_reported() {
          asked for (got: {\"id\":\"x\",\"choices\":[]})"
     );
 }
+
+#[tokio::test]
+async fn an_idle_timeout_before_the_first_event_is_retried() {
+    let server = FakeLlm::start(Script::new([
+        Turn::text(["slow"]).with_delay_ms(1500),
+        Turn::text(["quick"]),
+    ]))
+    .unwrap();
+    let mut config = config(ProviderKind::Ollama, &server);
+    config.timeouts = Timeouts {
+        idle: Duration::from_millis(300),
+        ..Timeouts::default()
+    };
+    let provider = build_with_env(&config, |_| None).unwrap();
+    let reply = provider
+        .complete(&hello(), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(reply.message.text_content(), "quick");
+    assert_eq!(server.requests().len(), 2);
+}
