@@ -89,10 +89,12 @@ async fn run(args: Args) -> Result<(), String> {
     let mut accumulator = Accumulator::new();
     let mut stdout = std::io::stdout();
     let mut failure = None;
+    let mut received = false;
     let mut thinking = false;
     while let Some(event) = stream.next().await {
         match event {
             Ok(event) => {
+                received = true;
                 match &event {
                     StreamEvent::ThinkingDelta { text, .. } => {
                         eprint!("{text}");
@@ -111,6 +113,9 @@ async fn run(args: Args) -> Result<(), String> {
             }
             Err(err) => failure = Some(err),
         }
+    }
+    if failure.is_some() && !received {
+        return Err(failure.map(|err| err.to_string()).unwrap_or_default());
     }
     let reply = accumulator.finish();
     if thinking {

@@ -158,16 +158,13 @@ pub(crate) fn from_transport(
     url: &str,
     error: &reqwest::Error,
 ) -> LlmError {
-    let mut causes = vec![error.to_string()];
+    // reqwest's own text repeats the URL; the innermost cause says what went wrong.
+    let mut cause = error.to_string();
     let mut source = error.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !causes.iter().any(|known| known.contains(&text)) {
-            causes.push(text);
-        }
-        source = cause.source();
+    while let Some(inner) = source {
+        cause = inner.to_string();
+        source = inner.source();
     }
-    let cause = causes.join(": ");
     let kind = if error.is_timeout() {
         ErrorKind::Timeout
     } else {
