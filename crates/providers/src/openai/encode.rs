@@ -71,7 +71,10 @@ pub(crate) fn encode<'a>(
             })
             .collect(),
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
-        temperature: request.temperature.map(temperature),
+        temperature: request
+            .temperature
+            .filter(|_| !(kind == ProviderKind::OpenAi && is_openai_reasoning_model(model)))
+            .map(temperature),
         max_tokens: request.max_tokens.filter(|_| kind != ProviderKind::OpenAi),
         max_completion_tokens: request.max_tokens.filter(|_| kind == ProviderKind::OpenAi),
         reasoning_effort: effort.filter(|_| !openrouter_kind && kind != ProviderKind::DeepSeek),
@@ -86,6 +89,14 @@ pub(crate) fn encode<'a>(
             .filter(|_| matches!(kind, ProviderKind::OpenAi | ProviderKind::OpenRouter)),
         provider: openrouter_kind.then(|| routing(request, openrouter)),
     })
+}
+
+/// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...) accept no temperature but the
+/// default; sending one is a 400, so it is left out for them.
+fn is_openai_reasoning_model(model: &str) -> bool {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    let o_series = model.starts_with('o') && model[1..].starts_with(|c: char| c.is_ascii_digit());
+    o_series || (model.starts_with("gpt-5") && !model.starts_with("gpt-5-chat"))
 }
 
 /// OpenRouter's `provider` object: the request's preferences plus the account's privacy
@@ -228,4 +239,30 @@ fn assistant(message: &Message, back: ReasoningBack) -> Option<WireMessage> {
         }
     }
     Some(wire)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ybs_core::Message;
+
+    #[test]
+    fn openai_reasoning_models_get_no_temperature() {
+        for model in ["o1", "o3-mini", "o4-mini", "gpt-5", "gpt-5-mini"] {
+            assert!(is_openai_reasoning_model(model), "{model}");
+        }
+        for model in ["gpt-4o", "gpt-4.1", "gpt-5-chat-latest", "omni-moderation"] {
+            assert!(!is_openai_reasoning_model(model), "{model}");
+        }
+        let mut request = ChatRequest::new("o3", vec![Message::user("hi")]);
+        request.temperature = Some(0.7);
+        let options = OpenRouterOptions::default();
+        let body = encode(&request, "o3", ProviderKind::OpenAi, &options).unwrap();
+        assert_eq!(body.temperature, None);
+        let body = encode(&request, "gpt-4o", ProviderKind::OpenAi, &options).unwrap();
+        assert_eq!(body.temperature, Some(0.7));
+        // Other backends decide for themselves.
+        let body = encode(&request, "o3", ProviderKind::OpenRouter, &options).unwrap();
+        assert_eq!(body.temperature, Some(0.7));
+    }
 }
