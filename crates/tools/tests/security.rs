@@ -463,14 +463,13 @@ fn shell_cannot_read_outside_the_root_or_blocked_paths() {
             "{command}: {result}"
         );
         assert!(
-            result["stderr"]
-                .as_str()
-                .unwrap()
-                .contains("Permission denied")
-                || result["stderr"]
-                    .as_str()
-                    .unwrap()
-                    .contains("Invalid cross-device link"),
+            [
+                "Permission denied",
+                "Invalid cross-device link",
+                "No such file or directory"
+            ]
+            .iter()
+            .any(|reason| result["stderr"].as_str().unwrap().contains(reason)),
             "{command}: {result}"
         );
     }
@@ -485,23 +484,67 @@ fn shell_cannot_read_outside_the_root_or_blocked_paths() {
 fn shell_cannot_write_into_a_blocked_path_inside_the_root() {
     let f = Fixture::new();
     let before = f.snapshot_outside();
-    let result = shell(&f, "echo x > private/new.txt");
+    // The blocked directory is hidden behind an empty read-only mount in the command's own
+    // mount namespace: it looks empty, cannot be written, and cannot be unmounted.
+    let result = shell(&f, "ls -A private; echo x > private/new.txt");
+    assert_eq!(result["stdout"], "", "{result}");
     assert!(
         result["stderr"]
             .as_str()
             .unwrap()
-            .contains("Permission denied"),
+            .contains("Read-only file system"),
         "{result}"
     );
+    let result = shell(&f, "umount private; umount -l private; cat private/key.txt");
+    assert!(!result.to_string().contains(PRIVATE), "{result}");
     assert!(!f.root.join("private/new.txt").exists());
-    // The rest of the root stays writable.
-    let result = shell(&f, "echo x > src/new.txt && cat src/new.txt");
+    // Nothing leaked into our mount namespace, and the real directory is intact.
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    assert!(!mounts.contains(f.root.to_str().unwrap()), "{mounts}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("private/key.txt")).unwrap(),
+        PRIVATE
+    );
+    // The rest of the root stays writable, including its top level.
+    let result = shell(&f, "echo x > src/new.txt && mkdir top && cat src/new.txt");
     assert_eq!(result["stdout"], "x\n", "{result}");
     assert_eq!(
         f.snapshot_outside(),
         before,
         "something outside the root changed"
     );
+}
+
+#[test]
+fn shell_cannot_read_a_blocked_file_inside_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(root.join(".env"), PRIVATE).unwrap();
+    let sandbox = ybs_tools::PathSandbox::with_home(
+        [root.to_str().unwrap()],
+        [root.join(".env").to_str().unwrap()],
+        None,
+    )
+    .unwrap();
+    let ctx = ybs_tools::ToolContext::new(sandbox, ybs_tools::ShellPolicy::default()).unwrap();
+    let registry = ybs_tools::ToolRegistry::new();
+    let result = registry
+        .invoke(
+            "run_shell",
+            &json!({"command": "cat .env; echo x > .env; echo ok > other && cat other"}),
+            &ctx,
+        )
+        .unwrap();
+    assert!(!result.to_string().contains(PRIVATE), "{result}");
+    assert!(
+        result["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("cat: .env: Permission denied"),
+        "{result}"
+    );
+    assert_eq!(result["stdout"], "ok\n", "{result}");
+    assert_eq!(std::fs::read_to_string(root.join(".env")).unwrap(), PRIVATE);
 }
 
 #[test]

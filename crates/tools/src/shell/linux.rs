@@ -14,10 +14,13 @@
 //! - no signals to processes outside the sandbox and no abstract unix sockets (Landlock
 //!   scopes, ABI 6, best effort).
 //!
-//! Blocked paths inside a granted directory are carved out: the directories on the way to a
+//! Blocked paths inside an allowed root are hidden by mounts in a private mount namespace
+//! ([`super::mount_ns`]): they look empty and read-only to the command. Blocked paths
+//! elsewhere (inside the system or toolchain directories), or inside a root when namespaces
+//! are not available, are carved out of the rules instead: the directories on the way to a
 //! blocked path get only `READ_DIR` (their names can be listed, nothing written), and every
-//! sibling gets the full rights. A consequence: no new top-level entries can be created in a
-//! directory that contains a blocked path.
+//! sibling gets the full rights. A consequence of the carve-out: no new entries can be
+//! created directly in a directory that contains a blocked path.
 //!
 //! The seccomp filter returns `EPERM` for `socket` with a domain other than `AF_UNIX`, for
 //! `connect`, `bind`, `listen`, `accept`, `accept4`, `sendto`, `sendmsg`, `sendmmsg`, for
@@ -42,6 +45,7 @@ use seccompiler::{
 };
 
 use super::ShellSandboxError;
+use super::mount_ns::{self, Hide};
 
 /// The Landlock ABI whose rights we ask for (best effort above ABI 1).
 const TARGET_ABI: ABI = ABI::V5;
@@ -52,6 +56,7 @@ const LANDLOCK_FAILED: i32 = libc::ENOTRECOVERABLE;
 const LANDLOCK_NOT_ENFORCED: i32 = libc::EOWNERDEAD;
 const SECCOMP_FAILED: i32 = libc::ENOTUNIQ;
 const SETPGID_FAILED: i32 = libc::EBADSLT;
+const HIDE_FAILED: i32 = libc::EREMCHG;
 
 /// The system directories the child may read and execute.
 const SYSTEM_READ: [&str; 13] = [
@@ -74,6 +79,7 @@ const SYSTEM_READ: [&str; 13] = [
 pub(crate) struct Prepared {
     ruleset: RulesetCreated,
     filter: BpfProgram,
+    hide: Option<Hide>,
 }
 
 /// Builds the ruleset and the filter for a child that may write `writable` (the roots and its
@@ -101,6 +107,24 @@ pub(crate) fn prepare(
         .map_err(landlock_error)?
         .create()
         .map_err(landlock_error)?;
+
+    // Blocked paths inside the roots are hidden by mounts when namespaces are available; then
+    // the roots keep all their rights. Otherwise they are left out of the Landlock rules.
+    let inside = mount_ns::blocked_inside(writable, blocked);
+    let hide = if inside.is_empty() || !mount_ns::available() {
+        None
+    } else {
+        Hide::new(&inside)
+    };
+    let blocked: Vec<PathBuf> = match &hide {
+        Some(_) => blocked
+            .iter()
+            .filter(|b| !inside.iter().any(|(hidden, _)| b.starts_with(hidden)))
+            .cloned()
+            .collect(),
+        None => blocked.to_vec(),
+    };
+    let blocked = blocked.as_slice();
 
     let mut grants = Vec::new();
     for path in SYSTEM_READ
@@ -132,6 +156,7 @@ pub(crate) fn prepare(
     Ok(Prepared {
         ruleset,
         filter: seccomp_filter()?,
+        hide,
     })
 }
 
@@ -213,9 +238,14 @@ fn seccomp_filter() -> Result<BpfProgram, ShellSandboxError> {
 pub(crate) fn apply(command: &mut Command, prepared: Prepared) {
     let mut ruleset = Some(prepared.ruleset);
     let filter = prepared.filter;
+    let hide = prepared.hide;
     let child_setup = move || -> io::Result<()> {
         rustix::process::setpgid(None, None)
             .map_err(|_| io::Error::from_raw_os_error(SETPGID_FAILED))?;
+        if let Some(hide) = &hide {
+            hide.apply()
+                .map_err(|_| io::Error::from_raw_os_error(HIDE_FAILED))?;
+        }
         let ruleset = ruleset
             .take()
             .ok_or_else(|| io::Error::from_raw_os_error(LANDLOCK_FAILED))?;
@@ -228,7 +258,8 @@ pub(crate) fn apply(command: &mut Command, prepared: Prepared) {
         seccompiler::apply_filter(&filter).map_err(|_| io::Error::from_raw_os_error(SECCOMP_FAILED))
     };
     // SAFETY: the closure runs in the forked child before exec. It only makes system calls
-    // (setpgid, prctl, landlock_restrict_self, seccomp) on data prepared before the fork, and
+    // (setpgid, unshare, mount, writes to /proc/self, prctl, landlock_restrict_self, seccomp)
+    // on data prepared before the fork, and
     // builds errors with `from_raw_os_error`, which does not allocate. Dropping the ruleset
     // closes its file descriptor, which is async-signal-safe.
     #[allow(unsafe_code)]
@@ -246,7 +277,53 @@ pub(crate) fn explain_spawn_error(error: &io::Error) -> Option<ShellSandboxError
         LANDLOCK_NOT_ENFORCED => "the kernel did not enforce the Landlock ruleset",
         SECCOMP_FAILED => "the seccomp network filter could not be installed",
         SETPGID_FAILED => "the command could not be started in its own process group",
+        HIDE_FAILED => "the blocked paths inside the allowed directories could not be hidden",
         _ => return None,
     };
     Some(ShellSandboxError::Unavailable(reason.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn grant_carves_blocked_paths_out_of_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("a/secret")).unwrap();
+        std::fs::create_dir_all(root.join("a/open")).unwrap();
+        std::fs::write(root.join("a/file"), "").unwrap();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("a/link")).unwrap();
+        let all = AccessFs::from_all(TARGET_ABI);
+        let mut grants = Vec::new();
+        grant(&mut grants, &root, all, &[root.join("a/secret")]);
+        grants.sort_by(|x, y| x.0.cmp(&y.0));
+        let read_dir = BitFlags::from(AccessFs::ReadDir);
+        assert_eq!(
+            grants,
+            vec![
+                (root.clone(), read_dir),
+                (root.join("a"), read_dir),
+                (root.join("a/file"), all),
+                (root.join("a/open"), all),
+                (root.join("b"), all),
+            ]
+        );
+    }
+
+    #[test]
+    fn grant_gives_the_whole_tree_when_nothing_inside_is_blocked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let read = AccessFs::from_read(TARGET_ABI);
+        let mut grants = Vec::new();
+        grant(&mut grants, &root, read, &[PathBuf::from("/elsewhere")]);
+        assert_eq!(grants, vec![(root.clone(), read)]);
+        let mut none = Vec::new();
+        grant(&mut none, &root, read, std::slice::from_ref(&root));
+        assert!(none.is_empty());
+    }
 }

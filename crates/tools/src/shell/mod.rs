@@ -10,6 +10,8 @@ pub mod blocked;
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
+#[cfg(target_os = "linux")]
+mod mount_ns;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
