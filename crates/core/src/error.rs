@@ -132,6 +132,16 @@ const OVERFLOW_PHRASES: [&str; 7] = [
     "request too large",
     "too large for",
 ];
+/// Overflow wording of real providers that the spec's list misses: Anthropic's `prompt is too
+/// long: N tokens > M maximum`, Ollama's `prompt too long; exceeded max context length by N
+/// tokens`, and variants seen from OpenAI-compatible servers.
+const PROVIDER_OVERFLOW_PHRASES: [&str; 5] = [
+    "prompt is too long",
+    "prompt too long",
+    "exceeded max context length",
+    "exceed context limit",
+    "exceeds the context window",
+];
 const QUOTA_PHRASES: [&str; 6] = [
     "insufficient_quota",
     "insufficient quota",
@@ -184,7 +194,8 @@ const NETWORK_PHRASES: [&str; 10] = [
 /// type (if any) and its message.
 ///
 /// Context overflow is decided first, as the WYSIWYG workflow spec (section 7.5) orders it: the
-/// code `context_length_exceeded`, or any of its phrases in the message, case-insensitively.
+/// code `context_length_exceeded`, or any of its phrases in the message, case-insensitively
+/// (plus the wording Anthropic and Ollama actually use).
 /// Then provider codes, then the status, then phrases of the message for failures without a
 /// response.
 pub fn classify(http_status: Option<u16>, provider_code: Option<&str>, message: &str) -> ErrorKind {
@@ -192,7 +203,10 @@ pub fn classify(http_status: Option<u16>, provider_code: Option<&str>, message: 
     let code = provider_code.map(str::to_lowercase).unwrap_or_default();
     let says = |phrases: &[&str]| phrases.iter().any(|phrase| message.contains(phrase));
 
-    if code == "context_length_exceeded" || says(&OVERFLOW_PHRASES) {
+    if code == "context_length_exceeded"
+        || says(&OVERFLOW_PHRASES)
+        || says(&PROVIDER_OVERFLOW_PHRASES)
+    {
         return ErrorKind::ContextOverflow;
     }
     if let Some(kind) = classify_code(&code) {
@@ -253,6 +267,8 @@ mod tests {
             "Request too large for gpt-4o in organization org-x on tokens per min (TPM)",
             "prompt is too large for model",
             "CONTEXT_LENGTH exceeded",
+            "prompt is too long: 208310 tokens > 200000 maximum",
+            "prompt too long; exceeded max context length by 12 tokens",
         ];
         for message in cases {
             for status in [None, Some(400), Some(413), Some(429), Some(500)] {

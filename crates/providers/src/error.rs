@@ -52,32 +52,10 @@ pub enum ConfigError {
     Client(String),
 }
 
-/// Phrases of context overflow that core's classifier does not know yet (Anthropic's and
-/// Ollama's own wording).
-const MORE_OVERFLOW_PHRASES: [&str; 5] = [
-    "prompt is too long",
-    "prompt too long",
-    "exceeded max context length",
-    "exceed context limit",
-    "exceeds the context window",
-];
-
-/// [`classify`], plus the overflow phrases above.
-pub(crate) fn classify_more(status: Option<u16>, code: Option<&str>, message: &str) -> ErrorKind {
-    let lower = message.to_lowercase();
-    if MORE_OVERFLOW_PHRASES
-        .iter()
-        .any(|phrase| lower.contains(phrase))
-    {
-        return ErrorKind::ContextOverflow;
-    }
-    classify(status, code, message)
-}
-
 /// An error of the given parts, classified.
 pub(crate) fn llm_error(status: Option<u16>, code: Option<String>, message: String) -> LlmError {
     LlmError {
-        kind: classify_more(status, code.as_deref(), &message),
+        kind: classify(status, code.as_deref(), &message),
         message,
         status,
         code,
