@@ -1,11 +1,11 @@
 //! Invokes one tool in a sandbox rooted at a directory and prints the result JSON.
 //!
 //! ```text
-//! cargo run -p ybs-tools --example run_tool -- --root DIR [--no-sandbox] NAME 'JSON'
+//! cargo run -p ybs-tools --example run_tool -- --root DIR [--block PATH]... [--no-sandbox] NAME 'JSON'
 //! ```
 //!
-//! The sandbox allows DIR only and blocks `~/.ssh`, `~/.aws` and `~/.config`; `--no-sandbox`
-//! runs `run_shell` commands unsandboxed. External tools are loaded from `~/.ybs/tools/`.
+//! The sandbox allows DIR only and blocks `~/.ssh`, `~/.aws`, `~/.config` and each `--block`
+//! path; `--no-sandbox` runs `run_shell` commands unsandboxed. External tools are loaded from `~/.ybs/tools/`.
 //! Exits 0 when the tool succeeded, 1 when it returned an error, 2 on bad usage.
 
 use std::process::ExitCode;
@@ -13,17 +13,19 @@ use std::process::ExitCode;
 use ybs_core::ToolCall;
 use ybs_tools::{PathSandbox, ShellPolicy, ToolContext, ToolRegistry, default_tools_dir};
 
-const USAGE: &str = "usage: run_tool --root DIR [--no-sandbox] NAME 'JSON'";
+const USAGE: &str = "usage: run_tool --root DIR [--block PATH]... [--no-sandbox] NAME 'JSON'";
 
 fn main() -> ExitCode {
     let mut root = None;
     let mut sandbox_enabled = true;
+    let mut blocked: Vec<String> = ["~/.ssh", "~/.aws", "~/.config"].map(String::from).to_vec();
     let mut positional = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--root" => root = args.next(),
             "--no-sandbox" => sandbox_enabled = false,
+            "--block" => blocked.extend(args.next()),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let sandbox = match PathSandbox::new([root.as_str()], ["~/.ssh", "~/.aws", "~/.config"]) {
+    let sandbox = match PathSandbox::new([root.as_str()], &blocked) {
         Ok(sandbox) => sandbox,
         Err(e) => {
             eprintln!("{e}");
