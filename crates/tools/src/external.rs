@@ -115,6 +115,13 @@ impl ExternalTool {
         let executable = expand(path, base, home).ok_or_else(|| {
             format!("cannot expand `~` in `{path}`: the home directory is unknown")
         })?;
+        if !executable.is_file() {
+            return Err(format!(
+                "tool `{}`: executable `{}` does not exist",
+                config.name,
+                executable.display()
+            ));
+        }
         let schema = parameters_to_schema(&config.parameters)
             .map_err(|e| format!("tool `{}`: {e}", config.name))?;
         Ok(ExternalTool {
@@ -211,12 +218,13 @@ pub fn default_tools_dir(home: Option<&Path>) -> Option<PathBuf> {
     home.map(|h| h.join(".ybs").join("tools"))
 }
 
-/// Loads every `*.tool.json` sidecar in `dir`, in name order. A missing directory is no
-/// sidecars; a sidecar that does not parse is reported with its path and skipped.
+/// Loads every `*.tool.json` sidecar in `dir`, in name order, each with its sidecar's path.
+/// A missing directory is no sidecars; a sidecar that does not parse is reported with its
+/// path and skipped.
 pub fn discover_sidecars(
     dir: &Path,
     home: Option<&Path>,
-) -> (Vec<ExternalTool>, Vec<ExternalLoadError>) {
+) -> (Vec<(PathBuf, ExternalTool)>, Vec<ExternalLoadError>) {
     let mut tools = Vec::new();
     let mut errors = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -254,7 +262,7 @@ pub fn discover_sidecars(
                 ExternalTool::from_config(&config, Some(dir), home)
             });
         match loaded {
-            Ok(tool) => tools.push(tool),
+            Ok(tool) => tools.push((path, tool)),
             Err(message) => errors.push(error(message)),
         }
     }

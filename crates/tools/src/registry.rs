@@ -104,12 +104,8 @@ impl ToolRegistry {
         if let Some(dir) = &self.tools_dir {
             let (found, errors) = discover_sidecars(dir, self.home.as_deref());
             report.errors.extend(errors);
-            for tool in found {
-                let source = dir
-                    .join(format!("{}.tool.json", tool.spec().name))
-                    .display()
-                    .to_string();
-                candidates.push((source, Ok(tool)));
+            for (path, tool) in found {
+                candidates.push((path.display().to_string(), Ok(tool)));
             }
         }
         for (source, candidate) in candidates {

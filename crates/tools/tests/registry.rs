@@ -211,6 +211,7 @@ fn sidecars_are_discovered_and_bad_ones_reported_and_skipped() {
     )
     .unwrap();
     std::fs::write(tools.join("readme.txt"), "ignored").unwrap();
+    std::fs::write(tools.join("gone.tool.json"), r#"{"name": "gone"}"#).unwrap();
     let report = f
         .registry
         .set_external_sources(Vec::new(), Some(tools.clone()));
@@ -224,8 +225,13 @@ fn sidecars_are_discovered_and_bad_ones_reported_and_skipped() {
                 tools.join("broken.tool.json").display()
             ),
             format!(
+                "cannot load external tool from {}: tool `gone`: executable `{}` does not exist",
+                tools.join("gone.tool.json").display(),
+                tools.join("gone").display()
+            ),
+            format!(
                 "cannot load external tool from {}: a tool named `read_file` already exists; rename this one",
-                tools.join("read_file.tool.json").display()
+                tools.join("clash.tool.json").display()
             ),
         ]
     );
