@@ -1,9 +1,16 @@
 //! Running shell commands for `run_shell`: blocked commands refused first, then `/bin/sh -c`
 //! in its own process group with a timeout, sandboxed unless the user opted out.
 //!
-//! On Linux the sandbox is Landlock plus seccomp ([`linux`]); on macOS it is `sandbox-exec`
-//! ([`macos`]). When the sandbox is enabled but cannot be enforced, the command is not run and
-//! the error says so; it never silently runs unsandboxed.
+//! On Linux the sandbox is Landlock plus seccomp, with blocked paths inside the roots hidden
+//! by a private mount namespace (`linux`, `mount_ns`); on macOS it is `sandbox-exec`
+//! (`macos`, untested). When the sandbox is enabled but cannot be enforced, the command is
+//! not run and the error says so; it never silently runs unsandboxed. [`probe`] checks this
+//! up front.
+//!
+//! Every command gets a private temp dir (`TMPDIR`, removed afterwards) and an environment
+//! without variables whose names look like secrets (`*KEY*`, `*TOKEN*`, `*SECRET*`, ...).
+//! Sandboxed, its `HOME` is that temp dir. Unsandboxed (`--no-sandbox`), a command can still
+//! leave its process group with `setsid` and outlive the timeout; sandboxed it cannot.
 
 pub mod blocked;
 #[cfg(target_os = "linux")]
