@@ -5,7 +5,7 @@
 //! The agent builds a [`PathSandbox`] and a [`ToolContext`] from its config, a
 //! [`ToolRegistry`] with the built-ins and the external tools, and for each tool call asks the
 //! [`ConfirmationPolicy`] whether the user must confirm, then runs
-//! [`ToolRegistry::invoke_call`] (on a blocking thread) and sends the [`ToolResult`]
+//! [`ToolRegistry::invoke_call`] (on a blocking thread) and sends the [`ToolResult`](ybs_core::ToolResult)
 //! (`ybs_core`) back to the model.
 //!
 //! ```no_run
