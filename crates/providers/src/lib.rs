@@ -45,6 +45,7 @@ mod openai;
 mod provider;
 mod retry;
 mod text;
+mod wire;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicProvider};
 pub use config::{

@@ -8,6 +8,7 @@ use ybs_core::{
 use super::wire::{Block, ImageSource, Request, ThinkingConfig, Tool, WireMessage};
 use crate::images::{self, source};
 use crate::text::{part_text, temperature};
+use crate::wire::arguments_object;
 
 /// `max_tokens` when the request sets none; every Claude model allows at least this much.
 pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -151,10 +152,7 @@ fn blocks(message: &Message) -> Result<(&'static str, Vec<Block>), LlmError> {
             Part::ToolCall(call) if role == "assistant" => blocks.push(Block::ToolUse {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                input: match &call.arguments {
-                    Value::Object(_) if call.arguments_error.is_none() => call.arguments.clone(),
-                    _ => json!({}),
-                },
+                input: arguments_object(call),
             }),
             Part::Thinking(thinking) if role == "assistant" => {
                 if let Some(data) = &thinking.data {

@@ -1,14 +1,15 @@
 //! `ChatRequest` -> Ollama `/api/chat` body.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use ybs_core::{
     ChatRequest, ErrorKind, LlmError, Message, Part, ReasoningEffort, ResponseFormat, Role,
 };
 
-use super::wire::{Function, Options, OutCall, OutFunction, Request, Tool, WireMessage};
+use super::wire::{Options, OutCall, OutFunction, Request, WireMessage};
 use crate::config::OllamaOptions;
 use crate::images::{ImageSource, source};
 use crate::text::{message_text, reasoning_text, temperature};
+use crate::wire::{arguments_object, function_tools};
 
 /// The streaming request body. Images must have been loaded.
 ///
@@ -31,18 +32,7 @@ pub(crate) fn encode<'a>(
         model,
         messages,
         stream: true,
-        tools: request
-            .tools
-            .iter()
-            .map(|tool| Tool {
-                kind: "function",
-                function: Function {
-                    name: &tool.name,
-                    description: &tool.description,
-                    parameters: &tool.parameters,
-                },
-            })
-            .collect(),
+        tools: function_tools(&request.tools),
         format: request
             .response_format
             .as_ref()
@@ -96,12 +86,7 @@ fn encode_message(message: &Message, out: &mut Vec<WireMessage>) -> Result<(), L
             Part::ToolCall(call) if role == "assistant" => wire.tool_calls.push(OutCall {
                 function: OutFunction {
                     name: call.name.clone(),
-                    arguments: match &call.arguments {
-                        Value::Object(_) if call.arguments_error.is_none() => {
-                            call.arguments.clone()
-                        }
-                        _ => json!({}),
-                    },
+                    arguments: arguments_object(call),
                 },
             }),
             _ => {}

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::wire::FunctionTool;
+
 /// `POST /api/chat` body.
 #[derive(Debug, Serialize)]
 pub(crate) struct Request<'a> {
@@ -11,7 +13,7 @@ pub(crate) struct Request<'a> {
     pub messages: Vec<WireMessage>,
     pub stream: bool,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Tool<'a>>,
+    pub tools: Vec<FunctionTool<'a>>,
     /// `"json"` or a JSON Schema.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Value>,
@@ -42,20 +44,6 @@ impl Options<'_> {
             && self.num_predict.is_none()
             && self.stop.is_empty()
     }
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Tool<'a> {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub function: Function<'a>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Function<'a> {
-    pub name: &'a str,
-    pub description: &'a str,
-    pub parameters: &'a Value,
 }
 
 #[derive(Debug, Serialize)]

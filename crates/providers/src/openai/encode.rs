@@ -6,12 +6,13 @@ use ybs_core::{
 };
 
 use super::wire::{
-    CallFunction, Content, ContentPart, Function, ImageUrl, Reasoning, Request, StreamOptions,
-    Tool, WireMessage, WireToolCall,
+    CallFunction, Content, ContentPart, ImageUrl, Reasoning, Request, StreamOptions, WireMessage,
+    WireToolCall,
 };
 use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::images::{ImageSource, source};
 use crate::text::{message_text, part_text, reasoning_text, temperature, thinking};
+use crate::wire::function_tools;
 
 /// How a backend wants earlier reasoning sent back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,18 +59,7 @@ pub(crate) fn encode<'a>(
         stream_options: Some(StreamOptions {
             include_usage: true,
         }),
-        tools: request
-            .tools
-            .iter()
-            .map(|tool| Tool {
-                kind: "function",
-                function: Function {
-                    name: &tool.name,
-                    description: &tool.description,
-                    parameters: &tool.parameters,
-                },
-            })
-            .collect(),
+        tools: function_tools(&request.tools),
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
         temperature: request
             .temperature

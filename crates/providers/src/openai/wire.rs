@@ -5,6 +5,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ybs_core::ProviderRouting;
 
+use crate::wire::FunctionTool;
+
 /// `POST /chat/completions` body.
 #[derive(Debug, Serialize)]
 pub(crate) struct Request<'a> {
@@ -14,7 +16,7 @@ pub(crate) struct Request<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_options: Option<StreamOptions>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Tool<'a>>,
+    pub tools: Vec<FunctionTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -47,20 +49,6 @@ pub(crate) struct StreamOptions {
 #[derive(Debug, Serialize)]
 pub(crate) struct Reasoning {
     pub effort: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Tool<'a> {
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub function: Function<'a>,
-}
-
-#[derive(Debug, Serialize)]
-pub(crate) struct Function<'a> {
-    pub name: &'a str,
-    pub description: &'a str,
-    pub parameters: &'a Value,
 }
 
 /// One message of the conversation.
