@@ -1,8 +1,43 @@
-//! Wire pieces that more than one format writes the same way.
+//! Wire pieces that more than one format writes or reads the same way.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use ybs_core::{ToolCall, ToolSpec};
+use ybs_core::{ChatRequest, ErrorKind, LlmError, ToolCall, ToolSpec};
+
+use crate::config::ProviderKind;
+use crate::error::unexpected;
+
+/// The model `request` names, else the provider's `default`.
+pub(crate) fn model_for<'a>(request: &'a ChatRequest, default: &'a str) -> &'a str {
+    if request.model.is_empty() {
+        default
+    } else {
+        &request.model
+    }
+}
+
+/// An encoded request body as JSON (what `Provider::request_body` shows).
+pub(crate) fn json_value(body: impl Serialize) -> Result<Value, LlmError> {
+    serde_json::to_value(body)
+        .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
+}
+
+/// An encoded request body as the bytes sent.
+pub(crate) fn json_bytes(body: impl Serialize) -> Result<Vec<u8>, LlmError> {
+    serde_json::to_vec(&body)
+        .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
+}
+
+/// A JSON answer (model list, credits...) read as `T`; `what` names it in the error.
+pub(crate) fn from_answer<T: DeserializeOwned>(
+    kind: ProviderKind,
+    what: &str,
+    value: &Value,
+) -> Result<T, LlmError> {
+    T::deserialize(value)
+        .map_err(|error| unexpected(kind, what, &error.to_string(), &value.to_string()))
+}
 
 /// A tool in OpenAI's function format, which Ollama takes too.
 #[derive(Debug, Serialize)]

@@ -8,13 +8,13 @@ use async_trait::async_trait;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use ybs_core::{ChatRequest, ErrorKind, LlmError};
+use ybs_core::{ChatRequest, LlmError};
 
 use crate::config::ProviderKind;
-use crate::error::unexpected;
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
 use crate::provider::{ChatStream, ModelInfo, Provider};
+use crate::wire::{from_answer, json_bytes, json_value, model_for};
 
 /// The API version this adapter speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -33,18 +33,9 @@ impl AnthropicProvider {
         AnthropicProvider { http, base, model }
     }
 
-    fn body_json(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        let body = encode::encode(request, self.model_for(request))?;
-        serde_json::to_value(body)
-            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
-    }
-
-    fn model_for<'a>(&'a self, request: &'a ChatRequest) -> &'a str {
-        if request.model.is_empty() {
-            &self.model
-        } else {
-            &request.model
-        }
+    /// The wire body for `request`, whose images must have been loaded.
+    fn encode<'a>(&'a self, request: &'a ChatRequest) -> Result<wire::Request<'a>, LlmError> {
+        encode::encode(request, model_for(request, &self.model))
     }
 
     fn headers(&self) -> HeaderMap {
@@ -63,13 +54,6 @@ impl AnthropicProvider {
         );
         headers
     }
-
-    fn encoded(&self, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
-        let request = load_images(request)?;
-        let body = encode::encode(&request, self.model_for(&request))?;
-        serde_json::to_vec(&body)
-            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
-    }
 }
 
 #[async_trait]
@@ -83,26 +67,19 @@ impl Provider for AnthropicProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        self.body_json(request)
+        json_value(self.encode(request)?)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/v1/messages", self.base);
-        self.http
-            .stream(url, self.headers(), self.encoded(request), cancel)
+        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        self.http.stream(url, self.headers(), body, cancel)
     }
 
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
         let url = format!("{}/v1/models?limit=1000", self.base);
         let value = self.http.get_json(&url, &self.headers()).await?;
-        let list: wire::ModelList = serde_json::from_value(value.clone()).map_err(|error| {
-            unexpected(
-                ProviderKind::Anthropic,
-                "model list",
-                &error.to_string(),
-                &value.to_string(),
-            )
-        })?;
+        let list: wire::ModelList = from_answer(ProviderKind::Anthropic, "model list", &value)?;
         Ok(list
             .data
             .into_iter()

@@ -9,13 +9,13 @@ use futures::{StreamExt, TryStreamExt};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use ybs_core::{ChatRequest, ErrorKind, LlmError};
+use ybs_core::{ChatRequest, LlmError};
 
 use crate::config::{OllamaOptions, ProviderKind};
-use crate::error::unexpected;
 use crate::http::Transport;
 use crate::images::load_images;
 use crate::provider::{ChatStream, ModelInfo, Provider};
+use crate::wire::{from_answer, json_bytes, json_value, model_for};
 
 /// A provider speaking Ollama's native API.
 #[derive(Debug)]
@@ -42,25 +42,9 @@ impl OllamaProvider {
         }
     }
 
-    fn body_json(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        let body = encode::encode(request, self.model_for(request), &self.options)?;
-        serde_json::to_value(body)
-            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
-    }
-
-    fn model_for<'a>(&'a self, request: &'a ChatRequest) -> &'a str {
-        if request.model.is_empty() {
-            &self.model
-        } else {
-            &request.model
-        }
-    }
-
-    fn encoded(&self, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
-        let request = load_images(request)?;
-        let body = encode::encode(&request, self.model_for(&request), &self.options)?;
-        serde_json::to_vec(&body)
-            .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
+    /// The wire body for `request`, whose images must have been loaded.
+    fn encode<'a>(&'a self, request: &'a ChatRequest) -> Result<wire::Request<'a>, LlmError> {
+        encode::encode(request, model_for(request, &self.model), &self.options)
     }
 
     /// What `/api/show` says about a model: its context length and whether it calls tools
@@ -71,14 +55,7 @@ impl OllamaProvider {
             .http
             .post_json(&url, &HeaderMap::new(), &json!({ "model": name }))
             .await?;
-        let show: wire::Show = serde_json::from_value(value.clone()).map_err(|error| {
-            unexpected(
-                ProviderKind::Ollama,
-                "model details",
-                &error.to_string(),
-                &value.to_string(),
-            )
-        })?;
+        let show: wire::Show = from_answer(ProviderKind::Ollama, "model details", &value)?;
         let mut info = ModelInfo::new(name);
         info.context_length = show
             .model_info
@@ -105,27 +82,20 @@ impl Provider for OllamaProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        self.body_json(request)
+        json_value(self.encode(request)?)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/api/chat", self.base);
-        self.http
-            .stream(url, HeaderMap::new(), self.encoded(request), cancel)
+        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        self.http.stream(url, HeaderMap::new(), body, cancel)
     }
 
     /// The local models from `/api/tags`, each completed by `/api/show` (four at a time).
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
         let url = format!("{}/api/tags", self.base);
         let value = self.http.get_json(&url, &HeaderMap::new()).await?;
-        let tags: wire::Tags = serde_json::from_value(value.clone()).map_err(|error| {
-            unexpected(
-                ProviderKind::Ollama,
-                "model list",
-                &error.to_string(),
-                &value.to_string(),
-            )
-        })?;
+        let tags: wire::Tags = from_answer(ProviderKind::Ollama, "model list", &value)?;
         futures::stream::iter(tags.models.into_iter().map(|model| self.show(model.name)))
             .buffered(4)
             .try_collect()

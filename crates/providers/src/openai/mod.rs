@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, LlmError};
 
 use crate::config::{OpenRouterOptions, ProviderKind};
-use crate::error::unexpected;
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
 use crate::provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
+use crate::wire::{from_answer, json_bytes, json_value, model_for};
 
 /// A provider speaking OpenAI's chat-completions API.
 #[derive(Debug)]
@@ -43,19 +43,10 @@ impl OpenAiProvider {
         }
     }
 
-    fn body_json(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        let model = self.model_for(request);
-        let body = encode::encode(request, model, self.http.kind, &self.openrouter)?;
-        serde_json::to_value(body)
-            .map_err(|error| LlmError::new(ybs_core::ErrorKind::BadRequest, error.to_string()))
-    }
-
-    fn model_for<'a>(&'a self, request: &'a ChatRequest) -> &'a str {
-        if request.model.is_empty() {
-            &self.model
-        } else {
-            &request.model
-        }
+    /// The wire body for `request`, whose images must have been loaded.
+    fn encode<'a>(&'a self, request: &'a ChatRequest) -> Result<wire::Request<'a>, LlmError> {
+        let model = model_for(request, &self.model);
+        encode::encode(request, model, self.http.kind, &self.openrouter)
     }
 
     fn headers(&self) -> HeaderMap {
@@ -82,18 +73,6 @@ impl OpenAiProvider {
         }
         headers
     }
-
-    fn encoded(&self, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
-        let request = load_images(request)?;
-        let body = encode::encode(
-            &request,
-            self.model_for(&request),
-            self.http.kind,
-            &self.openrouter,
-        )?;
-        serde_json::to_vec(&body)
-            .map_err(|error| LlmError::new(ybs_core::ErrorKind::BadRequest, error.to_string()))
-    }
 }
 
 #[async_trait]
@@ -107,13 +86,13 @@ impl Provider for OpenAiProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        self.body_json(request)
+        json_value(self.encode(request)?)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/chat/completions", self.base);
-        self.http
-            .stream(url, self.headers(), self.encoded(request), cancel)
+        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        self.http.stream(url, self.headers(), body, cancel)
     }
 
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
@@ -128,14 +107,7 @@ impl Provider for OpenAiProvider {
         }
         let url = format!("{}/credits", self.base);
         let value = self.http.get_json(&url, &self.headers()).await?;
-        let credits: wire::Credits = serde_json::from_value(value.clone()).map_err(|error| {
-            unexpected(
-                self.http.kind,
-                "credits",
-                &error.to_string(),
-                &value.to_string(),
-            )
-        })?;
+        let credits: wire::Credits = from_answer(self.http.kind, "credits", &value)?;
         Ok(Some(Balance {
             total_credits: credits.data.total_credits,
             total_usage: credits.data.total_usage,
@@ -146,8 +118,7 @@ impl Provider for OpenAiProvider {
 /// A `/models` answer as [`ModelInfo`]s. OpenRouter's `supported_parameters` tell whether a
 /// model takes tools (`tools`) and reasoning (`reasoning`, `include_reasoning`).
 fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
-    let list: wire::ModelList = serde_json::from_value(value.clone())
-        .map_err(|error| unexpected(kind, "model list", &error.to_string(), &value.to_string()))?;
+    let list: wire::ModelList = from_answer(kind, "model list", &value)?;
     Ok(list
         .data
         .into_iter()
