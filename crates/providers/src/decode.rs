@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 use futures::StreamExt;
-use ybs_core::{LlmError, StreamEvent};
+use ybs_core::{ErrorKind, LlmError, StreamEvent};
 
 use crate::config::{Protocol, ProviderKind};
 use crate::framing::{Frame, Framing, frames};
@@ -29,22 +29,40 @@ pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
     }
 }
 
-/// The decoder and framing of a provider kind.
-pub(crate) fn decoder_for(kind: ProviderKind) -> (Framing, Box<dyn Decoder>) {
+/// The decoder of a provider kind.
+pub(crate) fn decoder_for(kind: ProviderKind) -> Box<dyn Decoder> {
     match kind.protocol() {
-        Protocol::Anthropic => (
-            Framing::Sse,
-            Box::new(crate::anthropic::decode::AnthropicDecoder::default()),
-        ),
-        Protocol::Ollama => (
-            Framing::Ndjson,
-            Box::new(crate::ollama::decode::OllamaDecoder::default()),
-        ),
-        Protocol::OpenAi | Protocol::Unavailable => (
-            Framing::Sse,
-            Box::new(crate::openai::decode::OpenAiDecoder::new(kind)),
-        ),
+        Protocol::Anthropic => Box::new(crate::anthropic::decode::AnthropicDecoder::default()),
+        Protocol::Ollama => Box::new(crate::ollama::decode::OllamaDecoder::default()),
+        Protocol::OpenAi | Protocol::Unavailable => {
+            Box::new(crate::openai::decode::OpenAiDecoder::new(kind))
+        }
     }
+}
+
+/// Feeds `decoder` what the framing gave next (`None`: the body ended), appending the events
+/// to `out`. `Ok(true)` when the reply is over; an `Err` ends it too.
+pub(crate) fn feed(
+    decoder: &mut dyn Decoder,
+    next: Option<Result<Frame, LlmError>>,
+    out: &mut Vec<StreamEvent>,
+) -> Result<bool, LlmError> {
+    match next {
+        Some(Ok(frame)) => decoder.frame(&frame, out).map(|()| decoder.is_done()),
+        Some(Err(error)) => Err(error),
+        None => decoder.finish(out).map(|()| true),
+    }
+}
+
+/// The error of a body that ended before the reply did; `missing` says what never came.
+pub(crate) fn cut_short(kind: ProviderKind, missing: &str) -> LlmError {
+    LlmError::new(
+        ErrorKind::Network,
+        format!(
+            "the stream from {} ended before the reply was complete ({missing})",
+            kind.display_name()
+        ),
+    )
 }
 
 /// Decodes a recorded streaming response body of `kind`'s wire format, delivered in
@@ -57,25 +75,19 @@ where
     I: IntoIterator<Item = Bytes>,
     I::IntoIter: Send + 'static,
 {
-    let (framing, mut decoder) = decoder_for(kind);
+    let mut decoder = decoder_for(kind);
     let chunks = futures::stream::iter(chunks.into_iter().map(Ok));
-    let mut frames = frames(framing, kind, chunks);
+    let mut frames = frames(framing_for(kind), kind, chunks);
     let mut results = Vec::new();
     let mut out = Vec::new();
     futures::executor::block_on(async {
         loop {
-            let (result, end) = match frames.next().await {
-                Some(Ok(frame)) => (decoder.frame(&frame, &mut out), false),
-                Some(Err(error)) => (Err(error), true),
-                None => (decoder.finish(&mut out), true),
-            };
+            let result = feed(decoder.as_mut(), frames.next().await, &mut out);
             results.extend(out.drain(..).map(Ok));
-            if let Err(error) = result {
-                results.push(Err(error));
-                return;
-            }
-            if end || decoder.is_done() {
-                return;
+            match result {
+                Err(error) => return results.push(Err(error)),
+                Ok(true) => return,
+                Ok(false) => {}
             }
         }
     });

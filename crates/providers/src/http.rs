@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ErrorKind, LlmError};
 
 use crate::config::{ApiKey, ProviderKind, Timeouts};
-use crate::decode::{decoder_for, framing_for};
+use crate::decode::{decoder_for, feed, framing_for};
 use crate::error::{
     ConfigError, error_parts, error_status, from_response, from_transport, llm_error, scrub,
     unexpected,
@@ -93,9 +93,9 @@ impl Transport {
                 let error = match sent {
                     Err(error) => error,
                     Ok(response) => {
-                        let (framing, mut decoder) = decoder_for(this.kind);
+                        let mut decoder = decoder_for(this.kind);
                         let bytes = body_bytes(response, this.timeouts.idle, this.kind, url.clone());
-                        let mut frames = frames(framing, this.kind, bytes);
+                        let mut frames = frames(framing_for(this.kind), this.kind, bytes);
                         let mut delivered = false;
                         let mut out = Vec::new();
                         let failure = loop {
@@ -107,19 +107,15 @@ impl Transport {
                                 }
                                 next = frames.next() => next,
                             };
-                            let (result, end) = match next {
-                                Some(Ok(frame)) => (decoder.frame(&frame, &mut out), false),
-                                Some(Err(error)) => (Err(error), true),
-                                None => (decoder.finish(&mut out), true),
-                            };
+                            let result = feed(decoder.as_mut(), next, &mut out);
                             for event in out.drain(..) {
                                 delivered = true;
                                 yield Ok(event);
                             }
                             match result {
                                 Err(error) => break Some(error),
-                                Ok(()) if end || decoder.is_done() => break None,
-                                Ok(()) => {}
+                                Ok(true) => break None,
+                                Ok(false) => {}
                             }
                         };
                         match failure {

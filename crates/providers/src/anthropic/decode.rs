@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use ybs_core::{ErrorKind, FinishReason, LlmError, StreamEvent, Usage};
+use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::{BlockDelta, Event, StartBlock, WireUsage};
 use crate::config::ProviderKind;
-use crate::decode::Decoder;
+use crate::decode::{Decoder, cut_short};
 use crate::error::{llm_error, malformed};
 use crate::framing::Frame;
 
@@ -170,10 +170,7 @@ impl Decoder for AnthropicDecoder {
         if self.done {
             return Ok(());
         }
-        Err(LlmError::new(
-            ErrorKind::Network,
-            "the stream from Anthropic ended before the reply was complete (no message_stop)",
-        ))
+        Err(cut_short(ProviderKind::Anthropic, "no message_stop"))
     }
 
     fn is_done(&self) -> bool {
@@ -187,7 +184,7 @@ mod tests {
     use crate::decode::replay;
     use bytes::Bytes;
     use serde_json::{Value, json};
-    use ybs_core::{Accumulator, Part};
+    use ybs_core::{Accumulator, ErrorKind, Part};
 
     fn body(events: &[Value]) -> String {
         events

@@ -1,10 +1,10 @@
 //! Ollama NDJSON lines -> `StreamEvent`s.
 
-use ybs_core::{ErrorKind, FinishReason, LlmError, StreamEvent, Usage};
+use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::Line;
 use crate::config::ProviderKind;
-use crate::decode::Decoder;
+use crate::decode::{Decoder, cut_short};
 use crate::error::{llm_error, malformed};
 use crate::framing::Frame;
 
@@ -78,10 +78,7 @@ impl Decoder for OllamaDecoder {
         if self.done {
             return Ok(());
         }
-        Err(LlmError::new(
-            ErrorKind::Network,
-            "the stream from Ollama ended before the reply was complete (no done line)",
-        ))
+        Err(cut_short(ProviderKind::Ollama, "no done line"))
     }
 
     fn is_done(&self) -> bool {

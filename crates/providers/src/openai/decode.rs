@@ -7,7 +7,7 @@ use ybs_core::{ErrorKind, FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::{Chunk, Delta, ToolCallDelta, WireUsage};
 use crate::config::ProviderKind;
-use crate::decode::Decoder;
+use crate::decode::{Decoder, cut_short};
 use crate::error::{error_parts, error_status, llm_error, malformed};
 use crate::framing::Frame;
 
@@ -221,14 +221,7 @@ impl Decoder for OpenAiDecoder {
             self.done = true;
             return Ok(());
         }
-        Err(LlmError::new(
-            ErrorKind::Network,
-            format!(
-                "the stream from {} ended before the reply was complete (no finish reason, no \
-                 [DONE])",
-                self.kind.display_name()
-            ),
-        ))
+        Err(cut_short(self.kind, "no finish reason, no [DONE]"))
     }
 
     fn is_done(&self) -> bool {
