@@ -75,7 +75,9 @@ pub(crate) fn from_response(
     key: Option<&ApiKey>,
 ) -> LlmError {
     let (message, code) = match serde_json::from_str::<Value>(body) {
-        Ok(value) => error_parts(&value).unwrap_or_else(|| (shorten(body), None)),
+        Ok(value) => value
+            .get("error")
+            .map_or_else(|| (shorten(body), None), error_parts),
         Err(_) => (shorten(body), None),
     };
     let message = if message.trim().is_empty() {
@@ -94,12 +96,11 @@ pub(crate) fn from_response(
     error
 }
 
-/// The message and code of an error object, in any of the shapes above; `None` when the
-/// value holds no error.
-pub(crate) fn error_parts(value: &Value) -> Option<(String, Option<String>)> {
-    let error = value.get("error")?;
+/// The message and code of an error object (the value of a body's `"error"`), in any of the
+/// shapes above.
+pub(crate) fn error_parts(error: &Value) -> (String, Option<String>) {
     if let Some(text) = error.as_str() {
-        return Some((text.to_owned(), None));
+        return (text.to_owned(), None);
     }
     let mut message = error
         .get("message")
@@ -118,13 +119,13 @@ pub(crate) fn error_parts(value: &Value) -> Option<(String, Option<String>)> {
         Some(Value::String(code)) => Some(code.clone()),
         _ => error.get("type").and_then(Value::as_str).map(str::to_owned),
     };
-    Some((message, code))
+    (message, code)
 }
 
-/// The HTTP status an in-stream error names in its numeric `code` (OpenRouter), if any.
-pub(crate) fn error_status(value: &Value) -> Option<u16> {
-    value
-        .pointer("/error/code")
+/// The HTTP status an error object names in its numeric `code` (OpenRouter), if any.
+pub(crate) fn error_status(error: &Value) -> Option<u16> {
+    error
+        .get("code")
         .and_then(Value::as_u64)
         .and_then(|code| u16::try_from(code).ok())
 }

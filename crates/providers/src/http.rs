@@ -252,35 +252,34 @@ impl Transport {
             .await
             .map_err(|error| from_transport("cannot reach", self.kind, url, &error))?;
         let status = response.status();
-        if status.is_success() && !self.json_instead_of_sse(&response) {
+        if !status.is_success() {
+            let after = retry_after(response.headers());
+            let text = response.text().await.unwrap_or_default();
+            return Err(from_response(
+                status.as_u16(),
+                &text,
+                after,
+                self.key.as_ref(),
+            ));
+        }
+        if !self.json_instead_of_sse(&response) {
             return Ok(response);
         }
-        if status.is_success() {
-            // A server that ignored `"stream": true`, or reports an error with status 200.
-            let text = response.text().await.unwrap_or_default();
-            let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            return Err(match error_parts(&value) {
-                Some((message, code)) => llm_error(
-                    error_status(&value),
-                    code,
-                    scrub(message, self.key.as_ref()),
-                ),
-                None => unexpected(
-                    self.kind,
-                    "answer",
-                    "a JSON body where a stream (text/event-stream) was asked for",
-                    &text,
-                ),
-            });
-        }
-        let after = retry_after(response.headers());
+        // A server that ignored `"stream": true`, or reports an error with status 200.
         let text = response.text().await.unwrap_or_default();
-        Err(from_response(
-            status.as_u16(),
-            &text,
-            after,
-            self.key.as_ref(),
-        ))
+        let value: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Err(match value.get("error") {
+            Some(error) => {
+                let (message, code) = error_parts(error);
+                llm_error(error_status(error), code, scrub(message, self.key.as_ref()))
+            }
+            None => unexpected(
+                self.kind,
+                "answer",
+                "a JSON body where a stream (text/event-stream) was asked for",
+                &text,
+            ),
+        })
     }
 
     /// Whether a response that should be server-sent events is plain JSON instead.

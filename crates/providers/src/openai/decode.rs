@@ -175,14 +175,13 @@ impl Decoder for OpenAiDecoder {
         let chunk: Chunk = serde_json::from_str(data)
             .map_err(|error| malformed(self.kind, &error.to_string(), data))?;
         if let Some(error) = &chunk.error {
-            let wrapped = serde_json::json!({ "error": error });
-            let (message, code) = error_parts(&wrapped).unwrap_or_default();
+            let (message, code) = error_parts(error);
             let message = if message.is_empty() {
                 format!("{} reported an error mid-stream", self.kind.display_name())
             } else {
                 message
             };
-            return Err(llm_error(error_status(&wrapped), code, message));
+            return Err(llm_error(error_status(error), code, message));
         }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
             if let Some(delta) = choice.delta {
