@@ -16,9 +16,9 @@ pub(crate) enum Shape<'a> {
     Fence,
     /// The stripped line starts with `[[`.
     SquareOpen,
-    /// `word:-- command {{{`.
-    CmdOpen { cmd: &'a str },
-    /// `word:-- command }}}`.
+    /// `word:-- command {{{` (see [`cmd_open_command`] for the command).
+    CmdOpen,
+    /// `...:-- command }}}`.
     CmdClose,
     /// `role:rest` at column 0.
     Header { role: &'a str, rest: &'a str },
@@ -76,9 +76,7 @@ fn shape_of_pair(kind: Pair<'_, Rule>) -> Shape<'_> {
     match kind.as_rule() {
         Rule::fence => Shape::Fence,
         Rule::square_open => Shape::SquareOpen,
-        Rule::cmd_open => Shape::CmdOpen {
-            cmd: inner_str(kind, Rule::cmd_text),
-        },
+        Rule::cmd_open => Shape::CmdOpen,
         Rule::cmd_close => Shape::CmdClose,
         Rule::header => {
             let mut role = "";
@@ -106,6 +104,33 @@ fn inner_str<'a>(pair: Pair<'a, Rule>, rule: Rule) -> &'a str {
     pair.into_inner()
         .find(|inner| inner.as_rule() == rule)
         .map_or("", |inner| inner.as_str())
+}
+
+/// Ruby's `\s`, the whitespace of the reference's command-output patterns (no NUL).
+fn is_ruby_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r')
+}
+
+/// The command of a command-output opener as the reference rewrites it: the reference
+/// substitutes `^[^\s]*:-- (.*) {{{.*` on the raw line, so the command runs from after the
+/// first word's `:-- ` to the line's LAST ` {{{`. `None` when the raw line does not match
+/// (it starts with whitespace, say): the reference then keeps the line as written, although
+/// the block still opens.
+pub(crate) fn cmd_open_command(line: &str) -> Option<&str> {
+    let word_end = line.find(is_ruby_space)?;
+    if !line[..word_end].ends_with(":--") || !line[word_end..].starts_with(' ') {
+        return None;
+    }
+    let rest = &line[word_end + 1..];
+    rest.rfind(" {{{").map(|end| &rest[..end])
+}
+
+/// Whether the reference rewrites a command-output closer to `</cmd_output>`: it substitutes
+/// `^.*:-- .* }}}.*` on the raw line, which needs `:-- ` (with its space), unlike the test
+/// that closes the block. When this is false the line is kept as written.
+pub(crate) fn cmd_close_rewrites(line: &str) -> bool {
+    line.find(":-- ")
+        .is_some_and(|start| line[start + 4..].contains(" }}}"))
 }
 
 /// Whether the stripped line ends with `]]` (rule 2: a suffix, so asked of the line itself
@@ -148,15 +173,12 @@ mod tests {
     fn shapes_follow_the_rule_order() {
         assert_eq!(classify("  ```rust"), Shape::Fence);
         assert_eq!(classify("[[x: y"), Shape::SquareOpen);
-        assert_eq!(
-            classify("shell:-- ls -la {{{"),
-            Shape::CmdOpen { cmd: "ls -la" }
-        );
-        assert_eq!(
-            classify("shell:-- a {{{ b {{{"),
-            Shape::CmdOpen { cmd: "a {{{ b" }
-        );
+        assert_eq!(classify("shell:-- ls -la {{{"), Shape::CmdOpen);
+        assert_eq!(classify("  $x.y:--  {{{ tail"), Shape::CmdOpen);
+        assert_eq!(classify(" shell:--\tls {{{"), Shape::Text);
+        assert_eq!(classify("shell :-- ls {{{"), Shape::Text);
         assert_eq!(classify("shell:-- ls -la }}}"), Shape::CmdClose);
+        assert_eq!(classify("  see a:--b }}} c"), Shape::CmdClose);
         assert_eq!(
             classify("user: hi"),
             Shape::Header {
@@ -200,6 +222,19 @@ mod tests {
             ]
         );
         assert_eq!(shapes(""), vec![(Shape::Text, "")]);
+    }
+
+    #[test]
+    fn command_output_rewrites_follow_the_reference_substitutions() {
+        assert_eq!(cmd_open_command("shell:-- ls -la {{{"), Some("ls -la"));
+        assert_eq!(cmd_open_command("shell:-- a {{{ b {{{ c"), Some("a {{{ b"));
+        assert_eq!(cmd_open_command("x:--  {{{"), Some(""));
+        assert_eq!(cmd_open_command("\0x:-- ls {{{"), Some("ls"));
+        assert_eq!(cmd_open_command(" shell:-- ls {{{"), None);
+        assert_eq!(cmd_open_command("shell:-- {{{"), None);
+        assert!(cmd_close_rewrites("  shell:-- ls }}} x"));
+        assert!(!cmd_close_rewrites("shell:-- }}}"));
+        assert!(!cmd_close_rewrites("shell:--ls }}}"));
     }
 
     #[test]

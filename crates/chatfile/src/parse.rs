@@ -5,18 +5,24 @@
 //! which is the small state machine below. Nothing recurses and each line is looked at a
 //! constant number of times, so parsing is linear in the size of the input whatever it holds.
 //!
-//! Where the notes leave room, this parser reads them so:
-//! - a fence line inside a `[[` or XML block is an ordinary line of that block: it neither
-//!   opens nor closes a fence, and the later rules still apply to it (so ```` ```]] ```` closes
-//!   a square block);
-//! - `[[` lines and command-output openers act outside blocks and inside square blocks, never
-//!   inside a fence or an XML block (the notes' fix against hijacking);
+//! Where the notes leave room, this parser reads them so, matching the reference
+//! implementation (scout-ai's `Chat.parse`) wherever the notes do not say "we fix":
+//! - a fence line inside a `[[` or XML block is an ordinary line of that block and nothing
+//!   else: it neither opens nor closes a fence, closes no `[[` block and pops no XML tag (the
+//!   reference drops the line; we keep it);
+//! - `[[` lines act outside blocks and inside square blocks, never inside a fence or an XML
+//!   block (the notes' fix against hijacking);
+//! - a command-output opener acts everywhere, as in the reference: inside a fence or an XML
+//!   block it turns the block into a square block;
 //! - only an XML opening outside blocks pushes on the tag stack; inside, the first closing tag
-//!   of a line pops it when it matches;
+//!   of a line pops it when it matches. As in the reference the stack outlives its block: a tag
+//!   left on it by a block that a command-output opener took over stays there;
 //! - an escape removes one backslash from any run of backslashes before a header shape, so
-//!   that `\\user:` reads as `\user:` and escaping can always be undone;
+//!   that `\\user:` reads as `\user:` and escaping can always be undone (the reference only
+//!   unescapes a single backslash);
 //! - a block started by a header is a message even when empty (`clear:`); the text before the
-//!   first header and after an inline header is a message only when it is not empty.
+//!   first header and after an inline header is a message only when it is not empty. (The
+//!   reference drops empty header blocks, so a bare `clear:` does nothing there.)
 
 use std::collections::HashMap;
 
@@ -152,7 +158,7 @@ enum State {
     Normal,
     Fence,
     Square,
-    Xml(Vec<String>),
+    Xml,
 }
 
 /// The message being collected.
@@ -169,6 +175,8 @@ struct Block {
 struct Walk {
     state: State,
     opened_at: usize,
+    /// The XML tag stack; it outlives the XML block (see the module docs).
+    stack: Vec<String>,
     block: Block,
     messages: Vec<ParsedMessage>,
 }
@@ -178,6 +186,7 @@ impl Walk {
         Walk {
             state: State::Normal,
             opened_at: 0,
+            stack: Vec::new(),
             block: Block {
                 role: DEFAULT_ROLE.to_owned(),
                 explicit: false,
@@ -219,26 +228,36 @@ impl Walk {
         last_close: &HashMap<&str, usize>,
     ) {
         let number = index + 1;
-        match &mut self.state {
-            State::Fence => {
-                if shape == Shape::Fence {
+        match self.state {
+            State::Fence => match shape {
+                Shape::Fence => {
                     self.state = State::Normal;
+                    self.push(number, line);
                 }
-                self.push(number, line);
-            }
-            State::Xml(stack) => {
-                // Rule 1 does not apply here (a fence line is ordinary content), nor do 3 and 4.
-                if let Some(tag) = grammar::first_close_tag(line) {
-                    if stack.last().is_some_and(|top| top == tag) {
-                        stack.pop();
+                Shape::CmdOpen => self.cmd_open(number, line),
+                _ => self.push(number, line),
+            },
+            State::Xml => match shape {
+                // Rule 1: ordinary content; rule 3 does not apply here (we fix), rule 4 does.
+                Shape::Fence => self.push(number, line),
+                Shape::CmdOpen => self.cmd_open(number, line),
+                _ => {
+                    if let Some(tag) = grammar::first_close_tag(line) {
+                        if self.stack.last().is_some_and(|top| top == tag) {
+                            self.stack.pop();
+                        }
+                        if self.stack.is_empty() {
+                            self.state = State::Normal;
+                        }
                     }
-                    if stack.is_empty() {
-                        self.state = State::Normal;
-                    }
+                    self.push(number, line);
                 }
-                self.push(number, line);
-            }
+            },
             State::Square => {
+                if shape == Shape::Fence {
+                    self.push(number, line);
+                    return;
+                }
                 if grammar::ends_with_square_close(line) {
                     self.state = State::Normal;
                     self.push_unless_blank(number, &line.replacen("]]", "", 1));
@@ -248,17 +267,30 @@ impl Walk {
                     Shape::SquareOpen => {
                         self.push_unless_blank(number, &line.replacen("[[", "", 1));
                     }
-                    Shape::CmdOpen { cmd } => {
-                        self.push(number, &format!("<cmd_output cmd=\"{cmd}\">"));
-                    }
+                    Shape::CmdOpen => self.cmd_open(number, line),
                     Shape::CmdClose => {
                         self.state = State::Normal;
-                        self.push(number, "</cmd_output>");
+                        if grammar::cmd_close_rewrites(line) {
+                            self.push(number, "</cmd_output>");
+                        } else {
+                            self.push(number, line);
+                        }
                     }
                     _ => self.push(number, line),
                 }
             }
             State::Normal => self.normal_line(number, index, line, shape, last_close),
+        }
+    }
+
+    /// Rule 4: a command-output opener starts a square block, whatever block it is in.
+    fn cmd_open(&mut self, number: usize, line: &str) {
+        if !matches!(self.state, State::Square) {
+            self.open(State::Square, number);
+        }
+        match grammar::cmd_open_command(line) {
+            Some(cmd) => self.push(number, &format!("<cmd_output cmd=\"{cmd}\">")),
+            None => self.push(number, line),
         }
     }
 
@@ -285,13 +317,11 @@ impl Walk {
                 self.open(State::Square, number);
                 self.push_unless_blank(number, &line.replacen("[[", "", 1));
             }
-            Shape::CmdOpen { cmd } => {
-                self.open(State::Square, number);
-                self.push(number, &format!("<cmd_output cmd=\"{cmd}\">"));
-            }
+            Shape::CmdOpen => self.cmd_open(number, line),
             Shape::XmlOpen { tag } => {
                 if last_close.get(tag).is_some_and(|&last| last > index) {
-                    self.open(State::Xml(vec![tag.to_owned()]), number);
+                    self.stack.push(tag.to_owned());
+                    self.open(State::Xml, number);
                 }
                 self.push(number, line);
             }
@@ -365,7 +395,7 @@ impl Walk {
             State::Normal => None,
             State::Fence => Some(BlockKind::Fence),
             State::Square => Some(BlockKind::Square),
-            State::Xml(_) => Some(BlockKind::Xml),
+            State::Xml => Some(BlockKind::Xml),
         }
         .map(|kind| OpenBlock {
             kind,

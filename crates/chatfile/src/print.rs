@@ -3,10 +3,15 @@
 //!
 //! Content is written as it is wherever the parser would read it back unchanged. Where it would
 //! not, the line is escaped:
-//! - a header-shaped line (or one already escaped) gets a leading backslash (rule 9);
-//! - any other line that would open a block the content does not close itself (a `[[` line, a
-//!   command-output marker, a fence or XML tag without its closer) is wrapped as `[[LINE` plus a
-//!   `]]` line: the parser drops both markers and keeps `LINE` verbatim.
+//! - a header-shaped line gets a leading backslash (rule 9);
+//! - a line already escaped, and any line that would open a block the content does not close
+//!   itself (a `[[` line, a command-output marker, a fence or XML tag without its closer, or
+//!   whose block holds a line that would break it), is wrapped as `[[LINE` plus a `]]` line:
+//!   the parser drops both markers and keeps `LINE` verbatim.
+//!
+//! The text is also read the same by the reference implementation (scout-ai's `Chat.parse`):
+//! every construct used means the same there. (The notes escape an already-escaped line with a
+//! second backslash; the reference would not undo that, so such a line is wrapped instead.)
 
 use std::collections::HashMap;
 
@@ -117,32 +122,24 @@ fn write_content(out: &mut String, content: &str) {
     let mut index = 0;
     while index < lines.len() {
         let line = lines[index];
-        let verbatim_until = match shaped[index].0 {
+        // A command-output closer means nothing outside a square block.
+        let shape = match shaped[index].0 {
+            Shape::CmdClose => grammar::classify_plain(line),
+            shape => shape,
+        };
+        let verbatim_until = match shape {
             Shape::Fence => closers.fence_after(index),
             Shape::XmlOpen { tag } => closers.xml_after(tag, index),
-            Shape::SquareOpen => None,
-            Shape::CmdOpen { .. } => {
-                if let Shape::Header { .. } = grammar::classify_plain(line) {
-                    push_line(out, &format!("\\{line}"));
-                    index += 1;
-                    continue;
-                }
-                None
-            }
-            Shape::Header { .. } | Shape::Escaped { .. } => {
+            Shape::SquareOpen | Shape::CmdOpen => None,
+            // An escape the reference would not undo (it unescapes one backslash only) is
+            // wrapped, which both read back the same.
+            Shape::Escaped { .. } => None,
+            Shape::Header { .. } => {
                 push_line(out, &format!("\\{line}"));
                 index += 1;
                 continue;
             }
-            Shape::CmdClose => match grammar::classify_plain(line) {
-                Shape::Header { .. } | Shape::Escaped { .. } => {
-                    push_line(out, &format!("\\{line}"));
-                    index += 1;
-                    continue;
-                }
-                _ => Some(index),
-            },
-            Shape::Text => Some(index),
+            Shape::CmdClose | Shape::Text => Some(index),
         };
         match verbatim_until {
             Some(last) => {
@@ -166,36 +163,69 @@ fn push_line(out: &mut String, line: &str) {
 }
 
 /// Where the blocks a content line could open would close, within the content itself.
+///
+/// A block is written as it is only when both parsers read it the same: no line inside it may
+/// be a command-output opener (which takes any block over), nor a `[[` line (which takes a
+/// fence or an XML block over in the reference), nor, in an XML block, a fence line (which the
+/// reference drops).
 struct Closers<'a> {
     fences: Vec<usize>,
-    /// For each tag, the lines whose first closing tag is `</tag>`, ascending.
+    /// Lines that would take over or be dropped from a fence.
+    fence_breakers: Vec<usize>,
+    /// Lines that would take over or be dropped from an XML block.
+    xml_breakers: Vec<usize>,
+    /// For each tag, the lines whose first closing tag is `</tag>` and that an XML block reads
+    /// as content, ascending.
     xml: HashMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Closers<'a> {
     fn new(lines: &[(Shape<'a>, &'a str)]) -> Self {
-        let mut fences = Vec::new();
-        let mut xml: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut closers = Closers {
+            fences: Vec::new(),
+            fence_breakers: Vec::new(),
+            xml_breakers: Vec::new(),
+            xml: HashMap::new(),
+        };
         for (index, (shape, line)) in lines.iter().enumerate() {
-            if *shape == Shape::Fence {
-                fences.push(index);
-            }
-            if let Some(tag) = grammar::first_close_tag(line) {
-                xml.entry(tag).or_default().push(index);
+            match shape {
+                Shape::Fence => {
+                    closers.fences.push(index);
+                    closers.xml_breakers.push(index);
+                }
+                Shape::SquareOpen | Shape::CmdOpen => {
+                    closers.fence_breakers.push(index);
+                    closers.xml_breakers.push(index);
+                }
+                _ => {
+                    if let Some(tag) = grammar::first_close_tag(line) {
+                        closers.xml.entry(tag).or_default().push(index);
+                    }
+                }
             }
         }
-        Closers { fences, xml }
+        closers
     }
 
-    /// The next fence line after `index`: where a fence opened at `index` closes.
+    /// The next fence line after `index`, where a fence opened at `index` closes, if nothing
+    /// between would break the fence.
     fn fence_after(&self, index: usize) -> Option<usize> {
-        next_after(&self.fences, index)
+        let close = next_after(&self.fences, index)?;
+        next_after(&self.fence_breakers, index)
+            .is_none_or(|breaker| breaker > close)
+            .then_some(close)
     }
 
-    /// The next line after `index` whose first closing tag is `</tag>`: where an XML block
-    /// opened at `index` closes.
+    /// The next line after `index` whose first closing tag is `</tag>`, where an XML block
+    /// opened at `index` closes, if nothing between would break the block.
     fn xml_after(&self, tag: &str, index: usize) -> Option<usize> {
-        self.xml.get(tag).and_then(|lines| next_after(lines, index))
+        let close = self
+            .xml
+            .get(tag)
+            .and_then(|lines| next_after(lines, index))?;
+        next_after(&self.xml_breakers, index)
+            .is_none_or(|breaker| breaker > close)
+            .then_some(close)
     }
 }
 

@@ -140,12 +140,24 @@ fn a_square_line_opening_and_ending_on_one_line_stays_open() {
 }
 
 #[test]
-fn command_output_markers_inside_a_fence_or_xml_block_stay_as_written() {
+fn command_output_openers_take_over_a_fence_or_xml_block() {
+    // As in the reference (the notes fix only `[[`): the opener turns the block into a square
+    // block, which the fence line does not close; `]]` does.
     check(
-        "user:\n```\nsh:-- ls {{{\n```\n<t>\nsh:-- ls {{{\n</t>\na: b",
+        "user:\n```\nsh:-- ls {{{\n```\na: b\n]]\nc: d",
         &[
-            ("user", "```\nsh:-- ls {{{\n```\n<t>\nsh:-- ls {{{\n</t>"),
-            ("a", "b"),
+            ("user", "```\n<cmd_output cmd=\"ls\">\n```\na: b"),
+            ("c", "d"),
+        ],
+    );
+    check(
+        "user:\n<t>\nsh:-- ls {{{\n</t>\na: b\nsh:-- ls }}}\nc: d",
+        &[
+            (
+                "user",
+                "<t>\n<cmd_output cmd=\"ls\">\n</t>\na: b\n</cmd_output>",
+            ),
+            ("c", "d"),
         ],
     );
 }

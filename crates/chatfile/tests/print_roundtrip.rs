@@ -31,14 +31,16 @@ fn blocks_and_inline_values_are_written_as_the_notes_say() {
 }
 
 #[test]
-fn header_shaped_lines_are_escaped_with_a_backslash() {
+fn header_shaped_lines_are_escaped_and_escaped_lines_wrapped() {
+    // An already-escaped line is wrapped rather than escaped twice: the reference unescapes a
+    // single backslash only, so `\\assistant:` would keep both there.
     let text = round_trip(&[m(
         "user",
         "user: not a header\nrole_x: y\nhttp://u\n\\assistant: already escaped\nend:",
     )]);
     assert_eq!(
         text,
-        "user:\n\n\\user: not a header\n\\role_x: y\n\\http://u\n\\\\assistant: already escaped\n\\end:\n"
+        "user:\n\n\\user: not a header\n\\role_x: y\n\\http://u\n[[\\assistant: already escaped\n]]\n\\end:\n"
     );
 }
 
@@ -51,13 +53,14 @@ fn lines_inside_closed_fences_and_tags_are_written_as_they_are() {
 
 #[test]
 fn openers_the_content_does_not_close_are_wrapped_in_square_markers() {
+    // A backslash would not stop a command-output opener (its first word may hold anything).
     let text = round_trip(&[
         m("user", "a\n[[b\n```py\n<t>\nshell:-- ls {{{\nSh:-- x {{{"),
         m("assistant", "</t>"),
     ]);
     assert_eq!(
         text,
-        "user:\n\na\n[[[[b\n]]\n[[```py\n]]\n[[<t>\n]]\n\\shell:-- ls {{{\n[[Sh:-- x {{{\n]]\n\nassistant:\n\n</t>\n"
+        "user:\n\na\n[[[[b\n]]\n[[```py\n]]\n[[<t>\n]]\n[[shell:-- ls {{{\n]]\n[[Sh:-- x {{{\n]]\n\nassistant:\n\n</t>\n"
     );
 }
 
