@@ -1,6 +1,6 @@
 //! Anthropic Messages stream events -> `StreamEvent`s.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 
@@ -10,21 +10,14 @@ use crate::decode::{Decoder, cut_short};
 use crate::error::{llm_error, malformed};
 use crate::framing::Frame;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockKind {
-    Text,
-    Thinking,
-    ToolUse,
-    Other,
-}
-
 /// Decodes the full event set: `message_start`, `content_block_start` / `_delta` / `_stop`
 /// for text, thinking (with its `signature_delta`), `redacted_thinking` and `tool_use`,
 /// `message_delta`, `message_stop`, `ping` and `error`; unknown events are skipped, as the
 /// API asks. A tool call's index is its content block's index.
 #[derive(Debug, Default)]
 pub(crate) struct AnthropicDecoder {
-    blocks: HashMap<usize, BlockKind>,
+    /// The content blocks that are tool calls (their stop ends the call).
+    tool_blocks: HashSet<usize>,
     usage: Usage,
     stop_reason: Option<String>,
     done: bool,
@@ -66,42 +59,36 @@ impl Decoder for AnthropicDecoder {
             Event::ContentBlockStart {
                 index,
                 content_block,
-            } => {
-                let kind = match content_block {
-                    StartBlock::Text { text } => {
-                        if !text.is_empty() {
-                            out.push(StreamEvent::TextDelta { text });
-                        }
-                        BlockKind::Text
+            } => match content_block {
+                StartBlock::Text { text } => {
+                    if !text.is_empty() {
+                        out.push(StreamEvent::TextDelta { text });
                     }
-                    StartBlock::Thinking { thinking } => {
-                        if !thinking.is_empty() {
-                            out.push(StreamEvent::ThinkingDelta {
-                                text: thinking,
-                                signature: None,
-                            });
-                        }
-                        BlockKind::Thinking
+                }
+                StartBlock::Thinking { thinking } => {
+                    if !thinking.is_empty() {
+                        out.push(StreamEvent::ThinkingDelta {
+                            text: thinking,
+                            signature: None,
+                        });
                     }
-                    StartBlock::RedactedThinking { data } => {
-                        out.push(StreamEvent::RedactedThinking { data });
-                        BlockKind::Other
+                }
+                StartBlock::RedactedThinking { data } => {
+                    out.push(StreamEvent::RedactedThinking { data });
+                }
+                StartBlock::ToolUse { id, name, input } => {
+                    self.tool_blocks.insert(index);
+                    out.push(StreamEvent::ToolCallStart { index, id, name });
+                    let has_input = input.as_object().is_some_and(|map| !map.is_empty());
+                    if has_input {
+                        out.push(StreamEvent::ToolCallDelta {
+                            index,
+                            arguments: input.to_string(),
+                        });
                     }
-                    StartBlock::ToolUse { id, name, input } => {
-                        out.push(StreamEvent::ToolCallStart { index, id, name });
-                        let has_input = input.as_object().is_some_and(|map| !map.is_empty());
-                        if has_input {
-                            out.push(StreamEvent::ToolCallDelta {
-                                index,
-                                arguments: input.to_string(),
-                            });
-                        }
-                        BlockKind::ToolUse
-                    }
-                    StartBlock::Other => BlockKind::Other,
-                };
-                self.blocks.insert(index, kind);
-            }
+                }
+                StartBlock::Other => {}
+            },
             Event::ContentBlockDelta { index, delta } => match delta {
                 BlockDelta::TextDelta { text } => {
                     if !text.is_empty() {
@@ -133,7 +120,7 @@ impl Decoder for AnthropicDecoder {
                 BlockDelta::Other => {}
             },
             Event::ContentBlockStop { index } => {
-                if self.blocks.get(&index) == Some(&BlockKind::ToolUse) {
+                if self.tool_blocks.contains(&index) {
                     out.push(StreamEvent::ToolCallEnd { index });
                 }
             }

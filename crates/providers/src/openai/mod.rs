@@ -55,7 +55,6 @@ impl OpenAiProvider {
             .http
             .key
             .as_ref()
-            .filter(|key| !key.expose().is_empty())
             .and_then(|key| secret_header(&format!("Bearer {}", key.expose())))
         {
             headers.insert(AUTHORIZATION, value);
