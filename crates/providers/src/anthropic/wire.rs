@@ -1,4 +1,7 @@
 //! The Anthropic Messages wire format, as far as this crate writes and reads it.
+//!
+//! In the types read, an absent `Option` field is `None` without a `#[serde(default)]`; that
+//! attribute marks only the other fields a server may leave out.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -101,7 +104,6 @@ pub(crate) enum Event {
     },
     MessageDelta {
         delta: MessageDelta,
-        #[serde(default)]
         usage: Option<WireUsage>,
     },
     MessageStop,
@@ -115,7 +117,6 @@ pub(crate) enum Event {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct StartMessage {
-    #[serde(default)]
     pub usage: Option<WireUsage>,
 }
 
@@ -164,25 +165,20 @@ pub(crate) enum BlockDelta {
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct MessageDelta {
-    #[serde(default)]
     pub stop_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct WireUsage {
-    #[serde(default)]
     pub input_tokens: Option<u64>,
-    #[serde(default)]
     pub output_tokens: Option<u64>,
-    #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
     pub cache_read_input_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct ErrorBody {
-    #[serde(default, rename = "type")]
+    #[serde(rename = "type")]
     pub kind: Option<String>,
     #[serde(default)]
     pub message: String,
@@ -198,6 +194,5 @@ pub(crate) struct ModelList {
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireModel {
     pub id: String,
-    #[serde(default)]
     pub display_name: Option<String>,
 }

@@ -1,5 +1,8 @@
 //! Ollama's native chat API (`/api/chat`, `/api/tags`, `/api/show`), as far as this crate
 //! writes and reads it.
+//!
+//! In the types read, an absent `Option` field is `None` without a `#[serde(default)]`; that
+//! attribute marks only the other fields a server may leave out.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -87,33 +90,24 @@ pub(crate) struct OutFunction {
 /// One NDJSON line of a streamed reply.
 #[derive(Debug, Deserialize)]
 pub(crate) struct Line {
-    #[serde(default)]
     pub message: Option<LineMessage>,
     #[serde(default)]
     pub done: bool,
-    #[serde(default)]
     pub done_reason: Option<String>,
-    #[serde(default)]
     pub prompt_eval_count: Option<u64>,
-    #[serde(default)]
     pub eval_count: Option<u64>,
-    #[serde(default)]
     pub error: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct LineMessage {
-    #[serde(default)]
     pub content: Option<String>,
-    #[serde(default)]
     pub thinking: Option<String>,
-    #[serde(default)]
     pub tool_calls: Option<Vec<InCall>>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct InCall {
-    #[serde(default)]
     pub id: Option<String>,
     pub function: InFunction,
 }
@@ -142,6 +136,5 @@ pub(crate) struct TagModel {
 pub(crate) struct Show {
     #[serde(default)]
     pub model_info: Map<String, Value>,
-    #[serde(default)]
     pub capabilities: Option<Vec<String>>,
 }

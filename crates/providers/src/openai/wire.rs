@@ -1,5 +1,8 @@
 //! The OpenAI chat-completions wire format (with OpenRouter's and DeepSeek's additions), as
 //! far as this crate writes and reads it.
+//!
+//! In the types read, an absent `Option` field is `None` without a `#[serde(default)]`; that
+//! attribute marks only the other fields a server may leave out.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -124,9 +127,7 @@ pub(crate) struct CallFunction {
 pub(crate) struct Chunk {
     #[serde(default)]
     pub choices: Vec<Choice>,
-    #[serde(default)]
     pub usage: Option<WireUsage>,
-    #[serde(default)]
     pub error: Option<Value>,
 }
 
@@ -134,75 +135,53 @@ pub(crate) struct Chunk {
 pub(crate) struct Choice {
     #[serde(default)]
     pub index: u32,
-    #[serde(default)]
     pub delta: Option<Delta>,
-    #[serde(default)]
     pub finish_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Delta {
-    #[serde(default)]
     pub content: Option<String>,
-    #[serde(default)]
     pub reasoning: Option<String>,
-    #[serde(default)]
     pub reasoning_content: Option<String>,
-    #[serde(default)]
     pub reasoning_details: Option<Vec<Value>>,
-    #[serde(default)]
     pub tool_calls: Option<Vec<ToolCallDelta>>,
-    #[serde(default)]
     pub refusal: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct ToolCallDelta {
-    #[serde(default)]
     pub index: Option<usize>,
-    #[serde(default)]
     pub id: Option<String>,
-    #[serde(default)]
     pub function: Option<FunctionDelta>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct FunctionDelta {
-    #[serde(default)]
     pub name: Option<String>,
-    #[serde(default)]
     pub arguments: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireUsage {
-    #[serde(default)]
     pub prompt_tokens: Option<u64>,
-    #[serde(default)]
     pub completion_tokens: Option<u64>,
-    #[serde(default)]
     pub total_tokens: Option<u64>,
-    #[serde(default)]
     pub prompt_tokens_details: Option<PromptDetails>,
-    #[serde(default)]
     pub completion_tokens_details: Option<CompletionDetails>,
     /// OpenRouter: what the request cost, in credits.
-    #[serde(default)]
     pub cost: Option<f64>,
     /// DeepSeek: prompt tokens served from its cache.
-    #[serde(default)]
     pub prompt_cache_hit_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct PromptDetails {
-    #[serde(default)]
     pub cached_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct CompletionDetails {
-    #[serde(default)]
     pub reasoning_tokens: Option<u64>,
 }
 
@@ -216,25 +195,18 @@ pub(crate) struct ModelList {
 #[derive(Debug, Deserialize)]
 pub(crate) struct WireModel {
     pub id: String,
-    #[serde(default)]
     pub name: Option<String>,
     /// OpenRouter.
-    #[serde(default)]
     pub context_length: Option<u64>,
     /// vLLM.
-    #[serde(default)]
     pub max_model_len: Option<u64>,
-    #[serde(default)]
     pub pricing: Option<WirePricing>,
-    #[serde(default)]
     pub supported_parameters: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct WirePricing {
-    #[serde(default)]
     pub prompt: Option<Value>,
-    #[serde(default)]
     pub completion: Option<Value>,
 }
 
