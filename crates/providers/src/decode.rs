@@ -54,6 +54,23 @@ pub(crate) fn feed(
     }
 }
 
+/// Appends a text delta; an empty one is no event.
+pub(crate) fn push_text(out: &mut Vec<StreamEvent>, text: String) {
+    if !text.is_empty() {
+        out.push(StreamEvent::TextDelta { text });
+    }
+}
+
+/// Appends a (not yet signed) thinking delta; an empty one is no event.
+pub(crate) fn push_thinking(out: &mut Vec<StreamEvent>, text: String) {
+    if !text.is_empty() {
+        out.push(StreamEvent::ThinkingDelta {
+            text,
+            signature: None,
+        });
+    }
+}
+
 /// The error of a body that ended before the reply did; `missing` says what never came.
 pub(crate) fn cut_short(kind: ProviderKind, missing: &str) -> LlmError {
     LlmError::new(

@@ -6,7 +6,7 @@ use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::{BlockDelta, Event, StartBlock, WireUsage};
 use crate::config::ProviderKind;
-use crate::decode::{Decoder, cut_short};
+use crate::decode::{Decoder, cut_short, push_text, push_thinking};
 use crate::error::{llm_error, malformed};
 use crate::framing::Frame;
 
@@ -60,19 +60,8 @@ impl Decoder for AnthropicDecoder {
                 index,
                 content_block,
             } => match content_block {
-                StartBlock::Text { text } => {
-                    if !text.is_empty() {
-                        out.push(StreamEvent::TextDelta { text });
-                    }
-                }
-                StartBlock::Thinking { thinking } => {
-                    if !thinking.is_empty() {
-                        out.push(StreamEvent::ThinkingDelta {
-                            text: thinking,
-                            signature: None,
-                        });
-                    }
-                }
+                StartBlock::Text { text } => push_text(out, text),
+                StartBlock::Thinking { thinking } => push_thinking(out, thinking),
                 StartBlock::RedactedThinking { data } => {
                     out.push(StreamEvent::RedactedThinking { data });
                 }
@@ -90,19 +79,8 @@ impl Decoder for AnthropicDecoder {
                 StartBlock::Other => {}
             },
             Event::ContentBlockDelta { index, delta } => match delta {
-                BlockDelta::TextDelta { text } => {
-                    if !text.is_empty() {
-                        out.push(StreamEvent::TextDelta { text });
-                    }
-                }
-                BlockDelta::ThinkingDelta { thinking } => {
-                    if !thinking.is_empty() {
-                        out.push(StreamEvent::ThinkingDelta {
-                            text: thinking,
-                            signature: None,
-                        });
-                    }
-                }
+                BlockDelta::TextDelta { text } => push_text(out, text),
+                BlockDelta::ThinkingDelta { thinking } => push_thinking(out, thinking),
                 BlockDelta::SignatureDelta { signature } => {
                     out.push(StreamEvent::ThinkingDelta {
                         text: String::new(),

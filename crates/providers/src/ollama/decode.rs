@@ -4,7 +4,7 @@ use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::Line;
 use crate::config::ProviderKind;
-use crate::decode::{Decoder, cut_short};
+use crate::decode::{Decoder, cut_short, push_text, push_thinking};
 use crate::error::{llm_error, malformed};
 use crate::framing::Frame;
 
@@ -25,15 +25,8 @@ impl Decoder for OllamaDecoder {
             return Err(llm_error(None, None, error));
         }
         if let Some(message) = line.message {
-            if let Some(text) = message.thinking.filter(|text| !text.is_empty()) {
-                out.push(StreamEvent::ThinkingDelta {
-                    text,
-                    signature: None,
-                });
-            }
-            if let Some(text) = message.content.filter(|text| !text.is_empty()) {
-                out.push(StreamEvent::TextDelta { text });
-            }
+            push_thinking(out, message.thinking.unwrap_or_default());
+            push_text(out, message.content.unwrap_or_default());
             for call in message.tool_calls.into_iter().flatten() {
                 let index = self.calls;
                 self.calls += 1;

@@ -7,7 +7,7 @@ use ybs_core::{ErrorKind, FinishReason, LlmError, StreamEvent, Usage};
 
 use super::wire::{Chunk, Delta, ToolCallDelta, WireUsage};
 use crate::config::ProviderKind;
-use crate::decode::{Decoder, cut_short};
+use crate::decode::{Decoder, cut_short, push_text, push_thinking};
 use crate::error::{error_parts, error_status, llm_error, malformed};
 use crate::framing::Frame;
 
@@ -58,19 +58,12 @@ impl OpenAiDecoder {
             (Some(text), _) | (None, Some(text)) if !text.is_empty() => text.clone(),
             _ => text_of_details(),
         };
-        if !thinking.is_empty() {
-            out.push(StreamEvent::ThinkingDelta {
-                text: thinking,
-                signature: None,
-            });
-        }
+        push_thinking(out, thinking);
         for detail in delta.reasoning_details.into_iter().flatten() {
             out.push(StreamEvent::ReasoningDetail { detail });
         }
         for text in [delta.content, delta.refusal].into_iter().flatten() {
-            if !text.is_empty() {
-                out.push(StreamEvent::TextDelta { text });
-            }
+            push_text(out, text);
         }
         for (position, call) in delta.tool_calls.into_iter().flatten().enumerate() {
             self.tool_call(position, call, out);
