@@ -62,6 +62,21 @@ pub(crate) fn llm_error(status: Option<u16>, code: Option<String>, message: Stri
     }
 }
 
+/// An error a provider reported inside a stream; an empty message says just that.
+pub(crate) fn stream_error(
+    provider: ProviderKind,
+    status: Option<u16>,
+    code: Option<String>,
+    message: String,
+) -> LlmError {
+    let message = if message.is_empty() {
+        format!("{} reported an error mid-stream", provider.display_name())
+    } else {
+        message
+    };
+    llm_error(status, code, message)
+}
+
 /// The error of a non-success HTTP response, from its status, body and `Retry-After`.
 ///
 /// Understands the error shapes of OpenAI (`{"error":{"message","type","code"}}`), OpenRouter

@@ -88,7 +88,7 @@ impl Transport {
                     sent = tokio::time::timeout(
                         this.timeouts.idle,
                         this.post(&url, &headers, body.clone()),
-                    ) => sent.unwrap_or_else(|_| Err(this.idle_timeout(&url))),
+                    ) => sent.unwrap_or_else(|_| Err(idle_timeout(this.kind, &url, this.timeouts.idle))),
                 };
                 let error = match sent {
                     Err(error) => error,
@@ -302,10 +302,6 @@ impl Transport {
                 seconds(self.timeouts.overall)
             ),
         )
-    }
-
-    fn idle_timeout(&self, url: &str) -> LlmError {
-        idle_timeout(self.kind, url, self.timeouts.idle)
     }
 }
 

@@ -7,7 +7,7 @@ use ybs_core::{FinishReason, LlmError, StreamEvent, Usage};
 use super::wire::{BlockDelta, Event, StartBlock, WireUsage};
 use crate::config::ProviderKind;
 use crate::decode::{Decoder, cut_short, push_text, push_thinking};
-use crate::error::{llm_error, malformed};
+use crate::error::{malformed, stream_error};
 use crate::framing::Frame;
 
 /// Decodes the full event set: `message_start`, `content_block_start` / `_delta` / `_stop`
@@ -120,12 +120,12 @@ impl Decoder for AnthropicDecoder {
             }
             Event::Ping | Event::Unknown => {}
             Event::Error { error } => {
-                let message = if error.message.is_empty() {
-                    "Anthropic reported an error mid-stream".to_owned()
-                } else {
-                    error.message
-                };
-                return Err(llm_error(None, error.kind, message));
+                return Err(stream_error(
+                    ProviderKind::Anthropic,
+                    None,
+                    error.kind,
+                    error.message,
+                ));
             }
         }
         Ok(())

@@ -8,7 +8,7 @@ use ybs_core::{ErrorKind, FinishReason, LlmError, StreamEvent, Usage};
 use super::wire::{Chunk, Delta, ToolCallDelta, WireUsage};
 use crate::config::ProviderKind;
 use crate::decode::{Decoder, cut_short, push_text, push_thinking};
-use crate::error::{error_parts, error_status, llm_error, malformed};
+use crate::error::{error_parts, error_status, malformed, stream_error};
 use crate::framing::Frame;
 
 /// Decodes `data:` frames of chat-completion chunks until `[DONE]`.
@@ -169,12 +169,7 @@ impl Decoder for OpenAiDecoder {
             .map_err(|error| malformed(self.kind, &error.to_string(), data))?;
         if let Some(error) = &chunk.error {
             let (message, code) = error_parts(error);
-            let message = if message.is_empty() {
-                format!("{} reported an error mid-stream", self.kind.display_name())
-            } else {
-                message
-            };
-            return Err(llm_error(error_status(error), code, message));
+            return Err(stream_error(self.kind, error_status(error), code, message));
         }
         for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
             if let Some(delta) = choice.delta {
