@@ -11,10 +11,10 @@ use crate::text::{part_text, temperature};
 use crate::wire::arguments_object;
 
 /// `max_tokens` when the request sets none; every Claude model allows at least this much.
-pub(crate) const DEFAULT_MAX_TOKENS: u32 = 4096;
+const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// The thinking budget for a reasoning effort (Anthropic's minimum is 1024).
-pub(crate) fn budget(effort: ReasoningEffort) -> u32 {
+fn budget(effort: ReasoningEffort) -> u32 {
     match effort {
         ReasoningEffort::Minimal => 1024,
         ReasoningEffort::Low => 2048,

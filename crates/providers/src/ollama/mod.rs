@@ -1,7 +1,7 @@
 //! Ollama's native API (`/api/chat` with NDJSON streaming, `/api/tags`, `/api/show`).
 
 pub(crate) mod decode;
-pub(crate) mod encode;
+mod encode;
 mod wire;
 
 use async_trait::async_trait;

@@ -131,7 +131,7 @@ impl OpenAiDecoder {
     }
 }
 
-pub(crate) fn usage(wire: &WireUsage) -> Usage {
+fn usage(wire: &WireUsage) -> Usage {
     let cached = wire
         .prompt_tokens_details
         .as_ref()

@@ -3,7 +3,7 @@
 //! llama.cpp and any custom server.
 
 pub(crate) mod decode;
-pub(crate) mod encode;
+mod encode;
 mod wire;
 
 use async_trait::async_trait;
