@@ -113,7 +113,12 @@ impl Transport {
                                 yield Ok(event);
                             }
                             match result {
-                                Err(error) => break Some(error),
+                                // Decoders read errors the server put inside the stream,
+                                // which may quote the key back.
+                                Err(mut error) => {
+                                    error.message = scrub(error.message, this.key.as_ref());
+                                    break Some(error);
+                                }
                                 Ok(true) => break None,
                                 Ok(false) => {}
                             }
