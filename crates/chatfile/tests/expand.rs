@@ -318,7 +318,8 @@ fn sticky_options_persist_and_transient_ones_end_at_each_assistant_message() {
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    assert_eq!(transient, vec![("persist", "false"), ("top_p", "0.9")]);
+    // The value is what follows the first space, as in the reference.
+    assert_eq!(transient, vec![("persist", "false"), ("top_p", " 0.9")]);
     assert_eq!(expansion.options.effective().len(), 5);
     assert_eq!(
         messages(&expansion),

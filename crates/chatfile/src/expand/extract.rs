@@ -87,10 +87,8 @@ pub(super) fn extract(messages: Vec<ExpandedMessage>) -> Result<Expansion, Expan
     Ok(expansion)
 }
 
-/// `key value`: split at the first space.
+/// `key value`: split at the first space, the value kept as written after it (as the
+/// reference's `partition(" ")` does, so `top_p  0.9` sets ` 0.9`).
 fn key_value(content: &str) -> (&str, &str) {
-    match content.split_once(' ') {
-        Some((key, value)) => (key, value.trim_start_matches(' ')),
-        None => (content, ""),
-    }
+    content.split_once(' ').unwrap_or((content, ""))
 }
