@@ -10,7 +10,10 @@
 //!   requests, the tool-call trace), the only part that reads the file system, and
 //!   [`Expansion::to_core_messages`] turns the result into [`ybs_core::Message`]s.
 //!
-//! The exact rules are in `notes/chatfile-rules.md`; this crate follows them line by line.
+//! The exact rules are in `notes/chatfile-rules.md`; this crate follows them line by line, and
+//! where they leave room it reads files as the reference implementation (scout-ai's
+//! `Chat.parse`) does. `tests/reference_compat.rs` holds inputs with the reference's reading,
+//! and the deliberate differences (the notes' fixes) with both readings.
 
 mod append;
 mod convert;
