@@ -81,6 +81,20 @@ fn a_fence_inside_a_square_block_is_ordinary_content() {
 }
 
 #[test]
+fn a_fence_line_in_a_block_is_only_content() {
+    // First match wins: rule 1 makes it content, so it neither closes a `[[` block by ending
+    // with `]]` nor pops an XML tag.
+    check(
+        "user:\n[[a\n```]]\nb: c\n]]\nd: e",
+        &[("user", "a\n```]]\nb: c"), ("d", "e")],
+    );
+    check(
+        "user:\n<t>\n```</t>\nb: c\n</t>\nd: e",
+        &[("user", "<t>\n```</t>\nb: c\n</t>"), ("d", "e")],
+    );
+}
+
+#[test]
 fn a_fence_inside_an_xml_block_is_ordinary_content() {
     check(
         "user:\n<t>\n```\nx: y\n</t>\nz: w",
