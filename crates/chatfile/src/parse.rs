@@ -20,10 +20,9 @@
 //! - an escape removes one backslash from any run of backslashes before a header shape, so
 //!   that `\\user:` reads as `\user:` and escaping can always be undone (the reference only
 //!   unescapes a single backslash);
-//! - an empty block is no message, even when a header started it, as in the reference: a bare
-//!   `clear:` or `clear_tools:` line followed by the next header does nothing (write
-//!   `clear: true`). The notes allow the parser empty messages but do not ask for them, and
-//!   their law `parse(print(m)) == m` only covers lists without empty messages.
+//! - a block started by a header is a message even when empty (`clear:`); the text before the
+//!   first header and after an inline header is a message only when it is not empty. (The
+//!   reference drops empty header blocks, so a bare `clear:` does nothing there.)
 
 use std::collections::HashMap;
 
@@ -117,7 +116,7 @@ pub struct OpenBlock {
 /// Everything the parser learns from a file.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Document {
-    /// The messages in file order, none of them empty.
+    /// The messages in file order. Empty messages are kept when a header started them.
     pub messages: Vec<ParsedMessage>,
     /// The protected block left open at the end of the file, if any (it ran to the end).
     pub unclosed: Option<OpenBlock>,
@@ -165,7 +164,7 @@ enum State {
 /// The message being collected.
 struct Block {
     role: String,
-    /// Started by a block header (its span starts there) rather than implied.
+    /// Started by a block header (kept even when empty) rather than implied.
     explicit: bool,
     header_line: usize,
     content: String,
@@ -372,7 +371,7 @@ impl Walk {
     fn flush(&mut self) {
         let block = &mut self.block;
         let content = grammar::strip(&block.content);
-        if content.is_empty() {
+        if !block.explicit && content.is_empty() {
             return;
         }
         let start = if block.explicit {

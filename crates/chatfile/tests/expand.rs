@@ -169,7 +169,7 @@ fn clear_drops_itself_and_everything_before_the_last_one() {
     let fx = Fixture::new();
     fx.write(
         "t.chat",
-        "system: template\noption: temperature 0.5\nclear: true\nuser:\nfirst\nclear: again\nuser: real question\n",
+        "system: template\noption: temperature 0.5\nclear:\nuser:\nfirst\nclear:\nuser: real question\n",
     );
     let expansion = fx.expand("t.chat").unwrap();
     assert_eq!(messages(&expansion), vec![m("user", "real question")]);
@@ -177,22 +177,11 @@ fn clear_drops_itself_and_everything_before_the_last_one() {
 }
 
 #[test]
-fn a_bare_clear_header_is_an_empty_block_and_does_nothing() {
-    // As in the reference: the parser makes no message of an empty block.
-    let fx = Fixture::new();
-    fx.write("t.chat", "system: template\nclear:\nuser:\nq\n");
-    assert_eq!(
-        messages(&fx.expand("t.chat").unwrap()),
-        vec![m("system", "template"), m("user", "q")]
-    );
-}
-
-#[test]
 fn clear_tools_drops_earlier_tools_and_traces() {
     let fx = Fixture::new();
     fx.write(
         "t.chat",
-        "tool: old\nfunction_call: {\"name\":\"old\",\"arguments\":{},\"id\":\"1\"}\nfunction_call_output: {\"id\":\"1\",\"content\":\"x\"}\nuser:\nq\nclear_tools: true\ntool: new\n",
+        "tool: old\nfunction_call: {\"name\":\"old\",\"arguments\":{},\"id\":\"1\"}\nfunction_call_output: {\"id\":\"1\",\"content\":\"x\"}\nuser:\nq\nclear_tools:\ntool: new\n",
     );
     let expansion = fx.expand("t.chat").unwrap();
     assert_eq!(messages(&expansion), vec![m("user", "q")]);

@@ -19,7 +19,7 @@ fn check(text: &str, expected: &[(&str, &str)]) {
 fn crlf_lines_keep_their_carriage_return_but_headers_still_work() {
     check(
         "user:\r\n\r\na\r\nb\r\nassistant: hi\r\nendpoint:\r\n",
-        &[("user", "a\r\nb"), ("assistant", "hi")],
+        &[("user", "a\r\nb"), ("assistant", "hi"), ("endpoint", "")],
     );
 }
 
@@ -38,11 +38,12 @@ fn content_is_stripped_once_as_a_whole() {
 }
 
 #[test]
-fn empty_blocks_make_no_message() {
-    // As in the reference, even when a header started the block.
-    check("user:\nassistant:\nhi", &[("assistant", "hi")]);
-    check("clear:\n\nuser: x\n", &[("user", "x")]);
-    check("user:\n \t\r\n\n", &[]);
+fn headers_make_empty_messages_and_implied_blocks_do_not() {
+    check(
+        "user:\nassistant:\nhi",
+        &[("user", ""), ("assistant", "hi")],
+    );
+    check("clear:\n\nuser: x\n", &[("clear", ""), ("user", "x")]);
     // No empty user message before the first header, nor after an inline one.
     check("model: m\nuser:\nq", &[("model", "m"), ("user", "q")]);
     check("", &[]);
@@ -360,7 +361,7 @@ fn an_unclosed_block_runs_to_the_end_of_the_file() {
 
 #[test]
 fn messages_carry_their_line_spans() {
-    let text = "intro\n\nsystem:\n\nrules\nmore\n\nmodel: m\nafter\nassistant:\nok\n";
+    let text = "intro\n\nsystem:\n\nrules\nmore\n\nmodel: m\nafter\nassistant:\n";
     let spans: Vec<(String, LineSpan)> = parse(text)
         .into_iter()
         .map(|message| (message.role, message.span))
@@ -373,7 +374,7 @@ fn messages_carry_their_line_spans() {
             ("system".to_owned(), span(3, 6)),
             ("model".to_owned(), span(8, 8)),
             ("system".to_owned(), span(9, 9)),
-            ("assistant".to_owned(), span(10, 11)),
+            ("assistant".to_owned(), span(10, 10)),
         ]
     );
 }
@@ -386,6 +387,7 @@ fn the_spec_example_parses_as_documented() {
     check(
         text,
         &[
+            ("user", ""),
             ("endpoint", "nano"),
             ("agent", "Baking"),
             (

@@ -3,10 +3,10 @@
 //! the version that resets the role after `agent:` and unescapes `\role:` lines).
 //!
 //! Each `reference(...)` case gives an input and the messages the reference returns for it,
-//! worked out by following its code line by line. Older versions of the reference also return
-//! a `{user, ""}` before the first header (which their own `clean` step drops), so the cases
-//! compare non-empty messages; we return no empty message at all (see
-//! `empty_blocks_make_no_message`).
+//! worked out by following its code line by line. The reference also returns empty messages in
+//! places (a `{user, ""}` before the first header, nothing for an empty header block); its own
+//! `clean` step drops them, so the cases compare the non-empty messages and the empty ones are
+//! covered by `differences` below.
 //!
 //! `difference(...)` cases are inputs where we deliberately read differently, each with both
 //! readings: where notes/chatfile-rules.md says "we fix", and the few places its serializer
@@ -415,17 +415,21 @@ fn difference_in_doubled_escapes() {
 }
 
 #[test]
-fn empty_blocks_make_no_message() {
-    // The reference makes no message of an empty block, even one a header started (older
-    // versions return a `{user, ""}` before the first header, which their clean step drops;
-    // newer ones do not). So a bare `clear:` does nothing; `clear: true` clears.
-    assert_eq!(parse_messages("system:\nx"), vec![m("system", "x")]);
+fn differences_in_empty_messages() {
+    // The reference returns `{user, ""}` when the first header starts the file.
     assert_eq!(
-        parse_messages("user:\nq\nclear:\n\nuser:\nr\nassistant:\n"),
-        vec![m("user", "q"), m("user", "r")]
+        parse_messages("system:\nx"),
+        vec![m("system", "x")],
+        "we return no leading empty message (the print law needs that)"
     );
-    assert_eq!(parse_messages("user:\n"), vec![]);
-    assert_eq!(parse_messages("user: \n"), vec![]);
+    // An empty header block is a message for us (notes: "empty messages may be produced by
+    // the parser"; clear comes before clean), so a bare `clear:` clears. The reference drops
+    // empty header blocks in the parser, so there a bare `clear:` does nothing and only an
+    // inline `clear: ...` clears.
+    assert_eq!(
+        parse_messages("user:\nq\nclear:\n\nuser:\nr"),
+        vec![m("user", "q"), m("clear", ""), m("user", "r")]
+    );
     reference(
         "user:\nq\nclear: true\nuser:\nr",
         &[("user", "q"), ("clear", "true"), ("user", "r")],
@@ -456,8 +460,9 @@ fn the_printer_chooses_the_inline_form_for_one_line_option_like_roles() {
             m("previous_response_id", "r1"),
             m("user", "q"),
             m("meta", "two\nlines"),
+            m("clear", ""),
         ],
-        "model: gpt-5-nano\n\noption: temperature 0.5\n\nsystem:\n\nBe brief.\n\nprevious_response_id: r1\n\nuser:\n\nq\n\nmeta:\n\ntwo\nlines\n",
+        "model: gpt-5-nano\n\noption: temperature 0.5\n\nsystem:\n\nBe brief.\n\nprevious_response_id: r1\n\nuser:\n\nq\n\nmeta:\n\ntwo\nlines\n\nclear:\n",
     );
 }
 
