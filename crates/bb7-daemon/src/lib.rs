@@ -6,14 +6,31 @@
 //! (`chats/index.json`, changed only under an advisory lock on `chats/.index.lock`) and
 //! per-chat PID locks (`chats/{id}/lock`).
 //!
-//! This crate implements everything that does not call a model: the protocol loop
-//! ([`server`]), the state machine and actions ([`session`]), the store ([`store`]), context
-//! operations ([`context`]), outputs and statuses ([`files`]), fork/edit/search ([`history`]),
-//! instruction files ([`instructions`]) and per-user config and state ([`global`]). The
-//! model-calling actions (`send`, `cancel`, `generate_title`, `estimate_tokens`,
-//! `estimate_text_tokens`, `get_models`, `get_balance`) are parsed and answered with
-//! `Action not available yet: <action> ...`.
+//! The protocol loop is [`server`], the state machine and the actions that do not call a
+//! model are [`session`], the store [`store`], context operations [`context`], outputs and
+//! statuses [`files`], fork/edit/search [`history`], instruction files [`instructions`] and
+//! per-user config and state [`global`].
 //!
+//! The model-calling half: [`settings`] (config checks: `Config file not found:
+//! ~/.config/bb7/config.json`, `API key not set in config`), [`prompt`] (the system message),
+//! [`assemble`] (the one structured user message), [`send`] (streaming, tool calls applied
+//! with `ybs_tools::bb7_edit`, cancel, the WYSIWYG trim loop, `diff_error`, hidden repair),
+//! [`calls`] (`estimate_tokens`, `estimate_text_tokens`, `get_models`, `get_balance`,
+//! `generate_title`), [`titles`] and [`usage_log`] (`~/.bb7/usage.csv`).
+//!
+//! Model-side choices where the specs are silent:
+//!
+//! - `cancel {target_request_id}` is answered `ok` at once when that stream (or, without a
+//!   target, any stream) is running, else `No active request to cancel`. The cancelled
+//!   `send` ends with `done` carrying `"cancelled": true`.
+//! - `done`, `diff_error` and a send's `error` carry the counter fields `predicted`,
+//!   `trimmed` and `visible` (pairs of user message and replies).
+//! - Provider errors read `<label>: <provider message>`, the label one of `auth`, `quota`,
+//!   `net`, `model`, `unknown`.
+//! - `generate_title` replies `{"type":"ok","chat_id":..,"title":..}` and also sends the
+//!   `title_updated` event; without `title_model` it uses `anthropic/claude-3-haiku`.
+//! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7-<chat id>`.
+
 //! Choices where the specs are silent (written for the first bb7 client's expectations):
 //!
 //! - Every reply to a request carries its `request_id` as a string; lines that cannot be read
@@ -38,11 +55,14 @@
 //! - `shutdown` is answered with `ok` before the process exits.
 //! - `.bb7/pinned_chats.json` belongs to the client (it reads and writes it itself); the
 //!   daemon never touches it.
-//! - `ping` and `version` are answered as soon as they are read; every other request is
-//!   handled in arrival order by the session, so their replies may overtake queued work.
+//! - `ping`, `version` and `cancel` are answered as soon as they are read; every other
+//!   request is handled in arrival order by the session, so their replies may overtake
+//!   queued work.
 
 pub mod active;
+pub mod assemble;
 pub mod atomic;
+pub mod calls;
 pub mod context;
 pub mod error;
 pub mod events;
@@ -53,11 +73,16 @@ pub mod instructions;
 pub mod lock;
 pub mod model;
 pub mod paths;
+pub mod prompt;
 pub mod protocol;
+pub mod send;
 pub mod server;
 pub mod session;
+pub mod settings;
 pub mod store;
+pub mod titles;
 pub mod tokens;
+pub mod usage_log;
 
 pub use error::{Error, Result};
 pub use global::Home;

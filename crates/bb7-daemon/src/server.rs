@@ -1,8 +1,13 @@
 //! The process around a [`Session`]: reads request lines from stdin (refusing lines over
 //! 1 MiB), answers malformed ones at once, and hands the rest in order to a worker thread that
 //! owns the session. Replies are written as single flushed lines; nothing else ever goes to
-//! stdout. `ping` and `version` are answered by the reader directly, so they can overtake
-//! queued work.
+//! stdout. `ping`, `version` and `cancel` are answered by the reader directly, so they can
+//! overtake queued work.
+//!
+//! A `send` is prepared on the worker thread, then streamed by its own task on the runtime,
+//! working on a copy of the active chat; the task hands the chat back to the worker when it
+//! is done ([`Job::Internal`]). While it streams, read-only actions are still answered and
+//! state-changing ones get `Another request is already in progress`.
 //!
 //! The daemon stops cleanly on `shutdown`, on end of input and on SIGTERM (releasing its chat
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
@@ -81,52 +86,207 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
+/// A change to run on the session's thread.
+pub type Change = Box<dyn FnOnce(&mut Session, &Shared) + Send>;
+
+/// Work for the session's thread: a client request, or a change a stream task hands back
+/// (the session is only ever touched on that thread).
+pub enum Job {
+    /// A request with its id.
+    Request(Option<String>, Request),
+    /// Runs on the session's thread.
+    Internal(Change),
+    /// End of input: stop the thread.
+    Stop,
+}
+
+/// The stream in flight: its request id and how to stop it.
+#[derive(Debug, Clone)]
+pub struct InFlight {
+    /// The `send` request's id ("" when it had none).
+    pub request_id: String,
+    /// Cancels the stream.
+    pub cancel: tokio_util::sync::CancellationToken,
+}
+
+/// What the session's thread and the stream tasks share.
+#[derive(Clone)]
+pub struct Shared {
+    /// Where replies go.
+    pub output: Output,
+    /// The session's queue.
+    pub jobs: mpsc::UnboundedSender<Job>,
+    /// The stream in flight, if any (one at a time).
+    pub stream: Arc<Mutex<Option<InFlight>>>,
+    /// The runtime streams run on.
+    pub runtime: tokio::runtime::Handle,
+}
+
+impl Shared {
+    /// Writes a reply.
+    pub fn send(&self, reply: &Reply) {
+        send(&self.output, reply);
+    }
+
+    /// Whether a stream is in flight.
+    pub fn streaming(&self) -> bool {
+        self.stream
+            .lock()
+            .map(|slot| slot.is_some())
+            .unwrap_or(false)
+    }
+
+    /// Forgets the stream in flight.
+    pub fn clear_stream(&self) {
+        if let Ok(mut slot) = self.stream.lock() {
+            *slot = None;
+        }
+    }
+
+    /// Hands a change to the session's thread.
+    pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
+        let _ = self.jobs.send(Job::Internal(Box::new(job)));
+    }
+}
+
+/// The error for a state-changing action while a stream runs.
+pub const BUSY: &str = "Another request is already in progress";
+
+/// The error for `cancel` when nothing (or something else) is streaming.
+pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
+
+/// Actions that only read, answered while a stream runs.
+fn read_only(request: &Request) -> bool {
+    matches!(
+        request,
+        Request::ChatGet
+            | Request::ChatList { .. }
+            | Request::ChatActive
+            | Request::SearchChats { .. }
+            | Request::ContextList
+            | Request::GetContextFile { .. }
+            | Request::GetOutputFile { .. }
+            | Request::GetDiffPaths { .. }
+            | Request::GetFileStatuses
+            | Request::GetCustomizationInfo
+            | Request::EstimateTokens { .. }
+            | Request::EstimateTextTokens { .. }
+            | Request::GetModels { .. }
+            | Request::GetBalance { .. }
+            | Request::Shutdown
+    )
+}
+
+/// Answers `cancel {target_request_id}` at once (it never waits behind other work).
+fn cancel(shared: &Shared, args: &serde_json::Map<String, serde_json::Value>) -> Reply {
+    let target = args
+        .get("target_request_id")
+        .and_then(protocol::request_id_text)
+        .unwrap_or_default();
+    let Ok(slot) = shared.stream.lock() else {
+        return Reply::error(NOTHING_TO_CANCEL);
+    };
+    match slot.as_ref() {
+        Some(stream) if target.is_empty() || stream.request_id == target => {
+            stream.cancel.cancel();
+            Reply::ok()
+        }
+        _ => Reply::error(NOTHING_TO_CANCEL),
+    }
+}
+
+/// Runs one job on the session's thread. Returns false to stop.
+fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
+    let (request_id, request) = match job {
+        Job::Internal(change) => {
+            change(session, shared);
+            return true;
+        }
+        Job::Request(request_id, request) => (request_id, request),
+        Job::Stop => return false,
+    };
+    let action = request.action();
+    tracing::debug!(action, "request");
+    if shared.streaming() && !read_only(&request) {
+        shared.send(&Reply::error(BUSY).for_request(request_id.as_deref()));
+        return true;
+    }
+    // A bug in one handler must not take the daemon (and the user's session) down.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match request {
+        Request::Send { args } => {
+            crate::send::start(session, shared, request_id.clone(), &args).map(|()| Some(None))
+        }
+        Request::GenerateTitle { .. }
+        | Request::EstimateTokens { .. }
+        | Request::EstimateTextTokens { .. }
+        | Request::GetModels { .. }
+        | Request::GetBalance { .. } => {
+            crate::calls::handle(session, shared, request).map(|reply| Some(Some(reply)))
+        }
+        request => session.dispatch(request).map(|reply| reply.map(Some)),
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        Err(crate::Error::Invalid(format!(
+            "Internal error while handling {action}: {why}"
+        )))
+    });
+    match outcome {
+        // Replied by a stream task.
+        Ok(Some(None)) => true,
+        Ok(Some(Some(reply))) => {
+            shared.send(&reply.for_request(request_id.as_deref()));
+            true
+        }
+        Ok(None) => {
+            if let Ok(slot) = shared.stream.lock() {
+                if let Some(stream) = slot.as_ref() {
+                    stream.cancel.cancel();
+                }
+            }
+            shared.send(&Reply::ok().for_request(request_id.as_deref()));
+            false
+        }
+        Err(err) if err.is_fatal() => fatal(&err),
+        Err(err) => {
+            tracing::info!(action, error = %err, "request failed");
+            shared.send(&Reply::error(err.to_string()).for_request(request_id.as_deref()));
+            true
+        }
+    }
+}
+
+/// The safety guard tripped: say why on stderr and exit at once with status 2.
+pub fn fatal(err: &crate::Error) -> ! {
+    tracing::error!(error = %err, "safety guard tripped; exiting");
+    eprintln!("{err}");
+    std::process::exit(2);
+}
+
 /// Runs the daemon until shutdown, end of input or SIGTERM. Returns the exit status.
 pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Output) -> i32 {
-    let (queue, mut requests) = mpsc::unbounded_channel::<(Option<String>, Request)>();
+    let (queue, mut jobs) = mpsc::unbounded_channel::<Job>();
     let (exit_tx, mut exit_rx) = mpsc::unbounded_channel::<()>();
-    let worker_output = output.clone();
+    let shared = Shared {
+        output: output.clone(),
+        jobs: queue.clone(),
+        stream: Arc::new(Mutex::new(None)),
+        runtime: tokio::runtime::Handle::current(),
+    };
+    let worker_shared = shared.clone();
     let worker = std::thread::spawn(move || {
         let mut session = session;
-        while let Some((request_id, request)) = requests.blocking_recv() {
-            let action = request.action();
-            tracing::debug!(action, "request");
-            // A bug in one handler must not take the daemon (and the user's session) down.
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                session.dispatch(request)
-            }))
-            .unwrap_or_else(|panic| {
-                let why = panic
-                    .downcast_ref::<&str>()
-                    .map(|text| (*text).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "unknown panic".to_owned());
-                Err(crate::Error::Invalid(format!(
-                    "Internal error while handling {action}: {why}"
-                )))
-            });
-            match outcome {
-                Ok(Some(reply)) => send(&worker_output, &reply.for_request(request_id.as_deref())),
-                Ok(None) => {
-                    send(
-                        &worker_output,
-                        &Reply::ok().for_request(request_id.as_deref()),
-                    );
+        while let Some(job) = jobs.blocking_recv() {
+            let stop = matches!(job, Job::Stop);
+            if !run_job(&mut session, &worker_shared, job) {
+                if !stop {
                     let _ = exit_tx.send(());
-                    break;
                 }
-                Err(err) if err.is_fatal() => {
-                    tracing::error!(error = %err, "safety guard tripped; exiting");
-                    eprintln!("{err}");
-                    std::process::exit(2);
-                }
-                Err(err) => {
-                    tracing::info!(action, error = %err, "request failed");
-                    send(
-                        &worker_output,
-                        &Reply::error(err.to_string()).for_request(request_id.as_deref()),
-                    );
-                }
+                break;
             }
         }
         drop(session);
@@ -174,14 +334,25 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                     .with("version", env!("CARGO_PKG_VERSION"))
                     .for_request(request_id.as_deref()),
             ),
-            Ok(pair) => {
-                if queue.send(pair).is_err() {
+            Ok((request_id, Request::Cancel { args })) => send(
+                &output,
+                &cancel(&shared, &args).for_request(request_id.as_deref()),
+            ),
+            Ok((request_id, request)) => {
+                if queue.send(Job::Request(request_id, request)).is_err() {
                     break;
                 }
             }
         }
     }
+    if let Ok(slot) = shared.stream.lock() {
+        if let Some(stream) = slot.as_ref() {
+            stream.cancel.cancel();
+        }
+    }
+    let _ = queue.send(Job::Stop);
     drop(queue);
+    drop(shared);
     let _ = tokio::task::spawn_blocking(move || worker.join()).await;
     0
 }

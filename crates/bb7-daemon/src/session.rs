@@ -54,6 +54,8 @@ pub struct Session {
     project: bool,
     initialized: bool,
     active: Option<Active>,
+    /// The models list, fetched once per session.
+    models: Option<Vec<ybs_providers::ModelInfo>>,
 }
 
 impl Session {
@@ -65,6 +67,7 @@ impl Session {
             project: false,
             initialized: false,
             active: None,
+            models: None,
         }
     }
 
@@ -81,6 +84,42 @@ impl Session {
     /// The active chat for changes the sending half makes.
     pub fn active_mut(&mut self) -> Option<&mut Active> {
         self.active.as_mut()
+    }
+
+    /// The project root when the session has a project (`.bb7/` exists).
+    pub fn project_root(&self) -> Option<&Path> {
+        if self.project {
+            self.root.as_deref()
+        } else {
+            None
+        }
+    }
+
+    /// The cached models list.
+    pub fn models(&self) -> Option<&[ybs_providers::ModelInfo]> {
+        self.models.as_deref()
+    }
+
+    /// Caches the models list for the session.
+    pub fn set_models(&mut self, models: Vec<ybs_providers::ModelInfo>) {
+        self.models = Some(models);
+    }
+
+    /// Puts back the chat a stream worked on (a copy taken when it started). The name is
+    /// kept from the session's copy, since a title may have arrived meanwhile.
+    pub fn restore_active(&mut self, mut active: Active) {
+        if let Some(current) = &self.active {
+            if current.chat.id != active.chat.id {
+                return;
+            }
+            if active.chat.name != current.chat.name {
+                active.chat.name = current.chat.name.clone();
+                if let Err(err) = active.save() {
+                    tracing::warn!(error = %err, "could not save the chat after a stream");
+                }
+            }
+        }
+        self.active = Some(active);
     }
 
     /// The current state.
@@ -361,7 +400,8 @@ impl Session {
         }
     }
 
-    fn active_chat(&mut self) -> Result<&mut Active> {
+    /// The active chat, or the state's error (`Not initialized...`, `No active chat`).
+    pub fn active_chat(&mut self) -> Result<&mut Active> {
         self.require_init()?;
         self.active.as_mut().ok_or(Error::NoActiveChat)
     }
@@ -567,7 +607,8 @@ impl Session {
         store.delete(id)
     }
 
-    fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
+    /// Renames a chat (the active one in memory too).
+    pub fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
         if name.trim().is_empty() {
             return Err(Error::Invalid("Chat name cannot be empty".into()));
         }

@@ -8,10 +8,13 @@ use ybs_context_budget::{Bpe, CachedCounter, TokenCounter};
 
 /// The number of `cl100k_base` tokens in `text`.
 pub fn count(text: &str) -> usize {
+    counter().count(text)
+}
+
+/// The shared cached `cl100k_base` counter.
+pub fn counter() -> &'static CachedCounter<&'static Bpe> {
     static COUNTER: OnceLock<CachedCounter<&'static Bpe>> = OnceLock::new();
-    COUNTER
-        .get_or_init(|| CachedCounter::new(Bpe::cl100k()))
-        .count(text)
+    COUNTER.get_or_init(|| CachedCounter::new(Bpe::cl100k()))
 }
 
 #[cfg(test)]

@@ -1,0 +1,176 @@
+//! The model-side actions besides `send`: `estimate_tokens` (the context-budget breakdown,
+//! cl100k), `estimate_text_tokens`, `get_models` (OpenRouter's list in the protocol's shape,
+//! cached for the session), `get_balance` and `generate_title`. Network calls block the
+//! session's thread (a running stream is not affected) and time out after 30 s.
+
+use serde_json::{Value, json};
+use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
+use ybs_providers::ModelInfo;
+
+use crate::error::{Error, Result};
+use crate::protocol::{Reply, Request};
+use crate::server::Shared;
+use crate::session::Session;
+use crate::settings::Settings;
+use crate::{prompt, titles, tokens};
+
+/// Handles one of the actions above.
+pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Result<Reply> {
+    match request {
+        Request::EstimateTextTokens { args } => {
+            let text = args.get("text").and_then(Value::as_str).unwrap_or_default();
+            Ok(Reply::typed("text_token_estimate").with("tokens", tokens::count(text)))
+        }
+        Request::EstimateTokens { .. } => estimate(session),
+        Request::GetModels { .. } => {
+            if session.models().is_none() {
+                let settings = Settings::load(session.home())?;
+                let models = fetch_models(shared, &settings)?;
+                session.set_models(models);
+            }
+            let models: Vec<Value> = session
+                .models()
+                .unwrap_or_default()
+                .iter()
+                .map(model_json)
+                .collect();
+            Ok(Reply::typed("models").with("models", models))
+        }
+        Request::GetBalance { .. } => {
+            let settings = Settings::load(session.home())?;
+            let provider = settings.provider("")?;
+            let balance = shared
+                .runtime
+                .block_on(provider.balance())
+                .map_err(|err| Error::Invalid(provider_message(&err)))?
+                .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
+            Ok(Reply::typed("balance")
+                .with("total_credits", balance.total_credits)
+                .with("total_usage", balance.total_usage))
+        }
+        Request::GenerateTitle { args } => {
+            let settings = Settings::load(session.home())?;
+            let content = args
+                .get("content")
+                .and_then(Value::as_str)
+                .filter(|text| !text.trim().is_empty())
+                .ok_or(Error::MissingField("content"))?
+                .to_owned();
+            let global = args.get("global").and_then(Value::as_bool).unwrap_or(false);
+            let chat_id = match args.get("chat_id").and_then(Value::as_str) {
+                Some(id) if !id.is_empty() => id.to_owned(),
+                _ => session.active_chat()?.chat.id.clone(),
+            };
+            let global = global
+                || session
+                    .active()
+                    .is_some_and(|a| a.chat.id == chat_id && a.chat.global);
+            let model = settings
+                .title_model
+                .clone()
+                .unwrap_or_else(|| titles::DEFAULT_TITLE_MODEL.to_owned());
+            let title = shared
+                .runtime
+                .block_on(titles::generate(&settings, &model, &content))
+                .map_err(|err| Error::Invalid(provider_message(&err)))?;
+            session.chat_rename(&chat_id, &title, global)?;
+            shared.send(&titles::event(&chat_id, &title));
+            Ok(Reply::ok().with("chat_id", chat_id).with("title", title))
+        }
+        other => Err(Error::NotAvailable(other.action().to_owned())),
+    }
+}
+
+fn provider_message(error: &ybs_core::LlmError) -> String {
+    format!("{}: {}", error.kind.label(), error.message)
+}
+
+/// Fetches OpenRouter's model list (blocking the calling thread).
+pub fn fetch_models(shared: &Shared, settings: &Settings) -> Result<Vec<ModelInfo>> {
+    let provider = settings.provider("")?;
+    shared
+        .runtime
+        .block_on(provider.list_models())
+        .map_err(|err| Error::Invalid(provider_message(&err)))
+}
+
+/// One model in the protocol's shape (every field present).
+pub fn model_json(model: &ModelInfo) -> Value {
+    let pricing = model.pricing.as_ref();
+    json!({
+        "id": model.id,
+        "name": model.name,
+        "context_length": model.context_length.unwrap_or(0),
+        "supports_reasoning": model.supports_reasoning.unwrap_or(false),
+        "supports_tools": model.supports_tools.unwrap_or(false),
+        "pricing": {
+            "prompt": pricing.map_or("0", |p| p.prompt.as_str()),
+            "completion": pricing.map_or("0", |p| p.completion.as_str()),
+        },
+    })
+}
+
+/// `estimate_tokens` for the active chat.
+fn estimate(session: &mut Session) -> Result<Reply> {
+    let home = session.home().clone();
+    let root = session.project_root().map(std::path::Path::to_path_buf);
+    let active = session.active_chat()?;
+    let global = active.chat.global;
+    let mode = if global {
+        None
+    } else {
+        Settings::load(&home)
+            .ok()
+            .map(|settings| settings.diff_mode)
+            .or(Some(Default::default()))
+    };
+    let mut system = prompt::base_prompt(&home);
+    if let Some(mode) = mode {
+        system.push('\n');
+        system.push_str(prompt::diff_mode_prompt(mode));
+    }
+    let blocks = prompt::instruction_blocks(&home, if global { None } else { root.as_deref() })
+        .unwrap_or_default();
+    let instructions: Vec<&str> = blocks.iter().map(String::as_str).collect();
+
+    let mut contents: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+    for file in &active.chat.context_files {
+        let context = active.read_snapshot(file).ok();
+        let output = (file.section().is_none() && !global)
+            .then(|| active.output_content(&file.path).ok())
+            .flatten();
+        contents.push((file.path.clone(), context, output));
+    }
+    if !global {
+        for path in active.output_files()? {
+            if active.chat.find_file(&path).is_none() {
+                let output = active.output_content(&path).ok();
+                contents.push((path, None, output));
+            }
+        }
+    }
+    let files: Vec<FileInput<'_>> = contents
+        .iter()
+        .map(|(path, context, output)| FileInput {
+            path,
+            context: context.as_deref(),
+            output: output.as_deref(),
+        })
+        .collect();
+    let estimate = estimate_tokens(
+        tokens::counter(),
+        &EstimateInput {
+            system_prompt: &system,
+            instructions: &instructions,
+            history: &active.chat.messages,
+            files: &files,
+        },
+    );
+    let mut reply = Reply::typed("token_estimate");
+    if let Value::Object(fields) = serde_json::to_value(&estimate).unwrap_or(Value::Null) {
+        for (key, value) in fields {
+            reply.0.insert(key, value);
+        }
+    }
+    Ok(reply)
+}

@@ -1,0 +1,672 @@
+//! `send`: prepared on the session's thread ([`start`]), streamed by its own task ([`run`]).
+//!
+//! The task streams `chunk` and `thinking` lines as they arrive, then applies the reply's
+//! tool calls with `ybs_tools::bb7_edit` (all or nothing) and commits them to `output/`
+//! through [`Active::write_output`] (the project-root guard), recording an
+//! `AssistantWriteFile` event per file on the assistant message, and answers `done` with
+//! `output_files`, `usage` and the WYSIWYG counter fields `predicted`, `trimmed`, `visible`.
+//! Failed edits answer `diff_error` instead (nothing written, text kept), or with
+//! `auto_retry_partial_edits` first make one hidden repair request. A context overflow runs
+//! the context-budget trim loop: the oldest history pairs are left out and the request sent
+//! again. `cancel` stops the stream: the partial reply is saved, then the system message
+//! `Response aborted by user.`, and `done` carries `"cancelled": true`. Provider errors are
+//! answered with `error` (`<label>: <provider message>`); the user message is saved before
+//! anything is sent, so it is never lost.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+use ybs_context_budget::{
+    Budget, Next, Outcome, PairInfo, Pairs, SendError, TokenCounter, TrimLoop, predict,
+};
+use ybs_core::{
+    Accumulator, ChatRequest, ContextAction, LlmError, Message, Part, ReasoningEffort,
+    Reply as LlmReply, Role, StreamEvent, ToolCall, Usage,
+};
+use ybs_providers::Provider;
+use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
+
+use crate::active::Active;
+use crate::assemble::{self, FileBlock, Input, RetryContext};
+use crate::error::{Error, Result};
+use crate::events::Event;
+use crate::global::{GlobalState, Home};
+use crate::model::now;
+use crate::protocol::Reply;
+use crate::server::{InFlight, Shared};
+use crate::settings::Settings;
+use crate::{prompt, session, titles, tokens, usage_log};
+
+/// The system message saved after a cancelled reply.
+pub const ABORTED: &str = "Response aborted by user.";
+/// The chunk sent before a hidden repair request.
+pub const REATTEMPT: &str = "[Reattempting to apply file changes...]";
+/// The context window assumed when the models list does not know the model.
+pub const UNKNOWN_CONTEXT: usize = 1_000_000;
+
+/// Everything the stream task needs, taken from the session.
+pub struct Plan {
+    request_id: Option<String>,
+    active: Active,
+    home: Home,
+    settings: Settings,
+    provider: Arc<dyn Provider>,
+    base: ChatRequest,
+    mode: Option<DiffMode>,
+    files: Vec<FileBlock>,
+    history: Vec<Message>,
+    pairs: Pairs,
+    latest: String,
+    retry: Option<RetryContext>,
+    trim: TrimLoop,
+    first_exchange: bool,
+}
+
+/// Reads a string argument.
+fn text_arg(args: &Map<String, Value>, name: &str) -> Option<String> {
+    args.get(name)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .filter(|text| !text.is_empty())
+}
+
+/// Prepares a send on the session's thread and starts its task.
+pub fn start(
+    session: &mut session::Session,
+    shared: &Shared,
+    request_id: Option<String>,
+    args: &Map<String, Value>,
+) -> Result<()> {
+    let home = session.home().clone();
+    let project_root = session.project_root().map(std::path::Path::to_path_buf);
+    session.active_chat()?;
+    let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
+    let settings = Settings::load(&home)?;
+    let context_window = context_window(session, shared, &settings, args)?;
+    let active = session.active_chat()?;
+    let global = active.chat.global;
+    let model = text_arg(args, "model").unwrap_or_else(|| active.chat.effective_model().to_owned());
+    let effort = text_arg(args, "reasoning_effort")
+        .or_else(|| Some(active.chat.reasoning_effort.clone()).filter(|e| !e.is_empty()));
+    let mode = (!global).then_some(settings.diff_mode);
+    let system = prompt::system_message(
+        &home,
+        if global {
+            None
+        } else {
+            project_root.as_deref()
+        },
+        mode,
+    )?;
+    let files = assemble::collect_files(active)?;
+    let retry = RetryContext::from_value(args.get("retry_context"));
+    let history = active.chat.messages.clone();
+    let first_exchange = !history
+        .iter()
+        .any(|message| message.role == Role::Assistant && !message.text_content().is_empty());
+
+    // The budget: pairs of the history predicted against the model's window.
+    let counter = tokens::counter();
+    let pairs = Pairs::split(&history);
+    let pair_tokens = pairs.tokens(counter, &history);
+    let reserved = counter.count(&system)
+        + files
+            .iter()
+            .map(|file| counter.count(&file.content))
+            .sum::<usize>()
+        + pairs.system_tokens(counter, &history);
+    let budget = Budget::new(context_window, None).with_reserved_tokens(reserved);
+    let prediction = predict(&pair_tokens, &budget);
+    let infos: Vec<PairInfo> = pair_tokens
+        .iter()
+        .enumerate()
+        .map(|(index, &count)| PairInfo::new(index.to_string(), count))
+        .collect();
+    let aut = counter.count(&content);
+    let trim = TrimLoop::start(model.clone(), infos, prediction, aut, budget, None).map_err(
+        |finished| match finished.result {
+            Err(err) => Error::Invalid(err.to_string()),
+            Ok(_) => Error::Invalid("the budget refused the send".into()),
+        },
+    )?;
+
+    let mut base = ChatRequest::new(model.clone(), Vec::new()).with_system(system);
+    if let Some(mode) = mode {
+        base = base.with_tools(tool_specs(mode));
+    }
+    base.reasoning_effort = effort.as_deref().and_then(parse_effort);
+    if settings.explicit_cache_key {
+        base.prompt_cache_key = Some(format!("bb7-{}", active.chat.id));
+    }
+    let provider = settings.provider(&model)?;
+
+    session::push_user_message(active, &content, &model);
+    active.chat.draft.clear();
+    active.save()?;
+    if let Err(err) = GlobalState::record_model(&home, &model) {
+        tracing::warn!(error = %err, "could not remember the model");
+    }
+
+    let plan = Plan {
+        request_id: request_id.clone(),
+        active: active.clone(),
+        home,
+        settings,
+        provider,
+        base,
+        mode,
+        files,
+        history,
+        pairs,
+        latest: content,
+        retry,
+        trim,
+        first_exchange,
+    };
+    let cancel = CancellationToken::new();
+    if let Ok(mut slot) = shared.stream.lock() {
+        *slot = Some(InFlight {
+            request_id: request_id.unwrap_or_default(),
+            cancel: cancel.clone(),
+        });
+    }
+    let task_shared = shared.clone();
+    shared.runtime.spawn(run(plan, task_shared, cancel));
+    Ok(())
+}
+
+fn parse_effort(text: &str) -> Option<ReasoningEffort> {
+    serde_json::from_value(Value::String(text.to_lowercase())).ok()
+}
+
+/// The model's context window from the (cached) models list.
+fn context_window(
+    session: &mut session::Session,
+    shared: &Shared,
+    settings: &Settings,
+    args: &Map<String, Value>,
+) -> Result<usize> {
+    let model = match text_arg(args, "model") {
+        Some(model) => model,
+        None => session.active_chat()?.chat.effective_model().to_owned(),
+    };
+    if session.models().is_none() {
+        match crate::calls::fetch_models(shared, settings) {
+            Ok(models) => session.set_models(models),
+            Err(err) => tracing::warn!(error = %err, "models list unavailable; no budget"),
+        }
+    }
+    Ok(session
+        .models()
+        .and_then(|models| models.iter().find(|info| info.id == model))
+        .and_then(|info| info.context_length)
+        .map(|length| usize::try_from(length).unwrap_or(usize::MAX))
+        .unwrap_or(UNKNOWN_CONTEXT))
+}
+
+/// The chat's files as the edit algorithms see them: outputs, and snapshots of writable
+/// whole files (read-only, external and section files are `None`).
+pub struct Lookup<'a>(pub &'a Active);
+
+impl BaseLookup for Lookup<'_> {
+    fn output(&self, path: &str) -> Option<String> {
+        self.0.output_content(path).ok()
+    }
+
+    fn context(&self, path: &str) -> Option<String> {
+        let file = self.0.chat.find_file(path)?;
+        if file.readonly || file.external || file.section().is_some() {
+            return None;
+        }
+        self.0.read_snapshot(file).ok()
+    }
+}
+
+/// What one streamed request gave.
+struct Streamed {
+    reply: LlmReply,
+    error: Option<LlmError>,
+    /// Whether any content arrived (then an error cannot be retried).
+    delivered: bool,
+}
+
+async fn stream_once(
+    provider: &dyn Provider,
+    request: &ChatRequest,
+    cancel: &CancellationToken,
+    shared: &Shared,
+    request_id: Option<&str>,
+    visible: bool,
+) -> Streamed {
+    let mut stream = provider.stream(request, cancel.clone());
+    let mut accumulator = Accumulator::new();
+    let mut delivered = false;
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => {
+                match &event {
+                    StreamEvent::TextDelta { text } if !text.is_empty() => {
+                        delivered = true;
+                        if visible {
+                            shared.send(&line("chunk", text, request_id));
+                        }
+                    }
+                    StreamEvent::ThinkingDelta { text, .. } if !text.is_empty() => {
+                        delivered = true;
+                        if visible {
+                            shared.send(&line("thinking", text, request_id));
+                        }
+                    }
+                    StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallDelta { .. } => {
+                        delivered = true;
+                    }
+                    _ => {}
+                }
+                accumulator.push(event);
+            }
+            Err(error) => {
+                return Streamed {
+                    reply: accumulator.finish(),
+                    error: Some(error),
+                    delivered,
+                };
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        return Streamed {
+            reply: accumulator.finish(),
+            error: Some(LlmError::new(ybs_core::ErrorKind::Cancelled, "cancelled")),
+            delivered,
+        };
+    }
+    Streamed {
+        reply: accumulator.finish(),
+        error: None,
+        delivered,
+    }
+}
+
+fn line(kind: &str, content: &str, request_id: Option<&str>) -> Reply {
+    Reply::typed(kind)
+        .with("content", content)
+        .for_request(request_id)
+}
+
+/// The usage object of `done` and `diff_error`.
+pub fn usage_json(usage: &Usage) -> Value {
+    let usage = (*usage).with_total();
+    json!({
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "cached_tokens": usage.cached_tokens,
+        "total_tokens": usage.total_tokens,
+        "cost": usage.cost.unwrap_or(0.0),
+    })
+}
+
+fn add_usage(a: &Usage, b: &Usage) -> Usage {
+    *a + *b
+}
+
+/// The counter fields of the WYSIWYG budget.
+#[derive(Debug, Clone, Copy)]
+struct Counters {
+    predicted: usize,
+    trimmed: usize,
+    visible: usize,
+}
+
+impl Counters {
+    fn of(trim: &TrimLoop) -> Counters {
+        Counters {
+            predicted: trim.prediction().predicted_message_count(),
+            trimmed: trim.trimmed_count(),
+            visible: trim.prediction().visible_count,
+        }
+    }
+
+    fn add_to(self, reply: Reply) -> Reply {
+        reply
+            .with("predicted", self.predicted)
+            .with("trimmed", self.trimmed)
+            .with("visible", self.visible)
+    }
+}
+
+/// The stream task.
+pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
+    let Plan {
+        request_id,
+        mut active,
+        home,
+        settings,
+        provider,
+        base,
+        mode,
+        files,
+        history,
+        pairs,
+        latest,
+        retry,
+        mut trim,
+        first_exchange,
+    } = plan;
+    let rid = request_id.as_deref();
+    let model = base.model.clone();
+
+    // Send, trimming the oldest pairs on overflow.
+    let (streamed, counters, range) = loop {
+        let attempt = trim.attempt();
+        let sent: Vec<Message> = pairs
+            .payload(&history, attempt.history.clone())
+            .into_iter()
+            .cloned()
+            .collect();
+        let text = assemble::user_message(&Input {
+            files: &files,
+            history: &sent,
+            latest: &latest,
+            retry: retry.as_ref(),
+        });
+        let request = ChatRequest {
+            messages: vec![Message::user(text)],
+            ..base.clone()
+        };
+        let streamed = stream_once(&*provider, &request, &cancel, &shared, rid, true).await;
+        let counters = Counters::of(&trim);
+        match &streamed.error {
+            Some(error)
+                if !streamed.delivered
+                    && !cancel.is_cancelled()
+                    && ybs_context_budget::trim::is_overflow(error) =>
+            {
+                match trim.report(Outcome::Failed(error.clone())) {
+                    Next::Retry(next) => {
+                        tracing::info!(attempt = attempt.number, "context overflow: trimming");
+                        trim = next;
+                        continue;
+                    }
+                    Next::Done(finished) => {
+                        let message = match finished.result {
+                            Err(SendError::Budget(err)) => format!("quota: {err}"),
+                            Err(SendError::Provider(err)) => provider_message(&err),
+                            Ok(_) => provider_message(error),
+                        };
+                        let counters = Counters {
+                            trimmed: finished.telemetry.trimmed_count,
+                            ..counters
+                        };
+                        finish_error(&shared, active, rid, &message, counters);
+                        return;
+                    }
+                }
+            }
+            _ => break (streamed, counters, attempt.history),
+        }
+    };
+    let _ = range;
+
+    if cancel.is_cancelled()
+        || matches!(&streamed.error, Some(error) if error.kind == ybs_core::ErrorKind::Cancelled)
+    {
+        finish_cancelled(
+            &shared,
+            active,
+            &home,
+            rid,
+            &model,
+            mode,
+            streamed.reply,
+            counters,
+        );
+        return;
+    }
+    if let Some(error) = &streamed.error {
+        save_partial(&mut active, &streamed.reply, &model);
+        finish_error(&shared, active, rid, &provider_message(error), counters);
+        return;
+    }
+
+    let mut reply = streamed.reply;
+    let mut usage = reply.usage;
+    let calls = tool_calls(&reply.message);
+    let mut outcome = match mode {
+        Some(mode) if !calls.is_empty() => apply_response(mode, &calls, &Lookup(&active)),
+        _ => Ok(Vec::new()),
+    };
+    if let (Err(diff), Some(mode)) = (&outcome, mode) {
+        if settings.auto_retry_partial_edits && mode != DiffMode::Off {
+            shared.send(&line("chunk", &format!("\n{REATTEMPT}\n"), rid));
+            let repair_context = retry_of(diff);
+            let sent: Vec<Message> = pairs
+                .payload(&history, trim.attempt().history)
+                .into_iter()
+                .cloned()
+                .collect();
+            let text = assemble::user_message(&Input {
+                files: &files,
+                history: &sent,
+                latest: &latest,
+                retry: Some(&repair_context),
+            });
+            let request = ChatRequest {
+                messages: vec![Message::user(text)],
+                ..base.clone()
+            };
+            let repair = stream_once(&*provider, &request, &cancel, &shared, rid, false).await;
+            usage = add_usage(&usage, &repair.reply.usage);
+            if repair.error.is_none() {
+                let repair_calls = tool_calls(&repair.reply.message);
+                outcome = apply_response(mode, &repair_calls, &Lookup(&active));
+                if outcome.is_ok() {
+                    // The repaired calls replace the failed ones; the first reply's text stays.
+                    reply
+                        .message
+                        .parts
+                        .retain(|part| !matches!(part, Part::ToolCall(_)));
+                }
+            }
+        }
+    }
+
+    match outcome {
+        Ok(writes) => {
+            let written = commit(&mut active, &writes);
+            let mut message = assistant_message(&reply.message, &model);
+            for (write, event) in writes.iter().zip(written) {
+                let _ = write;
+                message.parts.push(event);
+            }
+            let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
+            if !paths.is_empty() {
+                message.output_files = Some(paths.clone());
+            }
+            active.chat.messages.push(message);
+            save(&active);
+            usage_log::append(&home, &active.chat.id, &model, &usage);
+            let chat_id = active.chat.id.clone();
+            let global = active.chat.global;
+            hand_back(&shared, active);
+            let done = Reply::typed("done")
+                .with("output_files", paths)
+                .with("usage", usage_json(&usage));
+            shared.send(&counters.add_to(done).for_request(rid));
+            if first_exchange {
+                if let Some(title_model) = settings.title_model.clone() {
+                    titles::spawn_automatic(
+                        &shared,
+                        &settings,
+                        title_model,
+                        chat_id,
+                        global,
+                        latest,
+                    );
+                }
+            }
+        }
+        Err(diff) => {
+            let message = assistant_message(&reply.message, &model);
+            active.chat.messages.push(message);
+            save(&active);
+            usage_log::append(&home, &active.chat.id, &model, &usage);
+            hand_back(&shared, active);
+            let reply = Reply::typed("diff_error")
+                .with("errors", &diff.errors)
+                .with("tool_calls", failed_calls(&diff))
+                .with("usage", usage_json(&usage));
+            shared.send(&counters.add_to(reply).for_request(rid));
+        }
+    }
+}
+
+fn provider_message(error: &LlmError) -> String {
+    format!("{}: {}", error.kind.label(), error.message)
+}
+
+/// The tool calls of a reply, in index order.
+fn tool_calls(message: &Message) -> Vec<ToolCall> {
+    message.tool_calls().cloned().collect()
+}
+
+/// The assistant message to save: text and thinking (tool calls are not kept).
+fn assistant_message(reply: &Message, model: &str) -> Message {
+    let parts = reply
+        .parts
+        .iter()
+        .filter(|part| matches!(part, Part::Text { .. } | Part::Thinking(_)))
+        .cloned()
+        .collect();
+    Message::new(Role::Assistant, parts)
+        .with_model(model)
+        .with_timestamp(now())
+}
+
+/// Writes every file (the guard stops the daemon on an escape) and returns their events.
+fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
+    let mut events = Vec::new();
+    for write in writes {
+        if let Err(err) = active.write_output(&write.path, &write.content) {
+            if err.is_fatal() {
+                crate::server::fatal(&err);
+            }
+            tracing::error!(path = %write.path, error = %err, "output write failed");
+            continue;
+        }
+        let existing = active.chat.find_file(&write.path).cloned();
+        let event = Event {
+            action: ContextAction::AssistantWriteFile,
+            path: write.path.clone(),
+            version: Some(write.file_id()),
+            prev_version: existing
+                .as_ref()
+                .map(|file| file.version.clone())
+                .filter(|version| !version.is_empty()),
+            readonly: false,
+            external: false,
+            lines: None,
+            original_path: None,
+        };
+        events.push(event.into_part());
+    }
+    events
+}
+
+/// `tool_calls` of `diff_error`: `{tool, args, path}` of each failed call.
+fn failed_calls(diff: &DiffError) -> Vec<Value> {
+    diff.tool_calls
+        .iter()
+        .map(|failed| json!({"tool": failed.tool, "args": failed.call.arguments, "path": failed.path}))
+        .collect()
+}
+
+/// The retry context of a failed reply (for the hidden repair request).
+fn retry_of(diff: &DiffError) -> RetryContext {
+    RetryContext {
+        errors: diff.errors.clone(),
+        tool_calls: failed_calls(diff),
+    }
+}
+
+fn save_partial(active: &mut Active, reply: &LlmReply, model: &str) {
+    let message = assistant_message(&reply.message, model);
+    if !message.parts.is_empty() {
+        active.chat.messages.push(message);
+    }
+}
+
+fn save(active: &Active) {
+    if let Err(err) = active.save() {
+        tracing::error!(error = %err, "could not save the chat after a reply");
+    }
+}
+
+/// Gives the chat back to the session (and ends the one-stream-at-a-time window). Posted
+/// before the final reply, so a request the client sends after it sees the new state.
+fn hand_back(shared: &Shared, active: Active) {
+    shared.post(move |session, shared| {
+        session.restore_active(active);
+        shared.clear_stream();
+    });
+}
+
+fn finish_error(
+    shared: &Shared,
+    active: Active,
+    rid: Option<&str>,
+    message: &str,
+    counters: Counters,
+) {
+    save(&active);
+    hand_back(shared, active);
+    shared.send(&counters.add_to(Reply::error(message)).for_request(rid));
+}
+
+/// Saves what a cancelled stream gave: its text and thinking, the files of its complete tool
+/// calls when they all apply, then the abort message.
+#[allow(clippy::too_many_arguments)]
+fn finish_cancelled(
+    shared: &Shared,
+    mut active: Active,
+    home: &Home,
+    rid: Option<&str>,
+    model: &str,
+    mode: Option<DiffMode>,
+    reply: LlmReply,
+    counters: Counters,
+) {
+    let calls: Vec<ToolCall> = tool_calls(&reply.message)
+        .into_iter()
+        .filter(|call| call.arguments_error.is_none() && !call.name.is_empty())
+        .collect();
+    let writes = match mode {
+        Some(mode) if !calls.is_empty() => {
+            apply_response(mode, &calls, &Lookup(&active)).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    let events = commit(&mut active, &writes);
+    let mut message = assistant_message(&reply.message, model);
+    message.parts.extend(events);
+    let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
+    if !paths.is_empty() {
+        message.output_files = Some(paths.clone());
+    }
+    if !message.parts.is_empty() {
+        active.chat.messages.push(message);
+    }
+    active
+        .chat
+        .messages
+        .push(Message::system(ABORTED).with_timestamp(now()));
+    save(&active);
+    usage_log::append(home, &active.chat.id, model, &reply.usage);
+    hand_back(shared, active);
+    let done = Reply::typed("done")
+        .with("output_files", paths)
+        .with("usage", usage_json(&reply.usage))
+        .with("cancelled", true);
+    shared.send(&counters.add_to(done).for_request(rid));
+}
