@@ -283,3 +283,115 @@ fn attr(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('\n', "&#10;")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ybs_core::{ContextAction, Role};
+
+    fn block(path: &str, writable: bool, source: Source, lines: Option<(u32, u32)>) -> FileBlock {
+        let content = format!("// {path}\nfn main() {{}}\n");
+        FileBlock {
+            id: ybs_core::file_id(path, &content),
+            path: path.into(),
+            writable,
+            source,
+            lines,
+            content,
+        }
+    }
+
+    fn sample_files() -> Vec<FileBlock> {
+        vec![
+            block("src/z.rs", true, Source::Context, None),
+            block("src/b.rs", false, Source::Context, None),
+            block("src/a.rs", true, Source::Output, None),
+            block("lib/util.rs", false, Source::Context, Some((10, 20))),
+            block("/ext/ref.rs", false, Source::Context, None),
+        ]
+    }
+
+    fn sample_history() -> Vec<Message> {
+        let mut add = ContextEvent::new(ContextAction::UserAddFile, "src/z.rs");
+        add.version = Some("0badc0de".into());
+        add.readonly = Some(false);
+        let mut write = ContextEvent::new(ContextAction::AssistantWriteFile, "src/a.rs");
+        write.version = Some("12345678".into());
+        vec![
+            Message::new(Role::Assistant, vec![Part::ContextEvent(add)]),
+            Message::user("Rename main"),
+            Message::new(
+                Role::Assistant,
+                vec![
+                    Part::thinking("not sent"),
+                    Part::text("Done."),
+                    Part::ContextEvent(write),
+                ],
+            ),
+            Message::system("Response aborted by user."),
+        ]
+    }
+
+    #[test]
+    fn user_message_layout() {
+        let files = sample_files();
+        let history = sample_history();
+        let retry = RetryContext {
+            errors: vec![
+                "edit_file edit 1 (src/a.rs, base=output): old_string not found in file".into(),
+            ],
+            tool_calls: vec![
+                serde_json::json!({"tool": "edit_file", "path": "src/a.rs", "args": {"edits": []}}),
+            ],
+        };
+        let text = user_message(&Input {
+            files: &files,
+            history: &history,
+            latest: "Now add a test",
+            retry: Some(&retry),
+        });
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn same_state_same_bytes_whatever_the_file_order() {
+        let files = sample_files();
+        let mut reversed = files.clone();
+        reversed.reverse();
+        let history = sample_history();
+        let input = |files| Input {
+            files,
+            history: &history,
+            latest: "x",
+            retry: None,
+        };
+        let first = user_message(&input(&files));
+        assert_eq!(first, user_message(&input(&reversed)));
+        assert!(!first.contains("<retry-context>"));
+        // Read-only files come first, sorted; writable ones last, sorted.
+        let order: Vec<usize> = [
+            "/ext/ref.rs",
+            "lib/util.rs",
+            "src/b.rs",
+            "src/a.rs",
+            "src/z.rs",
+        ]
+        .iter()
+        .map(|path| {
+            first
+                .find(&format!("path=\"{path}\" mode"))
+                .unwrap_or(usize::MAX)
+        })
+        .collect();
+        assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{order:?}");
+    }
+
+    #[test]
+    fn retry_context_reads_the_client_shape() {
+        let value = serde_json::json!({"errors": ["e1"], "tool_calls": [{"tool": "edit_file"}]});
+        let retry = RetryContext::from_value(Some(&value)).unwrap_or_default();
+        assert_eq!(retry.errors, vec!["e1".to_owned()]);
+        assert_eq!(retry.tool_calls.len(), 1);
+        assert_eq!(RetryContext::from_value(Some(&serde_json::json!({}))), None);
+    }
+}
