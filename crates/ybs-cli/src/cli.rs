@@ -14,8 +14,9 @@ pub struct Cli {
     /// Options that override the configuration.
     #[command(flatten)]
     pub options: GlobalOptions,
-    /// Continue a saved session (default: the newest session of this directory).
-    #[arg(long, value_name = "FILE")]
+    /// Continue a saved session (default: the newest session of this directory); give a
+    /// file as `--resume=FILE`.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true)]
     pub resume: Option<Option<PathBuf>>,
     /// What to do; without a command, ybs starts the interactive session.
     #[command(subcommand)]
@@ -176,8 +177,11 @@ mod tests {
     #[test]
     fn resume_takes_an_optional_file() -> Result<(), String> {
         assert_eq!(parse(&["--resume"])?.resume, Some(None));
+        let cli = parse(&["--resume", "exec", "hi"])?;
+        assert_eq!(cli.resume, Some(None));
+        assert!(matches!(cli.command, Some(Command::Exec { .. })));
         assert_eq!(
-            parse(&["--resume", "s.chat"])?.resume,
+            parse(&["--resume=s.chat"])?.resume,
             Some(Some("s.chat".into()))
         );
         Ok(())

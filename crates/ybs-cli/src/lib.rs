@@ -1,20 +1,22 @@
-//! ybs: the terminal coding agent. This crate owns configuration layering ([`config`]), the
-//! command line ([`cli`], run by [`run`]), slash-command parsing ([`slash`]), the streaming
+//! ybs: the terminal coding agent. This crate owns the agent loop ([`agent`], built from the
+//! configuration by [`setup`]), configuration layering ([`config`]), the command line
+//! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
-//! ([`loop_guard`]) and `git.auto_commit` ([`git`]). The `ybs` binary only parses its
-//! arguments and calls [`run`].
-//!
-//! The agent loop, the REPL and sessions build on the provider, tools, context-budget and
-//! chatfile crates and are not in this build yet: the commands that need them say so and
-//! exit with an error.
+//! ([`loop_guard`]), sessions as `.chat` files ([`session`]) and `git.auto_commit` ([`git`]).
+//! The `ybs` binary only parses its arguments and calls [`run`].
 
+pub mod agent;
 pub mod cli;
+mod commands;
 pub mod config;
 pub mod confirm;
 pub mod git;
 pub mod loop_guard;
 pub mod render;
+mod repl;
 mod run;
+pub mod session;
+pub mod setup;
 pub mod slash;
 
 pub use run::{Host, run};

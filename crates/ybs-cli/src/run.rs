@@ -1,12 +1,14 @@
-//! Running a parsed command line: what works in this build, and a clear refusal for what
-//! needs the agent loop.
+//! Running a parsed command line: each command to its function, failures to stderr with a
+//! non-zero exit code.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use clap::CommandFactory;
 
 use crate::cli::{Cli, Command};
+use crate::commands::{self, Failed};
 use crate::config::{self, ConfigLocations};
 
 /// What ybs reads from its surroundings: where configuration lives and the environment
@@ -17,14 +19,25 @@ pub struct Host {
     pub locations: ConfigLocations,
     /// `YBS_*` and `NO_COLOR`.
     pub env: BTreeMap<String, String>,
+    /// Where sessions are kept: `$XDG_DATA_HOME`, else `~/.local/share`.
+    pub data_home: Option<PathBuf>,
 }
 
 impl Host {
     /// This process's home, `XDG_CONFIG_HOME`, working directory and variables.
     pub fn from_process() -> io::Result<Host> {
+        let locations = ConfigLocations::from_process()?;
+        let data_home = match std::env::var_os("XDG_DATA_HOME").map(PathBuf::from) {
+            Some(xdg) if xdg.is_absolute() => Some(xdg),
+            _ => locations
+                .home
+                .as_ref()
+                .map(|home| home.join(".local/share")),
+        };
         Ok(Host {
-            locations: ConfigLocations::from_process()?,
+            locations,
             env: config::process_env(),
+            data_home,
         })
     }
 }
@@ -37,8 +50,19 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             clap_complete::generate(*shell, &mut Cli::command(), "ybs", out);
             Ok(0)
         }
-        Some(command) => unavailable(&format!("`ybs {}`", command.name()), err),
-        None => unavailable("the interactive session", err),
+        Some(Command::Exec { prompt, yes }) => finish(
+            commands::exec(cli, host, prompt.as_deref(), *yes, out, err),
+            err,
+        ),
+        Some(Command::Ask { chat, question }) => finish(
+            commands::ask(cli, host, chat, question.as_deref(), out, err),
+            err,
+        ),
+        Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),
+        Some(Command::Tool { name, json }) => {
+            finish(commands::tool(cli, host, name, json, out, err), err)
+        }
+        None => finish(crate::repl::run(cli, host, out, err), err),
     };
     match result {
         Ok(code) => code,
@@ -65,19 +89,18 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
     Ok(0)
 }
 
-fn unavailable(what: &str, err: &mut dyn Write) -> io::Result<u8> {
-    writeln!(
-        err,
-        "ybs: error: {what} is not available in this build yet (the agent loop is not wired in); \
-         `ybs config` and `ybs completions` work"
-    )?;
-    Ok(1)
+fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
+    match result {
+        Ok(code) => Ok(code),
+        Err(Failed(message)) => {
+            writeln!(err, "ybs: error: {message}")?;
+            Ok(1)
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use clap::Parser;
 
     use super::*;
@@ -91,6 +114,7 @@ mod tests {
                 cwd: root.join("cwd"),
             },
             env: BTreeMap::new(),
+            data_home: Some(root.join("data")),
         }
     }
 
@@ -103,29 +127,6 @@ mod tests {
             String::from_utf8_lossy(&out).into_owned(),
             String::from_utf8_lossy(&err).into_owned(),
         )
-    }
-
-    #[test]
-    fn commands_that_need_the_agent_loop_refuse_clearly() {
-        let host = host(&PathBuf::from("/nonexistent"));
-        for (args, what) in [
-            (&[][..], "the interactive session"),
-            (&["exec", "hi"][..], "`ybs exec`"),
-            (&["ask", "--chat", "a.chat"][..], "`ybs ask`"),
-            (&["tools"][..], "`ybs tools`"),
-            (&["tool", "read_file", "{}"][..], "`ybs tool`"),
-        ] {
-            let (code, out, err) = run_args(args, &host);
-            assert_eq!(code, 1);
-            assert_eq!(out, "");
-            assert_eq!(
-                err,
-                format!(
-                    "ybs: error: {what} is not available in this build yet (the agent loop is not \
-                     wired in); `ybs config` and `ybs completions` work\n"
-                )
-            );
-        }
     }
 
     #[test]

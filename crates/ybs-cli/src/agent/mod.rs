@@ -1,0 +1,229 @@
+//! The agent loop of spec section 6: send the conversation with the tools, stream the reply,
+//! settle and run its tool calls, append the results, and repeat until a reply without tool
+//! calls, `agent.max_iterations`, a loop, or a cancelled turn. What the user sees and answers
+//! goes through [`Ui`], so the loop runs the same in the REPL, `exec`, `ask` and tests.
+
+mod send;
+mod tools;
+pub mod ui;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+use ybs_context_budget::{CachedCounter, CharsPerToken, CompactionSettings, SendError};
+use ybs_core::{LlmError, Message, Part, Role, ToolCall, ToolResult, Usage};
+use ybs_providers::Provider;
+use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
+
+use crate::confirm::ConfirmMode;
+use crate::loop_guard::LoopGuard;
+use crate::render::Notice;
+pub use ui::{LineUi, Ui};
+
+/// The note kept after a reply the user cancelled.
+pub const CANCELLED_NOTE: &str = "[cancelled by the user; the reply is incomplete]";
+
+/// How the agent talks to the model and runs tools.
+#[derive(Debug, Clone)]
+pub struct AgentSettings {
+    /// The model to ask.
+    pub model: String,
+    /// The system prompt, if any.
+    pub system: Option<String>,
+    /// `llm.temperature`.
+    pub temperature: Option<f32>,
+    /// `llm.max_tokens`.
+    pub max_tokens: Option<u32>,
+    /// `agent.max_iterations`: model requests per user turn.
+    pub max_iterations: u32,
+    /// `--dry-run`: show tool calls, execute none.
+    pub dry_run: bool,
+    /// How confirmations are settled.
+    pub confirm: ConfirmMode,
+    /// `context.max_tokens` and `context.compaction_threshold`.
+    pub compaction: CompactionSettings,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The model replied without tool calls.
+    Finished,
+    /// `agent.max_iterations` requests were made.
+    MaxIterations,
+    /// The same call was repeated; the loop guard stopped the turn.
+    Stuck,
+    /// The user cancelled; the partial reply is kept.
+    Cancelled,
+}
+
+/// What one turn did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnReport {
+    /// Why it ended.
+    pub stop: Stop,
+    /// The text of the last reply.
+    pub reply: String,
+    /// Files the tools wrote, edited or deleted (absolute paths).
+    pub changed: Vec<PathBuf>,
+    /// Tokens and cost of the turn.
+    pub usage: Usage,
+    /// Index in [`Agent::conversation`] of the turn's user message.
+    pub start: usize,
+}
+
+/// Why a turn failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The model could not be asked (after retries and trimming).
+    #[error("{0}")]
+    Send(#[from] SendError),
+    /// Compaction failed.
+    #[error("cannot compact the conversation: {0}")]
+    Compaction(LlmError),
+}
+
+/// One conversation with its model, tools and confirmation state.
+pub struct Agent {
+    /// The conversation so far (no system prompt: that is in the settings).
+    pub conversation: Vec<Message>,
+    /// How to talk and run tools.
+    pub settings: AgentSettings,
+    /// The model's backend.
+    pub provider: Arc<dyn Provider>,
+    /// The tools.
+    pub registry: ToolRegistry,
+    /// The sandbox and session state the tools run with.
+    pub tool_context: ToolContext,
+    /// Which calls need confirmation, and the session's allow-list.
+    pub policy: ConfirmationPolicy,
+    /// Tokens and cost of the session.
+    pub session_usage: Usage,
+    counter: CachedCounter<CharsPerToken>,
+}
+
+impl Agent {
+    /// An agent with an empty conversation.
+    pub fn new(
+        settings: AgentSettings,
+        provider: Arc<dyn Provider>,
+        registry: ToolRegistry,
+        tool_context: ToolContext,
+        policy: ConfirmationPolicy,
+    ) -> Self {
+        Agent {
+            conversation: Vec::new(),
+            settings,
+            provider,
+            registry,
+            tool_context,
+            policy,
+            session_usage: Usage::default(),
+            counter: CachedCounter::new(CharsPerToken::default()),
+        }
+    }
+
+    /// Runs one user turn: the loop of spec section 6.
+    pub async fn turn(
+        &mut self,
+        prompt: &str,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
+        self.compact_if_needed(ui, cancel).await?;
+        let start = self.conversation.len();
+        self.conversation.push(Message::user(prompt));
+        self.run_from(start, ui, cancel).await
+    }
+
+    /// Runs the loop on the conversation as it is, from its message `start` (the turn's
+    /// first message): for `ask`, whose question is already in the conversation.
+    pub async fn run_from(
+        &mut self,
+        mut start: usize,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
+        let mut report = TurnReport {
+            stop: Stop::MaxIterations,
+            reply: String::new(),
+            changed: Vec::new(),
+            usage: Usage::default(),
+            start,
+        };
+        let mut guard = LoopGuard::new();
+        for _ in 0..self.settings.max_iterations {
+            let reply = match self.send(&mut start, ui, cancel).await? {
+                send::Sent::Reply(reply) => reply,
+                send::Sent::Cancelled(partial) => {
+                    let text = format!("{}\n\n{CANCELLED_NOTE}", partial.trim_end());
+                    self.conversation
+                        .push(Message::assistant(text.trim_start()));
+                    ui.notice(Notice::Warning, "turn cancelled; the partial reply is kept");
+                    report.stop = Stop::Cancelled;
+                    report.reply = partial;
+                    return Ok(self.finish(report, start, ui));
+                }
+            };
+            report.usage += reply.usage;
+            report.reply = reply.message.text_content();
+            let calls: Vec<ToolCall> = reply.message.tool_calls().cloned().collect();
+            self.conversation.push(reply.message);
+            if calls.is_empty() {
+                report.stop = Stop::Finished;
+                return Ok(self.finish(report, start, ui));
+            }
+            let mut stuck = None;
+            for call in &calls {
+                let result = if stuck.is_some() {
+                    tools::error_result(call, "Not run: the turn was stopped before this call.")
+                } else {
+                    let check = guard.observe(call);
+                    match (check.user_warning(), check.model_message()) {
+                        (Some(warning), Some(message)) => {
+                            ui.notice(Notice::Warning, &warning);
+                            stuck = Some(());
+                            tools::error_result(call, &message)
+                        }
+                        _ => self.run_call(call, ui, &mut report.changed),
+                    }
+                };
+                self.conversation.push(tool_message(result));
+            }
+            if stuck.is_some() {
+                report.stop = Stop::Stuck;
+                return Ok(self.finish(report, start, ui));
+            }
+        }
+        ui.notice(
+            Notice::Warning,
+            &format!(
+                "stopped after {} model requests (agent.max_iterations); the task may be unfinished",
+                self.settings.max_iterations
+            ),
+        );
+        Ok(self.finish(report, start, ui))
+    }
+
+    fn finish(&mut self, mut report: TurnReport, start: usize, ui: &mut dyn Ui) -> TurnReport {
+        self.session_usage += report.usage;
+        ui.usage(&report.usage, &self.session_usage);
+        report.start = start;
+        report.changed.sort();
+        report.changed.dedup();
+        report
+    }
+
+    /// Forgets the conversation, the files read and the session allow-list.
+    pub fn clear(&mut self) {
+        self.conversation.clear();
+        self.tool_context.session.clear();
+        self.policy.reset_session();
+    }
+}
+
+/// A tool result as the message that carries it.
+fn tool_message(result: ToolResult) -> Message {
+    Message::new(Role::Tool, vec![Part::ToolResult(result)])
+}

@@ -1,0 +1,177 @@
+//! One model request of a turn: the context-budget trim loop around a streamed reply, and
+//! compaction at the threshold.
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+use ybs_context_budget::{
+    Budget, Next, Outcome, PairInfo, Pairs, SendError, TrimLoop, conversation_tokens,
+    plan_compaction, predict,
+};
+use ybs_core::{Accumulator, ChatRequest, ErrorKind, LlmError, Message, Reply};
+
+use super::{Agent, AgentError, Ui};
+use crate::render::Notice;
+
+/// What a request gave.
+pub(super) enum Sent {
+    /// The whole reply.
+    Reply(Reply),
+    /// The user cancelled; the text that had arrived.
+    Cancelled(String),
+}
+
+enum Failure {
+    Cancelled(String),
+    Llm(LlmError),
+}
+
+impl Agent {
+    /// Sends the conversation; the messages before `start` (older turns) are what the trim
+    /// loop may drop, oldest exchange first, when the model says the context overflowed.
+    /// Dropped exchanges leave the conversation for good and `start` moves with them.
+    pub(super) async fn send(
+        &mut self,
+        start: &mut usize,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<Sent, AgentError> {
+        let (history, tail) = self.conversation.split_at(*start);
+        let pairs = Pairs::split(history);
+        let tokens = pairs.tokens(&self.counter, history);
+        let budget = Budget::new(self.settings.compaction.max_tokens, None);
+        let prediction = predict(&tokens, &budget);
+        let infos = (tokens.iter().enumerate())
+            .map(|(index, &count)| PairInfo::new(index.to_string(), count))
+            .collect();
+        let aut = conversation_tokens(&self.counter, tail);
+        let model = self.settings.model.clone();
+        let mut trim = match TrimLoop::start(model, infos, prediction, aut, budget, None) {
+            Ok(trim) => trim,
+            Err(refused) => return Err(refusal(refused.result)),
+        };
+        loop {
+            let attempt = trim.attempt();
+            let mut messages: Vec<Message> = (pairs.payload(history, attempt.history.clone()))
+                .into_iter()
+                .cloned()
+                .collect();
+            let kept = messages.len();
+            messages.extend(tail.iter().cloned());
+            match self.stream_once(messages.clone(), ui, cancel).await {
+                Ok(reply) => {
+                    if kept < history.len() {
+                        // Older exchanges were not sent: drop them for good.
+                        messages.truncate(kept);
+                        messages.extend(tail.iter().cloned());
+                        self.conversation = messages;
+                        *start = kept;
+                    }
+                    return Ok(Sent::Reply(reply));
+                }
+                Err(Failure::Cancelled(partial)) => return Ok(Sent::Cancelled(partial)),
+                Err(Failure::Llm(error)) => match trim.report(Outcome::Failed(error)) {
+                    Next::Retry(next) => {
+                        ui.notice(
+                            Notice::Warning,
+                            "the conversation is too long for the model; dropping the oldest \
+                             exchange and retrying",
+                        );
+                        trim = next;
+                    }
+                    Next::Done(finished) => return Err(refusal(finished.result)),
+                },
+            }
+        }
+    }
+
+    async fn stream_once(
+        &self,
+        messages: Vec<Message>,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<Reply, Failure> {
+        let mut request = ChatRequest::new(self.settings.model.clone(), messages)
+            .with_tools(self.registry.specs());
+        request.system = self.settings.system.clone();
+        request.temperature = self.settings.temperature;
+        request.max_tokens = self.settings.max_tokens;
+        let mut stream = self.provider.stream(&request, cancel.clone());
+        let mut accumulator = Accumulator::new();
+        while let Some(event) = stream.next().await {
+            match event {
+                Ok(event) => {
+                    ui.stream_event(&event);
+                    accumulator.push(event);
+                }
+                Err(error) => {
+                    ui.reply_done();
+                    if error.kind == ErrorKind::Cancelled || cancel.is_cancelled() {
+                        return Err(Failure::Cancelled(accumulator.text()));
+                    }
+                    return Err(Failure::Llm(error));
+                }
+            }
+        }
+        ui.reply_done();
+        if cancel.is_cancelled() {
+            return Err(Failure::Cancelled(accumulator.text()));
+        }
+        Ok(accumulator.finish())
+    }
+
+    /// Compacts the conversation when it reached `context.compaction_threshold`: the model
+    /// summarizes the older messages, which the summary replaces.
+    pub(super) async fn compact_if_needed(
+        &mut self,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<(), AgentError> {
+        let tokens = conversation_tokens(&self.counter, &self.conversation);
+        if !self.settings.compaction.needs_compaction(tokens) {
+            return Ok(());
+        }
+        self.compact(ui, cancel).await.map(|_| ())
+    }
+
+    /// Compacts the conversation now (`/compact`); false when there is too little to
+    /// summarize.
+    pub async fn compact(
+        &mut self,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<bool, AgentError> {
+        let plan =
+            match plan_compaction(&self.conversation, &self.counter, &self.settings.compaction) {
+                Ok(plan) => plan,
+                Err(reason) => {
+                    ui.notice(Notice::Info, &format!("not compacted: {reason}"));
+                    return Ok(false);
+                }
+            };
+        ui.notice(Notice::Info, "compacting the conversation...");
+        let request = ChatRequest::new(self.settings.model.clone(), plan.request.clone());
+        let reply = (self.provider.complete(&request, cancel.clone()).await)
+            .map_err(AgentError::Compaction)?;
+        self.session_usage += reply.usage;
+        let summary = reply.message.text_content();
+        self.conversation = plan.apply(&self.conversation, &summary);
+        ui.notice(
+            Notice::Info,
+            &format!(
+                "compacted {} older messages into a summary",
+                plan.summarized.len()
+            ),
+        );
+        Ok(true)
+    }
+}
+
+fn refusal(result: Result<ybs_context_budget::Delivery, SendError>) -> AgentError {
+    match result {
+        Err(error) => AgentError::Send(error),
+        Ok(_) => AgentError::Send(SendError::Provider(LlmError::new(
+            ErrorKind::Unknown,
+            "the trim loop ended without a reply",
+        ))),
+    }
+}

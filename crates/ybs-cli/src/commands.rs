@@ -1,0 +1,407 @@
+//! The commands that run the agent or its tools: `exec`, `ask`, `tools`, `tool`, and what
+//! they share (loading, the Ctrl-C token, sessions, auto-commit, error wording).
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use tokio_util::sync::CancellationToken;
+use ybs_chatfile::{ChatMessage, Expander, ToolRequestKind, append, from_core};
+use ybs_context_budget::SendError;
+use ybs_core::{ErrorKind, Role};
+
+use crate::agent::{Agent, AgentError, LineUi, Stop, TurnReport};
+use crate::cli::Cli;
+use crate::config::{Config, LoadedConfig};
+use crate::confirm::{Answer, ConfirmMode, Settle, prompt};
+use crate::git::{CommitOutcome, Git, summary_line};
+use crate::render::{Notice, RenderOptions, Renderer, use_color};
+use crate::run::Host;
+use crate::session;
+use crate::setup::{self, Surroundings};
+
+/// A failure already worded for the user; the exit code is 1.
+pub struct Failed(pub String);
+
+/// Loads the configuration, printing its warnings.
+pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig, Failed> {
+    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides())
+        .map_err(|failure| Failed(failure.to_string()))?;
+    for warning in &loaded.warnings {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
+    Ok(loaded)
+}
+
+/// The project directory, home and variables an agent is built with.
+pub fn surroundings(host: &Host) -> Surroundings {
+    Surroundings {
+        cwd: host.locations.cwd.clone(),
+        home: host.locations.home.clone(),
+        env: host.env.clone(),
+    }
+}
+
+/// Builds the agent, printing external tools that failed to load.
+pub fn build_agent(
+    config: &Config,
+    host: &Host,
+    confirm: ConfirmMode,
+    dry_run: bool,
+    err: &mut dyn Write,
+) -> Result<Agent, Failed> {
+    let (agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
+        .map_err(|failure| Failed(failure.to_string()))?;
+    for error in &report.errors {
+        let _ = writeln!(err, "ybs: warning: {error}");
+    }
+    Ok(agent)
+}
+
+/// A renderer for `config` writing to a terminal or not.
+pub fn renderer(config: &Config, terminal: bool) -> Renderer {
+    Renderer::new(RenderOptions::from_ui(
+        &config.ui,
+        use_color(config.ui.color, terminal),
+    ))
+}
+
+/// A current-thread runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failed> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| Failed(format!("cannot start the async runtime: {err}")))
+}
+
+/// A token that Ctrl-C (SIGINT) cancels while `future` runs.
+pub async fn cancellable<T>(future: impl AsyncFnOnce(CancellationToken) -> T) -> T {
+    let token = CancellationToken::new();
+    let watcher = token.clone();
+    let listener = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            watcher.cancel();
+        }
+    });
+    let result = future(token).await;
+    listener.abort();
+    result
+}
+
+/// A turn's failure in the user's words; an unreachable provider names the endpoint tried
+/// and how to choose another.
+pub fn describe(error: &AgentError, config: &Config) -> String {
+    let unreachable = matches!(
+        error,
+        AgentError::Send(SendError::Provider(llm))
+            if matches!(llm.kind, ErrorKind::Network | ErrorKind::Timeout)
+    );
+    if unreachable {
+        return format!(
+            "cannot reach the {} provider at {}: {error}. Start it, or configure another with \
+             --provider/--endpoint (or llm.provider and llm.endpoint in ~/.config/ybs/config.json; \
+             `ybs config` shows the effective values)",
+            config.llm.provider,
+            setup::endpoint(config)
+        );
+    }
+    error.to_string()
+}
+
+/// After a turn: save the session and auto-commit what it changed.
+pub fn after_turn(
+    agent: &Agent,
+    report: &TurnReport,
+    request: &str,
+    config: &Config,
+    session_file: Option<&Path>,
+    baseline: Option<&crate::git::Baseline>,
+    log: &mut dyn Write,
+) {
+    if let Some(path) = session_file {
+        if let Err(error) = session::save(path, &agent.conversation) {
+            let _ = writeln!(log, "ybs: warning: {error}");
+        }
+    }
+    let Some(baseline) = baseline else { return };
+    if report.changed.is_empty() {
+        return;
+    }
+    let prefix = &config.git.commit_message_prefix;
+    match Git::default().commit_turn(baseline, &report.changed, prefix, &summary_line(request)) {
+        Ok(CommitOutcome::Committed { id, files }) => {
+            let short: String = id.chars().take(8).collect();
+            let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
+        }
+        Ok(CommitOutcome::Skipped(crate::git::Skip::StagedBefore)) => {
+            let _ = writeln!(
+                log,
+                "ybs: not committed: the index had staged changes before the turn"
+            );
+        }
+        Ok(CommitOutcome::Skipped(crate::git::Skip::NothingChanged)) => {}
+        Err(error) => {
+            let _ = writeln!(log, "ybs: warning: {error}");
+        }
+    }
+}
+
+/// The work tree state before a turn, when `git.auto_commit` is on.
+pub fn git_baseline(
+    config: &Config,
+    cwd: &Path,
+    log: &mut dyn Write,
+) -> Option<crate::git::Baseline> {
+    if !config.git.auto_commit {
+        return None;
+    }
+    match Git::default().baseline(cwd) {
+        Ok(baseline) => baseline,
+        Err(error) => {
+            let _ = writeln!(log, "ybs: warning: {error}");
+            None
+        }
+    }
+}
+
+/// The session file to write: the resumed one, or a new one for this directory.
+pub fn session_file(host: &Host, resume: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = resume {
+        return Some(path.to_owned());
+    }
+    let data = host.data_home.as_ref()?;
+    let dir = session::sessions_dir(data, &host.locations.cwd);
+    Some(session::new_session_path(&dir))
+}
+
+/// Which session `--resume [FILE]` names, loaded into `agent`.
+pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBuf>, Failed> {
+    let Some(choice) = &cli.resume else {
+        return Ok(None);
+    };
+    let cwd = &host.locations.cwd;
+    let path = match choice {
+        Some(path) => cwd.join(path),
+        None => {
+            let data = (host.data_home.as_ref()).ok_or_else(|| {
+                Failed("--resume needs HOME or XDG_DATA_HOME to find sessions".into())
+            })?;
+            session::newest(&session::sessions_dir(data, cwd), cwd)
+                .map_err(|err| Failed(err.to_string()))?
+        }
+    };
+    agent.conversation = session::load(&path, cwd).map_err(|err| Failed(err.to_string()))?;
+    Ok(Some(path))
+}
+
+/// `ybs exec`: one task, non-interactively.
+pub fn exec(
+    cli: &Cli,
+    host: &Host,
+    prompt_arg: Option<&str>,
+    yes: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Failed> {
+    let loaded = load(cli, host, err)?;
+    let config = &loaded.config;
+    let task = match prompt_arg {
+        Some(task) => task.to_owned(),
+        None => {
+            let mut task = String::new();
+            io::Read::read_to_string(&mut io::stdin(), &mut task)
+                .map_err(|e| Failed(format!("cannot read the task from stdin: {e}")))?;
+            task
+        }
+    };
+    if task.trim().is_empty() {
+        return Err(Failed(
+            "no task given: `ybs exec \"TASK\"` or the task on stdin".into(),
+        ));
+    }
+    let mode = if yes {
+        ConfirmMode::AssumeYes
+    } else {
+        ConfirmMode::Deny
+    };
+    let mut agent = build_agent(config, host, mode, cli.options.dry_run, err)?;
+    let resumed = resume(cli, host, &mut agent)?;
+    let session_file = session_file(host, resumed.as_deref());
+    let baseline = git_baseline(config, &host.locations.cwd, err);
+    let terminal = io::stdout().is_terminal();
+    let mut no_input = io::empty();
+    let result = {
+        let mut ui = LineUi::new(renderer(config, terminal), out, err, &mut no_input);
+        let runtime = runtime()?;
+        runtime.block_on(cancellable(async |token| {
+            agent.turn(&task, &mut ui, &token).await
+        }))
+    };
+    let report = result.map_err(|error| Failed(describe(&error, config)))?;
+    after_turn(
+        &agent,
+        &report,
+        &task,
+        config,
+        session_file.as_deref(),
+        baseline.as_ref(),
+        err,
+    );
+    Ok(match report.stop {
+        Stop::Finished => 0,
+        Stop::Cancelled => 130,
+        Stop::MaxIterations | Stop::Stuck => 1,
+    })
+}
+
+/// `ybs ask --chat FILE [QUESTION]`.
+pub fn ask(
+    cli: &Cli,
+    host: &Host,
+    chat: &Path,
+    question: Option<&str>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Failed> {
+    let loaded = load(cli, host, err)?;
+    let mut config = loaded.config.clone();
+    let cwd = &host.locations.cwd;
+    let path = cwd.join(chat);
+    if let Some(question) = question {
+        append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
+    }
+    let expansion = Expander::new(cwd)
+        .expand_file(&path)
+        .map_err(|e| Failed(e.to_string()))?;
+    let options = expansion.options.effective();
+    if let Some(model) = options.get("model") {
+        config.llm.model = model.clone();
+    }
+    if let Some(backend) = options.get("backend") {
+        config.llm.provider = backend.clone();
+    }
+    if let Some(endpoint) = options.get("endpoint") {
+        config.llm.endpoint = Some(endpoint.clone());
+    }
+    let wanted: Vec<&str> = (expansion.tools.iter())
+        .filter(|request| request.kind == ToolRequestKind::Tool)
+        .filter_map(|request| request.args.first().map(String::as_str))
+        .collect();
+    let mut agent = build_agent(&config, host, ConfirmMode::Deny, cli.options.dry_run, err)?;
+    // A chat file offers the model only the tools it names.
+    for name in agent.registry.names() {
+        agent
+            .registry
+            .set_enabled(&name, wanted.contains(&name.as_str()));
+    }
+    agent.settings.system = None;
+    agent.conversation = expansion
+        .to_core_messages()
+        .map_err(|e| Failed(e.to_string()))?;
+    let start = (agent.conversation.iter())
+        .rposition(|message| message.role == Role::User)
+        .unwrap_or(0);
+    let terminal = io::stdout().is_terminal();
+    let mut no_input = io::empty();
+    let result = {
+        let mut ui = LineUi::new(renderer(&config, terminal), out, err, &mut no_input);
+        let runtime = runtime()?;
+        runtime.block_on(cancellable(async |token| {
+            agent.run_from(start, &mut ui, &token).await
+        }))
+    };
+    let report = result.map_err(|error| Failed(describe(&error, &config)))?;
+    let added = agent
+        .conversation
+        .get(report.start + 1..)
+        .unwrap_or_default();
+    append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()))?;
+    Ok(if report.stop == Stop::Finished { 0 } else { 1 })
+}
+
+/// `ybs tools`: name, source and the first line of the description of each enabled tool.
+pub fn tools(
+    cli: &Cli,
+    host: &Host,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Failed> {
+    let loaded = load(cli, host, err)?;
+    let (registry, report) = setup::registry(&loaded.config, host.locations.home.as_deref());
+    for error in &report.errors {
+        let _ = writeln!(err, "ybs: warning: {error}");
+    }
+    let specs = registry.specs();
+    let width = specs.iter().map(|spec| spec.name.len()).max().unwrap_or(0);
+    for spec in specs {
+        let source = setup::tool_source(&loaded.config, &spec.name);
+        let description = spec.description.lines().next().unwrap_or_default();
+        let _ = writeln!(out, "{:width$}  {source:8}  {description}", spec.name);
+    }
+    Ok(0)
+}
+
+/// `ybs tool NAME 'JSON'`: one call through the sandbox and the confirmation policy.
+pub fn tool(
+    cli: &Cli,
+    host: &Host,
+    name: &str,
+    json: &str,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Failed> {
+    let loaded = load(cli, host, err)?;
+    let arguments: serde_json::Value = serde_json::from_str(json)
+        .map_err(|e| Failed(format!("the arguments of {name} are not valid JSON: {e}")))?;
+    let config = &loaded.config;
+    let (registry, report) = setup::registry(config, host.locations.home.as_deref());
+    for error in &report.errors {
+        let _ = writeln!(err, "ybs: warning: {error}");
+    }
+    let context =
+        setup::tool_context(config, &surroundings(host)).map_err(|e| Failed(e.to_string()))?;
+    let policy =
+        ybs_tools::ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
+    if let ybs_tools::Confirmation::Required { reason } = policy.check(name, &arguments, &context) {
+        let stdin = io::stdin();
+        let mode = if stdin.is_terminal() {
+            ConfirmMode::Ask
+        } else {
+            ConfirmMode::Deny
+        };
+        match mode.settle(name, true) {
+            Settle::Run => {}
+            Settle::Deny(message) => return Err(Failed(message)),
+            Settle::Ask => {
+                let _ = write!(err, "{}", prompt(&reason));
+                let _ = err.flush();
+                let mut line = String::new();
+                let _ = stdin.lock().read_line(&mut line);
+                if Answer::parse(&line) == Answer::No {
+                    return Err(Failed(format!("{name} was not run: denied")));
+                }
+            }
+        }
+    }
+    if cli.options.dry_run {
+        let _ = writeln!(err, "ybs: dry run: {name} was not executed");
+        return Ok(0);
+    }
+    match registry.invoke(name, &arguments, &context) {
+        Ok(value) => {
+            let text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| value.to_string());
+            let _ = writeln!(out, "{text}");
+            Ok(0)
+        }
+        Err(error) => {
+            let _ = writeln!(out, "{}", error.to_json());
+            Err(Failed(error.to_string()))
+        }
+    }
+}
+
+/// Prints a notice through a fresh renderer (for messages outside a turn).
+pub fn notice(config: &Config, kind: Notice, message: &str, out: &mut dyn Write) {
+    for line in renderer(config, false).notice(kind, message) {
+        let _ = writeln!(out, "{line}");
+    }
+}

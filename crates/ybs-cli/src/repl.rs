@@ -1,0 +1,269 @@
+//! The interactive session: rustyline prompt with persistent history and `\`-continued
+//! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
+//! is kept), Ctrl-D exiting, slash commands executed.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+use ybs_providers::ProviderKind;
+
+use crate::agent::{Agent, LineUi};
+use crate::cli::Cli;
+use crate::commands::{self, Failed};
+use crate::config::{Config, LoadedConfig};
+use crate::confirm::ConfirmMode;
+use crate::render::Notice;
+use crate::run::Host;
+use crate::session;
+use crate::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
+
+/// Runs the REPL until Ctrl-D.
+pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
+    let loaded = commands::load(cli, host, err)?;
+    let mut config = loaded.config.clone();
+    let mut agent =
+        commands::build_agent(&config, host, ConfirmMode::Ask, cli.options.dry_run, err)?;
+    let resumed = commands::resume(cli, host, &mut agent)?;
+    let mut session_file = commands::session_file(host, resumed.as_deref());
+    let mut editor =
+        DefaultEditor::new().map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let history = host
+        .data_home
+        .as_ref()
+        .map(|data| data.join("ybs").join("history"));
+    if let Some(history) = &history {
+        let _ = editor.load_history(history);
+    }
+    let runtime = commands::runtime()?;
+    let terminal = io::stdout().is_terminal();
+    let _ = writeln!(
+        out,
+        "ybs {} ({} {}). /help for commands, Ctrl-D to exit.",
+        env!("CARGO_PKG_VERSION"),
+        config.llm.provider,
+        config.llm.model
+    );
+    loop {
+        let text = match read_message(&mut editor) {
+            Ok(Some(text)) => text,
+            Ok(None) => break,
+            Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
+        };
+        let _ = editor.add_history_entry(text.as_str());
+        match parse_input(&text) {
+            Ok(Input::Empty) => {}
+            Ok(Input::Message(message)) => {
+                let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
+                let mut stdin = io::stdin().lock();
+                let mut log = io::stdout();
+                let result = {
+                    let mut ui = LineUi::new(
+                        commands::renderer(&config, terminal),
+                        out,
+                        &mut log,
+                        &mut stdin,
+                    );
+                    runtime.block_on(commands::cancellable(async |token| {
+                        agent.turn(&message, &mut ui, &token).await
+                    }))
+                };
+                match result {
+                    Ok(report) => commands::after_turn(
+                        &agent,
+                        &report,
+                        &message,
+                        &config,
+                        session_file.as_deref(),
+                        baseline.as_ref(),
+                        err,
+                    ),
+                    Err(error) => {
+                        let _ =
+                            writeln!(err, "ybs: error: {}", commands::describe(&error, &config));
+                    }
+                }
+            }
+            Ok(Input::Command(command)) => {
+                let context = Context {
+                    cli,
+                    host,
+                    loaded: &loaded,
+                    runtime: &runtime,
+                };
+                slash(
+                    command,
+                    &context,
+                    &mut agent,
+                    &mut config,
+                    &mut session_file,
+                    out,
+                );
+            }
+            Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
+        }
+    }
+    if let Some(history) = &history {
+        if let Some(dir) = history.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = editor.save_history(history);
+    }
+    Ok(0)
+}
+
+/// One message: lines ending in `\` continue on the next line. `None` on Ctrl-D.
+fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineError> {
+    let mut text = String::new();
+    loop {
+        let prompt = if text.is_empty() { "ybs> " } else { "...> " };
+        match editor.readline(prompt) {
+            Ok(line) => match line.strip_suffix('\\') {
+                Some(head) => {
+                    text.push_str(head);
+                    text.push('\n');
+                }
+                None => {
+                    text.push_str(&line);
+                    return Ok(Some(text));
+                }
+            },
+            // Ctrl-C at the prompt drops what was typed.
+            Err(ReadlineError::Interrupted) => text.clear(),
+            Err(ReadlineError::Eof) => return Ok(None),
+            Err(error) => return Err(error),
+        }
+    }
+}
+
+struct Context<'a> {
+    cli: &'a Cli,
+    host: &'a Host,
+    loaded: &'a LoadedConfig,
+    runtime: &'a tokio::runtime::Runtime,
+}
+
+fn slash(
+    command: SlashCommand,
+    context: &Context<'_>,
+    agent: &mut Agent,
+    config: &mut Config,
+    session_file: &mut Option<PathBuf>,
+    out: &mut dyn Write,
+) {
+    let info = |out: &mut dyn Write, text: &str| {
+        let _ = writeln!(out, "{text}");
+    };
+    match command {
+        SlashCommand::Help => info(out, &help_text()),
+        SlashCommand::Config => {
+            let mut shown = context.loaded.clone();
+            shown.config = config.clone();
+            info(out, crate::config::show(&shown).trim_end());
+        }
+        SlashCommand::Tools => {
+            for spec in agent.registry.specs() {
+                let source = crate::setup::tool_source(config, &spec.name);
+                info(out, &format!("{}  ({source})", spec.name));
+            }
+        }
+        SlashCommand::Clear => {
+            agent.clear();
+            *session_file = commands::session_file(context.host, None);
+            info(out, "conversation cleared");
+        }
+        SlashCommand::Usage => {
+            let lines = commands::renderer(config, false)
+                .usage(&ybs_core::Usage::default(), &agent.session_usage);
+            for line in lines {
+                info(out, &line);
+            }
+        }
+        SlashCommand::Save(file) => {
+            let target = file
+                .map(|file| context.host.locations.cwd.join(file))
+                .or_else(|| session_file.clone());
+            match target.map(|path| session::save(&path, &agent.conversation).map(|()| path)) {
+                Some(Ok(path)) => info(out, &format!("saved to {}", path.display())),
+                Some(Err(error)) => {
+                    commands::notice(config, Notice::Error, &error.to_string(), out)
+                }
+                None => commands::notice(config, Notice::Error, "/save needs a FILE here", out),
+            }
+        }
+        SlashCommand::ReloadTools => {
+            let report = agent.registry.reload();
+            info(
+                out,
+                &format!("external tools: {}", report.loaded.join(", ")),
+            );
+            for error in report.errors {
+                commands::notice(config, Notice::Warning, &error.to_string(), out);
+            }
+        }
+        SlashCommand::Compact => {
+            let mut stdin = io::stdin().lock();
+            let mut log = io::stdout();
+            let mut ui = LineUi::new(commands::renderer(config, false), out, &mut log, &mut stdin);
+            let token = tokio_util::sync::CancellationToken::new();
+            if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
+                let _ = writeln!(log, "ybs: error: {error}");
+            }
+        }
+        SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
+        SlashCommand::Provider(ProviderAction::List) => {
+            let names: Vec<&str> = ProviderKind::ALL
+                .iter()
+                .filter(|kind| kind.is_available())
+                .map(|kind| kind.name())
+                .collect();
+            info(out, &names.join("\n"));
+        }
+        SlashCommand::Provider(ProviderAction::Current) => info(
+            out,
+            &format!(
+                "{} {} at {}",
+                config.llm.provider,
+                config.llm.model,
+                crate::setup::endpoint(config)
+            ),
+        ),
+        SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
+            switch(context, agent, config, Some(name), model, out)
+        }
+    }
+}
+
+/// Switches provider and/or model, keeping the conversation (spec 7.5).
+fn switch(
+    context: &Context<'_>,
+    agent: &mut Agent,
+    config: &mut Config,
+    provider: Option<String>,
+    model: Option<String>,
+    out: &mut dyn Write,
+) {
+    let mut next = config.clone();
+    if let Some(provider) = provider {
+        next.llm.provider = provider;
+        next.llm.endpoint = None;
+    }
+    if let Some(model) = model {
+        next.llm.model = model;
+    }
+    match crate::setup::provider(&next, &context.host.env) {
+        Ok(provider) => {
+            agent.provider = provider;
+            agent.settings.model = next.llm.model.clone();
+            *config = next;
+            let _ = writeln!(
+                out,
+                "now using {} {}",
+                config.llm.provider, config.llm.model
+            );
+            let _ = context.cli;
+        }
+        Err(error) => commands::notice(config, Notice::Error, &error.to_string(), out),
+    }
+}

@@ -1,0 +1,162 @@
+//! Sessions as `.chat` files: written after every turn, read back by `--resume`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ybs_chatfile::{Expander, from_core, print};
+use ybs_core::Message;
+
+/// Why a session could not be saved or read.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Writing failed.
+    #[error("cannot save the session to {path}: {reason}")]
+    Save {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Reading failed.
+    #[error("cannot resume the session {path}: {reason}")]
+    Load {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// `--resume` without a file and no session of this directory.
+    #[error("no saved session for {cwd} in {dir}; start one with `ybs` or `ybs exec`")]
+    NoneSaved {
+        /// The project directory.
+        cwd: PathBuf,
+        /// Where sessions are kept.
+        dir: PathBuf,
+    },
+}
+
+/// Where the sessions of project `cwd` are kept: `DATA/ybs/sessions/<cwd as a name>/`, DATA
+/// being `$XDG_DATA_HOME` or `~/.local/share`.
+pub fn sessions_dir(data_home: &Path, cwd: &Path) -> PathBuf {
+    let name: String = (cwd.display().to_string().chars())
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    data_home
+        .join("ybs")
+        .join("sessions")
+        .join(name.trim_matches('-'))
+}
+
+/// A new session file name in `dir`, sorting after every earlier one.
+pub fn new_session_path(dir: &Path) -> PathBuf {
+    let millis = (SystemTime::now().duration_since(UNIX_EPOCH))
+        .map(|elapsed| elapsed.as_millis())
+        .unwrap_or_default();
+    dir.join(format!("session-{millis:015}-{}.chat", std::process::id()))
+}
+
+/// The newest session in `dir`.
+pub fn newest(dir: &Path, cwd: &Path) -> Result<PathBuf, SessionError> {
+    let none = || SessionError::NoneSaved {
+        cwd: cwd.to_owned(),
+        dir: dir.to_owned(),
+    };
+    let entries = std::fs::read_dir(dir).map_err(|_| none())?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "chat"))
+        .collect();
+    files.sort();
+    files.pop().ok_or_else(none)
+}
+
+/// Writes `conversation` to `path` atomically, creating its directory.
+pub fn save(path: &Path, conversation: &[Message]) -> Result<(), SessionError> {
+    let fail = |reason: String| SessionError::Save {
+        path: path.to_owned(),
+        reason,
+    };
+    let text = print(&from_core(conversation)).map_err(|err| fail(err.to_string()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|err| fail(err.to_string()))?;
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|err| fail(err.to_string()))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(|err| fail(err.to_string()))?;
+    file.persist(path)
+        .map_err(|err| fail(err.error.to_string()))?;
+    Ok(())
+}
+
+/// Reads a saved session back as a conversation.
+pub fn load(path: &Path, cwd: &Path) -> Result<Vec<Message>, SessionError> {
+    let fail = |reason: String| SessionError::Load {
+        path: path.to_owned(),
+        reason,
+    };
+    let expansion = (Expander::new(cwd).expand_file(path)).map_err(|err| fail(err.to_string()))?;
+    expansion
+        .to_core_messages()
+        .map_err(|err| fail(err.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use ybs_core::{Part, Role, ToolCall, ToolResult};
+
+    use super::*;
+
+    #[test]
+    fn a_session_with_a_tool_trace_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = new_session_path(&sessions_dir(dir.path(), Path::new("/home/u/proj")));
+        let conversation = vec![
+            Message::user("list the files"),
+            Message::new(
+                Role::Assistant,
+                vec![Part::ToolCall(ToolCall::new(
+                    "c1",
+                    "list_files",
+                    serde_json::json!({"path": "."}),
+                ))],
+            ),
+            Message::new(
+                Role::Tool,
+                vec![Part::ToolResult(ToolResult {
+                    call_id: "c1".into(),
+                    name: Some("list_files".into()),
+                    content: "{\"files\":[\"a\"]}".into(),
+                    is_error: false,
+                })],
+            ),
+            Message::assistant("There is one file, a."),
+        ];
+        save(&path, &conversation).unwrap();
+        assert!(path.starts_with(dir.path().join("ybs/sessions/home-u-proj")));
+        let loaded = load(&path, dir.path()).unwrap();
+        assert_eq!(loaded.len(), 4);
+        assert_eq!(loaded[0].text_content(), "list the files");
+        assert_eq!(loaded[1].tool_calls().count(), 1);
+        assert_eq!(loaded[3].text_content(), "There is one file, a.");
+        let newest_found = newest(path.parent().unwrap(), Path::new("/p")).unwrap();
+        assert_eq!(newest_found, path);
+    }
+
+    #[test]
+    fn resume_without_sessions_says_where_it_looked() {
+        let err = newest(Path::new("/nonexistent/s"), Path::new("/p")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no saved session for /p in /nonexistent/s; start one with `ybs` or `ybs exec`"
+        );
+    }
+}

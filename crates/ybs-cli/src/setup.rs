@@ -1,0 +1,194 @@
+//! Building an [`Agent`] from the effective configuration: the provider, the tools, the
+//! sandbox and the confirmation policy.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ybs_context_budget::CompactionSettings;
+use ybs_providers::{
+    Provider, ProviderConfig, ProviderKind, RetryPolicy, Timeouts, build_with_env,
+};
+use ybs_tools::{
+    ConfirmationPolicy, ExternalToolConfig, PathSandbox, ReloadReport, ShellPolicy, ToolContext,
+    ToolRegistry, default_tools_dir,
+};
+
+use crate::agent::{Agent, AgentSettings};
+use crate::config::Config;
+use crate::confirm::ConfirmMode;
+
+/// The system prompt of every ybs session.
+pub const SYSTEM_PROMPT: &str = "You are ybs, a coding agent working in the user's project \
+directory through tools. Read files before editing them, make the smallest change that does \
+the task, and check your work. Paths are relative to the project directory. When the task is \
+done, reply briefly with what you did.";
+
+/// The built-in tools, in spec order.
+pub const BUILTIN_TOOLS: [&str; 6] = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_files",
+    "search_files",
+    "run_shell",
+];
+
+/// Why an agent could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The provider settings are unusable.
+    #[error("{0}")]
+    Provider(String),
+    /// The sandbox settings are unusable.
+    #[error("safety.sandbox_allowed_paths: {0}")]
+    Sandbox(#[from] ybs_tools::SandboxError),
+}
+
+/// Everything an agent is built from besides the configuration.
+#[derive(Debug, Clone)]
+pub struct Surroundings {
+    /// The project directory (relative paths start here).
+    pub cwd: PathBuf,
+    /// The home directory.
+    pub home: Option<PathBuf>,
+    /// Environment variables the provider may read API keys from.
+    pub env: BTreeMap<String, String>,
+}
+
+/// The provider kind named by `llm.provider`.
+pub fn provider_kind(config: &Config) -> Result<ProviderKind, SetupError> {
+    (config.llm.provider.parse::<ProviderKind>())
+        .map_err(|err| SetupError::Provider(format!("llm.provider: {err}")))
+}
+
+/// The endpoint requests go to: `llm.endpoint`, or the provider's default.
+pub fn endpoint(config: &Config) -> String {
+    match (&config.llm.endpoint, provider_kind(config)) {
+        (Some(endpoint), _) => endpoint.clone(),
+        (None, Ok(kind)) => kind.default_endpoint().unwrap_or("(none)").to_owned(),
+        (None, Err(_)) => "(none)".to_owned(),
+    }
+}
+
+/// The provider of `llm.*` with `agent.retry_*` retries.
+pub fn provider(
+    config: &Config,
+    env: &BTreeMap<String, String>,
+) -> Result<Arc<dyn Provider>, SetupError> {
+    let kind = provider_kind(config)?;
+    let mut provider =
+        ProviderConfig::new(kind, config.llm.model.clone()).with_retry(RetryPolicy::new(
+            config.agent.retry_attempts,
+            config.agent.retry_backoff_base_ms,
+        ));
+    provider.endpoint = config.llm.endpoint.clone();
+    provider.api_key = config.llm.api_key.clone().map(Into::into);
+    provider.timeouts = Timeouts {
+        idle: Duration::from_secs(config.llm.timeout_seconds.max(1)),
+        ..Timeouts::default()
+    };
+    build_with_env(&provider, |name| {
+        env.get(name).cloned().or_else(|| std::env::var(name).ok())
+    })
+    .map_err(|err| SetupError::Provider(err.to_string()))
+}
+
+/// The registry of `tools.*` and `context.max_tool_output_chars`, with what loading the
+/// external tools reported.
+pub fn registry(config: &Config, home: Option<&Path>) -> (ToolRegistry, ReloadReport) {
+    let mut registry = ToolRegistry::new();
+    registry.set_home(home.map(Path::to_path_buf));
+    let builtin = &config.tools.builtin;
+    for (name, tool) in [
+        ("read_file", &builtin.read_file),
+        ("write_file", &builtin.write_file),
+        ("edit_file", &builtin.edit_file),
+        ("list_files", &builtin.list_files),
+        ("search_files", &builtin.search_files),
+        ("run_shell", &builtin.run_shell),
+    ] {
+        registry.set_enabled(name, tool.enabled);
+    }
+    registry.set_max_output_chars(config.context.max_tool_output_chars);
+    let external = (config.tools.external.iter())
+        .map(|tool| ExternalToolConfig {
+            name: tool.name.clone(),
+            kind: tool.kind.clone(),
+            path: Some(tool.path.clone()),
+            description: tool.description.clone().unwrap_or_default(),
+            parameters: (tool.parameters.clone())
+                .unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new())),
+            timeout_seconds: tool.timeout_seconds,
+            enabled: tool.enabled,
+        })
+        .collect();
+    let report = registry.set_external_sources(external, default_tools_dir(home));
+    (registry, report)
+}
+
+/// The tool context of `safety.*` (allowed paths relative to the project directory).
+pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContext, SetupError> {
+    let safety = &config.safety;
+    let roots: Vec<String> = (safety.sandbox_allowed_paths.iter())
+        .map(|root| around.cwd.join(root).display().to_string())
+        .collect();
+    let sandbox =
+        PathSandbox::with_home(roots, &safety.sandbox_blocked_paths, around.home.clone())?;
+    let mut shell = ShellPolicy {
+        sandbox_enabled: safety.sandbox_enabled,
+        blocked_commands: safety.blocked_commands.clone(),
+        ..ShellPolicy::default()
+    };
+    if let Some(seconds) = config.tools.builtin.run_shell.timeout_seconds {
+        shell.default_timeout = Duration::from_secs(seconds);
+    }
+    let mut context = ToolContext::new(sandbox, shell)?;
+    if context.set_working_dir(&around.cwd).is_err() {
+        // The project directory is outside the allowed paths: start at the first root.
+    }
+    Ok(context)
+}
+
+/// An agent of `config` with an empty conversation, and the external tools' load report.
+pub fn agent(
+    config: &Config,
+    around: &Surroundings,
+    confirm: ConfirmMode,
+    dry_run: bool,
+) -> Result<(Agent, ReloadReport), SetupError> {
+    let provider = provider(config, &around.env)?;
+    let (registry, report) = registry(config, around.home.as_deref());
+    let context = tool_context(config, around)?;
+    let policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
+    let settings = AgentSettings {
+        model: config.llm.model.clone(),
+        system: Some(SYSTEM_PROMPT.to_owned()),
+        temperature: Some(config.llm.temperature as f32),
+        max_tokens: Some(config.llm.max_tokens),
+        max_iterations: config.agent.max_iterations.max(1),
+        dry_run,
+        confirm,
+        compaction: CompactionSettings {
+            max_tokens: usize::try_from(config.context.max_tokens).unwrap_or(usize::MAX),
+            threshold: config.context.compaction_threshold,
+            ..CompactionSettings::default()
+        },
+    };
+    Ok((
+        Agent::new(settings, provider, registry, context, policy),
+        report,
+    ))
+}
+
+/// Where a tool named `name` comes from, for `ybs tools`.
+pub fn tool_source(config: &Config, name: &str) -> &'static str {
+    if BUILTIN_TOOLS.contains(&name) {
+        "built-in"
+    } else if config.tools.external.iter().any(|tool| tool.name == name) {
+        "config"
+    } else {
+        "sidecar"
+    }
+}

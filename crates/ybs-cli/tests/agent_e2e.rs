@@ -1,0 +1,558 @@
+//! End-to-end tests of the agent: the `ybs` binary against the in-process fake LLM, in a
+//! temporary project with HOME and XDG directories of its own. The scripted model reads,
+//! edits and lists files; confirmations, loop detection, iteration limits, dry runs, retries,
+//! `ask --chat` and `--resume` are checked through the files and the recorded requests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn};
+
+struct Project {
+    dir: tempfile::TempDir,
+    llm: FakeLlm,
+}
+
+impl Project {
+    fn new(turns: Vec<Turn>) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["home", "data", "config", "project"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let llm = FakeLlm::start(Script::new(turns)).unwrap();
+        let config = json!({
+            "llm": {"provider": "openai-compatible", "model": "fake-model",
+                    "endpoint": format!("{}/v1", llm.base_url())},
+            "agent": {"max_iterations": 5, "retry_attempts": 2, "retry_backoff_base_ms": 1},
+            "safety": {"sandbox_allowed_paths": ["./"]},
+            "ui": {"color": false}
+        });
+        fs::write(dir.path().join("config/ybs.json"), config.to_string()).unwrap();
+        Project { dir, llm }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    fn file(&self, relative: &str) -> PathBuf {
+        self.path("project").join(relative)
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        fs::write(self.file(relative), text).unwrap();
+    }
+
+    fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.file(relative)).unwrap()
+    }
+
+    fn ybs(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs ybs with `input` on its stdin (the REPL reads lines from a pipe).
+    fn ybs_with_input(&self, args: &[&str], input: &str) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let config = self.path("config/ybs.json");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ybs"));
+        command
+            .arg("-c")
+            .arg(&config)
+            .args(args)
+            .current_dir(self.path("project"))
+            .env_clear()
+            .env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+        command
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(self.path("project"))
+            .env("HOME", self.path("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            text(&output.stderr)
+        );
+        text(&output.stdout)
+    }
+
+    /// The chat request bodies the fake LLM received.
+    fn bodies(&self) -> Vec<Value> {
+        (self.llm.requests().into_iter())
+            .filter(|request| request.path.ends_with("/chat/completions"))
+            .map(|request| request.body)
+            .collect()
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> Turn {
+    Turn::default().with_tool_call(ToolCall::new(id, name, arguments))
+}
+
+/// The tool messages of a request body, as (tool_call_id, content).
+fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    (body["messages"].as_array().unwrap().iter())
+        .filter(|message| message["role"] == "tool")
+        .map(|message| {
+            (
+                message["tool_call_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                message["content"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_multi_step_task_reads_edits_and_lists_real_files() {
+    let project = Project::new(vec![
+        call("c1", "read_file", json!({"path": "greet.txt"})),
+        call(
+            "c2",
+            "edit_file",
+            json!({"path": "greet.txt", "old_text": "Hello", "new_text": "Goodbye"}),
+        ),
+        call(
+            "c3",
+            "write_file",
+            json!({"path": "notes/new.txt", "content": "fresh\n"}),
+        ),
+        call("c4", "list_files", json!({"pattern": "**/*.txt"})),
+        Turn::text(["Done: ", "greet.txt edited, notes/new.txt written."]),
+    ]);
+    project.write("greet.txt", "Hello, world\n");
+    let output = project.ybs(&["exec", "--yes", "fix the greeting"]);
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        stdout,
+        text(&output.stderr)
+    );
+    assert_eq!(project.read("greet.txt"), "Goodbye, world\n");
+    assert_eq!(project.read("notes/new.txt"), "fresh\n");
+    assert!(
+        stdout.contains("Done: greet.txt edited, notes/new.txt written."),
+        "{stdout}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 5);
+    assert_eq!(
+        bodies[0]["messages"].as_array().unwrap().last().unwrap()["content"],
+        "fix the greeting"
+    );
+    let tools: Vec<&str> = (bodies[0]["tools"].as_array().unwrap().iter())
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"read_file") && tools.contains(&"edit_file"),
+        "{tools:?}"
+    );
+    // The list the model got names the new directory.
+    let results = tool_messages(&bodies[4]);
+    assert_eq!(results.len(), 4);
+    assert!(results[0].1.contains("Hello, world"), "{:?}", results[0]);
+    assert!(results[3].1.contains("notes/new.txt"), "{:?}", results[3]);
+    // The session was saved as a .chat file with the trace.
+    let sessions = fs::read_dir(project.path("data/ybs/sessions"))
+        .unwrap()
+        .count();
+    assert_eq!(sessions, 1);
+}
+
+#[test]
+fn exec_without_yes_denies_confirmations_and_tells_the_model() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "out.txt", "content": "x"}),
+        ),
+        Turn::text(["I could not write the file."]),
+    ]);
+    let output = project.ybs(&["exec", "write out.txt"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!project.file("out.txt").exists());
+    assert!(
+        stderr.contains(
+            "warning: write_file needs confirmation and nobody can answer here; it was denied \
+             (run with --yes to allow such calls)"
+        ),
+        "{stderr}"
+    );
+    let results = tool_messages(&project.bodies()[1]);
+    assert!(
+        results[0]
+            .1
+            .contains("The user denied this call of write_file; it did not run."),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn the_same_call_three_times_stops_the_turn() {
+    let read = || call("r", "read_file", json!({"path": "a.txt"}));
+    let project = Project::new(vec![read(), read(), read(), Turn::text(["never sent"])]);
+    project.write("a.txt", "a\n");
+    let output = project.ybs(&["exec", "loop"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: the agent called read_file with the same arguments 3 times in a row; \
+             stopping this turn"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(project.bodies().len(), 3);
+    assert_eq!(project.llm.remaining_turns(), 1);
+}
+
+#[test]
+fn max_iterations_stops_a_turn_that_never_ends() {
+    let turns = (0..6)
+        .map(|n| {
+            call(
+                &format!("c{n}"),
+                "read_file",
+                json!({"path": format!("f{n}.txt")}),
+            )
+        })
+        .collect();
+    let project = Project::new(turns);
+    let output = project.ybs(&["exec", "go on forever"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning: stopped after 5 model requests (agent.max_iterations); the task may be \
+             unfinished"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(project.bodies().len(), 5);
+}
+
+#[test]
+fn dry_run_shows_calls_and_executes_none() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "out.txt", "content": "x"}),
+        ),
+        Turn::text(["ok"]),
+    ]);
+    let output = project.ybs(&["--dry-run", "exec", "--yes", "write"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("write_file"), "{stderr}");
+    assert!(stderr.contains("dry run: not executed"), "{stderr}");
+    assert!(!project.file("out.txt").exists());
+    let results = tool_messages(&project.bodies()[1]);
+    assert!(results[0].1.contains("Dry run"), "{results:?}");
+}
+
+#[test]
+fn a_rate_limit_is_retried_then_the_reply_arrives() {
+    let project = Project::new(vec![
+        Turn::fault(Fault::status(429)),
+        Turn::text(["after the wait"]),
+    ]);
+    let output = project.ybs(&["exec", "hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("after the wait"));
+    assert_eq!(project.bodies().len(), 2);
+}
+
+#[test]
+fn an_unreachable_provider_names_the_endpoint_and_how_to_change_it() {
+    let project = Project::new(Vec::new());
+    let output = project.ybs(&["--endpoint", "http://127.0.0.1:9/v1", "exec", "hi"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with(
+            "ybs: error: cannot reach the openai-compatible provider at http://127.0.0.1:9/v1: "
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--provider/--endpoint"), "{stderr}");
+}
+
+#[test]
+fn ask_appends_the_reply_and_its_trace_to_the_chat_file() {
+    let project = Project::new(vec![
+        call("c1", "read_file", json!({"path": "fact.txt"})),
+        Turn::text(["The fact is 42."]),
+    ]);
+    project.write("fact.txt", "42\n");
+    project.write("q.chat", "tool: read_file\n\nWhat is in fact.txt?\n");
+    let output = project.ybs(&["ask", "--chat", "q.chat", "Answer briefly."]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let chat = project.read("q.chat");
+    assert!(
+        chat.starts_with("tool: read_file\n\nWhat is in fact.txt?\n"),
+        "{chat}"
+    );
+    assert!(chat.contains("Answer briefly."), "{chat}");
+    assert!(chat.contains("function_call: {"), "{chat}");
+    assert!(chat.contains("function_call_output: {"), "{chat}");
+    assert!(chat.trim_end().ends_with("The fact is 42."), "{chat}");
+    let bodies = project.bodies();
+    let tools: Vec<&str> = (bodies[0]["tools"].as_array().unwrap().iter())
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read_file"]);
+}
+
+#[test]
+fn resume_continues_the_newest_session_of_the_directory() {
+    let project = Project::new(vec![
+        Turn::text(["first answer"]),
+        Turn::text(["second answer"]),
+    ]);
+    assert!(project.ybs(&["exec", "first question"]).status.success());
+    let output = project.ybs(&["--resume", "exec", "second question"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let bodies = project.bodies();
+    let contents: Vec<String> = (bodies[1]["messages"].as_array().unwrap().iter())
+        .filter(|message| message["role"] != "system")
+        .map(|message| message["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(
+        contents,
+        ["first question", "first answer", "second question"]
+    );
+    let dir = project.path("data/ybs/sessions");
+    let session_dir = fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let files: Vec<_> = fs::read_dir(&session_dir).unwrap().collect();
+    assert_eq!(files.len(), 1, "resuming writes to the same session file");
+    let saved = fs::read_to_string(files[0].as_ref().unwrap().path()).unwrap();
+    assert!(saved.contains("second answer"), "{saved}");
+}
+
+#[test]
+fn resume_without_a_session_says_where_it_looked() {
+    let project = Project::new(Vec::new());
+    let output = project.ybs(&["--resume", "exec", "hi"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr.starts_with("ybs: error: no saved session for "),
+        "{stderr}"
+    );
+    let _ = Path::new("");
+}
+
+#[test]
+fn tools_lists_sources_and_tool_runs_one_call() {
+    let project = Project::new(Vec::new());
+    project.write("a.txt", "alpha\n");
+    let output = project.ybs(&["tools"]);
+    let stdout = text(&output.stdout);
+    assert!(output.status.success());
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("read_file") && line.contains("built-in")),
+        "{stdout}"
+    );
+    let output = project.ybs(&["tool", "read_file", "{\"path\":\"a.txt\"}"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("alpha"));
+    let output = project.ybs(&[
+        "tool",
+        "write_file",
+        "{\"path\":\"b.txt\",\"content\":\"x\"}",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "ybs: error: write_file needs confirmation and nobody can answer here; it was denied \
+         (run with --yes to allow such calls)\n"
+    );
+    assert!(!project.file("b.txt").exists());
+    let output = project.ybs(&["tool", "read_file", "{nope"]);
+    assert!(
+        text(&output.stderr)
+            .starts_with("ybs: error: the arguments of read_file are not valid JSON")
+    );
+}
+
+#[test]
+fn the_repl_runs_messages_and_slash_commands_from_its_input() {
+    let project = Project::new(vec![Turn::text(["Hi there."])]);
+    let output = project.ybs_with_input(&[], "hello\n/bogus\n/provider current\n/tools\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(stdout.contains("Hi there."), "{stdout}");
+    assert!(stdout.contains("error: unknown command /bogus"), "{stdout}");
+    assert!(
+        stdout.contains("openai-compatible fake-model at http://127.0.0.1:"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("read_file  (built-in)"), "{stdout}");
+    assert_eq!(project.bodies().len(), 1);
+}
+
+#[test]
+fn the_repl_asks_before_a_call_that_needs_confirmation() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "yes.txt", "content": "y"}),
+        ),
+        Turn::text(["wrote it"]),
+        call(
+            "c2",
+            "write_file",
+            json!({"path": "no.txt", "content": "n"}),
+        ),
+        Turn::text(["did not"]),
+    ]);
+    let output = project.ybs_with_input(&[], "write yes\ny\nwrite no\nn\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains(
+            "`write_file` requires confirmation (safety.require_confirmation). Allow? [y]es / \
+             [n]o / [a]lways this session: "
+        ),
+        "{stdout}"
+    );
+    assert_eq!(project.read("yes.txt"), "y");
+    assert!(!project.file("no.txt").exists());
+}
+
+#[test]
+fn sigint_cancels_the_turn_and_keeps_the_partial_reply() {
+    let slow = Turn::text(["partial line\n", "more ", "never ", "seen"]).with_delay_ms(300);
+    let project = Project::new(vec![slow, Turn::text(["next"])]);
+    let mut child = project
+        .command(&["exec", "talk slowly"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first line shows that the reply is streaming: interrupt it then.
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(first, "partial line\n");
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("turn cancelled; the partial reply is kept"),
+        "{stderr}"
+    );
+    assert!(!rest.contains("seen"), "{rest}");
+    let dir = project.path("data/ybs/sessions");
+    let session_dir = fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+    let file = fs::read_dir(&session_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let saved = fs::read_to_string(file).unwrap();
+    assert!(saved.contains("partial"), "{saved}");
+    assert!(
+        saved.contains("[cancelled by the user; the reply is incomplete]"),
+        "{saved}"
+    );
+    assert!(!saved.contains("seen"), "{saved}");
+}
+
+#[test]
+fn auto_commit_commits_exactly_the_files_the_turn_changed() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "new\n"}),
+        ),
+        Turn::text(["made it"]),
+    ]);
+    let config = project.path("config/ybs.json");
+    let mut value: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    value["git"] = json!({"auto_commit": true, "commit_message_prefix": "[ybs]"});
+    fs::write(&config, value.to_string()).unwrap();
+    project.git(&["init", "-q"]);
+    project.write("user.txt", "the user's own work\n");
+    let output = project.ybs(&["exec", "--yes", "make a file"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        project.git(&["log", "--format=%s"]).trim(),
+        "[ybs] make a file"
+    );
+    assert_eq!(
+        project.git(&["show", "--name-only", "--format="]).trim(),
+        "made.txt"
+    );
+    assert!(
+        project
+            .git(&["status", "--porcelain"])
+            .contains("?? user.txt")
+    );
+}
