@@ -4,6 +4,8 @@
 //! goes through [`Ui`], so the loop runs the same in the REPL, `exec`, `ask` and tests.
 
 mod send;
+#[cfg(test)]
+mod tests;
 mod tools;
 pub mod ui;
 

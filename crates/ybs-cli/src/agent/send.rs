@@ -12,6 +12,9 @@ use ybs_core::{Accumulator, ChatRequest, ErrorKind, LlmError, Message, Reply};
 use super::{Agent, AgentError, Ui};
 use crate::render::Notice;
 
+/// A context window no conversation reaches, so that only overflow errors trim.
+const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
+
 /// What a request gave.
 pub(super) enum Sent {
     /// The whole reply.
@@ -38,7 +41,9 @@ impl Agent {
         let (history, tail) = self.conversation.split_at(*start);
         let pairs = Pairs::split(history);
         let tokens = pairs.tokens(&self.counter, history);
-        let budget = Budget::new(self.settings.compaction.max_tokens, None);
+        // The conversation's size is kept in check by compaction; the trim loop only acts on
+        // the model's own overflow errors, so the first attempt sends everything.
+        let budget = Budget::new(UNBOUNDED_WINDOW, None);
         let prediction = predict(&tokens, &budget);
         let infos = (tokens.iter().enumerate())
             .map(|(index, &count)| PairInfo::new(index.to_string(), count))
@@ -59,7 +64,7 @@ impl Agent {
             messages.extend(tail.iter().cloned());
             match self.stream_once(messages.clone(), ui, cancel).await {
                 Ok(reply) => {
-                    if kept < history.len() {
+                    if attempt.history.start > 0 {
                         // Older exchanges were not sent: drop them for good.
                         messages.truncate(kept);
                         messages.extend(tail.iter().cloned());

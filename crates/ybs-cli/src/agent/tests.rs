@@ -1,0 +1,220 @@
+//! The loop without a terminal: a recording [`Ui`] against the in-process fake LLM.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::VecDeque;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use ybs_core::{Message, StreamEvent, ToolCall, ToolResult, Usage};
+use ybs_providers::{ProviderConfig, ProviderKind, RetryPolicy, build};
+use ybs_testkit::{FakeLlm, Fault, Script, Turn};
+use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolRegistry};
+
+use super::*;
+use crate::confirm::Answer;
+
+#[derive(Default)]
+struct Recorder {
+    text: String,
+    calls: Vec<String>,
+    results: Vec<(String, bool)>,
+    notices: Vec<String>,
+    answers: VecDeque<Answer>,
+    asked: Vec<String>,
+}
+
+impl Ui for Recorder {
+    fn stream_event(&mut self, event: &StreamEvent) {
+        if let StreamEvent::TextDelta { text } = event {
+            self.text.push_str(text);
+        }
+    }
+    fn reply_done(&mut self) {}
+    fn tool_call(&mut self, call: &ToolCall) {
+        self.calls.push(call.name.clone());
+    }
+    fn tool_result(&mut self, tool: &str, result: &ToolResult) {
+        self.results.push((tool.to_owned(), result.is_error));
+    }
+    fn notice(&mut self, _kind: Notice, message: &str) {
+        self.notices.push(message.to_owned());
+    }
+    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+    fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
+        self.asked.push(reason.to_owned());
+        self.answers.pop_front().unwrap_or(Answer::No)
+    }
+}
+
+fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
+    let provider = build(
+        &ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake")
+            .with_endpoint(format!("{}/v1", llm.base_url()))
+            .with_retry(RetryPolicy::none()),
+    )
+    .unwrap();
+    let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
+    let context = ToolContext::new(sandbox, ShellPolicy::default()).unwrap();
+    let settings = AgentSettings {
+        model: "fake".into(),
+        system: None,
+        temperature: None,
+        max_tokens: None,
+        max_iterations: 10,
+        dry_run: false,
+        confirm: ConfirmMode::Ask,
+        compaction: CompactionSettings {
+            max_tokens,
+            ..CompactionSettings::default()
+        },
+    };
+    let policy = ConfirmationPolicy::new(["write_file"]);
+    Agent::new(settings, provider, ToolRegistry::new(), context, policy)
+}
+
+fn write(id: &str, path: &str) -> Turn {
+    Turn::tool_call(id, "write_file", json!({"path": path, "content": id}))
+}
+
+#[tokio::test]
+async fn always_allows_the_tool_for_the_rest_of_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        write("a", "a.txt"),
+        write("b", "b.txt"),
+        Turn::text(["both written"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut ui = Recorder {
+        answers: VecDeque::from([Answer::Always]),
+        ..Recorder::default()
+    };
+    let report = agent
+        .turn("write two", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.stop, Stop::Finished);
+    assert_eq!(report.reply, "both written");
+    assert_eq!(ui.asked.len(), 1, "asked once: {:?}", ui.asked);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
+        "b"
+    );
+    let root = dir.path().canonicalize().unwrap();
+    assert_eq!(report.changed, [root.join("a.txt"), root.join("b.txt")]);
+    // user, call, result, call, result, reply
+    assert_eq!(agent.conversation.len(), 6);
+}
+
+#[tokio::test]
+async fn a_denied_call_is_reported_to_the_model_and_the_loop_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        write("a", "a.txt"),
+        Turn::text(["ok, not written"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut ui = Recorder::default();
+    let report = agent
+        .turn("write", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.stop, Stop::Finished);
+    assert!(!dir.path().join("a.txt").exists());
+    assert_eq!(ui.results, [("write_file".to_owned(), true)]);
+    let Some(Part::ToolResult(result)) = agent.conversation[2].parts.first() else {
+        panic!("no tool result: {:?}", agent.conversation[2]);
+    };
+    assert!(
+        result
+            .content
+            .contains("The user denied this call of write_file")
+    );
+    assert!(report.changed.is_empty());
+}
+
+#[tokio::test]
+async fn an_overflow_drops_the_oldest_exchange_and_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::fault(Fault::context_overflow(140_000, 128_000)),
+        Turn::text(["fits now"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    agent.conversation = vec![
+        Message::user("old question"),
+        Message::assistant("old answer"),
+        Message::user("newer question"),
+        Message::assistant("newer answer"),
+    ];
+    let mut ui = Recorder::default();
+    let report = agent
+        .turn("now", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.reply, "fits now");
+    let texts: Vec<String> = agent
+        .conversation
+        .iter()
+        .map(Message::text_content)
+        .collect();
+    assert_eq!(texts, ["newer question", "newer answer", "now", "fits now"]);
+    assert_eq!(report.start, 2);
+    assert!(ui.notices[0].starts_with("the conversation is too long for the model"));
+    let requests = llm.requests();
+    assert_eq!(requests[0].body["messages"].as_array().unwrap().len(), 5);
+    assert_eq!(requests[1].body["messages"].as_array().unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn a_provider_error_fails_the_turn_with_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([Turn::fault(Fault::status(401))])).unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let error = agent
+        .turn("hi", &mut Recorder::default(), &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().starts_with("auth"), "{error}");
+}
+
+#[tokio::test]
+async fn the_conversation_is_compacted_at_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["They talked about numbers."]),
+        Turn::text(["answer"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 2_000);
+    for n in 0..8 {
+        agent
+            .conversation
+            .push(Message::user(format!("question {n} {}", "x".repeat(600))));
+        agent.conversation.push(Message::assistant(format!(
+            "answer {n} {}",
+            "y".repeat(600)
+        )));
+    }
+    let mut ui = Recorder::default();
+    agent
+        .turn("next", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    let first = agent.conversation[0].text_content();
+    assert!(
+        first.contains("They talked about numbers."),
+        "{first} {:?}",
+        ui.notices
+    );
+    assert!(agent.conversation.len() < 17);
+    assert!(
+        ui.notices.iter().any(|n| n.starts_with("compacted ")),
+        "{:?}",
+        ui.notices
+    );
+    assert_eq!(llm.requests().len(), 2);
+}
