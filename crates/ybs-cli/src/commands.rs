@@ -65,9 +65,10 @@ pub fn renderer(config: &Config, terminal: bool) -> Renderer {
     ))
 }
 
-/// A current-thread runtime for one command.
+/// A runtime with one worker thread, so signal watchers run while the REPL waits for input.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Failed> {
-    tokio::runtime::Builder::new_current_thread()
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|err| Failed(format!("cannot start the async runtime: {err}")))

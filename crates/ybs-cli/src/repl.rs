@@ -4,9 +4,12 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
+use tokio::signal::unix::{SignalKind, signal};
 use ybs_providers::ProviderKind;
 
 use crate::agent::{Agent, LineUi};
@@ -37,6 +40,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.load_history(history);
     }
     let runtime = commands::runtime()?;
+    let hangup = watch_hangup(&runtime, err);
     let terminal = io::stdout().is_terminal();
     let _ = writeln!(
         out,
@@ -52,6 +56,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
         };
         let _ = editor.add_history_entry(text.as_str());
+        if hangup.swap(false, Ordering::SeqCst) {
+            reload_tools(&mut agent, &config, out);
+        }
         match parse_input(&text) {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
@@ -111,6 +118,43 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.save_history(history);
     }
     Ok(0)
+}
+
+/// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.
+fn reload_tools(agent: &mut Agent, config: &Config, out: &mut dyn Write) {
+    let report = agent.registry.reload();
+    let loaded = if report.loaded.is_empty() {
+        "none".to_owned()
+    } else {
+        report.loaded.join(", ")
+    };
+    let _ = writeln!(out, "external tools reloaded: {loaded}");
+    for error in report.errors {
+        commands::notice(config, Notice::Warning, &error.to_string(), out);
+    }
+}
+
+/// A flag raised by SIGHUP; the REPL reloads the external tools before its next message.
+fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let raised = flag.clone();
+    let _guard = runtime.enter();
+    match signal(SignalKind::hangup()) {
+        Ok(mut hangups) => {
+            runtime.spawn(async move {
+                while hangups.recv().await.is_some() {
+                    raised.store(true, Ordering::SeqCst);
+                }
+            });
+        }
+        Err(error) => {
+            let _ = writeln!(
+                err,
+                "ybs: warning: cannot watch SIGHUP to reload tools: {error}"
+            );
+        }
+    }
+    flag
 }
 
 /// One message: lines ending in `\` continue on the next line. `None` on Ctrl-D.

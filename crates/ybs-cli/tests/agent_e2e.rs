@@ -556,3 +556,59 @@ fn auto_commit_commits_exactly_the_files_the_turn_changed() {
             .contains("?? user.txt")
     );
 }
+
+#[test]
+fn sighup_reloads_external_tools_in_the_repl() {
+    let project = Project::new(Vec::new());
+    let mut child = project
+        .command(&[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut banner = String::new();
+    stdout.read_line(&mut banner).unwrap();
+    assert!(banner.starts_with("ybs "), "{banner}");
+    // A sidecar tool appears after the start.
+    let tools = project.path("home/.ybs/tools");
+    fs::create_dir_all(&tools).unwrap();
+    fs::write(tools.join("hello"), "#!/bin/sh\necho '{}'\n").unwrap();
+    let mut permissions = fs::metadata(tools.join("hello")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(tools.join("hello"), permissions).unwrap();
+    fs::write(
+        tools.join("hello.tool.json"),
+        json!({"name": "hello", "description": "Says hello", "parameters": {}}).to_string(),
+    )
+    .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The signal is handled asynchronously: ask again until the reload shows.
+    let mut seen = String::new();
+    for _ in 0..100 {
+        Command::new("kill")
+            .args(["-HUP", &child.id().to_string()])
+            .status()
+            .unwrap();
+        stdin.write_all(b"/tools\n").unwrap();
+        let mut line = String::new();
+        while !line.starts_with("run_shell") {
+            line.clear();
+            stdout.read_line(&mut line).unwrap();
+            seen.push_str(&line);
+        }
+        if seen.contains("external tools reloaded: hello") {
+            break;
+        }
+    }
+    drop(stdin);
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(seen.contains("external tools reloaded: hello"), "{seen}");
+    assert!(
+        rest.contains("hello  (sidecar)") || seen.contains("hello  (sidecar)"),
+        "{seen}{rest}"
+    );
+}
