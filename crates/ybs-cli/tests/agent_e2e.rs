@@ -612,3 +612,29 @@ fn sighup_reloads_external_tools_in_the_repl() {
         "{seen}{rest}"
     );
 }
+
+#[test]
+fn a_scripted_turn_renders_as_in_the_snapshot() {
+    let project = Project::new(vec![
+        call("c1", "read_file", json!({"path": "a.txt"})).with_text(["Let me look.\n"]),
+        Turn::text(["# Result\n\nThe file says **alpha**:\n\n```text\nalpha\n```\n"])
+            .with_usage(ybs_testkit::Usage::new(1200, 34)),
+    ]);
+    project.write("a.txt", "alpha\n");
+    let output = project.ybs(&["exec", "what is in a.txt?"]);
+    assert!(output.status.success());
+    let root = project
+        .dir
+        .path()
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string();
+    let rendered = format!(
+        "--- stdout\n{}--- stderr\n{}",
+        text(&output.stdout),
+        text(&output.stderr)
+    )
+    .replace(&root, "[TMP]");
+    insta::assert_snapshot!(rendered);
+}
