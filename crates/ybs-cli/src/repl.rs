@@ -94,7 +94,6 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             }
             Ok(Input::Command(command)) => {
                 let context = Context {
-                    cli,
                     host,
                     loaded: &loaded,
                     runtime: &runtime,
@@ -118,6 +117,23 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.save_history(history);
     }
     Ok(0)
+}
+
+/// The context window of `model` as the provider lists it; `None` when unknown or the list
+/// does not come within a few seconds.
+fn context_window(
+    runtime: &tokio::runtime::Runtime,
+    provider: &dyn ybs_providers::Provider,
+    model: &str,
+) -> Option<u64> {
+    let listing = runtime.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(5), provider.list_models()).await
+    });
+    let models = listing.ok()?.ok()?;
+    models
+        .into_iter()
+        .find(|info| info.id == model)
+        .and_then(|info| info.context_length)
 }
 
 /// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.
@@ -182,7 +198,6 @@ fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineEr
 }
 
 struct Context<'a> {
-    cli: &'a Cli,
     host: &'a Host,
     loaded: &'a LoadedConfig,
     runtime: &'a tokio::runtime::Runtime,
@@ -298,6 +313,7 @@ fn switch(
     }
     match crate::setup::provider(&next, &context.host.env) {
         Ok(provider) => {
+            let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
             agent.provider = provider;
             agent.settings.model = next.llm.model.clone();
             *config = next;
@@ -306,7 +322,16 @@ fn switch(
                 "now using {} {}",
                 config.llm.provider, config.llm.model
             );
-            let _ = context.cli;
+            let tokens = agent.conversation_tokens();
+            if let Some(window) = window.filter(|&window| window < tokens as u64) {
+                let message = format!(
+                    "the conversation (about {tokens} tokens) is larger than the context window \
+                     of {} ({window} tokens); older messages will be dropped on the next turn \
+                     (or /compact now)",
+                    config.llm.model
+                );
+                commands::notice(config, Notice::Warning, &message, out);
+            }
         }
         Err(error) => commands::notice(config, Notice::Error, &error.to_string(), out),
     }

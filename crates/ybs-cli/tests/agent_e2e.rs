@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
-use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn};
+use ybs_testkit::{FakeLlm, Fault, Model, Script, ToolCall, Turn};
 
 struct Project {
     dir: tempfile::TempDir,
@@ -19,11 +19,15 @@ struct Project {
 
 impl Project {
     fn new(turns: Vec<Turn>) -> Project {
+        Project::with_script(Script::new(turns))
+    }
+
+    fn with_script(script: Script) -> Project {
         let dir = tempfile::tempdir().unwrap();
         for sub in ["home", "data", "config", "project"] {
             fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
-        let llm = FakeLlm::start(Script::new(turns)).unwrap();
+        let llm = FakeLlm::start(script).unwrap();
         let config = json!({
             "llm": {"provider": "openai-compatible", "model": "fake-model",
                     "endpoint": format!("{}/v1", llm.base_url())},
@@ -637,4 +641,39 @@ fn a_scripted_turn_renders_as_in_the_snapshot() {
     )
     .replace(&root, "[TMP]");
     insta::assert_snapshot!(rendered);
+}
+
+#[test]
+fn switching_to_a_smaller_model_warns_and_keeps_the_conversation() {
+    let project = Project::with_script(
+        Script::new([
+            Turn::text(["a long answer ".repeat(40)]),
+            Turn::text(["still here"]),
+        ])
+        .with_models([Model::new("tiny-model", 20)]),
+    );
+    let config = project.path("config/ybs.json");
+    let mut value: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+    value["llm"]["provider"] = json!("openrouter");
+    value["llm"]["api_key"] = json!("test-key");
+    value["llm"]["endpoint"] = json!(format!("{}/api/v1", project.llm.base_url()));
+    fs::write(&config, value.to_string()).unwrap();
+    let output = project.ybs_with_input(&[], "hello\n/model tiny-model\nagain\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("now using openrouter tiny-model"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("is larger than the context window of tiny-model (20 tokens)"),
+        "{stdout}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies[1]["model"], "tiny-model");
+    let contents: Vec<&str> = (bodies[1]["messages"].as_array().unwrap().iter())
+        .filter(|message| message["role"] == "user")
+        .map(|message| message["content"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(contents, ["hello", "again"]);
 }

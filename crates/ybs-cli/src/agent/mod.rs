@@ -217,6 +217,11 @@ impl Agent {
         report
     }
 
+    /// The conversation's size in tokens, as the compaction threshold counts it.
+    pub fn conversation_tokens(&self) -> usize {
+        ybs_context_budget::conversation_tokens(&self.counter, &self.conversation)
+    }
+
     /// Forgets the conversation, the files read and the session allow-list.
     pub fn clear(&mut self) {
         self.conversation.clear();
