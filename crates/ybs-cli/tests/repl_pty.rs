@@ -1,0 +1,138 @@
+//! The REPL on a real terminal: `ybs` runs in a detached tmux session (a pseudo-terminal)
+//! against the in-process fake LLM; keys are sent with `tmux send-keys` and the screen read
+//! with `tmux capture-pane`. Checks a slash command, the confirmation prompt answered with
+//! `y`, and Ctrl-D leaving. Skipped (with a note) where tmux is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
+
+/// How long to wait for the screen to show something before failing (a hang, not a speed
+/// limit: a passing run waits milliseconds).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "ybs"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "ybs", "-S", "-200"])
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "never saw {text:?} on\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+#[test]
+fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let llm = FakeLlm::start(Script::new([
+        Turn::default().with_tool_call(ToolCall::new(
+            "c1",
+            "write_file",
+            json!({"path": "pty.txt", "content": "from the terminal"}),
+        )),
+        Turn::text(["I wrote pty.txt."]),
+    ]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    let settings = json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{}/v1", llm.base_url())},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": false}
+    });
+    fs::write(&config, settings.to_string()).unwrap();
+    let command = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux {
+        socket: root.join("tmux.sock"),
+    };
+    let project = root.join("project");
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ybs",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        project.to_str().unwrap(),
+        &command,
+    ]);
+    tmux.run(&["set-option", "-t", "ybs", "remain-on-exit", "on"]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["/provider current", "Enter"]);
+    tmux.wait_for("openai-compatible fake-model at http://127.0.0.1:");
+    tmux.keys(&["please write pty.txt", "Enter"]);
+    tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for("I wrote pty.txt.");
+    assert_eq!(
+        fs::read_to_string(project.join("pty.txt")).unwrap(),
+        "from the terminal"
+    );
+    tmux.keys(&["C-d"]);
+    tmux.wait_for("Pane is dead");
+    let history = fs::read_to_string(root.join("data/ybs/history")).unwrap();
+    assert!(history.contains("please write pty.txt"), "{history}");
+}
