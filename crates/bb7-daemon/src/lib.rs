@@ -30,7 +30,7 @@
 //! - `generate_title` replies `{"type":"ok","chat_id":..,"title":..}` and also sends the
 //!   `title_updated` event; without `title_model` it uses `anthropic/claude-3-haiku`.
 //! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7-<chat id>`.
-
+//!
 //! Choices where the specs are silent (written for the first bb7 client's expectations):
 //!
 //! - Every reply to a request carries its `request_id` as a string; lines that cannot be read
