@@ -42,10 +42,16 @@ impl Tmux {
     }
 
     fn wait_for(&self, text: &str) -> String {
+        self.wait_for_after("", text)
+    }
+
+    /// Waits until `text` shows after `anchor` (a prompt after a reply, say).
+    fn wait_for_after(&self, anchor: &str, text: &str) -> String {
         let start = Instant::now();
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            let after = screen.find(anchor).map(|at| &screen[at + anchor.len()..]);
+            if after.is_some_and(|after| after.contains(text)) {
                 return screen;
             }
             assert!(
@@ -119,20 +125,32 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
         project.to_str().unwrap(),
         &command,
     ]);
-    tmux.run(&["set-option", "-t", "ybs", "remain-on-exit", "on"]);
     tmux.wait_for("ybs>");
     tmux.keys(&["/provider current", "Enter"]);
-    tmux.wait_for("openai-compatible fake-model at http://127.0.0.1:");
+    tmux.wait_for_after("openai-compatible fake-model at http://127.0.0.1:", "ybs>");
     tmux.keys(&["please write pty.txt", "Enter"]);
     tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
     tmux.keys(&["y", "Enter"]);
-    tmux.wait_for("I wrote pty.txt.");
+    // Ctrl-D only means end of input once the line editor is reading again.
+    tmux.wait_for_after("I wrote pty.txt.", "ybs>");
     assert_eq!(
         fs::read_to_string(project.join("pty.txt")).unwrap(),
         "from the terminal"
     );
-    tmux.keys(&["C-d"]);
-    tmux.wait_for("Pane is dead");
+    // A key sent while the line editor switches the terminal mode can be lost: repeat
+    // Ctrl-D until ybs (the pane's process, exec'd by `env`) has exited.
+    let pid = tmux.run(&["display-message", "-p", "-t", "ybs", "#{pane_pid}"]);
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    let start = Instant::now();
+    while fs::read_to_string(&stat).is_ok_and(|stat| !stat.contains(") Z ")) {
+        assert!(
+            start.elapsed() < PATIENCE,
+            "Ctrl-D did not exit:\n{}",
+            tmux.screen()
+        );
+        tmux.keys(&["C-d"]);
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let history = fs::read_to_string(root.join("data/ybs/history")).unwrap();
     assert!(history.contains("please write pty.txt"), "{history}");
 }
