@@ -231,7 +231,8 @@ pub fn exec(
     let terminal = io::stdout().is_terminal();
     let mut no_input = io::empty();
     let result = {
-        let mut ui = LineUi::new(renderer(config, terminal), out, err, &mut no_input);
+        let mut ui =
+            LineUi::new(renderer(config, terminal), out, err, &mut no_input).with_spinner(terminal);
         let runtime = runtime()?;
         runtime.block_on(cancellable(async |token| {
             agent.turn(&task, &mut ui, &token).await

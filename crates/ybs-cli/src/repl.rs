@@ -71,7 +71,8 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         out,
                         &mut log,
                         &mut stdin,
-                    );
+                    )
+                    .with_spinner(terminal);
                     runtime.block_on(commands::cancellable(async |token| {
                         agent.turn(&message, &mut ui, &token).await
                     }))

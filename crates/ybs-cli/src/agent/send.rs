@@ -100,6 +100,7 @@ impl Agent {
         request.system = self.settings.system.clone();
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
+        ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();
         while let Some(event) = stream.next().await {
