@@ -278,12 +278,30 @@ pub fn ask(
     if let Some(model) = options.get("model") {
         config.llm.model = model.clone();
     }
-    if let Some(backend) = options.get("backend") {
-        config.llm.provider = backend.clone();
+    // Scout's `backend` and named `endpoint`s map to ybs providers where the names match;
+    // an `endpoint` that is a URL is the endpoint itself.
+    for key in ["backend", "endpoint"] {
+        let Some(value) = options.get(key) else {
+            continue;
+        };
+        if value.starts_with("http://") || value.starts_with("https://") {
+            config.llm.endpoint = Some(value.clone());
+        } else if value.parse::<ybs_providers::ProviderKind>().is_ok() {
+            config.llm.provider = value.clone();
+        } else {
+            let _ = writeln!(
+                err,
+                "ybs: warning: {key} `{value}` of {} is not a ybs provider or URL; using {} \
+                 from the configuration",
+                chat.display(),
+                config.llm.provider
+            );
+        }
     }
-    if let Some(endpoint) = options.get("endpoint") {
-        config.llm.endpoint = Some(endpoint.clone());
-    }
+    let format = match options.get("format") {
+        Some(format) => Some(response_format(format).map_err(Failed)?),
+        None => None,
+    };
     let wanted: Vec<&str> = (expansion.tools.iter())
         .filter(|request| request.kind == ToolRequestKind::Tool)
         .filter_map(|request| request.args.first().map(String::as_str))
@@ -296,6 +314,7 @@ pub fn ask(
             .set_enabled(&name, wanted.contains(&name.as_str()));
     }
     agent.settings.system = None;
+    agent.settings.response_format = format;
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;
@@ -318,6 +337,26 @@ pub fn ask(
         .unwrap_or_default();
     append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()))?;
     Ok(if report.stop == Stop::Finished { 0 } else { 1 })
+}
+
+/// A chat file's `format:` option: `json`, `:json` or `json_object` for any JSON object, or
+/// a JSON Schema object.
+fn response_format(format: &str) -> Result<ybs_core::ResponseFormat, String> {
+    let format = format.trim();
+    match format {
+        "json" | ":json" | "json_object" => Ok(ybs_core::ResponseFormat::Json),
+        "text" | ":text" => Ok(ybs_core::ResponseFormat::Text),
+        _ => match serde_json::from_str::<serde_json::Value>(format) {
+            Ok(schema) if schema.is_object() => Ok(ybs_core::ResponseFormat::JsonSchema {
+                name: "response".into(),
+                schema,
+                strict: false,
+            }),
+            _ => Err(format!(
+                "format `{format}` is not json, json_object, text or a JSON Schema object"
+            )),
+        },
+    }
 }
 
 /// `ybs tools`: name, source and the first line of the description of each enabled tool.

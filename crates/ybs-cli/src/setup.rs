@@ -175,6 +175,7 @@ pub fn agent(
             threshold: config.context.compaction_threshold,
             ..CompactionSettings::default()
         },
+        response_format: None,
     };
     Ok((
         Agent::new(settings, provider, registry, context, policy),

@@ -677,3 +677,30 @@ fn switching_to_a_smaller_model_warns_and_keeps_the_conversation() {
         .collect();
     assert_eq!(contents, ["hello", "again"]);
 }
+
+#[test]
+fn ask_uses_the_chat_files_model_and_format() {
+    let project = Project::new(vec![Turn::text(["{\"answer\": 42}"])]);
+    project.write("j.chat", "model: other-model\nformat: json\n\nGive JSON.\n");
+    let output = project.ybs(&["ask", "--chat", "j.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let body = &project.bodies()[0];
+    assert_eq!(body["model"], "other-model");
+    assert_eq!(body["response_format"], json!({"type": "json_object"}));
+    assert!(
+        body.get("tools")
+            .is_none_or(|tools| tools.as_array().is_some_and(Vec::is_empty))
+    );
+    assert!(
+        project
+            .read("j.chat")
+            .trim_end()
+            .ends_with("{\"answer\": 42}")
+    );
+    project.write("bad.chat", "format: yaml\n\nx\n");
+    let output = project.ybs(&["ask", "--chat", "bad.chat"]);
+    assert_eq!(
+        text(&output.stderr),
+        "ybs: error: format `yaml` is not json, json_object, text or a JSON Schema object\n"
+    );
+}

@@ -45,6 +45,8 @@ pub struct AgentSettings {
     pub confirm: ConfirmMode,
     /// `context.max_tokens` and `context.compaction_threshold`.
     pub compaction: CompactionSettings,
+    /// The reply's format (a chat file's `format:` option).
+    pub response_format: Option<ybs_core::ResponseFormat>,
 }
 
 /// Why a turn ended.

@@ -100,6 +100,7 @@ impl Agent {
         request.system = self.settings.system.clone();
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
+        request.response_format = self.settings.response_format.clone();
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();

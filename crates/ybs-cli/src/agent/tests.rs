@@ -67,6 +67,7 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
             max_tokens,
             ..CompactionSettings::default()
         },
+        response_format: None,
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)
