@@ -112,3 +112,61 @@ fn ensure_blank_line(out: &mut String) {
         out.push('\n');
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn instructions_are_wrapped_and_the_override_replaces_the_builtin() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path().join("home"), None);
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".bb7")).unwrap();
+        std::fs::create_dir_all(&home.config_dir).unwrap();
+
+        let plain = system_message(&home, Some(&root), None).unwrap();
+        assert_eq!(plain, BUILTIN);
+
+        std::fs::write(home.global_instructions_path(), "@@ comment\nUse tabs.\n").unwrap();
+        std::fs::write(root.join(".bb7/instructions"), "Be brief.\n").unwrap();
+        let full = system_message(&home, Some(&root), Some(DiffMode::Anchored)).unwrap();
+        let global = "<user-instructions source=\"~/.config/bb7/instructions.md\">\nUse tabs.\n</user-instructions>\n";
+        let project =
+            "<user-instructions source=\".bb7/instructions\">\nBe brief.\n</user-instructions>\n";
+        assert!(full.starts_with(BUILTIN));
+        let (g, p, m) = (
+            full.find(global).unwrap(),
+            full.find(project).unwrap(),
+            full.find("# edit_file (anchored)").unwrap(),
+        );
+        assert!(g < p && p < m);
+        // Global chats: no project instructions, no file rules.
+        let global_chat = system_message(&home, None, None).unwrap();
+        assert!(!global_chat.contains(".bb7/instructions") && !global_chat.contains("# edit_file"));
+
+        std::fs::write(home.system_prompt_path(), "@@ only a comment\n").unwrap();
+        assert!(
+            system_message(&home, None, None)
+                .unwrap()
+                .starts_with(BUILTIN)
+        );
+        std::fs::write(home.system_prompt_path(), "You are mine.\n").unwrap();
+        assert!(
+            system_message(&home, None, None)
+                .unwrap()
+                .starts_with("You are mine.\n\n<user-instructions")
+        );
+    }
+
+    #[test]
+    fn a_broken_project_file_blocks_the_send() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path().join("home"), None);
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".bb7")).unwrap();
+        std::fs::write(root.join(".bb7/instructions"), "@include /etc/passwd\n").unwrap();
+        assert!(system_message(&home, Some(&root), None).is_err());
+    }
+}

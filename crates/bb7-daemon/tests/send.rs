@@ -709,3 +709,42 @@ fn a_write_outside_the_project_stops_the_daemon() {
     );
     assert!(!outside.path().join("evil.txt").exists());
 }
+
+#[test]
+fn options_reach_the_request_and_global_chats_get_no_tools() {
+    let Setup {
+        server,
+        mut daemon,
+        world: _world,
+        chat: _chat,
+    } = setup(
+        vec![Turn::text(["project"]), Turn::text(["global"])],
+        json!({"explicit_cache_key": true, "allow_data_retention": false, "allow_training": true}),
+    );
+    let lines = stream(
+        &mut daemon,
+        "s1",
+        json!({"action":"send","content":"hi","reasoning_effort":"high"}),
+    );
+    assert_eq!(lines.last().unwrap()["type"], "done");
+    let body = &chat_requests(&server)[0];
+    assert!(
+        body["prompt_cache_key"]
+            .as_str()
+            .unwrap()
+            .starts_with("bb7-")
+    );
+    assert_eq!(body["provider"]["zdr"], true);
+    assert!(body["provider"].get("data_collection").is_none(), "{body}");
+    assert_eq!(body["reasoning"]["effort"], "high");
+    assert!(body["tools"].is_array());
+
+    let created = daemon.call(json!({"action":"chat_new","global":true}));
+    assert_eq!(created["type"], "ok", "{created}");
+    let lines = send(&mut daemon, "s2", "hello");
+    assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
+    let body = &chat_requests(&server)[1];
+    assert!(body.get("tools").is_none(), "{body}");
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert!(!system.contains("# edit_file"));
+}
