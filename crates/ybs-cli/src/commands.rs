@@ -54,6 +54,16 @@ pub fn build_agent(
     for error in &report.errors {
         let _ = writeln!(err, "ybs: warning: {error}");
     }
+    // Say now, not at the model's first command, when commands cannot run sandboxed.
+    if agent.registry.is_enabled("run_shell") && !dry_run {
+        let context = &agent.tool_context;
+        if let Err(error) = ybs_tools::shell::probe(&context.shell, &context.sandbox) {
+            let _ = writeln!(
+                err,
+                "ybs: warning: run_shell cannot run commands here: {error}"
+            );
+        }
+    }
     Ok(agent)
 }
 
