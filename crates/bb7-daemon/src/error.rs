@@ -78,8 +78,9 @@ pub enum Error {
     /// An instruction file that does not parse.
     #[error("{0}")]
     Instructions(String),
-    /// An action of the model-calling half of the protocol, not in this build yet.
-    #[error("Action not available yet: {0} (model calls are not implemented in this bb7 build)")]
+    /// A model-calling action handed to a handler that does not serve it ([`crate::server`]
+    /// routes them to [`crate::send`] and [`crate::calls`]; `Session::dispatch` alone cannot).
+    #[error("Action not available here: {0} (model calls are served by the daemon's server loop)")]
     NotAvailable(String),
     /// A file-system failure, with what was being done.
     #[error("Failed to {what} {}: {source}", path.display())]

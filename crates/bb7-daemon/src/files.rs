@@ -207,7 +207,7 @@ impl Active {
         })
     }
 
-    /// Writes an output file (the model's writes, next issue), under the safety guard.
+    /// Writes an output file (the model's writes), under the safety guard.
     pub fn write_output(&self, path: &str, content: &str) -> Result<()> {
         if self.chat.global {
             return Err(Error::Invalid("Global chats cannot write files".into()));

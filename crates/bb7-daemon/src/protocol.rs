@@ -225,7 +225,7 @@ pub enum Request {
         level: String,
     },
     GetCustomizationInfo,
-    /// Sending half (next issue): parsed, answered with "not available yet".
+    /// The model-calling half, served by [`crate::send`] and [`crate::calls`].
     Send {
         #[serde(flatten)]
         args: Map<String, Value>,
