@@ -17,10 +17,7 @@ use crate::{prompt, titles, tokens};
 /// Handles one of the actions above.
 pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Result<Reply> {
     match request {
-        Request::EstimateTextTokens { args } => {
-            let text = args.get("text").and_then(Value::as_str).unwrap_or_default();
-            Ok(Reply::typed("text_token_estimate").with("tokens", tokens::count(text)))
-        }
+        Request::EstimateTextTokens { args } => estimate_text(&args),
         Request::EstimateTokens { .. } => estimate(session),
         Request::GetModels { .. } => {
             if session.models().is_none() {
@@ -79,6 +76,27 @@ pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Resul
         }
         other => Err(Error::NotAvailable(other.action().to_owned())),
     }
+}
+
+/// `estimate_text_tokens`: `texts` (the first client's form) gets an array of counts in the
+/// same order; the single `text` form gets one number.
+fn estimate_text(args: &serde_json::Map<String, Value>) -> Result<Reply> {
+    let reply = Reply::typed("text_token_estimate");
+    if let Some(text) = args.get("text").and_then(Value::as_str) {
+        if !args.contains_key("texts") {
+            return Ok(reply.with("tokens", tokens::count(text)));
+        }
+    }
+    let texts = args
+        .get("texts")
+        .and_then(Value::as_array)
+        .filter(|texts| !texts.is_empty())
+        .ok_or_else(|| Error::Invalid("Missing or empty 'texts' array".into()))?;
+    let counts: Vec<usize> = texts
+        .iter()
+        .map(|text| tokens::count(text.as_str().unwrap_or_default()))
+        .collect();
+    Ok(reply.with("tokens", counts))
 }
 
 fn provider_message(error: &ybs_core::LlmError) -> String {

@@ -611,6 +611,28 @@ fn token_estimates_count_cl100k() {
 }
 
 #[test]
+fn estimate_text_tokens_counts_each_of_texts_in_order() {
+    let world = World::new();
+    let mut daemon = world.spawn();
+    let reply = daemon.call(json!({"request_id":"t1","action":"estimate_text_tokens","texts":["hello world", "", "hello world hello world"]}));
+    assert_eq!(
+        reply,
+        json!({"type":"text_token_estimate","request_id":reply["request_id"],"tokens":[2, 0, 4]})
+    );
+    for args in [json!({"texts": []}), json!({})] {
+        let mut request = json!({"request_id":"t2","action":"estimate_text_tokens"});
+        for (key, value) in args.as_object().unwrap() {
+            request[key] = value.clone();
+        }
+        let reply = daemon.call(request);
+        assert_eq!(
+            reply,
+            json!({"type":"error","request_id":reply["request_id"],"message":"Missing or empty 'texts' array"})
+        );
+    }
+}
+
+#[test]
 fn models_and_balance_in_the_protocol_shape() {
     let Setup {
         mut daemon,
