@@ -89,7 +89,7 @@ fn multi_edit_batch_failing_at_edit_3_applies_nothing() {
     let err = apply_response(DiffMode::SearchReplaceMulti, &calls, &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 3 (a.txt, base=pending): old_string not found in file".to_owned()]
+        vec!["edit_file edit 2 (a.txt, base=pending): old_string not found in file".to_owned()]
     );
     assert_eq!(err.tool_calls.len(), 1);
     assert_eq!(err.tool_calls[0].tool, "edit_file");
@@ -147,7 +147,7 @@ fn base_precedence_pending_then_output_then_context() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (f.txt, base=output): old_string not found in file"]
+        vec!["edit_file edit 0 (f.txt, base=output): old_string not found in file"]
     );
     let ok = apply_response(
         DiffMode::SearchReplace,
@@ -166,7 +166,7 @@ fn base_precedence_pending_then_output_then_context() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (g.txt, base=context): old_string not found in file"]
+        vec!["edit_file edit 0 (g.txt, base=context): old_string not found in file"]
     );
 
     // A pending write earlier in the response wins over both; the model may quote the id it
@@ -185,7 +185,7 @@ fn base_precedence_pending_then_output_then_context() {
     let err = apply_response(DiffMode::SearchReplace, &calls, &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (f.txt, base=pending): old_string not found in file"]
+        vec!["edit_file edit 0 (f.txt, base=pending): old_string not found in file"]
     );
 }
 
@@ -199,7 +199,7 @@ fn file_id_mismatch() {
         (
             single("a.txt", "deadbeef", "alpha", "x"),
             format!(
-                "edit_file edit 1 (a.txt, base=context): file_id mismatch: got deadbeef, expected {}",
+                "edit_file edit 0 (a.txt, base=context): file_id mismatch: got deadbeef, expected {}",
                 id("a.txt", A)
             ),
         ),
@@ -207,7 +207,7 @@ fn file_id_mismatch() {
             // The id of the context version does not match when an output file exists.
             single("o.txt", &id("o.txt", "ctx\n"), "out", "x"),
             format!(
-                "edit_file edit 1 (o.txt, base=output): file_id mismatch: got {}, expected {}",
+                "edit_file edit 0 (o.txt, base=output): file_id mismatch: got {}, expected {}",
                 id("o.txt", "ctx\n"),
                 id("o.txt", "out\n")
             ),
@@ -216,7 +216,7 @@ fn file_id_mismatch() {
             // The id covers the path: the right content under another path's id fails.
             single("a.txt", &id("b.txt", A), "alpha", "x"),
             format!(
-                "edit_file edit 1 (a.txt, base=context): file_id mismatch: got {}, expected {}",
+                "edit_file edit 0 (a.txt, base=context): file_id mismatch: got {}, expected {}",
                 id("b.txt", A),
                 id("a.txt", A)
             ),
@@ -257,7 +257,7 @@ fn file_id_of_a_file_first_written_in_this_response() {
     assert_eq!(
         err.errors,
         vec![format!(
-            "edit_file edit 1 (n.txt, base=pending): file_id mismatch: got 00000000, expected {}",
+            "edit_file edit 0 (n.txt, base=pending): file_id mismatch: got 00000000, expected {}",
             id("n.txt", "one\n")
         )]
     );
@@ -276,7 +276,7 @@ fn noops() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (a.txt, base=context): all edits are no-ops"]
+        vec!["edit_file edit 0 (a.txt, base=context): all edits are no-ops"]
     );
     let err = apply_response(
         DiffMode::SearchReplaceMulti,
@@ -289,7 +289,7 @@ fn noops() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (a.txt, base=context): all edits are no-ops"]
+        vec!["edit_file edit 0 (a.txt, base=context): all edits are no-ops"]
     );
     let err = apply_response(
         DiffMode::SearchReplace,
@@ -299,7 +299,7 @@ fn noops() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (a.txt, base=context): all edits are no-ops"]
+        vec!["edit_file edit 0 (a.txt, base=context): all edits are no-ops"]
     );
 
     // A no-op among real edits is dropped unchecked (even with a text that is not there).
@@ -334,7 +334,7 @@ fn replace_all_through_the_buffer() {
     assert_eq!(
         err.errors,
         vec![
-            "edit_file edit 1 (r.txt, base=context): old_string not unique (2 matches at lines 1, 1)"
+            "edit_file edit 0 (r.txt, base=context): old_string not unique (2 matches at lines 1, 1)"
         ]
     );
 }
@@ -362,19 +362,19 @@ fn errors_of_several_calls_are_all_reported_and_numbered_across_the_response() {
     assert_eq!(
         err.errors,
         vec![
-            "edit_file edit 2 (a.txt, base=pending): old_string not found in file".to_owned(),
-            "edit_file edit 3 (missing.txt, base=none): file not found in the chat's output or context; \
+            "edit_file edit 1 (a.txt, base=pending): old_string not found in file".to_owned(),
+            "edit_file edit 2 (missing.txt, base=none): file not found in the chat's output or context; \
              create new files with write_file"
                 .to_owned(),
-            format!("edit_file edit 4 (?, base=none): arguments are not valid JSON ({json_err})"),
+            format!("edit_file edit 3 (?, base=none): arguments are not valid JSON ({json_err})"),
             "delete_file (a.txt): unknown tool `delete_file`: use write_file or edit_file".to_owned(),
             "write_file (w.txt): write_file was already called for this path in this response; \
              send one complete write_file per file"
                 .to_owned(),
-            "edit_file edit 5 (../escape.txt, base=none): path \"../escape.txt\" must be relative to the \
+            "edit_file edit 4 (../escape.txt, base=none): path \"../escape.txt\" must be relative to the \
              project root and stay inside it"
                 .to_owned(),
-            "edit_file edit 6 (a.txt, base=none): `old_string` must be a string".to_owned(),
+            "edit_file edit 5 (a.txt, base=none): `old_string` must be a string".to_owned(),
         ]
     );
     let tools: Vec<(&str, &str)> = err
@@ -405,17 +405,17 @@ fn argument_shapes_per_mode() {
         (
             DiffMode::Off,
             single("a.txt", &a, "alpha", "x"),
-            "edit_file edit 1 (a.txt, base=none): edit_file is not available (diff_mode is off): use write_file",
+            "edit_file edit 0 (a.txt, base=none): edit_file is not available (diff_mode is off): use write_file",
         ),
         (
             DiffMode::SearchReplaceMulti,
             call("edit_file", r#"{"path":"a.txt","file_id":"x"}"#),
-            "edit_file edit 1 (a.txt, base=none): missing `edits` (an array of {path, file_id, old_string, new_string})",
+            "edit_file edit 0 (a.txt, base=none): missing `edits` (an array of {path, file_id, old_string, new_string})",
         ),
         (
             DiffMode::SearchReplaceMulti,
             multi(&[]),
-            "edit_file edit 1 (?, base=none): `edits` is empty: give at least one edit",
+            "edit_file edit 0 (?, base=none): `edits` is empty: give at least one edit",
         ),
         (
             DiffMode::SearchReplace,
@@ -423,7 +423,7 @@ fn argument_shapes_per_mode() {
                 "edit_file",
                 r#"{"path":"a.txt","old_string":"a","new_string":"b"}"#,
             ),
-            "edit_file edit 1 (a.txt, base=none): missing `file_id`",
+            "edit_file edit 0 (a.txt, base=none): missing `file_id`",
         ),
         (
             DiffMode::SearchReplace,
@@ -431,12 +431,12 @@ fn argument_shapes_per_mode() {
                 "edit_file",
                 r#"{"path":"a.txt","file_id":"x","old_string":"a","new_string":"b","replace_all":"yes"}"#,
             ),
-            "edit_file edit 1 (a.txt, base=none): `replace_all` must be a boolean",
+            "edit_file edit 0 (a.txt, base=none): `replace_all` must be a boolean",
         ),
         (
             DiffMode::SearchReplace,
             call("edit_file", "[1]"),
-            "edit_file edit 1 (?, base=none): arguments must be a JSON object",
+            "edit_file edit 0 (?, base=none): arguments must be a JSON object",
         ),
         (
             DiffMode::Anchored,
@@ -444,7 +444,7 @@ fn argument_shapes_per_mode() {
                 "edit_file",
                 r#"{"path":"a.txt","file_id":"x","changes":[{"start":["a"]}]}"#,
             ),
-            "edit_file edit 1 (a.txt, base=none): change 1: missing `content` (use null to delete the region)",
+            "edit_file edit 0 (a.txt, base=none): change 1: missing `content` (use null to delete the region)",
         ),
         (
             DiffMode::Anchored,
@@ -452,7 +452,7 @@ fn argument_shapes_per_mode() {
                 "edit_file",
                 r#"{"path":"a.txt","file_id":"x","changes":[{"start":"a","content":null}]}"#,
             ),
-            "edit_file edit 1 (a.txt, base=none): change 1: `start` must be an array of strings",
+            "edit_file edit 0 (a.txt, base=none): change 1: `start` must be an array of strings",
         ),
         (
             DiffMode::SearchReplace,
@@ -524,7 +524,7 @@ fn anchored_mode_through_the_buffer() {
     let err = apply_response(DiffMode::Anchored, &[overlap], &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 1 (a.txt, base=output): changes 1 and 2 overlap (lines 1-3 and 2-2)"]
+        vec!["edit_file edit 0 (a.txt, base=output): changes 1 and 2 overlap (lines 1-3 and 2-2)"]
     );
 }
 
@@ -576,7 +576,7 @@ fn empty_old_string_fills_an_empty_file_only() {
     assert_eq!(
         err.errors,
         vec![
-            "edit_file edit 1 (a.txt, base=context): old_string is empty, which is only allowed on an empty file; \
+            "edit_file edit 0 (a.txt, base=context): old_string is empty, which is only allowed on an empty file; \
              quote the text to replace"
         ]
     );

@@ -33,7 +33,7 @@
 //! ```
 //!
 //! Error lines read `edit_file edit <i> (<path>, base=pending|output|context): <why>`, with
-//! `<i>` counted from 1 over the edits of the whole response (each element of a multi call's
+//! `<i>` counted from 0 (as the first bb7 does) over the edits of the whole response (each element of a multi call's
 //! `edits`, each single or anchored call), `base=none` when no base was found or the call
 //! could not be read, and `write_file (<path>): <why>` for `write_file`.
 //!

@@ -127,7 +127,7 @@ pub struct FailedToolCall {
 /// bb7's `diff_error` message. Nothing of the response was written.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffError {
-    /// One line per failure, e.g. `edit_file edit 3 (src/a.rs, base=context): old_string not
+    /// One line per failure, e.g. `edit_file edit 2 (src/a.rs, base=context): old_string not
     /// found in file`.
     pub errors: Vec<String>,
     /// The calls that failed, in response order.
@@ -280,9 +280,11 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             .collect())
     }
 
+    /// The index of the next edit, counted from 0 over the whole response as the first bb7
+    /// does.
     fn next_edit(&mut self) -> usize {
         self.edits_seen += 1;
-        self.edits_seen
+        self.edits_seen - 1
     }
 
     /// The file as it was before this response (output, else context), looked up once.
@@ -333,7 +335,7 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
     }
 
     fn search_replace(&mut self, stage: &mut Stage, edits: Vec<Result<PathEdit, ArgError>>) {
-        let first_index = self.edits_seen + 1;
+        let first_index = self.edits_seen;
         let all_noops = !edits.is_empty()
             && edits
                 .iter()
