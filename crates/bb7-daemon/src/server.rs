@@ -6,8 +6,10 @@
 //!
 //! A `send` is prepared on the worker thread, then streamed by its own task on the runtime,
 //! working on a copy of the active chat; the task hands the chat back to the worker when it
-//! is done ([`Job::Internal`]). While it streams, read-only actions are still answered and
-//! state-changing ones get `Another request is already in progress`.
+//! is done ([`Job::Internal`]). While it streams, read-only actions, `init` on the open
+//! project, `chat_rename`, `generate_title`, `chat_force_unlock` and `bb7_init` are still
+//! answered; other state-changing ones (`sync_context` among them: it would change the
+//! streaming chat's context) get `Another request is already in progress`.
 //!
 //! The daemon stops cleanly on `shutdown`, on end of input and on SIGTERM (releasing its chat
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
@@ -177,6 +179,21 @@ fn read_only(request: &Request) -> bool {
     )
 }
 
+/// Actions answered while a stream runs: the read-only ones, `init` on the project already
+/// open (the UI reopening mid-stream; the active chat is kept), and the changes that do not
+/// touch the streaming chat's messages or context (`chat_rename` and `generate_title`, whose
+/// name survives the stream handing its chat back, `chat_force_unlock`, `bb7_init`).
+fn allowed_while_streaming(session: &Session, request: &Request) -> bool {
+    match request {
+        Request::Init { project_root } => session.initialized_at(project_root),
+        Request::ChatRename { .. }
+        | Request::ChatForceUnlock { .. }
+        | Request::Bb7Init { .. }
+        | Request::GenerateTitle { .. } => true,
+        request => read_only(request),
+    }
+}
+
 /// Answers `cancel {target_request_id}` at once (it never waits behind other work).
 fn cancel(shared: &Shared, args: &serde_json::Map<String, serde_json::Value>) -> Reply {
     let target = args
@@ -207,7 +224,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     };
     let action = request.action();
     tracing::debug!(action, "request");
-    if shared.streaming() && !read_only(&request) {
+    if shared.streaming() && !allowed_while_streaming(session, &request) {
         shared.send(&Reply::error(BUSY).for_request(request_id.as_deref()));
         return true;
     }

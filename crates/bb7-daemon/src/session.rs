@@ -435,17 +435,32 @@ impl Session {
         Ok(Reply::ok())
     }
 
+    /// Whether the session is already initialized on `project_root` (the same directory once
+    /// canonicalized): a repeated `init` then keeps the active chat, so the UI may reopen
+    /// while a stream runs.
+    pub fn initialized_at(&self, project_root: &str) -> bool {
+        self.initialized
+            && !project_root.is_empty()
+            && existing_dir(project_root).is_ok_and(|root| self.root.as_ref() == Some(&root))
+    }
+
     fn init(&mut self, project_root: &str) -> Result<Reply> {
         let root = existing_dir(&required("project_root", project_root)?)?;
-        self.release_active();
+        let same_root = self.initialized && self.root.as_ref() == Some(&root);
+        if !same_root {
+            self.release_active();
+        }
         self.project = root.join(".bb7").is_dir();
         self.root = Some(root);
         self.initialized = true;
-        // Best effort: reopen the chat this project had selected last.
-        let store = self.store(false)?;
-        if let Some(id) = store.remembered_active() {
-            if let Err(err) = self.chat_select(&id, false) {
-                tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
+        // The UI reopening on the same project keeps the active chat (a stream may be using
+        // it); otherwise reopen, best effort, the chat this project had selected last.
+        if self.active.is_none() {
+            let store = self.store(false)?;
+            if let Some(id) = store.remembered_active() {
+                if let Err(err) = self.chat_select(&id, false) {
+                    tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
+                }
             }
         }
         let mut reply = Reply::ok();

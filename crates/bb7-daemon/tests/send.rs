@@ -256,7 +256,7 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
     assert_eq!(errors.len(), 1);
     assert_eq!(
         errors[0],
-        "edit_file edit 2 (src/a.rs, base=pending): old_string not found in file"
+        "edit_file edit 1 (src/a.rs, base=pending): old_string not found in file"
     );
     assert_eq!(last["tool_calls"][0]["tool"], "edit_file");
     assert_eq!(last["tool_calls"][0]["path"], "src/a.rs");
@@ -290,7 +290,7 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
     assert!(user.find("</latest-message>").unwrap() < retry_at);
     assert!(retry_at < user.find("<writable-files>").unwrap());
     assert!(
-        user.contains("edit_file edit 2 (src/a.rs, base=pending): old_string not found in file")
+        user.contains("edit_file edit 1 (src/a.rs, base=pending): old_string not found in file")
     );
     assert_eq!(
         std::fs::read_to_string(world.chats_dir().join(&chat).join("output/src/a.rs")).unwrap(),
@@ -370,7 +370,7 @@ fn auto_retry_that_fails_again_sends_diff_error() {
     assert_eq!(last["type"], "diff_error", "{last}");
     assert_eq!(
         last["errors"][0],
-        "edit_file edit 1 (src/a.rs, base=context): old_string not found in file"
+        "edit_file edit 0 (src/a.rs, base=context): old_string not found in file"
     );
     assert!(
         !world
@@ -529,6 +529,60 @@ fn cancel_keeps_partial_text_and_records_the_abort() {
     // Nothing is streaming any more.
     let again = daemon.call(json!({"action":"cancel","target_request_id":"s1"}));
     assert_eq!(again["message"], "No active request to cancel");
+}
+
+#[test]
+fn init_and_rename_are_answered_during_a_stream() {
+    let chunks: Vec<String> = (0..30).map(|i| format!("c{i} ")).collect();
+    let Setup {
+        mut daemon,
+        world,
+        server: _server,
+        chat,
+    } = setup(vec![Turn::text(chunks).with_delay_ms(20)], json!({}));
+    let root = world.project().display().to_string();
+    let other = world.home().display().to_string();
+    daemon.send_line(&json!({"request_id":"s1","action":"send","content":"long"}).to_string());
+    let first = daemon.read_reply().unwrap();
+    assert_eq!(first["type"], "chunk", "{first}");
+    for request in [
+        json!({"request_id":"i1","action":"init","project_root":root}),
+        json!({"request_id":"a1","action":"chat_active"}),
+        json!({"request_id":"n1","action":"chat_rename","id":chat,"name":"Renamed"}),
+        json!({"request_id":"i2","action":"init","project_root":other}),
+        json!({"request_id":"y1","action":"sync_context"}),
+    ] {
+        daemon.send_line(&request.to_string());
+    }
+    let mut replies = std::collections::BTreeMap::new();
+    while !replies.contains_key("s1") {
+        let line = daemon.read_reply().unwrap();
+        if line["type"] != "chunk" {
+            replies.insert(line["request_id"].as_str().unwrap().to_owned(), line);
+        }
+    }
+    assert_eq!(
+        replies["i1"],
+        json!({"type":"ok","request_id":"i1","default_model":MODEL})
+    );
+    assert_eq!(
+        replies["a1"],
+        json!({"type":"chat_active","request_id":"a1","id":chat})
+    );
+    assert_eq!(replies["n1"], json!({"type":"ok","request_id":"n1"}));
+    for id in ["i2", "y1"] {
+        assert_eq!(
+            replies[id],
+            json!({"type":"error","request_id":id,"message":"Another request is already in progress"})
+        );
+    }
+    assert_eq!(replies["s1"]["type"], "done", "{}", replies["s1"]);
+    let got = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(got["name"], "Renamed");
+    let last = got["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "assistant");
+    let list = daemon.call(json!({"action":"chat_list"}));
+    assert_eq!(list["chats"][0]["name"], "Renamed");
 }
 
 #[test]
