@@ -5,11 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use ybs_core::{ContextAction, SnapshotEntry};
+use ybs_core::{ContextAction, ContextEvent, Message, Part, Role, SnapshotEntry};
 
 use crate::active::{normalize, storage_path, version_of};
 use crate::error::Result;
-use crate::events::Event;
 use crate::model::{Chat, ContextFile, message_text, newest_first};
 
 /// A file of a snapshot that is not as it was.
@@ -34,9 +33,16 @@ pub struct Restored {
 }
 
 impl Restored {
-    /// The `ForkWarningModified` / `ForkWarningDeleted` events for the warnings.
-    pub fn warning_events(&self) -> Vec<Event> {
-        self.warnings
+    /// The system message the first bb7 appends for the warnings (the client draws fork
+    /// warnings only from system messages): one `ForkWarningModified` / `ForkWarningDeleted`
+    /// context event per warning, its `version` the file id in the snapshot. `None` when
+    /// nothing differs.
+    pub fn warning_message(&self) -> Option<Message> {
+        if self.warnings.is_empty() {
+            return None;
+        }
+        let parts = self
+            .warnings
             .iter()
             .map(|warning| {
                 let action = if warning.issue == "deleted" {
@@ -44,23 +50,13 @@ impl Restored {
                 } else {
                     ContextAction::ForkWarningModified
                 };
-                let restored = self
-                    .files
-                    .iter()
-                    .find(|(file, _)| file.path == warning.path);
-                Event {
-                    action,
-                    path: warning.path.clone(),
-                    version: restored.map(|(file, _)| file.version.clone()),
-                    prev_version: Some(warning.original_version.clone()).filter(|v| !v.is_empty()),
-                    readonly: restored.is_some_and(|(file, _)| file.readonly),
-                    external: restored.is_some_and(|(file, _)| file.external)
-                        || Path::new(&warning.path).is_absolute(),
-                    lines: restored.and_then(|(file, _)| file.section()),
-                    original_path: None,
-                }
+                Part::ContextEvent(ContextEvent {
+                    version: Some(warning.original_version.clone()).filter(|v| !v.is_empty()),
+                    ..ContextEvent::new(action, warning.path.clone())
+                })
             })
-            .collect()
+            .collect();
+        Some(Message::new(Role::System, parts).with_timestamp(crate::model::now()))
     }
 }
 

@@ -44,8 +44,9 @@
 //! - `diff_local_done` replies `{"type":"ok","outcome":"none"|"full"|"partial"}`; a partial
 //!   apply re-snapshots the local file and records `UserWriteFile` (one of the twelve actions).
 //! - `chat_edit` and `fork_chat` always return `context_warnings` as an array (possibly
-//!   empty) and record `ForkWarningModified` / `ForkWarningDeleted` events in the chat they
-//!   leave behind; a fork becomes the active chat.
+//!   empty) and, as the first bb7 does, append one system message holding a
+//!   `ForkWarningModified` / `ForkWarningDeleted` context event per warning (`version` the
+//!   file id in the snapshot) to the chat they leave behind; a fork becomes the active chat.
 //! - `sync_context` takes an optional `path` (the first client sends one) and replies
 //!   `{"type":"ok","updated":[paths]}`.
 //! - `add_system_message` takes its text from `content` or, as the first client sends it,

@@ -749,8 +749,8 @@ impl Session {
             .iter()
             .map(|(file, _)| file.clone())
             .collect();
-        for event in restored.warning_events() {
-            active.record(event);
+        if let Some(message) = restored.warning_message() {
+            active.chat.messages.push(message);
         }
         active.save()?;
         Ok(restored.warnings)
@@ -786,8 +786,8 @@ impl Session {
             )?;
             active.chat.context_files.push(file.clone());
         }
-        for event in restored.warning_events() {
-            active.record(event);
+        if let Some(message) = restored.warning_message() {
+            active.chat.messages.push(message);
         }
         active.save()?;
         let new_id = active.chat.id.clone();

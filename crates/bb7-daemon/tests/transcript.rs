@@ -332,7 +332,28 @@ fn fork_and_edit_restore_context_with_warnings() {
     );
     let fork_id = fork["new_chat_id"].as_str().unwrap().to_owned();
     redact.id(&fork_id, "fork-1");
-    t.step(&mut daemon, json!({"action": "chat_get"}));
+    let forked = t.step(&mut daemon, json!({"action": "chat_get"}));
+    // One system message holds every warning, `version` the id in the snapshot.
+    let mut warning = forked["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert!(
+        warning["timestamp"].as_str().unwrap().ends_with('Z'),
+        "{warning}"
+    );
+    warning.as_object_mut().unwrap().remove("timestamp");
+    assert_eq!(
+        warning,
+        json!({"role": "system", "parts": [
+            {"type": "context_event", "action": "ForkWarningModified", "path": "math.cs",
+             "version": ybs_core::file_id("math.cs", "v1\n")},
+            {"type": "context_event", "action": "ForkWarningDeleted", "path": "utils.cs",
+             "version": ybs_core::file_id("utils.cs", "u1\n")},
+        ]})
+    );
     t.step(&mut daemon, json!({"action": "context_list"}));
     t.step(&mut daemon, json!({"action": "chat_select", "id": id}));
     t.step(
