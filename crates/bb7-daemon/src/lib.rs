@@ -22,7 +22,12 @@
 //!
 //! - `cancel {target_request_id}` is answered `ok` at once when that stream (or, without a
 //!   target, any stream) is running, else `No active request to cancel`. The cancelled
-//!   `send` ends with `done` carrying `"cancelled": true`.
+//!   `send` is answered `{"type":"error","message":"Response aborted by user."}`, as the
+//!   first bb7 did (its client matches that string), after the partial reply and the system
+//!   message `Response aborted by user.` are saved.
+//! - Assistant messages carry `usage` (`prompt_tokens`, `completion_tokens`,
+//!   `cached_tokens`, `total_tokens`, `cost`, `duration` in seconds; zero fields left out)
+//!   and `reasoning_effort` when one was set.
 //! - `done`, `diff_error` and a send's `error` carry the counter fields `predicted`,
 //!   `trimmed` and `visible` (pairs of user message and replies).
 //! - Provider errors read `<label>: <provider message>`, the label one of `auth`, `quota`,

@@ -9,7 +9,9 @@
 //! `auto_retry_partial_edits` first make one hidden repair request. A context overflow runs
 //! the context-budget trim loop: the oldest history pairs are left out and the request sent
 //! again. `cancel` stops the stream: the partial reply is saved, then the system message
-//! `Response aborted by user.`, and `done` carries `"cancelled": true`. Provider errors are
+//! `Response aborted by user.`, and the `send` is answered with the error
+//! `Response aborted by user.` (the cancel itself with `ok`). Assistant messages carry
+//! `usage` (`duration` in seconds, zero fields left out) and `reasoning_effort`. Provider errors are
 //! answered with `error` (`<label>: <provider message>`); the user message is saved before
 //! anything is sent, so it is never lost.
 
@@ -356,6 +358,10 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
     } = plan;
     let rid = request_id.as_deref();
     let model = base.model.clone();
+    let stamp = Stamp {
+        started: std::time::Instant::now(),
+        effort: base.reasoning_effort.map(ReasoningEffort::as_str),
+    };
 
     // Send, trimming the oldest pairs on overflow.
     let (streamed, counters, range) = loop {
@@ -420,7 +426,7 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             &model,
             mode,
             streamed.reply,
-            counters,
+            &stamp,
         );
         return;
     }
@@ -476,6 +482,7 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         Ok(writes) => {
             let written = commit(&mut active, &writes);
             let mut message = assistant_message(&reply.message, &model);
+            stamp.annotate(&mut message, &usage);
             for (write, event) in writes.iter().zip(written) {
                 let _ = write;
                 message.parts.push(event);
@@ -508,7 +515,8 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             }
         }
         Err(diff) => {
-            let message = assistant_message(&reply.message, &model);
+            let mut message = assistant_message(&reply.message, &model);
+            stamp.annotate(&mut message, &usage);
             active.chat.messages.push(message);
             save(&active);
             usage_log::append(&home, &active.chat.id, &model, &usage);
@@ -518,6 +526,45 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
                 .with("tool_calls", failed_calls(&diff))
                 .with("usage", usage_json(&usage));
             shared.send(&counters.add_to(reply).for_request(rid));
+        }
+    }
+}
+
+/// What an assistant message records about its reply besides the text, as the first bb7
+/// does: `usage` (zero fields left out, `duration` in seconds) and `reasoning_effort`.
+struct Stamp {
+    started: std::time::Instant,
+    effort: Option<&'static str>,
+}
+
+impl Stamp {
+    fn annotate(&self, message: &mut Message, usage: &Usage) {
+        let usage = (*usage).with_total();
+        let mut fields = Map::new();
+        for (key, value) in [
+            ("prompt_tokens", usage.prompt_tokens),
+            ("completion_tokens", usage.completion_tokens),
+            ("cached_tokens", usage.cached_tokens),
+            ("total_tokens", usage.total_tokens),
+        ] {
+            if value > 0 {
+                fields.insert(key.into(), json!(value));
+            }
+        }
+        if let Some(cost) = usage.cost.filter(|cost| *cost > 0.0) {
+            fields.insert("cost".into(), json!(cost));
+        }
+        let duration = self.started.elapsed().as_secs_f64();
+        if duration > 0.0 {
+            fields.insert("duration".into(), json!(duration));
+        }
+        if !fields.is_empty() {
+            message.extra.insert("usage".into(), Value::Object(fields));
+        }
+        if let Some(effort) = self.effort {
+            message
+                .extra
+                .insert("reasoning_effort".into(), json!(effort));
         }
     }
 }
@@ -625,7 +672,8 @@ fn finish_error(
 }
 
 /// Saves what a cancelled stream gave: its text and thinking, the files of its complete tool
-/// calls when they all apply, then the abort message.
+/// calls when they all apply, then the abort message; the `send` is answered with the
+/// error `Response aborted by user.`.
 #[allow(clippy::too_many_arguments)]
 fn finish_cancelled(
     shared: &Shared,
@@ -635,7 +683,7 @@ fn finish_cancelled(
     model: &str,
     mode: Option<DiffMode>,
     reply: LlmReply,
-    counters: Counters,
+    stamp: &Stamp,
 ) {
     let calls: Vec<ToolCall> = tool_calls(&reply.message)
         .into_iter()
@@ -650,6 +698,7 @@ fn finish_cancelled(
     let events = commit(&mut active, &writes);
     let mut message = assistant_message(&reply.message, model);
     message.parts.extend(events);
+    stamp.annotate(&mut message, &reply.usage);
     let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
     if !paths.is_empty() {
         message.output_files = Some(paths.clone());
@@ -664,9 +713,6 @@ fn finish_cancelled(
     save(&active);
     usage_log::append(home, &active.chat.id, model, &reply.usage);
     hand_back(shared, active);
-    let done = Reply::typed("done")
-        .with("output_files", paths)
-        .with("usage", usage_json(&reply.usage))
-        .with("cancelled", true);
-    shared.send(&counters.add_to(done).for_request(rid));
+    // The first bb7 and every handler of its client match this exact error.
+    shared.send(&Reply::error(ABORTED).for_request(rid));
 }

@@ -218,6 +218,15 @@ fn send_streams_and_writes_a_new_and_an_edited_file() {
         kinds,
         ["thinking", "text", "context_event", "context_event"]
     );
+    // What the reply cost and took, as the first bb7 records it (no effort was set).
+    let mut usage = assistant["usage"].clone();
+    assert!(usage["duration"].as_f64().unwrap() > 0.0, "{usage}");
+    usage.as_object_mut().unwrap().remove("duration");
+    assert_eq!(
+        usage,
+        json!({"prompt_tokens":120,"completion_tokens":30,"cached_tokens":100,"total_tokens":150,"cost":0.0123})
+    );
+    assert!(assistant.get("reasoning_effort").is_none(), "{assistant}");
 
     // usage.csv has a row.
     let usage = std::fs::read_to_string(world.home().join(".bb7/usage.csv")).unwrap();
@@ -277,6 +286,10 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
         .unwrap()
         .clone();
     assert_eq!(assistant["parts"][0]["content"], "Two edits.");
+    assert!(
+        assistant["usage"]["duration"].as_f64().unwrap() > 0.0,
+        "{assistant}"
+    );
 
     let retry = json!({"errors": last["errors"], "tool_calls": last["tool_calls"]});
     let lines = stream(
@@ -512,8 +525,10 @@ fn cancel_keeps_partial_text_and_records_the_abort() {
         "Another request is already in progress"
     );
     assert_eq!(replies["c1"]["type"], "ok");
-    assert_eq!(replies["s1"]["type"], "done");
-    assert_eq!(replies["s1"]["cancelled"], true);
+    assert_eq!(
+        replies["s1"],
+        json!({"type":"error","request_id":"s1","message":"Response aborted by user."})
+    );
     assert!(!streamed.contains("c199"));
 
     let chat_json = daemon.call(json!({"action":"chat_get"}));
@@ -526,6 +541,7 @@ fn cancel_keeps_partial_text_and_records_the_abort() {
     );
     assert_eq!(messages[n - 2]["role"], "assistant");
     assert_eq!(messages[n - 2]["parts"][0]["content"], streamed.as_str());
+    assert!(messages[n - 2]["usage"]["duration"].as_f64().unwrap() > 0.0);
     // Nothing is streaming any more.
     let again = daemon.call(json!({"action":"cancel","target_request_id":"s1"}));
     assert_eq!(again["message"], "No active request to cancel");
@@ -814,6 +830,10 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
     assert!(body["provider"].get("data_collection").is_none(), "{body}");
     assert_eq!(body["reasoning"]["effort"], "high");
     assert!(body["tools"].is_array());
+    let got = daemon.call(json!({"action":"chat_get"}));
+    let assistant = got["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(assistant["reasoning_effort"], "high");
 
     let created = daemon.call(json!({"action":"chat_new","global":true}));
     assert_eq!(created["type"], "ok", "{created}");
