@@ -115,17 +115,21 @@ fn resolve_include(root: &Path, target: &str) -> std::result::Result<PathBuf, &'
 }
 
 /// What `chat_get` reports in `instructions_info` and `get_customization_info` builds on.
+/// Empty strings are left out, as the first bb7 does (its client treats `""` as an error).
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct InstructionsInfo {
     /// Absolute path of the global file.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub global_path: String,
     /// Whether it exists.
     pub global_exists: bool,
     /// Absolute path of the project file ("" for global chats or without a project).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub project_path: String,
     /// Whether it exists.
     pub project_exists: bool,
     /// Why it does not parse ("" when it does).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub project_error: String,
 }
 
@@ -241,6 +245,30 @@ mod tests {
         assert_eq!(
             err("@include \"a\" b\n"),
             "I:1: @include trailing text after quoted path"
+        );
+    }
+
+    #[test]
+    fn info_leaves_out_empty_strings() {
+        let dir = project();
+        let json = serde_json::to_value(info(
+            Path::new("/nonexistent/instructions.md"),
+            Some(dir.path()),
+        ))
+        .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"global_path": "/nonexistent/instructions.md",
+                "global_exists": false,
+                "project_path": project_file(dir.path()).display().to_string(),
+                "project_exists": false})
+        );
+        let json =
+            serde_json::to_value(info(Path::new("/nonexistent/instructions.md"), None)).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"global_path": "/nonexistent/instructions.md",
+                "global_exists": false, "project_exists": false})
         );
     }
 
