@@ -591,7 +591,9 @@ fn assistant_message(reply: &Message, model: &str) -> Message {
         .with_timestamp(now())
 }
 
-/// Writes every file (the guard stops the daemon on an escape) and returns their events.
+/// Writes every file (the guard stops the daemon on an escape) and returns their
+/// `AssistantWriteFile` events (`readonly`/`external` from the context entry, `added` when
+/// there is none).
 fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
     let mut events = Vec::new();
     for write in writes {
@@ -611,12 +613,17 @@ fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
                 .as_ref()
                 .map(|file| file.version.clone())
                 .filter(|version| !version.is_empty()),
-            readonly: false,
-            external: false,
+            readonly: existing.as_ref().is_some_and(|file| file.readonly),
+            external: existing.as_ref().is_some_and(|file| file.external),
             lines: None,
             original_path: None,
         };
-        events.push(event.into_part());
+        let mut part = event.into_part();
+        // As the first bb7: a file the model created outside the context is marked `added`.
+        if let (Part::ContextEvent(event), None) = (&mut part, &existing) {
+            event.extra.insert("added".into(), Value::Bool(true));
+        }
+        events.push(part);
     }
     events
 }

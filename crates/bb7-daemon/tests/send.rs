@@ -218,6 +218,19 @@ fn send_streams_and_writes_a_new_and_an_edited_file() {
         kinds,
         ["thinking", "text", "context_event", "context_event"]
     );
+    let parts = assistant["parts"].as_array().unwrap();
+    assert_eq!(
+        parts[2],
+        json!({"type":"context_event","action":"AssistantWriteFile","path":"src/b.rs",
+            "version":ybs_core::file_id("src/b.rs", "fn b() {}\n"),
+            "readonly":false,"external":false,"added":true})
+    );
+    assert_eq!(
+        parts[3],
+        json!({"type":"context_event","action":"AssistantWriteFile","path":"src/a.rs",
+            "version":ybs_core::file_id("src/a.rs", "fn alpha() {\n    uno();\n    two();\n}\n"),
+            "prev_version":a_rs_id(),"readonly":false,"external":false})
+    );
     // What the reply cost and took, as the first bb7 records it (no effort was set).
     let mut usage = assistant["usage"].clone();
     assert!(usage["duration"].as_f64().unwrap() > 0.0, "{usage}");
