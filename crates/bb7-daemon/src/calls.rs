@@ -18,7 +18,13 @@ use crate::{prompt, titles, tokens};
 pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Result<Reply> {
     match request {
         Request::EstimateTextTokens { args } => estimate_text(&args),
-        Request::EstimateTokens { .. } => estimate(session),
+        Request::EstimateTokens { args } => {
+            let input = args
+                .get("input_text")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            estimate(session, input)
+        }
         Request::GetModels { .. } => {
             if session.models().is_none() {
                 let settings = Settings::load(session.home())?;
@@ -128,8 +134,9 @@ pub fn model_json(model: &ModelInfo) -> Value {
     })
 }
 
-/// `estimate_tokens` for the active chat.
-fn estimate(session: &mut Session) -> Result<Reply> {
+/// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
+/// and added to `total`, as the first bb7 does.
+fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
     let home = session.home().clone();
     let root = session.project_root().map(std::path::Path::to_path_buf);
     let active = session.active_chat()?;
@@ -184,7 +191,12 @@ fn estimate(session: &mut Session) -> Result<Reply> {
             files: &files,
         },
     );
-    let mut reply = Reply::typed("token_estimate");
+    let input_tokens = tokens::count(input_text);
+    let estimate = ybs_context_budget::estimate::TokenEstimate {
+        total: estimate.total + input_tokens,
+        ..estimate
+    };
+    let mut reply = Reply::typed("token_estimate").with("input_text", input_tokens);
     if let Value::Object(fields) = serde_json::to_value(&estimate).unwrap_or(Value::Null) {
         for (key, value) in fields {
             reply.0.insert(key, value);

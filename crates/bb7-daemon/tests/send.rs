@@ -691,6 +691,20 @@ fn token_estimates_count_cl100k() {
     let counted = daemon.call(json!({"action":"estimate_text_tokens","text":"# Readme\n"}));
     assert_eq!(readme["tokens"], counted["tokens"]);
     assert!(readme["tokens"].as_u64().unwrap() > 0);
+    assert_eq!(reply["input_text"], 0);
+
+    // The text being typed is counted and added to the total.
+    let typed = daemon.call(json!({"action":"estimate_tokens","input_text":"hello world"}));
+    assert_eq!(typed["input_text"], 2);
+    assert_eq!(typed["total"].as_u64().unwrap(), total + 2);
+    let mut rest = typed.clone();
+    let mut before = reply.clone();
+    for value in [&mut rest, &mut before] {
+        for key in ["input_text", "total", "request_id"] {
+            value.as_object_mut().unwrap().remove(key);
+        }
+    }
+    assert_eq!(rest, before);
 }
 
 #[test]
