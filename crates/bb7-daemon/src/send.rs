@@ -145,6 +145,8 @@ pub fn start(
     let provider = settings.provider(&model)?;
 
     session::push_user_message(active, &content, &model);
+    // As the first bb7: the chat remembers the model it was last sent with.
+    active.chat.model = model.clone();
     active.chat.draft.clear();
     active.save()?;
     if let Err(err) = GlobalState::record_model(&home, &model) {

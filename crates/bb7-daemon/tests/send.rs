@@ -837,7 +837,11 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
         world: _world,
         chat: _chat,
     } = setup(
-        vec![Turn::text(["project"]), Turn::text(["global"])],
+        vec![
+            Turn::text(["project"]),
+            Turn::text(["again"]),
+            Turn::text(["global"]),
+        ],
         json!({"explicit_cache_key": true, "allow_data_retention": false, "allow_training": true}),
     );
     let lines = stream(
@@ -862,11 +866,22 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
     assert_eq!(assistant["role"], "assistant");
     assert_eq!(assistant["reasoning_effort"], "high");
 
+    // The chat remembers the model a send used.
+    let lines = stream(
+        &mut daemon,
+        "s1b",
+        json!({"action":"send","content":"again","model":"other/model"}),
+    );
+    assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
+    assert_eq!(chat_requests(&server)[1]["model"], "other/model");
+    let got = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(got["model"], "other/model");
+
     let created = daemon.call(json!({"action":"chat_new","global":true}));
     assert_eq!(created["type"], "ok", "{created}");
     let lines = send(&mut daemon, "s2", "hello");
     assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
-    let body = &chat_requests(&server)[1];
+    let body = &chat_requests(&server)[2];
     assert!(body.get("tools").is_none(), "{body}");
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(!system.contains("# edit_file"));
