@@ -78,6 +78,15 @@ pub struct ModelInfo {
     /// Prices, when the backend says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<Pricing>,
+    /// The most tokens one reply may have (OpenRouter's `top_provider.max_completion_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_completion_tokens: Option<u64>,
+    /// When the backend added the model (Unix seconds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<i64>,
+    /// The backend's description of the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 impl ModelInfo {
@@ -91,17 +100,32 @@ impl ModelInfo {
             supports_tools: None,
             supports_reasoning: None,
             pricing: None,
+            max_completion_tokens: None,
+            created: None,
+            description: None,
         }
     }
 }
 
 /// Prices per token, as decimal strings in the provider's currency (OpenRouter: dollars).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pricing {
     /// Per prompt token.
     pub prompt: String,
     /// Per reply token.
     pub completion: String,
+    /// Per prompt token read from the provider's cache, when priced apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_cache_read: Option<String>,
+    /// Per prompt token written to the provider's cache, when priced apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_cache_write: Option<String>,
+    /// Per reasoning token, when priced apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internal_reasoning: Option<String>,
+    /// The discount OpenRouter applies (a fraction), when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount: Option<f64>,
 }
 
 /// An account's credits, as OpenRouter's `/credits` reports them.

@@ -584,7 +584,10 @@ async fn openrouter_models_and_credits() {
         serde_json::to_value(&models).unwrap(),
         json!([{"id": "anthropic/claude-sonnet-4", "name": "Claude Sonnet 4",
                 "context_length": 200000, "supports_tools": true, "supports_reasoning": true,
-                "pricing": {"prompt": "0.000003", "completion": "0.000015"}}])
+                "pricing": {"prompt": "0.000003", "completion": "0.000015",
+                            "internal_reasoning": "0"},
+                "created": models[0].created.unwrap(),
+                "description": "A scripted fake model for tests."}])
     );
     let balance = provider.balance().await.unwrap().unwrap();
     assert_eq!((balance.total_credits, balance.total_usage), (10.0, 3.45));

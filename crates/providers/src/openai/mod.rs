@@ -137,6 +137,14 @@ fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> 
                 Some(Pricing {
                     prompt: price(&pricing.prompt)?,
                     completion: price(&pricing.completion)?,
+                    input_cache_read: price(&pricing.input_cache_read),
+                    input_cache_write: price(&pricing.input_cache_write),
+                    internal_reasoning: price(&pricing.internal_reasoning),
+                    discount: match &pricing.discount {
+                        Some(Value::Number(number)) => number.as_f64(),
+                        Some(Value::String(text)) => text.parse().ok(),
+                        _ => None,
+                    },
                 })
             });
             ModelInfo {
@@ -145,6 +153,12 @@ fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> 
                 supports_tools: supports(&["tools"]),
                 supports_reasoning: supports(&["reasoning", "include_reasoning"]),
                 pricing,
+                max_completion_tokens: model
+                    .top_provider
+                    .as_ref()
+                    .and_then(|top| top.max_completion_tokens),
+                created: model.created.as_ref().and_then(Value::as_i64),
+                description: model.description.clone().filter(|text| !text.is_empty()),
                 id: model.id,
             }
         })
@@ -193,7 +207,11 @@ mod tests {
     fn openrouter_models_map_supported_parameters() {
         let value = json!({"data": [
             {"id": "anthropic/claude-sonnet-4", "name": "Claude Sonnet 4", "context_length": 200000,
-             "pricing": {"prompt": "0.000003", "completion": "0.000015"},
+             "pricing": {"prompt": "0.000003", "completion": "0.000015",
+                         "input_cache_read": "0.0000003", "input_cache_write": "0.00000375",
+                         "internal_reasoning": "0", "discount": 0},
+             "created": 1747930371, "description": "Balanced.",
+             "top_provider": {"context_length": 200000, "max_completion_tokens": 64000},
              "supported_parameters": ["tools", "reasoning", "temperature"]},
             {"id": "plain", "supported_parameters": ["temperature"]},
             {"id": "gpt-4o", "object": "model", "owned_by": "openai"},
@@ -205,7 +223,11 @@ mod tests {
             json!([
                 {"id": "anthropic/claude-sonnet-4", "name": "Claude Sonnet 4",
                  "context_length": 200000, "supports_tools": true, "supports_reasoning": true,
-                 "pricing": {"prompt": "0.000003", "completion": "0.000015"}},
+                 "pricing": {"prompt": "0.000003", "completion": "0.000015",
+                             "input_cache_read": "0.0000003", "input_cache_write": "0.00000375",
+                             "internal_reasoning": "0", "discount": 0.0},
+                 "max_completion_tokens": 64000, "created": 1747930371,
+                 "description": "Balanced."},
                 {"id": "plain", "name": "plain", "supports_tools": false, "supports_reasoning": false},
                 {"id": "gpt-4o", "name": "gpt-4o"},
                 {"id": "local", "name": "local", "context_length": 8192}

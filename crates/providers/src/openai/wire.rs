@@ -202,12 +202,27 @@ pub(crate) struct WireModel {
     pub max_model_len: Option<u64>,
     pub pricing: Option<WirePricing>,
     pub supported_parameters: Option<Vec<String>>,
+    /// OpenRouter.
+    pub top_provider: Option<TopProvider>,
+    /// OpenRouter and OpenAI (Unix seconds).
+    pub created: Option<Value>,
+    /// OpenRouter.
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct TopProvider {
+    pub max_completion_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(crate) struct WirePricing {
     pub prompt: Option<Value>,
     pub completion: Option<Value>,
+    pub input_cache_read: Option<Value>,
+    pub input_cache_write: Option<Value>,
+    pub internal_reasoning: Option<Value>,
+    pub discount: Option<Value>,
 }
 
 /// OpenRouter `GET /credits`.
