@@ -118,20 +118,50 @@ pub fn fetch_models(shared: &Shared, settings: &Settings) -> Result<Vec<ModelInf
         .map_err(|err| Error::Invalid(provider_message(&err)))
 }
 
-/// One model in the protocol's shape (every field present).
+/// One model in the protocol's shape: `id`, `name`, `context_length`, `supports_reasoning`,
+/// `supports_tools` and `pricing.prompt`/`completion` always; `max_completion_tokens`,
+/// `created`, `description` and the pricing extras (`input_cache_read`,
+/// `input_cache_write`, `internal_reasoning`, `discount`) when OpenRouter gives them.
 pub fn model_json(model: &ModelInfo) -> Value {
     let pricing = model.pricing.as_ref();
-    json!({
+    let mut prices = json!({
+        "prompt": pricing.map_or("0", |p| p.prompt.as_str()),
+        "completion": pricing.map_or("0", |p| p.completion.as_str()),
+    });
+    if let (Some(pricing), Value::Object(fields)) = (pricing, &mut prices) {
+        for (key, value) in [
+            ("input_cache_read", &pricing.input_cache_read),
+            ("input_cache_write", &pricing.input_cache_write),
+            ("internal_reasoning", &pricing.internal_reasoning),
+        ] {
+            if let Some(value) = value {
+                fields.insert(key.into(), json!(value));
+            }
+        }
+        if let Some(discount) = pricing.discount {
+            fields.insert("discount".into(), json!(discount));
+        }
+    }
+    let mut entry = json!({
         "id": model.id,
         "name": model.name,
         "context_length": model.context_length.unwrap_or(0),
         "supports_reasoning": model.supports_reasoning.unwrap_or(false),
         "supports_tools": model.supports_tools.unwrap_or(false),
-        "pricing": {
-            "prompt": pricing.map_or("0", |p| p.prompt.as_str()),
-            "completion": pricing.map_or("0", |p| p.completion.as_str()),
-        },
-    })
+        "pricing": prices,
+    });
+    if let Value::Object(fields) = &mut entry {
+        if let Some(max) = model.max_completion_tokens {
+            fields.insert("max_completion_tokens".into(), json!(max));
+        }
+        if let Some(created) = model.created {
+            fields.insert("created".into(), json!(created));
+        }
+        if let Some(description) = &model.description {
+            fields.insert("description".into(), json!(description));
+        }
+    }
+    entry
 }
 
 /// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
@@ -203,4 +233,38 @@ fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
         }
     }
     Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use ybs_providers::Pricing;
+
+    #[test]
+    fn model_entries_carry_what_openrouter_gives() {
+        let mut model = ModelInfo::new("a/b");
+        model.context_length = Some(200_000);
+        model.max_completion_tokens = Some(64_000);
+        model.created = Some(1_747_930_371);
+        model.description = Some("Balanced.".into());
+        model.pricing = Some(Pricing {
+            prompt: "0.000003".into(),
+            completion: "0.000015".into(),
+            input_cache_read: Some("0.0000003".into()),
+            input_cache_write: Some("0.00000375".into()),
+            internal_reasoning: None,
+            discount: Some(0.1),
+        });
+        assert_eq!(
+            model_json(&model),
+            json!({"id": "a/b", "name": "a/b", "context_length": 200_000,
+                "supports_reasoning": false, "supports_tools": false,
+                "max_completion_tokens": 64_000, "created": 1_747_930_371,
+                "description": "Balanced.",
+                "pricing": {"prompt": "0.000003", "completion": "0.000015",
+                    "input_cache_read": "0.0000003", "input_cache_write": "0.00000375",
+                    "discount": 0.1}})
+        );
+    }
 }

@@ -745,6 +745,11 @@ fn models_and_balance_in_the_protocol_shape() {
     for key in ["name", "supports_reasoning", "supports_tools", "pricing"] {
         assert!(model.get(key).is_some(), "{key} in {model}");
     }
+    // What the fake OpenRouter gives is passed on (it has no max_completion_tokens).
+    assert_eq!(model["description"], "A scripted fake model for tests.");
+    assert!(model["created"].as_i64().unwrap() > 0, "{model}");
+    assert_eq!(model["pricing"]["internal_reasoning"], "0");
+    assert!(model.get("max_completion_tokens").is_none(), "{model}");
     let reply = daemon.call(json!({"action":"get_balance"}));
     assert_eq!(reply["type"], "balance");
     assert_eq!(reply["total_credits"], 10.0);
