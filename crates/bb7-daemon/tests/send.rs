@@ -272,6 +272,11 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
         chat,
     } = setup(vec![bad, good], json!({}));
     let lines = send(&mut daemon, "s1", "Rename");
+    let redactor = Redactor::new(&world);
+    insta::assert_json_snapshot!(
+        "diff_error_transcript",
+        redactor.apply(&Value::Array(lines.clone()))
+    );
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     let errors = last["errors"].as_array().unwrap();
@@ -310,6 +315,10 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
         "s2",
         json!({"action":"send","content":"Try again","retry_context":retry}),
     );
+    insta::assert_json_snapshot!(
+        "retry_context_transcript",
+        redactor.apply(&Value::Array(lines.clone()))
+    );
     assert_eq!(lines.last().unwrap()["type"], "done");
     let user = user_text(&chat_requests(&server)[1]);
     let retry_at = user.find("<retry-context>").unwrap();
@@ -347,6 +356,10 @@ fn auto_retry_repairs_failed_edits_once() {
         chat,
     } = setup(vec![bad, good], json!({"auto_retry_partial_edits": true}));
     let lines = send(&mut daemon, "s1", "Edit");
+    insta::assert_json_snapshot!(
+        "auto_repair_transcript",
+        Redactor::new(&world).apply(&Value::Array(lines.clone()))
+    );
     let chunks: Vec<&str> = lines
         .iter()
         .filter(|l| l["type"] == "chunk")
