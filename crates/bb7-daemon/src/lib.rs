@@ -35,6 +35,12 @@
 //! - `generate_title` replies `{"type":"ok","chat_id":..,"title":..}` and also sends the
 //!   `title_updated` event; without `title_model` it uses `anthropic/claude-3-haiku`.
 //! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7-<chat id>`.
+//! - `estimate_text_tokens {texts}` answers `tokens` as an array of counts in order (missing
+//!   or empty: `Missing or empty 'texts' array`); `{text}` alone gets one number.
+//!   `estimate_tokens {input_text}` counts the text, adds it to `total` and returns its count
+//!   as `input_text`.
+//! - `send` stores the model it used as the chat's `model`. `AssistantWriteFile` events carry
+//!   `readonly`/`external` from the context entry and `added: true` for files not in it.
 //!
 //! Choices where the specs are silent (written for the first bb7 client's expectations):
 //!
