@@ -479,7 +479,7 @@ function M.send(content, retry_context, cb)
     if msg.type == "done" then
       state.data.diff_error = nil
       state.data.last_usage = msg.usage
-      state.data.trimmed = tonumber(msg.trimmed_count) or 0
+      state.data.trimmed = tonumber(msg.trimmed) or 0
     elseif msg.type == "diff_error" then
       state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {} }
       state.data.last_usage = msg.usage

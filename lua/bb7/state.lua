@@ -17,7 +17,7 @@ local function fresh()
     balance = nil, -- balance reply
     stream = nil, -- the running send: { id = request_id, cancelled = bool }
     diff_error = nil, -- the last diff_error: { errors, tool_calls, content }
-    trimmed = 0, -- pairs trimmed by the last send, when the daemon reports it
+    trimmed = 0, -- pairs trimmed by the last send (`trimmed` of its `done`)
   }
 end
 

@@ -143,6 +143,19 @@ describe("send into the preview", function()
     t.eq("", fake.chats["0000000001"].draft, "draft cleared")
   end)
 
+  it("a done that trimmed pairs shows the bracket counter", function()
+    fake.send_script = {
+      { type = "chunk", content = "ok" },
+      { type = "done", output_files = {}, usage = {}, predicted = 3, trimmed = 2, visible = 5 },
+    }
+    type_and_send("Trim?")
+    env.settle()
+    local state = require("bb7.state")
+    t.eq(2, state.data.trimmed, "trimmed read from done")
+    local text = require("bb7.ui.statusline").text(state.data, { included = 1, total = 1 })
+    t.matches("%[1%-2%]/1", text)
+  end)
+
   it("cancel mid-stream sends cancel for the stream and shows the abort", function()
     fake.send_script = {
       { type = "chunk", content = "Partial" },
