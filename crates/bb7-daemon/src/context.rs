@@ -305,21 +305,11 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::{Home, Request, Session};
+    use crate::{Request, Session};
 
+    /// An initialized session with one project chat active.
     fn session(dir: &Path) -> Session {
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
-        let mut session = Session::new(Home::new(dir.join("home"), None));
-        let root = project.display().to_string();
-        session
-            .dispatch(Request::Bb7Init {
-                project_root: root.clone(),
-            })
-            .unwrap();
-        session
-            .dispatch(Request::Init { project_root: root })
-            .unwrap();
+        let mut session = crate::test_support::initialized_session(dir);
         session
             .dispatch(Request::ChatNew {
                 name: "c".into(),

@@ -60,23 +60,9 @@ pub struct FileStatus {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::{Home, Request, Session};
+    use crate::Request;
 
-    fn session(dir: &Path) -> Session {
-        let project = dir.join("project");
-        std::fs::create_dir_all(&project).unwrap();
-        let mut session = Session::new(Home::new(dir.join("home"), None));
-        let root = project.display().to_string();
-        session
-            .dispatch(Request::Bb7Init {
-                project_root: root.clone(),
-            })
-            .unwrap();
-        session
-            .dispatch(Request::Init { project_root: root })
-            .unwrap();
-        session
-    }
+    use crate::test_support::initialized_session as session;
 
     #[test]
     fn outputs_are_written_under_the_guard_and_never_for_global_chats() {

@@ -92,6 +92,8 @@ pub mod server;
 pub mod session;
 pub mod settings;
 pub mod store;
+#[cfg(test)]
+mod test_support;
 pub mod titles;
 pub mod tokens;
 pub mod usage_log;
