@@ -1,6 +1,7 @@
 //! Running a child process with a timeout: its own process group, output captured up to a
 //! cap, and the whole group killed on timeout and after the child exits, so a command's
-//! background processes (`sleep 100 &`) never outlive the call.
+//! background processes (`sleep 100 &`) never outlive the call. A [`CancelFlag`] set while
+//! the child runs kills the group the same way (the user pressed Ctrl-C).
 
 use std::io::{self, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -8,6 +9,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+
+use crate::tool::CancelFlag;
 
 /// What a finished (or killed) child produced.
 #[derive(Debug)]
@@ -24,6 +27,8 @@ pub struct ProcessOutput {
     pub stderr_capped: bool,
     /// Whether the timeout killed it.
     pub timed_out: bool,
+    /// Whether it was killed because the [`CancelFlag`] was set (the user cancelled).
+    pub cancelled: bool,
 }
 
 impl ProcessOutput {
@@ -43,7 +48,18 @@ impl ProcessOutput {
 /// The command must already be set up to start its own process group (either
 /// `CommandExt::process_group(0)` or a `setpgid` in `pre_exec`): the group is killed with
 /// `SIGKILL` on timeout, and again once the child has exited to end whatever it left behind.
-pub fn run(mut command: Command, timeout: Duration, cap_bytes: usize) -> io::Result<ProcessOutput> {
+pub fn run(command: Command, timeout: Duration, cap_bytes: usize) -> io::Result<ProcessOutput> {
+    run_cancellable(command, timeout, cap_bytes, &CancelFlag::new())
+}
+
+/// [`run`], and also kills the process group as soon as `cancel` is set (it is polled every
+/// few milliseconds while the child runs); the output then has `cancelled` set.
+pub fn run_cancellable(
+    mut command: Command,
+    timeout: Duration,
+    cap_bytes: usize,
+    cancel: &CancelFlag,
+) -> io::Result<ProcessOutput> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -51,10 +67,10 @@ pub fn run(mut command: Command, timeout: Duration, cap_bytes: usize) -> io::Res
     let mut child = command.spawn()?;
     let stdout = child.stdout.take().map(|out| reader(out, cap_bytes));
     let stderr = child.stderr.take().map(|err| reader(err, cap_bytes));
-    let waited = wait_or_kill(&mut child, timeout);
+    let waited = wait_or_kill(&mut child, timeout, cancel);
     // Reap the child even when waiting failed, so no zombie is left behind.
     let status = child.wait()?;
-    let timed_out = waited?;
+    let ending = waited?;
     let deadline = Instant::now() + PIPE_GRACE;
     let (stdout, stdout_capped) = join(stdout, deadline);
     let (stderr, stderr_capped) = join(stderr, deadline);
@@ -64,13 +80,22 @@ pub fn run(mut command: Command, timeout: Duration, cap_bytes: usize) -> io::Res
         stderr,
         stdout_capped,
         stderr_capped,
-        timed_out,
+        timed_out: ending == Ending::TimedOut,
+        cancelled: ending == Ending::Cancelled,
     })
 }
 
+/// Why the wait for a child ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Exited,
+    TimedOut,
+    Cancelled,
+}
+
 /// Waits for the child to exit without reaping it (so its pid, which is the group id, stays
-/// reserved), kills its group, and reports whether the timeout fired.
-fn wait_or_kill(child: &mut Child, timeout: Duration) -> io::Result<bool> {
+/// reserved), kills its group, and reports whether it exited, timed out or was cancelled.
+fn wait_or_kill(child: &mut Child, timeout: Duration, cancel: &CancelFlag) -> io::Result<Ending> {
     let pid = Pid::from_raw(i32::try_from(child.id()).map_err(io::Error::other)?)
         .ok_or_else(|| io::Error::other("child has pid 0"))?;
     let deadline = Instant::now() + timeout;
@@ -87,13 +112,18 @@ fn wait_or_kill(child: &mut Child, timeout: Duration) -> io::Result<bool> {
                 return Err(e.into());
             }
         };
-        if exited {
+        let ending = if exited {
+            Some(Ending::Exited)
+        } else if cancel.is_cancelled() {
+            Some(Ending::Cancelled)
+        } else if Instant::now() >= deadline {
+            Some(Ending::TimedOut)
+        } else {
+            None
+        };
+        if let Some(ending) = ending {
             kill_group(pid);
-            return Ok(false);
-        }
-        if Instant::now() >= deadline {
-            kill_group(pid);
-            return Ok(true);
+            return Ok(ending);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(20));

@@ -1,4 +1,5 @@
-//! `run_shell`: a shell command in the sandbox, with a timeout that kills its process group.
+//! `run_shell`: a shell command in the sandbox, with a timeout that kills its process group,
+//! as does the user cancelling the call ([`ToolContext::cancel`]).
 
 use std::time::Duration;
 
@@ -8,6 +9,10 @@ use ybs_core::ToolSpec;
 use super::spec;
 use crate::shell::{self, ShellError};
 use crate::{Args, Tool, ToolContext, ToolError};
+
+/// Appended to stderr when the user cancelled the command.
+const CANCELLED_NOTE: &str =
+    "\n[cancelled by the user; the command and its child processes were killed]";
 
 /// The `run_shell` tool (spec 3.6).
 pub struct RunShell {
@@ -72,8 +77,15 @@ impl Tool for RunShell {
                 "working_directory `{working_directory}` is not a directory"
             )));
         }
-        let output = shell::run(&ctx.shell, &ctx.sandbox, command, &dir, timeout)
-            .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
+        let output = shell::run_cancellable(
+            &ctx.shell,
+            &ctx.sandbox,
+            command,
+            &dir,
+            timeout,
+            &ctx.cancel,
+        )
+        .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
         let mut stdout = output.stdout.clone();
         if output.stdout_capped {
             stdout.push_str(&format!(
@@ -94,11 +106,19 @@ impl Tool for RunShell {
                 timeout.as_secs()
             ));
         }
-        Ok(json!({
+        if output.cancelled {
+            stderr.push_str(CANCELLED_NOTE);
+        }
+        let mut result = json!({
             "exit_code": output.exit_code(),
             "stdout": stdout,
             "stderr": stderr,
             "timed_out": output.timed_out,
-        }))
+        });
+        // Only present when true, so ordinary results keep their four fields.
+        if output.cancelled {
+            result["cancelled"] = Value::Bool(true);
+        }
+        Ok(result)
     }
 }

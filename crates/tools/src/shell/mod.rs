@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use crate::path_sandbox::PathSandbox;
 use crate::process::{self, ProcessOutput};
+use crate::tool::CancelFlag;
 
 pub use blocked::find_blocked;
 
@@ -111,6 +112,26 @@ pub fn run(
     working_dir: &Path,
     timeout: Duration,
 ) -> Result<ProcessOutput, ShellError> {
+    run_cancellable(
+        policy,
+        sandbox,
+        command,
+        working_dir,
+        timeout,
+        &CancelFlag::new(),
+    )
+}
+
+/// [`run`], killing the command's process group as soon as `cancel` is set (the output then
+/// has `cancelled` set).
+pub fn run_cancellable(
+    policy: &ShellPolicy,
+    sandbox: &PathSandbox,
+    command: &str,
+    working_dir: &Path,
+    timeout: Duration,
+    cancel: &CancelFlag,
+) -> Result<ProcessOutput, ShellError> {
     if let Some(entry) = find_blocked(command, &policy.blocked_commands) {
         return Err(ShellError::Blocked(entry.to_string()));
     }
@@ -138,7 +159,7 @@ pub fn run(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
-    match process::run(cmd, timeout, policy.output_cap_bytes) {
+    match process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel) {
         Ok(output) => Ok(output),
         Err(source) => {
             #[cfg(target_os = "linux")]
