@@ -5,7 +5,7 @@
 //! the session, or when it is an `edit_file` of a file the model has not read in this session
 //! (spec 3.3). Allowing a tool "always for this session" covers both.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,6 +40,8 @@ pub enum Confirmation {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfirmationPolicy {
     require: BTreeSet<String>,
+    /// Tools added by the caller, each with the reason shown when it asks.
+    added: BTreeMap<String, String>,
     session_allowed: BTreeSet<String>,
 }
 
@@ -52,8 +54,15 @@ impl ConfirmationPolicy {
     {
         ConfirmationPolicy {
             require: require_confirmation.into_iter().map(Into::into).collect(),
+            added: BTreeMap::new(),
             session_allowed: BTreeSet::new(),
         }
+    }
+
+    /// Makes every call of `name` ask first, with `reason` in the prompt (for tools the
+    /// configuration cannot list in advance, such as those of an MCP server).
+    pub fn require(&mut self, name: impl Into<String>, reason: impl Into<String>) {
+        self.added.insert(name.into(), reason.into());
     }
 
     /// Whether the call `name(args)` needs the user's confirmation.
@@ -64,6 +73,11 @@ impl ConfirmationPolicy {
         if self.require.contains(name) {
             return Confirmation::Required {
                 reason: format!("`{name}` requires confirmation (safety.require_confirmation)"),
+            };
+        }
+        if let Some(reason) = self.added.get(name) {
+            return Confirmation::Required {
+                reason: reason.clone(),
             };
         }
         if name == "edit_file" {

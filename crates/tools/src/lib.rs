@@ -76,7 +76,7 @@ pub use external::{
     ExternalLoadError, ExternalTool, ExternalToolConfig, default_tools_dir, discover_sidecars,
 };
 pub use path_sandbox::{PathSandbox, SandboxError};
-pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry};
+pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellPolicy, ShellSandboxError};
 pub use tool::{SessionState, Tool, ToolContext};

@@ -27,6 +27,19 @@ pub struct ReloadReport {
     pub errors: Vec<ExternalLoadError>,
 }
 
+/// Where a tool of the registry comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolSource {
+    /// One of the six built-ins.
+    BuiltIn,
+    /// Added by the caller with [`ToolRegistry::register`] (an MCP server's tool in ybs).
+    Registered,
+    /// An entry of the configuration's `tools.external`.
+    Config,
+    /// A sidecar file of the tools directory.
+    Sidecar,
+}
+
 /// Built-in and external tools, by name.
 ///
 /// ```no_run
@@ -39,7 +52,11 @@ pub struct ReloadReport {
 /// # Ok(()) }
 /// ```
 pub struct ToolRegistry {
+    /// The built-ins, then the tools callers registered.
     builtins: Vec<Arc<dyn Tool>>,
+    builtin_count: usize,
+    /// The external tools that came from the configuration list (the others are sidecars).
+    from_config: BTreeSet<String>,
     external: Vec<Arc<ExternalTool>>,
     disabled: BTreeSet<String>,
     config_disabled: BTreeSet<String>,
@@ -58,8 +75,11 @@ impl Default for ToolRegistry {
 impl ToolRegistry {
     /// The six built-ins, all enabled, no external tools, the default output limit.
     pub fn new() -> Self {
+        let builtins = builtins::all();
         ToolRegistry {
-            builtins: builtins::all(),
+            builtin_count: builtins.len(),
+            builtins,
+            from_config: BTreeSet::new(),
             external: Vec::new(),
             disabled: BTreeSet::new(),
             config_disabled: BTreeSet::new(),
@@ -94,10 +114,12 @@ impl ToolRegistry {
         let mut report = ReloadReport::default();
         self.config_disabled.clear();
         let mut tools: Vec<Arc<ExternalTool>> = Vec::new();
-        let mut candidates: Vec<(String, Result<ExternalTool, String>)> = Vec::new();
+        self.from_config.clear();
+        let mut candidates: Vec<(String, bool, Result<ExternalTool, String>)> = Vec::new();
         for (index, config) in self.external_config.iter().enumerate() {
             candidates.push((
                 format!("config (tools.external[{index}], `{}`)", config.name),
+                true,
                 ExternalTool::from_config(config, None, self.home.as_deref()),
             ));
         }
@@ -105,10 +127,10 @@ impl ToolRegistry {
             let (found, errors) = discover_sidecars(dir, self.home.as_deref());
             report.errors.extend(errors);
             for (path, tool) in found {
-                candidates.push((path.display().to_string(), Ok(tool)));
+                candidates.push((path.display().to_string(), false, Ok(tool)));
             }
         }
-        for (source, candidate) in candidates {
+        for (source, from_config, candidate) in candidates {
             let tool = match candidate {
                 Ok(tool) => tool,
                 Err(message) => {
@@ -131,6 +153,9 @@ impl ToolRegistry {
             }
             if !tool.enabled() {
                 self.config_disabled.insert(name.clone());
+            }
+            if from_config {
+                self.from_config.insert(name.clone());
             }
             report.loaded.push(name);
             tools.push(Arc::new(tool));
@@ -171,6 +196,24 @@ impl ToolRegistry {
             .filter(|t| !self.is_disabled(&t.spec().name))
             .map(|t| t.spec().clone())
             .collect()
+    }
+
+    /// Where the tool `name` comes from, if it is registered.
+    pub fn source(&self, name: &str) -> Option<ToolSource> {
+        let is_named = |tool: &Arc<dyn Tool>| tool.spec().name == name;
+        if let Some(index) = self.builtins.iter().position(is_named) {
+            return Some(if index < self.builtin_count {
+                ToolSource::BuiltIn
+            } else {
+                ToolSource::Registered
+            });
+        }
+        let external = self.external.iter().any(|tool| tool.spec().name == name);
+        match (external, self.from_config.contains(name)) {
+            (false, _) => None,
+            (true, true) => Some(ToolSource::Config),
+            (true, false) => Some(ToolSource::Sidecar),
+        }
     }
 
     /// Adds a tool of the caller's own (for example an MCP bridge). Fails if the name is taken.

@@ -159,9 +159,18 @@ pub fn validate(tool: &str, schema: &Value, args: &Value) -> Result<Args, ToolEr
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    // Built-in schemas leave `additionalProperties` out and mean "no others"; a schema from
+    // elsewhere (an MCP server) that allows others says so.
+    let others_allowed = schema
+        .get("additionalProperties")
+        .is_some_and(|allowed| allowed.as_bool() != Some(false));
     let mut values = Map::new();
     for (name, value) in given {
         let Some(property) = properties.get(&name) else {
+            if others_allowed {
+                values.insert(name, value);
+                continue;
+            }
             let mut known: Vec<&str> = properties.keys().map(String::as_str).collect();
             known.sort_unstable();
             return Err(invalid(format!(
@@ -278,6 +287,21 @@ mod tests {
                 "required": ["path"]
             })
         );
+    }
+
+    #[test]
+    fn other_arguments_pass_only_when_the_schema_allows_them() {
+        let strict = validate("t", &schema(), &json!({"path": "a", "x": 1})).unwrap_err();
+        assert_eq!(
+            strict.to_string(),
+            "invalid arguments for `t`: unknown argument `x`; expected: all, limit, path"
+        );
+        let mut open = schema();
+        open["additionalProperties"] = json!(true);
+        let args = validate("t", &open, &json!({"path": "a", "x": 1})).unwrap();
+        assert_eq!(args.get("x"), Some(&json!(1)));
+        open["additionalProperties"] = json!(false);
+        assert!(validate("t", &open, &json!({"path": "a", "x": 1})).is_err());
     }
 
     #[test]

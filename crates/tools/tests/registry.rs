@@ -326,3 +326,79 @@ fn confirmation_policy_asks_remembers_and_tracks_reads() {
     policy.reset_session();
     assert!(!policy.is_allowed_for_session("run_shell"));
 }
+
+/// A tool of the test's own, as ybs registers MCP tools.
+struct Probe(ybs_core::ToolSpec);
+
+impl ybs_tools::Tool for Probe {
+    fn spec(&self) -> &ybs_core::ToolSpec {
+        &self.0
+    }
+
+    fn invoke(
+        &self,
+        args: &ybs_tools::Args,
+        _ctx: &ybs_tools::ToolContext,
+    ) -> Result<serde_json::Value, ybs_tools::ToolError> {
+        Ok(args.to_value())
+    }
+}
+
+#[test]
+fn every_tool_knows_where_it_comes_from() {
+    use ybs_tools::ToolSource;
+    let mut f = Fixture::new();
+    let tools = f.base.join("tools");
+    std::fs::create_dir(&tools).unwrap();
+    script(&tools, "side", r#"echo '{}'"#);
+    std::fs::write(tools.join("side.tool.json"), r#"{"name": "side"}"#).unwrap();
+    let configured = external("configured", Path::new("/bin/true"), None);
+    let report = f
+        .registry
+        .set_external_sources(vec![configured], Some(tools));
+    assert_eq!(report.loaded, ["configured", "side"]);
+    let probe = Probe(ybs_core::ToolSpec::new(
+        "srv__probe",
+        "d",
+        json!({"type": "object", "properties": {}}),
+    ));
+    f.registry.register(std::sync::Arc::new(probe)).unwrap();
+    let sources: Vec<Option<ToolSource>> =
+        ["read_file", "run_shell", "srv__probe", "configured", "side", "nope"]
+            .iter()
+            .map(|name| f.registry.source(name))
+            .collect();
+    assert_eq!(
+        sources,
+        [
+            Some(ToolSource::BuiltIn),
+            Some(ToolSource::BuiltIn),
+            Some(ToolSource::Registered),
+            Some(ToolSource::Config),
+            Some(ToolSource::Sidecar),
+            None
+        ]
+    );
+}
+
+#[test]
+fn tools_the_caller_adds_to_the_policy_ask_with_its_reason() {
+    let f = Fixture::new();
+    let mut policy = ConfirmationPolicy::new(["write_file"]);
+    assert_eq!(
+        policy.check("git__commit", &json!({}), &f.ctx),
+        Confirmation::NotNeeded
+    );
+    policy.require("git__commit", "a tool of MCP server `git`");
+    assert_eq!(
+        policy.check("git__commit", &json!({}), &f.ctx),
+        Confirmation::Required {
+            reason: "a tool of MCP server `git`".into()
+        }
+    );
+    assert!(policy.record("git__commit", Decision::AllowForSession));
+    assert_eq!(
+        policy.check("git__commit", &json!({}), &f.ctx),
+        Confirmation::NotNeeded
+    );
+}
