@@ -145,8 +145,18 @@
 //! on `127.0.0.1` (an ephemeral port unless `--port`), prints `http://127.0.0.1:PORT` as its
 //! first stdout line, flushed, and serves until killed. `examples/hello.json` is a small
 //! script.
+//!
+//! # fake-mcp
+//!
+//! [`mcp`] is a small deterministic MCP server (tools `echo`, `add`, `fail`, `whoami`) for
+//! testing MCP clients, in process or as the `fake-mcp` binary: `fake-mcp [--name NAME]
+//! [--record FILE] [--http 127.0.0.1:PORT] [--fail-start]`. Without `--http` it serves one
+//! session on stdin/stdout; with it, it prints `listening on http://127.0.0.1:PORT/mcp` as its
+//! only stdout line, flushed, and serves streamable HTTP until killed. `--fail-start` exits
+//! with status 1 and a message on stderr before speaking MCP.
 
 mod anthropic;
+pub mod mcp;
 mod ollama;
 mod openai;
 mod script;

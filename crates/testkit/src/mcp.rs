@@ -1,0 +1,309 @@
+//! A small deterministic MCP server (rmcp's server side) for testing MCP clients, over stdio
+//! or streamable HTTP.
+//!
+//! Tools: `echo {text}` → `echo: <text>`; `add {a, b}` → the sum; `fail {}` → an error result
+//! (`isError: true`) with `this tool always fails`; `whoami {}` → the configured name. When a
+//! record file is configured, every tool call is appended to it as one JSON line
+//! `{"arguments":{..},"tool":NAME}`, flushed before the tool runs.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
+};
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+/// The name a server reports when none is configured.
+pub const DEFAULT_NAME: &str = "fake-mcp";
+
+/// The text of the `fail` tool's error result.
+pub const FAIL_MESSAGE: &str = "this tool always fails";
+
+/// What can go wrong starting or running the fake MCP server.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    /// The record file could not be opened for appending.
+    #[error("cannot open the MCP record file {path}: {source} (check that its directory exists)")]
+    Record {
+        /// The record file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The HTTP listening socket could not be set up.
+    #[error("cannot listen on {addr}: {source} (pick another port, or 0 for any)")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The MCP session over stdio failed (e.g. the client did not initialize).
+    #[error("the MCP stdio session failed: {0}")]
+    Session(String),
+}
+
+/// How a fake MCP server introduces itself and where it records tool calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpConfig {
+    /// The server name, reported in `serverInfo.name` and by the `whoami` tool.
+    pub name: String,
+    /// A file every tool call is appended to as a JSON line (created if missing).
+    pub record: Option<PathBuf>,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        Self {
+            name: DEFAULT_NAME.to_owned(),
+            record: None,
+        }
+    }
+}
+
+impl McpConfig {
+    /// A server called `name` that records nothing.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            record: None,
+        }
+    }
+
+    /// Records every tool call to `path`.
+    pub fn with_record(mut self, path: impl Into<PathBuf>) -> Self {
+        self.record = Some(path.into());
+        self
+    }
+}
+
+/// Appends one JSON line per tool call, flushed at once, so a test sees it while the server runs.
+#[derive(Debug)]
+struct Recorder {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl Recorder {
+    fn open(path: &Path) -> Result<Self, McpError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| McpError::Record {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(Self {
+            path: path.to_owned(),
+            file: Mutex::new(file),
+        })
+    }
+
+    fn append(&self, tool: &str, arguments: serde_json::Value) -> Result<(), ErrorData> {
+        let mut line = serde_json::json!({ "tool": tool, "arguments": arguments }).to_string();
+        line.push('\n');
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        file.write_all(line.as_bytes())
+            .and_then(|()| file.flush())
+            .map_err(|e| {
+                ErrorData::internal_error(
+                    format!(
+                        "cannot append to the record file {}: {e}",
+                        self.path.display()
+                    ),
+                    None,
+                )
+            })
+    }
+}
+
+/// The fake MCP server: four deterministic tools, optional call recording.
+#[derive(Debug, Clone)]
+pub struct FakeMcp {
+    name: String,
+    recorder: Option<Arc<Recorder>>,
+    tool_router: ToolRouter<Self>,
+}
+
+/// Arguments of `echo`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct EchoArgs {
+    /// The text to echo back.
+    pub text: String,
+}
+
+/// Arguments of `add`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct AddArgs {
+    /// The first addend.
+    pub a: i64,
+    /// The second addend.
+    pub b: i64,
+}
+
+impl FakeMcp {
+    /// A server with this configuration; opens (creates) the record file if one is set.
+    pub fn new(config: &McpConfig) -> Result<Self, McpError> {
+        let recorder = match &config.record {
+            Some(path) => Some(Arc::new(Recorder::open(path)?)),
+            None => None,
+        };
+        Ok(Self {
+            name: config.name.clone(),
+            recorder,
+            tool_router: Self::tool_router(),
+        })
+    }
+
+    /// The configured name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+#[tool_router]
+impl FakeMcp {
+    #[tool(description = "Echo the text back, prefixed with `echo: `.")]
+    fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
+        format!("echo: {text}")
+    }
+
+    #[tool(description = "Add two integers and return the sum.")]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> Result<String, String> {
+        a.checked_add(b)
+            .map(|sum| sum.to_string())
+            .ok_or_else(|| format!("{a} + {b} overflows a 64-bit integer"))
+    }
+
+    #[tool(description = "Always fail with an error result (for testing tool errors).")]
+    fn fail(&self) -> Result<String, String> {
+        Err(FAIL_MESSAGE.to_owned())
+    }
+
+    #[tool(description = "Return this server's name.")]
+    fn whoami(&self) -> String {
+        self.name.clone()
+    }
+}
+
+// `tool_handler` generates `list_tools` and `get_tool`; `call_tool` is written out (the
+// generated one minus recording) so that every call is recorded before it runs.
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for FakeMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(&self.name, env!("CARGO_PKG_VERSION")))
+            .with_instructions("A fake MCP server for tests: echo, add, fail, whoami.")
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if let Some(recorder) = &self.recorder {
+            let arguments = request.arguments.clone().unwrap_or_default();
+            recorder.append(&request.name, serde_json::Value::Object(arguments))?;
+        }
+        let call = ToolCallContext::new(self, request, context);
+        self.tool_router.call(call).await
+    }
+}
+
+/// Serves one MCP session on stdin/stdout until the client closes stdin.
+pub async fn serve_stdio(config: McpConfig) -> Result<(), McpError> {
+    let server = FakeMcp::new(&config)?;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| McpError::Session(e.to_string()))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| McpError::Session(e.to_string()))?;
+    Ok(())
+}
+
+/// A running streamable-HTTP fake MCP server; stops when shut down or dropped.
+#[derive(Debug)]
+pub struct McpHttpServer {
+    addr: SocketAddr,
+    cancel: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl McpHttpServer {
+    /// The bound address (the real port when 0 was asked for).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Stops accepting requests, ends all sessions and waits for the server task.
+    pub async fn shutdown(mut self) {
+        self.cancel.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for McpHttpServer {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+/// Serves MCP over streamable HTTP at `/mcp` on `addr` (e.g. `127.0.0.1:0`), each client
+/// session getting its own [`FakeMcp`] sharing the record file. Must run inside a Tokio runtime.
+pub async fn serve_http(config: McpConfig, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
+    let server = FakeMcp::new(&config)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| McpError::Bind { addr, source })?;
+    let bound = listener
+        .local_addr()
+        .map_err(|source| McpError::Bind { addr, source })?;
+    let cancel = CancellationToken::new();
+    let service: StreamableHttpService<FakeMcp, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::default(),
+        StreamableHttpServerConfig::default()
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(cancel.child_token()),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let stop = cancel.clone();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(stop.cancelled_owned())
+            .await;
+    });
+    Ok(McpHttpServer {
+        addr: bound,
+        cancel,
+        task: Some(task),
+    })
+}
