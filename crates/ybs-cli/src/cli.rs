@@ -77,6 +77,9 @@ pub enum Command {
         chat: PathBuf,
         /// A question appended to the file as a user message first
         question: Option<String>,
+        /// Allow the tool calls and tasks that need confirmation (denied otherwise)
+        #[arg(short = 'y', long)]
+        yes: bool,
     },
     /// List the tools the model would see, with their source
     Tools,
@@ -200,14 +203,16 @@ mod tests {
             parse(&["ask", "--chat", "a.chat", "why?"])?.command,
             Some(Command::Ask {
                 chat: "a.chat".into(),
-                question: Some("why?".into())
+                question: Some("why?".into()),
+                yes: false
             })
         );
         assert_eq!(
-            parse(&["ask", "--chat", "a.chat"])?.command,
+            parse(&["ask", "--chat", "a.chat", "--yes"])?.command,
             Some(Command::Ask {
                 chat: "a.chat".into(),
-                question: None
+                question: None,
+                yes: true
             })
         );
         assert_eq!(parse(&["tools"])?.command, Some(Command::Tools));

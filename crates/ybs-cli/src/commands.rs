@@ -5,11 +5,12 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use tokio_util::sync::CancellationToken;
-use ybs_chatfile::{ChatMessage, Expander, ToolRequestKind, append, from_core};
+use ybs_chatfile::{ChatMessage, Expander, append, from_core};
 use ybs_context_budget::SendError;
 use ybs_core::{ErrorKind, Role};
 
 use crate::agent::{Agent, AgentError, LineUi, Stop, TurnReport};
+use crate::chat_tools;
 use crate::cli::Cli;
 use crate::config::{Config, LoadedConfig};
 use crate::confirm::{Answer, ConfirmMode, Settle, prompt};
@@ -51,9 +52,10 @@ pub fn build_agent(
 ) -> Result<Agent, Failed> {
     let (agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
         .map_err(|failure| Failed(failure.to_string()))?;
-    for error in &report.errors {
+    for error in &report.tools.errors {
         let _ = writeln!(err, "ybs: warning: {error}");
     }
+    warn_mcp(&report.mcp, err);
     // Say now, not at the model's first command, when commands cannot run sandboxed.
     if agent.registry.is_enabled("run_shell") && !dry_run {
         let context = &agent.tool_context;
@@ -65,6 +67,13 @@ pub fn build_agent(
         }
     }
     Ok(agent)
+}
+
+/// Says which MCP servers could not be used, and that ybs goes on without them.
+pub fn warn_mcp(failures: &[crate::mcp::McpFailure], err: &mut dyn Write) {
+    for failure in failures {
+        let _ = writeln!(err, "ybs: warning: {failure}; going on without its tools");
+    }
 }
 
 /// A renderer for `config` writing to a terminal or not.
@@ -271,6 +280,7 @@ pub fn ask(
     host: &Host,
     chat: &Path,
     question: Option<&str>,
+    yes: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
@@ -281,7 +291,7 @@ pub fn ask(
     if let Some(question) = question {
         append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
     }
-    let expansion = Expander::new(cwd)
+    let mut expansion = Expander::new(cwd)
         .expand_file(&path)
         .map_err(|e| Failed(e.to_string()))?;
     let options = expansion.options.effective();
@@ -312,17 +322,15 @@ pub fn ask(
         Some(format) => Some(response_format(format).map_err(Failed)?),
         None => None,
     };
-    let wanted: Vec<&str> = (expansion.tools.iter())
-        .filter(|request| request.kind == ToolRequestKind::Tool)
-        .filter_map(|request| request.args.first().map(String::as_str))
-        .collect();
-    let mut agent = build_agent(&config, host, ConfirmMode::Deny, cli.options.dry_run, err)?;
-    // A chat file offers the model only the tools it names.
-    for name in agent.registry.names() {
-        agent
-            .registry
-            .set_enabled(&name, wanted.contains(&name.as_str()));
-    }
+    let mode = if yes {
+        ConfirmMode::AssumeYes
+    } else {
+        ConfirmMode::Deny
+    };
+    let mut agent = build_agent(&config, host, mode, cli.options.dry_run, err)?;
+    let failures = chat_tools::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
+    warn_mcp(&failures, err);
+    chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
     agent.settings.system = None;
     agent.settings.response_format = format;
     agent.conversation = expansion
@@ -377,14 +385,22 @@ pub fn tools(
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
     let loaded = load(cli, host, err)?;
-    let (registry, report) = setup::registry(&loaded.config, host.locations.home.as_deref());
+    let config = &loaded.config;
+    let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
         let _ = writeln!(err, "ybs: warning: {error}");
     }
+    let mut policy = ybs_tools::ConfirmationPolicy::default();
+    let cwd = &host.locations.cwd;
+    let specs = crate::mcp::from_config(&config.mcp.servers, cwd);
+    warn_mcp(
+        &setup::add_mcp_tools(specs, &mut registry, &mut policy),
+        err,
+    );
     let specs = registry.specs();
     let width = specs.iter().map(|spec| spec.name.len()).max().unwrap_or(0);
     for spec in specs {
-        let source = setup::tool_source(&loaded.config, &spec.name);
+        let source = setup::tool_source(&registry, &spec.name);
         let description = spec.description.lines().next().unwrap_or_default();
         let _ = writeln!(out, "{:width$}  {source:8}  {description}", spec.name);
     }
@@ -404,14 +420,22 @@ pub fn tool(
     let arguments: serde_json::Value = serde_json::from_str(json)
         .map_err(|e| Failed(format!("the arguments of {name} are not valid JSON: {e}")))?;
     let config = &loaded.config;
-    let (registry, report) = setup::registry(config, host.locations.home.as_deref());
+    let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
         let _ = writeln!(err, "ybs: warning: {error}");
     }
     let context =
         setup::tool_context(config, &surroundings(host)).map_err(|e| Failed(e.to_string()))?;
-    let policy =
+    let mut policy =
         ybs_tools::ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
+    // MCP servers are started only for a tool that is not a built-in or external one.
+    if registry.source(name).is_none() {
+        let specs = crate::mcp::from_config(&config.mcp.servers, &host.locations.cwd);
+        warn_mcp(
+            &setup::add_mcp_tools(specs, &mut registry, &mut policy),
+            err,
+        );
+    }
     if let ybs_tools::Confirmation::Required { reason } = policy.check(name, &arguments, &context) {
         let stdin = io::stdin();
         let mode = if stdin.is_terminal() {

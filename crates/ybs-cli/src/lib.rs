@@ -2,16 +2,19 @@
 //! configuration by [`setup`]), configuration layering ([`config`]), the command line
 //! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
-//! ([`loop_guard`]), sessions as `.chat` files ([`session`]) and `git.auto_commit` ([`git`]).
+//! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
+//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
+pub mod chat_tools;
 pub mod cli;
 mod commands;
 pub mod config;
 pub mod confirm;
 pub mod git;
 pub mod loop_guard;
+pub mod mcp;
 pub mod render;
 mod repl;
 mod run;

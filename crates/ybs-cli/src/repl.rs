@@ -224,7 +224,7 @@ fn slash(
         }
         SlashCommand::Tools => {
             for spec in agent.registry.specs() {
-                let source = crate::setup::tool_source(config, &spec.name);
+                let source = crate::setup::tool_source(&agent.registry, &spec.name);
                 info(out, &format!("{}  ({source})", spec.name));
             }
         }

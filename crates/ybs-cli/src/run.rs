@@ -54,8 +54,12 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             commands::exec(cli, host, prompt.as_deref(), *yes, out, err),
             err,
         ),
-        Some(Command::Ask { chat, question }) => finish(
-            commands::ask(cli, host, chat, question.as_deref(), out, err),
+        Some(Command::Ask {
+            chat,
+            question,
+            yes,
+        }) => finish(
+            commands::ask(cli, host, chat, question.as_deref(), *yes, out, err),
             err,
         ),
         Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),

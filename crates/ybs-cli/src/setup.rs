@@ -12,28 +12,19 @@ use ybs_providers::{
 };
 use ybs_tools::{
     ConfirmationPolicy, ExternalToolConfig, PathSandbox, ReloadReport, ShellPolicy, ToolContext,
-    ToolRegistry, default_tools_dir,
+    ToolRegistry, ToolSource, default_tools_dir,
 };
 
 use crate::agent::{Agent, AgentSettings};
 use crate::config::Config;
 use crate::confirm::ConfirmMode;
+use crate::mcp::{self, McpFailure, McpServerSpec};
 
 /// The system prompt of every ybs session.
 pub const SYSTEM_PROMPT: &str = "You are ybs, a coding agent working in the user's project \
 directory through tools. Read files before editing them, make the smallest change that does \
 the task, and check your work. Paths are relative to the project directory. When the task is \
 done, reply briefly with what you did.";
-
-/// The built-in tools, in spec order.
-pub const BUILTIN_TOOLS: [&str; 6] = [
-    "read_file",
-    "write_file",
-    "edit_file",
-    "list_files",
-    "search_files",
-    "run_shell",
-];
 
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -151,17 +142,63 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
     Ok(context)
 }
 
-/// An agent of `config` with an empty conversation, and the external tools' load report.
+/// Connects the MCP servers of `specs` and adds their tools to `registry`; the tools of a
+/// server that is not trusted ask before each call. Returns the servers (or tools) that
+/// could not be added.
+pub fn add_mcp_tools(
+    specs: Vec<McpServerSpec>,
+    registry: &mut ToolRegistry,
+    policy: &mut ConfirmationPolicy,
+) -> Vec<McpFailure> {
+    let load = mcp::connect_all(specs);
+    let mut failures = load.failures;
+    for tool in load.tools {
+        let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
+        let server = tool.server().to_owned();
+        if !tool.trusted() {
+            policy.require(
+                name.clone(),
+                format!(
+                    "`{name}` is a tool of MCP server `{server}` (mcp.servers.{server}.trust \
+                     is off)"
+                ),
+            );
+        }
+        if let Err(error) = registry.register(tool) {
+            failures.push(McpFailure {
+                server,
+                message: error.to_string(),
+            });
+        }
+    }
+    failures
+}
+
+/// What building an agent had to report without failing.
+#[derive(Debug, Default)]
+pub struct SetupReport {
+    /// The external tools that loaded and those that did not.
+    pub tools: ReloadReport,
+    /// The MCP servers that could not be used.
+    pub mcp: Vec<McpFailure>,
+}
+
+/// An agent of `config` with an empty conversation, with what loading its tools reported.
 pub fn agent(
     config: &Config,
     around: &Surroundings,
     confirm: ConfirmMode,
     dry_run: bool,
-) -> Result<(Agent, ReloadReport), SetupError> {
+) -> Result<(Agent, SetupReport), SetupError> {
     let provider = provider(config, &around.env)?;
-    let (registry, report) = registry(config, around.home.as_deref());
+    let (mut registry, report) = registry(config, around.home.as_deref());
     let context = tool_context(config, around)?;
-    let policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
+    let mut policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
+    let mcp = add_mcp_tools(
+        mcp::from_config(&config.mcp.servers, &around.cwd),
+        &mut registry,
+        &mut policy,
+    );
     let settings = AgentSettings {
         model: config.llm.model.clone(),
         system: Some(SYSTEM_PROMPT.to_owned()),
@@ -179,17 +216,18 @@ pub fn agent(
     };
     Ok((
         Agent::new(settings, provider, registry, context, policy),
-        report,
+        SetupReport { tools: report, mcp },
     ))
 }
 
-/// Where a tool named `name` comes from, for `ybs tools`.
-pub fn tool_source(config: &Config, name: &str) -> &'static str {
-    if BUILTIN_TOOLS.contains(&name) {
-        "built-in"
-    } else if config.tools.external.iter().any(|tool| tool.name == name) {
-        "config"
-    } else {
-        "sidecar"
+/// Where the tool `name` of `registry` comes from, for `ybs tools` and `/tools`.
+pub fn tool_source(registry: &ToolRegistry, name: &str) -> &'static str {
+    match registry.source(name) {
+        Some(ToolSource::BuiltIn) => "built-in",
+        Some(ToolSource::Config) => "config",
+        Some(ToolSource::Sidecar) => "sidecar",
+        // ybs registers only MCP tools.
+        Some(ToolSource::Registered) => "mcp",
+        None => "unknown",
     }
 }

@@ -345,6 +345,16 @@ pub struct McpServer {
     pub headers: BTreeMap<String, String>,
     /// Whether to connect at all.
     pub enabled: bool,
+    /// Only these tools of the server (by the server's own names); empty means all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    /// Run this server's tools without asking. Off by default: a server's tools can do
+    /// anything its process can, and its read-only hints are only hints.
+    pub trust: bool,
+    /// How long starting the server and listing its tools may take, in seconds.
+    pub startup_timeout_seconds: u64,
+    /// How long one tool call may take, in seconds.
+    pub tool_timeout_seconds: u64,
 }
 
 impl Default for McpServer {
@@ -356,6 +366,10 @@ impl Default for McpServer {
             url: None,
             headers: BTreeMap::new(),
             enabled: true,
+            tools: Vec::new(),
+            trust: false,
+            startup_timeout_seconds: 30,
+            tool_timeout_seconds: 120,
         }
     }
 }

@@ -1,0 +1,182 @@
+//! Starting or reaching one server, the MCP handshake, and listing its tools.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use http::{HeaderName, HeaderValue};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::service::{RoleClient, RunningService, ServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::ChildStderr;
+
+use super::{McpFailure, McpServerSpec, McpTransport};
+
+/// A live connection.
+pub(super) type Service = RunningService<RoleClient, ClientConfig>;
+
+/// How many of a server's last stderr lines a failure quotes.
+const STDERR_LINES: usize = 5;
+
+/// A server that answered, with the tools it offers (after `only`).
+pub(super) struct Connected {
+    pub spec: McpServerSpec,
+    pub service: Arc<Service>,
+    pub tools: Vec<Tool>,
+}
+
+/// Connects to `spec`'s server within its startup timeout.
+pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure> {
+    let stderr = StderrTail::default();
+    let started = tokio::time::timeout(spec.startup_timeout, start(&spec, &stderr)).await;
+    if !matches!(started, Ok(Ok(_))) {
+        stderr.settle().await;
+    }
+    let failure = |message: String| McpFailure {
+        server: spec.name.clone(),
+        message: stderr.append_to(message),
+    };
+    let (service, mut tools) = match started {
+        Ok(Ok(started)) => started,
+        Ok(Err(message)) => return Err(failure(message)),
+        Err(_) => {
+            return Err(failure(format!(
+                "no answer within {} s (mcp.servers.{}.startup_timeout_seconds)",
+                spec.startup_timeout.as_secs(),
+                spec.name
+            )));
+        }
+    };
+    if !spec.only.is_empty() {
+        let missing: Vec<&str> = (spec.only.iter())
+            .filter(|name| !tools.iter().any(|tool| tool.name == name.as_str()))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            let offered: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
+            return Err(failure(format!(
+                "it has no tool {}; it offers: {}",
+                missing.join(", "),
+                offered.join(", ")
+            )));
+        }
+        tools.retain(|tool| spec.only.iter().any(|name| tool.name == name.as_str()));
+    }
+    Ok(Connected {
+        spec,
+        service: Arc::new(service),
+        tools,
+    })
+}
+
+async fn start(spec: &McpServerSpec, stderr: &StderrTail) -> Result<(Service, Vec<Tool>), String> {
+    let service = match &spec.transport {
+        McpTransport::Stdio {
+            program,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(args).envs(env).current_dir(cwd);
+            let (transport, child_stderr) = TokioChildProcess::builder(command)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|err| format!("cannot start `{program}`: {err}"))?;
+            if let Some(child_stderr) = child_stderr {
+                stderr.follow(child_stderr);
+            }
+            client_info()
+                .serve(transport)
+                .await
+                .map_err(|err| format!("the MCP handshake failed: {err}"))?
+        }
+        McpTransport::Http { url, headers } => {
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(header_map(headers)?);
+            client_info()
+                .serve(StreamableHttpClientTransport::from_config(config))
+                .await
+                .map_err(|err| format!("the MCP handshake with {url} failed: {err}"))?
+        }
+    };
+    let tools =
+        (service.list_all_tools().await).map_err(|err| format!("cannot list its tools: {err}"))?;
+    Ok((service, tools))
+}
+
+/// What ybs tells servers about itself.
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("ybs", env!("CARGO_PKG_VERSION")),
+    )
+}
+
+fn header_map(
+    headers: &BTreeMap<String, String>,
+) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+    (headers.iter())
+        .map(|(name, value)| {
+            let header = HeaderName::try_from(name.as_str())
+                .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+            // The value is not quoted: it is usually a secret.
+            let value = HeaderValue::try_from(value.as_str())
+                .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
+            Ok((header, value))
+        })
+        .collect()
+}
+
+/// The last lines a child wrote to stderr, kept while the server runs so its output never
+/// fills the pipe and a failure can quote it.
+#[derive(Default)]
+struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// How long a failed server's stderr may take to reach its end.
+const STDERR_SETTLE: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl StderrTail {
+    fn follow(&self, stderr: ChildStderr) {
+        let lines = self.lines.clone();
+        let reader = tokio::spawn(async move {
+            let mut reader = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                if let Ok(mut lines) = lines.lock() {
+                    if lines.len() == STDERR_LINES {
+                        lines.pop_front();
+                    }
+                    lines.push_back(line);
+                }
+            }
+        });
+        if let Ok(mut slot) = self.reader.lock() {
+            *slot = Some(reader);
+        }
+    }
+
+    /// Waits a moment for a failed child's last words.
+    async fn settle(&self) {
+        let reader = self.reader.lock().ok().and_then(|mut slot| slot.take());
+        if let Some(reader) = reader {
+            let _ = tokio::time::timeout(STDERR_SETTLE, reader).await;
+        }
+    }
+
+    fn append_to(&self, message: String) -> String {
+        let lines: Vec<String> = match self.lines.lock() {
+            Ok(lines) => lines.iter().cloned().collect(),
+            Err(_) => Vec::new(),
+        };
+        if lines.is_empty() {
+            message
+        } else {
+            format!("{message}; its stderr ended with: {}", lines.join(" | "))
+        }
+    }
+}

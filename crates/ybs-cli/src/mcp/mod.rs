@@ -1,0 +1,85 @@
+//! MCP servers as tools. The `mcp.servers` of the configuration and the `mcp:` lines of chat
+//! files name servers started as child processes (stdio) or reached over streamable HTTP; this
+//! module connects to them with `rmcp`, lists their tools and offers each as a
+//! [`Tool`](ybs_tools::Tool) named `SERVER__TOOL`, so they go through the registry, its
+//! argument checks and the confirmation policy like any other tool. A server that cannot be
+//! started or reached is reported by name and left out; the others still work.
+//!
+//! The connections live on a small runtime of their own, so a tool call can be made from
+//! any thread, inside or outside the caller's runtime.
+
+mod connect;
+mod hub;
+mod names;
+mod spec;
+mod tool;
+
+use std::sync::Arc;
+
+pub use names::qualified_name;
+pub use spec::{McpServerSpec, McpTransport, SpecError, from_chat_line, from_config};
+pub use tool::McpTool;
+
+/// A server that could not be used, by name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("MCP server `{server}` is not available: {message}")]
+pub struct McpFailure {
+    /// The server's name.
+    pub server: String,
+    /// What went wrong, and for a child process what it last wrote to stderr.
+    pub message: String,
+}
+
+/// What connecting to a list of servers gave.
+#[derive(Default)]
+pub struct McpLoad {
+    /// The tools of the servers that answered, in server order.
+    pub tools: Vec<Arc<McpTool>>,
+    /// The servers that did not.
+    pub failures: Vec<McpFailure>,
+}
+
+/// Connects to every server at once and lists their tools; each server has its own startup
+/// timeout. Blocks until all have answered or failed.
+pub fn connect_all(specs: Vec<McpServerSpec>) -> McpLoad {
+    if specs.is_empty() {
+        return McpLoad::default();
+    }
+    let hub = match hub::Hub::new() {
+        Ok(hub) => Arc::new(hub),
+        Err(error) => {
+            return McpLoad {
+                tools: Vec::new(),
+                failures: (specs.into_iter())
+                    .map(|spec| McpFailure {
+                        server: spec.name,
+                        message: format!("cannot start the MCP runtime: {error}"),
+                    })
+                    .collect(),
+            };
+        }
+    };
+    let names: Vec<String> = specs.iter().map(|spec| spec.name.clone()).collect();
+    let connected = hub.block_on(async move {
+        futures::future::join_all(specs.into_iter().map(connect::connect)).await
+    });
+    let Some(connected) = connected else {
+        return McpLoad {
+            tools: Vec::new(),
+            failures: (names.into_iter())
+                .map(|server| McpFailure {
+                    server,
+                    message: "the MCP runtime stopped while connecting".into(),
+                })
+                .collect(),
+        };
+    };
+    let mut load = McpLoad::default();
+    for result in connected {
+        match result {
+            Ok(server) => load.tools.extend(McpTool::all_of(server, &hub)),
+            Err(failure) => load.failures.push(failure),
+        }
+    }
+    load
+}

@@ -1,0 +1,159 @@
+//! The harness of the end-to-end tests: a temporary project with HOME and XDG directories of
+//! its own, the in-process fake LLM, and the `ybs` binary run in it.
+#![allow(dead_code)]
+
+use std::fs;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
+
+pub struct Project {
+    pub dir: tempfile::TempDir,
+    pub llm: FakeLlm,
+}
+
+impl Project {
+    pub fn new(turns: Vec<Turn>) -> Project {
+        Project::with_script(Script::new(turns))
+    }
+
+    pub fn with_script(script: Script) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["home", "data", "config", "project"] {
+            fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        let llm = FakeLlm::start(script).unwrap();
+        let config = json!({
+            "llm": {"provider": "openai-compatible", "model": "fake-model",
+                    "endpoint": format!("{}/v1", llm.base_url())},
+            "agent": {"max_iterations": 5, "retry_attempts": 2, "retry_backoff_base_ms": 1},
+            "safety": {"sandbox_allowed_paths": ["./"]},
+            "ui": {"color": false}
+        });
+        fs::write(dir.path().join("config/ybs.json"), config.to_string()).unwrap();
+        Project { dir, llm }
+    }
+
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    pub fn file(&self, relative: &str) -> PathBuf {
+        self.path("project").join(relative)
+    }
+
+    pub fn write(&self, relative: &str, text: &str) {
+        fs::write(self.file(relative), text).unwrap();
+    }
+
+    pub fn read(&self, relative: &str) -> String {
+        fs::read_to_string(self.file(relative)).unwrap()
+    }
+
+    pub fn ybs(&self, args: &[&str]) -> Output {
+        self.command(args).output().unwrap()
+    }
+
+    /// Runs ybs with `input` on its stdin (the REPL reads lines from a pipe).
+    pub fn ybs_with_input(&self, args: &[&str], input: &str) -> Output {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let config = self.path("config/ybs.json");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ybs"));
+        command
+            .arg("-c")
+            .arg(&config)
+            .args(args)
+            .current_dir(self.path("project"))
+            .env_clear()
+            .env("HOME", self.path("home"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+        command
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args(args)
+            .current_dir(self.path("project"))
+            .env("HOME", self.path("home"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "git {args:?}: {}",
+            text(&output.stderr)
+        );
+        text(&output.stdout)
+    }
+
+    /// The chat request bodies the fake LLM received.
+    pub fn bodies(&self) -> Vec<Value> {
+        (self.llm.requests().into_iter())
+            .filter(|request| request.path.ends_with("/chat/completions"))
+            .map(|request| request.body)
+            .collect()
+    }
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+pub fn call(id: &str, name: &str, arguments: Value) -> Turn {
+    Turn::default().with_tool_call(ToolCall::new(id, name, arguments))
+}
+
+/// The tool messages of a request body, as (tool_call_id, content).
+pub fn tool_messages(body: &Value) -> Vec<(String, String)> {
+    (body["messages"].as_array().unwrap().iter())
+        .filter(|message| message["role"] == "tool")
+        .map(|message| {
+            (
+                message["tool_call_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                message["content"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+impl Project {
+    /// Changes the configuration file: `change` gets its JSON.
+    pub fn configure(&self, change: impl FnOnce(&mut Value)) {
+        let path = self.path("config/ybs.json");
+        let mut value: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        change(&mut value);
+        fs::write(&path, value.to_string()).unwrap();
+    }
+}
