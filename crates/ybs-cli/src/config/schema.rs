@@ -334,13 +334,15 @@ pub struct McpServer {
     /// Its arguments.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
-    /// Extra environment variables for it.
+    /// Extra environment variables for it (`${NAME}` in a value is the variable of ybs's own
+    /// environment).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
     /// The endpoint, for HTTP servers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// Extra HTTP headers (authorization, usually).
+    /// Extra HTTP headers (authorization, usually; `${NAME}` in a value is an environment
+    /// variable, so the secret need not be in the file).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
     /// Whether to connect at all.

@@ -80,7 +80,12 @@ async fn start(spec: &McpServerSpec, stderr: &StderrTail) -> Result<(Service, Ve
             cwd,
         } => {
             let mut command = tokio::process::Command::new(program);
-            command.args(args).envs(env).current_dir(cwd);
+            command.args(args).current_dir(cwd);
+            for (name, value) in env {
+                let value = expand_vars(value, &|var| std::env::var(var).ok())
+                    .map_err(|var| format!("env.{name} uses ${{{var}}}, which is not set"))?;
+                command.env(name, value);
+            }
             let (transport, child_stderr) = TokioChildProcess::builder(command)
                 .stderr(Stdio::piped())
                 .spawn()
@@ -122,12 +127,32 @@ fn header_map(
         .map(|(name, value)| {
             let header = HeaderName::try_from(name.as_str())
                 .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+            let value = expand_vars(value, &|var| std::env::var(var).ok())
+                .map_err(|var| format!("header `{name}` uses ${{{var}}}, which is not set"))?;
             // The value is not quoted: it is usually a secret.
-            let value = HeaderValue::try_from(value.as_str())
+            let value = HeaderValue::try_from(value)
                 .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
             Ok((header, value))
         })
         .collect()
+}
+
+/// `text` with each `${NAME}` replaced by the variable's value, so secrets can stay out of
+/// configuration files; the name of the first unset variable is the error.
+fn expand_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let Some(length) = rest[start + 2..].find('}') else {
+            break;
+        };
+        let name = &rest[start + 2..start + 2 + length];
+        out.push_str(&rest[..start]);
+        out.push_str(&lookup(name).ok_or_else(|| name.to_owned())?);
+        rest = &rest[start + 3 + length..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// The last lines a child wrote to stderr, kept while the server runs so its output never
@@ -178,5 +203,38 @@ impl StderrTail {
         } else {
             format!("{message}; its stderr ended with: {}", lines.join(" | "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookup(name: &str) -> Option<String> {
+        (name == "TOKEN").then(|| "s3cret".to_owned())
+    }
+
+    #[test]
+    fn variables_are_replaced_and_an_unset_one_is_named() {
+        assert_eq!(
+            expand_vars("Bearer ${TOKEN}", &lookup),
+            Ok("Bearer s3cret".to_owned())
+        );
+        assert_eq!(
+            expand_vars("${TOKEN}${TOKEN}", &lookup),
+            Ok("s3crets3cret".to_owned())
+        );
+        assert_eq!(
+            expand_vars("plain $TOKEN {x}", &lookup),
+            Ok("plain $TOKEN {x}".to_owned())
+        );
+        assert_eq!(
+            expand_vars("unclosed ${TOKEN", &lookup),
+            Ok("unclosed ${TOKEN".to_owned())
+        );
+        assert_eq!(
+            expand_vars("${MISSING}", &lookup),
+            Err("MISSING".to_owned())
+        );
     }
 }
