@@ -89,6 +89,9 @@ pub enum Command {
         name: String,
         /// Its arguments as a JSON object
         json: String,
+        /// Run it even if it needs confirmation (otherwise asked on a terminal, denied elsewhere)
+        #[arg(short = 'y', long)]
+        yes: bool,
     },
     /// Print the effective configuration, each value with its source
     Config,
@@ -220,7 +223,8 @@ mod tests {
             parse(&["tool", "read_file", "{\"path\":\"a\"}"])?.command,
             Some(Command::Tool {
                 name: "read_file".into(),
-                json: "{\"path\":\"a\"}".into()
+                json: "{\"path\":\"a\"}".into(),
+                yes: false
             })
         );
         assert_eq!(parse(&["config"])?.command, Some(Command::Config));

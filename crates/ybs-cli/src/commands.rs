@@ -413,6 +413,7 @@ pub fn tool(
     host: &Host,
     name: &str,
     json: &str,
+    yes: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
@@ -438,7 +439,9 @@ pub fn tool(
     }
     if let ybs_tools::Confirmation::Required { reason } = policy.check(name, &arguments, &context) {
         let stdin = io::stdin();
-        let mode = if stdin.is_terminal() {
+        let mode = if yes {
+            ConfirmMode::AssumeYes
+        } else if stdin.is_terminal() {
             ConfirmMode::Ask
         } else {
             ConfirmMode::Deny

@@ -63,8 +63,8 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             err,
         ),
         Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),
-        Some(Command::Tool { name, json }) => {
-            finish(commands::tool(cli, host, name, json, out, err), err)
+        Some(Command::Tool { name, json, yes }) => {
+            finish(commands::tool(cli, host, name, json, *yes, out, err), err)
         }
         None => finish(crate::repl::run(cli, host, out, err), err),
     };

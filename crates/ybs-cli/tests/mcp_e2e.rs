@@ -221,8 +221,16 @@ fn a_server_that_fails_to_start_is_reported_by_name_and_ybs_goes_on() {
 #[test]
 fn ybs_tool_runs_an_mcp_tool_directly() {
     let project = Project::new(Vec::new());
-    stdio_server(&project, "calc", &[], true);
+    let record = stdio_server(&project, "calc", &[], false);
     let output = project.ybs(&["tool", "calc__add", "{\"a\": 40, \"b\": 2}"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "ybs: error: calc__add needs confirmation and nobody can answer here; it was denied \
+         (run with --yes to allow such calls)\n"
+    );
+    assert!(recorded(&record).is_empty());
+    let output = project.ybs(&["tool", "--yes", "calc__add", "{\"a\": 40, \"b\": 2}"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let value: Value = serde_json::from_str(&text(&output.stdout)).unwrap();
     assert_eq!(value, json!({"success": true, "content": "42"}));
