@@ -164,10 +164,9 @@ impl Agent {
                     let text = format!("{}\n\n{CANCELLED_NOTE}", partial.trim_end());
                     self.conversation
                         .push(Message::assistant(text.trim_start()));
-                    ui.notice(Notice::Warning, "turn cancelled; the partial reply is kept");
-                    report.stop = Stop::Cancelled;
                     report.reply = partial;
-                    return Ok(self.finish(report, start, ui));
+                    let notice = "turn cancelled; the partial reply is kept";
+                    return Ok(self.cancelled(report, start, ui, notice));
                 }
             };
             report.usage += reply.usage;
@@ -180,8 +179,8 @@ impl Agent {
             }
             let mut stuck = None;
             for call in &calls {
-                let result = if stuck.is_some() {
-                    tools::error_result(call, "Not run: the turn was stopped before this call.")
+                let result = if stuck.is_some() || cancel.is_cancelled() {
+                    tools::error_result(call, tools::NOT_RUN)
                 } else {
                     let check = guard.observe(call);
                     match (check.user_warning(), check.model_message()) {
@@ -190,10 +189,17 @@ impl Agent {
                             stuck = Some(());
                             tools::error_result(call, &message)
                         }
-                        _ => self.run_call(call, ui, &mut report.changed),
+                        _ => self.run_call(call, ui, &mut report.changed, cancel),
                     }
                 };
                 self.conversation.push(tool_message(result));
+            }
+            if cancel.is_cancelled() {
+                // Every call has its result; the note tells the model the turn was cut.
+                self.conversation.push(Message::assistant(CANCELLED_NOTE));
+                let notice =
+                    "turn cancelled; the tool calls made so far and their results are kept";
+                return Ok(self.cancelled(report, start, ui, notice));
             }
             if stuck.is_some() {
                 report.stop = Stop::Stuck;
@@ -208,6 +214,18 @@ impl Agent {
             ),
         );
         Ok(self.finish(report, start, ui))
+    }
+
+    fn cancelled(
+        &mut self,
+        mut report: TurnReport,
+        start: usize,
+        ui: &mut dyn Ui,
+        notice: &str,
+    ) -> TurnReport {
+        ui.notice(Notice::Warning, notice);
+        report.stop = Stop::Cancelled;
+        self.finish(report, start, ui)
     }
 
     fn finish(&mut self, mut report: TurnReport, start: usize, ui: &mut dyn Ui) -> TurnReport {

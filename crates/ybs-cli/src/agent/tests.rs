@@ -219,3 +219,99 @@ async fn the_conversation_is_compacted_at_the_threshold() {
     );
     assert_eq!(llm.requests().len(), 2);
 }
+
+/// Cancels `token` after 200 ms from a task, as the Ctrl-C listener of `commands` does.
+fn cancel_soon(token: &CancellationToken) {
+    let token = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        token.cancel();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_during_a_tool_kills_it_and_ends_the_turn_keeping_the_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let sleep = ybs_testkit::ToolCall::new("s", "run_shell", json!({"command": "sleep 30"}));
+    let later =
+        ybs_testkit::ToolCall::new("l", "write_file", json!({"path": "a.txt", "content": "x"}));
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["sleeping first"])
+            .with_tool_call(sleep)
+            .with_tool_call(later),
+        Turn::text(["never asked"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut ui = Recorder::default();
+    let token = CancellationToken::new();
+    cancel_soon(&token);
+    let report = agent.turn("sleep", &mut ui, &token).await.unwrap();
+    assert_eq!(report.stop, Stop::Cancelled);
+    assert_eq!(report.reply, "sleeping first");
+    // user, the calls, their two results, the note; no second request.
+    assert_eq!(agent.conversation.len(), 5, "{:?}", agent.conversation);
+    assert_eq!(agent.conversation[1].tool_calls().count(), 2);
+    let result = |index: usize| match agent.conversation[index].parts.first() {
+        Some(Part::ToolResult(result)) => result.clone(),
+        other => panic!("no tool result at {index}: {other:?}"),
+    };
+    let killed = result(2);
+    assert_eq!(killed.call_id, "s");
+    assert!(!killed.is_error, "{killed:?}");
+    let content: serde_json::Value = serde_json::from_str(&killed.content).unwrap();
+    assert_eq!(content["cancelled"], true, "{content}");
+    assert_eq!(content["exit_code"], 137, "{content}");
+    assert!(
+        content["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("[cancelled by the user; the command and its child processes were killed]"),
+        "{content}"
+    );
+    let skipped = result(3);
+    assert_eq!(skipped.call_id, "l");
+    assert!(skipped.is_error);
+    assert!(skipped.content.contains(tools::NOT_RUN), "{skipped:?}");
+    assert!(!dir.path().join("a.txt").exists());
+    assert_eq!(agent.conversation[4].role, Role::Assistant);
+    assert_eq!(agent.conversation[4].text_content(), CANCELLED_NOTE);
+    assert_eq!(ui.calls, ["run_shell"]);
+    assert_eq!(ui.results, [("run_shell".to_owned(), false)]);
+    assert_eq!(
+        ui.notices,
+        ["turn cancelled; the tool calls made so far and their results are kept"]
+    );
+    assert_eq!(llm.requests().len(), 1);
+    // The next call starts with the flag cleared.
+    let again = ToolCall::new("e", "run_shell", json!({"command": "echo again"}));
+    let result = agent.run_call(&again, &mut ui, &mut Vec::new(), &CancellationToken::new());
+    assert!(result.content.contains("again\\n"), "{result:?}");
+    assert!(!result.content.contains("cancelled"), "{result:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_ends_by_itself_runs_normally_under_a_live_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::tool_call("e", "run_shell", json!({"command": "echo hi"})),
+        Turn::text(["done"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut ui = Recorder::default();
+    let report = agent
+        .turn("echo", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.stop, Stop::Finished);
+    assert_eq!(report.reply, "done");
+    assert!(!agent.tool_context.cancel.is_cancelled());
+    let Some(Part::ToolResult(result)) = agent.conversation[2].parts.first() else {
+        panic!("no tool result: {:?}", agent.conversation[2]);
+    };
+    assert!(
+        result.content.contains("\"stdout\":\"hi\\n\""),
+        "{result:?}"
+    );
+}

@@ -1,9 +1,13 @@
-//! Settling and running one tool call: dry run, the confirmation policy, the registry.
+//! Settling and running one tool call: dry run, the confirmation policy, the registry, and
+//! the turn's cancellation passed on to the running tool.
 
 use std::path::PathBuf;
 
+use futures::FutureExt;
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 use ybs_core::{ToolCall, ToolResult};
+use ybs_tools::tool::CancelFlag;
 use ybs_tools::{Confirmation, Decision};
 
 use super::{Agent, Ui};
@@ -12,6 +16,9 @@ use crate::render::Notice;
 
 /// The tools whose successful call changes the file named by their `path` argument.
 const FILE_WRITERS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
+
+/// The result of a call the turn ended before.
+pub(super) const NOT_RUN: &str = "Not run: the turn was stopped before this call.";
 
 /// A result that tells the model its call failed or did not run.
 pub(super) fn error_result(call: &ToolCall, message: &str) -> ToolResult {
@@ -25,12 +32,14 @@ pub(super) fn error_result(call: &ToolCall, message: &str) -> ToolResult {
 
 impl Agent {
     /// Shows `call`, settles it (dry run, policy, the user) and runs it if allowed; files it
-    /// changed are added to `changed`.
+    /// changed are added to `changed`. Cancelling `cancel` while the tool runs sets the
+    /// tool context's cancel flag, which long-running tools (`run_shell`) obey.
     pub(super) fn run_call(
         &mut self,
         call: &ToolCall,
         ui: &mut dyn Ui,
         changed: &mut Vec<PathBuf>,
+        cancel: &CancellationToken,
     ) -> ToolResult {
         ui.tool_call(call);
         if self.settings.dry_run {
@@ -45,7 +54,11 @@ impl Agent {
             ui.tool_result(&call.name, &result);
             return result;
         }
-        let result = self.registry.invoke_call(call, &self.tool_context);
+        self.tool_context.cancel.reset();
+        let result = {
+            let _watch = CancelWatch::start(cancel, &self.tool_context.cancel);
+            self.registry.invoke_call(call, &self.tool_context)
+        };
         if !result.is_error && FILE_WRITERS.contains(&call.name.as_str()) {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
@@ -78,6 +91,55 @@ impl Agent {
                 };
                 self.policy.record(&call.name, decision)
             }
+        }
+    }
+}
+
+/// Sets a tool's [`CancelFlag`] when the turn's token is cancelled, for as long as it lives.
+///
+/// The tool blocks the thread that runs the turn, so the token is watched from a thread of
+/// its own: unlike a task on the async runtime, it runs whatever the runtime's flavour and
+/// however busy its workers are.
+struct CancelWatch {
+    stop: Option<futures::channel::oneshot::Sender<()>>,
+    watcher: Option<std::thread::JoinHandle<()>>,
+}
+
+impl CancelWatch {
+    fn start(token: &CancellationToken, flag: &CancelFlag) -> Self {
+        let (stop, stopped) = futures::channel::oneshot::channel::<()>();
+        let (token, flag) = (token.clone(), flag.clone());
+        let watcher = std::thread::Builder::new()
+            .name("ybs-cancel-watch".into())
+            .spawn(move || {
+                futures::executor::block_on(async move {
+                    futures::select! {
+                        () = token.cancelled().fuse() => flag.cancel(),
+                        _ = stopped.fuse() => {}
+                    }
+                });
+            });
+        match watcher {
+            Ok(watcher) => CancelWatch {
+                stop: Some(stop),
+                watcher: Some(watcher),
+            },
+            // No thread: the tool runs to its end, and the turn still stops after it.
+            Err(_) => CancelWatch {
+                stop: None,
+                watcher: None,
+            },
+        }
+    }
+}
+
+impl Drop for CancelWatch {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(watcher) = self.watcher.take() {
+            let _ = watcher.join();
         }
     }
 }

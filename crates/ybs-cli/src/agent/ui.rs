@@ -1,10 +1,12 @@
 //! What the agent shows and asks, behind a trait so the loop runs without a terminal.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
 use crate::confirm::{Answer, prompt};
+use crate::render::spinner::{SharedWriter, Spinner};
 use crate::render::{Notice, Renderer};
 
 /// The agent's view of the user.
@@ -34,9 +36,9 @@ pub struct LineUi<'a> {
     out: &'a mut dyn Write,
     log: &'a mut dyn Write,
     input: &'a mut dyn BufRead,
-    /// Show a "waiting" mark until the first token (only on a terminal).
-    spinner: bool,
-    spinning: bool,
+    /// Where to draw the waiting spinner, if anywhere.
+    spinner: Option<SharedWriter>,
+    spinning: Option<Spinner>,
 }
 
 impl<'a> LineUi<'a> {
@@ -52,22 +54,35 @@ impl<'a> LineUi<'a> {
             out,
             log,
             input,
-            spinner: false,
-            spinning: false,
+            spinner: None,
+            spinning: None,
         }
     }
 
-    /// Shows a waiting mark on `out` until the first token of each reply (for terminals).
-    pub fn with_spinner(mut self, on: bool) -> Self {
-        self.spinner = on;
+    /// With `on`, animates a spinner on stderr from each request until the first streamed
+    /// event, but only where it can be seen and is wanted: stderr is a terminal and the
+    /// renderer uses colour (so `NO_COLOR`, `ui.color: false` and a non-TTY stdout turn it
+    /// off too).
+    pub fn with_spinner(self, on: bool) -> Self {
+        if on && self.renderer.options().color && std::io::stderr().is_terminal() {
+            let stderr: SharedWriter = Arc::new(Mutex::new(std::io::stderr()));
+            self.with_spinner_on(stderr)
+        } else {
+            self
+        }
+    }
+
+    /// Animates the spinner on `out` whatever it is (the caller checked it is a terminal).
+    pub fn with_spinner_on(mut self, out: SharedWriter) -> Self {
+        self.spinner = Some(out);
         self
     }
 
     fn stop_spinner(&mut self) {
-        if self.spinning {
-            self.spinning = false;
-            // Back to the start of the line, erase it.
-            let _ = write!(self.out, "\r\x1b[K");
+        if let Some(spinner) = self.spinning.take() {
+            // The reply goes to another stream: everything before it must be out first.
+            let _ = self.out.flush();
+            spinner.stop();
         }
     }
 
@@ -92,10 +107,8 @@ impl<'a> LineUi<'a> {
 
 impl Ui for LineUi<'_> {
     fn waiting(&mut self) {
-        if self.spinner && !self.spinning {
-            self.spinning = true;
-            let _ = write!(self.out, "\x1b[2m⠿ waiting for the model…\x1b[0m");
-            let _ = self.out.flush();
+        if let (Some(out), None) = (&self.spinner, &self.spinning) {
+            self.spinning = Some(Spinner::start(Arc::clone(out)));
         }
     }
 
@@ -153,8 +166,10 @@ impl Ui for LineUi<'_> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
-    use crate::render::RenderOptions;
+    use crate::render::{RenderOptions, spinner};
 
     fn renderer() -> Renderer {
         Renderer::new(RenderOptions {
@@ -165,21 +180,53 @@ mod tests {
         })
     }
 
+    /// A spinner target the test can read back.
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     #[test]
-    fn the_waiting_mark_is_erased_by_the_first_token() {
+    fn the_spinner_runs_until_the_first_event_and_erases_its_line() {
+        let drawn = Arc::new(Mutex::new(Vec::new()));
+        let target: SharedWriter = Arc::new(Mutex::new(Shared(Arc::clone(&drawn))));
         let (mut out, mut log, mut input) = (Vec::new(), Vec::new(), &b""[..]);
         {
-            let mut ui = LineUi::new(renderer(), &mut out, &mut log, &mut input).with_spinner(true);
+            let mut ui =
+                LineUi::new(renderer(), &mut out, &mut log, &mut input).with_spinner_on(target);
             ui.waiting();
             ui.stream_event(&StreamEvent::TextDelta {
                 text: "hello\n".into(),
             });
+            // Later events and a second `waiting` of the same reply draw nothing more...
+            let after_first = drawn.lock().unwrap().len();
+            ui.stream_event(&StreamEvent::TextDelta {
+                text: "world\n".into(),
+            });
+            ui.reply_done();
+            assert_eq!(drawn.lock().unwrap().len(), after_first);
+            // ...while the next request starts it again.
+            ui.waiting();
             ui.reply_done();
         }
-        assert_eq!(
-            String::from_utf8(out).unwrap_or_default(),
-            "\x1b[2m⠿ waiting for the model…\x1b[0m\r\x1b[Khello\n"
+        let drawn = String::from_utf8(drawn.lock().unwrap().clone()).unwrap();
+        let first = spinner::frame(0, std::time::Duration::ZERO);
+        assert!(drawn.starts_with(&first), "{drawn:?}");
+        assert!(drawn.ends_with(spinner::ERASE), "{drawn:?}");
+        assert_eq!(drawn.matches(spinner::ERASE).count(), 2, "{drawn:?}");
+        assert!(
+            drawn.contains(&format!("{}{first}", spinner::ERASE)),
+            "{drawn:?}"
         );
+        // The reply itself has no trace of the spinner.
+        assert_eq!(String::from_utf8(out).unwrap_or_default(), "hello\nworld\n");
         assert!(log.is_empty());
     }
 

@@ -5,10 +5,14 @@
 //! Markdown is styled line by line: headings and `**bold**` in bold, `` `code` `` and fenced
 //! code set apart in colour with the fences dimmed. Without colour the text is left exactly as
 //! the model wrote it. Reasoning lines carry a `┊ ` gutter and are dimmed (or hidden).
+//!
+//! The one part that writes itself is [`spinner`], the animated mark shown on a terminal
+//! while the model has not answered yet.
 
 mod inline;
 mod markdown;
 mod numbers;
+pub mod spinner;
 mod stream;
 mod style;
 mod tool;
