@@ -170,14 +170,24 @@ impl Tool for ExternalTool {
             .arg(args.to_value().to_string())
             .current_dir(&ctx.working_dir);
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let output =
-            process::run(command, self.timeout, MAX_EXTERNAL_OUTPUT_BYTES).map_err(|e| {
-                ToolError::failed(format!(
-                    "external tool `{name}` could not start `{}`: {e}",
-                    self.executable.display()
-                ))
-            })?;
+        let output = process::run_cancellable(
+            command,
+            self.timeout,
+            MAX_EXTERNAL_OUTPUT_BYTES,
+            &ctx.cancel,
+        )
+        .map_err(|e| {
+            ToolError::failed(format!(
+                "external tool `{name}` could not start `{}`: {e}",
+                self.executable.display()
+            ))
+        })?;
         let stderr = output.stderr.trim();
+        if output.cancelled {
+            return Err(ToolError::failed(format!(
+                "external tool `{name}` was cancelled by the user and killed"
+            )));
+        }
         if output.timed_out {
             return Err(ToolError::failed(format!(
                 "external tool `{name}` timed out after {} s and was killed",

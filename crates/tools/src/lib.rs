@@ -79,5 +79,5 @@ pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellPolicy, ShellSandboxError};
-pub use tool::{SessionState, Tool, ToolContext};
+pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;

@@ -110,3 +110,26 @@ fn run_shell_cancelled_by_the_user_kills_the_command_and_reports_it() {
         json!({"exit_code": 0, "stdout": "again\n", "stderr": "", "timed_out": false})
     );
 }
+
+#[test]
+fn a_cancelled_external_tool_is_killed_and_says_so() {
+    let mut f = Fixture::new();
+    let script = f.base.join("slow");
+    std::fs::write(&script, "#!/bin/sh\nsleep 30\necho '{}'\n").unwrap();
+    let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).unwrap();
+    let config: ybs_tools::ExternalToolConfig = serde_json::from_value(json!({
+        "name": "slow", "type": "executable", "path": script, "parameters": {}
+    }))
+    .unwrap();
+    let report = f.registry.set_external_sources(vec![config], None);
+    assert_eq!(report.loaded, ["slow"]);
+    let canceller = cancel_soon(&f.ctx.cancel);
+    let error = f.registry.invoke("slow", &json!({}), &f.ctx).unwrap_err();
+    canceller.join().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "external tool `slow` was cancelled by the user and killed"
+    );
+}

@@ -363,11 +363,17 @@ fn every_tool_knows_where_it_comes_from() {
         json!({"type": "object", "properties": {}}),
     ));
     f.registry.register(std::sync::Arc::new(probe)).unwrap();
-    let sources: Vec<Option<ToolSource>> =
-        ["read_file", "run_shell", "srv__probe", "configured", "side", "nope"]
-            .iter()
-            .map(|name| f.registry.source(name))
-            .collect();
+    let sources: Vec<Option<ToolSource>> = [
+        "read_file",
+        "run_shell",
+        "srv__probe",
+        "configured",
+        "side",
+        "nope",
+    ]
+    .iter()
+    .map(|name| f.registry.source(name))
+    .collect();
     assert_eq!(
         sources,
         [

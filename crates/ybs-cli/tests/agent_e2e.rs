@@ -340,6 +340,46 @@ fn the_repl_asks_before_a_call_that_needs_confirmation() {
 }
 
 #[test]
+fn sigint_during_a_tool_call_kills_the_command_and_ends_the_turn() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "run_shell",
+            json!({"command": "touch started && sleep 30 && touch finished"}),
+        ),
+        Turn::text(["never asked"]),
+    ]);
+    // The shell sandbox is not what this test is about; machines without Landlock run it too.
+    project.configure(|config| config["safety"]["sandbox_enabled"] = json!(false));
+    let child = project
+        .command(&["exec", "--yes", "wait for a long command"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = project.file("started");
+    for _ in 0..400 {
+        if started.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(started.exists(), "the command never started");
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("turn cancelled"), "{stderr}");
+    assert!(!project.file("finished").exists());
+    // The model was not asked again after the cancelled call.
+    assert_eq!(project.bodies().len(), 1);
+}
+
+#[test]
 fn sigint_cancels_the_turn_and_keeps_the_partial_reply() {
     let slow = Turn::text(["partial line\n", "more ", "never ", "seen"]).with_delay_ms(300);
     let project = Project::new(vec![slow, Turn::text(["next"])]);

@@ -90,3 +90,16 @@ impl Drop for Hub {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_ends_when_the_caller_cancels() {
+        let hub = Hub::new().unwrap();
+        let never = std::future::pending::<()>();
+        assert_eq!(hub.wait(never, || true), Err(Interrupted::Cancelled));
+        assert_eq!(hub.block_on(async { 7 }), Some(7));
+    }
+}

@@ -71,7 +71,7 @@ impl Tool for McpTool {
         &self.spec
     }
 
-    fn invoke(&self, args: &Args, _ctx: &ToolContext) -> Result<Value, ToolError> {
+    fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         let mut params = CallToolRequestParams::new(self.tool.clone());
         if let Value::Object(arguments) = args.to_value() {
             params = params.with_arguments(arguments);
@@ -80,7 +80,7 @@ impl Tool for McpTool {
         let timeout = self.timeout;
         let call = async move { tokio::time::timeout(timeout, service.call_tool(params)).await };
         let server = &self.server;
-        match self.hub.wait(call, || false) {
+        match self.hub.wait(call, || ctx.cancel.is_cancelled()) {
             Ok(Ok(Ok(result))) => result_value(result),
             Ok(Ok(Err(error))) => Err(ToolError::failed(format!(
                 "MCP server `{server}` failed the call: {error}"
