@@ -1,7 +1,7 @@
 //! The REPL on a real terminal: `ybs` runs in a detached tmux session (a pseudo-terminal)
 //! against the in-process fake LLM; keys are sent with `tmux send-keys` and the screen read
-//! with `tmux capture-pane`. Checks a slash command, the confirmation prompt answered with
-//! `y`, and Ctrl-D leaving. Skipped (with a note) where tmux is not installed.
+//! with `tmux capture-pane`. Checks a slash command, the spinner while the model is slow
+//! to answer, the confirmation prompt answered with `y`, and Ctrl-D leaving. Skipped (with a note) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
@@ -85,11 +85,14 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
         fs::create_dir_all(root.join(sub)).unwrap();
     }
     let llm = FakeLlm::start(Script::new([
-        Turn::default().with_tool_call(ToolCall::new(
-            "c1",
-            "write_file",
-            json!({"path": "pty.txt", "content": "from the terminal"}),
-        )),
+        // Slow to answer, so the spinner shows (and must not block the turn).
+        Turn::default()
+            .with_tool_call(ToolCall::new(
+                "c1",
+                "write_file",
+                json!({"path": "pty.txt", "content": "from the terminal"}),
+            ))
+            .with_delay_ms(600),
         Turn::text(["I wrote pty.txt."]),
     ]))
     .unwrap();
@@ -98,7 +101,7 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
         "llm": {"provider": "openai-compatible", "model": "fake-model",
                 "endpoint": format!("{}/v1", llm.base_url())},
         "agent": {"retry_attempts": 0},
-        "ui": {"color": false}
+        "ui": {"color": true}
     });
     fs::write(&config, settings.to_string()).unwrap();
     let command = format!(
@@ -129,6 +132,7 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
     tmux.keys(&["/provider current", "Enter"]);
     tmux.wait_for_after("openai-compatible fake-model at http://127.0.0.1:", "ybs>");
     tmux.keys(&["please write pty.txt", "Enter"]);
+    tmux.wait_for("waiting for the model…");
     tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
     tmux.keys(&["y", "Enter"]);
     // Ctrl-D only means end of input once the line editor is reading again.

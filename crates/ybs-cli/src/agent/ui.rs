@@ -64,11 +64,19 @@ impl<'a> LineUi<'a> {
     /// renderer uses colour (so `NO_COLOR`, `ui.color: false` and a non-TTY stdout turn it
     /// off too).
     pub fn with_spinner(self, on: bool) -> Self {
-        if on && self.renderer.options().color && std::io::stderr().is_terminal() {
-            let stderr: SharedWriter = Arc::new(Mutex::new(std::io::stderr()));
-            self.with_spinner_on(stderr)
-        } else {
-            self
+        let stderr = std::io::stderr();
+        if !(on && self.renderer.options().color && stderr.is_terminal()) {
+            return self;
+        }
+        // The spinner's thread writes to its own handle of the terminal: `std::io::stderr()`
+        // takes a lock that the REPL holds for its whole run, so the thread would wait on it
+        // forever (and the turn on the thread).
+        match std::os::fd::AsFd::as_fd(&stderr).try_clone_to_owned() {
+            Ok(fd) => {
+                let terminal: SharedWriter = Arc::new(Mutex::new(std::fs::File::from(fd)));
+                self.with_spinner_on(terminal)
+            }
+            Err(_) => self,
         }
     }
 
