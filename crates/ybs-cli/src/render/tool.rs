@@ -83,10 +83,15 @@ fn fold(value: &Value, painter: Painter) -> String {
 }
 
 /// `✓ name: …` or `✗ name: …`: short results in full, long ones by size, errors by their
-/// first line.
+/// first line; a command that exited with another status than 0 is a failure too.
 pub fn result_line(name: &str, result: &ToolResult, painter: Painter) -> String {
     let content = result.content.trim();
-    let summary = if result.is_error {
+    let failed_command = (!result.is_error)
+        .then(|| command_failure(content))
+        .flatten();
+    let summary = if let Some(failure) = &failed_command {
+        failure.clone()
+    } else if result.is_error {
         preview(content.lines().next().unwrap_or(""), RESULT_CHARS)
     } else if content.chars().count() <= RESULT_CHARS && !content.contains('\n') {
         content.to_owned()
@@ -99,7 +104,7 @@ pub fn result_line(name: &str, result: &ToolResult, painter: Painter) -> String 
             thousands(content.chars().count() as u64)
         )
     };
-    let (mark, role) = if result.is_error {
+    let (mark, role) = if result.is_error || failed_command.is_some() {
         ("✗", Role::Failure)
     } else {
         ("✓", Role::Success)
@@ -121,6 +126,23 @@ fn truncate(text: &str, max: usize) -> String {
 
 fn preview(text: &str, max: usize) -> String {
     truncate(text.trim(), max)
+}
+
+/// `exit code N` (and why) for a `run_shell` result whose command did not succeed.
+fn command_failure(content: &str) -> Option<String> {
+    let result: Value = serde_json::from_str(content).ok()?;
+    let code = result.get("exit_code")?.as_i64()?;
+    let flag = |key: &str| result.get(key).and_then(Value::as_bool) == Some(true);
+    let why = if flag("cancelled") {
+        " (cancelled by the user)"
+    } else if flag("timed_out") {
+        " (timed out)"
+    } else if code == 0 {
+        return None;
+    } else {
+        ""
+    };
+    Some(format!("exit code {code}{why}"))
 }
 
 #[cfg(test)]
@@ -205,6 +227,33 @@ mod tests {
         assert_eq!(
             result_line("read_file", &failed, PLAIN),
             "  ✗ read_file: path escapes the sandbox: /etc/passwd"
+        );
+    }
+
+    #[test]
+    fn a_command_that_did_not_succeed_is_marked_failed() {
+        let shell = |content: &str| ToolResult {
+            call_id: "c".into(),
+            name: None,
+            content: content.into(),
+            is_error: false,
+        };
+        let line = |content: &str| result_line("run_shell", &shell(content), PLAIN);
+        assert_eq!(
+            line(r#"{"exit_code":0,"stdout":"ok\n","stderr":"","timed_out":false}"#),
+            r#"  ✓ run_shell: {"exit_code":0,"stdout":"ok\n","stderr":"","timed_out":false}"#
+        );
+        assert_eq!(
+            line(r#"{"exit_code":2,"stdout":"","stderr":"no","timed_out":false}"#),
+            "  ✗ run_shell: exit code 2"
+        );
+        assert_eq!(
+            line(r#"{"exit_code":137,"stdout":"","stderr":"","timed_out":false,"cancelled":true}"#),
+            "  ✗ run_shell: exit code 137 (cancelled by the user)"
+        );
+        assert_eq!(
+            line(r#"{"exit_code":137,"stdout":"","stderr":"","timed_out":true}"#),
+            "  ✗ run_shell: exit code 137 (timed out)"
         );
     }
 }
