@@ -11,9 +11,22 @@ use ybs_core::ToolCall;
 use ybs_tools::Confirmation;
 
 use crate::agent::Agent;
+use crate::config::Config;
 use crate::confirm::Settle;
 use crate::mcp::{self, McpFailure};
 use crate::setup;
+
+/// Drops the configured MCP servers none of whose tools the chat names in a `tool:` line, so
+/// `ask` does not start servers only to hide their tools.
+pub fn keep_named_servers(expansion: &Expansion, config: &mut Config) {
+    let named: Vec<&str> = requests(expansion, &[ToolRequestKind::Tool])
+        .filter_map(|request| request.args.first().map(String::as_str))
+        .collect();
+    (config.mcp.servers).retain(|server, _| {
+        let prefix = mcp::tool_prefix(server);
+        named.iter().any(|name| name.starts_with(&prefix))
+    });
+}
 
 /// Connects the chat's `mcp:` servers and leaves enabled only the tools the chat offers: those
 /// of its `tool:` lines and of its servers. Servers that fail are returned, not fatal; a line

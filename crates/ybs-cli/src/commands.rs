@@ -327,6 +327,7 @@ pub fn ask(
     } else {
         ConfirmMode::Deny
     };
+    chat_tools::keep_named_servers(&expansion, &mut config);
     let mut agent = build_agent(&config, host, mode, cli.options.dry_run, err)?;
     let failures = chat_tools::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     warn_mcp(&failures, err);
@@ -392,9 +393,8 @@ pub fn tools(
     }
     let mut policy = ybs_tools::ConfirmationPolicy::default();
     let cwd = &host.locations.cwd;
-    let specs = crate::mcp::from_config(&config.mcp.servers, cwd);
     warn_mcp(
-        &setup::add_mcp_tools(specs, &mut registry, &mut policy),
+        &setup::add_config_mcp_tools(config, cwd, &mut registry, &mut policy),
         err,
     );
     let specs = registry.specs();
@@ -431,9 +431,9 @@ pub fn tool(
         ybs_tools::ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
     // MCP servers are started only for a tool that is not a built-in or external one.
     if registry.source(name).is_none() {
-        let specs = crate::mcp::from_config(&config.mcp.servers, &host.locations.cwd);
+        let cwd = &host.locations.cwd;
         warn_mcp(
-            &setup::add_mcp_tools(specs, &mut registry, &mut policy),
+            &setup::add_config_mcp_tools(config, cwd, &mut registry, &mut policy),
             err,
         );
     }

@@ -155,7 +155,13 @@ pub fn add_mcp_tools(
     for tool in load.tools {
         let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
         let server = tool.server().to_owned();
-        if !tool.trusted() {
+        let trusted = tool.trusted();
+        if let Err(error) = registry.register(tool) {
+            failures.push(McpFailure {
+                server,
+                message: error.to_string(),
+            });
+        } else if !trusted {
             policy.require(
                 name.clone(),
                 format!(
@@ -164,14 +170,18 @@ pub fn add_mcp_tools(
                 ),
             );
         }
-        if let Err(error) = registry.register(tool) {
-            failures.push(McpFailure {
-                server,
-                message: error.to_string(),
-            });
-        }
     }
     failures
+}
+
+/// [`add_mcp_tools`] for the servers of `mcp.servers`, stdio ones started in `cwd`.
+pub fn add_config_mcp_tools(
+    config: &Config,
+    cwd: &Path,
+    registry: &mut ToolRegistry,
+    policy: &mut ConfirmationPolicy,
+) -> Vec<McpFailure> {
+    add_mcp_tools(mcp::from_config(&config.mcp.servers, cwd), registry, policy)
 }
 
 /// What building an agent had to report without failing.
@@ -194,11 +204,7 @@ pub fn agent(
     let (mut registry, report) = registry(config, around.home.as_deref());
     let context = tool_context(config, around)?;
     let mut policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
-    let mcp = add_mcp_tools(
-        mcp::from_config(&config.mcp.servers, &around.cwd),
-        &mut registry,
-        &mut policy,
-    );
+    let mcp = add_config_mcp_tools(config, &around.cwd, &mut registry, &mut policy);
     let settings = AgentSettings {
         model: config.llm.model.clone(),
         system: Some(SYSTEM_PROMPT.to_owned()),

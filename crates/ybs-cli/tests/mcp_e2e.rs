@@ -290,3 +290,19 @@ fn a_bad_mcp_line_names_its_line_and_leaves_the_file_alone() {
     );
     assert_eq!(project.read("bad.chat"), chat);
 }
+
+#[test]
+fn ask_starts_a_configured_server_only_when_the_chat_names_one_of_its_tools() {
+    let project = Project::new(vec![Turn::text(["plain"]), Turn::text(["with calc"])]);
+    let record = stdio_server(&project, "calc", &[], true);
+    project.write("plain.chat", "Just talk.\n");
+    let output = project.ybs(&["ask", "--chat", "plain.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // The server opens its record file when it starts.
+    assert!(!record.exists(), "the unnamed server was started");
+    project.write("calc.chat", "tool: calc__add\n\nAdd.\n");
+    let output = project.ybs(&["ask", "--chat", "calc.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(record.exists());
+    assert_eq!(offered(&project.bodies()[1]), ["calc__add"]);
+}

@@ -16,7 +16,7 @@ mod tool;
 
 use std::sync::Arc;
 
-pub use names::qualified_name;
+pub use names::{qualified_name, tool_prefix};
 pub use spec::{McpServerSpec, McpTransport, SpecError, from_chat_line, from_config};
 pub use tool::McpTool;
 
@@ -45,34 +45,25 @@ pub fn connect_all(specs: Vec<McpServerSpec>) -> McpLoad {
     if specs.is_empty() {
         return McpLoad::default();
     }
+    let names: Vec<String> = specs.iter().map(|spec| spec.name.clone()).collect();
+    let all_failed = |message: String| McpLoad {
+        tools: Vec::new(),
+        failures: (names.iter())
+            .map(|server| McpFailure {
+                server: server.clone(),
+                message: message.clone(),
+            })
+            .collect(),
+    };
     let hub = match hub::Hub::new() {
         Ok(hub) => Arc::new(hub),
-        Err(error) => {
-            return McpLoad {
-                tools: Vec::new(),
-                failures: (specs.into_iter())
-                    .map(|spec| McpFailure {
-                        server: spec.name,
-                        message: format!("cannot start the MCP runtime: {error}"),
-                    })
-                    .collect(),
-            };
-        }
+        Err(error) => return all_failed(format!("cannot start the MCP runtime: {error}")),
     };
-    let names: Vec<String> = specs.iter().map(|spec| spec.name.clone()).collect();
     let connected = hub.block_on(async move {
         futures::future::join_all(specs.into_iter().map(connect::connect)).await
     });
     let Some(connected) = connected else {
-        return McpLoad {
-            tools: Vec::new(),
-            failures: (names.into_iter())
-                .map(|server| McpFailure {
-                    server,
-                    message: "the MCP runtime stopped while connecting".into(),
-                })
-                .collect(),
-        };
+        return all_failed("the MCP runtime stopped while connecting".into());
     };
     let mut load = McpLoad::default();
     for result in connected {

@@ -19,6 +19,11 @@ pub fn qualified_name(server: &str, tool: &str) -> String {
     format!("{}_{suffix}", &name[..keep])
 }
 
+/// `SERVER__`: how every tool name of `server` begins.
+pub fn tool_prefix(server: &str) -> String {
+    format!("{}{SEPARATOR}", sanitize(server))
+}
+
 /// Keeps ASCII letters, digits, `_` and `-`; anything else becomes `_`.
 pub(super) fn sanitize(text: &str) -> String {
     let cleaned: String = text
@@ -45,6 +50,7 @@ mod tests {
     #[test]
     fn joins_server_and_tool() {
         assert_eq!(qualified_name("git", "status"), "git__status");
+        assert!(qualified_name("my server", "x").starts_with(&tool_prefix("my server")));
     }
 
     #[test]
