@@ -13,10 +13,16 @@ end
 
 local command = vim.api.nvim_create_user_command
 command("BB7Init", run("init"), { desc = "bb7: create .bb7/ in the current directory" })
-command("BB7", run("open"), { desc = "bb7: open the UI" })
+command("BB7", run("open"), { desc = "bb7: open or close the UI" })
 command("BB7Add", run("add"), { nargs = "?", range = true, complete = "file", desc = "bb7: add the current file, a range, or path:start:end to the chat" })
 command("BB7AddReadonly", run("add_readonly"), { nargs = "?", range = true, complete = "file", desc = "bb7: add read-only" })
 command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context" })
 command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
 command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
 command("BB7Model", run("model"), { nargs = "?", bang = true, desc = "bb7: pick the model (! toggles a favorite)" })
+command("BB7NewChat", run("new_chat"), { nargs = "?", desc = "bb7: start a new chat" })
+command("BB7EditInstructions", run("edit_instructions"), { nargs = "?", complete = function()
+  return { "project", "global" }
+end, desc = "bb7: edit the project or global instructions" })
+command("BB7Version", run("version"), { desc = "bb7: daemon and plugin versions" })
+command("BB7RefreshModels", run("refresh_models"), { desc = "bb7: fetch the model list again" })

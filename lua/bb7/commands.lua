@@ -8,13 +8,13 @@ local target = require("bb7.target")
 
 local M = {}
 
--- Calls fn() once the daemon is up and the project has `.bb7/`; otherwise tells the user.
+-- Calls fn() once the daemon is up with a project, or in global-only mode (no `.bb7/` here).
 local function with_project(fn)
   session.ensure(function(ok)
     if not ok then
       return
     end
-    if not state.data.initialized then
+    if not state.data.initialized and not state.data.global_only then
       notify.warn("Not initialized. Run :BB7Init")
       return
     end
@@ -78,10 +78,14 @@ local function pick_chat(chats, prompt, after)
   end)
 end
 
---- :BB7
+--- :BB7 (closes the bb7 tab when it is the current one)
 function M.open()
+  local ui = require("bb7.ui")
+  if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab and ui.complete() then
+    ui.close()
+    return
+  end
   with_project(function()
-    local ui = require("bb7.ui")
     actions.refresh_chats(function(ok)
       if not ok then
         return
@@ -105,12 +109,18 @@ end
 
 local function context_command(cmd, readonly)
   with_chat(function()
+    local paths = require("bb7.add_many").paths(cmd)
+    if paths then
+      require("bb7.add_many").run(paths, readonly)
+      return
+    end
     local t, err = target.resolve(state.data.root, cmd, true)
     if not t then
       notify.error(err)
       return
     end
-    actions.add(t.path, t.content, { readonly = readonly, first = t.first, last = t.last })
+    local global = state.data.global_only or (state.data.chat and state.data.chat.global)
+    actions.add(global and t.abs or t.path, t.content, { readonly = readonly, first = t.first, last = t.last })
   end)
 end
 
@@ -219,6 +229,67 @@ function M.model(cmd)
         end
       end)
     end)
+  end)
+end
+
+--- :BB7NewChat [name]
+function M.new_chat(cmd)
+  with_project(function()
+    actions.new_chat(vim.trim(cmd.args or ""), function(ok)
+      if ok then
+        require("bb7.ui").open()
+      end
+    end)
+  end)
+end
+
+--- :BB7EditInstructions [project|global] (project by default; global-only mode: global)
+function M.edit_instructions(cmd)
+  with_project(function()
+    local level = vim.trim(cmd.args or "")
+    if level == "" then
+      level = state.data.global_only and "global" or "project"
+    end
+    if level == "project" and state.data.global_only then
+      notify.warn("Not initialized. Run :BB7Init")
+      return
+    end
+    session.request("prepare_instructions", { level = level }, function(reply)
+      if reply.type ~= "instructions_path" then
+        notify.daemon_error("open the instructions", reply.message)
+        return
+      end
+      local ui = require("bb7.ui")
+      if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab then
+        vim.cmd("tabnew")
+      end
+      vim.cmd("edit " .. vim.fn.fnameescape(reply.path))
+    end)
+  end)
+end
+
+--- :BB7Version
+function M.version()
+  session.ensure(function(ok)
+    if not ok then
+      return
+    end
+    session.request("version", {}, function(reply)
+      if reply.type ~= "version" then
+        notify.daemon_error("ask the version", reply.message)
+        return
+      end
+      notify.info("daemon " .. tostring(reply.version) .. ", plugin " .. require("bb7").version)
+    end)
+  end)
+end
+
+--- :BB7RefreshModels
+function M.refresh_models()
+  session.ensure(function(ok)
+    if ok then
+      actions.refresh_models()
+    end
   end)
 end
 

@@ -3,6 +3,9 @@
 -- without calling it, with the defaults.
 local M = {}
 
+-- The plugin's version (`:BB7Version`), the workspace's version.
+M.version = "0.1.0"
+
 local did_setup = false
 
 function M.setup(opts)

@@ -1,32 +1,41 @@
--- Pinned chats of a project: `.bb7/pinned_chats.json`, a JSON array of chat ids.
+-- Pinned chats: `.bb7/pinned_chats.json` under the project root (or under `~` for global
+-- chats), `{"chats": [ids]}` as the first bb7 plugin writes it, so both plugins share pins.
+-- A bare array (what this plugin wrote before) is read too, and rewritten in the shared
+-- format on the next change.
 local jsonfile = require("bb7.jsonfile")
 
 local M = {}
 
-function M.path(root)
-  return root .. "/.bb7/pinned_chats.json"
+--- The pins file of a project root, or of the global chats when `dir` is the home directory.
+function M.path(dir)
+  return dir .. "/.bb7/pinned_chats.json"
+end
+
+--- The pinned ids, in file order.
+function M.ids(dir)
+  local data = jsonfile.read(M.path(dir), {})
+  local list = {}
+  if type(data) == "table" then
+    list = vim.islist(data) and data or (type(data.chats) == "table" and data.chats or {})
+  end
+  return vim.tbl_filter(function(id)
+    return type(id) == "string"
+  end, list)
 end
 
 --- The pinned ids as a set.
-function M.load(root)
+function M.load(dir)
   local set = {}
-  local list = jsonfile.read(M.path(root), {})
-  if type(list) == "table" then
-    for _, id in ipairs(list) do
-      set[id] = true
-    end
+  for _, id in ipairs(M.ids(dir)) do
+    set[id] = true
   end
   return set
 end
 
 --- Pins or unpins `id`; returns whether it is pinned now (nil and a message on failure).
-function M.toggle(root, id)
-  local list = jsonfile.read(M.path(root), {})
-  if type(list) ~= "table" then
-    list = {}
-  end
+function M.toggle(dir, id)
   local out, found = {}, false
-  for _, pinned in ipairs(list) do
+  for _, pinned in ipairs(M.ids(dir)) do
     if pinned == id then
       found = true
     else
@@ -36,7 +45,7 @@ function M.toggle(root, id)
   if not found then
     table.insert(out, id)
   end
-  local ok, err = jsonfile.write(M.path(root), out)
+  local ok, err = jsonfile.write(M.path(dir), { chats = out })
   if not ok then
     return nil, err
   end

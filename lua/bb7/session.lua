@@ -150,7 +150,9 @@ function M.ensure(cb)
       fn(ok)
     end
   end
-  M.request("init", { project_root = root }, function(reply)
+  -- without `.bb7/` the daemon runs in global-only mode: `init` with an empty project_root
+  local project = M.project_initialized(root)
+  M.request("init", { project_root = project and root or "" }, function(reply)
     if reply.type == "error" then
       notify.daemon_error("initialize", reply.message)
       finish(false)
@@ -158,7 +160,11 @@ function M.ensure(cb)
     end
     state.data.root = root
     state.data.ready = true
-    state.data.initialized = not reply.global_only and M.project_initialized(root)
+    state.data.initialized = project and not reply.global_only
+    state.data.global_only = not state.data.initialized
+    if state.data.global_only then
+      state.data.scope = "global"
+    end
     if reply.default_model and not state.data.model then
       state.data.model = reply.default_model
     end
@@ -166,10 +172,13 @@ function M.ensure(cb)
       local id = active.type == "chat_active" and active.id or nil
       if id or not previous then
         state.data.active_id = id
+        if active.global then
+          state.data.scope = "global"
+        end
         return finish(true)
       end
       -- a restarted daemon has no active chat: select the one this session had
-      M.request("chat_select", { id = previous }, function(selected)
+      M.request("chat_select", { id = previous, global = state.data.scope == "global" or nil }, function(selected)
         state.data.active_id = selected.type ~= "error" and previous or nil
         finish(true)
       end)

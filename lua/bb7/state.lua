@@ -18,6 +18,13 @@ local function fresh()
     stream = nil, -- the running send: { id = request_id, cancelled = bool }
     diff_error = nil, -- the last diff_error: { errors, tool_calls, content }
     trimmed = 0, -- pairs trimmed by the last send (`trimmed` of its `done`)
+    global_only = false, -- no `.bb7/` here: the daemon runs with global chats only
+    scope = "project", -- which chats the chats pane lists: "project" or "global"
+    reasoning_effort = "none", -- none/low/medium/high, kept per chat
+    models_at = nil, -- os.time() of the last get_models
+    customization = nil, -- get_customization_info reply (instruction files)
+    reask = nil, -- a re-ask in progress: { chat_id, index (0-based user message), last }
+    started = os.date("%Y-%m-%dT%H:%M:%S"), -- this session's start, in usage.csv's format
   }
 end
 

@@ -16,24 +16,35 @@ describe("state: not initialized", function()
     fake = env.reset()
   end)
 
-  it(":BB7 warns Not initialized", function()
+  it(":BB7 outside a project opens global chats (init with an empty project_root)", function()
     env.cmd("BB7")
-    t.eq({ "WARN BB-7: Not initialized. Run :BB7Init" }, env.messages())
-    t.eq(1, #vim.api.nvim_list_tabpages(), "no UI opened")
+    t.eq({}, env.messages())
+    t.eq("", fake:sent("init")[1].project_root)
+    t.truthy(require("bb7.ui").is_open())
+    local st = require("bb7.state").data
+    t.truthy(st.global_only)
+    t.eq("global", st.scope)
+    t.eq(true, fake:sent("chat_list")[1].global)
   end)
 
-  it(":BB7Add, :BB7AddReadonly and :BB7Remove warn Not initialized", function()
+  it(":BB7Add, :BB7AddReadonly and :BB7Remove warn No active chat in global-only mode", function()
     env.write("a.lua", { "x" })
     vim.cmd("edit a.lua")
     env.cmd("BB7Add")
     env.cmd("BB7AddReadonly")
     env.cmd("BB7Remove")
-    t.eq({
-      "WARN BB-7: Not initialized. Run :BB7Init",
-      "WARN BB-7: Not initialized. Run :BB7Init",
-      "WARN BB-7: Not initialized. Run :BB7Init",
-    }, env.messages())
+    t.eq({ "WARN BB-7: No active chat", "WARN BB-7: No active chat", "WARN BB-7: No active chat" }, env.messages())
     t.eq(0, #fake:sent("context_add"))
+  end)
+
+  it("a global chat outside a project gets files by absolute path", function()
+    env.cmd("BB7NewChat")
+    t.eq(true, fake:sent("chat_new")[1].global)
+    local abs = env.write("a.lua", { "x" })
+    vim.cmd("edit a.lua")
+    env.notes = {}
+    env.cmd("BB7Add")
+    t.eq(abs, fake:sent("context_add")[1].path)
   end)
 
   it(":BB7Init creates .bb7/ and says where", function()
@@ -342,14 +353,16 @@ describe("daemon lifecycle", function()
 
   it("initializes again for a new project when the working directory changes", function()
     env.cmd("BB7")
+    vim.cmd("tabfirst") -- :BB7 in the bb7 tab closes it
     local first = env.dir
     local other = vim.fn.resolve(vim.fn.tempname())
     vim.fn.mkdir(other, "p")
     vim.cmd("cd " .. vim.fn.fnameescape(other))
     env.cmd("BB7")
     local inits = fake:sent("init")
-    t.eq({ first, other }, { inits[1].project_root, inits[2].project_root })
-    t.eq({ "WARN BB-7: Not initialized. Run :BB7Init" }, env.messages())
+    t.eq({ first, "" }, { inits[1].project_root, inits[2].project_root }, "no .bb7/ there: global-only")
+    t.eq({}, env.messages())
+    t.truthy(require("bb7.state").data.global_only)
     t.eq(other, require("bb7.state").data.root)
   end)
 

@@ -35,6 +35,7 @@ local function complete()
   end
   return true
 end
+M.complete = complete
 
 function M.refresh_status()
   statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))

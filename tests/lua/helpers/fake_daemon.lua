@@ -112,7 +112,7 @@ function Fake:chat()
   return self.active and self.chats[self.active]
 end
 
-function Fake:new_chat(name)
+function Fake:new_chat(name, global)
   self.next_chat = self.next_chat + 1
   local id = string.format("%010x", self.next_chat)
   self.chats[id] = {
@@ -124,6 +124,8 @@ function Fake:new_chat(name)
     messages = {},
     context = {},
     outputs = {},
+    global = global == true,
+    reasoning_effort = "",
   }
   table.insert(self.order, 1, id)
   return id
@@ -189,7 +191,7 @@ local NEEDS_CHAT = {
   chat_get = true, context_add = true, context_add_section = true, context_update = true,
   context_remove = true, context_remove_section = true, context_list = true,
   context_set_readonly = true, send = true, save_draft = true, get_file_statuses = true,
-  apply_file = true, get_diff_paths = true, estimate_tokens = true, save_chat_settings = true,
+  apply_file = true, apply_file_as = true, output_delete = true, message_delete = true, get_diff_paths = true, estimate_tokens = true, save_chat_settings = true,
   diff_local_done = true,
 }
 
@@ -200,9 +202,12 @@ function Fake:_handle(req)
   elseif a == "version" then
     return self:emit(reply(req, { type = "version", version = "0.1.0" }))
   elseif a == "init" then
+    if req.project_root ~= "" and vim.fn.isdirectory(req.project_root .. "/.bb7") == 0 then
+      return self:emit(err(req, "Not initialized. Run :BB7Init"))
+    end
     self.root = req.project_root
     self.ready = true
-    self.project = vim.fn.isdirectory(self.root .. "/.bb7") == 1
+    self.project = self.root ~= ""
     local msg = { type = "ok" }
     if not self.project then
       msg.global_only = true
@@ -231,19 +236,56 @@ function Fake:_handle(req)
     return self:emit(reply(req, { type = "balance", total_credits = 10, total_usage = 3.45 }))
   elseif a == "chat_list" then
     local chats = {}
+    local global = req.global == true or not self.project
     for _, id in ipairs(self.order) do
       local c = self.chats[id]
-      table.insert(chats, { id = id, name = c.name, created = c.created })
+      if c.global == global then
+        table.insert(chats, { id = id, name = c.name, created = c.created })
+      end
     end
     return self:emit(reply(req, { type = "chat_list", chats = chats }))
   elseif a == "chat_active" then
-    return self:emit(reply(req, { type = "chat_active", id = self.active }))
+    local c = self.active and self.chats[self.active]
+    return self:emit(reply(req, { type = "chat_active", id = self.active, global = c and c.global or nil }))
+  elseif a == "chat_move" then
+    local c = self.chats[req.id]
+    if not c then
+      return self:emit(err(req, "Chat not found"))
+    end
+    if req.to ~= "global" and req.to ~= "project" then
+      return self:emit(err(req, "Missing or invalid field: to (must be 'global' or 'project')"))
+    end
+    if not self.project then
+      return self:emit(err(req, "Not initialized. Run :BB7Init"))
+    end
+    c.global = req.to == "global"
+    return self:emit(reply(req, { type = "ok", id = req.id }))
+  elseif a == "get_customization_info" then
+    return self:emit(reply(req, vim.tbl_extend("force", { type = "customization_info" }, self.customization or {
+      system_override = false, global_instructions = true, project_instructions = false, project_instructions_error = "",
+    })))
+  elseif a == "prepare_instructions" then
+    local paths = {
+      project = self.root .. "/.bb7/instructions",
+      global = vim.env.HOME .. "/.config/bb7/instructions",
+      system = vim.env.HOME .. "/.config/bb7/system_prompt.md",
+    }
+    local path = paths[req.level]
+    if not path then
+      return self:emit(err(req, "invalid level: must be project, global, or system"))
+    end
+    if vim.fn.filereadable(path) == 0 then
+      vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+      vim.fn.writefile({ "# Instructions" }, path)
+    end
+    return self:emit(reply(req, { type = "instructions_path", path = path }))
   elseif a == "chat_new" then
-    local id = self:new_chat(req.name)
+    local id = self:new_chat(req.name, req.global == true or not self.project)
     self.active = id
     return self:emit(reply(req, { type = "ok", id = id }))
   elseif a == "chat_select" then
-    if not self.chats[req.id] then
+    local c = self.chats[req.id]
+    if not c or c.global ~= (req.global == true or not self.project) then
       return self:emit(err(req, "Chat not found"))
     end
     self.active = req.id
@@ -286,13 +328,15 @@ function Fake:_handle(req)
   if a == "chat_get" then
     return self:emit(reply(req, {
       type = "chat", id = chat.id, name = chat.name, created = chat.created, model = chat.model,
-      draft = chat.draft, messages = chat.messages,
+      draft = chat.draft, messages = chat.messages, reasoning_effort = chat.reasoning_effort,
+      global = chat.global or nil,
     }))
   elseif a == "save_draft" then
     chat.draft = req.draft
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "save_chat_settings" then
     chat.model = req.model or chat.model
+    chat.reasoning_effort = req.reasoning_effort or chat.reasoning_effort
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "context_add" or a == "context_add_section" then
     if a == "context_add" and req.path:sub(1, 1) ~= "/" and req.path:find("^%.%./") then
@@ -333,23 +377,48 @@ function Fake:_handle(req)
   elseif a == "get_file_statuses" then
     return self:emit(reply(req, { type = "file_statuses", files = self:statuses(chat) }))
   elseif a == "estimate_tokens" then
-    return self:emit(reply(req, { type = "token_estimate", total = 4200, context_files = 2800, history = 1200, instructions = 200, system_prompt = 150, files = {}, potential_savings = 0 }))
-  elseif a == "apply_file" then
+    local typed = req.input_text and math.ceil(#req.input_text / 4) or nil
+    return self:emit(reply(req, { type = "token_estimate", total = (self.estimate_total or 4200) + (typed or 0), context_files = 2800, history = 1200, instructions = 200, system_prompt = 150, files = {}, potential_savings = 0, input_text = typed }))
+  elseif a == "apply_file" or a == "apply_file_as" then
+    -- like the daemon: records the apply and answers the text; the client writes the file
     local out = chat.outputs[req.path]
     if not out then
       return self:emit(err(req, "File not found"))
     end
-    local abs = self.root .. "/" .. req.path
-    vim.fn.mkdir(vim.fn.fnamemodify(abs, ":h"), "p")
-    vim.fn.writefile(vim.split(out, "\n", { plain = true }), abs, "b")
+    if a == "apply_file_as" and (req.destination or "") == "" then
+      return self:emit(err(req, "Missing required field: destination"))
+    end
+    local dest = a == "apply_file_as" and req.destination or req.path
     chat.outputs[req.path] = nil
-    local _, file = find_context(chat, req.path)
+    local _, file = find_context(chat, dest)
     if file then
       file.content = out
     else
-      table.insert(chat.context, { path = req.path, content = out, readonly = false })
+      table.insert(chat.context, { path = dest, content = out, readonly = false })
     end
     return self:emit(reply(req, { type = "ok", content = out }))
+  elseif a == "output_delete" then
+    if not chat.outputs[req.path] then
+      return self:emit(err(req, "File not found"))
+    end
+    chat.outputs[req.path] = nil
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "message_delete" then
+    local msg = chat.messages[(req.index or -1) + 1]
+    if not msg or msg.role ~= "user" then
+      return self:emit(err(req, "Can only delete user messages"))
+    end
+    local last = #chat.messages
+    for j = req.index + 2, #chat.messages do
+      if chat.messages[j].role == "user" then
+        last = j - 1
+        break
+      end
+    end
+    for _ = req.index + 1, last do
+      table.remove(chat.messages, req.index + 1)
+    end
+    return self:emit(reply(req, { type = "ok" }))
   elseif a == "get_diff_paths" then
     if not chat.outputs[req.path] then
       return self:emit(err(req, "File not found"))
@@ -447,7 +516,13 @@ function Fake:_send(req, chat)
         table.insert(parts, { type = "thinking", content = table.concat(thinking) })
       end
       table.insert(parts, { type = "text", content = table.concat(text) })
-      table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files })
+      if msg.type ~= "error" or #text > 0 or #thinking > 0 then
+        table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files })
+      end
+      if msg.type == "error" then
+        -- a provider error is kept in the chat as a system message (bb7 fidelity, item 17)
+        table.insert(chat.messages, { role = "system", parts = { { type = "text", content = msg.message } } })
+      end
       for path, content in pairs(msg.write or {}) do
         chat.outputs[path] = content
       end

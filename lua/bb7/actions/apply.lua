@@ -1,0 +1,234 @@
+-- Applying and rejecting outputs. The daemon records the apply and answers with the file's
+-- new text; the plugin writes it (bb7.writeback). Nothing local is replaced without the user
+-- saying so: a `!A` output (the model created a file that exists locally) asks where to write
+-- or cancels, and a buffer with unsaved changes asks before its text is replaced.
+local common = require("bb7.actions.common")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+local status = require("bb7.status")
+local sync = require("bb7.actions.sync")
+local writeback = require("bb7.writeback")
+
+local M = {}
+local done = common.done
+
+M.REPLACE = "Replace the unsaved changes"
+M.OVERWRITE = "Overwrite it"
+M.CANCEL = "Cancel"
+M.REJECT = "Reject"
+M.KEEP = "Keep"
+
+--- Whether a file has output that differs from what it would replace.
+local function pending_output(file)
+  return file.has_output and (file.status == "M" or file.status == "A" or file.status == "!A")
+end
+
+local function absolute(path)
+  return status.absolute(state.data.root, path)
+end
+
+-- cb(true) when `dest` may be written: writable, and its unsaved buffer changes (if any) may
+-- be replaced.
+local function may_write(dest, cb)
+  local why = writeback.unwritable(absolute(dest))
+  if why then
+    notify.error("Cannot write file " .. dest .. ": " .. why)
+    return cb(false)
+  end
+  if not writeback.unsaved(absolute(dest)) then
+    return cb(true)
+  end
+  vim.ui.select({ M.REPLACE, M.CANCEL }, { prompt = "BB-7: " .. dest .. " has unsaved changes in Neovim." }, function(choice)
+    if choice ~= M.REPLACE then
+      notify.info("Apply cancelled")
+    end
+    cb(choice == M.REPLACE)
+  end)
+end
+
+-- Sends `apply_file` (dest == path) or `apply_file_as`, then writes the reply's text to
+-- `dest`. cb(ok, message).
+local function apply_to(path, dest, cb)
+  local action, fields = "apply_file", { path = path }
+  if dest ~= path then
+    action, fields = "apply_file_as", { path = path, destination = dest }
+  end
+  session.request(action, fields, function(reply)
+    if reply.type == "error" then
+      return cb(false, reply.message)
+    end
+    if type(reply.content) ~= "string" then
+      return cb(false, "the daemon sent no content to write")
+    end
+    local ok, err = writeback.write(absolute(dest), reply.content)
+    if not ok then
+      -- the daemon already took the output: keep the text where the user can save it
+      vim.fn.setreg('"', reply.content)
+      return cb(false, string.format("cannot write %s (%s); its new text is in the \" register", dest, tostring(err)))
+    end
+    cb(true)
+  end)
+end
+
+local function report(path, dest, cb)
+  return function(ok, message)
+    if not ok then
+      if message == "File not found" then
+        notify.warn("No output to apply")
+      else
+        notify.daemon_error("apply " .. path, message)
+      end
+      return done(cb, false)
+    end
+    notify.info(dest == path and ("Applied " .. path) or ("Applied " .. path .. " as " .. dest))
+    sync.load_chat()
+    done(cb, true)
+  end
+end
+
+--- Writes the output of `path` to `dest` (relative to the root, or absolute) with
+--- `apply_file_as`, asking before replacing an existing file.
+function M.apply_as(path, dest, cb)
+  dest = vim.trim(dest or "")
+  if dest == "" then
+    notify.info("Apply cancelled")
+    return done(cb, false)
+  end
+  local function go()
+    may_write(dest, function(ok)
+      if not ok then
+        return done(cb, false)
+      end
+      apply_to(path, dest, report(path, dest, cb))
+    end)
+  end
+  if vim.fn.filereadable(absolute(dest)) == 1 then
+    vim.ui.select({ M.OVERWRITE, M.CANCEL }, { prompt = "BB-7: " .. dest .. " exists." }, function(choice)
+      if choice == M.OVERWRITE then
+        go()
+      else
+        notify.info("Apply cancelled")
+        done(cb, false)
+      end
+    end)
+    return
+  end
+  go()
+end
+
+--- Applies the output of `path`. A `!A` output asks for the destination (the local path is
+--- offered; keeping it asks once more before overwriting).
+function M.apply(path, cb)
+  local file = common.file_entry(path)
+  if file and file.has_output and not pending_output(file) then
+    notify.info("File already applied")
+    return done(cb, false)
+  end
+  if file and not file.has_output then
+    notify.warn("No output to apply")
+    return done(cb, false)
+  end
+  if file and file.status == "!A" then
+    vim.ui.input({ prompt = "BB-7: " .. path .. " exists locally. Write the output to: ", default = path }, function(dest)
+      if dest == nil then
+        notify.info("Apply cancelled")
+        return done(cb, false)
+      end
+      M.apply_as(path, dest, cb)
+    end)
+    return
+  end
+  may_write(path, function(ok)
+    if not ok then
+      return done(cb, false)
+    end
+    apply_to(path, path, report(path, path, cb))
+  end)
+end
+
+--- Applies every pending output except `!A` ones and files with unsaved buffer changes, which
+--- are counted and named.
+function M.apply_all(cb)
+  local todo, conflicts, unsaved = {}, {}, {}
+  for _, file in ipairs(state.data.files) do
+    if pending_output(file) then
+      if file.status == "!A" then
+        table.insert(conflicts, file.path)
+      elseif writeback.unsaved(absolute(file.path)) then
+        table.insert(unsaved, file.path)
+      else
+        table.insert(todo, file.path)
+      end
+    end
+  end
+  if #conflicts > 0 then
+    notify.warn(string.format("Skipped %d file%s that exist locally (!A): %s; apply each with its own key", #conflicts, #conflicts == 1 and "" or "s", table.concat(conflicts, ", ")))
+  end
+  if #unsaved > 0 then
+    notify.warn(string.format("Skipped %d file%s with unsaved changes: %s", #unsaved, #unsaved == 1 and "" or "s", table.concat(unsaved, ", ")))
+  end
+  if #todo == 0 then
+    if #conflicts == 0 and #unsaved == 0 then
+      notify.warn("No output to apply")
+    end
+    return done(cb, false)
+  end
+  local applied, failed = 0, {}
+  local function step(i)
+    if i > #todo then
+      if #failed > 0 then
+        notify.error("Failed to apply " .. table.concat(failed, "; "))
+      end
+      if applied > 0 then
+        notify.info(string.format("Applied %d file%s", applied, applied == 1 and "" or "s"))
+      end
+      sync.load_chat()
+      return done(cb, #failed == 0)
+    end
+    local path = todo[i]
+    local why = writeback.unwritable(absolute(path))
+    if why then
+      table.insert(failed, path .. ": " .. why)
+      return step(i + 1)
+    end
+    apply_to(path, path, function(ok, message)
+      if ok then
+        applied = applied + 1
+      else
+        table.insert(failed, path .. ": " .. tostring(message))
+      end
+      step(i + 1)
+    end)
+  end
+  step(1)
+end
+
+--- Rejects (deletes) the output of `path` after a confirmation.
+function M.reject(path, cb)
+  local file = common.file_entry(path)
+  if file and not file.has_output then
+    notify.warn("No output to reject")
+    return done(cb, false)
+  end
+  vim.ui.select({ M.REJECT, M.KEEP }, { prompt = "BB-7: reject the output of " .. path .. "?" }, function(choice)
+    if choice ~= M.REJECT then
+      return done(cb, false)
+    end
+    session.request("output_delete", { path = path }, function(reply)
+      if reply.type == "error" then
+        if reply.message == "File not found" then
+          notify.warn("No output to reject")
+        else
+          notify.daemon_error("reject " .. path, reply.message)
+        end
+        return done(cb, false)
+      end
+      notify.info("Rejected " .. path)
+      sync.load_chat()
+      done(cb, true)
+    end)
+  end)
+end
+
+return M

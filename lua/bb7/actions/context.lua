@@ -1,0 +1,178 @@
+-- Context actions: add (files, sections, directories), remove, update, read-only, and the two
+-- diff views of a file's output.
+local common = require("bb7.actions.common")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+local status = require("bb7.status")
+local sync = require("bb7.actions.sync")
+
+local M = {}
+local done = common.done
+
+local function section_label(path, first, last)
+  if first then
+    return string.format("%s:%d-%d", path, first, last)
+  end
+  return path
+end
+
+--- Adds a file (or, with `first`/`last`, a section of it) with `content`. `opts.quiet` skips
+--- the success message (directory adds report once).
+function M.add(path, content, opts, cb)
+  opts = opts or {}
+  local action, fields
+  if opts.first then
+    action = "context_add_section"
+    fields = { path = path, content = content, start_line = opts.first, end_line = opts.last }
+  else
+    action = "context_add"
+    fields = { path = path, content = content, readonly = opts.readonly == true }
+  end
+  session.request(action, fields, function(reply)
+    if reply.type == "error" then
+      if reply.message == "Context file already exists" then
+        if not opts.quiet then
+          notify.warn("File already in context")
+        end
+      else
+        notify.daemon_error("add file", reply.message)
+      end
+      return done(cb, false)
+    end
+    if not opts.quiet then
+      notify.info("Added " .. section_label(path, opts.first, opts.last))
+      sync.load_chat()
+    end
+    done(cb, true)
+  end)
+end
+
+--- Adds every file of a directory listing (`files`: `{path, content}`) one by one, then
+--- reports once.
+function M.add_many(files, opts, cb)
+  local added, skipped = 0, 0
+  local function step(i)
+    if i > #files then
+      local text = string.format("Added %d files", added)
+      if skipped > 0 then
+        text = text .. string.format(" (%d already in context or refused)", skipped)
+      end
+      notify.info(text)
+      sync.load_chat()
+      return done(cb, added)
+    end
+    M.add(files[i].path, files[i].content, { readonly = opts and opts.readonly, quiet = true }, function(ok)
+      if ok then
+        added = added + 1
+      else
+        skipped = skipped + 1
+      end
+      step(i + 1)
+    end)
+  end
+  step(1)
+end
+
+function M.remove(path, opts, cb)
+  opts = opts or {}
+  local action, fields = "context_remove", { path = path }
+  if opts.first then
+    action = "context_remove_section"
+    fields = { path = path, start_line = opts.first, end_line = opts.last }
+  end
+  session.request(action, fields, function(reply)
+    if reply.type == "error" then
+      if reply.message == "File not found" then
+        notify.warn("File not in context")
+      else
+        notify.daemon_error("remove file", reply.message)
+      end
+      return done(cb, false)
+    end
+    notify.info("Removed " .. section_label(path, opts.first, opts.last))
+    sync.load_chat()
+    done(cb, true)
+  end)
+end
+
+--- Re-snapshots a context file from its local content.
+function M.update(path, cb)
+  local content = status.local_content(status.absolute(state.data.root, path))
+  if content == nil then
+    notify.error("Cannot read file " .. path)
+    return done(cb, false)
+  end
+  session.request("context_update", { path = path, content = content }, function(reply)
+    if reply.type == "error" then
+      if reply.message == "File not found" then
+        notify.warn("File not in context")
+      else
+        notify.daemon_error("update file", reply.message)
+      end
+      return done(cb, false)
+    end
+    notify.info("Updated " .. path)
+    sync.load_chat()
+    done(cb, true)
+  end)
+end
+
+function M.set_readonly(path, readonly, cb)
+  session.request("context_set_readonly", { path = path, readonly = readonly }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("set read-only", reply.message)
+      return done(cb, false)
+    end
+    notify.info((readonly and "Set read-only " or "Set writable ") .. path)
+    sync.load_chat(cb)
+  end)
+end
+
+--- The context-to-output diff of a file, shown in the preview.
+function M.show_diff(path)
+  local file = common.file_entry(path)
+  if not file then
+    notify.warn("File not in context")
+    return
+  end
+  if not file.has_output then
+    notify.warn("No output to apply")
+    return
+  end
+  require("bb7.ui.preview").show_diff(path, file.context_content or "", file.output_content or "")
+end
+
+--- `:BB7DiffLocal`: the local file and the output side by side in a new tab, native diff mode.
+--- Closing the tab tells the daemon (`diff_local_done`).
+function M.diff_local(path, cb)
+  session.request("get_diff_paths", { path = path }, function(reply)
+    if reply.type ~= "diff_paths" then
+      if reply.message == "File not found" then
+        notify.warn("No output to apply")
+      else
+        notify.daemon_error("diff " .. path, reply.message)
+      end
+      return done(cb, false)
+    end
+    vim.cmd("tabnew " .. vim.fn.fnameescape(reply.local_path))
+    vim.cmd("diffthis")
+    vim.cmd("vertical rightbelow diffsplit " .. vim.fn.fnameescape(reply.output_path))
+    local tab = vim.api.nvim_get_current_tabpage()
+    local group = vim.api.nvim_create_augroup("bb7-diff-local-" .. tostring(tab), { clear = true })
+    vim.api.nvim_create_autocmd("TabClosed", {
+      group = group,
+      callback = function()
+        if not vim.api.nvim_tabpage_is_valid(tab) then
+          vim.api.nvim_del_augroup_by_id(group)
+          session.request("diff_local_done", { path = path }, function()
+            sync.refresh_files()
+          end)
+        end
+      end,
+    })
+    done(cb, true)
+  end)
+end
+
+return M

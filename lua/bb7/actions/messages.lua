@@ -1,0 +1,233 @@
+-- Message actions: the draft, send (with re-ask of a failed pair), cancel, retry after a
+-- diff_error, fork, edit, deleting a failed pair.
+local common = require("bb7.actions.common")
+local config = require("bb7.config")
+local failed = require("bb7.failed")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+local sync = require("bb7.actions.sync")
+
+local M = {}
+local done = common.done
+
+function M.save_draft(text, cb)
+  if not state.data.active_id then
+    return done(cb, false)
+  end
+  if state.data.chat then
+    state.data.chat.draft = text
+  end
+  session.request("save_draft", { draft = text }, function(reply)
+    done(cb, reply.type ~= "error")
+  end)
+end
+
+local function stream(content, retry_context, cb)
+  local fields = { content = content, model = state.data.model }
+  local effort = state.data.reasoning_effort
+  if effort and effort ~= "" and effort ~= "none" then
+    fields.reasoning_effort = effort
+  end
+  if retry_context then
+    fields.retry_context = retry_context
+  end
+  local started = false
+  local id
+  id = session.request("send", fields, function(msg)
+    if msg.type == "chunk" or msg.type == "thinking" then
+      state.emit("stream", msg)
+      return
+    end
+    local running = state.data.stream
+    state.data.stream = nil
+    if msg.type == "done" then
+      state.data.diff_error = nil
+      state.data.last_usage = msg.usage
+      state.data.trimmed = tonumber(msg.trimmed) or 0
+    elseif msg.type == "diff_error" then
+      state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {} }
+      state.data.last_usage = msg.usage
+    end
+    msg.cancelled = (running and running.cancelled) or msg.message == failed.ABORTED
+    state.emit("stream_end", msg)
+    if msg.type == "error" and not msg.cancelled then
+      notify.daemon_error("send", failed.parse(msg.message) and failed.display(msg.message) or msg.message)
+    end
+    if started then
+      sync.load_chat()
+      sync.refresh_balance()
+    end
+    done(cb, msg)
+  end, true)
+  if not id then
+    return
+  end
+  started = true
+  state.data.stream = { id = id, cancelled = false }
+  state.emit("stream_start", { id = id, content = content, model = state.data.model })
+end
+
+--- Sends `content` (and, for a retry, `retry_context`) and streams the reply into the preview.
+--- After a re-ask, the failed pair is removed first (`chat_edit` when it is the last pair,
+--- `message_delete` otherwise), so the new pair is appended at the end.
+function M.send(content, retry_context, cb)
+  if state.data.stream then
+    notify.warn("Another request is already in progress")
+    return done(cb, false)
+  end
+  if not state.data.active_id then
+    notify.warn("No active chat")
+    return done(cb, false)
+  end
+  if content == nil or vim.trim(content) == "" then
+    notify.warn("Nothing to send")
+    return done(cb, false)
+  end
+  local reask = state.data.reask
+  if not reask or reask.chat_id ~= state.data.active_id then
+    state.data.reask = nil
+    return stream(content, retry_context, cb)
+  end
+  state.data.reask = nil
+  local action, fields
+  if reask.last then
+    action, fields = "chat_edit", { chat_id = state.data.active_id, message_index = reask.index, content = content }
+  else
+    action, fields = "message_delete", { index = reask.index }
+  end
+  -- the stream must start in this call (callers check state.data.stream right after)
+  state.data.stream = { pending = true, cancelled = false }
+  session.request(action, fields, function(reply)
+    state.data.stream = nil
+    if reply.type == "error" then
+      notify.daemon_error("remove the failed message", reply.message)
+      return done(cb, false)
+    end
+    stream(content, retry_context, cb)
+  end)
+end
+
+function M.cancel(cb)
+  local running = state.data.stream
+  if not running or running.pending then
+    notify.warn("Nothing to cancel")
+    return done(cb, false)
+  end
+  running.cancelled = true
+  session.request("cancel", { target_request_id = running.id }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("cancel", reply.message)
+      return done(cb, false)
+    end
+    done(cb, true)
+  end)
+end
+
+--- After a `diff_error`: sends again with the errors and failed calls as `retry_context`.
+function M.retry(cb)
+  local diff = state.data.diff_error
+  if not diff then
+    notify.warn("Nothing to retry")
+    return done(cb, false)
+  end
+  M.send(config.options.retry_message, { errors = diff.errors, tool_calls = diff.tool_calls }, cb)
+end
+
+local function warn_context(warnings)
+  for _, warning in ipairs(warnings or {}) do
+    notify.warn(string.format("%s was %s since that message", warning.path, warning.issue))
+  end
+end
+
+local function user_message(index)
+  local chat = state.data.chat
+  local message = chat and chat.messages and chat.messages[index + 1]
+  if not message or message.role ~= "user" then
+    notify.warn("Cursor is not on a user message")
+    return nil
+  end
+  return message
+end
+
+--- Forks the active chat at the user message with 0-based `index`; the new chat becomes active
+--- with that message as its draft.
+function M.fork(index, cb)
+  if not user_message(index) then
+    return done(cb, false)
+  end
+  session.request("fork_chat", { chat_id = state.data.active_id, fork_message_index = index }, function(reply)
+    if reply.type ~= "fork_result" then
+      notify.daemon_error("fork the chat", reply.message)
+      return done(cb, false)
+    end
+    notify.info("Forked chat")
+    warn_context(reply.context_warnings)
+    state.data.active_id = reply.new_chat_id
+    local chats = require("bb7.actions.chats")
+    chats.refresh_chats()
+    chats.select_chat(reply.new_chat_id, cb)
+  end)
+end
+
+--- Truncates the active chat before the user message `index` and makes it the draft.
+function M.edit(index, cb)
+  local message = user_message(index)
+  if not message then
+    return done(cb, false)
+  end
+  session.request("chat_edit", {
+    chat_id = state.data.active_id,
+    message_index = index,
+    content = failed.text_of(message),
+  }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("edit the message", reply.message)
+      return done(cb, false)
+    end
+    warn_context(reply.context_warnings)
+    state.data.last_usage, state.data.trimmed = nil, 0
+    sync.load_chat(cb)
+  end)
+end
+
+local function failed_pair(index)
+  local chat = state.data.chat
+  local pair = chat and failed.at(chat.messages or {}, index)
+  if not pair then
+    notify.warn("Cursor is not on a failed message")
+  end
+  return pair
+end
+
+--- Re-ask of the failed pair holding message `index`: returns its user text for the input;
+--- the next send replaces the pair. nil when the message is not in a failed pair.
+function M.reask(index)
+  local pair = failed_pair(index)
+  if not pair then
+    return nil
+  end
+  state.data.reask = { chat_id = state.data.active_id, index = pair.index, last = pair.last }
+  notify.info("Re-ask: edit the message and send it; the failed one is then removed")
+  return pair.text
+end
+
+--- Deletes the failed pair holding message `index` (no confirmation: it holds no reply).
+function M.delete_failed(index, cb)
+  local pair = failed_pair(index)
+  if not pair then
+    return done(cb, false)
+  end
+  session.request("message_delete", { index = pair.index }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("delete the failed message", reply.message)
+      return done(cb, false)
+    end
+    -- indexes after the deleted pair moved: a pending re-ask would point elsewhere
+    state.data.reask = nil
+    notify.info("Deleted the failed message")
+    sync.load_chat(cb)
+  end)
+end
+
+return M

@@ -1,0 +1,104 @@
+-- Reloads what the panes show from the daemon: the active chat, its files, the token estimate,
+-- the balance and the instruction files.
+local common = require("bb7.actions.common")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+local status = require("bb7.status")
+
+local M = {}
+local done = common.done
+
+function M.refresh_files(cb)
+  if not state.data.active_id then
+    state.data.files = {}
+    state.emit("files")
+    return done(cb, false)
+  end
+  session.request("get_file_statuses", {}, function(reply)
+    if reply.type ~= "file_statuses" then
+      if reply.message ~= "No active chat" then
+        notify.daemon_error("list files", reply.message)
+      end
+      return done(cb, false)
+    end
+    state.data.files = status.compute_all(state.data.root, reply.files or {})
+    state.emit("files")
+    done(cb, true)
+  end)
+end
+
+--- Recomputes the frontend statuses (after a buffer write) without asking the daemon.
+function M.recompute_statuses()
+  if #state.data.files > 0 and state.data.root then
+    status.compute_all(state.data.root, state.data.files)
+    state.emit("files")
+  end
+end
+
+--- Asks for the token estimate; `input_text` (the draft being typed) is counted in `total`.
+function M.refresh_estimate(input_text, cb)
+  local fields = {}
+  if input_text and input_text ~= "" then
+    fields.input_text = input_text
+  end
+  session.request("estimate_tokens", fields, function(reply)
+    if reply.type == "token_estimate" then
+      local function fixed(e)
+        return e and ((tonumber(e.total) or 0) - (tonumber(e.history) or 0) - (tonumber(e.input_text) or 0)) or nil
+      end
+      local moved = fixed(state.data.estimate) ~= fixed(reply)
+      state.data.estimate = reply
+      -- the non-history tokens move the context boundary: redraw the dimming then
+      state.emit(moved and "chat" or "status")
+    end
+    done(cb, reply.type == "token_estimate")
+  end)
+end
+
+function M.refresh_balance()
+  session.request("get_balance", {}, function(reply)
+    if reply.type == "balance" then
+      state.data.balance = reply
+      state.emit("status")
+    end
+  end)
+end
+
+--- Which instruction files exist (and the project file's parse error).
+function M.refresh_customization(cb)
+  session.request("get_customization_info", {}, function(reply)
+    if reply.type == "customization_info" then
+      state.data.customization = reply
+      state.emit("status")
+    end
+    done(cb, reply.type == "customization_info")
+  end)
+end
+
+--- Reloads the active chat (chat_get), then its files and token estimate.
+function M.load_chat(cb)
+  session.request("chat_get", {}, function(reply)
+    if reply.type ~= "chat" then
+      if reply.message == "No active chat" then
+        state.data.active_id, state.data.chat = nil, nil
+        state.emit("chat")
+        return done(cb, false)
+      end
+      notify.daemon_error("load the chat", reply.message)
+      return done(cb, false)
+    end
+    state.data.chat = reply
+    state.data.active_id = reply.id
+    if reply.model and reply.model ~= "" then
+      state.data.model = reply.model
+    end
+    state.data.reasoning_effort = (reply.reasoning_effort and reply.reasoning_effort ~= "") and reply.reasoning_effort or "none"
+    state.emit("chat")
+    M.refresh_files()
+    M.refresh_estimate()
+    done(cb, true)
+  end)
+end
+
+return M
