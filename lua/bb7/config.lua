@@ -34,6 +34,8 @@ M.defaults = {
       { "n", "p", "pin", "Pin or unpin the chat under the cursor" },
       { "n", "/", "search", "Search chats" },
       { "n", "t", "title", "Regenerate the title of the chat under the cursor" },
+      { "n", "s", "scope", "Switch between project and global chats" },
+      { "n", "m", "move", "Move the chat under the cursor to global chats (or back to the project)" },
       { "n", "q", "close", "Close bb7" },
     },
     files = {
@@ -44,6 +46,7 @@ M.defaults = {
       { "n", "a", "apply", "Apply the output of the file under the cursor" },
       { "n", "A", "apply_all", "Apply every output" },
       { "n", "D", "diff_local", "Side-by-side diff of local file and output" },
+      { "n", "x", "reject", "Reject (delete) the output of the file under the cursor" },
       { "n", "q", "close", "Close bb7" },
     },
     preview = {
@@ -51,6 +54,9 @@ M.defaults = {
       { "n", "<C-f>", "fork", "Fork the chat from the user message under the cursor" },
       { "n", "<C-e>", "edit", "Edit the user message under the cursor" },
       { "n", "r", "retry", "Retry after failed file edits" },
+      { "n", "e", "reask", "Re-ask the failed message under the cursor" },
+      { "n", "d", "delete_failed", "Delete the failed message under the cursor" },
+      { "n", "gb", "boundary", "Jump to the oldest message still sent (the prediction boundary)" },
       { "n", "q", "close", "Close bb7" },
     },
     input = {
@@ -59,6 +65,7 @@ M.defaults = {
       { "n", "<C-s>", "send", "Send the message" },
       { { "n", "i" }, "<C-c>", "cancel", "Cancel the running response" },
       { "n", "gm", "model", "Pick a model" },
+      { "n", "ge", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
       { "n", "q", "close", "Close bb7" },
     },
   },

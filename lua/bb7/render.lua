@@ -142,7 +142,9 @@ function M.chat(chat, opts)
       end
       for _, part in ipairs(message.parts or {}) do
         if part.type == "text" or part.type == "raw" then
-          push_text(out, part.content or "", nil)
+          -- a failed send is kept as a system message `<code>: <message>` (bb7.failed)
+          local failure = message.role == "system" and require("bb7.failed").parse(part.content)
+          push_text(out, failure and require("bb7.failed").display(part.content) or part.content or "", failure and "BB7Error" or nil)
         elseif part.type == "thinking" then
           local first = #out.lines
           push_text(out, part.content or "", "BB7Thinking")

@@ -335,7 +335,7 @@ describe("the bb7 tab", function()
     t.truthy(ui.is_open())
     vim.api.nvim_win_close(ui.wins.files, true)
     env.cmd("BB7")
-    t.eq(4, #vim.api.nvim_tabpage_list_wins(ui.tab))
+    t.eq(5, #vim.api.nvim_tabpage_list_wins(ui.tab), "four panes and the info pane")
     t.eq(2, #vim.api.nvim_list_tabpages())
   end)
 

@@ -11,6 +11,7 @@ local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
 local state = require("bb7.state")
 local statusline = require("bb7.ui.statusline")
+local extra = require("bb7.ui.extra")
 
 local M = {}
 
@@ -75,6 +76,7 @@ local function subscribe()
     return
   end
   subscribed = true
+  extra.subscribe()
   state.on("chats", function()
     chats.render(state.data.chats, state.data.active_id)
   end)
@@ -105,7 +107,8 @@ local function subscribe()
       end
       preview.stream_notice("notice", "Press r here to retry.")
     elseif msg.type == "error" then
-      preview.stream_notice("error", "Error: " .. tostring(msg.message))
+      preview.stream_notice("error", require("bb7.failed").display(msg.message))
+      preview.stream_notice("notice", "Press e on it to re-ask, d to delete it.")
     end
     M.refresh_status()
   end)
@@ -256,6 +259,8 @@ M.handlers = {
   },
 }
 
+extra.extend(M.handlers, M)
+
 local function setup_buffers()
   for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
     local buf = buffers.get(pane)
@@ -266,6 +271,7 @@ local function setup_buffers()
   end
   local buf = input.buf()
   vim.bo[buf].filetype = "markdown"
+  require("bb7.ui.info").attach(buf)
   local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
   vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
     group = group,
@@ -324,6 +330,7 @@ function M.open()
     for pane, win in pairs(M.wins) do
       window_options(win, pane)
     end
+    M.wins.info = extra.open_info(M.wins.files)
   end
   chats.render(state.data.chats, state.data.active_id)
   files.render(state.data.files)

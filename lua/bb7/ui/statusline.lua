@@ -10,7 +10,11 @@ function M.text(data, rendered)
   if data.chat and data.chat.name then
     table.insert(parts, data.chat.name)
   end
-  table.insert(parts, data.model or "no model")
+  local model = data.model or "no model"
+  if data.reasoning_effort and data.reasoning_effort ~= "none" then
+    model = model .. " · reasoning " .. data.reasoning_effort
+  end
+  table.insert(parts, model)
   if data.estimate and data.estimate.total then
     table.insert(parts, "~" .. format.tokens(data.estimate.total) .. " tokens")
   end

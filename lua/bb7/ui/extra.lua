@@ -1,0 +1,123 @@
+-- The pane keys and listeners of the data side of the bb7 tab: project/global scope and moving
+-- chats, rejecting outputs, reasoning effort, re-ask and deletion of failed pairs, the jump to
+-- the prediction boundary, and the info pane.
+local actions = require("bb7.actions")
+local config = require("bb7.config")
+local info = require("bb7.ui.info")
+local notify = require("bb7.notify")
+local render = require("bb7.render")
+local state = require("bb7.state")
+
+local M = {}
+
+--- The row (0-based) of the oldest pair still sent, or nil with `all` true when every pair is.
+function M.boundary_row(rendered, messages)
+  if not rendered or not rendered.total or rendered.total == 0 or rendered.included >= rendered.total then
+    return nil, true
+  end
+  local pairs_ = render.pairs(messages or {}, config.options.chars_per_token)
+  local pair = pairs_[#pairs_ - rendered.included + 1]
+  if not pair then
+    return nil, false
+  end
+  for _, entry in ipairs(rendered.messages or {}) do
+    if entry.index == pair.first - 1 then
+      return entry.row, false
+    end
+  end
+  return nil, false
+end
+
+--- Adds the handlers to `handlers` (the bb7.ui table of pane -> action -> function).
+function M.extend(handlers, ui)
+  local chats = require("bb7.ui.chats")
+  local files = require("bb7.ui.files")
+  local preview = require("bb7.ui.preview")
+  local input = require("bb7.ui.input")
+  local function chat_row(fn)
+    return function()
+      local chat = chats.current(ui.wins.chats)
+      if chat then
+        fn(chat)
+      end
+    end
+  end
+  local function message_index()
+    local entry = preview.message_under_cursor(ui.wins.preview)
+    return entry and entry.index
+  end
+  handlers.chats.scope = function()
+    actions.switch_scope()
+  end
+  handlers.chats.move = chat_row(function(chat)
+    actions.move_chat(chat.id)
+  end)
+  handlers.files.reject = function()
+    local file = files.current(ui.wins.files)
+    if file then
+      actions.reject(file.path)
+    end
+  end
+  handlers.input.effort = function()
+    actions.cycle_effort()
+  end
+  handlers.preview.reask = function()
+    local index = message_index()
+    local text = index and actions.reask(index)
+    if not index then
+      notify.warn("Cursor is not on a failed message")
+    end
+    if text then
+      input.set_text(text)
+      input.saved = ""
+      ui.focus("input")
+    end
+  end
+  handlers.preview.delete_failed = function()
+    local index = message_index()
+    if not index then
+      notify.warn("Cursor is not on a failed message")
+      return
+    end
+    actions.delete_failed(index)
+  end
+  handlers.preview.boundary = function()
+    local row, all = M.boundary_row(preview.rendered, state.data.chat and state.data.chat.messages)
+    if all then
+      notify.info("All messages are in context")
+      return
+    end
+    if row and ui.wins.preview and vim.api.nvim_win_is_valid(ui.wins.preview) then
+      vim.api.nvim_win_set_cursor(ui.wins.preview, { row + 1, 0 })
+    end
+  end
+end
+
+local subscribed = false
+
+--- Redraws the info pane on state changes (once per Neovim).
+function M.subscribe()
+  if subscribed then
+    return
+  end
+  subscribed = true
+  for _, event in ipairs({ "status", "chat", "chats", "stream_end" }) do
+    state.on(event, function()
+      info.render()
+    end)
+  end
+end
+
+--- Opens the info window below `files_win`; returns it.
+function M.open_info(files_win)
+  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = 4 })
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = "no"
+  vim.wo[win].winfixheight = true
+  vim.wo[win].wrap = false
+  info.render()
+  return win
+end
+
+return M
