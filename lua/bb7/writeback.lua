@@ -65,6 +65,10 @@ end
 
 local function through_buffer(buf, content)
   local lines, eol = lines_of(content)
+  vim.api.nvim_buf_call(buf, function()
+    -- its own undo step: `u` brings back the text the apply replaced
+    vim.o.undolevels = vim.o.undolevels
+  end)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].eol = eol
   vim.bo[buf].fixeol = eol
