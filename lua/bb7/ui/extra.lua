@@ -117,6 +117,7 @@ function M.open_info(files_win)
   vim.wo[win].winfixheight = true
   vim.wo[win].wrap = false
   info.render()
+  actions.refresh_customization()
   return win
 end
 
