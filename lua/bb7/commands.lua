@@ -217,17 +217,7 @@ function M.model(cmd)
       if not models then
         return
       end
-      local items = favorites.order(models, favorites.list())
-      vim.ui.select(items, {
-        prompt = "BB-7: Model (current: " .. tostring(state.data.model) .. ")",
-        format_item = function(item)
-          return item.label
-        end,
-      }, function(item)
-        if item then
-          actions.set_model(item.id)
-        end
-      end)
+      require("bb7.ui.model_picker").open(models, state.data.model, actions.set_model)
     end)
   end)
 end

@@ -42,22 +42,4 @@ function M.toggle(model)
   return not found
 end
 
---- Model entries ordered favorites first; returns the list of `{id, label}` for a picker.
-function M.order(models, favorites)
-  local fav = {}
-  for _, id in ipairs(favorites) do
-    fav[id] = true
-  end
-  local first, rest = {}, {}
-  for _, model in ipairs(models) do
-    local label = model.id .. (model.name and model.name ~= "" and ("  " .. model.name) or "")
-    if fav[model.id] then
-      table.insert(first, { id = model.id, label = "★ " .. label })
-    else
-      table.insert(rest, { id = model.id, label = "  " .. label })
-    end
-  end
-  return vim.list_extend(first, rest)
-end
-
 return M

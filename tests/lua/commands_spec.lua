@@ -247,18 +247,49 @@ describe("state: chat active", function()
     t.eq({ "INFO BB-7: No chats match zzz" }, env.messages())
   end)
 
-  it(":BB7Model picks from the models, favorites first, and saves it on the chat", function()
+  it(":BB7Model opens a picker with context and prices, favorites first; f toggles, <CR> picks", function()
     require("bb7.favorites").toggle("openai/gpt-4o")
-    local offered
-    vim.ui.select = function(items, opts, cb)
-      offered = vim.tbl_map(opts.format_item, items)
-      cb(items[1])
-    end
+    require("bb7.state").data.model = "anthropic/claude-sonnet-4"
     env.cmd("BB7Model")
-    t.eq({ "★ openai/gpt-4o  GPT-4o", "  anthropic/claude-sonnet-4  Claude Sonnet 4" }, offered)
+    local picker = require("bb7.ui.model_picker")
+    t.truthy(picker.state, "picker open")
+    local shown = vim.api.nvim_buf_get_lines(picker.state.buf, 0, -1, false)
+    t.eq({
+      " ★ openai/gpt-4o               128k ctx  in $2.50   out $10.00",
+      "▶  anthropic/claude-sonnet-4   200k ctx  in $3.00   out $15.00   reasoning",
+    }, shown)
+    vim.api.nvim_win_set_cursor(picker.state.win, { 2, 0 })
+    vim.api.nvim_feedkeys("f", "x", false)
+    t.eq({ "INFO BB-7: Added favorite anthropic/claude-sonnet-4" }, env.messages())
+    t.eq({ "openai/gpt-4o", "anthropic/claude-sonnet-4" }, require("bb7.favorites").list())
+    t.eq("anthropic/claude-sonnet-4", picker.current().id, "the cursor stays on the model")
+    t.matches("^▶★ anthropic", vim.api.nvim_buf_get_lines(picker.state.buf, 0, 1, false)[1], "both favorites, daemon order")
+    vim.api.nvim_win_set_cursor(picker.state.win, { 2, 0 })
+    env.notes = {}
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+    env.settle()
+    t.eq(nil, picker.state, "closed")
     t.eq({ "INFO BB-7: Model openai/gpt-4o" }, env.messages())
     t.eq("openai/gpt-4o", fake:sent("save_chat_settings")[1].model)
     t.eq("openai/gpt-4o", require("bb7.state").data.model)
+  end)
+
+  it("the model list is fetched again when older than a day, and by :BB7RefreshModels", function()
+    local actions = require("bb7.actions")
+    actions.fetch_models()
+    env.settle()
+    local n = #fake:sent("get_models")
+    actions.fetch_models()
+    env.settle()
+    t.eq(n, #fake:sent("get_models"), "cached")
+    require("bb7.state").data.models_at = os.time() - 2 * 24 * 3600
+    actions.fetch_models()
+    env.settle()
+    t.eq(n + 1, #fake:sent("get_models"), "stale after a day")
+    env.notes = {}
+    env.cmd("BB7RefreshModels")
+    t.eq(n + 2, #fake:sent("get_models"))
+    t.eq({ "INFO BB-7: Refreshed models (2)" }, env.messages())
   end)
 
   it(":BB7Model! toggles a favorite in ~/.bb7/state.json, keeping other fields", function()

@@ -18,8 +18,8 @@ function Fake.new()
   self.next_chat = 0
   self.send_script = nil -- function(fake, request, emit) or list of messages
   self.models = {
-    { id = "anthropic/claude-sonnet-4", name = "Claude Sonnet 4", context_length = 200000 },
-    { id = "openai/gpt-4o", name = "GPT-4o", context_length = 128000 },
+    { id = "anthropic/claude-sonnet-4", name = "Claude Sonnet 4", context_length = 200000, supports_reasoning = true, pricing = { prompt = "0.000003", completion = "0.000015" } },
+    { id = "openai/gpt-4o", name = "GPT-4o", context_length = 128000, pricing = { prompt = "0.0000025", completion = "0.00001" } },
   }
   self.handlers = nil
   self.running = false
