@@ -117,6 +117,30 @@ function M.request(action, fields, on_reply, stream)
   return M.client:request(action, fields, on_reply, stream)
 end
 
+-- `init` for `root`. Without `.bb7/` there the daemon runs in global-only mode: `init` with an
+-- empty project_root. A daemon that wants the root instead (older ones: it answers
+-- `global_only`) is asked again with it; when neither works, the session is up but not
+-- initialized (only :BB7Init works). cb(reply, global_only).
+local function init_request(root, project, cb)
+  if project then
+    return M.request("init", { project_root = root }, function(reply)
+      cb(reply, false)
+    end)
+  end
+  M.request("init", { project_root = "" }, function(reply)
+    if reply.type ~= "error" then
+      return cb(reply, true)
+    end
+    M.request("init", { project_root = root }, function(again)
+      if again.type == "error" or not again.global_only then
+        -- not initialized here: keep the session for :BB7Init
+        return cb({ type = "ok" }, false)
+      end
+      cb(again, true)
+    end)
+  end)
+end
+
 --- Makes sure the daemon runs and `init` has been answered, then calls `cb(ok)`.
 function M.ensure(cb)
   local root = M.root()
@@ -150,9 +174,8 @@ function M.ensure(cb)
       fn(ok)
     end
   end
-  -- without `.bb7/` the daemon runs in global-only mode: `init` with an empty project_root
   local project = M.project_initialized(root)
-  M.request("init", { project_root = project and root or "" }, function(reply)
+  init_request(root, project, function(reply, global_only)
     if reply.type == "error" then
       notify.daemon_error("initialize", reply.message)
       finish(false)
@@ -161,10 +184,12 @@ function M.ensure(cb)
     state.data.root = root
     state.data.ready = true
     state.data.initialized = project and not reply.global_only
-    state.data.global_only = not state.data.initialized
-    if state.data.global_only then
+    if global_only then
       state.data.scope = "global"
+    elseif state.data.global_only then
+      state.data.scope = "project" -- :BB7Init made this a project
     end
+    state.data.global_only = global_only
     if reply.default_model and not state.data.model then
       state.data.model = reply.default_model
     end

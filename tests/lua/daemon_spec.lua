@@ -26,8 +26,9 @@ describe("with the real daemon", function()
 
   it("goes from not initialized to a chat with context", function()
     env.cmd("BB7")
-    t.eq({ "WARN BB-7: Not initialized. Run :BB7Init" }, env.messages())
-    env.notes = {}
+    t.eq({}, env.messages())
+    t.truthy(require("bb7.state").data.global_only, "no .bb7/ here: global chats only")
+    vim.cmd("tabfirst")
     env.cmd("BB7Init")
     t.eq({ "INFO BB-7: Initialized in " .. env.dir }, env.messages())
     env.notes = {}

@@ -153,12 +153,31 @@ local function scenario()
     return l:match("^S   utils%.cs:1%-2")
   end), vim.inspect(files))
 
-  -- apply one
+  -- apply one: the daemon answers the text and the plugin writes it through the open buffer,
+  -- keeping the file's mode (needs the daemon of the bb7-fidelity change, which no longer
+  -- writes project files itself)
+  local uv = vim.uv or vim.loop
+  local math_cs = env.dir .. "/math.cs"
+  uv.fs_chmod(math_cs, tonumber("755", 8))
+  local tab = vim.api.nvim_get_current_tabpage()
+  vim.cmd("tabnew " .. vim.fn.fnameescape(math_cs))
+  local buf = vim.api.nvim_get_current_buf()
+  local warned = false
+  vim.api.nvim_create_autocmd("FileChangedShell", { buffer = buf, callback = function()
+    warned = true
+  end })
+  vim.api.nvim_set_current_tabpage(tab)
   env.notes = {}
   require("bb7.actions").apply("math.cs")
   env.settle()
   t.eq({ "INFO BB-7: Applied math.cs" }, env.messages())
-  t.eq({ "int Add(ref int a, ref int b);" }, vim.fn.readfile(env.dir .. "/math.cs"))
+  t.eq({ "int Add(ref int a, ref int b);" }, vim.fn.readfile(math_cs))
+  t.eq({ "int Add(ref int a, ref int b);" }, vim.api.nvim_buf_get_lines(buf, 0, -1, false))
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd("checktime")
+  end)
+  t.falsy(warned, "no changed-on-disk warning")
+  t.eq(tonumber("755", 8), bit.band(uv.fs_stat(math_cs).mode, 511), "mode kept")
 
   -- fork from the user message: a new chat with it as the draft
   local original = require("bb7.state").data.active_id
