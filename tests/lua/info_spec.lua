@@ -46,10 +46,13 @@ describe("usage.csv", function()
     fake.customization = { global_instructions = true, project_instructions = false, project_instructions_error = "line 3: unknown directive" }
     env.cmd("BB7")
     local shown = lines(require("bb7.ui.info").buf())
-    t.eq("$6.55 left · today $0.51 · session $0.0125", shown[1])
-    t.eq("Project  " .. env.dir, shown[2])
-    t.eq("Instructions  global ✓ · project: error: line 3: unknown directive", shown[3])
-    t.eq("Context  ~4.2k / 200k (2%)", shown[4])
+    t.eq({
+      "Balance $6.55 left",
+      "Today $0.51 · session $0.0125",
+      env.dir,
+      "Instructions: project error: line 3: unknown directive",
+      "Context ~4.2k / 200k (2%)",
+    }, shown)
     vim.fn.delete(csv)
   end)
 end)
@@ -67,9 +70,13 @@ describe("context estimate", function()
 
   it("warns near and over the limit", function()
     local info = require("bb7.ui.info")
-    t.eq({ "Context  ~80k / 100k (80%)  near the limit", "DiagnosticWarn" }, { info.context_text(80000, 100000) })
-    t.eq({ "Context  ~120k / 100k (120%)  over the limit", "DiagnosticError" }, { info.context_text(120000, 100000) })
-    t.eq({ "Context  ~10k / 100k (10%)" }, { info.context_text(10000, 100000) })
+    t.eq({ "Context ~80k / 100k (80%)", "⚠ near the model's context limit", "DiagnosticWarn" }, { info.context_text(80000, 100000) })
+    t.eq({ "Context ~120k / 100k (120%)", "⚠ over the model's context limit", "DiagnosticError" }, { info.context_text(120000, 100000) })
+    t.eq({ "Context ~10k / 100k (10%)" }, { info.context_text(10000, 100000) })
+    local st = require("bb7.state").data
+    st.estimate = { total = 190000 }
+    info.render()
+    t.eq({ "Context ~190k / 200k (95%)", "⚠ near the model's context limit" }, vim.list_slice(lines(info.buf()), 5, 6))
   end)
 
   it("is re-estimated with the draft once typing pauses (debounced)", function()
@@ -87,12 +94,12 @@ describe("context estimate", function()
     env.settle()
     local req = fake:sent("estimate_tokens")[before + 1]
     t.eq(string.rep("word ", 500), req.input_text)
-    t.eq("Context  ~4.8k / 200k (2%)", lines(require("bb7.ui.info").buf())[4])
+    t.eq("Context ~4.8k / 200k (2%)", lines(require("bb7.ui.info").buf())[5])
   end)
 
   it("global-only mode says so in the project line", function()
     env.reset()
     env.cmd("BB7")
-    t.eq("Global chats only (:BB7Init for a project)", lines(require("bb7.ui.info").buf())[2])
+    t.eq("Global chats only (no .bb7/ here)", lines(require("bb7.ui.info").buf())[3])
   end)
 end)

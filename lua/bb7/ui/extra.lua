@@ -110,7 +110,7 @@ end
 
 --- Opens the info window below `files_win`; returns it.
 function M.open_info(files_win)
-  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = 4 })
+  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = 6 })
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].signcolumn = "no"

@@ -23,57 +23,53 @@ local function home_relative(path)
   return path
 end
 
---- `~X / limit (pct%)` and the highlight group for it (nil when below the warning share).
+--- `Context ~X / limit (pct%)`, and a warning line with its highlight group near (NEAR) and
+--- over the limit (nil below).
 function M.context_text(total, limit)
   if not total then
-    return "Context  -", nil
+    return "Context -"
   end
   if not limit or limit <= 0 then
-    return "Context  ~" .. format.tokens(total), nil
+    return "Context ~" .. format.tokens(total)
   end
   local share = total / limit
-  local text = string.format("Context  ~%s / %s (%d%%)", format.tokens(total), format.tokens(limit), math.floor(share * 100 + 0.5))
+  local text = string.format("Context ~%s / %s (%d%%)", format.tokens(total), format.tokens(limit), math.floor(share * 100 + 0.5))
   if share > 1 then
-    return text .. "  over the limit", "DiagnosticError"
+    return text, "⚠ over the model's context limit", "DiagnosticError"
   elseif share >= M.NEAR then
-    return text .. "  near the limit", "DiagnosticWarn"
+    return text, "⚠ near the model's context limit", "DiagnosticWarn"
   end
-  return text, nil
+  return text
 end
 
 --- The lines and `{row, group}` highlights for `data` (bb7.state's data), the spend
---- (`{today, session}`) and the model's context length. Pure.
+--- (`{today, session}`) and the model's context length. Short lines: the pane is as narrow as
+--- the sidebar. Pure.
 function M.lines(data, spend, limit)
   local lines, hls = {}, {}
-  local balance = format.balance(data.balance) or "balance -"
-  table.insert(lines, string.format("%s · today %s · session %s", balance, format.cost(spend.today), format.cost(spend.session)))
+  table.insert(lines, "Balance " .. (format.balance(data.balance) or "-"))
+  table.insert(lines, string.format("Today %s · session %s", format.cost(spend.today), format.cost(spend.session)))
   if data.global_only then
-    table.insert(lines, "Global chats only (:BB7Init for a project)")
+    table.insert(lines, "Global chats only (no .bb7/ here)")
   else
-    local where = "Project  " .. home_relative(data.root or "")
-    if data.scope == "global" then
-      where = where .. "  [global chats]"
-    end
-    table.insert(lines, where)
+    table.insert(lines, (data.scope == "global" and "[global] " or "") .. home_relative(data.root or ""))
   end
   local c = data.customization
-  if c then
-    local project
-    if c.project_instructions_error and c.project_instructions_error ~= "" then
-      project = "project: error: " .. c.project_instructions_error
-      table.insert(hls, { #lines, "DiagnosticError" })
-    else
-      project = "project " .. (c.project_instructions and "✓" or "-")
-    end
-    table.insert(lines, string.format("Instructions  global %s · %s", c.global_instructions and "✓" or "-", project))
+  if not c then
+    table.insert(lines, "Instructions -")
+  elseif c.project_instructions_error and c.project_instructions_error ~= "" then
+    table.insert(hls, { #lines, "DiagnosticError" })
+    table.insert(lines, "Instructions: project error: " .. c.project_instructions_error)
   else
-    table.insert(lines, "Instructions  -")
+    table.insert(lines, string.format("Instructions global %s project %s", c.global_instructions and "✓" or "-", c.project_instructions and "✓" or "-"))
   end
   local total = data.estimate and tonumber(data.estimate.total) or nil
-  local text, group = M.context_text(total, limit)
+  local text, warning, group = M.context_text(total, limit)
   table.insert(lines, text)
-  if group then
+  if warning then
     table.insert(hls, { #lines - 1, group })
+    table.insert(hls, { #lines, group })
+    table.insert(lines, warning)
   end
   return lines, hls
 end

@@ -122,7 +122,11 @@ function M.open(models, current, on_pick)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "bb7-models"
-  local width = math.min(vim.o.columns - 4, 110)
+  local longest = 50
+  for _, line in ipairs((M.lines(models, favorites.list(), current))) do
+    longest = math.max(longest, vim.fn.strdisplaywidth(line) + 2)
+  end
+  local width = math.min(vim.o.columns - 4, longest)
   local height = math.max(1, math.min(#models, vim.o.lines - 6, 20))
   local win = vim.api.nvim_open_win(buf, true, {
     relative = "editor",
