@@ -10,7 +10,8 @@ M.ABORTED = "Response aborted by user."
 
 --- The code and message of a daemon error text, or nil when it is not a labelled error.
 function M.parse(text)
-  local code, message = (text or ""):match("^(%a+): (.*)$")
+  -- the daemon keeps the reply's text; tolerate an "Error: " prefix some clients add
+  local code, message = (text or ""):gsub("^Error: ", ""):match("^(%a+): (.*)$")
   if code and M.CODES[code] then
     return code, message
   end
@@ -39,8 +40,15 @@ local function text_of(message)
 end
 M.text_of = text_of
 
---- The failed pairs of `messages`, oldest first: `{index (0-based, the user message), code,
---- message, text (what the user asked), last (no user message after it)}`.
+---@class bb7.FailedPair
+---@field index integer 0-based index of the user message
+---@field code string auth, quota, net, model or unknown
+---@field message string the provider's message
+---@field text string what the user asked
+---@field last boolean no user message after it
+
+--- The failed pairs of `messages`, oldest first.
+---@return bb7.FailedPair[]
 function M.find(messages)
   local found = {}
   local current

@@ -98,7 +98,7 @@ describe("apply of a !A output (the model created a file that exists locally)", 
   it("apply-all skips it and says how many it skipped", function()
     require("bb7.actions").apply_all()
     env.settle()
-    t.eq({ "WARN BB-7: Skipped 1 file that exist locally (!A): tool.sh; apply each with its own key" }, env.messages())
+    t.eq({ "WARN BB-7: Skipped 1 file that exists locally (!A): tool.sh; apply each with its own key" }, env.messages())
     t.eq({ "#!/bin/sh", "echo mine" }, vim.fn.readfile(env.dir .. "/tool.sh"))
     t.eq(0, #fake:sent("apply_file"))
   end)

@@ -129,6 +129,20 @@ describe("failed sends", function()
     t.eq({ "user:first", "assistant:ok", "user:better ask", "assistant:Hello world" }, roles)
   end)
 
+  it("<C-c> in the input drops a pending re-ask", function()
+    fake:chat().messages = { user("broken"), system("net: reset") }
+    require("bb7.actions").load_chat()
+    env.settle()
+    cursor_on("[error: net]")
+    require("bb7.ui").handlers.preview.reask()
+    env.notes = {}
+    require("bb7.ui").handlers.input.cancel()
+    t.eq({ "INFO BB-7: Re-ask cancelled" }, env.messages())
+    require("bb7.actions").send("something else")
+    env.settle()
+    t.eq(0, #fake:sent("chat_edit") + #fake:sent("message_delete"), "the failed pair stays")
+  end)
+
   it("re-ask of an earlier pair removes it with message_delete and appends the new pair", function()
     fake:chat().messages = { user("broken"), system("quota: rate limited"), user("second"), assistant("two") }
     require("bb7.actions").load_chat()

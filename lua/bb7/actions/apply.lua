@@ -47,6 +47,11 @@ local function may_write(dest, cb)
   end)
 end
 
+---@class bb7.ApplyReply  the reply to `apply_file` / `apply_file_as`
+---@field type "ok"|"error"
+---@field content string|nil the file's full new text, for the plugin to write
+---@field message string|nil
+
 -- Sends `apply_file` (dest == path) or `apply_file_as`, then writes the reply's text to
 -- `dest`. cb(ok, message).
 local function apply_to(path, dest, cb)
@@ -163,7 +168,7 @@ function M.apply_all(cb)
     end
   end
   if #conflicts > 0 then
-    notify.warn(string.format("Skipped %d file%s that exist locally (!A): %s; apply each with its own key", #conflicts, #conflicts == 1 and "" or "s", table.concat(conflicts, ", ")))
+    notify.warn(string.format("Skipped %d %s locally (!A): %s; apply each with its own key", #conflicts, #conflicts == 1 and "file that exists" or "files that exist", table.concat(conflicts, ", ")))
   end
   if #unsaved > 0 then
     notify.warn(string.format("Skipped %d file%s with unsaved changes: %s", #unsaved, #unsaved == 1 and "" or "s", table.concat(unsaved, ", ")))

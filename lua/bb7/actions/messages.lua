@@ -110,6 +110,11 @@ end
 
 function M.cancel(cb)
   local running = state.data.stream
+  if not running and state.data.reask then
+    state.data.reask = nil
+    notify.info("Re-ask cancelled")
+    return done(cb, true)
+  end
   if not running or running.pending then
     notify.warn("Nothing to cancel")
     return done(cb, false)
@@ -191,6 +196,8 @@ function M.edit(index, cb)
   end)
 end
 
+---@param index integer 0-based index of any message of the pair
+---@return bb7.FailedPair|nil
 local function failed_pair(index)
   local chat = state.data.chat
   local pair = chat and failed.at(chat.messages or {}, index)

@@ -6,6 +6,27 @@ local session = require("bb7.session")
 local state = require("bb7.state")
 local status = require("bb7.status")
 
+---@class bb7.FileStatus  one entry of `get_file_statuses`
+---@field path string relative to the root, or absolute for external files
+---@field status string backend status: "", "M", "A", "!A" or "S"
+---@field display_status string|nil with the frontend's R, ~ and ~M (bb7.status)
+---@field has_output boolean
+---@field in_context boolean
+---@field readonly boolean
+---@field context_content string|nil
+---@field output_content string|nil
+---@field start_line integer|nil sections only
+---@field end_line integer|nil
+
+---@class bb7.Chat  the `chat` reply
+---@field id string
+---@field name string
+---@field model string
+---@field reasoning_effort string|nil "", low, medium or high
+---@field draft string
+---@field messages table[]
+---@field global boolean|nil a global chat
+
 local M = {}
 local done = common.done
 
