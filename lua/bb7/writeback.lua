@@ -69,7 +69,13 @@ local function through_buffer(buf, content)
     -- its own undo step: `u` brings back the text the apply replaced
     vim.o.undolevels = vim.o.undolevels
   end)
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  local modifiable = vim.bo[buf].modifiable
+  vim.bo[buf].modifiable = true
+  local set, serr = pcall(vim.api.nvim_buf_set_lines, buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = modifiable
+  if not set then
+    return false, tostring(serr)
+  end
   vim.bo[buf].eol = eol
   vim.bo[buf].fixeol = eol
   -- noautocmd: format-on-save hooks must not change what the daemon recorded as applied

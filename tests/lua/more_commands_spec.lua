@@ -100,6 +100,22 @@ describe(":BB7Add of a directory", function()
     t.eq({ "INFO BB-7: Added 2 files" }, env.messages())
   end)
 
+  it("inside a git work tree adds the files git does not ignore", function()
+    if vim.fn.executable("git") == 0 then
+      return
+    end
+    vim.system({ "git", "init", "-q", env.dir }):wait()
+    env.write(".gitignore", { "src/sub/" })
+    vim.ui.select = function(_, _, cb)
+      cb("Add")
+    end
+    env.cmd("BB7Add src")
+    local paths = vim.tbl_map(function(r)
+      return r.path
+    end, fake:sent("context_add"))
+    t.eq({ "src/.hidden", "src/a.lua" }, paths, "git lists dotfiles, leaves ignored ones out")
+  end)
+
   it("says when the files are more than the model's context has left", function()
     local prompt
     vim.ui.select = function(_, opts, cb)
