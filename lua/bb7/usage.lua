@@ -27,8 +27,13 @@ end
 --- after `since` ("YYYY-MM-DDTHH:MM:SS").
 function M.spend(text, today, since, root)
   local day, session = 0, 0
+  -- rows from before both dates cannot count: compare their date before parsing them
+  local floor = today
+  if since and since:sub(1, 10) < floor then
+    floor = since:sub(1, 10)
+  end
   for line in (text or ""):gmatch("[^\r\n]+") do
-    local row = M.parse_line(line)
+    local row = line:sub(1, 10) >= floor and M.parse_line(line)
     if row then
       if row.time:sub(1, 10) == today then
         day = day + row.cost
@@ -39,6 +44,32 @@ function M.spend(text, today, since, root)
     end
   end
   return { today = day, session = session }
+end
+
+M.BLOCK = 65536
+
+--- The end of the file at `path` (`size` bytes) that holds every row dated `floor`
+--- ("YYYY-MM-DD") or later: the daemon appends rows as calls finish, so reading backwards
+--- block by block can stop at the first older row instead of reading a year of history.
+function M.tail(path, size, floor)
+  local file = io.open(path, "rb")
+  if not file then
+    return nil
+  end
+  local text, pos = "", size
+  while pos > 0 do
+    local start = math.max(pos - M.BLOCK, 0)
+    file:seek("set", start)
+    text = file:read(pos - start) .. text
+    pos = start
+    -- the first complete line of what was read (a cut line may start the text)
+    local first = pos == 0 and text or text:match("\n([^\n]*)")
+    if first and first:sub(1, 10):match("^%d%d%d%d%-%d%d%-%d%d$") and first:sub(1, 10) < floor then
+      break
+    end
+  end
+  file:close()
+  return text
 end
 
 local cache = { key = nil, value = nil }
@@ -55,12 +86,15 @@ function M.current(since, root)
   if cache.key == key then
     return cache.value
   end
-  local file = io.open(path, "rb")
-  if not file then
+  local floor = today
+  if since and since:sub(1, 10) < floor then
+    floor = since:sub(1, 10)
+  end
+  local text = M.tail(path, stat.size, floor)
+  if not text then
     return { today = 0, session = 0 }
   end
-  local text = file:read("*a")
-  file:close()
+  -- a line cut at the start of the tail is older than `floor` and fails the date check
   cache.key, cache.value = key, M.spend(text, today, since, root)
   return cache.value
 end

@@ -30,6 +30,24 @@ describe("usage.csv", function()
     t.eq(nil, usage.parse_line("2026-11-23,/p,m,1,1,0,0.5"))
   end)
 
+  it("reads only the end of a long file, back to the oldest row that counts", function()
+    local usage = require("bb7.usage")
+    local path = vim.fn.tempname()
+    local rows = {}
+    for i = 1, 3000 do
+      rows[i] = string.format("2026-01-01T00:00:%02d,/p,m,1,1,0,1", i % 60)
+    end
+    vim.list_extend(rows, { "2026-11-23T08:00:00,/p,m,1,1,0,0.25", "2026-11-23T09:00:00,/q,m,1,1,0,0.5" })
+    vim.fn.writefile(rows, path)
+    usage.BLOCK = 4096
+    local size = vim.uv.fs_stat(path).size
+    local tail = usage.tail(path, size, "2026-11-23")
+    t.truthy(#tail < 3 * 4096, "stopped after the block with older rows (" .. #tail .. " bytes)")
+    t.eq({ today = 0.75, session = 0.25 }, usage.spend(tail, "2026-11-23", "2026-11-23T07:00:00", "/p"))
+    t.eq(size, #usage.tail(path, size, "2025-01-01"), "everything when every row counts")
+    usage.BLOCK = 65536
+  end)
+
   it("the info pane shows balance, spend, project, instructions and the estimate", function()
     local fake = env.reset({ initialized = true })
     local today = os.date("%Y-%m-%d")
