@@ -79,7 +79,7 @@ function M.check()
   if vim.fn.isdirectory(root .. "/.bb7") == 1 then
     health.ok("project initialized: " .. root .. "/.bb7")
   else
-    health.warn("project not initialized: " .. root, { "Run :BB7Init in the project root" })
+    health.info("no project here (" .. root .. " has no .bb7/): bb7 works with your global chats; :BB7Init makes it a project")
   end
 end
 

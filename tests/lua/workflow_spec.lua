@@ -129,6 +129,22 @@ describe("failed sends", function()
     t.eq({ "user:first", "assistant:ok", "user:better ask", "assistant:Hello world" }, roles)
   end)
 
+  it("when the failed pair cannot be removed, nothing is sent and the text stays in the input", function()
+    fake:chat().messages = { user("broken"), system("net: reset"), user("later"), assistant("x") }
+    require("bb7.actions").load_chat()
+    env.settle()
+    cursor_on("[error: net]")
+    require("bb7.ui").handlers.preview.reask()
+    fake:chat().messages = {} -- changed behind our back
+    require("bb7.ui.input").set_text("retry text")
+    require("bb7.ui").handlers.input.send()
+    env.settle()
+    t.eq({ "ERROR BB-7: Failed to remove the failed message: Can only delete user messages" }, vim.list_slice(env.messages(), #env.messages()))
+    t.eq(0, #fake:sent("send"))
+    t.eq({ "retry text" }, lines(require("bb7.ui.input").buf()))
+    t.eq("retry text", fake:chat().draft)
+  end)
+
   it("<C-c> in the input drops a pending re-ask", function()
     fake:chat().messages = { user("broken"), system("net: reset") }
     require("bb7.actions").load_chat()

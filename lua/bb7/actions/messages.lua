@@ -102,6 +102,9 @@ function M.send(content, retry_context, cb)
     state.data.stream = nil
     if reply.type == "error" then
       notify.daemon_error("remove the failed message", reply.message)
+      -- the input was cleared for the send: give the text back as the draft
+      M.save_draft(content)
+      state.emit("chat")
       return done(cb, false)
     end
     stream(content, retry_context, cb)
