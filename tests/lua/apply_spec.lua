@@ -239,6 +239,21 @@ describe("writing an applied file", function()
     t.eq("M", require("bb7.actions.common").file_entry("ro.txt").status, "the output is still there")
   end)
 
+  it("a write that fails after the daemon took the output keeps the text in a register", function()
+    fake = setup({ ["a.txt"] = "new text\n" }, { ["a.txt"] = { "old" } })
+    local writeback = require("bb7.writeback")
+    local real = writeback.write
+    writeback.write = function()
+      return false, "No space left on device"
+    end
+    require("bb7.actions").apply("a.txt")
+    env.settle()
+    writeback.write = real
+    t.eq({ 'ERROR BB-7: Failed to apply a.txt: cannot write a.txt (No space left on device); its new text is in the " register' }, env.messages())
+    t.eq("new text\n", vim.fn.getreg('"'))
+    t.eq({ "old" }, vim.fn.readfile(env.dir .. "/a.txt"))
+  end)
+
   it("keeps a file without a final newline that way", function()
     fake = setup({ ["n.txt"] = "no newline" }, { ["n.txt"] = { "x" } })
     require("bb7.actions").apply("n.txt")
