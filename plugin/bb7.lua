@@ -20,9 +20,15 @@ command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "fil
 command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
 command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
 command("BB7Model", run("model"), { nargs = "?", bang = true, desc = "bb7: pick the model (! toggles a favorite)" })
-command("BB7NewChat", run("new_chat"), { nargs = "?", desc = "bb7: start a new chat" })
-command("BB7EditInstructions", run("edit_instructions"), { nargs = "?", complete = function()
+local function run_extra(name)
+  return function(cmd)
+    require("bb7").ensure_setup()
+    require("bb7.commands_extra")[name](cmd)
+  end
+end
+command("BB7NewChat", run_extra("new_chat"), { nargs = "?", desc = "bb7: start a new chat" })
+command("BB7EditInstructions", run_extra("edit_instructions"), { nargs = "?", complete = function()
   return { "project", "global" }
 end, desc = "bb7: edit the project or global instructions" })
-command("BB7Version", run("version"), { desc = "bb7: daemon and plugin versions" })
-command("BB7RefreshModels", run("refresh_models"), { desc = "bb7: fetch the model list again" })
+command("BB7Version", run_extra("version"), { desc = "bb7: daemon and plugin versions" })
+command("BB7RefreshModels", run_extra("refresh_models"), { desc = "bb7: fetch the model list again" })

@@ -22,6 +22,8 @@ local function with_project(fn)
   end)
 end
 
+M.with_project = with_project
+
 -- Like with_project, and also needs an active chat.
 local function with_chat(fn)
   with_project(function()
@@ -219,67 +221,6 @@ function M.model(cmd)
       end
       require("bb7.ui.model_picker").open(models, state.data.model, actions.set_model)
     end)
-  end)
-end
-
---- :BB7NewChat [name]
-function M.new_chat(cmd)
-  with_project(function()
-    actions.new_chat(vim.trim(cmd.args or ""), function(ok)
-      if ok then
-        require("bb7.ui").open()
-      end
-    end)
-  end)
-end
-
---- :BB7EditInstructions [project|global] (project by default; global-only mode: global)
-function M.edit_instructions(cmd)
-  with_project(function()
-    local level = vim.trim(cmd.args or "")
-    if level == "" then
-      level = state.data.global_only and "global" or "project"
-    end
-    if level == "project" and state.data.global_only then
-      notify.warn("Not initialized. Run :BB7Init")
-      return
-    end
-    session.request("prepare_instructions", { level = level }, function(reply)
-      if reply.type ~= "instructions_path" then
-        notify.daemon_error("open the instructions", reply.message)
-        return
-      end
-      local ui = require("bb7.ui")
-      if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab then
-        vim.cmd("tabnew")
-      end
-      vim.cmd("edit " .. vim.fn.fnameescape(reply.path))
-    end)
-  end)
-end
-
---- :BB7Version
-function M.version()
-  session.ensure(function(ok)
-    if not ok then
-      return
-    end
-    session.request("version", {}, function(reply)
-      if reply.type ~= "version" then
-        notify.daemon_error("ask the version", reply.message)
-        return
-      end
-      notify.info("daemon " .. tostring(reply.version) .. ", plugin " .. require("bb7").version)
-    end)
-  end)
-end
-
---- :BB7RefreshModels
-function M.refresh_models()
-  session.ensure(function(ok)
-    if ok then
-      actions.refresh_models()
-    end
   end)
 end
 

@@ -1,0 +1,72 @@
+-- The commands the first bb7 plugin had that ours lacked: :BB7NewChat, :BB7EditInstructions,
+-- :BB7Version, :BB7RefreshModels.
+local actions = require("bb7.actions")
+local notify = require("bb7.notify")
+local session = require("bb7.session")
+local state = require("bb7.state")
+
+local M = {}
+local with_project = require("bb7.commands").with_project
+
+--- :BB7NewChat [name]
+function M.new_chat(cmd)
+  with_project(function()
+    actions.new_chat(vim.trim(cmd.args or ""), function(ok)
+      if ok then
+        require("bb7.ui").open()
+      end
+    end)
+  end)
+end
+
+--- :BB7EditInstructions [project|global] (project by default; global-only mode: global)
+function M.edit_instructions(cmd)
+  with_project(function()
+    local level = vim.trim(cmd.args or "")
+    if level == "" then
+      level = state.data.global_only and "global" or "project"
+    end
+    if level == "project" and state.data.global_only then
+      notify.warn("Not initialized. Run :BB7Init")
+      return
+    end
+    session.request("prepare_instructions", { level = level }, function(reply)
+      if reply.type ~= "instructions_path" then
+        notify.daemon_error("open the instructions", reply.message)
+        return
+      end
+      local ui = require("bb7.ui")
+      if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab then
+        vim.cmd("tabnew")
+      end
+      vim.cmd("edit " .. vim.fn.fnameescape(reply.path))
+    end)
+  end)
+end
+
+--- :BB7Version
+function M.version()
+  session.ensure(function(ok)
+    if not ok then
+      return
+    end
+    session.request("version", {}, function(reply)
+      if reply.type ~= "version" then
+        notify.daemon_error("ask the version", reply.message)
+        return
+      end
+      notify.info("daemon " .. tostring(reply.version) .. ", plugin " .. require("bb7").version)
+    end)
+  end)
+end
+
+--- :BB7RefreshModels
+function M.refresh_models()
+  session.ensure(function(ok)
+    if ok then
+      actions.refresh_models()
+    end
+  end)
+end
+
+return M
