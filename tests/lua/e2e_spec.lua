@@ -49,6 +49,10 @@ local SCRIPT = {
     },
     -- 4: the retry
     { text = { "Fixed." } },
+    -- 5: a provider error (401): a failed pair
+    { text = { "x" }, fault = { kind = "status", status = 401 } },
+    -- 6: the re-ask
+    { text = { "Recovered." } },
   },
 }
 
@@ -224,10 +228,45 @@ local function scenario()
   ended = wait_stream_end()
   t.eq("done", ended.type, vim.inspect(ended))
   t.truthy(vim.tbl_contains(lines(require("bb7.ui.preview").buf()), "Fixed."))
+
+  -- a model-created file that now exists locally (!A): asked where to write, never overwritten
+  vim.fn.writefile({ "mine" }, env.dir .. "/new.cs")
+  require("bb7.actions").refresh_files()
+  env.settle()
+  t.eq("!A", require("bb7.actions.common").file_entry("new.cs").status)
+  vim.ui.input = function(opts, cb)
+    t.eq("new.cs", opts.default)
+    cb("copies/new.cs")
+  end
+  env.notes = {}
+  require("bb7.actions").apply("new.cs")
+  env.settle()
+  t.eq({ "INFO BB-7: Applied new.cs as copies/new.cs" }, env.messages())
+  t.eq({ "mine" }, vim.fn.readfile(env.dir .. "/new.cs"))
+  t.eq({ "class New {}" }, vim.fn.readfile(env.dir .. "/copies/new.cs"))
+
+  -- a failed send shows [error: auth]; re-ask replaces the failed pair (needs the daemon that
+  -- keeps the provider error as a system message)
+  env.notes = {}
+  type_and_send("This fails")
+  ended = wait_stream_end()
+  t.eq("error", ended.type, vim.inspect(ended))
+  t.matches("^auth: ", ended.message)
+  local shown = table.concat(lines(require("bb7.ui.preview").buf()), "\n")
+  t.matches("%[error: auth%]", shown)
+  cursor_on("This fails")
+  require("bb7.ui").handlers.preview.reask()
+  t.eq("This fails", require("bb7.ui.input").text())
+  require("bb7.ui").handlers.input.send()
+  ended = wait_stream_end()
+  t.eq("done", ended.type, vim.inspect(ended))
+  local preview_now = lines(require("bb7.ui.preview").buf())
+  t.truthy(vim.tbl_contains(preview_now, "Recovered."), vim.inspect(preview_now))
+  t.falsy(table.concat(preview_now, "\n"):find("[error: auth]", 1, true), "the failed pair is gone")
 end
 
 describe("end to end with bb7 and fake-llm", function()
-  it("init, add, send, statuses, apply, fork, edit, cancel, diff_error and retry", function()
+  it("init, add, send, statuses, apply, fork, edit, cancel, diff_error, retry, !A and re-ask", function()
     local ok, err = xpcall(scenario, debug.traceback)
     if server then
       server:kill(15)
