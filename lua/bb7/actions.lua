@@ -7,6 +7,7 @@ local M = {}
 for _, name in ipairs({ "sync", "chats", "context", "apply", "messages", "models" }) do
   for key, fn in pairs(require("bb7.actions." .. name)) do
     if type(fn) == "function" then
+      assert(M[key] == nil, "bb7.actions: two modules define " .. key)
       M[key] = fn
     end
   end
