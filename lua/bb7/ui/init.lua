@@ -7,10 +7,12 @@ local config = require("bb7.config")
 local files = require("bb7.ui.files")
 local input = require("bb7.ui.input")
 local keymaps = require("bb7.keymaps")
+local keys = require("bb7.ui.keys")
 local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
 local state = require("bb7.state")
 local statusline = require("bb7.ui.statusline")
+local views = require("bb7.ui.views")
 
 local M = {}
 
@@ -49,6 +51,11 @@ local function render_chat(force)
     M.refresh_status()
     return
   end
+  if views.redraw() then
+    -- a file or diff view of this chat stays up
+    M.refresh_status()
+    return
+  end
   if data.chat then
     local limit
     local length = actions.context_length()
@@ -74,6 +81,9 @@ local function subscribe()
     return
   end
   subscribed = true
+  views.attach(function()
+    return M.wins
+  end)
   state.on("chats", function()
     chats.render(state.data.chats, state.data.active_id)
   end)
@@ -260,7 +270,8 @@ local function setup_buffers()
     local buf = buffers.get(pane)
     if not vim.b[buf].bb7_keymaps then
       vim.b[buf].bb7_keymaps = true
-      keymaps.apply(buf, config.options.keymaps[pane], M.handlers[pane])
+      keymaps.apply(buf, config.options.keymaps.global, keys.global(M))
+      keymaps.apply(buf, config.options.keymaps[pane], vim.tbl_extend("keep", M.handlers[pane], keys.extra(pane)))
     end
   end
   local buf = input.buf()
@@ -323,7 +334,9 @@ function M.open()
     for pane, win in pairs(M.wins) do
       window_options(win, pane)
     end
+    require("bb7.ui.help").decorate(M.wins)
   end
+  require("bb7.indicator").seen()
   chats.render(state.data.chats, state.data.active_id)
   files.render(state.data.files)
   render_chat()

@@ -1,9 +1,13 @@
 -- The preview pane: the conversation (rendered once per chat load), the streamed reply
 -- (appended as it arrives), and the context-to-output diff of a file.
 local buffers = require("bb7.ui.buffers")
+local codehl = require("bb7.codehl")
 local config = require("bb7.config")
+local fileview = require("bb7.fileview")
 local format = require("bb7.format")
 local render = require("bb7.render")
+local state = require("bb7.state")
+local status = require("bb7.status")
 local Stream = require("bb7.ui.stream")
 
 local M = {}
@@ -11,7 +15,10 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("bb7-preview")
 M.rendered = nil -- the last render.chat result (message rows for fork/edit)
 M.stream = nil
-M.mode = "empty" -- what the buffer shows: "chat", "diff" or "empty"
+M.mode = "empty" -- what the buffer shows: "chat", "file", "diff" or "empty"
+M.path = nil -- the file of the "file" and "diff" views
+M.chat_id = nil -- the chat that file belongs to
+M.ns = ns
 
 function M.buf()
   return buffers.get("preview")
@@ -32,6 +39,33 @@ local function apply_folds(buf, folds)
   end
 end
 
+-- Markers are concealed in normal mode too, so the text reads as rendered markdown.
+local function conceal_options(buf)
+  for _, win in ipairs(buffers.windows(buf)) do
+    vim.wo[win].conceallevel = 2
+    vim.wo[win].concealcursor = "nc"
+  end
+end
+
+-- Inline markdown spans, then code blocks (treesitter, or the plain BB7Code group).
+local function apply_spans(buf, rendered)
+  for _, span in ipairs(rendered.spans or {}) do
+    local row, first, last, group, cchar = span[1], span[2], span[3], span[4], span[5]
+    if group == "conceal" then
+      vim.api.nvim_buf_set_extmark(buf, ns, row, first, { end_col = last, conceal = "" })
+    else
+      vim.api.nvim_buf_set_extmark(buf, ns, row, first, { end_col = last, hl_group = group, conceal = cchar, priority = 120 })
+    end
+  end
+  for _, block in ipairs(rendered.code or {}) do
+    if block.last >= block.first then
+      local lines = vim.api.nvim_buf_get_lines(buf, block.first, block.last + 1, false)
+      local lang = codehl.lang(block.lang, block.path)
+      codehl.apply(buf, ns, block.first, lines, lang, block.path == nil and "BB7Code" or nil)
+    end
+  end
+end
+
 --- Writes a rendered result (see bb7.render) into the buffer.
 function M.show(rendered, mode)
   local buf = M.buf()
@@ -42,8 +76,11 @@ function M.show(rendered, mode)
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   vim.api.nvim_buf_clear_namespace(buf, Stream.ns, 0, -1)
   for _, hl in ipairs(rendered.hls) do
-    vim.api.nvim_buf_set_extmark(buf, ns, hl[1], 0, { line_hl_group = hl[2], priority = hl[2] == "BB7Dim" and 200 or 100 })
+    -- dimming sits above every other highlight so out-of-context pairs read as dim
+    vim.api.nvim_buf_set_extmark(buf, ns, hl[1], 0, { line_hl_group = hl[2], priority = hl[2] == "BB7Dim" and 250 or 100 })
   end
+  apply_spans(buf, rendered)
+  conceal_options(buf)
   apply_folds(buf, rendered.folds)
 end
 
@@ -117,26 +154,31 @@ function M.stream_finish()
   end
 end
 
---- The unified diff of a file's context and output, with added/removed lines highlighted.
-function M.show_diff(path, before, after)
-  local diff = vim.diff(before or "", after or "", { result_type = "unified", ctxlen = 3 })
-  local lines = { "diff " .. path, "--- context/" .. path, "+++ output/" .. path }
-  local hls = { { 0, "BB7DiffHeader" }, { 1, "BB7DiffHeader" }, { 2, "BB7DiffHeader" } }
-  for _, line in ipairs(vim.split(diff, "\n", { plain = true, trimempty = true })) do
-    table.insert(lines, line)
-    local first = line:sub(1, 1)
-    if first == "+" then
-      table.insert(hls, { #lines - 1, "BB7DiffAdd" })
-    elseif first == "-" then
-      table.insert(hls, { #lines - 1, "BB7DiffDelete" })
-    elseif first == "@" then
-      table.insert(hls, { #lines - 1, "BB7DiffHeader" })
+M.full_diff = false -- the diff view shows whole files instead of hunks
+
+--- The diff view of a file: context -> output (and local -> output for `~M`/`!A`). `file` is a
+--- get_file_statuses entry; the older form `(path, before, after)` diffs two texts.
+function M.show_diff(file, before, after, local_text)
+  if type(file) == "string" then
+    local path = file
+    file = { path = path, has_output = true, context_content = before, output_content = after }
+    for _, entry in ipairs(state.data.files) do
+      if entry.path == path and not entry.start_line then
+        file = entry
+      end
     end
   end
-  if diff == "" then
-    table.insert(lines, "(no differences)")
+  if local_text == nil and state.data.root then
+    local_text = status.local_content(status.absolute(state.data.root, file.path))
   end
-  M.show({ lines = lines, hls = hls, folds = {}, messages = {} }, "diff")
+  M.show(fileview.diff(file, local_text, M.full_diff), "diff")
+  M.path, M.chat_id = file.path, state.data.active_id
+end
+
+--- The file view: the file's output (or its context snapshot), highlighted by file type.
+function M.show_file(file)
+  M.show(fileview.file(file), "file")
+  M.path, M.chat_id = file.path, state.data.active_id
 end
 
 --- The message (index, role) under the cursor of the preview window, or nil.

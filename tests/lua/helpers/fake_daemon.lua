@@ -447,7 +447,15 @@ function Fake:_send(req, chat)
         table.insert(parts, { type = "thinking", content = table.concat(thinking) })
       end
       table.insert(parts, { type = "text", content = table.concat(text) })
-      table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files })
+      -- like the daemon: the reply's usage is stored with the message (zero fields left out)
+      local usage
+      for key, value in pairs(msg.usage or {}) do
+        if value ~= 0 then
+          usage = usage or {}
+          usage[key] = value
+        end
+      end
+      table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files, usage = usage, timestamp = "2026-01-01T00:00:02Z" })
       for path, content in pairs(msg.write or {}) do
         chat.outputs[path] = content
       end
