@@ -84,7 +84,11 @@ function M.attach()
       set("streaming")
     end),
     state.on("stream_end", function()
-      set(in_view() and nil or "unread")
+      if in_view() then
+        set(nil)
+      else
+        set("unread")
+      end
     end),
   }
   local group = vim.api.nvim_create_augroup("bb7-indicator", { clear = true })

@@ -50,7 +50,7 @@ local ns = vim.api.nvim_create_namespace("bb7-help")
 --- Opens the overlay for `pane` (the pane of the current buffer when nil); `q`, `?` or <Esc>
 --- close it, as does leaving it.
 function M.show(pane)
-  pane = pane or (vim.bo.filetype:match("^bb7%-(.+)$")) or "global"
+  pane = pane or vim.api.nvim_buf_get_name(0):match("bb7://(%w+)$") or "global"
   local lines, keys = M.lines(pane)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -102,17 +102,17 @@ end
 --- key, e.g. "<CR> send · gm model · ? keys".
 function M.hint(pane, count)
   count = count or 4
-  local parts = {}
-  local function add(entry)
-    table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(tostring(entry[3]):gsub("_", " ")))
-  end
+  local parts, seen = {}, {}
   for _, entry in ipairs(config.options.keymaps[pane] or {}) do
     if #parts >= count then
       break
     end
     local mode = entry[1]
-    if mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n")) then
-      add(entry)
+    local normal = mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n"))
+    if normal and not seen[entry[3]] then
+      seen[entry[3]] = true
+      local name = tostring(entry[3]):gsub("_", " ")
+      table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(name))
     end
   end
   for _, entry in ipairs(config.options.keymaps.global or {}) do

@@ -242,6 +242,16 @@ function Fake:_handle(req)
     local id = self:new_chat(req.name)
     self.active = id
     return self:emit(reply(req, { type = "ok", id = id }))
+  elseif a == "chat_new_with_context" then
+    local source = self.chats[req.source_chat_id]
+    if not source then
+      return self:emit(err(req, "Chat not found"))
+    end
+    local id = self:new_chat()
+    self.chats[id].context = vim.deepcopy(source.context)
+    self.chats[id].model = source.model
+    self.active = id
+    return self:emit(reply(req, { type = "ok", id = id }))
   elseif a == "chat_select" then
     if not self.chats[req.id] then
       return self:emit(err(req, "Chat not found"))
