@@ -98,27 +98,35 @@ local function escape(text)
   return (text:gsub("%%", "%%%%"))
 end
 
---- The hint of `pane` as a 'statusline' value: its first `count` normal-mode keys and the help
---- key, e.g. "<CR> send · gm model · ? keys".
-function M.hint(pane, count)
-  count = count or 4
+--- The hint of `pane` as a 'statusline' value: as many of its normal-mode keys as fit in
+--- `width` columns (each action once), then the help key, e.g. "<CR> send · gm model · ? keys".
+function M.hint(pane, width)
+  width = width or 80
+  local help_key
+  for _, entry in ipairs(config.options.keymaps.global or {}) do
+    if entry[3] == "help" then
+      help_key = entry[2]
+    end
+  end
+  local tail = help_key and (help_key .. " keys") or ""
+  local used = 1 + #tail
   local parts, seen = {}, {}
   for _, entry in ipairs(config.options.keymaps[pane] or {}) do
-    if #parts >= count then
-      break
-    end
     local mode = entry[1]
     local normal = mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n"))
     if normal and not seen[entry[3]] then
       seen[entry[3]] = true
       local name = tostring(entry[3]):gsub("_", " ")
+      local cost = vim.fn.strdisplaywidth(entry[2] .. " " .. name .. " · ")
+      if used + cost > width then
+        break
+      end
+      used = used + cost
       table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(name))
     end
   end
-  for _, entry in ipairs(config.options.keymaps.global or {}) do
-    if entry[3] == "help" then
-      table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# keys")
-    end
+  if help_key then
+    table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
   end
   return " " .. table.concat(parts, "%#BB7HintText# · ")
 end
@@ -127,7 +135,7 @@ end
 function M.decorate(wins)
   for pane, win in pairs(wins) do
     if vim.api.nvim_win_is_valid(win) then
-      vim.wo[win].statusline = M.hint(pane)
+      vim.wo[win].statusline = M.hint(pane, vim.api.nvim_win_get_width(win))
     end
   end
 end

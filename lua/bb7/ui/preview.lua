@@ -39,11 +39,15 @@ local function apply_folds(buf, folds)
   end
 end
 
--- Markers are concealed in normal mode too, so the text reads as rendered markdown.
+-- Markers are concealed in normal mode too, so the text reads as rendered markdown; a closed
+-- reasoning fold shows its header without fill dots.
 local function conceal_options(buf)
   for _, win in ipairs(buffers.windows(buf)) do
     vim.wo[win].conceallevel = 2
     vim.wo[win].concealcursor = "nc"
+    vim.api.nvim_win_call(win, function()
+      vim.opt_local.fillchars:append({ fold = " " })
+    end)
   end
 end
 

@@ -54,9 +54,17 @@ end
 
 local function winbar()
   local name = state.data.chat and state.data.chat.name or state.data.active_id or "?"
-  local keys = {}
+  local keys, by_action = {}, {}
   for _, entry in ipairs(config.options.keymaps.split or {}) do
-    table.insert(keys, entry[2] .. " " .. entry[3])
+    local action = tostring(entry[3])
+    if not by_action[action] then
+      by_action[action] = {}
+      table.insert(keys, action)
+    end
+    table.insert(by_action[action], entry[2])
+  end
+  for i, action in ipairs(keys) do
+    keys[i] = table.concat(by_action[action], "/") .. " " .. action
   end
   local text = string.format(" BB-7 → %s (%s)   %s", name, state.data.model or "no model", table.concat(keys, " · "))
   return (text:gsub("%%", "%%%%"))
