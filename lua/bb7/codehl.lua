@@ -31,39 +31,56 @@ function M.lang(word, path)
   return ok and lang or nil
 end
 
---- Highlights `lines` that sit in `buf` from `row` (0-based) in language `lang` (a treesitter
---- language or nil). Returns true when treesitter did it, false for the plain fallback
---- (`fallback` group over each line).
-function M.apply(buf, ns, row, lines, lang, fallback)
-  local ok = lang ~= nil
-    and pcall(function()
-      local text = table.concat(lines, "\n")
-      local parser = vim.treesitter.get_string_parser(text, lang)
-      parser:parse(true)
-      parser:for_each_tree(function(tree, ltree)
-        local tlang = ltree:lang()
-        local query = vim.treesitter.query.get(tlang, "highlights")
-        if not query then
-          return
-        end
-        for id, node in query:iter_captures(tree:root(), text, 0, -1) do
-          local name = query.captures[id]
-          if name ~= "spell" and name ~= "nospell" and not name:match("^_") then
-            local sr, sc, er, ec = node:range()
-            if er > #lines - 1 then
-              er, ec = #lines - 1, #lines[#lines]
-            end
-            vim.api.nvim_buf_set_extmark(buf, ns, row + sr, sc, {
-              end_row = row + er,
-              end_col = ec,
-              hl_group = "@" .. name .. "." .. tlang,
-              priority = 110,
-            })
-          end
-        end
-      end)
+--- Parses `lines` as `lang` (a treesitter language), injections included. Returns a handle
+--- for M.highlight, or nil when there is no parser (or the parse fails).
+function M.parse(lines, lang)
+  if not lang then
+    return nil
+  end
+  local ok, handle = pcall(function()
+    local text = table.concat(lines, "\n")
+    local parser = vim.treesitter.get_string_parser(text, lang)
+    parser:parse(true)
+    local trees = {}
+    parser:for_each_tree(function(tree, ltree)
+      local query = vim.treesitter.query.get(ltree:lang(), "highlights")
+      if query then
+        table.insert(trees, { root = tree:root(), lang = ltree:lang(), query = query })
+      end
     end)
-  if ok then
+    return { text = text, trees = trees, parser = parser, count = #lines, last_len = #lines[#lines] }
+  end)
+  return ok and handle or nil
+end
+
+--- Puts the captures of `handle` whose start lies in rows `from`..`to` (relative to the
+--- block, inclusive) on `buf`, the block starting at buffer row `row`.
+function M.highlight(buf, ns, row, handle, from, to)
+  for _, t in ipairs(handle.trees) do
+    for id, node in t.query:iter_captures(t.root, handle.text, from, to + 1) do
+      local name = t.query.captures[id]
+      local sr, sc, er, ec = node:range()
+      if sr >= from and sr <= to and name ~= "spell" and name ~= "nospell" and not name:match("^_") then
+        if er > handle.count - 1 then
+          er, ec = handle.count - 1, handle.last_len
+        end
+        pcall(vim.api.nvim_buf_set_extmark, buf, ns, row + sr, sc, {
+          end_row = row + er,
+          end_col = ec,
+          hl_group = "@" .. name .. "." .. t.lang,
+          priority = 110,
+        })
+      end
+    end
+  end
+end
+
+--- Highlights all of `lines` (in `buf` from `row`) as `lang`; without a parser each line gets
+--- `fallback` (when given). Returns true when treesitter did it.
+function M.apply(buf, ns, row, lines, lang, fallback)
+  local handle = M.parse(lines, lang)
+  if handle then
+    M.highlight(buf, ns, row, handle, 0, #lines - 1)
     return true
   end
   if fallback then

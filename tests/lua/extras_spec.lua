@@ -218,6 +218,42 @@ describe("chat picker", function()
   end)
 end)
 
+describe("chat picker through snacks", function()
+  it("uses snacks.picker when telescope is absent, previewing the chat", function()
+    setup()
+    local spec
+    package.loaded["snacks.picker"] = { pick = function(opts)
+      spec = opts
+    end }
+    local picker = require("bb7.picker")
+    t.eq("snacks", picker.backend())
+    local got
+    picker.chats({ { id = "0000000001", name = "c", excerpt = "hi" } }, "BB-7: pick", function(chat)
+      got = chat
+    end)
+    t.eq("BB-7: pick", spec.title)
+    t.eq("c  hi", spec.items[1].text)
+    local set, ft
+    spec.preview({ item = spec.items[1], preview = {
+      set_lines = function(_, l)
+        set = l
+      end,
+      highlight = function(_, o)
+        ft = o.ft
+      end,
+    } })
+    t.eq({ "c", "", "hi" }, set)
+    t.eq("markdown", ft)
+    local closed = false
+    spec.confirm({ close = function()
+      closed = true
+    end }, spec.items[1])
+    t.truthy(closed)
+    t.eq("0000000001", got.id)
+    package.loaded["snacks.picker"] = nil
+  end)
+end)
+
 describe("classic keys", function()
   local function maps(buf, mode)
     local out = {}

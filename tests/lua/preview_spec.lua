@@ -94,6 +94,26 @@ describe("readable preview", function()
     t.eq({ 0, 7 }, { marks(row_of("foo bar")).BB7Code[1], marks(row_of("foo bar")).BB7Code[2] }, "plain fallback")
   end)
 
+  it("highlights the code in view first and the rest as it scrolls into view", function()
+    local messages = {}
+    for i = 1, 60 do
+      table.insert(messages, user("q" .. i))
+      table.insert(messages, assistant({ { type = "text", content = "```lua\nlocal v" .. i .. " = " .. i .. "\n```" } }))
+    end
+    open_with(messages)
+    local ui = require("bb7.ui")
+    ui.focus("preview")
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    vim.cmd("redraw")
+    t.truthy(marks(row_of("local v1 = 1"))["@keyword.lua"], "the first block, in view")
+    t.falsy(marks(row_of("local v60 = 60"))["@keyword.lua"], "the last block waits")
+    vim.api.nvim_feedkeys((row_of("local v60 = 60") + 1) .. "G", "x", false)
+    t.falsy(marks(row_of("local v60 = 60"))["@keyword.lua"], "nothing before the scroll event")
+    -- a script run by `nvim -l` has no main loop to fire WinScrolled after the redraw
+    vim.api.nvim_exec_autocmds("WinScrolled", {})
+    t.truthy(marks(row_of("local v60 = 60"))["@keyword.lua"], "highlighted once scrolled to")
+  end)
+
   it("puts reasoning under a header that stays visible when folded, and <CR> opens it", function()
     open_with({
       user("Think"),

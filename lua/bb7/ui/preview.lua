@@ -61,14 +61,83 @@ local function apply_spans(buf, rendered)
       vim.api.nvim_buf_set_extmark(buf, ns, row, first, { end_col = last, hl_group = group, conceal = cchar, priority = 120 })
     end
   end
+end
+
+-- Code is highlighted where it is seen: the chunks of code blocks (CHUNK rows each) that come
+-- into view (with a window's height of margin) are done, each once per render. A long chat
+-- or file stays quick to draw however much code it holds.
+local CHUNK = 100
+local pending = {} -- chunks not highlighted yet: { block, from, to } (rows in the block)
+
+local function queue_code(rendered)
+  pending = {}
   for _, block in ipairs(rendered.code or {}) do
     if block.last >= block.first then
-      local lines = vim.api.nvim_buf_get_lines(buf, block.first, block.last + 1, false)
-      local lang = codehl.lang(block.lang, block.path)
-      codehl.apply(buf, ns, block.first, lines, lang, block.path == nil and "BB7Code" or nil)
+      local size = block.last - block.first + 1
+      for from = 0, size - 1, CHUNK do
+        table.insert(pending, { block = block, from = from, to = math.min(from + CHUNK, size) - 1 })
+      end
     end
   end
 end
+
+local function highlight_chunk(buf, chunk)
+  local block = chunk.block
+  if block.handle == nil then
+    local lines = vim.api.nvim_buf_get_lines(buf, block.first, block.last + 1, false)
+    block.handle = codehl.parse(lines, codehl.lang(block.lang, block.path)) or false
+  end
+  if block.handle then
+    codehl.highlight(buf, ns, block.first, block.handle, chunk.from, chunk.to)
+  elseif block.path == nil then
+    local lines = vim.api.nvim_buf_get_lines(buf, block.first + chunk.from, block.first + chunk.to + 1, false)
+    for i, line in ipairs(lines) do
+      vim.api.nvim_buf_set_extmark(buf, ns, block.first + chunk.from + i - 1, 0, { end_col = #line, hl_group = "BB7Code", priority = 110 })
+    end
+  end
+end
+
+--- Highlights the code in view in the windows showing the preview (all of it when none does).
+function M.highlight_visible()
+  if #pending == 0 then
+    return
+  end
+  local buf = M.buf()
+  local ranges = {}
+  for _, win in ipairs(buffers.windows(buf)) do
+    local view = vim.api.nvim_win_call(win, function()
+      return { vim.fn.line("w0"), vim.fn.line("w$") }
+    end)
+    local top, bot = view[1], view[2]
+    local margin = vim.api.nvim_win_get_height(win)
+    table.insert(ranges, { top - 1 - margin, bot - 1 + margin })
+  end
+  local left = {}
+  for _, chunk in ipairs(pending) do
+    local first, last = chunk.block.first + chunk.from, chunk.block.first + chunk.to
+    local seen = #ranges == 0
+    for _, r in ipairs(ranges) do
+      if last >= r[1] and first <= r[2] then
+        seen = true
+      end
+    end
+    if seen then
+      highlight_chunk(buf, chunk)
+    else
+      table.insert(left, chunk)
+    end
+  end
+  pending = left
+end
+
+vim.api.nvim_create_autocmd({ "WinScrolled", "BufWinEnter" }, {
+  group = vim.api.nvim_create_augroup("bb7-preview-code", { clear = true }),
+  callback = function()
+    if #pending > 0 and #buffers.windows(M.buf()) > 0 then
+      M.highlight_visible()
+    end
+  end,
+})
 
 --- Writes a rendered result (see bb7.render) into the buffer.
 function M.show(rendered, mode)
@@ -86,6 +155,8 @@ function M.show(rendered, mode)
   apply_spans(buf, rendered)
   conceal_options(buf)
   apply_folds(buf, rendered.folds)
+  queue_code(rendered)
+  M.highlight_visible()
 end
 
 --- Renders `chat` with the options of the current state.
