@@ -57,9 +57,8 @@ function M.init()
   end)
 end
 
--- Shows a chat picker (vim.ui.select) over `chats`; on a choice selects it and calls after().
+-- Shows a chat picker over `chats` (bb7.picker); on a choice selects it and calls after().
 local function pick_chat(chats, prompt, after)
-  -- telescope or snacks (with a preview of each chat) when installed, else vim.ui.select
   require("bb7.picker").chats(chats, prompt, function(chat)
     if chat then
       actions.select_chat(chat.id, function(ok)
