@@ -19,6 +19,16 @@ command("BB7AddReadonly", run("add_readonly"), { nargs = "?", range = true, comp
 command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context" })
 command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
 command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
+local function run_views(name)
+  return function(cmd)
+    require("bb7").ensure_setup()
+    require("bb7.viewcmds")[name](cmd)
+  end
+end
+command("BB7Chat", run_views("chat"), { desc = "bb7: show the chat in the preview" })
+command("BB7File", run_views("file"), { nargs = "?", complete = "file", desc = "bb7: show a context or output file in the preview" })
+command("BB7Diff", run_views("diff"), { nargs = "?", complete = "file", desc = "bb7: show a file's diff in the preview" })
+command("BB7Split", run_views("split"), { desc = "bb7: a small composer to send without the bb7 tab" })
 command("BB7Model", run("model"), { nargs = "?", bang = true, desc = "bb7: pick the model (! toggles a favorite)" })
 local function run_extra(name)
   return function(cmd)

@@ -34,6 +34,7 @@ local function with_chat(fn)
     fn()
   end)
 end
+M.with_chat = with_chat
 
 --- :BB7Init
 function M.init()
@@ -58,18 +59,9 @@ function M.init()
   end)
 end
 
--- Shows a chat picker (vim.ui.select) over `chats`; on a choice selects it and calls after().
+-- Shows a chat picker over `chats` (bb7.picker); on a choice selects it and calls after().
 local function pick_chat(chats, prompt, after)
-  vim.ui.select(chats, {
-    prompt = prompt,
-    format_item = function(chat)
-      local text = (chat.pinned and "★ " or "") .. (chat.name or chat.id)
-      if chat.excerpt and chat.excerpt ~= "" then
-        text = text .. "  " .. chat.excerpt
-      end
-      return text
-    end,
-  }, function(chat)
+  require("bb7.picker").chats(chats, prompt, function(chat)
     if chat then
       actions.select_chat(chat.id, function(ok)
         if ok and after then

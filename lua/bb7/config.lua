@@ -2,7 +2,8 @@
 --
 -- Keymaps are lists of `{mode, lhs, action, desc}` entries per pane. A user replaces an entry by
 -- giving the same action a new lhs (`keymaps = { files = { apply = "ga" } }`) or removes it with
--- `false` (`keymaps = { files = { apply = false } }`).
+-- `false` (`keymaps = { files = { apply = false } }`). `keymaps = "classic"` (or
+-- `{ preset = "classic", ... }` with changes over it) starts from the first bb7 plugin's keys.
 local M = {}
 
 M.defaults = {
@@ -49,8 +50,19 @@ M.defaults = {
       { "n", "x", "reject", "Reject (delete) the output of the file under the cursor" },
       { "n", "q", "close", "Close bb7" },
     },
+    info = {
+      { "n", "r", "refresh", "Fetch the balance and the instruction files again" },
+      { "n", "q", "close", "Close bb7" },
+    },
     preview = {
       { "n", "<C-c>", "cancel", "Cancel the running response" },
+      { "n", "]]", "next_message", "Next message" },
+      { "n", "[[", "prev_message", "Previous message" },
+      { "n", "]u", "next_user_message", "Next user message" },
+      { "n", "[u", "prev_user_message", "Previous user message" },
+      { "n", "K", "message_info", "Details of the message under the cursor" },
+      { "n", "<CR>", "toggle_thinking", "Open or close the reasoning block" },
+      { "n", "<C-r>", "new_with_context", "New chat with this chat's context files" },
       { "n", "<C-f>", "fork", "Fork the chat from the user message under the cursor" },
       { "n", "<C-e>", "edit", "Edit the user message under the cursor" },
       { "n", "r", "retry", "Retry after failed file edits" },
@@ -58,6 +70,22 @@ M.defaults = {
       { "n", "d", "delete_failed", "Delete the failed message under the cursor" },
       { "n", "gb", "boundary", "Jump to the oldest message still sent (the prediction boundary)" },
       { "n", "q", "close", "Close bb7" },
+    },
+    -- keys of every pane: the preview's views, help, moving between files
+    global = {
+      { "n", "?", "help", "Show the keys of this pane" },
+      { "n", "gc", "view_chat", "Show the chat in the preview" },
+      { "n", "gf", "view_file", "Show the selected file in the preview" },
+      { "n", "gd", "view_diff", "Show the selected file's diff in the preview" },
+      { "n", "zd", "toggle_full_diff", "Toggle the diff between hunks and whole files" },
+      { "n", "<C-n>", "next_file", "Next file in the file or diff view" },
+      { "n", "<C-p>", "prev_file", "Previous file in the file or diff view" },
+    },
+    -- the :BB7Split composer
+    split = {
+      { { "n", "i" }, "<C-s>", "send", "Send and close the split" },
+      { "n", "<CR>", "send", "Send and close the split" },
+      { "n", "q", "close", "Close the split" },
     },
     input = {
       { "n", "<CR>", "send", "Send the message" },
@@ -69,6 +97,9 @@ M.defaults = {
       { "n", "q", "close", "Close bb7" },
     },
   },
+  -- Chat picker: nil picks telescope, then snacks, then vim.ui.select; or force one of
+  -- "telescope", "snacks", "select".
+  picker = nil,
   -- Highlight groups, linked with `default = true` so a colorscheme can override them.
   highlights = {
     BB7User = "Title",
@@ -122,7 +153,12 @@ function M.setup(opts)
   rest.keymaps = nil
   local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), rest)
   merged.keymaps = {}
-  for pane, entries in pairs(M.defaults.keymaps) do
+  local base = M.defaults.keymaps
+  if keymaps == "classic" or (type(keymaps) == "table" and keymaps.preset == "classic") then
+    base = require("bb7.keymaps_classic").build(M.defaults.keymaps)
+    keymaps = type(keymaps) == "table" and keymaps or nil
+  end
+  for pane, entries in pairs(base) do
     merged.keymaps[pane] = merge_keymaps(entries, keymaps and keymaps[pane])
   end
   M.options = merged

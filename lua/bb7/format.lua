@@ -50,6 +50,31 @@ function M.usage(usage)
   return table.concat(parts, " · ")
 end
 
+--- Seconds: 0.8 -> "0.8s", 12.3 -> "12s", 75 -> "1m 15s".
+function M.duration(seconds)
+  seconds = tonumber(seconds) or 0
+  if seconds < 10 then
+    return string.format("%.1fs", seconds)
+  elseif seconds < 60 then
+    return string.format("%ds", math.floor(seconds + 0.5))
+  end
+  local whole = math.floor(seconds + 0.5)
+  return string.format("%dm %02ds", math.floor(whole / 60), whole % 60)
+end
+
+--- The usage line under an assistant message (its stored `usage`, `duration` included):
+--- "3.2s · 4.2k in (3.5k cached) · 890 out · $0.0120". Empty without usage.
+function M.usage_line(usage)
+  if type(usage) ~= "table" or next(usage) == nil then
+    return ""
+  end
+  local text = M.usage(usage)
+  if tonumber(usage.duration) then
+    text = M.duration(usage.duration) .. " · " .. text
+  end
+  return text
+end
+
 --- The `balance` reply: credits left.
 function M.balance(balance)
   if type(balance) ~= "table" or balance.total_credits == nil then

@@ -12,6 +12,7 @@ function M.setup(opts)
   local config = require("bb7.config")
   config.setup(opts)
   require("bb7.highlights").setup(config.options.highlights)
+  require("bb7.indicator").attach()
   did_setup = true
   local group = vim.api.nvim_create_augroup("bb7", { clear = true })
   vim.api.nvim_create_autocmd("VimLeavePre", {
@@ -27,6 +28,16 @@ function M.setup(opts)
     end,
   })
   return config.options
+end
+
+--- Statusline component: a symbol while a reply streams or waits unread, else "".
+function M.status()
+  return require("bb7.indicator").text()
+end
+
+--- The highlight group for `status()` (nil when it is empty).
+function M.status_hl()
+  return require("bb7.indicator").highlight()
 end
 
 --- Runs setup with the defaults unless the user already called it.

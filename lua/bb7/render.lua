@@ -1,6 +1,8 @@
 -- Turns a chat (the `chat` reply) into preview lines: per message a header, its parts (text,
 -- reasoning, code, file events), out-of-context pairs dimmed. Pure: returns data, writes nothing.
 local boundary = require("bb7.boundary")
+local format = require("bb7.format")
+local markdown = require("bb7.markdown")
 
 local M = {}
 
@@ -93,13 +95,49 @@ local function push_text(out, text, hl)
   end
 end
 
+-- Appends markdown text: inline spans, fenced code blocks (with their language) and fences.
+local function push_markdown(out, text)
+  local base = #out.lines
+  local lines = vim.split(text, "\n", { plain = true })
+  vim.list_extend(out.lines, lines)
+  local parsed = markdown.parse(lines)
+  for _, span in ipairs(parsed.spans) do
+    table.insert(out.spans, { base + span[1], span[2], span[3], span[4], span[5] })
+  end
+  for _, block in ipairs(parsed.code) do
+    table.insert(out.code, { first = base + block.first, last = base + block.last, lang = block.lang })
+  end
+  for _, row in ipairs(parsed.fences) do
+    table.insert(out.hls, { base + row, "BB7CodeFence" })
+  end
+end
+
+--- The header of a reasoning block (the line a closed fold shows).
+function M.thinking_header(count)
+  return string.format("▸ Thinking (%d line%s)", count, count == 1 and "" or "s")
+end
+
+-- Appends a reasoning block: a header, then the text; the fold covers both so a closed fold
+-- shows the header.
+local function push_thinking(out, text)
+  local lines = vim.split(text, "\n", { plain = true })
+  local first = #out.lines
+  push_text(out, M.thinking_header(#lines), "BB7ThinkingHeader")
+  for _, line in ipairs(lines) do
+    push_text(out, line, "BB7Thinking")
+  end
+  table.insert(out.folds, { first, #out.lines - 1 })
+end
+
 --- Renders `chat`. opts: `limit` (tokens the history may use, nil = unlimited),
---- `chars_per_token`, `allowance`, `usage_line`. Returns `{lines, hls = {{row, group}},
---- folds = {{first_row, last_row}}, messages = {{index, role, row}}, included, total}` with rows
---- 0-based.
+--- `chars_per_token`, `allowance`, `usage_line` (shown after the last reply when it has no
+--- stored usage). Returns `{lines, hls = {{row, group}}, spans = {{row, start_col, end_col,
+--- group, conceal}}, code = {{first, last, lang}}, folds = {{first_row, last_row}},
+--- messages = {{index, role, row, last}}, included, total}` with rows 0-based; `group`
+--- "conceal" marks markdown markers to hide.
 function M.chat(chat, opts)
   opts = opts or {}
-  local out = { lines = {}, hls = {}, folds = {}, messages = {} }
+  local out = { lines = {}, hls = {}, spans = {}, code = {}, folds = {}, messages = {} }
   local messages = chat and chat.messages or {}
   local pairs_, pair_of = M.pairs(messages, opts.chars_per_token)
   local tokens = {}
@@ -136,29 +174,38 @@ function M.chat(chat, opts)
         header = "▌" .. (message.role or "system"):gsub("^%l", string.upper)
       end
       push_text(out, header, message.role == "user" and "BB7User" or "BB7Assistant")
-      table.insert(out.messages, { index = i - 1, role = message.role, row = start })
+      local entry = { index = i - 1, role = message.role, row = start }
+      table.insert(out.messages, entry)
       if type(message.content) == "string" then
-        push_text(out, message.content, nil)
+        push_markdown(out, message.content)
       end
       for _, part in ipairs(message.parts or {}) do
         if part.type == "text" or part.type == "raw" then
           -- a failed send is kept as a system message `<code>: <message>` (bb7.failed)
           local failure = message.role == "system" and require("bb7.failed").parse(part.content)
-          push_text(out, failure and require("bb7.failed").display(part.content) or part.content or "", failure and "BB7Error" or nil)
+          if failure then
+            push_text(out, require("bb7.failed").display(part.content), "BB7Error")
+          elseif part.type == "text" then
+            push_markdown(out, part.content or "")
+          else
+            push_text(out, part.content or "", nil)
+          end
         elseif part.type == "thinking" then
-          local first = #out.lines
-          push_text(out, part.content or "", "BB7Thinking")
-          table.insert(out.folds, { first, #out.lines - 1 })
+          push_thinking(out, part.content or "")
         elseif part.type == "code" then
-          push_text(out, "```" .. (part.language or ""), nil)
-          push_text(out, part.content or "", nil)
-          push_text(out, "```", nil)
+          push_markdown(out, "```" .. (part.language or "") .. "\n" .. (part.content or "") .. "\n```")
         elseif part.type == "file" then
           push_text(out, "● file " .. (part.path or "?"), "BB7Event")
         elseif part.type == "context_event" then
           push_text(out, M.event_text(part), "BB7Event")
         end
       end
+      local usage = message.role == "assistant" and format.usage_line(message.usage) or ""
+      if usage ~= "" then
+        push_text(out, usage, "BB7Usage")
+        out.has_usage = true
+      end
+      entry.last = #out.lines - 1
     end
     if pair_of[i] and dim[pair_of[i]] then
       for row = start, #out.lines - 1 do
@@ -166,7 +213,8 @@ function M.chat(chat, opts)
       end
     end
   end
-  if opts.usage_line and opts.usage_line ~= "" then
+  -- a daemon that stores no usage in messages: this session's last reply still gets its line
+  if opts.usage_line and opts.usage_line ~= "" and not out.has_usage then
     push_text(out, opts.usage_line, "BB7Usage")
   end
   return out

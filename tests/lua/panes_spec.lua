@@ -130,7 +130,7 @@ describe("files pane", function()
     env.settle()
     focus_row("files", 1)
     require("bb7.ui").handlers.files.diff()
-    t.eq({ "diff a.cs", "--- context/a.cs", "+++ output/a.cs", "@@ -1,2 +1,2 @@", " one", "-two", "+TWO" }, lines(require("bb7.ui.preview").buf()))
+    t.eq({ "diff a.cs  (hunks)  M", "--- context/a.cs", "+++ output/a.cs", "@@ -1,2 +1,2 @@", " one", "-two", "+TWO" }, lines(require("bb7.ui.preview").buf()))
     local during
     require("bb7.state").on("stream", function()
       during = during or lines(require("bb7.ui.preview").buf())

@@ -35,6 +35,7 @@ describe("render", function()
       "please",
       "",
       "▌Assistant  (m/1)",
+      "▸ Thinking (2 lines)",
       "step 1",
       "step 2",
       "Done.",
@@ -43,8 +44,8 @@ describe("render", function()
       "▌System",
       "Response aborted by user.",
     }, out.lines)
-    t.eq({ { 7, 8 } }, out.folds)
-    t.eq({ { index = 1, role = "user", row = 2 }, { index = 2, role = "assistant", row = 6 }, { index = 3, role = "system", row = 12 } }, out.messages)
+    t.eq({ { 7, 9 } }, out.folds)
+    t.eq({ { index = 1, role = "user", row = 2, last = 4 }, { index = 2, role = "assistant", row = 6, last = 11 }, { index = 3, role = "system", row = 13, last = 14 } }, out.messages)
     t.eq({ 0, "BB7Event" }, out.hls[1])
     t.eq(1, out.total)
     t.eq(1, out.included)

@@ -51,11 +51,12 @@ describe("stream appender", function()
     s:write("thinking", "Let me")
     s:write("thinking", " think\nmore")
     s:write("text", "Answer")
-    t.eq({ "▌Assistant", "Let me think", "more", "Answer" }, lines(buf))
+    t.eq({ "▌Assistant", "▸ Thinking…", "Let me think", "more", "Answer" }, lines(buf))
     local groups = line_groups(buf, Stream.ns)
-    t.eq("BB7Thinking", groups[1])
+    t.eq("BB7ThinkingHeader", groups[1])
     t.eq("BB7Thinking", groups[2])
-    t.eq(nil, groups[3])
+    t.eq("BB7Thinking", groups[3])
+    t.eq(nil, groups[4])
   end)
 
   it("folds a finished reasoning block in windows showing the buffer", function()
@@ -63,9 +64,10 @@ describe("stream appender", function()
     local s = Stream.new(buf, true)
     s:write("thinking", "a\nb\nc")
     s:write("text", "done")
+    -- the fold starts at the header, so the closed block shows "▸ Thinking…"
     t.eq(2, vim.fn.foldclosed(3))
-    t.eq(4, vim.fn.foldclosedend(2))
-    t.eq(-1, vim.fn.foldclosed(5))
+    t.eq(5, vim.fn.foldclosedend(2))
+    t.eq(-1, vim.fn.foldclosed(6))
   end)
 
   it("keeps the block open with fold = false", function()
@@ -128,11 +130,13 @@ describe("send into the preview", function()
     t.eq("", require("bb7.ui.input").text(), "input cleared on send")
     env.settle()
     t.eq({ "Pondering", "The answer", "42" }, seen, "each message appended as it arrived")
+    t.eq("1.2k in · 30 out · $0.0020", fake.chats["0000000001"].messages[2].usage and require("bb7.format").usage_line(fake.chats["0000000001"].messages[2].usage))
     t.eq({
       "▌You  (anthropic/claude-sonnet-4)",
       "What is it?",
       "",
       "▌Assistant  (anthropic/claude-sonnet-4)",
+      "▸ Thinking (1 line)",
       "Pondering",
       "The answer is",
       "42",

@@ -58,6 +58,26 @@ function M.extend(handlers, ui)
       actions.reject(file.path)
     end
   end
+  -- the classic preset's `x`: like the first plugin, an output goes first, then the context file
+  handlers.files.reject_or_remove = function()
+    local file = files.current(ui.wins.files)
+    if not file then
+      return
+    end
+    if file.has_output then
+      actions.reject(file.path)
+    else
+      handlers.files.remove()
+    end
+  end
+  handlers.info = handlers.info or {}
+  handlers.info.refresh = function()
+    actions.refresh_balance()
+    actions.refresh_customization()
+  end
+  handlers.info.close = function()
+    ui.close()
+  end
   handlers.input.effort = function()
     actions.cycle_effort()
   end

@@ -7,11 +7,13 @@ local config = require("bb7.config")
 local files = require("bb7.ui.files")
 local input = require("bb7.ui.input")
 local keymaps = require("bb7.keymaps")
+local keys = require("bb7.ui.keys")
 local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
 local state = require("bb7.state")
 local statusline = require("bb7.ui.statusline")
 local extra = require("bb7.ui.extra")
+local views = require("bb7.ui.views")
 
 local M = {}
 
@@ -51,6 +53,11 @@ local function render_chat(force)
     M.refresh_status()
     return
   end
+  if views.redraw() then
+    -- a file or diff view of this chat stays up
+    M.refresh_status()
+    return
+  end
   if data.chat then
     local limit
     local length = actions.context_length()
@@ -77,6 +84,9 @@ local function subscribe()
   end
   subscribed = true
   extra.subscribe()
+  views.attach(function()
+    return M.wins
+  end)
   state.on("chats", function()
     chats.render(state.data.chats, state.data.active_id)
   end)
@@ -262,11 +272,12 @@ M.handlers = {
 extra.extend(M.handlers, M)
 
 local function setup_buffers()
-  for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
+  for _, pane in ipairs({ "chats", "files", "info", "preview", "input" }) do
     local buf = buffers.get(pane)
     if not vim.b[buf].bb7_keymaps then
       vim.b[buf].bb7_keymaps = true
-      keymaps.apply(buf, config.options.keymaps[pane], M.handlers[pane])
+      keymaps.apply(buf, config.options.keymaps.global, keys.global(M))
+      keymaps.apply(buf, config.options.keymaps[pane], vim.tbl_extend("keep", M.handlers[pane], keys.extra(pane)))
     end
   end
   local buf = input.buf()
@@ -331,7 +342,9 @@ function M.open()
       window_options(win, pane)
     end
     M.wins.info = extra.open_info(M.wins.files)
+    require("bb7.ui.help").decorate(M.wins)
   end
+  require("bb7.indicator").seen()
   chats.render(state.data.chats, state.data.active_id)
   files.render(state.data.files)
   render_chat()

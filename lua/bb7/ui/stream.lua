@@ -7,7 +7,8 @@ Stream.__index = Stream
 local ns = vim.api.nvim_create_namespace("bb7-stream")
 Stream.ns = ns
 
-local HL = { thinking = "BB7Thinking", text = nil, notice = "BB7Event", error = "BB7Error" }
+local HL = { thinking = "BB7Thinking", header = "BB7ThinkingHeader", text = nil, notice = "BB7Event", error = "BB7Error" }
+Stream.THINKING_HEADER = "▸ Thinking…"
 
 --- A stream writing to `buf`; `fold` says whether finished reasoning blocks are closed.
 function Stream.new(buf, fold)
@@ -70,18 +71,25 @@ function Stream:write(kind, text)
   vim.bo[self.buf].modifiable = true
   if kind ~= self.kind then
     local was = self.kind
-    self.kind = kind
+    local opening = kind == "thinking"
+    self.kind = not opening and kind or nil
     if self.col > 0 then
       self:_insert({ "", "" })
-    else
+    elseif not opening then
       self:_highlight(vim.api.nvim_buf_line_count(self.buf) - 1, kind)
     end
     if was == "thinking" then
       -- after the new line exists, so the fold is not cut by the insertion
       self:_close_fold(vim.api.nvim_buf_line_count(self.buf) - 1)
     end
-    if kind == "thinking" then
-      self.fold_start = vim.api.nvim_buf_line_count(self.buf) - 1
+    if opening then
+      -- a header line first: the fold starts there, so a closed block still says what it is
+      local row = vim.api.nvim_buf_line_count(self.buf) - 1
+      self.fold_start = row
+      self:_insert({ Stream.THINKING_HEADER })
+      self:_highlight(row, "header")
+      self.kind = "thinking"
+      self:_insert({ "", "" })
     end
   end
   local before = vim.api.nvim_buf_line_count(self.buf)

@@ -283,6 +283,16 @@ function Fake:_handle(req)
     local id = self:new_chat(req.name, req.global == true or not self.project)
     self.active = id
     return self:emit(reply(req, { type = "ok", id = id }))
+  elseif a == "chat_new_with_context" then
+    local source = self.chats[req.source_chat_id]
+    if not source then
+      return self:emit(err(req, "Chat not found"))
+    end
+    local id = self:new_chat(nil, source.global)
+    self.chats[id].context = vim.deepcopy(source.context)
+    self.chats[id].model = source.model
+    self.active = id
+    return self:emit(reply(req, { type = "ok", id = id }))
   elseif a == "chat_select" then
     local c = self.chats[req.id]
     if not c or c.global ~= (req.global == true or not self.project) then
@@ -516,8 +526,16 @@ function Fake:_send(req, chat)
         table.insert(parts, { type = "thinking", content = table.concat(thinking) })
       end
       table.insert(parts, { type = "text", content = table.concat(text) })
+      -- like the daemon: the reply's usage is stored with the message (zero fields left out)
+      local usage
+      for key, value in pairs(msg.usage or {}) do
+        if value ~= 0 then
+          usage = usage or {}
+          usage[key] = value
+        end
+      end
       if msg.type ~= "error" or #text > 0 or #thinking > 0 then
-        table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files })
+        table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files, usage = usage, timestamp = "2026-01-01T00:00:02Z" })
       end
       if msg.type == "error" then
         -- a provider error is kept in the chat as a system message (bb7 fidelity, item 17)

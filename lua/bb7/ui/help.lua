@@ -1,0 +1,143 @@
+-- Discoverability: `?` opens a float listing the keys of the current pane and of every pane,
+-- and each pane's status line hints at its first keys. Both are built from the keymap
+-- options, so a remapped or disabled key shows as it is.
+local config = require("bb7.config")
+
+local M = {}
+
+local TITLES = { chats = "Chats", files = "Files", info = "Info", preview = "Preview", input = "Input", split = "Split", global = "Every pane" }
+
+local function modes(mode)
+  if type(mode) == "table" then
+    return table.concat(mode, ",")
+  end
+  return mode
+end
+
+--- The help lines for `pane`: its keys, then the keys of every pane. Returns `lines` and the
+--- key columns to highlight (`{row, end_col}`, 0-based).
+function M.lines(pane)
+  local keymaps = config.options.keymaps
+  local lines, keys = {}, {}
+  local function section(name, entries)
+    if not entries or #entries == 0 then
+      return
+    end
+    if #lines > 0 then
+      table.insert(lines, "")
+    end
+    table.insert(lines, TITLES[name] or name)
+    for _, entry in ipairs(entries) do
+      local lhs = entry[2]
+      local mode = modes(entry[1])
+      local desc = entry[4] or tostring(entry[3])
+      if mode ~= "n" then
+        desc = desc .. " (" .. mode .. ")"
+      end
+      table.insert(lines, string.format("  %-9s %s", lhs, desc))
+      table.insert(keys, { #lines - 1, 2 + math.max(9, #lhs) })
+    end
+  end
+  section(pane, keymaps[pane])
+  if pane ~= "split" then
+    section("global", keymaps.global)
+  end
+  return lines, keys
+end
+
+local ns = vim.api.nvim_create_namespace("bb7-help")
+
+--- Opens the overlay for `pane` (the pane of the current buffer when nil); `q`, `?` or <Esc>
+--- close it, as does leaving it.
+function M.show(pane)
+  pane = pane or vim.api.nvim_buf_get_name(0):match("bb7://(%w+)$") or "global"
+  local lines, keys = M.lines(pane)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  for _, key in ipairs(keys) do
+    vim.api.nvim_buf_set_extmark(buf, ns, key[1], 2, { end_col = math.min(key[2], #lines[key[1] + 1]), hl_group = "BB7HintKey" })
+  end
+  for row, line in ipairs(lines) do
+    if line ~= "" and not line:match("^ ") then
+      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, 0, { end_col = #line, hl_group = "Title" })
+    end
+  end
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].filetype = "bb7-help"
+  local width = 20
+  for _, line in ipairs(lines) do
+    width = math.max(width, vim.fn.strdisplaywidth(line) + 2)
+  end
+  width = math.min(width, vim.o.columns - 4)
+  local height = math.min(#lines, vim.o.lines - 4)
+  local win = vim.api.nvim_open_win(buf, true, {
+    relative = "editor",
+    row = math.floor((vim.o.lines - height) / 2) - 1,
+    col = math.floor((vim.o.columns - width) / 2),
+    width = width,
+    height = height,
+    style = "minimal",
+    border = "rounded",
+    title = " BB-7 keys: " .. (TITLES[pane] or pane) .. " ",
+    title_pos = "center",
+  })
+  local function close()
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+  for _, lhs in ipairs({ "q", "?", "<Esc>" }) do
+    vim.keymap.set("n", lhs, close, { buffer = buf, nowait = true, silent = true })
+  end
+  vim.api.nvim_create_autocmd("WinLeave", { buffer = buf, once = true, callback = close })
+  return win, buf
+end
+
+local function escape(text)
+  return (text:gsub("%%", "%%%%"))
+end
+
+--- The hint of `pane` as a 'statusline' value: as many of its normal-mode keys as fit in
+--- `width` columns (each action once), then the help key, e.g. "<CR> send · gm model · ? keys".
+function M.hint(pane, width)
+  width = width or 80
+  local help_key
+  for _, entry in ipairs(config.options.keymaps.global or {}) do
+    if entry[3] == "help" then
+      help_key = entry[2]
+    end
+  end
+  local tail = help_key and (help_key .. " keys") or ""
+  local used = 1 + #tail
+  local parts, seen = {}, {}
+  for _, entry in ipairs(config.options.keymaps[pane] or {}) do
+    local mode = entry[1]
+    local normal = mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n"))
+    if normal and not seen[entry[3]] then
+      seen[entry[3]] = true
+      local name = tostring(entry[3]):gsub("_", " ")
+      local cost = vim.fn.strdisplaywidth(entry[2] .. " " .. name .. " · ")
+      if used + cost > width then
+        break
+      end
+      used = used + cost
+      table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(name))
+    end
+  end
+  if help_key then
+    table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
+  end
+  return " " .. table.concat(parts, "%#BB7HintText# · ")
+end
+
+--- Puts each pane's hint in its window's status line.
+function M.decorate(wins)
+  for pane, win in pairs(wins) do
+    if vim.api.nvim_win_is_valid(win) then
+      vim.wo[win].statusline = M.hint(pane, vim.api.nvim_win_get_width(win))
+    end
+  end
+end
+
+return M
