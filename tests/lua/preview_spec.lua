@@ -202,4 +202,15 @@ describe("long chats", function()
     end, require("bb7.state").data.files))
     t.eq({ "INFO BB-7: New chat with the context files of the last one" }, env.messages())
   end)
+
+  it("<C-r> on a global chat makes a global chat", function()
+    fake.chats["0000000001"].global = true
+    fake.chats["0000000001"].context = { { path = "/etc/hosts", content = "x", readonly = true } }
+    require("bb7.state").data.scope = "global"
+    require("bb7.ui.nav").handlers.new_with_context()
+    env.settle()
+    t.eq(true, fake:sent("chat_new_with_context")[1].global)
+    t.eq({ "INFO BB-7: New chat with the context files of the last one" }, env.messages())
+    t.eq(true, fake.chats[require("bb7.state").data.active_id].global)
+  end)
 end)

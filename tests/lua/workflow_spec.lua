@@ -222,4 +222,22 @@ describe("prediction boundary", function()
     local line = lines(require("bb7.ui.preview").buf())[row + 1]
     t.eq("newer", line, "cursor on the header of the first included pair")
   end)
+
+  it("from a file view goes back to the chat first", function()
+    fake:chat().messages = { user("old one"), assistant("a"), user("newer"), assistant("b") }
+    table.insert(fake:chat().context, { path = "a.lua", content = "x", readonly = false })
+    require("bb7.actions").load_chat()
+    env.settle()
+    local st = require("bb7.state").data
+    st.models = { { id = st.model, context_length = 4200 - 1200 + 100 + 5 } }
+    local ui = require("bb7.ui")
+    local preview = require("bb7.ui.preview")
+    ui.focus("preview")
+    t.truthy(require("bb7.ui.views").show("file", st.files[1]))
+    t.eq("file", preview.mode)
+    ui.handlers.preview.boundary()
+    t.eq("chat", preview.mode)
+    local row = vim.api.nvim_win_get_cursor(ui.wins.preview)[1]
+    t.eq("newer", lines(preview.buf())[row + 1])
+  end)
 end)

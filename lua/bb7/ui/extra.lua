@@ -102,6 +102,10 @@ function M.extend(handlers, ui)
     actions.delete_failed(index)
   end
   handlers.preview.boundary = function()
+    if preview.mode == "file" or preview.mode == "diff" then
+      -- the boundary is a place in the chat: leave the file view first
+      require("bb7.ui.views").chat()
+    end
     local row, all = M.boundary_row(preview.rendered, state.data.chat and state.data.chat.messages)
     if all then
       notify.info("All messages are in context")

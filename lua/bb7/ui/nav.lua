@@ -112,13 +112,15 @@ function M.new_with_context(cb)
     notify.warn("No active chat")
     return cb and cb(false)
   end
-  session.request("chat_new_with_context", { source_chat_id = source }, function(reply)
+  -- in the store of the chats shown (global chats too)
+  local fields = require("bb7.actions.common").scoped({ source_chat_id = source })
+  session.request("chat_new_with_context", fields, function(reply)
     if reply.type == "error" then
       notify.daemon_error("create a chat", reply.message)
       return cb and cb(false)
     end
     state.data.active_id = reply.id
-    state.data.last_usage, state.data.trimmed = nil, 0
+    state.data.last_usage, state.data.trimmed, state.data.reask = nil, 0, nil
     notify.info("New chat with the context files of the last one")
     actions.refresh_chats()
     actions.load_chat(cb)

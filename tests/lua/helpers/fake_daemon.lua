@@ -285,10 +285,11 @@ function Fake:_handle(req)
     return self:emit(reply(req, { type = "ok", id = id }))
   elseif a == "chat_new_with_context" then
     local source = self.chats[req.source_chat_id]
-    if not source then
+    local global = req.global == true or not self.project
+    if not source or source.global ~= global then
       return self:emit(err(req, "Chat not found"))
     end
-    local id = self:new_chat(nil, source.global)
+    local id = self:new_chat(nil, global)
     self.chats[id].context = vim.deepcopy(source.context)
     self.chats[id].model = source.model
     self.active = id
