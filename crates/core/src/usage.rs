@@ -14,6 +14,10 @@ pub struct Usage {
     /// Prompt tokens read from the provider's cache.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Prompt tokens written to the provider's cache (Anthropic bills them above the input
+    /// price).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     /// Reply tokens spent on reasoning.
     #[serde(default)]
     pub reasoning_tokens: u64,
@@ -25,6 +29,10 @@ pub struct Usage {
     pub cost: Option<f64>,
 }
 
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
 impl Usage {
     /// The field-wise maximum of two reports of the same request. Providers report counts
     /// cumulatively (Anthropic sends input tokens first and output tokens at the end), so the
@@ -34,6 +42,7 @@ impl Usage {
             prompt_tokens: self.prompt_tokens.max(other.prompt_tokens),
             completion_tokens: self.completion_tokens.max(other.completion_tokens),
             cached_tokens: self.cached_tokens.max(other.cached_tokens),
+            cache_write_tokens: self.cache_write_tokens.max(other.cache_write_tokens),
             reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
             total_tokens: self.total_tokens.max(other.total_tokens),
             cost: match (self.cost, other.cost) {
@@ -60,6 +69,7 @@ impl Add for Usage {
             prompt_tokens: self.prompt_tokens + other.prompt_tokens,
             completion_tokens: self.completion_tokens + other.completion_tokens,
             cached_tokens: self.cached_tokens + other.cached_tokens,
+            cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens: self.reasoning_tokens + other.reasoning_tokens,
             total_tokens: self.total_tokens + other.total_tokens,
             cost: match (self.cost, other.cost) {

@@ -141,6 +141,11 @@ fn usage(wire: &WireUsage) -> Usage {
         prompt_tokens: wire.prompt_tokens.unwrap_or_default(),
         completion_tokens: wire.completion_tokens.unwrap_or_default(),
         cached_tokens: cached.unwrap_or_default(),
+        cache_write_tokens: wire
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|details| details.cache_write_tokens)
+            .unwrap_or_default(),
         reasoning_tokens: wire
             .completion_tokens_details
             .as_ref()
