@@ -27,6 +27,17 @@ pub struct Usage {
     /// Cost in the provider's currency (USD or credits), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// What the prompt cache saved against the full input price (negative when cache writes
+    /// cost more than the reads saved), when the model's prices are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_savings: Option<f64>,
+}
+
+fn add_known(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
 }
 
 fn is_zero(count: &u64) -> bool {
@@ -49,6 +60,7 @@ impl Usage {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             },
+            cache_savings: other.cache_savings.or(self.cache_savings),
         }
     }
 
@@ -72,10 +84,8 @@ impl Add for Usage {
             cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens: self.reasoning_tokens + other.reasoning_tokens,
             total_tokens: self.total_tokens + other.total_tokens,
-            cost: match (self.cost, other.cost) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            },
+            cost: add_known(self.cost, other.cost),
+            cache_savings: add_known(self.cache_savings, other.cache_savings),
         }
     }
 }

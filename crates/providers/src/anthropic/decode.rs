@@ -214,7 +214,8 @@ mod tests {
                 cache_write_tokens: 5,
                 reasoning_tokens: 0,
                 total_tokens: 167,
-                cost: None
+                cost: None,
+                cache_savings: None
             }
         );
         let parts = &reply.message.parts;
