@@ -9,6 +9,7 @@
 //! the `ybs` agent and `.chat` file tools alike.
 
 mod accumulator;
+mod cache;
 mod error;
 mod event;
 mod file_id;
@@ -20,6 +21,7 @@ mod tool;
 mod usage;
 
 pub use accumulator::{Accumulator, Reply};
+pub use cache::{CacheBreakpoints, CacheTtl, MAX_CACHE_BREAKPOINTS};
 pub use error::{ErrorKind, LlmError, classify};
 pub use event::{FinishReason, StreamEvent};
 pub use file_id::file_id;

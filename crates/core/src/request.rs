@@ -4,6 +4,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::cache::CacheBreakpoints;
 use crate::message::Message;
 use crate::tool::{ToolChoice, ToolSpec};
 
@@ -41,6 +42,9 @@ pub struct ChatRequest {
     /// A key that lets the provider reuse a cached prompt prefix.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
+    /// Where to ask for prompt-cache breakpoints, for providers that cache only on request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheBreakpoints>,
     /// Which upstream providers a router (OpenRouter) may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<ProviderRouting>,

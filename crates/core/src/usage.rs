@@ -14,6 +14,10 @@ pub struct Usage {
     /// Prompt tokens read from the provider's cache.
     #[serde(default)]
     pub cached_tokens: u64,
+    /// Prompt tokens written to the provider's cache (Anthropic bills them above the input
+    /// price).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     /// Reply tokens spent on reasoning.
     #[serde(default)]
     pub reasoning_tokens: u64,
@@ -23,6 +27,21 @@ pub struct Usage {
     /// Cost in the provider's currency (USD or credits), when it says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<f64>,
+    /// What the prompt cache saved against the full input price (negative when cache writes
+    /// cost more than the reads saved), when the model's prices are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_savings: Option<f64>,
+}
+
+fn add_known(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a + b),
+        (a, b) => a.or(b),
+    }
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Usage {
@@ -34,12 +53,14 @@ impl Usage {
             prompt_tokens: self.prompt_tokens.max(other.prompt_tokens),
             completion_tokens: self.completion_tokens.max(other.completion_tokens),
             cached_tokens: self.cached_tokens.max(other.cached_tokens),
+            cache_write_tokens: self.cache_write_tokens.max(other.cache_write_tokens),
             reasoning_tokens: self.reasoning_tokens.max(other.reasoning_tokens),
             total_tokens: self.total_tokens.max(other.total_tokens),
             cost: match (self.cost, other.cost) {
                 (Some(a), Some(b)) => Some(a.max(b)),
                 (a, b) => a.or(b),
             },
+            cache_savings: other.cache_savings.or(self.cache_savings),
         }
     }
 
@@ -60,12 +81,11 @@ impl Add for Usage {
             prompt_tokens: self.prompt_tokens + other.prompt_tokens,
             completion_tokens: self.completion_tokens + other.completion_tokens,
             cached_tokens: self.cached_tokens + other.cached_tokens,
+            cache_write_tokens: self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens: self.reasoning_tokens + other.reasoning_tokens,
             total_tokens: self.total_tokens + other.total_tokens,
-            cost: match (self.cost, other.cost) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            },
+            cost: add_known(self.cost, other.cost),
+            cache_savings: add_known(self.cache_savings, other.cache_savings),
         }
     }
 }

@@ -31,6 +31,23 @@
 //! Transport, SSE/NDJSON framing, retries and cancellation are shared. Errors are core
 //! [`ybs_core::LlmError`]s classified by [`ybs_core::classify`], carrying the provider's own
 //! message; API keys never appear in them, in logs or in `Debug` output.
+//!
+//! Prompt caching: a request's [`ybs_core::CacheBreakpoints`] become Anthropic
+//! `cache_control` blocks (directly, and for `anthropic/` models through OpenRouter); the other
+//! APIs cache by themselves and ignore them. [`PriceTable`] prices a [`ybs_core::Usage`]
+//! for the models it knows, cache reads and writes included:
+//!
+//! ```
+//! use ybs_core::Usage;
+//! use ybs_providers::PriceTable;
+//!
+//! let table = PriceTable::builtin().expect("the built-in table parses");
+//! let price = table.lookup("anthropic/claude-sonnet-4.5").expect("a known model");
+//! let usage = Usage { prompt_tokens: 10_000, cached_tokens: 9_000, completion_tokens: 500, ..Usage::default() };
+//! let cost = price.cost(&usage);
+//! assert!(cost.saved_by_cache > 0.0);
+//! assert!(table.lookup("my-local-model").is_none());
+//! ```
 
 mod anthropic;
 mod config;
@@ -42,6 +59,7 @@ mod http;
 mod images;
 mod ollama;
 mod openai;
+mod prices;
 mod provider;
 mod retry;
 mod text;
@@ -57,5 +75,6 @@ pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
+pub use prices::{Cost, ModelPrice, PriceError, PriceTable};
 pub use provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
 pub use retry::RetryPolicy;

@@ -3,10 +3,32 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use ybs_core::{ChatRequest, ErrorKind, LlmError, ToolCall, ToolSpec};
+use ybs_core::{CacheTtl, ChatRequest, ErrorKind, LlmError, ToolCall, ToolSpec};
 
 use crate::config::ProviderKind;
 use crate::error::unexpected;
+
+/// Anthropic's cache breakpoint, `{"type": "ephemeral"}` with `"ttl": "1h"` for the longer
+/// cache; OpenRouter takes the same object on content parts for Anthropic models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct CacheControl {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<&'static str>,
+}
+
+impl CacheControl {
+    pub(crate) fn new(ttl: CacheTtl) -> Self {
+        CacheControl {
+            kind: "ephemeral",
+            ttl: match ttl {
+                CacheTtl::FiveMinutes => None,
+                CacheTtl::OneHour => Some("1h"),
+            },
+        }
+    }
+}
 
 /// The model `request` names, else the provider's `default`.
 pub(crate) fn model_for<'a>(request: &'a ChatRequest, default: &'a str) -> &'a str {

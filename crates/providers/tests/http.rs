@@ -294,6 +294,7 @@ async fn usage_and_cost_are_reported() {
                 reasoning_tokens: 30,
                 total_tokens: 1280,
                 cost: Some(0.0042),
+                ..Usage::default()
             },
             ProviderKind::Anthropic => Usage {
                 prompt_tokens: 1200,

@@ -1,12 +1,13 @@
 //! Pins the request body every adapter sends, with insta snapshots: plain chat, system prompt,
-//! tools, a tool-result round trip, reasoning passed back, images and JSON formats.
+//! tools, a tool-result round trip, reasoning passed back, images, JSON formats and prompt-cache
+//! breakpoints.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 use ybs_core::{
-    ChatRequest, Image, Message, Part, ProviderRouting, ReasoningEffort, ResponseFormat, Role,
-    Thinking, ToolCall, ToolChoice, ToolResult, ToolSpec,
+    CacheBreakpoints, CacheTtl, ChatRequest, Image, Message, Part, ProviderRouting,
+    ReasoningEffort, ResponseFormat, Role, Thinking, ToolCall, ToolChoice, ToolResult, ToolSpec,
 };
 use ybs_providers::{
     OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, build_with_env,
@@ -226,4 +227,100 @@ fn image_urls_are_refused_by_ollama_with_a_fix() {
         "Ollama takes images as data, not URLs: download https://example.com/cat.png and attach \
          the file"
     );
+}
+
+/// A session of two turns, the second with a tool call, marked the way `ybs` marks it.
+fn cached_session(model: &str, ttl: CacheTtl) -> ChatRequest {
+    let call = Message::new(
+        Role::Assistant,
+        vec![Part::ToolCall(ToolCall::new(
+            "call_1",
+            "read_file",
+            json!({"path": "a.txt"}),
+        ))],
+    );
+    let result = Message::new(
+        Role::Tool,
+        vec![Part::ToolResult(ToolResult {
+            call_id: "call_1".into(),
+            name: Some("read_file".into()),
+            content: "alpha".into(),
+            is_error: false,
+        })],
+    );
+    let messages = vec![
+        Message::user("Hi"),
+        Message::assistant("Hello!"),
+        Message::user("Read a.txt"),
+        call,
+        result,
+    ];
+    let mut request = ChatRequest::new(model, messages)
+        .with_system("You are a careful engineer.")
+        .with_tools(vec![read_file_tool()]);
+    request.cache = Some(CacheBreakpoints::for_conversation(
+        &request.messages,
+        2,
+        ttl,
+    ));
+    request
+}
+
+fn count_marks(body: &Value) -> usize {
+    body.to_string().matches("cache_control").count()
+}
+
+#[test]
+fn cache_breakpoints_for_anthropic_and_anthropic_models_on_openrouter() {
+    let anthropic = body(
+        ProviderKind::Anthropic,
+        &cached_session("claude-sonnet-4-5", CacheTtl::FiveMinutes),
+    );
+    insta::assert_json_snapshot!("cache__anthropic", anthropic);
+    assert_eq!(count_marks(&anthropic), 4, "tools, system, two turns");
+    let openrouter = body(
+        ProviderKind::OpenRouter,
+        &cached_session("anthropic/claude-sonnet-4.5", CacheTtl::FiveMinutes),
+    );
+    insta::assert_json_snapshot!("cache__openrouter", openrouter);
+    assert_eq!(count_marks(&openrouter), 3, "system, two turns");
+
+    let hour = body(
+        ProviderKind::Anthropic,
+        &cached_session("claude-sonnet-4-5", CacheTtl::OneHour),
+    );
+    assert_eq!(hour.to_string().matches(r#""ttl":"1h""#).count(), 4);
+}
+
+#[test]
+fn cache_breakpoints_are_left_out_where_the_api_caches_by_itself() {
+    for kind in [
+        ProviderKind::OpenAi,
+        ProviderKind::DeepSeek,
+        ProviderKind::Ollama,
+        ProviderKind::OpenRouter,
+    ] {
+        let sent = body(kind, &cached_session("openai/gpt-5", CacheTtl::FiveMinutes));
+        assert_eq!(count_marks(&sent), 0, "{kind:?}: {sent}");
+    }
+    let mut request = cached_session("claude-sonnet-4-5", CacheTtl::FiveMinutes);
+    request.cache = None;
+    assert_eq!(count_marks(&body(ProviderKind::Anthropic, &request)), 0);
+}
+
+#[test]
+fn more_than_four_breakpoints_keep_the_newest() {
+    let mut request = cached_session("claude-sonnet-4-5", CacheTtl::FiveMinutes);
+    request.cache = Some(CacheBreakpoints::for_conversation(
+        &request.messages,
+        5,
+        CacheTtl::FiveMinutes,
+    ));
+    let sent = body(ProviderKind::Anthropic, &request);
+    assert_eq!(count_marks(&sent), 4);
+    let messages = sent["messages"].as_array().unwrap();
+    let first_user = messages[0]["content"].as_array().unwrap();
+    assert!(first_user[0].get("cache_control").is_none(), "{sent}");
+    let last = messages.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(last.last().unwrap()["cache_control"]["type"], "ephemeral");
 }

@@ -26,8 +26,10 @@ fn stop_reason(finish: FinishReason) -> &'static str {
 
 fn full_usage(usage: &Usage) -> Value {
     json!({
-        "input_tokens": usage.prompt_tokens.saturating_sub(usage.cached_tokens),
-        "cache_creation_input_tokens": 0,
+        "input_tokens": usage
+            .prompt_tokens
+            .saturating_sub(usage.cached_tokens + usage.cache_write_tokens),
+        "cache_creation_input_tokens": usage.cache_write_tokens,
         "cache_read_input_tokens": usage.cached_tokens,
         "output_tokens": usage.completion_tokens,
     })

@@ -94,7 +94,7 @@
 //! `tool_calls` (`id`, `name`, `arguments`: an object, or a string sent verbatim, which may
 //! be invalid JSON; `fragments`: how many pieces the streamed arguments are split into,
 //! default 1), `usage` (`prompt_tokens` including cached ones, `completion_tokens`,
-//! `cached_tokens`, `reasoning_tokens`, `cost`), `finish` (`stop`, `length`, `tool_calls`,
+//! `cached_tokens`, `cache_write_tokens` (Anthropic only), `reasoning_tokens`, `cost`), `finish` (`stop`, `length`, `tool_calls`,
 //! `content_filter`; default `tool_calls` if there are tool calls, else `stop`), `delay_ms`
 //! (before each streamed frame, or once before a non-streamed reply), `fault`.
 //!

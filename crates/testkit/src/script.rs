@@ -317,6 +317,8 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Prompt tokens served from a cache.
     pub cached_tokens: u64,
+    /// Prompt tokens written to the cache (Anthropic's `cache_creation_input_tokens`).
+    pub cache_write_tokens: u64,
     /// Reasoning tokens among the completion tokens.
     pub reasoning_tokens: u64,
     /// Cost in credits (OpenRouter's `usage.cost`); omitted from the wire when absent.
@@ -338,6 +340,13 @@ impl Usage {
     #[must_use]
     pub fn with_cached(mut self, cached_tokens: u64) -> Self {
         self.cached_tokens = cached_tokens;
+        self
+    }
+
+    /// Sets the prompt tokens written to the cache.
+    #[must_use]
+    pub fn with_cache_write(mut self, cache_write_tokens: u64) -> Self {
+        self.cache_write_tokens = cache_write_tokens;
         self
     }
 

@@ -15,6 +15,7 @@ pub mod confirm;
 pub mod git;
 pub mod loop_guard;
 pub mod mcp;
+pub mod pricing;
 pub mod render;
 mod repl;
 mod run;

@@ -16,9 +16,10 @@ use ybs_tools::{
 };
 
 use crate::agent::{Agent, AgentSettings};
-use crate::config::Config;
+use crate::config::{Config, PromptCache};
 use crate::confirm::ConfirmMode;
 use crate::mcp::{self, McpFailure, McpServerSpec};
+use crate::pricing::price_table;
 
 /// The system prompt of every ybs session.
 pub const SYSTEM_PROMPT: &str = "You are ybs, a coding agent working in the user's project \
@@ -35,6 +36,9 @@ pub enum SetupError {
     /// The sandbox settings are unusable.
     #[error("safety.sandbox_allowed_paths: {0}")]
     Sandbox(#[from] ybs_tools::SandboxError),
+    /// The price table does not parse.
+    #[error("llm.prices: {0}")]
+    Prices(#[from] ybs_providers::PriceError),
 }
 
 /// Everything an agent is built from besides the configuration.
@@ -219,6 +223,8 @@ pub fn agent(
             ..CompactionSettings::default()
         },
         response_format: None,
+        prompt_cache: config.llm.prompt_cache == PromptCache::Auto,
+        prices: Arc::new(price_table(&config.llm.prices)?),
     };
     Ok((
         Agent::new(settings, provider, registry, context, policy),

@@ -82,6 +82,7 @@ fn scripted_turn(options: RenderOptions) -> String {
         reasoning_tokens: 40,
         total_tokens: 2762,
         cost: Some(0.00184),
+        ..Usage::default()
     };
     let session = Usage {
         prompt_tokens: 10_210,

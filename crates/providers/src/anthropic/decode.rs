@@ -37,6 +37,9 @@ impl AnthropicDecoder {
             usage.cached_tokens = usage
                 .cached_tokens
                 .max(wire.cache_read_input_tokens.unwrap_or_default());
+            usage.cache_write_tokens = usage
+                .cache_write_tokens
+                .max(wire.cache_creation_input_tokens.unwrap_or_default());
         }
         if let Some(output) = wire.output_tokens {
             usage.completion_tokens = usage.completion_tokens.max(output);
@@ -208,9 +211,11 @@ mod tests {
                 prompt_tokens: 125,
                 completion_tokens: 42,
                 cached_tokens: 100,
+                cache_write_tokens: 5,
                 reasoning_tokens: 0,
                 total_tokens: 167,
-                cost: None
+                cost: None,
+                cache_savings: None
             }
         );
         let parts = &reply.message.parts;

@@ -5,10 +5,13 @@ use ybs_core::{
     ChatRequest, LlmError, Message, Part, ReasoningEffort, ResponseFormat, Role, ToolChoice,
 };
 
-use super::wire::{Block, ImageSource, Request, ThinkingConfig, Tool, WireMessage};
+use super::wire::{
+    Block, ImageSource, MarkedBlock, Request, System, SystemBlock, ThinkingConfig, Tool,
+    WireMessage,
+};
 use crate::images::{self, source};
 use crate::text::{part_text, temperature};
-use crate::wire::arguments_object;
+use crate::wire::{CacheControl, arguments_object};
 
 /// `max_tokens` when the request sets none; every Claude model allows at least this much.
 const DEFAULT_MAX_TOKENS: u32 = 4096;
@@ -44,7 +47,9 @@ pub(crate) fn encode<'a>(
         .cloned()
         .collect();
     let mut messages: Vec<WireMessage> = Vec::new();
-    for message in &request.messages {
+    let marks = request.cache.as_ref();
+    let mut marked_messages = Vec::new();
+    for (index, message) in request.messages.iter().enumerate() {
         if message.role == Role::System && messages.is_empty() {
             let text: String = message.parts.iter().filter_map(part_text).collect();
             if !text.is_empty() {
@@ -56,12 +61,17 @@ pub(crate) fn encode<'a>(
         if blocks.is_empty() {
             continue;
         }
+        let blocks = blocks.into_iter().map(MarkedBlock::from);
         match messages.last_mut() {
             Some(last) if last.role == role => last.content.extend(blocks),
             _ => messages.push(WireMessage {
                 role,
-                content: blocks,
+                content: blocks.collect(),
             }),
+        }
+        if marks.is_some_and(|marks| marks.messages.contains(&index)) {
+            let last = messages.len() - 1;
+            marked_messages.push((last, messages[last].content.len() - 1));
         }
     }
     if let Some(instruction) = request.response_format.as_ref().and_then(json_instruction) {
@@ -77,20 +87,47 @@ pub(crate) fn encode<'a>(
     {
         max_tokens += thinking.budget_tokens;
     }
+    let system = (!system.is_empty()).then(|| system.join("\n\n"));
+    let mut tools: Vec<Tool> = request
+        .tools
+        .iter()
+        .map(|tool| Tool {
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: &tool.parameters,
+            cache_control: None,
+        })
+        .collect();
+    let system = match marks {
+        Some(marks) => {
+            let marks = marks.within_limit(!tools.is_empty(), system.is_some());
+            let control = CacheControl::new(marks.ttl);
+            if marks.tools
+                && let Some(last) = tools.last_mut()
+            {
+                last.cache_control = Some(control);
+            }
+            let room = marks.messages.len();
+            for &(message, block) in marked_messages.iter().rev().take(room) {
+                mark_block(&mut messages[message].content, block, control);
+            }
+            match system {
+                Some(text) if marks.system => Some(System::Blocks([SystemBlock {
+                    kind: "text",
+                    text,
+                    cache_control: control,
+                }])),
+                other => other.map(System::Text),
+            }
+        }
+        None => system.map(System::Text),
+    };
     Ok(Request {
         model,
         max_tokens,
-        system: (!system.is_empty()).then(|| system.join("\n\n")),
+        system,
         messages,
-        tools: request
-            .tools
-            .iter()
-            .map(|tool| Tool {
-                name: &tool.name,
-                description: &tool.description,
-                input_schema: &tool.parameters,
-            })
-            .collect(),
+        tools,
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
         temperature: request
             .temperature
@@ -100,6 +137,20 @@ pub(crate) fn encode<'a>(
         thinking,
         stream: true,
     })
+}
+
+/// Puts the breakpoint on the block at `index` of a message, or on the nearest block before
+/// it that may carry one (thinking blocks may not).
+fn mark_block(content: &mut [MarkedBlock], index: usize, control: CacheControl) {
+    let target = content[..=index].iter_mut().rev().find(|marked| {
+        !matches!(
+            marked.block,
+            Block::Thinking { .. } | Block::RedactedThinking { .. }
+        )
+    });
+    if let Some(marked) = target {
+        marked.cache_control = Some(control);
+    }
 }
 
 fn tool_choice(choice: &ToolChoice) -> Value {

@@ -6,13 +6,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::wire::CacheControl;
+
 /// `POST /v1/messages` body.
 #[derive(Debug, Serialize)]
 pub(crate) struct Request<'a> {
     pub model: &'a str,
     pub max_tokens: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub system: Option<String>,
+    pub system: Option<System>,
     pub messages: Vec<WireMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool<'a>>,
@@ -34,17 +36,53 @@ pub(crate) struct ThinkingConfig {
     pub budget_tokens: u32,
 }
 
+/// The system prompt: plain text, or one text block when it carries a cache breakpoint.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum System {
+    Text(String),
+    Blocks([SystemBlock; 1]),
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct SystemBlock {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub text: String,
+    pub cache_control: CacheControl,
+}
+
 #[derive(Debug, Serialize)]
 pub(crate) struct Tool<'a> {
     pub name: &'a str,
     pub description: &'a str,
     pub input_schema: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
 }
 
 #[derive(Debug, Serialize)]
 pub(crate) struct WireMessage {
     pub role: &'static str,
-    pub content: Vec<Block>,
+    pub content: Vec<MarkedBlock>,
+}
+
+/// A content block and, when a cache breakpoint ends there, its `cache_control`.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MarkedBlock {
+    #[serde(flatten)]
+    pub block: Block,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+impl From<Block> for MarkedBlock {
+    fn from(block: Block) -> Self {
+        MarkedBlock {
+            block,
+            cache_control: None,
+        }
+    }
 }
 
 /// A content block of a request message.

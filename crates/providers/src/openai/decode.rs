@@ -141,6 +141,11 @@ fn usage(wire: &WireUsage) -> Usage {
         prompt_tokens: wire.prompt_tokens.unwrap_or_default(),
         completion_tokens: wire.completion_tokens.unwrap_or_default(),
         cached_tokens: cached.unwrap_or_default(),
+        cache_write_tokens: wire
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|details| details.cache_write_tokens)
+            .unwrap_or_default(),
         reasoning_tokens: wire
             .completion_tokens_details
             .as_ref()
@@ -148,6 +153,7 @@ fn usage(wire: &WireUsage) -> Usage {
             .unwrap_or_default(),
         total_tokens: wire.total_tokens.unwrap_or_default(),
         cost: wire.cost,
+        cache_savings: None,
     }
 }
 
@@ -256,7 +262,7 @@ mod tests {
             chunk(json!({"content": "Hi"})),
             json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
             json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15,
-                "prompt_tokens_details": {"cached_tokens": 4},
+                "prompt_tokens_details": {"cached_tokens": 4, "cache_write_tokens": 3},
                 "completion_tokens_details": {"reasoning_tokens": 2}, "cost": 0.0012}}),
         ];
         let got = events(ProviderKind::OpenRouter, &body(&frames));
@@ -264,9 +270,11 @@ mod tests {
             prompt_tokens: 10,
             completion_tokens: 5,
             cached_tokens: 4,
+            cache_write_tokens: 3,
             reasoning_tokens: 2,
             total_tokens: 15,
             cost: Some(0.0012),
+            cache_savings: None,
         };
         assert_eq!(
             got,

@@ -12,7 +12,7 @@ use super::wire::{
 use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::images::{ImageSource, source};
 use crate::text::{message_text, part_text, reasoning_text, temperature, thinking};
-use crate::wire::function_tools;
+use crate::wire::{CacheControl, function_tools};
 
 /// How a backend wants earlier reasoning sent back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,15 +41,35 @@ pub(crate) fn encode<'a>(
     openrouter: &OpenRouterOptions,
 ) -> Result<Request<'a>, LlmError> {
     let openrouter_kind = kind == ProviderKind::OpenRouter;
+    let system = request.system.as_deref().filter(|s| !s.is_empty());
+    // OpenRouter passes cache breakpoints on content parts through to Anthropic models;
+    // OpenAI and DeepSeek cache by themselves.
+    let marks = request
+        .cache
+        .as_ref()
+        .filter(|_| openrouter_kind && is_anthropic_model(model))
+        .map(|marks| marks.within_limit(false, system.is_some()));
     let mut messages = Vec::new();
-    if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(system) = system {
         messages.push(WireMessage::new(
             "system",
             Some(Content::Text(system.to_owned())),
         ));
+        if let Some(marks) = marks.as_ref().filter(|marks| marks.system) {
+            mark_last_part(&mut messages[0], CacheControl::new(marks.ttl));
+        }
     }
-    for message in &request.messages {
+    for (index, message) in request.messages.iter().enumerate() {
+        let before = messages.len();
         encode_message(message, reasoning_back(kind), &mut messages)?;
+        if let Some(marks) = marks
+            .as_ref()
+            .filter(|marks| marks.messages.contains(&index))
+            && messages.len() > before
+            && let Some(last) = messages.last_mut()
+        {
+            mark_last_part(last, CacheControl::new(marks.ttl));
+        }
     }
     let effort = request.reasoning_effort.map(|effort| effort.as_str());
     Ok(Request {
@@ -79,6 +99,32 @@ pub(crate) fn encode<'a>(
             .filter(|_| matches!(kind, ProviderKind::OpenAi | ProviderKind::OpenRouter)),
         provider: openrouter_kind.then(|| routing(request, openrouter)),
     })
+}
+
+/// An Anthropic model as OpenRouter names it (`anthropic/claude-sonnet-4.5`).
+fn is_anthropic_model(model: &str) -> bool {
+    model.starts_with("anthropic/")
+}
+
+/// Turns the message's text into content parts and puts the breakpoint on the last one; a
+/// message without text (only tool calls) is left as it is.
+fn mark_last_part(message: &mut WireMessage, control: CacheControl) {
+    let mut parts = match message.content.take() {
+        Some(Content::Text(text)) => vec![ContentPart::Text {
+            text,
+            cache_control: None,
+        }],
+        Some(Content::Parts(parts)) => parts,
+        None => return,
+    };
+    if let Some(ContentPart::Text { cache_control, .. }) = parts
+        .iter_mut()
+        .rev()
+        .find(|part| matches!(part, ContentPart::Text { .. }))
+    {
+        *cache_control = Some(control);
+    }
+    message.content = Some(Content::Parts(parts));
 }
 
 /// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...) accept no temperature but the
@@ -180,9 +226,10 @@ fn user_content(message: &Message) -> Result<Option<Content>, LlmError> {
             });
         } else if let Some(text) = part_text(part) {
             match parts.last_mut() {
-                Some(ContentPart::Text { text: last }) => last.push_str(&text),
+                Some(ContentPart::Text { text: last, .. }) => last.push_str(&text),
                 _ => parts.push(ContentPart::Text {
                     text: text.into_owned(),
+                    cache_control: None,
                 }),
             }
         }

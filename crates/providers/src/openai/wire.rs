@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::wire::CacheControl;
 use ybs_core::ProviderRouting;
 
 use crate::wire::FunctionTool;
@@ -99,8 +101,15 @@ pub(crate) enum Content {
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum ContentPart {
-    Text { text: String },
-    ImageUrl { image_url: ImageUrl },
+    Text {
+        text: String,
+        /// OpenRouter, for Anthropic models: a cache breakpoint after this part.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ImageUrl {
+        image_url: ImageUrl,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -178,6 +187,8 @@ pub(crate) struct WireUsage {
 #[derive(Debug, Deserialize)]
 pub(crate) struct PromptDetails {
     pub cached_tokens: Option<u64>,
+    /// OpenRouter: prompt tokens written to the cache (Anthropic models).
+    pub cache_write_tokens: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

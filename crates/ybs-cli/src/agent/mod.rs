@@ -47,6 +47,11 @@ pub struct AgentSettings {
     pub compaction: CompactionSettings,
     /// The reply's format (a chat file's `format:` option).
     pub response_format: Option<ybs_core::ResponseFormat>,
+    /// `llm.prompt_cache`: mark cache breakpoints on the tools, the system prompt and the
+    /// newest two user turns (used where the API caches only on request).
+    pub prompt_cache: bool,
+    /// Prices for the replies' cost when the provider reports none.
+    pub prices: std::sync::Arc<ybs_providers::PriceTable>,
 }
 
 /// Why a turn ended.
@@ -159,7 +164,7 @@ impl Agent {
         let mut guard = LoopGuard::new();
         for _ in 0..self.settings.max_iterations {
             let reply = match self.send(&mut start, ui, cancel).await? {
-                send::Sent::Reply(reply) => reply,
+                send::Sent::Reply(reply) => *reply,
                 send::Sent::Cancelled(partial) => {
                     let text = format!("{}\n\n{CANCELLED_NOTE}", partial.trim_end());
                     self.conversation

@@ -7,7 +7,13 @@ use ybs_context_budget::{
     Budget, Next, Outcome, PairInfo, Pairs, SendError, TrimLoop, conversation_tokens,
     plan_compaction, predict,
 };
-use ybs_core::{Accumulator, ChatRequest, ErrorKind, LlmError, Message, Reply};
+use ybs_core::{
+    Accumulator, CacheBreakpoints, CacheTtl, ChatRequest, ErrorKind, LlmError, Message, Reply,
+};
+
+/// User turns marked as cache breakpoints: the newest writes the prefix the next request
+/// reads; the one before reads what the previous request wrote.
+const CACHED_USER_TURNS: usize = 2;
 
 use super::{Agent, AgentError, Ui};
 use crate::render::Notice;
@@ -18,7 +24,7 @@ const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
 /// What a request gave.
 pub(super) enum Sent {
     /// The whole reply.
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// The user cancelled; the text that had arrived.
     Cancelled(String),
 }
@@ -71,7 +77,7 @@ impl Agent {
                         self.conversation = messages;
                         *start = kept;
                     }
-                    return Ok(Sent::Reply(reply));
+                    return Ok(Sent::Reply(Box::new(reply)));
                 }
                 Err(Failure::Cancelled(partial)) => return Ok(Sent::Cancelled(partial)),
                 Err(Failure::Llm(error)) => match trim.report(Outcome::Failed(error)) {
@@ -101,6 +107,13 @@ impl Agent {
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
         request.response_format = self.settings.response_format.clone();
+        if self.settings.prompt_cache {
+            request.cache = Some(CacheBreakpoints::for_conversation(
+                &request.messages,
+                CACHED_USER_TURNS,
+                CacheTtl::FiveMinutes,
+            ));
+        }
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();
@@ -123,7 +136,9 @@ impl Agent {
         if cancel.is_cancelled() {
             return Err(Failure::Cancelled(accumulator.text()));
         }
-        Ok(accumulator.finish())
+        let mut reply = accumulator.finish();
+        reply.usage = crate::pricing::priced(&self.settings.prices, &request.model, reply.usage);
+        Ok(reply)
     }
 
     /// Compacts the conversation when it reached `context.compaction_threshold`: the model
@@ -159,7 +174,8 @@ impl Agent {
         let request = ChatRequest::new(self.settings.model.clone(), plan.request.clone());
         let reply = (self.provider.complete(&request, cancel.clone()).await)
             .map_err(AgentError::Compaction)?;
-        self.session_usage += reply.usage;
+        self.session_usage +=
+            crate::pricing::priced(&self.settings.prices, &request.model, reply.usage);
         let summary = reply.message.text_content();
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(

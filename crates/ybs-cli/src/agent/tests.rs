@@ -68,6 +68,8 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
             ..CompactionSettings::default()
         },
         response_format: None,
+        prompt_cache: true,
+        prices: std::sync::Arc::new(ybs_providers::PriceTable::default()),
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)

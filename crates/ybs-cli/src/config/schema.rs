@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use ybs_providers::ModelPrice;
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -71,6 +72,24 @@ pub struct LlmConfig {
     pub max_tokens: u32,
     /// How long one request may take, in seconds.
     pub timeout_seconds: u64,
+    /// `auto` marks prompt-cache breakpoints where the API caches only on request
+    /// (Anthropic, directly or through OpenRouter); `off` never does.
+    pub prompt_cache: PromptCache,
+    /// Prices per million tokens by model, added to (or replacing) the built-in table:
+    /// `{"my-model": {"input": 1.0, "output": 2.0, "cache_write": 1.25, "cache_read": 0.1}}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, ModelPrice>,
+}
+
+/// `llm.prompt_cache`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptCache {
+    /// Mark breakpoints where they help.
+    #[default]
+    Auto,
+    /// Never mark them.
+    Off,
 }
 
 impl Default for LlmConfig {
@@ -83,6 +102,8 @@ impl Default for LlmConfig {
             temperature: 0.7,
             max_tokens: 4096,
             timeout_seconds: 120,
+            prompt_cache: PromptCache::Auto,
+            prices: BTreeMap::new(),
         }
     }
 }

@@ -201,11 +201,19 @@ impl Renderer {
     }
 }
 
-/// `1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012`.
+/// `1,234 in (1,000 cached, 200 written) · 56 out (12 reasoning) · $0.0012, saved $0.0090 by
+/// caching`.
 fn usage_text(usage: &Usage) -> String {
     let mut text = format!("{} in", thousands(usage.prompt_tokens));
-    if usage.cached_tokens > 0 {
-        text.push_str(&format!(" ({} cached)", thousands(usage.cached_tokens)));
+    match (usage.cached_tokens, usage.cache_write_tokens) {
+        (0, 0) => {}
+        (read, 0) => text.push_str(&format!(" ({} cached)", thousands(read))),
+        (0, written) => text.push_str(&format!(" ({} written to cache)", thousands(written))),
+        (read, written) => text.push_str(&format!(
+            " ({} cached, {} written)",
+            thousands(read),
+            thousands(written)
+        )),
     }
     text.push_str(&format!(" · {} out", thousands(usage.completion_tokens)));
     if usage.reasoning_tokens > 0 {
@@ -216,6 +224,9 @@ fn usage_text(usage: &Usage) -> String {
     }
     if let Some(cost) = usage.cost {
         text.push_str(&format!(" · {}", money(cost)));
+        if let Some(saved) = usage.cache_savings.filter(|saved| *saved > 0.0) {
+            text.push_str(&format!(", saved {} by caching", money(saved)));
+        }
     }
     text
 }
@@ -290,6 +301,7 @@ mod tests {
             reasoning_tokens: 12,
             total_tokens: 1290,
             cost: Some(0.0012),
+            ..Usage::default()
         };
         let session = Usage {
             prompt_tokens: 5000,
@@ -300,6 +312,28 @@ mod tests {
             plain().usage(&turn, &session),
             [
                 "tokens: 1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012 | session: 5,000 in · 300 out"
+            ]
+        );
+        let cached = Usage {
+            prompt_tokens: 51_000,
+            cached_tokens: 48_000,
+            cache_write_tokens: 2_000,
+            completion_tokens: 1_000,
+            cost: Some(0.0399),
+            cache_savings: Some(0.1281),
+            ..Usage::default()
+        };
+        let written = Usage {
+            prompt_tokens: 50_000,
+            cache_write_tokens: 48_000,
+            cost: Some(0.201),
+            cache_savings: Some(-0.036),
+            ..Usage::default()
+        };
+        assert_eq!(
+            plain().usage(&cached, &written),
+            [
+                "tokens: 51,000 in (48,000 cached, 2,000 written) · 1,000 out · $0.0399, saved $0.1281 by caching | session: 50,000 in (48,000 written to cache) · 0 out · $0.2010"
             ]
         );
     }
