@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ybs_core::Usage;
+use ybs_core::{CacheTtl, Usage};
 use ybs_providers::{ModelPrice, PriceError, PriceTable};
 
 /// The built-in price table with the configuration's `llm.prices` added.
@@ -13,9 +13,13 @@ pub fn price_table(overrides: &BTreeMap<String, ModelPrice>) -> Result<PriceTabl
 
 /// `usage` of one reply of `model` with its cost filled in from `table` when the provider
 /// reported none, and what caching saved when the model is priced. A model the table does not
-/// know keeps the provider's figures: tokens only, never a guess.
-pub fn priced(table: &PriceTable, model: &str, mut usage: Usage) -> Usage {
-    if let Some(price) = table.lookup(model) {
+/// know keeps the provider's figures: tokens only, never a guess. Writes to the one-hour cache
+/// cost twice the input price (Anthropic's rate for it).
+pub fn priced(table: &PriceTable, model: &str, ttl: Option<CacheTtl>, mut usage: Usage) -> Usage {
+    if let Some(mut price) = table.lookup(model).copied() {
+        if ttl == Some(CacheTtl::OneHour) && price.cache_write.is_some() {
+            price.cache_write = Some(price.input * 2.0);
+        }
         let cost = price.cost(&usage);
         usage.cost = usage.cost.or(Some(cost.total));
         if usage.cached_tokens > 0 || usage.cache_write_tokens > 0 {
@@ -42,7 +46,7 @@ mod tests {
     #[test]
     fn the_table_fills_a_missing_cost_and_the_savings() {
         let table = price_table(&BTreeMap::new()).expect("builtin");
-        let got = priced(&table, "claude-sonnet-4-5", usage(None));
+        let got = priced(&table, "claude-sonnet-4-5", None, usage(None));
         // 1,000 * $3 + 9,000 * $0.30 + 100 * $15, per million.
         assert!((got.cost.expect("priced") - 0.0072).abs() < 1e-9, "{got:?}");
         assert!(
@@ -54,11 +58,43 @@ mod tests {
     #[test]
     fn the_providers_own_cost_wins_and_unknown_models_stay_unpriced() {
         let table = price_table(&BTreeMap::new()).expect("builtin");
-        let got = priced(&table, "anthropic/claude-sonnet-4.5", usage(Some(0.5)));
+        let got = priced(
+            &table,
+            "anthropic/claude-sonnet-4.5",
+            None,
+            usage(Some(0.5)),
+        );
         assert_eq!(got.cost, Some(0.5));
         assert!(got.cache_savings.is_some());
-        let got = priced(&table, "qwen3:14b", usage(None));
+        let got = priced(&table, "qwen3:14b", None, usage(None));
         assert_eq!((got.cost, got.cache_savings), (None, None));
+    }
+
+    #[test]
+    fn one_hour_cache_writes_cost_twice_the_input() {
+        let table = price_table(&BTreeMap::new()).expect("builtin");
+        let written = Usage {
+            prompt_tokens: 10_000,
+            cache_write_tokens: 10_000,
+            ..Usage::default()
+        };
+        let five = priced(
+            &table,
+            "claude-sonnet-4-5",
+            Some(CacheTtl::FiveMinutes),
+            written,
+        );
+        let hour = priced(
+            &table,
+            "claude-sonnet-4-5",
+            Some(CacheTtl::OneHour),
+            written,
+        );
+        assert!(
+            (five.cost.expect("priced") - 0.0375).abs() < 1e-9,
+            "{five:?}"
+        );
+        assert!((hour.cost.expect("priced") - 0.06).abs() < 1e-9, "{hour:?}");
     }
 
     #[test]
@@ -74,7 +110,7 @@ mod tests {
             },
         );
         let table = price_table(&overrides).expect("builtin");
-        let got = priced(&table, "qwen3:14b", usage(None));
+        let got = priced(&table, "qwen3:14b", None, usage(None));
         assert!((got.cost.expect("priced") - 0.0102).abs() < 1e-9, "{got:?}");
     }
 }

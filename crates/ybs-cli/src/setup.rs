@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ybs_context_budget::CompactionSettings;
+use ybs_core::CacheTtl;
 use ybs_providers::{
     Provider, ProviderConfig, ProviderKind, RetryPolicy, Timeouts, build_with_env,
 };
@@ -223,7 +224,11 @@ pub fn agent(
             ..CompactionSettings::default()
         },
         response_format: None,
-        prompt_cache: config.llm.prompt_cache == PromptCache::Auto,
+        prompt_cache: match config.llm.prompt_cache {
+            PromptCache::Auto => Some(CacheTtl::FiveMinutes),
+            PromptCache::OneHour => Some(CacheTtl::OneHour),
+            PromptCache::Off => None,
+        },
         prices: Arc::new(price_table(&config.llm.prices)?),
     };
     Ok((

@@ -132,6 +132,16 @@ fn prompt_cache_off_marks_nothing_and_unknown_models_show_tokens_only() {
 }
 
 #[test]
+fn the_one_hour_cache_is_asked_for_with_1h() {
+    let project = anthropic_project(session());
+    project.configure(|config| config["llm"]["prompt_cache"] = json!("1h"));
+    let output = project.ybs_with_input(&[], "one\n");
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let body = message_bodies(&project)[0].to_string();
+    assert_eq!(body.matches(r#""ttl":"1h""#).count(), 3, "{body}");
+}
+
+#[test]
 fn configured_prices_extend_the_table() {
     let project = anthropic_project(session());
     project.configure(|config| {

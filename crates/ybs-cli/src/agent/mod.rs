@@ -47,9 +47,9 @@ pub struct AgentSettings {
     pub compaction: CompactionSettings,
     /// The reply's format (a chat file's `format:` option).
     pub response_format: Option<ybs_core::ResponseFormat>,
-    /// `llm.prompt_cache`: mark cache breakpoints on the tools, the system prompt and the
-    /// newest two user turns (used where the API caches only on request).
-    pub prompt_cache: bool,
+    /// `llm.prompt_cache`: mark cache breakpoints with this lifetime on the tools, the system
+    /// prompt and the newest two user turns (used where the API caches only on request).
+    pub prompt_cache: Option<ybs_core::CacheTtl>,
     /// Prices for the replies' cost when the provider reports none.
     pub prices: std::sync::Arc<ybs_providers::PriceTable>,
 }

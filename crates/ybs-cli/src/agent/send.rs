@@ -7,9 +7,7 @@ use ybs_context_budget::{
     Budget, Next, Outcome, PairInfo, Pairs, SendError, TrimLoop, conversation_tokens,
     plan_compaction, predict,
 };
-use ybs_core::{
-    Accumulator, CacheBreakpoints, CacheTtl, ChatRequest, ErrorKind, LlmError, Message, Reply,
-};
+use ybs_core::{Accumulator, CacheBreakpoints, ChatRequest, ErrorKind, LlmError, Message, Reply};
 
 /// User turns marked as cache breakpoints: the newest writes the prefix the next request
 /// reads; the one before reads what the previous request wrote.
@@ -107,11 +105,11 @@ impl Agent {
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
         request.response_format = self.settings.response_format.clone();
-        if self.settings.prompt_cache {
+        if let Some(ttl) = self.settings.prompt_cache {
             request.cache = Some(CacheBreakpoints::for_conversation(
                 &request.messages,
                 CACHED_USER_TURNS,
-                CacheTtl::FiveMinutes,
+                ttl,
             ));
         }
         ui.waiting();
@@ -137,7 +135,12 @@ impl Agent {
             return Err(Failure::Cancelled(accumulator.text()));
         }
         let mut reply = accumulator.finish();
-        reply.usage = crate::pricing::priced(&self.settings.prices, &request.model, reply.usage);
+        reply.usage = crate::pricing::priced(
+            &self.settings.prices,
+            &request.model,
+            self.settings.prompt_cache,
+            reply.usage,
+        );
         Ok(reply)
     }
 
@@ -175,7 +178,7 @@ impl Agent {
         let reply = (self.provider.complete(&request, cancel.clone()).await)
             .map_err(AgentError::Compaction)?;
         self.session_usage +=
-            crate::pricing::priced(&self.settings.prices, &request.model, reply.usage);
+            crate::pricing::priced(&self.settings.prices, &request.model, None, reply.usage);
         let summary = reply.message.text_content();
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(

@@ -68,7 +68,7 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
             ..CompactionSettings::default()
         },
         response_format: None,
-        prompt_cache: true,
+        prompt_cache: Some(ybs_core::CacheTtl::FiveMinutes),
         prices: std::sync::Arc::new(ybs_providers::PriceTable::default()),
     };
     let policy = ConfirmationPolicy::new(["write_file"]);

@@ -73,7 +73,8 @@ pub struct LlmConfig {
     /// How long one request may take, in seconds.
     pub timeout_seconds: u64,
     /// `auto` marks prompt-cache breakpoints where the API caches only on request
-    /// (Anthropic, directly or through OpenRouter); `off` never does.
+    /// (Anthropic, directly or through OpenRouter) with the 5-minute cache, `1h` with the
+    /// one-hour cache (writes cost more), `off` never marks them.
     pub prompt_cache: PromptCache,
     /// Prices per million tokens by model, added to (or replacing) the built-in table:
     /// `{"my-model": {"input": 1.0, "output": 2.0, "cache_write": 1.25, "cache_read": 0.1}}`.
@@ -88,6 +89,9 @@ pub enum PromptCache {
     /// Mark breakpoints where they help.
     #[default]
     Auto,
+    /// Mark them for Anthropic's one-hour cache.
+    #[serde(rename = "1h")]
+    OneHour,
     /// Never mark them.
     Off,
 }
