@@ -79,7 +79,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 };
                 match result {
                     Ok(report) => commands::after_turn(
-                        &agent,
+                        &mut agent,
                         &report,
                         &message,
                         &config,
