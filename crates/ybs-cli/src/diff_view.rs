@@ -64,7 +64,12 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
                 let replace_all = (call.arguments.get("replace_all"))
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
-                edited(before.as_deref()?, text("old_text")?, text("new_text")?, replace_all)?
+                edited(
+                    before.as_deref()?,
+                    text("old_text")?,
+                    text("new_text")?,
+                    replace_all,
+                )?
             };
             Some(Preview::File {
                 path,
@@ -116,10 +121,9 @@ pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
             if lines.len() > fold {
                 let hidden = lines.len() - fold;
                 lines.truncate(fold);
-                lines.push(painter.paint(
-                    Role::Dim,
-                    &format!("  … {hidden} more diff lines hidden"),
-                ));
+                lines.push(
+                    painter.paint(Role::Dim, &format!("  … {hidden} more diff lines hidden")),
+                );
             }
             lines
         }
@@ -153,15 +157,16 @@ fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
 pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Vec<String> {
     let diff = TextDiff::from_lines(before, after);
     let (added, removed) = counts(before, after);
-    let mut lines = vec![painter.paint(
-        Role::Bold,
-        &format!("  {path}: +{added} -{removed}"),
-    )];
+    let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
     if added == 0 && removed == 0 {
         lines.push(painter.paint(Role::Dim, "  (no change)"));
         return lines;
     }
-    for hunk in diff.unified_diff().context_radius(CONTEXT_LINES).iter_hunks() {
+    for hunk in diff
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .iter_hunks()
+    {
         lines.push(painter.paint(Role::Dim, &format!("  {}", hunk.header())));
         for change in hunk.iter_changes() {
             let text = change.value().trim_end_matches(['\n', '\r']);
@@ -191,7 +196,12 @@ pub fn counts(before: &str, after: &str) -> (usize, usize) {
 }
 
 /// `+12 -3 src/main.rs` (a removed file says so).
-pub fn summary_line(path: &str, before: Option<&str>, after: Option<&str>, painter: Painter) -> String {
+pub fn summary_line(
+    path: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+    painter: Painter,
+) -> String {
     let (added, removed) = counts(before.unwrap_or(""), after.unwrap_or(""));
     let note = match (before, after) {
         (None, Some(_)) => " (new)",
@@ -250,8 +260,14 @@ mod tests {
     fn colour_marks_added_and_removed_lines() {
         let painter = Painter { color: true };
         let lines = render(&file(Some("a\n"), "b\n"), painter, FOLD_LINES);
-        assert!(lines.iter().any(|l| l.contains("\u{1b}[32m  +b")), "{lines:?}");
-        assert!(lines.iter().any(|l| l.contains("\u{1b}[31m  -a")), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("\u{1b}[32m  +b")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("\u{1b}[31m  -a")),
+            "{lines:?}"
+        );
         let plain = render(&file(Some("a\n"), "b\n"), PLAIN, FOLD_LINES);
         assert!(plain.iter().all(|l| !l.contains('\u{1b}')));
     }
@@ -270,7 +286,10 @@ mod tests {
     fn a_new_file_shows_its_size_and_first_lines() {
         let content: String = (1..=12).map(|i| format!("line {i}\n")).collect();
         let lines = render(&file(None, &content), PLAIN, FOLD_LINES);
-        assert_eq!(lines[0], format!("  new file src/a.rs (12 lines, {} bytes)", content.len()));
+        assert_eq!(
+            lines[0],
+            format!("  new file src/a.rs (12 lines, {} bytes)", content.len())
+        );
         assert_eq!(lines[1], "  +line 1");
         assert_eq!(lines[10], "  +line 10");
         assert_eq!(lines[11], "  … 2 more lines");
@@ -281,15 +300,27 @@ mod tests {
         assert_eq!(edited("a b a", "b", "c", false).as_deref(), Some("a c a"));
         assert_eq!(edited("a b a", "a", "c", false), None);
         assert_eq!(edited("a b a", "a", "c", true).as_deref(), Some("c b c"));
-        assert_eq!(edited("x\r\ny\r\n", "x\ny", "z\nw", false).as_deref(), Some("z\r\nw\r\n"));
+        assert_eq!(
+            edited("x\r\ny\r\n", "x\ny", "z\nw", false).as_deref(),
+            Some("z\r\nw\r\n")
+        );
         assert_eq!(edited("abc", "q", "c", false), None);
     }
 
     #[test]
     fn summaries_count_lines() {
-        assert_eq!(summary_line("m.rs", Some("a\nb\n"), Some("a\nc\nd\n"), PLAIN), "+2 -1 m.rs");
-        assert_eq!(summary_line("n.rs", None, Some("a\n"), PLAIN), "+1 -0 n.rs (new)");
-        assert_eq!(summary_line("o.rs", Some("a\n"), None, PLAIN), "+0 -1 o.rs (deleted)");
+        assert_eq!(
+            summary_line("m.rs", Some("a\nb\n"), Some("a\nc\nd\n"), PLAIN),
+            "+2 -1 m.rs"
+        );
+        assert_eq!(
+            summary_line("n.rs", None, Some("a\n"), PLAIN),
+            "+1 -0 n.rs (new)"
+        );
+        assert_eq!(
+            summary_line("o.rs", Some("a\n"), None, PLAIN),
+            "+0 -1 o.rs (deleted)"
+        );
     }
 
     #[test]

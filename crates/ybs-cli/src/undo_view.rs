@@ -47,11 +47,19 @@ pub fn last_turn_diff(agent: &Agent, base: &Path, painter: Painter) -> Vec<Strin
             }
             (None, Some(after)) => {
                 lines.push(painter.paint(Role::Bold, &format!("  new file {path}")));
-                lines.extend(diff_view::diff_lines(&path, "", &after, painter).into_iter().skip(1));
+                lines.extend(
+                    diff_view::diff_lines(&path, "", &after, painter)
+                        .into_iter()
+                        .skip(1),
+                );
             }
             (Some(before), None) => {
                 lines.push(painter.paint(Role::Bold, &format!("  deleted {path}")));
-                lines.extend(diff_view::diff_lines(&path, &before, "", painter).into_iter().skip(1));
+                lines.extend(
+                    diff_view::diff_lines(&path, &before, "", painter)
+                        .into_iter()
+                        .skip(1),
+                );
             }
             (None, None) => {}
         }
@@ -86,7 +94,10 @@ pub fn undo(
         lines.push(format!("restored {}", shown_path(path, base)));
     }
     for path in &outcome.removed {
-        lines.push(format!("removed {} (the turn created it)", shown_path(path, base)));
+        lines.push(format!(
+            "removed {} (the turn created it)",
+            shown_path(path, base)
+        ));
     }
     for (path, copy) in &outcome.kept {
         lines.push(format!(
@@ -115,4 +126,40 @@ pub fn undo(
         ));
     }
     lines
+}
+
+/// Runs `/undo` or `/diff` at the REPL; the question before undoing over the user's changes
+/// is read from stdin.
+pub fn command(
+    command: &crate::slash::SlashCommand,
+    agent: &mut Agent,
+    config: &crate::config::Config,
+    out: &mut dyn std::io::Write,
+) {
+    use std::io::{BufRead, IsTerminal};
+
+    let painter = Painter {
+        color: crate::render::use_color(config.ui.color, std::io::stdout().is_terminal()),
+    };
+    let base = agent.tool_context.working_dir.clone();
+    let lines = match command {
+        crate::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
+        _ => {
+            let mut ask = |names: &str| {
+                let _ = write!(
+                    out,
+                    "{names} changed since that turn. Undo anyway (your version is kept in a \
+                     copy)? [y/N]: "
+                );
+                let _ = out.flush();
+                let mut line = String::new();
+                let _ = std::io::stdin().lock().read_line(&mut line);
+                matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+            };
+            undo(agent, &base, painter, &mut ask)
+        }
+    };
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
 }

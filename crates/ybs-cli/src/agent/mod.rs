@@ -186,7 +186,10 @@ impl Agent {
         if self.settings.dry_run && !self.prompt_shown {
             self.prompt_shown = true;
             let system = self.settings.system.as_deref().unwrap_or("(none)");
-            let shown = format!("dry run: the system prompt of this session:\n{}", system.trim_end());
+            let shown = format!(
+                "dry run: the system prompt of this session:\n{}",
+                system.trim_end()
+            );
             ui.notice(Notice::Info, &shown);
         }
         for _ in 0..self.settings.max_iterations {

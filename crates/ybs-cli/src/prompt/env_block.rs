@@ -213,12 +213,22 @@ mod tests {
             writable: vec!["/p/sub".into()],
         };
         let text = environment.render();
-        assert!(text.contains("- Operating system: linux (x86_64)\n"), "{text}");
+        assert!(
+            text.contains("- Operating system: linux (x86_64)\n"),
+            "{text}"
+        );
         assert!(text.contains("- Project directory: /p/sub\n"));
         assert!(text.contains("- Today's date: 2026-11-23 (UTC)\n"));
         assert!(text.contains("- Git: a repository at /p, on branch main\n"));
-        assert!(text.contains("     M src/lib.rs\n    … and 3 more\n"), "{text}");
-        assert!(text.contains("- Sandbox: on. No network access; files can be written only under /p/sub."));
+        assert!(
+            text.contains("     M src/lib.rs\n    … and 3 more\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "- Sandbox: on. No network access; files can be written only under /p/sub."
+            )
+        );
         let off = Environment {
             git: None,
             sandbox: false,

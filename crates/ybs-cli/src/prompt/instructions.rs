@@ -83,7 +83,10 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
         let kept = chars.min(budget);
         budget -= kept;
         if kept < chars {
-            cut.push(format!("{} ({kept} of {chars} characters kept)", path.display()));
+            cut.push(format!(
+                "{} ({kept} of {chars} characters kept)",
+                path.display()
+            ));
         }
         if kept > 0 {
             let shown: String = content.chars().take(kept).collect();
@@ -101,7 +104,9 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
             }
             instructions.text.push_str("</instructions>\n");
         }
-        instructions.files.push(InstructionFile { path, chars, kept });
+        instructions
+            .files
+            .push(InstructionFile { path, chars, kept });
     }
     if !cut.is_empty() {
         instructions.warnings.push(format!(
@@ -150,7 +155,11 @@ mod tests {
 
     fn sources(root: &Path) -> Sources {
         Sources {
-            project_dirs: vec![root.join("repo"), root.join("repo/a"), root.join("repo/a/b")],
+            project_dirs: vec![
+                root.join("repo"),
+                root.join("repo/a"),
+                root.join("repo/a/b"),
+            ],
             user_dir: Some(root.join("user")),
         }
     }

@@ -43,7 +43,11 @@ impl SessionPrompt {
                 self.instructions.text.trim_end()
             ));
         }
-        if let Some(map) = self.repo_map.as_deref().filter(|map| !map.trim().is_empty()) {
+        if let Some(map) = self
+            .repo_map
+            .as_deref()
+            .filter(|map| !map.trim().is_empty())
+        {
             sections.push(format!("# Repository map\n\n{}", map.trim_end()));
         }
         let mut text = sections.join("\n\n");

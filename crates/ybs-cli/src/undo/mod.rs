@@ -214,7 +214,10 @@ mod tests {
         assert_eq!(turn.files[0].before.as_deref(), Some(&b"one"[..]));
         assert_eq!(turn.files[0].after.as_deref(), Some(&b"three"[..]));
         assert_eq!(turn.files[1].before, None);
-        assert_eq!(std::fs::read(state.join("turn-0001/0.before")).unwrap(), b"one");
+        assert_eq!(
+            std::fs::read(state.join("turn-0001/0.before")).unwrap(),
+            b"one"
+        );
         assert!(journal.disk_error.is_none());
         journal.pop();
         assert!(!state.join("turn-0001").exists());

@@ -29,7 +29,9 @@ pub enum UndoError {
         head: String,
     },
     /// The turn's commit is the repository's first.
-    #[error("cannot undo: the turn's commit {0} is the first of the repository; remove it with git yourself")]
+    #[error(
+        "cannot undo: the turn's commit {0} is the first of the repository; remove it with git yourself"
+    )]
     RootCommit(String),
     /// The user answered no to undoing over their changes.
     #[error("undo cancelled: {0} changed since that turn and was left as it is")]
@@ -84,7 +86,10 @@ pub fn undo_last(
         ..UndoOutcome::default()
     };
     if !changed_since.is_empty() {
-        let names: Vec<String> = changed_since.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = changed_since
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         let names = names.join(", ");
         if !confirm(&names) {
             return Err(UndoError::Declined(names));
@@ -115,12 +120,16 @@ fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), Un
             Ok(()) => outcome.removed.push(path.clone()),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
             Err(error) => {
-                return Err(UndoError::Io(format!("cannot remove {}: {error}", path.display())));
+                return Err(UndoError::Io(format!(
+                    "cannot remove {}: {error}",
+                    path.display()
+                )));
             }
         },
         Some(bytes) => {
-            write_atomic(path, bytes, file.mode)
-                .map_err(|error| UndoError::Io(format!("cannot restore {}: {error}", path.display())))?;
+            write_atomic(path, bytes, file.mode).map_err(|error| {
+                UndoError::Io(format!("cannot restore {}: {error}", path.display()))
+            })?;
             outcome.restored.push(path.clone());
         }
     }
@@ -157,8 +166,9 @@ fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoErr
         Some(dir) => dir.join("kept").join(format!("{stamp}-{name}")),
         None => path.with_file_name(format!("{name}.before-undo-{stamp}")),
     };
-    write_atomic(&copy, &bytes, None)
-        .map_err(|error| UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display())))?;
+    write_atomic(&copy, &bytes, None).map_err(|error| {
+        UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display()))
+    })?;
     Ok(Some(copy))
 }
 
@@ -181,7 +191,12 @@ fn check_head(root: &Path, commit: &str) -> Result<(), UndoError> {
             head: short(head.trim()),
         });
     }
-    if git(root, &["rev-parse", "--verify", "--quiet", &format!("{commit}^")]).is_err() {
+    if git(
+        root,
+        &["rev-parse", "--verify", "--quiet", &format!("{commit}^")],
+    )
+    .is_err()
+    {
         return Err(UndoError::RootCommit(short(commit)));
     }
     Ok(())
@@ -262,14 +277,21 @@ mod tests {
         journal.ran_shell();
         journal.end_turn();
         let mut messages = conversation();
-        let outcome = undo_last(&mut journal, &mut messages, &mut |_| panic!("no question")).unwrap();
+        let outcome =
+            undo_last(&mut journal, &mut messages, &mut |_| panic!("no question")).unwrap();
         assert_eq!(fs::read_to_string(&edited).unwrap(), "before");
-        assert_eq!(fs::metadata(&edited).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&edited).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
         assert!(!created.exists());
         assert_eq!(outcome.removed, [created]);
         assert!(outcome.ran_shell && outcome.dropped_messages);
         assert_eq!(messages.len(), 2);
-        assert_eq!(undo_last(&mut journal, &mut messages, &mut |_| true), Err(UndoError::Nothing));
+        assert_eq!(
+            undo_last(&mut journal, &mut messages, &mut |_| true),
+            Err(UndoError::Nothing)
+        );
     }
 
     #[test]
