@@ -39,7 +39,7 @@ mod tests {
         let sub = repo.join("a/b");
         std::fs::create_dir_all(&sub).unwrap();
         assert_eq!(git_root(&sub), None);
-        assert_eq!(root_to_cwd(&sub), [sub.clone()]);
+        assert_eq!(root_to_cwd(&sub), vec![sub.clone()]);
         std::fs::create_dir(repo.join(".git")).unwrap();
         assert_eq!(git_root(&sub), Some(repo.clone()));
         assert_eq!(
