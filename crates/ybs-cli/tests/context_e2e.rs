@@ -454,3 +454,36 @@ fn wait_until(mut done: impl FnMut() -> bool) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[test]
+fn ask_sends_the_environment_and_instructions_and_a_chat_system_prompt_replaces_ybs_own() {
+    let project = Project::new(vec![Turn::text(["One."]), Turn::text(["Two."])]);
+    project.write("AGENTS.md", "Answer in French.\n");
+    project.write("plain.chat", "What is this?\n");
+    let output = project.ybs(&["ask", "--chat", "plain.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    project.write(
+        "own.chat",
+        "system:\n\nYou are a poet.\n\nuser:\n\nWrite.\n",
+    );
+    let output = project.ybs(&["ask", "--chat", "own.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let bodies = project.bodies();
+    let plain = system_prompt(&bodies[0]);
+    assert!(plain.starts_with("You are ybs"), "{plain}");
+    assert!(
+        plain.contains("# Environment") && plain.contains("Answer in French."),
+        "{plain}"
+    );
+    let all: Vec<String> = (bodies[1]["messages"].as_array().unwrap().iter())
+        .filter(|m| m["role"] == "system")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    let joined = all.join("\n");
+    assert!(joined.contains("You are a poet."), "{joined}");
+    assert!(
+        joined.contains("# Environment") && joined.contains("Answer in French."),
+        "{joined}"
+    );
+    assert!(!joined.contains("You are ybs"), "{joined}");
+}

@@ -44,8 +44,9 @@ impl TurnRecord {
     }
 }
 
-/// The undo journal of a session.
-#[derive(Debug, Clone, Default)]
+/// The undo journal of a session. Its pre-images on disk last as long as it does: dropping
+/// it removes them (copies of the user's versions kept by an undo stay).
+#[derive(Debug, Default)]
 pub struct Journal {
     /// The session's directory under ybs's state directory, if it has one.
     dir: Option<PathBuf>,
@@ -62,10 +63,9 @@ pub struct Journal {
 impl Journal {
     /// A journal that writes pre-images under `dir` as well as keeping them in memory.
     pub fn persistent(dir: PathBuf) -> Self {
-        Journal {
-            dir: Some(dir),
-            ..Journal::default()
-        }
+        let mut journal = Journal::default();
+        journal.dir = Some(dir);
+        journal
     }
 
     /// The session's state directory, if any.
@@ -179,6 +179,16 @@ impl Journal {
     }
 }
 
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.clear();
+        if let Some(dir) = &self.dir {
+            // Only when empty: a `kept/` directory of the user's versions stays.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
 /// The directory of a new session's undo journal under ybs's state directory.
 pub fn session_dir(data_home: &Path) -> PathBuf {
     let stamp = std::time::SystemTime::now()
@@ -221,5 +231,11 @@ mod tests {
         assert!(journal.disk_error.is_none());
         journal.pop();
         assert!(!state.join("turn-0001").exists());
+        journal.begin_turn(2);
+        journal.before_write(&file);
+        journal.end_turn();
+        assert!(state.join("turn-0002/0.before").exists());
+        drop(journal);
+        assert!(!state.exists());
     }
 }
