@@ -182,7 +182,9 @@ impl Agent {
             start,
         };
         let mut guard = LoopGuard::new();
-        self.journal.begin_turn(start);
+        let request =
+            (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
+        self.journal.begin_turn(start, &request);
         if self.settings.dry_run && !self.prompt_shown {
             self.prompt_shown = true;
             let system = self.settings.system.as_deref().unwrap_or("(none)");

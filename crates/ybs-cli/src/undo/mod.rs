@@ -27,6 +27,8 @@ pub struct FileRecord {
 pub struct TurnRecord {
     /// Index in the conversation of the turn's user message.
     pub start: usize,
+    /// The text of that message (compaction may have moved or summarized it since).
+    pub request: String,
     /// The files it wrote, edited, created or deleted, in the order first touched.
     pub files: Vec<FileRecord>,
     /// Whether it ran shell commands (whose effects cannot be undone).
@@ -73,13 +75,14 @@ impl Journal {
         self.dir.as_deref()
     }
 
-    /// A turn starts; its user message is at `start` in the conversation.
-    pub fn begin_turn(&mut self, start: usize) {
+    /// A turn starts; its user message, `request`, is at `start` in the conversation.
+    pub fn begin_turn(&mut self, start: usize, request: &str) {
         self.finish_open_turn();
         self.started += 1;
         let dir = (self.dir.as_ref()).map(|dir| dir.join(format!("turn-{:04}", self.started)));
         self.current = Some(TurnRecord {
             start,
+            request: request.to_owned(),
             files: Vec::new(),
             ran_shell: false,
             commit: None,
@@ -213,7 +216,7 @@ mod tests {
         std::fs::write(&file, "one").unwrap();
         let state = dir.path().join("state");
         let mut journal = Journal::persistent(state.clone());
-        journal.begin_turn(0);
+        journal.begin_turn(0, "a");
         journal.before_write(&file);
         std::fs::write(&file, "two").unwrap();
         journal.before_write(&file);
@@ -231,7 +234,7 @@ mod tests {
         assert!(journal.disk_error.is_none());
         journal.pop();
         assert!(!state.join("turn-0001").exists());
-        journal.begin_turn(2);
+        journal.begin_turn(2, "b");
         journal.before_write(&file);
         journal.end_turn();
         assert!(state.join("turn-0002/0.before").exists());

@@ -172,10 +172,11 @@ fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoErr
     Ok(Some(copy))
 }
 
-/// Drops the turn's messages when the conversation still starts the turn where it did.
+/// Drops the turn's messages when the conversation still starts the turn where it did (not
+/// after a compaction moved or summarized it).
 fn drop_messages(conversation: &mut Vec<Message>, turn: &TurnRecord) -> bool {
     match conversation.get(turn.start) {
-        Some(message) if message.role == Role::User => {
+        Some(message) if message.role == Role::User && message.text_content() == turn.request => {
             conversation.truncate(turn.start);
             true
         }
@@ -269,7 +270,7 @@ mod tests {
         fs::write(&edited, "before").unwrap();
         fs::set_permissions(&edited, fs::Permissions::from_mode(0o600)).unwrap();
         let mut journal = Journal::persistent(dir.path().join("state"));
-        journal.begin_turn(2);
+        journal.begin_turn(2, "second");
         journal.before_write(&edited);
         journal.before_write(&created);
         fs::write(&edited, "after").unwrap();
@@ -292,6 +293,12 @@ mod tests {
             undo_last(&mut journal, &mut messages, &mut |_| true),
             Err(UndoError::Nothing)
         );
+        // A turn whose message was compacted away leaves the conversation alone.
+        journal.begin_turn(0, "summarized since");
+        journal.end_turn();
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert!(!outcome.dropped_messages);
+        assert_eq!(messages.len(), 2);
     }
 
     #[test]
@@ -300,7 +307,7 @@ mod tests {
         let file = dir.path().join("a.txt");
         fs::write(&file, "before").unwrap();
         let mut journal = Journal::persistent(dir.path().join("state"));
-        journal.begin_turn(2);
+        journal.begin_turn(2, "second");
         journal.before_write(&file);
         fs::write(&file, "after").unwrap();
         journal.end_turn();
