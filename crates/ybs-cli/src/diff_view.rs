@@ -19,6 +19,24 @@ pub const FOLD_LINES: usize = 60;
 pub const NEW_FILE_LINES: usize = 10;
 /// Lines of context around each change.
 const CONTEXT_LINES: usize = 3;
+/// How long a diff may take before `similar` settles for a coarser one (a whole rewrite of a
+/// large file must not hold up the confirmation).
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
+
+fn line_diff<'a>(before: &'a str, after: &'a str) -> TextDiff<'a, 'a, 'a, str> {
+    TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(before, after)
+}
+
+fn count_changes<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>) -> (usize, usize) {
+    diff.iter_all_changes()
+        .fold((0, 0), |(added, removed), change| match change.tag() {
+            ChangeTag::Insert => (added + 1, removed),
+            ChangeTag::Delete => (added, removed + 1),
+            ChangeTag::Equal => (added, removed),
+        })
+}
 
 /// What a call is about to do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,8 +173,8 @@ fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
 
 /// The unified diff of `before` to `after` as display lines, headed by the file's name.
 pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Vec<String> {
-    let diff = TextDiff::from_lines(before, after);
-    let (added, removed) = counts(before, after);
+    let diff = line_diff(before, after);
+    let (added, removed) = count_changes(&diff);
     let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
     if added == 0 && removed == 0 {
         lines.push(painter.paint(Role::Dim, "  (no change)"));
@@ -186,13 +204,7 @@ pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Ve
 
 /// Lines added and removed from `before` to `after`.
 pub fn counts(before: &str, after: &str) -> (usize, usize) {
-    let diff = TextDiff::from_lines(before, after);
-    diff.iter_all_changes()
-        .fold((0, 0), |(added, removed), change| match change.tag() {
-            ChangeTag::Insert => (added + 1, removed),
-            ChangeTag::Delete => (added, removed + 1),
-            ChangeTag::Equal => (added, removed),
-        })
+    count_changes(&line_diff(before, after))
 }
 
 /// `+12 -3 src/main.rs` (a removed file says so).
