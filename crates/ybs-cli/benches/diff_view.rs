@@ -1,6 +1,8 @@
 //! The diff shown before a change is approved: one edited line in a 10,000-line file, and a
 //! whole rewrite of a 2,000-line file (the worst case `similar` is bounded for).
 
+#![allow(missing_docs)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use ybs_cli::diff_view::{FOLD_LINES, Preview, render};
 use ybs_cli::render::style::Painter;
