@@ -33,7 +33,8 @@ pub fn summary(turn: &TurnRecord, base: &Path, painter: Painter) -> Vec<String> 
 }
 
 /// `/diff`: every change of the last turn, unfolded.
-pub fn last_turn_diff(agent: &Agent, base: &Path, painter: Painter) -> Vec<String> {
+pub fn last_turn_diff(agent: &mut Agent, base: &Path, painter: Painter) -> Vec<String> {
+    agent.journal.finish_open_turn();
     let Some(turn) = agent.journal.last() else {
         return vec!["no turn of this session has changed files yet".to_owned()];
     };

@@ -213,6 +213,8 @@ fn exec_shows_each_change_and_a_summary_per_file() {
     );
     assert!(stderr.contains("+2 -0 new.txt (new)\n"), "{stderr}");
     assert!(stderr.contains("+2 -1 old.txt\n"), "{stderr}");
+    // Not a terminal: plain + and -, no colour.
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
 }
 
 fn undo_script() -> Vec<Turn> {

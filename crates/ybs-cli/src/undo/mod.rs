@@ -143,7 +143,8 @@ impl Journal {
         self.turns.last()
     }
 
-    fn finish_open_turn(&mut self) {
+    /// Files away a turn that never ended (it failed half-way): its writes are undoable too.
+    pub fn finish_open_turn(&mut self) {
         if self.current.is_some() {
             self.end_turn();
         }

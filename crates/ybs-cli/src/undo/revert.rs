@@ -73,6 +73,7 @@ pub fn undo_last(
     conversation: &mut Vec<Message>,
     confirm: &mut dyn FnMut(&str) -> bool,
 ) -> Result<UndoOutcome, UndoError> {
+    journal.finish_open_turn();
     let turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
     if let Some((commit, root)) = &turn.commit {
         check_head(root, commit)?;
@@ -293,6 +294,15 @@ mod tests {
             undo_last(&mut journal, &mut messages, &mut |_| true),
             Err(UndoError::Nothing)
         );
+        // A turn that failed half-way (never ended) is undone too.
+        let file = dir.path().join("c.txt");
+        messages.push(Message::user("third"));
+        journal.begin_turn(2, "third");
+        journal.before_write(&file);
+        fs::write(&file, "half").unwrap();
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert_eq!(outcome.removed, [file.clone()]);
+        assert_eq!(messages.len(), 2);
         // A turn whose message was compacted away leaves the conversation alone.
         journal.begin_turn(0, "summarized since");
         journal.end_turn();
