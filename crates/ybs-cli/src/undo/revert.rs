@@ -301,7 +301,7 @@ mod tests {
         journal.before_write(&file);
         fs::write(&file, "half").unwrap();
         let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
-        assert_eq!(outcome.removed, [file.clone()]);
+        assert_eq!(outcome.removed, vec![file]);
         assert_eq!(messages.len(), 2);
         // A turn whose message was compacted away leaves the conversation alone.
         journal.begin_turn(0, "summarized since");
