@@ -50,8 +50,15 @@ pub fn build_agent(
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
+    let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
         .map_err(|failure| Failed(failure.to_string()))?;
+    crate::prepare::session(
+        &mut agent,
+        config,
+        &host.locations,
+        host.data_home.as_deref(),
+        err,
+    );
     for error in &report.tools.errors {
         let _ = writeln!(err, "ybs: warning: {error}");
     }
@@ -127,9 +134,9 @@ pub fn describe(error: &AgentError, config: &Config) -> String {
     error.to_string()
 }
 
-/// After a turn: save the session and auto-commit what it changed.
+/// After a turn: say what it changed, save the session and auto-commit.
 pub fn after_turn(
-    agent: &Agent,
+    agent: &mut Agent,
     report: &TurnReport,
     request: &str,
     config: &Config,
@@ -137,6 +144,14 @@ pub fn after_turn(
     baseline: Option<&crate::git::Baseline>,
     log: &mut dyn Write,
 ) {
+    if let Some(turn) = agent.journal.last() {
+        let painter = crate::render::style::Painter {
+            color: use_color(config.ui.color, io::stderr().is_terminal()),
+        };
+        for line in crate::undo_view::summary(turn, &agent.tool_context.working_dir, painter) {
+            let _ = writeln!(log, "{line}");
+        }
+    }
     if let Some(path) = session_file {
         if let Err(error) = session::save(path, &agent.conversation) {
             let _ = writeln!(log, "ybs: warning: {error}");
@@ -151,6 +166,7 @@ pub fn after_turn(
         Ok(CommitOutcome::Committed { id, files }) => {
             let short: String = id.chars().take(8).collect();
             let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
+            agent.journal.set_commit(id, baseline.root.clone());
         }
         Ok(CommitOutcome::Skipped(crate::git::Skip::StagedBefore)) => {
             let _ = writeln!(
@@ -259,7 +275,7 @@ pub fn exec(
     };
     let report = result.map_err(|error| Failed(describe(&error, config)))?;
     after_turn(
-        &agent,
+        &mut agent,
         &report,
         &task,
         config,
@@ -332,11 +348,11 @@ pub fn ask(
     let failures = chat_tools::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     warn_mcp(&failures, err);
     chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
-    agent.settings.system = None;
     agent.settings.response_format = format;
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;
+    crate::prepare::chat(&mut agent);
     let start = (agent.conversation.iter())
         .rposition(|message| message.role == Role::User)
         .unwrap_or(0);

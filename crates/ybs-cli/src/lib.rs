@@ -3,7 +3,10 @@
 //! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
 //! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
-//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]).
+//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]),
+//! the system prompt with the environment and project instructions ([`prompt`], readied by
+//! [`prepare`], the project found by [`project`]), change previews and diffs ([`diff_view`])
+//! and `/undo` ([`undo`]); costs from the price table ([`pricing`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
@@ -12,15 +15,21 @@ pub mod cli;
 mod commands;
 pub mod config;
 pub mod confirm;
+pub mod diff_view;
 pub mod git;
 pub mod loop_guard;
 pub mod mcp;
+pub mod prepare;
 pub mod pricing;
+pub mod project;
+pub mod prompt;
 pub mod render;
 mod repl;
 mod run;
 pub mod session;
 pub mod setup;
 pub mod slash;
+pub mod undo;
+pub mod undo_view;
 
 pub use run::{Host, run};

@@ -79,7 +79,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 };
                 match result {
                     Ok(report) => commands::after_turn(
-                        &agent,
+                        &mut agent,
                         &report,
                         &message,
                         &config,
@@ -221,6 +221,12 @@ fn slash(
             let mut shown = context.loaded.clone();
             shown.config = config.clone();
             info(out, crate::config::show(&shown).trim_end());
+            if let Some(prompt) = &agent.prompt {
+                info(
+                    out,
+                    crate::prompt::instructions::describe(&prompt.instructions).trim_end(),
+                );
+            }
         }
         SlashCommand::Tools => {
             for spec in agent.registry.specs() {
@@ -270,6 +276,9 @@ fn slash(
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
                 let _ = writeln!(log, "ybs: error: {error}");
             }
+        }
+        SlashCommand::Undo | SlashCommand::Diff => {
+            crate::undo_view::command(&command, agent, config, out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {

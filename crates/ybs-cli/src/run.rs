@@ -90,6 +90,8 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         writeln!(err, "ybs: warning: {warning}")?;
     }
     out.write_all(config::show(&loaded).as_bytes())?;
+    let instructions = crate::prepare::describe_instructions(&loaded.config, &host.locations);
+    out.write_all(instructions.as_bytes())?;
     Ok(0)
 }
 

@@ -22,12 +22,6 @@ use crate::confirm::ConfirmMode;
 use crate::mcp::{self, McpFailure, McpServerSpec};
 use crate::pricing::price_table;
 
-/// The system prompt of every ybs session.
-pub const SYSTEM_PROMPT: &str = "You are ybs, a coding agent working in the user's project \
-directory through tools. Read files before editing them, make the smallest change that does \
-the task, and check your work. Paths are relative to the project directory. When the task is \
-done, reply briefly with what you did.";
-
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -212,7 +206,8 @@ pub fn agent(
     let mcp = add_config_mcp_tools(config, &around.cwd, &mut registry, &mut policy);
     let settings = AgentSettings {
         model: config.llm.model.clone(),
-        system: Some(SYSTEM_PROMPT.to_owned()),
+        // ybs's own instructions; the session adds the environment and the project's instructions.
+        system: Some(crate::prompt::BASE.to_owned()),
         temperature: Some(config.llm.temperature as f32),
         max_tokens: Some(config.llm.max_tokens),
         max_iterations: config.agent.max_iterations.max(1),

@@ -27,6 +27,10 @@ pub enum SlashCommand {
     Save(Option<PathBuf>),
     /// `/reload-tools`: reload the external tools.
     ReloadTools,
+    /// `/undo`: revert the files of the last turn and drop it from the conversation.
+    Undo,
+    /// `/diff`: the whole diff of the last turn.
+    Diff,
 }
 
 /// What `/provider` does.
@@ -88,7 +92,7 @@ pub enum SlashError {
 }
 
 /// Each command: name, usage line, what it does.
-pub const COMMANDS: [(&str, &str, &str); 10] = [
+pub const COMMANDS: [(&str, &str, &str); 12] = [
     (
         "provider",
         "/provider list|current|NAME [MODEL]",
@@ -131,6 +135,12 @@ pub const COMMANDS: [(&str, &str, &str); 10] = [
         "/reload-tools",
         "reload the external tools (as SIGHUP does)",
     ),
+    (
+        "undo",
+        "/undo",
+        "put back the files the last turn changed and drop the turn (again for earlier ones)",
+    ),
+    ("diff", "/diff", "show everything the last turn changed"),
 ];
 
 /// Reads one line typed at the prompt.
@@ -200,6 +210,8 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         "clear" => no_args(SlashCommand::Clear),
         "compact" => no_args(SlashCommand::Compact),
         "usage" => no_args(SlashCommand::Usage),
+        "undo" => no_args(SlashCommand::Undo),
+        "diff" => no_args(SlashCommand::Diff),
         _ => no_args(SlashCommand::ReloadTools),
     }
 }
@@ -289,6 +301,8 @@ mod tests {
             Ok(SlashCommand::Save(Some("my notes.chat".into())))
         );
         assert_eq!(command("/reload-tools"), Ok(SlashCommand::ReloadTools));
+        assert_eq!(command("/undo"), Ok(SlashCommand::Undo));
+        assert_eq!(command("/diff"), Ok(SlashCommand::Diff));
     }
 
     #[test]
@@ -307,7 +321,7 @@ mod tests {
     #[test]
     fn an_unknown_command_says_so_and_lists_the_known_ones() {
         let known = "/provider, /model, /config, /tools, /help, /clear, /compact, /usage, /save, \
-                     /reload-tools";
+                     /reload-tools, /undo, /diff";
         assert_eq!(
             command("/frobnicate now"),
             Err(format!(

@@ -158,3 +158,80 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
     let history = fs::read_to_string(root.join("data/ybs/history")).unwrap();
     assert!(history.contains("please write pty.txt"), "{history}");
 }
+
+#[test]
+fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_back() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let project = root.join("project");
+    fs::write(project.join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::default().with_tool_call(ToolCall::new(
+            "c1",
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "two", "new_text": "TWO"}),
+        )),
+        Turn::text(["I changed a.txt."]),
+    ]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    let settings = json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{}/v1", llm.base_url())},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": true}
+    });
+    fs::write(&config, settings.to_string()).unwrap();
+    let command = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux {
+        socket: root.join("tmux.sock"),
+    };
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ybs",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        project.to_str().unwrap(),
+        &command,
+    ]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["change a.txt", "Enter"]);
+    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
+    let diff = "  a.txt: +1 -1\n  @@ -1,3 +1,3 @@\n   one\n  -two\n  +TWO\n   three\n";
+    assert!(screen.contains(diff), "{screen}");
+    // In colour: removed lines red, added lines green.
+    let coloured = tmux.run(&["capture-pane", "-e", "-p", "-t", "ybs", "-S", "-200"]);
+    assert!(coloured.contains("\u{1b}[31m  -two"), "{coloured:?}");
+    assert!(coloured.contains("\u{1b}[32m  +TWO"), "{coloured:?}");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for_after("I changed a.txt.", "+1 -1 a.txt");
+    assert_eq!(
+        fs::read_to_string(project.join("a.txt")).unwrap(),
+        "one\nTWO\nthree\n"
+    );
+    tmux.wait_for_after("+1 -1 a.txt", "ybs>");
+    tmux.keys(&["/undo", "Enter"]);
+    tmux.wait_for("the turn was dropped from the conversation");
+    assert_eq!(
+        fs::read_to_string(project.join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+}

@@ -109,7 +109,14 @@ pub struct Agent {
     pub policy: ConfirmationPolicy,
     /// Tokens and cost of the session.
     pub session_usage: Usage,
+    /// The sections of the system prompt, when ybs assembled it (`settings.system` is its
+    /// text).
+    pub prompt: Option<crate::prompt::SessionPrompt>,
+    /// The pre-images of the files each turn wrote, for `/undo`.
+    pub journal: crate::undo::Journal,
     counter: CachedCounter<CharsPerToken>,
+    /// Whether a dry run has shown the system prompt yet.
+    prompt_shown: bool,
 }
 
 impl Agent {
@@ -129,7 +136,25 @@ impl Agent {
             tool_context,
             policy,
             session_usage: Usage::default(),
+            prompt: None,
+            journal: crate::undo::Journal::default(),
             counter: CachedCounter::new(CharsPerToken::default()),
+            prompt_shown: false,
+        }
+    }
+
+    /// Uses `prompt` as the system prompt of the session.
+    pub fn set_prompt(&mut self, prompt: crate::prompt::SessionPrompt) {
+        self.settings.system = Some(prompt.text());
+        self.prompt = Some(prompt);
+    }
+
+    /// Puts `map` in the repo map section of the system prompt (`None` leaves it out). The
+    /// prompt's text changes only when the map does.
+    pub fn set_repo_map(&mut self, map: Option<String>) {
+        if let Some(prompt) = self.prompt.as_mut().filter(|prompt| prompt.repo_map != map) {
+            prompt.repo_map = map;
+            self.settings.system = Some(prompt.text());
         }
     }
 
@@ -162,6 +187,18 @@ impl Agent {
             start,
         };
         let mut guard = LoopGuard::new();
+        let request =
+            (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
+        self.journal.begin_turn(start, &request);
+        if self.settings.dry_run && !self.prompt_shown {
+            self.prompt_shown = true;
+            let system = self.settings.system.as_deref().unwrap_or("(none)");
+            let shown = format!(
+                "dry run: the system prompt of this session:\n{}",
+                system.trim_end()
+            );
+            ui.notice(Notice::Info, &shown);
+        }
         for _ in 0..self.settings.max_iterations {
             let reply = match self.send(&mut start, ui, cancel).await? {
                 send::Sent::Reply(reply) => *reply,
@@ -234,6 +271,10 @@ impl Agent {
     }
 
     fn finish(&mut self, mut report: TurnReport, start: usize, ui: &mut dyn Ui) -> TurnReport {
+        self.journal.end_turn();
+        if let Some(error) = self.journal.disk_error.take() {
+            ui.notice(Notice::Warning, &error);
+        }
         self.session_usage += report.usage;
         ui.usage(&report.usage, &self.session_usage);
         report.start = start;
@@ -250,6 +291,7 @@ impl Agent {
     /// Forgets the conversation, the files read and the session allow-list.
     pub fn clear(&mut self) {
         self.conversation.clear();
+        self.journal.clear();
         self.tool_context.session.clear();
         self.policy.reset_session();
     }

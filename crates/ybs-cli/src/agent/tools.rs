@@ -42,6 +42,9 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> ToolResult {
         ui.tool_call(call);
+        if let Some(preview) = crate::diff_view::preview(call, &self.tool_context) {
+            ui.preview(&preview);
+        }
         if self.settings.dry_run {
             ui.notice(Notice::Info, "dry run: not executed");
             return error_result(
@@ -54,6 +57,7 @@ impl Agent {
             ui.tool_result(&call.name, &result);
             return result;
         }
+        self.record_for_undo(call);
         self.tool_context.cancel.reset();
         let result = {
             let _watch = CancelWatch::start(cancel, &self.tool_context.cancel);
@@ -67,6 +71,18 @@ impl Agent {
         }
         ui.tool_result(&call.name, &result);
         result
+    }
+
+    /// Keeps the pre-image of the file `call` is about to change, or notes a shell command.
+    fn record_for_undo(&mut self, call: &ToolCall) {
+        if call.name == "run_shell" {
+            self.journal.ran_shell();
+        } else if FILE_WRITERS.contains(&call.name.as_str()) {
+            let path = call.arguments.get("path").and_then(|path| path.as_str());
+            if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
+                self.journal.before_write(&resolved);
+            }
+        }
     }
 
     fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {

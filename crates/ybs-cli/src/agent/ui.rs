@@ -19,6 +19,8 @@ pub trait Ui {
     fn reply_done(&mut self);
     /// A tool call about to be settled.
     fn tool_call(&mut self, call: &ToolCall);
+    /// What the call about to be settled would change (a diff, a command and where it runs).
+    fn preview(&mut self, _preview: &crate::diff_view::Preview) {}
     /// What a tool returned.
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
     /// A message from ybs itself.
@@ -136,6 +138,14 @@ impl Ui for LineUi<'_> {
         let held = self.renderer.finish();
         self.print(held);
         let lines = self.renderer.tool_call(call);
+        self.log(lines);
+    }
+
+    fn preview(&mut self, preview: &crate::diff_view::Preview) {
+        let painter = crate::render::style::Painter {
+            color: self.renderer.options().color,
+        };
+        let lines = crate::diff_view::render(preview, painter, crate::diff_view::FOLD_LINES);
         self.log(lines);
     }
 

@@ -31,7 +31,7 @@ pub enum FileRole {
     User,
     /// `~/.ybs.json`.
     HomeShorthand,
-    /// `./.ybs.json`.
+    /// `./.ybs.json`, and the git root's `.ybs.json` when started in a subdirectory.
     Project,
     /// `--config FILE`: it must exist.
     Explicit,
@@ -92,6 +92,13 @@ impl ConfigLocations {
             files.push(ConfigFile {
                 path: home.join(".ybs.json"),
                 role: FileRole::HomeShorthand,
+            });
+        }
+        // Started in a subdirectory: the repository's own file first, the directory's wins.
+        if let Some(root) = crate::project::git_root(&self.cwd).filter(|root| *root != self.cwd) {
+            files.push(ConfigFile {
+                path: root.join(".ybs.json"),
+                role: FileRole::Project,
             });
         }
         files.push(ConfigFile {
@@ -179,6 +186,31 @@ mod tests {
         assert_eq!(
             paths(&locations.files(None)),
             ["/etc/ybs/config.json", "/work/p/.ybs.json"]
+        );
+    }
+
+    #[test]
+    fn the_repository_root_file_comes_before_the_working_directory_one() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().join("repo");
+        let cwd = root.join("crates/x");
+        std::fs::create_dir_all(&cwd).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir(root.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+        let mut locations = locations(None);
+        locations.cwd = cwd.clone();
+        let files = locations.files(None);
+        let project: Vec<&ConfigFile> = (files.iter())
+            .filter(|file| file.role == FileRole::Project)
+            .collect();
+        assert_eq!(project.len(), 2);
+        assert_eq!(project[0].path, root.join(".ybs.json"));
+        assert_eq!(project[1].path, cwd.join(".ybs.json"));
+        locations.cwd = root.clone();
+        assert_eq!(
+            (locations.files(None).iter())
+                .filter(|file| file.role == FileRole::Project)
+                .count(),
+            1
         );
     }
 

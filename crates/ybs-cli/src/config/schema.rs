@@ -124,6 +124,8 @@ pub struct ContextConfig {
     pub repo_map_tokens: u64,
     /// Tool output longer than this is truncated before it reaches the model.
     pub max_tool_output_chars: usize,
+    /// The most characters of `AGENTS.md`/`CLAUDE.md` instructions put in the system prompt.
+    pub instructions_max_chars: usize,
 }
 
 impl Default for ContextConfig {
@@ -133,6 +135,7 @@ impl Default for ContextConfig {
             compaction_threshold: 0.95,
             repo_map_tokens: 1024,
             max_tool_output_chars: 10_000,
+            instructions_max_chars: 32_000,
         }
     }
 }

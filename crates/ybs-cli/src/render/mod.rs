@@ -14,7 +14,7 @@ mod markdown;
 mod numbers;
 pub mod spinner;
 mod stream;
-mod style;
+pub mod style;
 mod tool;
 
 pub use stream::{Notice, RenderOptions, Renderer};

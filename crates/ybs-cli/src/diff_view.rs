@@ -1,0 +1,350 @@
+//! What a change looks like before and after it is made: the preview shown before a
+//! `write_file`, `edit_file` or `run_shell` call is settled (a unified diff against the file
+//! as it is, computed with `similar`; a new file's first lines; a command and where it runs),
+//! the one-line summary per file after a turn, and the whole diff for `/diff`. Colour only
+//! when the renderer has it (not with `NO_COLOR` or off a terminal): plain `+`/`-` otherwise.
+
+use std::path::Path;
+
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+use ybs_core::ToolCall;
+use ybs_tools::ToolContext;
+
+use crate::render::style::{Painter, Role};
+
+/// The most diff lines shown before a confirmation; the rest are counted.
+pub const FOLD_LINES: usize = 60;
+/// How many lines of a new file are shown.
+pub const NEW_FILE_LINES: usize = 10;
+/// Lines of context around each change.
+const CONTEXT_LINES: usize = 3;
+/// How long a diff may take before `similar` settles for a coarser one (a whole rewrite of a
+/// large file must not hold up the confirmation).
+const DIFF_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
+
+fn line_diff<'a>(before: &'a str, after: &'a str) -> TextDiff<'a, 'a, 'a, str> {
+    TextDiff::configure()
+        .timeout(DIFF_TIMEOUT)
+        .diff_lines(before, after)
+}
+
+fn count_changes<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>) -> (usize, usize) {
+    diff.iter_all_changes()
+        .fold((0, 0), |(added, removed), change| match change.tag() {
+            ChangeTag::Insert => (added + 1, removed),
+            ChangeTag::Delete => (added, removed + 1),
+            ChangeTag::Equal => (added, removed),
+        })
+}
+
+/// What a call is about to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preview {
+    /// A file's content changes.
+    File {
+        /// The path as the model sees it.
+        path: String,
+        /// The content now; `None` for a new file.
+        before: Option<String>,
+        /// The content after the call.
+        after: String,
+    },
+    /// A shell command.
+    Shell {
+        /// The command line.
+        command: String,
+        /// Where it runs.
+        cwd: String,
+    },
+}
+
+/// The preview of `call`, when it is a call whose effect can be shown; `None` for other
+/// tools and for calls the tool will refuse (an edit whose text is not in the file).
+pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
+    let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
+    match call.name.as_str() {
+        "run_shell" => Some(Preview::Shell {
+            command: text("command")?.to_owned(),
+            cwd: context.working_dir.display().to_string(),
+        }),
+        "write_file" | "edit_file" => {
+            let resolved = context.resolve(text("path")?).ok()?;
+            let path = context.display_path(&resolved);
+            let before = match std::fs::read(&resolved) {
+                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+                Err(_) => return None,
+            };
+            let after = if call.name == "write_file" {
+                text("content")?.to_owned()
+            } else {
+                let replace_all = (call.arguments.get("replace_all"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                edited(
+                    before.as_deref()?,
+                    text("old_text")?,
+                    text("new_text")?,
+                    replace_all,
+                )?
+            };
+            Some(Preview::File {
+                path,
+                before,
+                after,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The text `edit_file` would write, or `None` where it would refuse: the same matching
+/// (exact, unique unless `replace_all`, LF text matched in a CRLF file).
+fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String> {
+    if old.is_empty() {
+        return None;
+    }
+    let (old, new) = if text.contains("\r\n") && !old.contains('\r') {
+        (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
+    } else {
+        (old.to_owned(), new.to_owned())
+    };
+    match text.matches(old.as_str()).count() {
+        0 => None,
+        1 => Some(text.replace(&old, &new)),
+        _ if replace_all => Some(text.replace(&old, &new)),
+        _ => None,
+    }
+}
+
+/// The preview as display lines, diffs folded after `fold` lines.
+pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
+    match preview {
+        Preview::Shell { command, cwd } => vec![
+            format!("  {} {command}", painter.paint(Role::Dim, "$")),
+            painter.paint(Role::Dim, &format!("  in {cwd}")),
+        ],
+        Preview::File {
+            path,
+            before: None,
+            after,
+        } => new_file(path, after, painter),
+        Preview::File {
+            path,
+            before: Some(before),
+            after,
+        } => {
+            let mut lines = diff_lines(path, before, after, painter);
+            if lines.len() > fold {
+                let hidden = lines.len() - fold;
+                lines.truncate(fold);
+                lines.push(
+                    painter.paint(Role::Dim, &format!("  … {hidden} more diff lines hidden")),
+                );
+            }
+            lines
+        }
+    }
+}
+
+/// A new file: its name, size and first lines.
+fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
+    let total = content.lines().count();
+    let mut lines = vec![painter.paint(
+        Role::Bold,
+        &format!(
+            "  new file {path} ({total} {}, {} bytes)",
+            if total == 1 { "line" } else { "lines" },
+            content.len()
+        ),
+    )];
+    for line in content.lines().take(NEW_FILE_LINES) {
+        lines.push(painter.paint(Role::Success, &format!("  +{line}")));
+    }
+    if total > NEW_FILE_LINES {
+        lines.push(painter.paint(
+            Role::Dim,
+            &format!("  … {} more lines", total - NEW_FILE_LINES),
+        ));
+    }
+    lines
+}
+
+/// The unified diff of `before` to `after` as display lines, headed by the file's name.
+pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Vec<String> {
+    let diff = line_diff(before, after);
+    let (added, removed) = count_changes(&diff);
+    let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
+    if added == 0 && removed == 0 {
+        lines.push(painter.paint(Role::Dim, "  (no change)"));
+        return lines;
+    }
+    for hunk in diff
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .iter_hunks()
+    {
+        lines.push(painter.paint(Role::Dim, &format!("  {}", hunk.header())));
+        for change in hunk.iter_changes() {
+            let text = change.value().trim_end_matches(['\n', '\r']);
+            let line = match change.tag() {
+                ChangeTag::Insert => painter.paint(Role::Success, &format!("  +{text}")),
+                ChangeTag::Delete => painter.paint(Role::Failure, &format!("  -{text}")),
+                ChangeTag::Equal => format!("   {text}"),
+            };
+            lines.push(line);
+            if change.missing_newline() {
+                lines.push(painter.paint(Role::Dim, "  \\ No newline at end of file"));
+            }
+        }
+    }
+    lines
+}
+
+/// Lines added and removed from `before` to `after`.
+pub fn counts(before: &str, after: &str) -> (usize, usize) {
+    count_changes(&line_diff(before, after))
+}
+
+/// `+12 -3 src/main.rs` (a removed file says so).
+pub fn summary_line(
+    path: &str,
+    before: Option<&str>,
+    after: Option<&str>,
+    painter: Painter,
+) -> String {
+    let (added, removed) = counts(before.unwrap_or(""), after.unwrap_or(""));
+    let note = match (before, after) {
+        (None, Some(_)) => " (new)",
+        (Some(_), None) => " (deleted)",
+        _ => "",
+    };
+    format!(
+        "{} {} {path}{note}",
+        painter.paint(Role::Success, &format!("+{added}")),
+        painter.paint(Role::Failure, &format!("-{removed}"))
+    )
+}
+
+/// `path` relative to `base` when inside it.
+pub fn shown_path(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
+        _ => path.display().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    const PLAIN: Painter = Painter { color: false };
+
+    fn file(before: Option<&str>, after: &str) -> Preview {
+        Preview::File {
+            path: "src/a.rs".into(),
+            before: before.map(Into::into),
+            after: after.into(),
+        }
+    }
+
+    #[test]
+    fn an_edit_shows_a_unified_diff_with_counts() {
+        let lines = render(&file(Some("a\nb\nc\n"), "a\nB\nc\nd\n"), PLAIN, FOLD_LINES);
+        assert_eq!(
+            lines,
+            [
+                "  src/a.rs: +2 -1",
+                "  @@ -1,3 +1,4 @@",
+                "   a",
+                "  -b",
+                "  +B",
+                "   c",
+                "  +d",
+            ]
+        );
+    }
+
+    #[test]
+    fn colour_marks_added_and_removed_lines() {
+        let painter = Painter { color: true };
+        let lines = render(&file(Some("a\n"), "b\n"), painter, FOLD_LINES);
+        assert!(
+            lines.iter().any(|l| l.contains("\u{1b}[32m  +b")),
+            "{lines:?}"
+        );
+        assert!(
+            lines.iter().any(|l| l.contains("\u{1b}[31m  -a")),
+            "{lines:?}"
+        );
+        let plain = render(&file(Some("a\n"), "b\n"), PLAIN, FOLD_LINES);
+        assert!(plain.iter().all(|l| !l.contains('\u{1b}')));
+    }
+
+    #[test]
+    fn long_diffs_are_folded_with_the_hidden_count() {
+        let before: String = (0..100).map(|i| format!("{i}\n")).collect();
+        let after: String = (0..100).map(|i| format!("x{i}\n")).collect();
+        let lines = render(&file(Some(&before), &after), PLAIN, 20);
+        assert_eq!(lines.len(), 21);
+        // 1 title + 1 hunk header + 200 changed lines, 20 shown.
+        assert_eq!(lines[20], "  … 182 more diff lines hidden");
+    }
+
+    #[test]
+    fn a_new_file_shows_its_size_and_first_lines() {
+        let content: String = (1..=12).map(|i| format!("line {i}\n")).collect();
+        let lines = render(&file(None, &content), PLAIN, FOLD_LINES);
+        assert_eq!(
+            lines[0],
+            format!("  new file src/a.rs (12 lines, {} bytes)", content.len())
+        );
+        assert_eq!(lines[1], "  +line 1");
+        assert_eq!(lines[10], "  +line 10");
+        assert_eq!(lines[11], "  … 2 more lines");
+    }
+
+    #[test]
+    fn edits_are_previewed_as_the_tool_would_apply_them() {
+        assert_eq!(edited("a b a", "b", "c", false).as_deref(), Some("a c a"));
+        assert_eq!(edited("a b a", "a", "c", false), None);
+        assert_eq!(edited("a b a", "a", "c", true).as_deref(), Some("c b c"));
+        assert_eq!(
+            edited("x\r\ny\r\n", "x\ny", "z\nw", false).as_deref(),
+            Some("z\r\nw\r\n")
+        );
+        assert_eq!(edited("abc", "q", "c", false), None);
+    }
+
+    #[test]
+    fn summaries_count_lines() {
+        assert_eq!(
+            summary_line("m.rs", Some("a\nb\n"), Some("a\nc\nd\n"), PLAIN),
+            "+2 -1 m.rs"
+        );
+        assert_eq!(
+            summary_line("n.rs", None, Some("a\n"), PLAIN),
+            "+1 -0 n.rs (new)"
+        );
+        assert_eq!(
+            summary_line("o.rs", Some("a\n"), None, PLAIN),
+            "+0 -1 o.rs (deleted)"
+        );
+    }
+
+    #[test]
+    fn a_shell_call_shows_the_command_and_where_it_runs() {
+        let lines = render(
+            &Preview::Shell {
+                command: "cargo test".into(),
+                cwd: "/p".into(),
+            },
+            PLAIN,
+            FOLD_LINES,
+        );
+        assert_eq!(lines, ["  $ cargo test", "  in /p"]);
+    }
+}

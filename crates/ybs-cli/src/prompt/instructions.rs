@@ -1,0 +1,234 @@
+//! Project instructions: `AGENTS.md` in each directory from the git root down to the working
+//! directory (`CLAUDE.md` where a directory has no `AGENTS.md`), then the user's own
+//! `AGENTS.md` in ybs's config directory. Each file is wrapped with its path; together they
+//! are capped at `context.instructions_max_chars`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The file names looked for in each directory, the first found wins.
+const NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// One instruction file that was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstructionFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its size in characters.
+    pub chars: usize,
+    /// How many of them made it into the prompt (all, part or none under the cap).
+    pub kept: usize,
+}
+
+/// The instructions of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Instructions {
+    /// The files, in prompt order.
+    pub files: Vec<InstructionFile>,
+    /// The prompt section: each file wrapped with its source path.
+    pub text: String,
+    /// Files that could not be read, and the cap when it cut something.
+    pub warnings: Vec<String>,
+}
+
+/// Where instruction files are looked for: the project directories in order, then the user's.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    /// The directories from the git root down to the working directory.
+    pub project_dirs: Vec<PathBuf>,
+    /// ybs's configuration directory (`~/.config/ybs`), for the user's own `AGENTS.md`.
+    pub user_dir: Option<PathBuf>,
+}
+
+impl Sources {
+    /// The candidates in order: one file per project directory, then the user's.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = (self.project_dirs.iter())
+            .filter_map(|dir| {
+                NAMES
+                    .iter()
+                    .map(|name| dir.join(name))
+                    .find(|path| path.is_file())
+            })
+            .collect();
+        if let Some(user) = &self.user_dir {
+            let path = user.join(NAMES[0]);
+            if path.is_file() && !files.contains(&path) {
+                files.push(path);
+            }
+        }
+        files
+    }
+}
+
+/// Reads the instruction files of `sources`, keeping at most `max_chars` characters of their
+/// contents (later files are cut first).
+pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
+    let mut instructions = Instructions::default();
+    let mut budget = max_chars;
+    let mut cut = Vec::new();
+    for path in sources.files() {
+        let content = match std::fs::read(&path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(error) => {
+                (instructions.warnings).push(format!(
+                    "cannot read the instructions in {}: {error}",
+                    path.display()
+                ));
+                continue;
+            }
+        };
+        let content = content.trim();
+        let chars = content.chars().count();
+        let kept = chars.min(budget);
+        budget -= kept;
+        if kept < chars {
+            cut.push(format!(
+                "{} ({kept} of {chars} characters kept)",
+                path.display()
+            ));
+        }
+        if kept > 0 {
+            let shown: String = content.chars().take(kept).collect();
+            let _ = writeln!(
+                instructions.text,
+                "<instructions source=\"{}\">\n{shown}",
+                path.display()
+            );
+            if kept < chars {
+                let _ = writeln!(
+                    instructions.text,
+                    "[… {} more characters cut: context.instructions_max_chars]",
+                    chars - kept
+                );
+            }
+            instructions.text.push_str("</instructions>\n");
+        }
+        instructions
+            .files
+            .push(InstructionFile { path, chars, kept });
+    }
+    if !cut.is_empty() {
+        instructions.warnings.push(format!(
+            "project instructions were cut to context.instructions_max_chars ({max_chars} \
+             characters): {}",
+            cut.join(", ")
+        ));
+    }
+    instructions
+}
+
+/// The lines `ybs config` and `/config` print about the instruction files.
+pub fn describe(instructions: &Instructions) -> String {
+    let mut out = String::from("# Instruction files (AGENTS.md, CLAUDE.md), in prompt order:\n");
+    if instructions.files.is_empty() {
+        out.push_str("#   (none found)\n");
+    }
+    for file in &instructions.files {
+        let note = if file.kept == file.chars {
+            format!("{} characters", file.chars)
+        } else {
+            format!(
+                "{} of {} characters, cut by context.instructions_max_chars",
+                file.kept, file.chars
+            )
+        };
+        let _ = writeln!(out, "#   {} ({note})", file.path.display());
+    }
+    out
+}
+
+/// The user's configuration directory of ybs: where `config.json` is.
+pub fn user_dir(locations: &crate::config::ConfigLocations) -> Option<PathBuf> {
+    locations
+        .user_file()
+        .and_then(|file| file.parent().map(Path::to_path_buf))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::fs;
+
+    use super::*;
+
+    fn sources(root: &Path) -> Sources {
+        Sources {
+            project_dirs: vec![
+                root.join("repo"),
+                root.join("repo/a"),
+                root.join("repo/a/b"),
+            ],
+            user_dir: Some(root.join("user")),
+        }
+    }
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("repo/a/b")).unwrap();
+        fs::create_dir_all(root.join("user")).unwrap();
+        fs::write(root.join("repo/AGENTS.md"), "root rules\n").unwrap();
+        fs::write(root.join("repo/CLAUDE.md"), "ignored: AGENTS.md is here").unwrap();
+        fs::write(root.join("repo/a/CLAUDE.md"), "claude rules").unwrap();
+        fs::write(root.join("repo/a/b/AGENTS.md"), "leaf rules").unwrap();
+        fs::write(root.join("user/AGENTS.md"), "my rules").unwrap();
+        dir
+    }
+
+    #[test]
+    fn files_come_root_first_with_the_claude_fallback_and_the_user_file_last() {
+        let dir = tree();
+        let root = dir.path();
+        let loaded = load(&sources(root), 10_000);
+        let paths: Vec<PathBuf> = loaded.files.iter().map(|f| f.path.clone()).collect();
+        assert_eq!(
+            paths,
+            [
+                root.join("repo/AGENTS.md"),
+                root.join("repo/a/CLAUDE.md"),
+                root.join("repo/a/b/AGENTS.md"),
+                root.join("user/AGENTS.md"),
+            ]
+        );
+        assert_eq!(
+            loaded.text,
+            format!(
+                "<instructions source=\"{}\">\nroot rules\n</instructions>\n\
+                 <instructions source=\"{}\">\nclaude rules\n</instructions>\n\
+                 <instructions source=\"{}\">\nleaf rules\n</instructions>\n\
+                 <instructions source=\"{}\">\nmy rules\n</instructions>\n",
+                paths[0].display(),
+                paths[1].display(),
+                paths[2].display(),
+                paths[3].display()
+            )
+        );
+        assert!(loaded.warnings.is_empty());
+        assert!(!loaded.text.contains("ignored"));
+    }
+
+    #[test]
+    fn the_cap_cuts_later_files_first_and_warns() {
+        let dir = tree();
+        let root = dir.path();
+        // "root rules" (10) + "claude rules" (12) + 3 characters of "leaf rules".
+        let loaded = load(&sources(root), 25);
+        assert!(loaded.text.contains("claude rules"));
+        assert!(loaded.text.contains("lea\n[… 7 more characters cut"));
+        assert!(!loaded.text.contains("my rules"));
+        assert_eq!(loaded.files[2].kept, 3);
+        assert_eq!(loaded.files[3].kept, 0);
+        assert_eq!(loaded.warnings.len(), 1);
+        assert!(
+            loaded.warnings[0].contains("(25 characters)")
+                && loaded.warnings[0].contains("b/AGENTS.md (3 of 10 characters kept)")
+                && loaded.warnings[0].contains("user/AGENTS.md (0 of 8 characters kept)"),
+            "{:?}",
+            loaded.warnings
+        );
+        let shown = describe(&loaded);
+        assert!(shown.contains("(3 of 10 characters, cut by"), "{shown}");
+    }
+}

@@ -1,0 +1,337 @@
+//! Undoing the last turn: its files back as they were before it (files it created removed),
+//! its `[ybs]` commit dropped when it made one, and its messages dropped from the
+//! conversation. Refuses when the user committed on top of that commit; asks first when a
+//! file changed since the turn, and then keeps a copy of the user's version.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ybs_core::{Message, Role};
+
+use super::{Journal, TurnRecord};
+
+/// Why nothing was undone. Nothing on disk changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UndoError {
+    /// No turn is left to undo.
+    #[error("nothing to undo: no turn of this session changed anything that is still recorded")]
+    Nothing,
+    /// The turn's commit is not `HEAD` any more.
+    #[error(
+        "cannot undo: the turn was committed as {commit}, but HEAD is now {head} (commits were \
+         made on top of it); revert it with git yourself"
+    )]
+    CommittedOnTop {
+        /// The turn's commit (short).
+        commit: String,
+        /// `HEAD` now (short).
+        head: String,
+    },
+    /// The turn's commit is the repository's first.
+    #[error(
+        "cannot undo: the turn's commit {0} is the first of the repository; remove it with git yourself"
+    )]
+    RootCommit(String),
+    /// The user answered no to undoing over their changes.
+    #[error("undo cancelled: {0} changed since that turn and was left as it is")]
+    Declined(String),
+    /// git failed.
+    #[error("cannot undo: git {command} failed: {stderr}")]
+    Git {
+        /// The command.
+        command: String,
+        /// What git said.
+        stderr: String,
+    },
+    /// A file could not be put back.
+    #[error("cannot undo: {0}")]
+    Io(String),
+}
+
+/// What an undo did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UndoOutcome {
+    /// Files put back as they were.
+    pub restored: Vec<PathBuf>,
+    /// Files the turn had created, removed.
+    pub removed: Vec<PathBuf>,
+    /// Copies kept of files the user had changed since the turn: (file, copy).
+    pub kept: Vec<(PathBuf, PathBuf)>,
+    /// The `[ybs]` commit dropped, if any.
+    pub uncommitted: Option<String>,
+    /// Whether the turn ran shell commands (not undone).
+    pub ran_shell: bool,
+    /// Whether the turn's messages were dropped from the conversation.
+    pub dropped_messages: bool,
+}
+
+/// Undoes the last turn of `journal` and drops its messages from `conversation`. `confirm`
+/// is asked, with the files' names, whether to go on over changes made since the turn.
+pub fn undo_last(
+    journal: &mut Journal,
+    conversation: &mut Vec<Message>,
+    confirm: &mut dyn FnMut(&str) -> bool,
+) -> Result<UndoOutcome, UndoError> {
+    journal.finish_open_turn();
+    let turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    if let Some((commit, root)) = &turn.commit {
+        check_head(root, commit)?;
+    }
+    let changed_since: Vec<&Path> = (turn.files.iter())
+        .filter(|file| std::fs::read(&file.path).ok() != file.after)
+        .map(|file| file.path.as_path())
+        .collect();
+    let mut outcome = UndoOutcome {
+        ran_shell: turn.ran_shell,
+        ..UndoOutcome::default()
+    };
+    if !changed_since.is_empty() {
+        let names: Vec<String> = changed_since
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        let names = names.join(", ");
+        if !confirm(&names) {
+            return Err(UndoError::Declined(names));
+        }
+        for path in changed_since {
+            if let Some(copy) = keep_copy(journal.dir(), path)? {
+                outcome.kept.push((path.to_path_buf(), copy));
+            }
+        }
+    }
+    if let Some((commit, root)) = &turn.commit {
+        drop_commit(root, commit, &turn)?;
+        outcome.uncommitted = Some(short(commit));
+    }
+    for file in turn.files.iter().rev() {
+        restore(file, &mut outcome)?;
+    }
+    outcome.dropped_messages = drop_messages(conversation, &turn);
+    journal.pop();
+    Ok(outcome)
+}
+
+/// Puts one file back.
+fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), UndoError> {
+    let path = &file.path;
+    match &file.before {
+        None => match std::fs::remove_file(path) {
+            Ok(()) => outcome.removed.push(path.clone()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => {
+                return Err(UndoError::Io(format!(
+                    "cannot remove {}: {error}",
+                    path.display()
+                )));
+            }
+        },
+        Some(bytes) => {
+            write_atomic(path, bytes, file.mode).map_err(|error| {
+                UndoError::Io(format!("cannot restore {}: {error}", path.display()))
+            })?;
+            outcome.restored.push(path.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, with `mode`.
+fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let mut temp = tempfile::NamedTempFile::new_in(parent)?;
+    std::io::Write::write_all(&mut temp, bytes)?;
+    temp.as_file().sync_all()?;
+    let mode = mode.unwrap_or(0o644);
+    temp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    temp.persist(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
+/// Keeps the user's current version of `path` before undo overwrites it.
+fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(None);
+    };
+    let name = path.file_name().map_or_else(
+        || "file".to_owned(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis());
+    let copy = match dir {
+        Some(dir) => dir.join("kept").join(format!("{stamp}-{name}")),
+        None => path.with_file_name(format!("{name}.before-undo-{stamp}")),
+    };
+    write_atomic(&copy, &bytes, None).map_err(|error| {
+        UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display()))
+    })?;
+    Ok(Some(copy))
+}
+
+/// Drops the turn's messages when the conversation still starts the turn where it did (not
+/// after a compaction moved or summarized it).
+fn drop_messages(conversation: &mut Vec<Message>, turn: &TurnRecord) -> bool {
+    match conversation.get(turn.start) {
+        Some(message) if message.role == Role::User && message.text_content() == turn.request => {
+            conversation.truncate(turn.start);
+            true
+        }
+        _ => false,
+    }
+}
+
+fn check_head(root: &Path, commit: &str) -> Result<(), UndoError> {
+    let head = git(root, &["rev-parse", "HEAD"])?;
+    if head.trim() != commit {
+        return Err(UndoError::CommittedOnTop {
+            commit: short(commit),
+            head: short(head.trim()),
+        });
+    }
+    if git(
+        root,
+        &["rev-parse", "--verify", "--quiet", &format!("{commit}^")],
+    )
+    .is_err()
+    {
+        return Err(UndoError::RootCommit(short(commit)));
+    }
+    Ok(())
+}
+
+/// Moves `HEAD` back to the commit's parent and unstages the turn's files; the work tree is
+/// left alone (the files are restored from their pre-images next).
+fn drop_commit(root: &Path, commit: &str, turn: &TurnRecord) -> Result<(), UndoError> {
+    git(root, &["reset", "--quiet", "--soft", &format!("{commit}^")])?;
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut args = vec!["reset".to_owned(), "--quiet".to_owned(), "--".to_owned()];
+    args.extend(turn.files.iter().filter_map(|file| {
+        let relative = (file.path.strip_prefix(root))
+            .or_else(|_| file.path.strip_prefix(&canonical))
+            .ok()?;
+        Some(relative.to_string_lossy().into_owned())
+    }));
+    if args.len() > 3 {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        git(root, &args)?;
+    }
+    Ok(())
+}
+
+fn git(root: &Path, args: &[&str]) -> Result<String, UndoError> {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .map_err(|error| UndoError::Git {
+            command: args.join(" "),
+            stderr: error.to_string(),
+        })?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(UndoError::Git {
+            command: args.join(" "),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        })
+    }
+}
+
+fn short(id: &str) -> String {
+    id.chars().take(8).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::fs;
+
+    use super::*;
+
+    fn conversation() -> Vec<Message> {
+        vec![
+            Message::user("first"),
+            Message::assistant("ok"),
+            Message::user("second"),
+            Message::assistant("done"),
+        ]
+    }
+
+    #[test]
+    fn undo_restores_edits_removes_created_files_and_drops_the_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let (edited, created) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        fs::write(&edited, "before").unwrap();
+        fs::set_permissions(&edited, fs::Permissions::from_mode(0o600)).unwrap();
+        let mut journal = Journal::persistent(dir.path().join("state"));
+        journal.begin_turn(2, "second");
+        journal.before_write(&edited);
+        journal.before_write(&created);
+        fs::write(&edited, "after").unwrap();
+        fs::write(&created, "new").unwrap();
+        journal.ran_shell();
+        journal.end_turn();
+        let mut messages = conversation();
+        let outcome =
+            undo_last(&mut journal, &mut messages, &mut |_| panic!("no question")).unwrap();
+        assert_eq!(fs::read_to_string(&edited).unwrap(), "before");
+        assert_eq!(
+            fs::metadata(&edited).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert!(!created.exists());
+        assert_eq!(outcome.removed, [created]);
+        assert!(outcome.ran_shell && outcome.dropped_messages);
+        assert_eq!(messages.len(), 2);
+        assert_eq!(
+            undo_last(&mut journal, &mut messages, &mut |_| true),
+            Err(UndoError::Nothing)
+        );
+        // A turn that failed half-way (never ended) is undone too.
+        let file = dir.path().join("c.txt");
+        messages.push(Message::user("third"));
+        journal.begin_turn(2, "third");
+        journal.before_write(&file);
+        fs::write(&file, "half").unwrap();
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert_eq!(outcome.removed, vec![file]);
+        assert_eq!(messages.len(), 2);
+        // A turn whose message was compacted away leaves the conversation alone.
+        journal.begin_turn(0, "summarized since");
+        journal.end_turn();
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert!(!outcome.dropped_messages);
+        assert_eq!(messages.len(), 2);
+    }
+
+    #[test]
+    fn changes_made_since_the_turn_are_asked_about_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        fs::write(&file, "before").unwrap();
+        let mut journal = Journal::persistent(dir.path().join("state"));
+        journal.begin_turn(2, "second");
+        journal.before_write(&file);
+        fs::write(&file, "after").unwrap();
+        journal.end_turn();
+        fs::write(&file, "mine").unwrap();
+        let mut messages = conversation();
+        let refused = undo_last(&mut journal, &mut messages, &mut |names| {
+            assert!(names.ends_with("a.txt"));
+            false
+        });
+        assert!(matches!(refused, Err(UndoError::Declined(_))));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "mine");
+        assert_eq!(messages.len(), 4);
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert_eq!(fs::read_to_string(&file).unwrap(), "before");
+        assert_eq!(fs::read_to_string(&outcome.kept[0].1).unwrap(), "mine");
+    }
+}

@@ -1,0 +1,166 @@
+//! The turn's changes as the user sees them: the one-line summary per file after a turn,
+//! `/diff` (the whole diff of the last turn) and `/undo`'s report.
+
+use std::path::Path;
+
+use crate::agent::Agent;
+use crate::diff_view::{self, shown_path};
+use crate::render::style::{Painter, Role};
+use crate::undo::revert::{UndoError, undo_last};
+use crate::undo::{FileRecord, TurnRecord};
+
+fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
+    bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn changed(turn: &TurnRecord) -> impl Iterator<Item = &FileRecord> {
+    turn.files.iter().filter(|file| file.before != file.after)
+}
+
+/// `+12 -3 src/main.rs`, one line per file the turn changed.
+pub fn summary(turn: &TurnRecord, base: &Path, painter: Painter) -> Vec<String> {
+    changed(turn)
+        .map(|file| {
+            let (before, after) = (text(file.before.as_ref()), text(file.after.as_ref()));
+            diff_view::summary_line(
+                &shown_path(&file.path, base),
+                before.as_deref(),
+                after.as_deref(),
+                painter,
+            )
+        })
+        .collect()
+}
+
+/// `/diff`: every change of the last turn, unfolded.
+pub fn last_turn_diff(agent: &mut Agent, base: &Path, painter: Painter) -> Vec<String> {
+    agent.journal.finish_open_turn();
+    let Some(turn) = agent.journal.last() else {
+        return vec!["no turn of this session has changed files yet".to_owned()];
+    };
+    let mut lines = Vec::new();
+    for file in changed(turn) {
+        let path = shown_path(&file.path, base);
+        let (before, after) = (text(file.before.as_ref()), text(file.after.as_ref()));
+        match (before, after) {
+            (Some(before), Some(after)) => {
+                lines.extend(diff_view::diff_lines(&path, &before, &after, painter));
+            }
+            (None, Some(after)) => {
+                lines.push(painter.paint(Role::Bold, &format!("  new file {path}")));
+                lines.extend(
+                    diff_view::diff_lines(&path, "", &after, painter)
+                        .into_iter()
+                        .skip(1),
+                );
+            }
+            (Some(before), None) => {
+                lines.push(painter.paint(Role::Bold, &format!("  deleted {path}")));
+                lines.extend(
+                    diff_view::diff_lines(&path, &before, "", painter)
+                        .into_iter()
+                        .skip(1),
+                );
+            }
+            (None, None) => {}
+        }
+    }
+    if lines.is_empty() {
+        lines.push("the last turn changed no files".to_owned());
+    }
+    if turn.ran_shell {
+        lines.push(painter.paint(
+            Role::Warning,
+            "the turn also ran shell commands; what they changed is not shown",
+        ));
+    }
+    lines
+}
+
+/// `/undo`: undoes the last turn of `agent`; `confirm` is asked before going over changes
+/// made since. Returns the lines to show.
+pub fn undo(
+    agent: &mut Agent,
+    base: &Path,
+    painter: Painter,
+    confirm: &mut dyn FnMut(&str) -> bool,
+) -> Vec<String> {
+    let outcome = match undo_last(&mut agent.journal, &mut agent.conversation, confirm) {
+        Ok(outcome) => outcome,
+        Err(error @ UndoError::Nothing) => return vec![error.to_string()],
+        Err(error) => return vec![painter.paint(Role::Failure, &format!("error: {error}"))],
+    };
+    let mut lines = Vec::new();
+    for path in &outcome.restored {
+        lines.push(format!("restored {}", shown_path(path, base)));
+    }
+    for path in &outcome.removed {
+        lines.push(format!(
+            "removed {} (the turn created it)",
+            shown_path(path, base)
+        ));
+    }
+    for (path, copy) in &outcome.kept {
+        lines.push(format!(
+            "your version of {} is kept in {}",
+            shown_path(path, base),
+            copy.display()
+        ));
+    }
+    if let Some(commit) = &outcome.uncommitted {
+        lines.push(format!(
+            "dropped the commit {commit} (git reset --soft; it stays in the reflog)"
+        ));
+    }
+    if outcome.restored.is_empty() && outcome.removed.is_empty() {
+        lines.push("the turn changed no files".to_owned());
+    }
+    lines.push(if outcome.dropped_messages {
+        "the turn was dropped from the conversation".to_owned()
+    } else {
+        "the turn's messages were compacted and stay in the conversation".to_owned()
+    });
+    if outcome.ran_shell {
+        lines.push(painter.paint(
+            Role::Warning,
+            "warning: the turn ran shell commands; what they changed cannot be undone",
+        ));
+    }
+    lines
+}
+
+/// Runs `/undo` or `/diff` at the REPL; the question before undoing over the user's changes
+/// is read from stdin.
+pub fn command(
+    command: &crate::slash::SlashCommand,
+    agent: &mut Agent,
+    config: &crate::config::Config,
+    out: &mut dyn std::io::Write,
+) {
+    use std::io::{BufRead, IsTerminal};
+
+    let painter = Painter {
+        color: crate::render::use_color(config.ui.color, std::io::stdout().is_terminal()),
+    };
+    let base = agent.tool_context.working_dir.clone();
+    let lines = match command {
+        crate::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
+        _ => {
+            let mut ask = |names: &str| {
+                let _ = write!(
+                    out,
+                    "{names} changed since that turn. Undo anyway (your version is kept in a \
+                     copy)? [y/N]: "
+                );
+                let _ = out.flush();
+                let mut line = String::new();
+                let _ = std::io::stdin().lock().read_line(&mut line);
+                matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+            };
+            undo(agent, &base, painter, &mut ask)
+        }
+    };
+    for line in lines {
+        let _ = writeln!(out, "{line}");
+    }
+}
