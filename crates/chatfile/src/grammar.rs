@@ -30,7 +30,9 @@ pub(crate) enum Shape<'a> {
     Text,
 }
 
-/// The shape of every line of `text` (split on `"\n"`), in order, with the line itself.
+/// The shape of every line of `text` (split on `"\n"`), in order, with the line itself: the
+/// grammar-only reading that the fast path (`lines.rs`) is tested against.
+#[cfg(test)]
 pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
     let Ok(mut pairs) = LineGrammar::parse(Rule::lines, text) else {
         // `lines` matches any text (every line can be `text`); stay total anyway.
@@ -53,7 +55,6 @@ pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
 }
 
 /// The shape of one line (without `"\n"`) among all ten rules of the notes.
-#[cfg(test)]
 pub(crate) fn classify(line: &str) -> Shape<'_> {
     first_shape(Rule::lines, line)
 }
@@ -140,6 +141,7 @@ pub(crate) fn ends_with_square_close(line: &str) -> bool {
 }
 
 /// The names of the closing tags `</name>` on `line`, in order.
+#[cfg(test)]
 pub(crate) fn close_tags(line: &str) -> Vec<&str> {
     if !line.contains("</") {
         return Vec::new();
@@ -155,6 +157,7 @@ pub(crate) fn close_tags(line: &str) -> Vec<&str> {
 }
 
 /// The name of the first closing tag on `line`, if any.
+#[cfg(test)]
 pub(crate) fn first_close_tag(line: &str) -> Option<&str> {
     close_tags(line).into_iter().next()
 }

@@ -16,11 +16,16 @@
 //! and the deliberate differences (the notes' fixes) with both readings.
 
 mod append;
+mod content;
 mod convert;
 mod expand;
 mod grammar;
+mod lines;
 mod parse;
 mod print;
+
+#[cfg(test)]
+mod fast_path_tests;
 
 pub use append::{AppendError, append};
 pub use convert::from_core;
