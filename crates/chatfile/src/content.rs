@@ -5,7 +5,7 @@
 //! lines follow the previous one in the input, so a run of them is one slice; only lines the
 //! parser rewrites (a marker removed, a command-output line) are owned strings.
 
-use crate::grammar::strip;
+use crate::grammar::{STRIPPED, strip};
 
 enum Piece<'a> {
     /// The newline before a line that does not follow the previous piece in the input.
@@ -99,7 +99,7 @@ impl<'a> Content<'a> {
 }
 
 fn strip_start(text: &str) -> &str {
-    text.trim_start_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\0'))
+    text.trim_start_matches(STRIPPED)
 }
 
 #[cfg(test)]

@@ -165,8 +165,11 @@ pub(crate) fn first_close_tag(line: &str) -> Option<&str> {
 /// Removes ASCII whitespace and NUL from both ends ("strip" in the notes). Unicode spaces are
 /// content.
 pub(crate) fn strip(text: &str) -> &str {
-    text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\0'))
+    text.trim_matches(STRIPPED)
 }
+
+/// What "strip" removes: ASCII whitespace and NUL.
+pub(crate) const STRIPPED: [char; 7] = [' ', '\t', '\n', '\u{0B}', '\u{0C}', '\r', '\0'];
 
 #[cfg(test)]
 mod tests {
