@@ -5,7 +5,7 @@
 //! lines follow the previous one in the input, so a run of them is one slice; only lines the
 //! parser rewrites (a marker removed, a command-output line) are owned strings.
 
-use crate::grammar::{STRIPPED, strip};
+use crate::grammar::{is_stripped, strip};
 
 enum Piece<'a> {
     /// The newline before a line that does not follow the previous piece in the input.
@@ -99,7 +99,11 @@ impl<'a> Content<'a> {
 }
 
 fn strip_start(text: &str) -> &str {
-    text.trim_start_matches(STRIPPED)
+    let start = text
+        .bytes()
+        .position(|b| !is_stripped(b))
+        .unwrap_or(text.len());
+    text.get(start..).unwrap_or_default()
 }
 
 #[cfg(test)]

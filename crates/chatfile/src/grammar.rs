@@ -165,11 +165,23 @@ pub(crate) fn first_close_tag(line: &str) -> Option<&str> {
 /// Removes ASCII whitespace and NUL from both ends ("strip" in the notes). Unicode spaces are
 /// content.
 pub(crate) fn strip(text: &str) -> &str {
-    text.trim_matches(STRIPPED)
+    // Every stripped character is one ASCII byte, so cutting bytes keeps char boundaries.
+    let bytes = text.as_bytes();
+    let start = bytes
+        .iter()
+        .position(|&b| !is_stripped(b))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| !is_stripped(b))
+        .map_or(start, |last| last + 1);
+    text.get(start..end).unwrap_or_default()
 }
 
-/// What "strip" removes: ASCII whitespace and NUL.
-pub(crate) const STRIPPED: [char; 7] = [' ', '\t', '\n', '\u{0B}', '\u{0C}', '\r', '\0'];
+/// Whether "strip" removes this byte.
+pub(crate) fn is_stripped(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | 0)
+}
 
 #[cfg(test)]
 mod tests {

@@ -19,15 +19,21 @@ pub(crate) struct Lines<'a> {
     text: &'a str,
     /// Where the next line starts; `None` once the last line was returned.
     next: Option<usize>,
-    cmd_marker: Finder<'static>,
+    /// The offsets of the `:--` in the text, found in one pass; the front one is the first at
+    /// or after the current line.
+    cmd_markers: memchr::memmem::FindIter<'a, 'static>,
+    next_cmd_marker: Option<usize>,
 }
 
 impl<'a> Lines<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
+        let mut cmd_markers = memchr::memmem::find_iter(text.as_bytes(), ":--");
+        let next_cmd_marker = cmd_markers.next();
         Lines {
             text,
             next: Some(0),
-            cmd_marker: Finder::new(":--"),
+            cmd_markers,
+            next_cmd_marker,
         }
     }
 }
@@ -49,15 +55,21 @@ impl<'a> Iterator for Lines<'a> {
                 rest
             }
         };
-        Some((shape(line, &self.cmd_marker), line, start))
+        let end = start + line.len();
+        while self.next_cmd_marker.is_some_and(|at| at < start) {
+            self.next_cmd_marker = self.cmd_markers.next();
+        }
+        // `:--` has no newline, so one that starts in the line ends in it.
+        let has_cmd_marker = self.next_cmd_marker.is_some_and(|at| at < end);
+        Some((shape(line, has_cmd_marker), line, start))
     }
 }
 
 /// The shape of one line, as `grammar::shapes` would give it.
-fn shape<'a>(line: &'a str, cmd_marker: &Finder<'_>) -> Shape<'a> {
+fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
     let bytes = line.as_bytes();
     // Rules 4 and 5 need `:--` somewhere, and their patterns are the grammar's to match.
-    if cmd_marker.find(bytes).is_some() {
+    if has_cmd_marker {
         return grammar::classify(line);
     }
     // Without them, the block markers (rules 1, 3, 7) are decided by the bytes after the
@@ -121,7 +133,11 @@ pub(crate) fn close_tags(line: &str) -> impl Iterator<Item = &str> {
     let bytes = line.as_bytes();
     let mut from = 0;
     std::iter::from_fn(move || {
-        while let Some(at) = memchr::memmem::find(&bytes[from..], b"</").map(|at| at + from) {
+        while let Some(at) = memchr::memchr(b'<', bytes.get(from..)?).map(|at| at + from) {
+            from = at + 1;
+            if bytes.get(at + 1) != Some(&b'/') {
+                continue;
+            }
             let name_start = at + 2;
             let name_len = bytes[name_start..]
                 .iter()
@@ -132,7 +148,6 @@ pub(crate) fn close_tags(line: &str) -> impl Iterator<Item = &str> {
                 from = name_end + 1;
                 return line.get(name_start..name_end);
             }
-            from = at + 1;
         }
         None
     })
