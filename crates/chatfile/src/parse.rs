@@ -1,7 +1,8 @@
 //! The parser: text in, `{role, content}` messages with their line spans out. Pure.
 //!
-//! It walks the file one line at a time. Each line's shape comes from the pest grammar
-//! (`chat.pest`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
+//! It walks the file one line at a time. Each line's shape is the one the pest grammar
+//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`);
+//! a message's content is gathered as slices of the input and copied once (`content.rs`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
 //! which is the small state machine below. Nothing recurses and each line is looked at a
 //! constant number of times, so parsing is linear in the size of the input whatever it holds.
 //!
