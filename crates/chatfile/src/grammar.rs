@@ -30,7 +30,9 @@ pub(crate) enum Shape<'a> {
     Text,
 }
 
-/// The shape of every line of `text` (split on `"\n"`), in order, with the line itself.
+/// The shape of every line of `text` (split on `"\n"`), in order, with the line itself: the
+/// grammar-only reading that the fast path (`lines.rs`) is tested against.
+#[cfg(test)]
 pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
     let Ok(mut pairs) = LineGrammar::parse(Rule::lines, text) else {
         // `lines` matches any text (every line can be `text`); stay total anyway.
@@ -53,7 +55,6 @@ pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
 }
 
 /// The shape of one line (without `"\n"`) among all ten rules of the notes.
-#[cfg(test)]
 pub(crate) fn classify(line: &str) -> Shape<'_> {
     first_shape(Rule::lines, line)
 }
@@ -140,6 +141,7 @@ pub(crate) fn ends_with_square_close(line: &str) -> bool {
 }
 
 /// The names of the closing tags `</name>` on `line`, in order.
+#[cfg(test)]
 pub(crate) fn close_tags(line: &str) -> Vec<&str> {
     if !line.contains("</") {
         return Vec::new();
@@ -155,6 +157,7 @@ pub(crate) fn close_tags(line: &str) -> Vec<&str> {
 }
 
 /// The name of the first closing tag on `line`, if any.
+#[cfg(test)]
 pub(crate) fn first_close_tag(line: &str) -> Option<&str> {
     close_tags(line).into_iter().next()
 }
@@ -162,7 +165,22 @@ pub(crate) fn first_close_tag(line: &str) -> Option<&str> {
 /// Removes ASCII whitespace and NUL from both ends ("strip" in the notes). Unicode spaces are
 /// content.
 pub(crate) fn strip(text: &str) -> &str {
-    text.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\0'))
+    // Every stripped character is one ASCII byte, so cutting bytes keeps char boundaries.
+    let bytes = text.as_bytes();
+    let start = bytes
+        .iter()
+        .position(|&b| !is_stripped(b))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| !is_stripped(b))
+        .map_or(start, |last| last + 1);
+    text.get(start..end).unwrap_or_default()
+}
+
+/// Whether "strip" removes this byte.
+pub(crate) fn is_stripped(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | 0)
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! here work there.
 //!
 //! - [`parse`] turns text into `{role, content}` messages with line spans (a pest grammar of
-//!   one line, driven by a small state machine: linear time, no recursion, no panics);
+//!   one line, driven by a small state machine: linear time, no recursion, no panics; lines
+//!   whose first bytes decide their shape skip the grammar, property-tested equal to it);
 //! - [`print()`] writes messages back so that `parse(print(m)) == m`, and [`append`] adds
 //!   messages at the end of a file atomically without touching what is above;
 //! - [`Expander`] runs the expansion pipeline (imports, clear, clean, files, options, tool
@@ -16,11 +17,16 @@
 //! and the deliberate differences (the notes' fixes) with both readings.
 
 mod append;
+mod content;
 mod convert;
 mod expand;
 mod grammar;
+mod lines;
 mod parse;
 mod print;
+
+#[cfg(test)]
+mod fast_path_tests;
 
 pub use append::{AppendError, append};
 pub use convert::from_core;

@@ -1,7 +1,8 @@
 //! The parser: text in, `{role, content}` messages with their line spans out. Pure.
 //!
-//! It walks the file one line at a time. Each line's shape comes from the pest grammar
-//! (`chat.pest`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
+//! It walks the file one line at a time. Each line's shape is the one the pest grammar
+//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`);
+//! a message's content is gathered as slices of the input and copied once (`content.rs`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
 //! which is the small state machine below. Nothing recurses and each line is looked at a
 //! constant number of times, so parsing is linear in the size of the input whatever it holds.
 //!
@@ -28,7 +29,9 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::content::Content;
 use crate::grammar::{self, Shape};
+use crate::lines::{self, Lines, lines_with_close_tags};
 
 /// The role of text before the first header, and of the lines after an inline
 /// `previous_response_id:` or `agent:`.
@@ -135,9 +138,26 @@ pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
 /// Parses a chat file, also reporting a protected block left open at its end.
 pub fn parse_document(text: &str) -> Document {
     let last_close = last_close_lines(text);
-    let mut walk = Walk::new();
+    let mut walk = Walk::new(text, lines::first_close_tag);
+    for (index, (shape, line, start)) in Lines::new(text).enumerate() {
+        walk.line(index, line, start, shape, &last_close);
+    }
+    walk.finish()
+}
+
+/// The same reading with the grammar run on every line: what the fast path must equal.
+#[cfg(test)]
+pub(crate) fn parse_document_grammar_only(text: &str) -> Document {
+    let mut last_close = HashMap::new();
+    for (index, line) in text.split('\n').enumerate() {
+        for tag in grammar::close_tags(line) {
+            last_close.insert(tag, index);
+        }
+    }
+    let mut walk = Walk::new(text, grammar::first_close_tag);
     for (index, (shape, line)) in grammar::shapes(text).into_iter().enumerate() {
-        walk.line(index, line, shape, &last_close);
+        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        walk.line(index, line, start, shape, &last_close);
     }
     walk.finish()
 }
@@ -146,8 +166,8 @@ pub fn parse_document(text: &str) -> Document {
 /// appears on a later line; answering from this table keeps that question O(1)).
 fn last_close_lines(text: &str) -> HashMap<&str, usize> {
     let mut last = HashMap::new();
-    for (index, line) in text.split('\n').enumerate() {
-        for tag in grammar::close_tags(line) {
+    for (index, line) in lines_with_close_tags(text) {
+        for tag in lines::close_tags(line) {
             last.insert(tag, index);
         }
     }
@@ -161,57 +181,78 @@ enum State {
     Xml,
 }
 
-/// The message being collected.
-struct Block {
-    role: String,
+/// The message being collected (its text is in `Walk::content`).
+struct Block<'a> {
+    role: &'a str,
     /// Started by a block header (kept even when empty) rather than implied.
     explicit: bool,
     header_line: usize,
-    content: String,
     first_text: Option<usize>,
     last_text: usize,
 }
 
-struct Walk {
+impl<'a> Block<'a> {
+    fn new(role: &'a str, explicit: bool, header_line: usize, last_text: usize) -> Self {
+        Block {
+            role,
+            explicit,
+            header_line,
+            first_text: None,
+            last_text,
+        }
+    }
+}
+
+struct Walk<'a> {
     state: State,
     opened_at: usize,
     /// The XML tag stack; it outlives the XML block (see the module docs).
-    stack: Vec<String>,
-    block: Block,
+    stack: Vec<&'a str>,
+    block: Block<'a>,
+    content: Content<'a>,
     messages: Vec<ParsedMessage>,
+    /// Finds the first closing tag of a line (rule 6).
+    first_close_tag: fn(&str) -> Option<&str>,
 }
 
-impl Walk {
-    fn new() -> Self {
+impl<'a> Walk<'a> {
+    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>) -> Self {
         Walk {
+            first_close_tag,
             state: State::Normal,
             opened_at: 0,
             stack: Vec::new(),
-            block: Block {
-                role: DEFAULT_ROLE.to_owned(),
-                explicit: false,
-                header_line: 1,
-                content: String::new(),
-                first_text: None,
-                last_text: 0,
-            },
+            block: Block::new(DEFAULT_ROLE, false, 1, 0),
+            content: Content::new(text),
             messages: Vec::new(),
         }
     }
 
-    fn push(&mut self, number: usize, text: &str) {
-        self.block.content.push('\n');
-        self.block.content.push_str(text);
+    fn saw_text(&mut self, number: usize, text: &str) {
         if !grammar::strip(text).is_empty() {
             self.block.first_text.get_or_insert(number);
             self.block.last_text = number;
         }
     }
 
-    /// Adds `text` unless it is blank (how marker lines keep what follows the marker).
-    fn push_unless_blank(&mut self, number: usize, text: &str) {
-        if !grammar::strip(text).is_empty() {
-            self.push(number, text);
+    /// Adds `line` (at `start` in the input) or its tail from `skip` bytes on, as it is.
+    fn push(&mut self, number: usize, line: &str, start: usize, skip: usize) {
+        self.saw_text(number, line.get(skip..).unwrap_or_default());
+        self.content.push_input(start + skip, start + line.len());
+    }
+
+    /// Adds a line the parser rewrote.
+    fn push_owned(&mut self, number: usize, text: String) {
+        self.saw_text(number, &text);
+        self.content.push_owned(text);
+    }
+
+    /// Adds `line` without its first `marker`, unless what is left is blank (how marker lines
+    /// keep what follows the marker).
+    fn push_without_marker(&mut self, number: usize, line: &str, marker: &str) {
+        let text = line.replacen(marker, "", 1);
+        if !grammar::strip(&text).is_empty() {
+            self.push_owned(number, text);
         }
     }
 
@@ -223,8 +264,9 @@ impl Walk {
     fn line(
         &mut self,
         index: usize,
-        line: &str,
-        shape: Shape<'_>,
+        line: &'a str,
+        start: usize,
+        shape: Shape<'a>,
         last_close: &HashMap<&str, usize>,
     ) {
         let number = index + 1;
@@ -232,65 +274,63 @@ impl Walk {
             State::Fence => match shape {
                 Shape::Fence => {
                     self.state = State::Normal;
-                    self.push(number, line);
+                    self.push(number, line, start, 0);
                 }
-                Shape::CmdOpen => self.cmd_open(number, line),
-                _ => self.push(number, line),
+                Shape::CmdOpen => self.cmd_open(number, line, start),
+                _ => self.push(number, line, start, 0),
             },
             State::Xml => match shape {
                 // Rule 1: ordinary content; rule 3 does not apply here (we fix), rule 4 does.
-                Shape::Fence => self.push(number, line),
-                Shape::CmdOpen => self.cmd_open(number, line),
+                Shape::Fence => self.push(number, line, start, 0),
+                Shape::CmdOpen => self.cmd_open(number, line, start),
                 _ => {
-                    if let Some(tag) = grammar::first_close_tag(line) {
-                        if self.stack.last().is_some_and(|top| top == tag) {
+                    if let Some(tag) = (self.first_close_tag)(line) {
+                        if self.stack.last().is_some_and(|top| *top == tag) {
                             self.stack.pop();
                         }
                         if self.stack.is_empty() {
                             self.state = State::Normal;
                         }
                     }
-                    self.push(number, line);
+                    self.push(number, line, start, 0);
                 }
             },
             State::Square => {
                 if shape == Shape::Fence {
-                    self.push(number, line);
+                    self.push(number, line, start, 0);
                     return;
                 }
                 if grammar::ends_with_square_close(line) {
                     self.state = State::Normal;
-                    self.push_unless_blank(number, &line.replacen("]]", "", 1));
+                    self.push_without_marker(number, line, "]]");
                     return;
                 }
                 match shape {
-                    Shape::SquareOpen => {
-                        self.push_unless_blank(number, &line.replacen("[[", "", 1));
-                    }
-                    Shape::CmdOpen => self.cmd_open(number, line),
+                    Shape::SquareOpen => self.push_without_marker(number, line, "[["),
+                    Shape::CmdOpen => self.cmd_open(number, line, start),
                     Shape::CmdClose => {
                         self.state = State::Normal;
                         if grammar::cmd_close_rewrites(line) {
-                            self.push(number, "</cmd_output>");
+                            self.push_owned(number, "</cmd_output>".to_owned());
                         } else {
-                            self.push(number, line);
+                            self.push(number, line, start, 0);
                         }
                     }
-                    _ => self.push(number, line),
+                    _ => self.push(number, line, start, 0),
                 }
             }
-            State::Normal => self.normal_line(number, index, line, shape, last_close),
+            State::Normal => self.normal_line(number, index, line, start, shape, last_close),
         }
     }
 
     /// Rule 4: a command-output opener starts a square block, whatever block it is in.
-    fn cmd_open(&mut self, number: usize, line: &str) {
+    fn cmd_open(&mut self, number: usize, line: &str, start: usize) {
         if !matches!(self.state, State::Square) {
             self.open(State::Square, number);
         }
         match grammar::cmd_open_command(line) {
-            Some(cmd) => self.push(number, &format!("<cmd_output cmd=\"{cmd}\">")),
-            None => self.push(number, line),
+            Some(cmd) => self.push_owned(number, format!("<cmd_output cmd=\"{cmd}\">")),
+            None => self.push(number, line, start, 0),
         }
     }
 
@@ -298,8 +338,9 @@ impl Walk {
         &mut self,
         number: usize,
         index: usize,
-        line: &str,
-        shape: Shape<'_>,
+        line: &'a str,
+        start: usize,
+        shape: Shape<'a>,
         last_close: &HashMap<&str, usize>,
     ) {
         let shape = match shape {
@@ -311,38 +352,32 @@ impl Walk {
         match shape {
             Shape::Fence => {
                 self.open(State::Fence, number);
-                self.push(number, line);
+                self.push(number, line, start, 0);
             }
             Shape::SquareOpen => {
                 self.open(State::Square, number);
-                self.push_unless_blank(number, &line.replacen("[[", "", 1));
+                self.push_without_marker(number, line, "[[");
             }
-            Shape::CmdOpen => self.cmd_open(number, line),
+            Shape::CmdOpen => self.cmd_open(number, line, start),
             Shape::XmlOpen { tag } => {
                 if last_close.get(tag).is_some_and(|&last| last > index) {
-                    self.stack.push(tag.to_owned());
+                    self.stack.push(tag);
                     self.open(State::Xml, number);
                 }
-                self.push(number, line);
+                self.push(number, line, start, 0);
             }
             Shape::Header { role, rest } => self.header(number, role, rest),
-            Shape::Escaped { body } => self.push(number, body),
-            Shape::CmdClose | Shape::Text => self.push(number, line),
+            // The body is the line without its first byte, the backslash.
+            Shape::Escaped { .. } => self.push(number, line, start, 1),
+            Shape::CmdClose | Shape::Text => self.push(number, line, start, 0),
         }
     }
 
-    fn header(&mut self, number: usize, role: &str, rest: &str) {
+    fn header(&mut self, number: usize, role: &'a str, rest: &str) {
         self.flush();
         let inline = grammar::strip(rest);
         if inline.is_empty() {
-            self.block = Block {
-                role: role.to_owned(),
-                explicit: true,
-                header_line: number,
-                content: String::new(),
-                first_text: None,
-                last_text: number,
-            };
+            self.block = Block::new(role, true, number, number);
             return;
         }
         self.messages.push(ParsedMessage {
@@ -354,24 +389,18 @@ impl Walk {
             },
         });
         let next_role = if role == "previous_response_id" || role == "agent" {
-            DEFAULT_ROLE.to_owned()
+            DEFAULT_ROLE
         } else {
-            std::mem::take(&mut self.block.role)
+            self.block.role
         };
-        self.block = Block {
-            role: next_role,
-            explicit: false,
-            header_line: number,
-            content: String::new(),
-            first_text: None,
-            last_text: 0,
-        };
+        self.block = Block::new(next_role, false, number, 0);
     }
 
     fn flush(&mut self) {
-        let block = &mut self.block;
-        let content = grammar::strip(&block.content);
-        if !block.explicit && content.is_empty() {
+        let block = &self.block;
+        if !block.explicit && block.first_text.is_none() {
+            // Only blank lines: no message, and nothing to copy.
+            self.content.clear();
             return;
         }
         let start = if block.explicit {
@@ -379,13 +408,13 @@ impl Walk {
         } else {
             block.first_text.unwrap_or(block.header_line)
         };
+        let end = block.last_text.max(start);
+        let role = block.role.to_owned();
+        let content = self.content.take_stripped();
         self.messages.push(ParsedMessage {
-            role: block.role.clone(),
-            content: content.to_owned(),
-            span: LineSpan {
-                start,
-                end: block.last_text.max(start),
-            },
+            role,
+            content,
+            span: LineSpan { start, end },
         });
     }
 

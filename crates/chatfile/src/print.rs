@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use crate::grammar::{self, Shape};
+use crate::lines::{self, Lines};
 use crate::parse::ChatMessage;
 
 /// Roles written in the inline form `role: value` when their content is one line.
@@ -79,17 +80,29 @@ pub fn is_valid_role(role: &str) -> bool {
 /// For every list of messages with valid roles and stripped contents,
 /// `parse_messages(&print(m)?) == m`.
 pub fn print(messages: &[ChatMessage]) -> Result<String, PrintError> {
-    let mut out = String::new();
+    // Each message costs its role, its content and a few separators; escapes are rare, so a
+    // small margin keeps the buffer from growing in practice.
+    let size: usize = messages
+        .iter()
+        .map(|message| message.role.len() + message.content.len() + 6)
+        .sum();
+    let mut out = String::with_capacity(size + size / 32);
+    let mut shaped = Vec::new();
     for (index, message) in messages.iter().enumerate() {
         if index > 0 {
             out.push('\n');
         }
-        write_message(&mut out, index, message)?;
+        write_message(&mut out, &mut shaped, index, message)?;
     }
     Ok(out)
 }
 
-fn write_message(out: &mut String, index: usize, message: &ChatMessage) -> Result<(), PrintError> {
+fn write_message<'a>(
+    out: &mut String,
+    shaped: &mut Vec<(Shape<'a>, &'a str)>,
+    index: usize,
+    message: &'a ChatMessage,
+) -> Result<(), PrintError> {
     if !is_valid_role(&message.role) {
         return Err(PrintError::InvalidRole {
             index,
@@ -97,7 +110,7 @@ fn write_message(out: &mut String, index: usize, message: &ChatMessage) -> Resul
         });
     }
     let content = message.content.as_str();
-    let one_line = !content.is_empty() && !content.contains('\n');
+    let one_line = !content.is_empty() && memchr::memchr(b'\n', content.as_bytes()).is_none();
     if one_line && INLINE_ROLES.contains(&message.role.as_str()) {
         out.push_str(&message.role);
         out.push_str(": ");
@@ -109,33 +122,48 @@ fn write_message(out: &mut String, index: usize, message: &ChatMessage) -> Resul
     out.push_str(":\n");
     if !content.is_empty() {
         out.push('\n');
-        write_content(out, content);
+        write_content(out, shaped, content);
     }
     Ok(())
 }
 
-/// Writes a block's content, one line after another, each followed by a newline.
-fn write_content(out: &mut String, content: &str) {
-    let shaped = grammar::shapes(content);
-    let lines: Vec<&str> = shaped.iter().map(|(_, line)| *line).collect();
-    let closers = Closers::new(&shaped);
+/// Writes a block's content, one line after another, each followed by a newline. Lines
+/// written as they are go out as one slice of the content per run.
+fn write_content<'a>(out: &mut String, shaped: &mut Vec<(Shape<'a>, &'a str)>, content: &'a str) {
+    shaped.clear();
+    shaped.extend(Lines::new(content).map(|(shape, line, _)| (shape, line)));
+    if shaped.iter().all(|(shape, _)| *shape == Shape::Text) {
+        out.push_str(content);
+        out.push('\n');
+        return;
+    }
+    let offset = |line: &str| line.as_ptr() as usize - content.as_ptr() as usize;
+    let mut closers = None;
+    // The first byte of the run of lines written as they are, not yet copied.
+    let mut run: Option<usize> = None;
     let mut index = 0;
-    while index < lines.len() {
-        let line = lines[index];
+    while index < shaped.len() {
+        let line = shaped[index].1;
         // A command-output closer means nothing outside a square block.
         let shape = match shaped[index].0 {
             Shape::CmdClose => grammar::classify_plain(line),
             shape => shape,
         };
         let verbatim_until = match shape {
-            Shape::Fence => closers.fence_after(index),
-            Shape::XmlOpen { tag } => closers.xml_after(tag, index),
+            Shape::Fence => closers
+                .get_or_insert_with(|| Closers::new(shaped))
+                .fence_after(index),
+            Shape::XmlOpen { tag } => closers
+                .get_or_insert_with(|| Closers::new(shaped))
+                .xml_after(tag, index),
             Shape::SquareOpen | Shape::CmdOpen => None,
             // An escape the reference would not undo (it unescapes one backslash only) is
             // wrapped, which both read back the same.
             Shape::Escaped { .. } => None,
             Shape::Header { .. } => {
-                push_line(out, &format!("\\{line}"));
+                flush_run(out, content, &mut run, offset(line));
+                out.push('\\');
+                push_line(out, line);
                 index += 1;
                 continue;
             }
@@ -143,17 +171,26 @@ fn write_content(out: &mut String, content: &str) {
         };
         match verbatim_until {
             Some(last) => {
-                for verbatim in &lines[index..=last] {
-                    push_line(out, verbatim);
-                }
+                run.get_or_insert(offset(line));
                 index = last + 1;
             }
             None => {
-                push_line(out, &format!("[[{line}"));
+                flush_run(out, content, &mut run, offset(line));
+                out.push_str("[[");
+                push_line(out, line);
                 push_line(out, "]]");
                 index += 1;
             }
         }
+    }
+    flush_run(out, content, &mut run, content.len() + 1);
+}
+
+/// Copies the pending run of verbatim lines, which ends just before the line at `next`.
+fn flush_run(out: &mut String, content: &str, run: &mut Option<usize>, next: usize) {
+    if let Some(start) = run.take() {
+        // `next - 1` is the newline that ends the run's last line (or the end of the content).
+        push_line(out, content.get(start..next - 1).unwrap_or_default());
     }
 }
 
@@ -198,7 +235,7 @@ impl<'a> Closers<'a> {
                     closers.xml_breakers.push(index);
                 }
                 _ => {
-                    if let Some(tag) = grammar::first_close_tag(line) {
+                    if let Some(tag) = lines::first_close_tag(line) {
                         closers.xml.entry(tag).or_default().push(index);
                     }
                 }

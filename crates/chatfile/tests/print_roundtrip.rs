@@ -196,3 +196,52 @@ proptest! {
         }
     }
 }
+
+/// A line of backslashes before a header shape (or before something that is not one).
+fn backslash_line() -> impl Strategy<Value = String> {
+    let shape = prop_oneof![
+        Just("user: x".to_string()),
+        Just("user:".to_string()),
+        Just("role_x: y".to_string()),
+        Just("http://u".to_string()),
+        Just("end:".to_string()),
+        Just("User: no".to_string()),
+        Just(" user: indented".to_string()),
+        Just("[[".to_string()),
+        Just("```".to_string()),
+        Just("".to_string()),
+    ];
+    (0usize..5, shape).prop_map(|(n, shape)| format!("{}{shape}", "\\".repeat(n)))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn one_backslash_is_removed_from_any_run_before_a_header(
+        n in 1usize..6,
+        role in "[a-z0-9_]{1,6}",
+        rest in "[a-z]{0,4}",
+    ) {
+        let escaped = format!("{}{role}:{rest}", "\\".repeat(n));
+        let text = format!("user:\n{escaped}");
+        prop_assert_eq!(
+            parse_messages(&text),
+            vec![m("user", &escaped[1..])],
+            "text was:\n{}", text
+        );
+    }
+
+    #[test]
+    fn backslash_and_header_lines_round_trip(
+        lines in prop::collection::vec(backslash_line(), 1..8),
+        role in role(),
+    ) {
+        let content = lines.join("\n");
+        let content = content
+            .trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | '\0'));
+        let messages = vec![m(&role, content), m("assistant", "ok")];
+        let text = print(&messages).map_err(|err| TestCaseError::fail(err.to_string()))?;
+        prop_assert_eq!(parse_messages(&text), messages, "text was:\n{}", text);
+    }
+}

@@ -51,6 +51,12 @@ fn bpe_throughput(c: &mut Criterion) {
     group.bench_function("o200k_1MiB", |b| {
         b.iter(|| Bpe::o200k().count(black_box(&text)))
     });
+    group.bench_function("cl100k_1MiB_one_thread", |b| {
+        b.iter(|| Bpe::cl100k().count_on_threads(black_box(&text), 1))
+    });
+    group.bench_function("o200k_1MiB_one_thread", |b| {
+        b.iter(|| Bpe::o200k().count_on_threads(black_box(&text), 1))
+    });
     let cached = CachedCounter::new(Bpe::cl100k());
     cached.count(&text);
     group.bench_function("cached_cl100k_1MiB_hit", |b| {

@@ -5,7 +5,8 @@
 //! breakdown.
 //!
 //! Everything here is pure: no I/O, no async runtime, no HTTP client. Callers feed inputs and
-//! get decisions back.
+//! get decisions back. The one concession to speed: a BPE count of a text of a megabyte or
+//! more runs on scoped threads that end before it returns (see [`PARALLEL_MIN_BYTES`]).
 //!
 //! ```
 //! use ybs_context_budget::{Bpe, TokenCounter};
@@ -75,6 +76,7 @@ mod error;
 pub mod estimate;
 pub mod message;
 pub mod pairs;
+mod parallel;
 pub mod predict;
 pub mod telemetry;
 pub mod trim;
@@ -95,6 +97,7 @@ pub use message::{
     count_message, count_messages, count_part,
 };
 pub use pairs::{PairSpan, Pairs, is_blank};
+pub use parallel::PARALLEL_MIN_BYTES;
 pub use predict::{
     Budget, DEFAULT_MAX_TRIM_ATTEMPTS, DEFAULT_USER_REQUEST_ALLOWANCE, Prediction, counter_text,
     model_limit, predict,

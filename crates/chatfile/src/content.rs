@@ -1,0 +1,131 @@
+//! A message's content while the parser collects it: pieces of the input rather than copies,
+//! turned into one string of the right size when the message is complete.
+//!
+//! The content of a block is `"\n" + line` for each line it holds, stripped as a whole. Most
+//! lines follow the previous one in the input, so a run of them is one slice; only lines the
+//! parser rewrites (a marker removed, a command-output line) are owned strings.
+
+use crate::grammar::{is_stripped, strip};
+
+enum Piece<'a> {
+    /// The newline before a line that does not follow the previous piece in the input.
+    Newline,
+    /// A slice of the input, which may span several lines.
+    Input(&'a str),
+    /// A rewritten line.
+    Owned(String),
+}
+
+impl Piece<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Piece::Newline => "\n",
+            Piece::Input(text) => text,
+            Piece::Owned(text) => text,
+        }
+    }
+}
+
+/// The pieces of the content being collected; reused from message to message.
+pub(crate) struct Content<'a> {
+    input: &'a str,
+    pieces: Vec<Piece<'a>>,
+    /// Where in `input` the last `Input` piece ends, when it is the last piece.
+    input_end: Option<usize>,
+}
+
+impl<'a> Content<'a> {
+    pub(crate) fn new(input: &'a str) -> Self {
+        Content {
+            input,
+            pieces: Vec::new(),
+            input_end: None,
+        }
+    }
+
+    /// Adds `"\n"` and `input[start..end]`, which ends at the end of a line.
+    pub(crate) fn push_input(&mut self, start: usize, end: usize) {
+        // A slice that starts right after the newline that ends the previous piece extends it.
+        let follows = self.input_end.is_some_and(|last| last + 1 == start)
+            && self.input.as_bytes().get(start.wrapping_sub(1)) == Some(&b'\n');
+        if follows {
+            if let Some(Piece::Input(previous)) = self.pieces.last_mut() {
+                let from = previous.as_ptr() as usize - self.input.as_ptr() as usize;
+                *previous = self.input.get(from..end).unwrap_or_default();
+                self.input_end = Some(end);
+                return;
+            }
+        }
+        self.pieces.push(Piece::Newline);
+        self.pieces
+            .push(Piece::Input(self.input.get(start..end).unwrap_or_default()));
+        self.input_end = Some(end);
+    }
+
+    /// Adds `"\n"` and a rewritten line.
+    pub(crate) fn push_owned(&mut self, line: String) {
+        self.pieces.push(Piece::Newline);
+        self.pieces.push(Piece::Owned(line));
+        self.input_end = None;
+    }
+
+    /// The stripped content, in one allocation (none when it is empty), and the pieces cleared
+    /// for the next message.
+    pub(crate) fn take_stripped(&mut self) -> String {
+        let capacity: usize = self.pieces.iter().map(|piece| piece.as_str().len()).sum();
+        let mut out = String::new();
+        for piece in &self.pieces {
+            let text = piece.as_str();
+            if out.is_empty() {
+                let text = strip_start(text);
+                if !text.is_empty() {
+                    out.reserve_exact(capacity);
+                    out.push_str(text);
+                }
+            } else {
+                out.push_str(text);
+            }
+        }
+        let kept = strip(&out).len();
+        out.truncate(kept);
+        self.clear();
+        out
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.pieces.clear();
+        self.input_end = None;
+    }
+}
+
+fn strip_start(text: &str) -> &str {
+    let start = text
+        .bytes()
+        .position(|b| !is_stripped(b))
+        .unwrap_or(text.len());
+    text.get(start..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn consecutive_lines_are_one_slice_and_the_result_is_stripped() {
+        let input = "  a\nb \n\\c\nd\n";
+        let mut content = Content::new(input);
+        content.push_input(0, 3);
+        content.push_input(4, 6);
+        // `\c` without its backslash: not contiguous, then `d` extends it.
+        content.push_input(8, 9);
+        content.push_input(10, 11);
+        assert_eq!(content.pieces.len(), 4);
+        assert_eq!(content.take_stripped(), "a\nb \nc\nd");
+        assert!(content.pieces.is_empty());
+        content.push_owned("<x>".into());
+        content.push_input(0, 3);
+        assert_eq!(content.take_stripped(), "<x>\n  a");
+        content.push_input(12, 12);
+        assert_eq!(content.take_stripped(), "");
+    }
+}
