@@ -75,6 +75,8 @@ pub mod active;
 pub mod assemble;
 pub mod atomic;
 pub mod calls;
+pub mod commit;
+pub mod confined;
 pub mod context;
 pub mod error;
 pub mod events;
@@ -96,6 +98,7 @@ pub mod store;
 mod test_support;
 pub mod titles;
 pub mod tokens;
+pub mod trust;
 pub mod usage_log;
 
 pub use error::{Error, Result};
