@@ -390,8 +390,15 @@ impl Active {
         let Ok(output) = self.output_content(&path) else {
             return Ok(DiffOutcome::None);
         };
-        let local_path = paths::join(self.require_root()?, &path)?;
-        let Ok(local) = std::fs::read_to_string(&local_path) else {
+        // The local file becomes the snapshot (and is sent): it is read only when it resolves
+        // inside the project, and only if it is a regular file.
+        let root = self.require_root()?;
+        let placed = paths::place_in_project(root, &path)?;
+        if placed.external {
+            return Ok(DiffOutcome::None);
+        }
+        let project = crate::confined::Confined::new(root);
+        let Ok(local) = project.read_to_string(&root.join(&placed.path)) else {
             return Ok(DiffOutcome::None);
         };
         let context = match self.chat.find_file(&path) {

@@ -747,3 +747,21 @@ fn a_write_that_fails_is_a_diff_error_not_reported_as_written() {
     let last_message = chat["messages"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(last_message["output_files"], Value::Null, "{last_message}");
 }
+
+#[test]
+fn diff_local_done_does_not_snapshot_a_local_link_out_of_the_project() {
+    let world = World::new();
+    let home = victim_home();
+    let (mut daemon, _id, _server) = chat_with_output(&world);
+    symlink(
+        home.path().join("notes.txt"),
+        world.project().join("notes.txt"),
+    )
+    .unwrap();
+    let done = daemon.call(json!({"action":"diff_local_done","path":"notes.txt"}));
+    assert_eq!(done["outcome"], "none", "{done}");
+    let chat = daemon.call(json!({"action":"chat_get"}));
+    assert!(!chat.to_string().contains("SECRET"));
+    let context = daemon.call(json!({"action":"get_context_file","path":"notes.txt"}));
+    assert!(!context.to_string().contains("SECRET"), "{context}");
+}
