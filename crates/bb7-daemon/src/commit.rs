@@ -82,6 +82,13 @@ pub fn commit(
                 Err(err) => return Err(escape_or_io(&root, &target, err)),
             }
         }
+        if fs.is_dir(&target) {
+            return Err(Error::Io {
+                what: "write",
+                path: target,
+                source: std::io::ErrorKind::IsADirectory.into(),
+            });
+        }
         targets.push((paths::validate_relative(&write.path)?, target));
     }
 
@@ -156,7 +163,14 @@ pub fn recover(store: &ChatStore, id: &str) -> Result<()> {
     if entries.iter().any(|(name, _)| name == COMMITTED) {
         tracing::warn!(chat = %id, "finishing a send that was cut short after its commit");
         let root = fs.anchor().to_path_buf();
-        roll_forward(fs, &root, &chat_dir, &store.output_dir(id)?)?;
+        if let Err(err) = roll_forward(fs, &root, &chat_dir, &store.output_dir(id)?) {
+            // A link planted in output/ since: what is left is dropped, never written
+            // through (the link also makes the chat suspect, see crate::trust).
+            tracing::error!(chat = %id, error = %err, "abandoning the rest of a commit");
+            let committed = chat_dir.join(COMMITTED);
+            fs.remove_all(&committed)
+                .map_err(Error::io("remove", &committed))?;
+        }
     }
     Ok(())
 }
@@ -169,20 +183,33 @@ fn roll_forward(fs: &Confined, root: &Path, chat_dir: &Path, output_dir: &Path) 
     let files = fs
         .walk_files(&staged_outputs, &mut odd)
         .map_err(Error::io("list", &staged_outputs))?;
+    // Past the commit point only a link (the fatal escape) stops this; a file that cannot
+    // be moved (something appeared in its way since the checks) is logged and left out, so
+    // a chat is never wedged by a half-applied commit.
     for relative in files {
         let from = staged_outputs.join(&relative);
         let to = output_dir.join(&relative);
-        fs.rename(&from, &to)
-            .map_err(|err| escape_or_io(root, &to, err))?;
+        if let Err(err) = fs.rename(&from, &to) {
+            match escape_or_io(root, &to, err) {
+                fatal @ Error::ProjectEscape { .. } => return Err(fatal),
+                err => {
+                    tracing::error!(error = %err, "a committed output could not be moved into place")
+                }
+            }
+        }
     }
     let chat_json = committed.join("chat.json");
     match fs.rename(&chat_json, &chat_dir.join("chat.json")) {
         Ok(()) => {}
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-        Err(err) => return Err(Error::io("commit", &chat_json)(err)),
+        Err(err) => {
+            tracing::error!(error = %err, "the committed chat.json could not be moved into place")
+        }
     }
-    fs.remove_all(&committed)
-        .map_err(Error::io("remove", &committed))
+    if let Err(err) = fs.remove_all(&committed) {
+        tracing::error!(error = %err, "could not remove {}", committed.display());
+    }
+    Ok(())
 }
 
 fn staging_name() -> String {
