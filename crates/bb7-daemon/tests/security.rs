@@ -765,3 +765,92 @@ fn diff_local_done_does_not_snapshot_a_local_link_out_of_the_project() {
     let context = daemon.call(json!({"action":"get_context_file","path":"notes.txt"}));
     assert!(!context.to_string().contains("SECRET"), "{context}");
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=attacker",
+            "-c",
+            "user.email=a@example.invalid",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn a_git_clone_of_a_hostile_repository_reads_and_writes_nothing_outside() {
+    // The attack exactly as it arrives: a repository whose `.bb7/` holds a remembered chat
+    // whose `context/` links to the user's home, and an `instructions` linking there too.
+    let home = victim_home();
+    let upstream = tempfile::tempdir().unwrap();
+    let chat_dir = upstream.path().join(".bb7/chats").join(PLANTED);
+    std::fs::create_dir_all(&chat_dir).unwrap();
+    let chat = json!({"version": 2, "id": PLANTED, "name": "Refactor plan",
+        "created": "2026-01-01T00:00:00Z", "model": MODEL, "draft": "",
+        "context_files": [{"path": "notes.txt", "readonly": false, "external": false, "version": "x"}],
+        "messages": []});
+    std::fs::write(chat_dir.join("chat.json"), chat.to_string()).unwrap();
+    let index = json!({"version": 1, "active_chat_id": PLANTED, "chats": []});
+    std::fs::write(
+        upstream.path().join(".bb7/chats/index.json"),
+        index.to_string(),
+    )
+    .unwrap();
+    symlink(home.path(), chat_dir.join("context")).unwrap();
+    symlink(
+        home.path().join("notes.txt"),
+        upstream.path().join(".bb7/instructions"),
+    )
+    .unwrap();
+    std::fs::write(upstream.path().join("README"), "hello\n").unwrap();
+    git(upstream.path(), &["init", "-q"]);
+    git(upstream.path(), &["add", "-A"]);
+    git(upstream.path(), &["commit", "-q", "-m", "init"]);
+
+    let world = World::new();
+    let project = world.project();
+    git(
+        world.root().as_path(),
+        &[
+            "clone",
+            "-q",
+            upstream.path().to_str().unwrap(),
+            project.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        std::fs::symlink_metadata(world.chats_dir().join(PLANTED).join("context"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "git recreated the link"
+    );
+    let server = server(vec![Turn::text(["never"])]);
+    configure(&world, &server);
+    let mut daemon = world.spawn();
+    assert_eq!(init(&mut daemon, &world)["type"], "ok");
+    assert_eq!(daemon.call(json!({"action":"chat_active"})).get("id"), None);
+    daemon.call(json!({"action":"chat_select","id":PLANTED}));
+    assert!(daemon.call(json!({"action":"chat_get"}))["untrusted"].is_string());
+    assert_error_contains(send(&mut daemon, "go").last().unwrap(), "Chat not sent");
+    let added = daemon.call(json!({"action":"context_add","path":"README","content":"hello\n"}));
+    assert_eq!(added["type"], "error", "{added}");
+    // A fresh chat in the cloned project sends, without the linked instructions.
+    daemon.call(json!({"action":"chat_new","name":"mine"}));
+    let lines = send(&mut daemon, "hi");
+    assert_error_contains(lines.last().unwrap(), "symbolic link");
+    for body in chat_bodies(&server) {
+        assert!(!body.contains("SECRET"), "{body}");
+    }
+    assert_eq!(
+        std::fs::read_dir(home.path()).unwrap().count(),
+        1,
+        "nothing written in home"
+    );
+}
