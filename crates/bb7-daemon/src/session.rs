@@ -213,11 +213,12 @@ impl Session {
                 reply
             }
             R::ChatForceUnlock { id, global } => {
-                let dir = self.store(global)?.chat_dir(&required("id", &id)?)?;
-                if !dir.is_dir() {
+                let store = self.store(global)?;
+                let dir = store.chat_dir(&required("id", &id)?)?;
+                if !store.fs().is_dir(&dir) {
                     return Err(Error::ChatNotFound);
                 }
-                lock::force_unlock(&dir)?;
+                lock::force_unlock(store.fs(), &dir)?;
                 Reply::ok()
             }
             R::SearchChats { query, global } => {
@@ -427,11 +428,15 @@ impl Session {
     fn bb7_init(&mut self, project_root: &str) -> Result<Reply> {
         let root = existing_dir(&required("project_root", project_root)?)?;
         let bb7 = root.join(".bb7");
-        if bb7.exists() {
+        // Anything there counts, a dangling link too (creating through it would write
+        // wherever it points).
+        if bb7.symlink_metadata().is_ok() {
             return Err(Error::AlreadyInitialized);
         }
         let chats = bb7.join("chats");
-        std::fs::create_dir_all(&chats).map_err(Error::io("create directory", &chats))?;
+        crate::confined::Confined::new(&root)
+            .create_dir_all(&chats)
+            .map_err(Error::io("create directory", &chats))?;
         Ok(Reply::ok())
     }
 
@@ -458,7 +463,9 @@ impl Session {
         if self.active.is_none() {
             let store = self.store(false)?;
             if let Some(id) = store.remembered_active() {
-                if let Err(err) = self.chat_select(&id, false) {
+                if let Some(why) = self.distrust(&store, &id) {
+                    tracing::warn!(chat = %id, reason = %why, "not restoring the last active chat");
+                } else if let Err(err) = self.chat_select(&id, false) {
                     tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
                 }
             }
@@ -493,13 +500,19 @@ impl Session {
     fn release_active(&mut self) {
         if let Some(old) = self.active.take() {
             if let Ok(dir) = old.store.chat_dir(&old.chat.id) {
-                lock::release(&dir);
+                lock::release(old.store.fs(), &dir);
             }
         }
     }
 
+    /// Why the stored chat `id` is not to be selected without the user asking, if so.
+    fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
+        let chat = read_for_search(store, id)?;
+        crate::trust::audit(store, &chat, self.root.as_deref())
+    }
+
     fn open(&self, store: ChatStore, chat: Chat) -> Result<Active> {
-        lock::acquire(&store.chat_dir(&chat.id)?)?;
+        lock::acquire(store.fs(), &store.chat_dir(&chat.id)?)?;
         Ok(Active {
             chat,
             store,
@@ -549,11 +562,15 @@ impl Session {
         let mut active = self.open(store, chat)?;
         for file in &source.context_files {
             let source_path = crate::active::storage_path(&from, file)?;
-            let Ok(content) = std::fs::read(&source_path) else {
+            let Ok(content) = active.store.fs().read(&source_path) else {
                 tracing::info!(path = %file.path, "context snapshot missing; not inherited");
                 continue;
             };
-            crate::atomic::write(&crate::active::storage_path(&to, file)?, &content)?;
+            crate::atomic::write_in(
+                active.store.fs(),
+                &crate::active::storage_path(&to, file)?,
+                &content,
+            )?;
             active.chat.context_files.push(file.clone());
         }
         active.save()?;
@@ -570,10 +587,21 @@ impl Session {
             }
         }
         let dir = store.chat_dir(id)?;
-        if let Some(pid) = lock::held_by_other(&dir) {
+        if !store.fs().is_dir(&dir) {
+            return Err(Error::ChatNotFound);
+        }
+        if let Some(pid) = lock::held_by_other(store.fs(), &dir) {
             return Err(Error::ChatLocked { pid });
         }
-        let chat = store.load(id)?;
+        // Locked before it is read, so a second daemon cannot load it meanwhile.
+        lock::acquire(store.fs(), &dir)?;
+        let chat = match store.load(id) {
+            Ok(chat) => chat,
+            Err(err) => {
+                lock::release(store.fs(), &dir);
+                return Err(err);
+            }
+        };
         let active = self.open(store, chat)?;
         self.activate(active)
     }
@@ -606,6 +634,9 @@ impl Session {
         if chat.global {
             reply = reply.with("global", true);
         }
+        if let Some(why) = crate::trust::audit(&active.store, chat, active.root.as_deref()) {
+            reply = reply.with("untrusted", why);
+        }
         Ok(reply)
     }
 
@@ -636,7 +667,7 @@ impl Session {
             active.chat.name = name.to_owned();
             return active.save();
         }
-        if let Some(pid) = lock::held_by_other(&store.chat_dir(id)?) {
+        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
             return Err(Error::ChatLocked { pid });
         }
         let mut chat = store.load(id)?;
@@ -655,11 +686,14 @@ impl Session {
             }
         };
         let source_dir = from.chat_dir(id)?;
-        if !source_dir.join("chat.json").is_file() {
+        if !from.fs().is_file(&source_dir.join("chat.json")) {
             return Err(Error::ChatNotFound);
         }
-        if let Some(pid) = lock::held_by_other(&source_dir) {
+        if let Some(pid) = lock::held_by_other(from.fs(), &source_dir) {
             return Err(Error::ChatLocked { pid });
+        }
+        if let Some(why) = self.distrust(&from, id) {
+            return Err(Error::Invalid(format!("Chat not moved: {why}")));
         }
         let was_active = self
             .active
@@ -734,6 +768,7 @@ impl Session {
         let restored = history::restore(
             &active.chat,
             index,
+            active.store.fs(),
             &active.context_dir()?,
             active.root.as_deref(),
         )?;
@@ -763,6 +798,7 @@ impl Session {
         let restored = history::restore(
             &source,
             index,
+            store.fs(),
             &store.context_dir(&source.id)?,
             self.root.as_deref(),
         )?;
@@ -780,7 +816,8 @@ impl Session {
         let context_dir = store.context_dir(&chat.id)?;
         let mut active = self.open(store, chat)?;
         for (file, content) in &restored.files {
-            crate::atomic::write(
+            crate::atomic::write_in(
+                active.store.fs(),
                 &crate::active::storage_path(&context_dir, file)?,
                 content.as_bytes(),
             )?;
@@ -822,8 +859,21 @@ impl Session {
                 ));
             }
         };
-        if !path.exists() {
-            crate::atomic::write(&path, template.as_bytes())?;
+        // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
+        let fs = match (level, self.root.as_deref()) {
+            ("project", Some(root)) => crate::confined::Confined::new(root),
+            _ => crate::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
+        };
+        match fs.kind(&path) {
+            Ok(None) => crate::atomic::write_in(&fs, &path, template.as_bytes())?,
+            Ok(Some(crate::confined::Kind::File)) => {}
+            Ok(Some(_)) => {
+                return Err(Error::Instructions(format!(
+                    "{} is not a regular file; bb7 does not follow links or read special files there",
+                    path.display()
+                )));
+            }
+            Err(err) => return Err(Error::io("inspect", &path)(err)),
         }
         Ok(path)
     }
@@ -890,7 +940,10 @@ fn user_message_index(chat: &Chat, index: i64, verb: &str) -> Result<usize> {
 
 /// Parses a chat for searching without migrating it on disk (search must not write).
 fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
-    let text = std::fs::read_to_string(store.chat_dir(id).ok()?.join("chat.json")).ok()?;
+    let text = store
+        .fs()
+        .read_to_string(&store.chat_dir(id).ok()?.join("chat.json"))
+        .ok()?;
     let mut chat: Chat = serde_json::from_str(&text).ok()?;
     chat.id = id.to_owned();
     chat.migrate();

@@ -377,7 +377,10 @@ fn xdg_config_home_and_explicit_default_model() {
 }
 
 #[test]
-fn an_output_write_escaping_the_project_stops_the_daemon() {
+fn an_apply_through_a_link_out_of_the_project_is_refused() {
+    // The destination resolves the way context paths do (issue 20): through an in-project
+    // link that leaves the project it is outside, refused like its absolute form, and
+    // nothing is written.
     let world = World::new();
     let mut daemon = init(&world);
     let outside = world.root().join("outside");
@@ -388,20 +391,18 @@ fn an_output_write_escaping_the_project_stops_the_daemon() {
         .unwrap()
         .to_owned();
     std::fs::write(world.chats_dir().join(&id).join("output/x.txt"), "payload").unwrap();
-    daemon.send_line(r#"{"request_id":"evil","action":"apply_file_as","path":"x.txt","destination":"link/x.txt"}"#);
-    assert_eq!(daemon.read_reply(), None, "no reply: the daemon is gone");
-    let (status, stderr) = daemon.wait();
-    assert_eq!(status.code(), Some(2));
-    assert!(
-        stderr.starts_with(&format!(
-            "BB-7 fatal: attempted to write outside project root\nproject_root={}\ndestination={}",
-            world.project().display(),
-            outside.join("x.txt").display()
-        )),
-        "{stderr}"
+    let reply = daemon
+        .call(json!({"action": "apply_file_as", "path": "x.txt", "destination": "link/x.txt"}));
+    assert_eq!(
+        reply["message"],
+        "Invalid path \"link/x.txt\": is outside the project"
     );
     assert!(
         !outside.join("x.txt").exists(),
         "nothing was written outside"
+    );
+    assert_eq!(
+        daemon.call(json!({"action": "get_output_file", "path": "x.txt"}))["content"],
+        "payload"
     );
 }
