@@ -1,0 +1,110 @@
+//! The project's files: the walk of ybs's `list_files` tool (ignore files honoured, `.git`
+//! skipped, symlinks not followed), a cheap fingerprint of it, and reading the files.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use ignore::{WalkBuilder, WalkState};
+
+use crate::SourceFile;
+use crate::lang::Lang;
+
+/// Files larger than this are listed by name only, never read.
+pub const MAX_FILE_BYTES: u64 = 512 * 1024;
+
+/// A file found by [`scan`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FileMeta {
+    /// The path relative to the root, with `/` separators.
+    pub path: String,
+    /// The size in bytes.
+    pub size: u64,
+    /// The modification time, when the file system has one.
+    pub modified: Option<SystemTime>,
+}
+
+/// The regular files under `root`, sorted by path: `.gitignore`, `.ignore` and
+/// `.git/info/exclude` are honoured (also outside a git repository), hidden files are kept,
+/// `.git` is skipped and symbolic links are not followed, as in the `list_files` tool.
+/// `skip` leaves out more (a sandbox's blocked paths): it gets absolute paths, and a skipped
+/// directory is not entered.
+pub fn scan<F>(root: &Path, skip: F) -> Vec<FileMeta>
+where
+    F: Fn(&Path) -> bool + Send + Sync + 'static,
+{
+    let found = Mutex::new(Vec::new());
+    WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(move |entry| entry.file_name() != ".git" && !skip(entry.path()))
+        .build_parallel()
+        .run(|| {
+            let found = &found;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else {
+                    return WalkState::Continue;
+                };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let Ok(relative) = entry.path().strip_prefix(root) else {
+                    return WalkState::Continue;
+                };
+                let Some(path) = slash_path(relative) else {
+                    return WalkState::Continue;
+                };
+                let metadata = entry.metadata().ok();
+                let meta = FileMeta {
+                    path,
+                    size: metadata.as_ref().map_or(0, |m| m.len()),
+                    modified: metadata.and_then(|m| m.modified().ok()),
+                };
+                if let Ok(mut found) = found.lock() {
+                    found.push(meta);
+                }
+                WalkState::Continue
+            })
+        });
+    let mut files = found.into_inner().unwrap_or_default();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    files
+}
+
+/// `relative` with `/` separators; `None` for a name that is not UTF-8.
+fn slash_path(relative: &Path) -> Option<String> {
+    let parts: Option<Vec<&str>> = relative.iter().map(|part| part.to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// A hash of the paths, sizes and modification times of `files`: it changes when a file is
+/// added, removed, resized or touched, and costs no read.
+pub fn fingerprint(files: &[FileMeta]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    files.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Reads the files of `files` under `root` whose language this crate parses. Any other file,
+/// and one that is too large, not UTF-8 (binary) or unreadable, keeps `content: None` and is
+/// listed by name only.
+pub fn read(root: &Path, files: &[FileMeta]) -> Vec<SourceFile> {
+    crate::parallel::map(
+        files,
+        || (),
+        |(), meta| SourceFile {
+            path: meta.path.clone(),
+            content: (meta.size <= MAX_FILE_BYTES && Lang::of(&meta.path).is_some())
+                .then(|| std::fs::read(root.join(&meta.path)).ok())
+                .flatten()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .filter(|text| !text.contains('\0')),
+        },
+    )
+}
