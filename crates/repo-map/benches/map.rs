@@ -2,6 +2,8 @@
 //! text, each referencing definitions of others): the whole of `map_directory` (walk, read,
 //! parse, rank, fit to 1,024 tokens), and `build` alone over files already in memory.
 
+#![allow(missing_docs)]
+
 use std::fs;
 use std::path::Path;
 

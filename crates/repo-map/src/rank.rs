@@ -102,7 +102,7 @@ pub fn reference_edges(files: &[MappedFile]) -> Vec<(usize, usize, f64)> {
         }
         let start = edges.len();
         edges.extend(weights.iter().map(|(&to, &weight)| (from, to, weight)));
-        edges[start..].sort_by(|a, b| a.1.cmp(&b.1));
+        edges[start..].sort_by_key(|edge| edge.1);
     }
     edges
 }

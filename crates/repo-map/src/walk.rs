@@ -108,3 +108,98 @@ pub fn read(root: &Path, files: &[FileMeta]) -> Vec<SourceFile> {
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            (".gitignore", "build/\n*.log\n"),
+            ("src/main.rs", "fn main() {}\n"),
+            ("src/util.py", "def f():\n    pass\n"),
+            ("build/out.rs", "fn generated() {}\n"),
+            ("debug.log", "noise\n"),
+            (".git/config", "[core]\n"),
+            ("README.md", "# p\n"),
+        ] {
+            fs::create_dir_all(root.join(path).parent().unwrap()).unwrap();
+            fs::write(root.join(path), text).unwrap();
+        }
+        dir
+    }
+
+    fn paths(files: &[FileMeta]) -> Vec<&str> {
+        files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    #[test]
+    fn scan_honours_gitignore_skips_git_and_sorts() {
+        let dir = project();
+        let files = scan(dir.path(), |_| false);
+        assert_eq!(
+            paths(&files),
+            [".gitignore", "README.md", "src/main.rs", "src/util.py"]
+        );
+        assert_eq!(files[2].size, 13);
+        let blocked = dir.path().join("src");
+        let files = scan(dir.path(), move |path| path == blocked);
+        assert_eq!(paths(&files), [".gitignore", "README.md"]);
+    }
+
+    #[test]
+    fn the_fingerprint_changes_when_a_file_is_added_or_resized_and_only_then() {
+        let dir = project();
+        let first = fingerprint(&scan(dir.path(), |_| false));
+        assert_eq!(fingerprint(&scan(dir.path(), |_| false)), first);
+        fs::write(dir.path().join("src/new.go"), "package x\n").unwrap();
+        let added = fingerprint(&scan(dir.path(), |_| false));
+        assert_ne!(added, first);
+        fs::write(dir.path().join("src/new.go"), "package x\n\nfunc F() {}\n").unwrap();
+        assert_ne!(fingerprint(&scan(dir.path(), |_| false)), added);
+        // An ignored file changes nothing.
+        fs::write(dir.path().join("other.log"), "more noise\n").unwrap();
+        let before = fingerprint(&scan(dir.path(), |_| false));
+        fs::write(dir.path().join("build/new.rs"), "fn x() {}\n").unwrap();
+        assert_eq!(fingerprint(&scan(dir.path(), |_| false)), before);
+    }
+
+    #[test]
+    fn read_keeps_the_text_of_parsed_languages_only() {
+        let dir = project();
+        fs::write(dir.path().join("src/blob.c"), b"int x;\0\x01\x02").unwrap();
+        let files = scan(dir.path(), |_| false);
+        let read = read(dir.path(), &files);
+        let text: Vec<(&str, bool)> = (read.iter())
+            .map(|f| (f.path.as_str(), f.content.is_some()))
+            .collect();
+        assert_eq!(
+            text,
+            [
+                (".gitignore", false),
+                ("README.md", false),
+                ("src/blob.c", false),
+                ("src/main.rs", true),
+                ("src/util.py", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn map_directory_puts_the_mentioned_file_first() {
+        let dir = project();
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let map = crate::map_directory(dir.path(), |_| false, "look at src/util.py", 500, &counter);
+        assert_eq!(
+            map.text,
+            "src/util.py:\n  def f()\n.gitignore\nREADME.md\nsrc/main.rs:\n  fn main()\n"
+        );
+        assert_eq!((map.files_total, map.files_shown), (4, 4));
+        let off = crate::map_directory(dir.path(), |_| false, "", 0, &counter);
+        assert!(off.text.is_empty());
+    }
+}
