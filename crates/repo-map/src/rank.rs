@@ -3,12 +3,17 @@
 //!
 //! The graph has an edge from file A to file B for each name A uses that B defines, weighted
 //! by one over the number of files defining that name, so that a common name (`new`, `run`)
-//! defined everywhere says little about any one of them.
+//! defined everywhere says little about any one of them. A name defined in more than
+//! [`MAX_DEFINERS`] files says nothing and is left out: it would add an edge from every file
+//! using it to every file defining it, quadratic in a large project.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::MappedFile;
+
+/// A name defined in more files than this adds no edge.
+pub const MAX_DEFINERS: usize = 16;
 
 /// PageRank's damping factor: the chance of following a reference rather than jumping.
 const DAMPING: f64 = 0.85;
@@ -95,6 +100,9 @@ pub fn reference_edges(files: &[MappedFile]) -> Vec<(usize, usize, f64)> {
             let Some(targets) = definers.get(name.as_str()) else {
                 continue;
             };
+            if targets.len() > MAX_DEFINERS {
+                continue;
+            }
             let weight = 1.0 / targets.len() as f64;
             for &to in targets.iter().filter(|&&to| to != from) {
                 *weights.entry(to).or_insert(0.0) += weight;

@@ -3,7 +3,7 @@
 //! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
 //! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
-//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]).
+//! MCP servers' tools ([`mcp`]), the repository map of the system prompt ([`repo_map`]) and the tool lines of chat files for `ask` ([`chat_tools`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
@@ -17,6 +17,7 @@ pub mod loop_guard;
 pub mod mcp;
 pub mod render;
 mod repl;
+pub mod repo_map;
 mod run;
 pub mod session;
 pub mod setup;

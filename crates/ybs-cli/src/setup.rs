@@ -19,6 +19,7 @@ use crate::agent::{Agent, AgentSettings};
 use crate::config::Config;
 use crate::confirm::ConfirmMode;
 use crate::mcp::{self, McpFailure, McpServerSpec};
+use crate::repo_map::RepoMapCache;
 
 /// The system prompt of every ybs session.
 pub const SYSTEM_PROMPT: &str = "You are ybs, a coding agent working in the user's project \
@@ -220,10 +221,10 @@ pub fn agent(
         },
         response_format: None,
     };
-    Ok((
-        Agent::new(settings, provider, registry, context, policy),
-        SetupReport { tools: report, mcp },
-    ))
+    let sandbox = context.sandbox.clone();
+    let mut agent = Agent::new(settings, provider, registry, context, policy);
+    agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
+    Ok((agent, SetupReport { tools: report, mcp }))
 }
 
 /// Where the tool `name` of `registry` comes from, for `ybs tools` and `/tools`.

@@ -145,3 +145,16 @@ fn the_order_is_the_same_for_the_same_input() {
         assert_eq!(rank(&files, &BTreeSet::new()), first);
     }
 }
+
+#[test]
+fn a_name_defined_in_too_many_files_adds_no_edge() {
+    let mut files: Vec<MappedFile> = (0..=MAX_DEFINERS)
+        .map(|i| file(&format!("d{i}.rs"), &["run"], &[]))
+        .collect();
+    files.push(file("user.rs", &[], &["run"]));
+    assert!(reference_edges(&files).is_empty());
+    files.pop();
+    files.push(file("user.rs", &[], &["run"]));
+    files.remove(0);
+    assert_eq!(reference_edges(&files).len(), MAX_DEFINERS);
+}

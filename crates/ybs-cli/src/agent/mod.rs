@@ -21,6 +21,7 @@ use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 use crate::confirm::ConfirmMode;
 use crate::loop_guard::LoopGuard;
 use crate::render::Notice;
+use crate::repo_map::{Refresh, RepoMapCache};
 pub use ui::{LineUi, Ui};
 
 /// The note kept after a reply the user cancelled.
@@ -104,6 +105,8 @@ pub struct Agent {
     pub policy: ConfirmationPolicy,
     /// Tokens and cost of the session.
     pub session_usage: Usage,
+    /// The repository map sent after the system prompt (`None`: off).
+    pub repo_map: Option<RepoMapCache>,
     counter: CachedCounter<CharsPerToken>,
 }
 
@@ -124,6 +127,7 @@ impl Agent {
             tool_context,
             policy,
             session_usage: Usage::default(),
+            repo_map: None,
             counter: CachedCounter::new(CharsPerToken::default()),
         }
     }
@@ -156,6 +160,7 @@ impl Agent {
             usage: Usage::default(),
             start,
         };
+        self.refresh_repo_map(ui);
         let mut guard = LoopGuard::new();
         for _ in 0..self.settings.max_iterations {
             let reply = match self.send(&mut start, ui, cancel).await? {
@@ -214,6 +219,17 @@ impl Agent {
             ),
         );
         Ok(self.finish(report, start, ui))
+    }
+
+    /// Rebuilds the repository map if the files changed; once a turn, so that every request
+    /// of a turn carries the same system prompt.
+    fn refresh_repo_map(&mut self, ui: &mut dyn Ui) {
+        let Some(map) = &mut self.repo_map else {
+            return;
+        };
+        if map.refresh(&self.conversation) == Refresh::Rebuilt && self.settings.dry_run {
+            ui.notice(Notice::Info, &map.describe());
+        }
     }
 
     fn cancelled(

@@ -11,6 +11,7 @@ use ybs_core::{Accumulator, ChatRequest, ErrorKind, LlmError, Message, Reply};
 
 use super::{Agent, AgentError, Ui};
 use crate::render::Notice;
+use crate::repo_map::RepoMapCache;
 
 /// A context window no conversation reaches, so that only overflow errors trim.
 const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
@@ -97,7 +98,10 @@ impl Agent {
     ) -> Result<Reply, Failure> {
         let mut request = ChatRequest::new(self.settings.model.clone(), messages)
             .with_tools(self.registry.specs());
-        request.system = self.settings.system.clone();
+        request.system = crate::repo_map::with_map(
+            self.settings.system.as_deref(),
+            self.repo_map.as_ref().and_then(RepoMapCache::section),
+        );
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
         request.response_format = self.settings.response_format.clone();
