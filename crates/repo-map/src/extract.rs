@@ -34,10 +34,10 @@ pub struct Symbols {
     pub references: Vec<String>,
 }
 
-/// A reusable parser: one per thread.
+/// Reusable parsers, one per language met (switching a parser's language each file costs
+/// more than the parse of a small file): one extractor per thread.
 pub struct Extractor {
-    parser: Parser,
-    current: Option<Lang>,
+    parsers: Vec<(Lang, Parser)>,
 }
 
 impl Default for Extractor {
@@ -47,25 +47,33 @@ impl Default for Extractor {
 }
 
 impl Extractor {
-    /// A parser with no language yet.
+    /// An extractor with no parser yet.
     pub fn new() -> Self {
         Extractor {
-            parser: Parser::new(),
-            current: None,
+            parsers: Vec::new(),
         }
+    }
+
+    fn parser(&mut self, lang: Lang) -> Option<&mut Parser> {
+        let at = match self.parsers.iter().position(|(l, _)| *l == lang) {
+            Some(at) => at,
+            None => {
+                let mut parser = Parser::new();
+                parser.set_language(&lang.grammar()).ok()?;
+                self.parsers.push((lang, parser));
+                self.parsers.len() - 1
+            }
+        };
+        self.parsers.get_mut(at).map(|(_, parser)| parser)
     }
 
     /// The definitions and references of `source`, a file in `lang`. A grammar that fails to
     /// load or a file that does not parse gives no symbols (the file is then listed by name).
     pub fn extract(&mut self, lang: Lang, source: &str) -> Symbols {
-        if self.current != Some(lang) {
-            if self.parser.set_language(&lang.grammar()).is_err() {
-                self.current = None;
-                return Symbols::default();
-            }
-            self.current = Some(lang);
-        }
-        let Some(tree) = self.parser.parse(source, None) else {
+        let Some(tree) = self
+            .parser(lang)
+            .and_then(|parser| parser.parse(source, None))
+        else {
             return Symbols::default();
         };
         let walk = Walk { lang, src: source };
