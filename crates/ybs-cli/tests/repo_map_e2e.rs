@@ -162,3 +162,20 @@ fn dry_run_shows_the_map() {
         "{shown}"
     );
 }
+
+#[test]
+fn ask_sends_the_map_with_the_chat_files_mentions_first() {
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    populate(&project);
+    budget(&project, 200);
+    project.write("q.chat", "What does cmd/main03.go do?\n");
+    let output = project.ybs(&["ask", "--chat", "q.chat"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let section = map_section(&project.bodies()[0]).expect("a map section");
+    assert!(CharsPerToken::default().count(&section) <= 200, "{section}");
+    assert!(
+        section[HEADING.len()..]
+            .starts_with("cmd/main03.go:\n  func Command3(args []string) error\n"),
+        "{section}"
+    );
+}
