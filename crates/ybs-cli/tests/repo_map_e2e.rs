@@ -105,7 +105,7 @@ fn a_large_budget_shows_every_file_and_zero_turns_the_map_off() {
         "notes.txt",
         ".gitignore",
     ] {
-        assert!(map.contains(&format!("{file}")), "{file} in {map}");
+        assert!(map.contains(&format!("\n{file}")), "{file} in {map}");
     }
     assert!(!map.contains("not shown"), "{map}");
     assert_eq!(map_section(&bodies[1]), None);
