@@ -1,6 +1,7 @@
 //! Mapping a generated repository of 5,000 files (Rust, Python, TypeScript, Go, C and plain
 //! text, each referencing definitions of others): the whole of `map_directory` (walk, read,
-//! parse, rank, fit to 1,024 tokens), and `build` alone over files already in memory.
+//! parse, rank, fit to 1,024 tokens), `build` alone over files already in memory, and a
+//! [`Mapper`]'s rebuild after one file changed.
 
 #![allow(missing_docs)]
 
@@ -9,7 +10,7 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ybs_context_budget::CharsPerToken;
-use ybs_repo_map::{SourceFile, build, map_directory, scan, walk};
+use ybs_repo_map::{Mapper, SourceFile, build, map_directory, scan, walk};
 
 const FILES: usize = 5_000;
 
@@ -95,6 +96,21 @@ fn bench(c: &mut Criterion) {
     let sources: Vec<SourceFile> = walk::read(dir.path(), &files);
     group.bench_function("build_in_memory", |b| {
         b.iter(|| build(&sources, &[], 1024, &counter))
+    });
+    // A session's rebuild after one file changed: the other 4,999 are not parsed again.
+    let mut mapper = Mapper::new();
+    mapper.map(dir.path(), &files, &[], 1024, &counter);
+    let mut round = 0u32;
+    group.bench_function("rebuild_after_one_change", |b| {
+        b.iter(|| {
+            round += 1;
+            let _ = fs::write(
+                dir.path().join("pkg00/mod0.rs"),
+                format!("pub fn f{round}() {{}}\n"),
+            );
+            let files = scan(dir.path(), |_| false);
+            mapper.map(dir.path(), &files, &[], 1024, &counter)
+        })
     });
     group.bench_function("scan_and_fingerprint", |b| {
         b.iter(|| walk::fingerprint(&scan(dir.path(), |_| false)))

@@ -42,7 +42,7 @@ mod parallel;
 pub mod rank;
 pub mod walk;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 pub use extract::{Definition, Extractor, Symbols};
@@ -128,9 +128,18 @@ pub fn build(
             ..RepoMap::default()
         };
     }
-    let mapped = extract_all(files);
+    build_from(&extract_all(files), mentioned, budget, counter)
+}
+
+/// [`build`] from files whose symbols are already extracted.
+pub fn build_from(
+    mapped: &[MappedFile],
+    mentioned: &[String],
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> RepoMap {
     let mentioned: BTreeSet<String> = mentioned.iter().cloned().collect();
-    let order = rank(&mapped, &mentioned);
+    let order = rank(mapped, &mentioned);
     let blocks: Vec<Block> = (order.iter())
         .map(|ranked| block(&mapped[ranked.index]))
         .collect();
@@ -138,8 +147,57 @@ pub fn build(
     RepoMap {
         text: fitted.text,
         tokens: fitted.tokens,
-        files_total: files.len(),
+        files_total: mapped.len(),
         files_shown: fitted.files_shown,
+    }
+}
+
+/// Maps one directory again and again, parsing only the files whose size or modification
+/// time changed since the last map (a session's map after an edit re-reads one file).
+#[derive(Debug, Clone, Default)]
+pub struct Mapper {
+    pub(crate) known: HashMap<String, (FileMeta, Symbols)>,
+}
+
+impl Mapper {
+    /// A mapper that knows no file yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The map of `files` (a [`scan`] of `root`), like [`build`] over [`walk::read`], with the
+    /// symbols of unchanged files taken from the last call.
+    pub fn map(
+        &mut self,
+        root: &Path,
+        files: &[FileMeta],
+        mentioned: &[String],
+        budget: usize,
+        counter: &dyn TokenCounter,
+    ) -> RepoMap {
+        let changed: Vec<FileMeta> = (files.iter())
+            .filter(
+                |meta| !matches!(self.known.get(&meta.path), Some((known, _)) if known == *meta),
+            )
+            .cloned()
+            .collect();
+        let fresh = extract_all(&walk::read(root, &changed));
+        let mut known = std::mem::take(&mut self.known);
+        for (meta, file) in changed.into_iter().zip(fresh) {
+            known.insert(meta.path.clone(), (meta, file.symbols));
+        }
+        // Forget the files that are gone.
+        let mut mapped = Vec::with_capacity(files.len());
+        for meta in files {
+            if let Some((meta, symbols)) = known.remove(&meta.path) {
+                mapped.push(MappedFile {
+                    path: meta.path.clone(),
+                    symbols: symbols.clone(),
+                });
+                self.known.insert(meta.path.clone(), (meta, symbols));
+            }
+        }
+        build_from(&mapped, mentioned, budget, counter)
     }
 }
 

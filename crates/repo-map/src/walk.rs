@@ -202,4 +202,34 @@ mod tests {
         let off = crate::map_directory(dir.path(), |_| false, "", 0, &counter);
         assert!(off.text.is_empty());
     }
+
+    #[test]
+    fn a_mapper_reparses_changed_files_and_forgets_removed_ones() {
+        let dir = project();
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let mut mapper = crate::Mapper::new();
+        let map = |mapper: &mut crate::Mapper| {
+            let files = scan(dir.path(), |_| false);
+            mapper.map(dir.path(), &files, &[], 500, &counter).text
+        };
+        let first = map(&mut mapper);
+        let sources = read(dir.path(), &scan(dir.path(), |_| false));
+        assert_eq!(first, crate::build(&sources, &[], 500, &counter).text);
+        assert_eq!(map(&mut mapper), first);
+        fs::write(
+            dir.path().join("src/main.rs"),
+            "fn main() {}
+fn second() {}
+",
+        )
+        .unwrap();
+        fs::remove_file(dir.path().join("src/util.py")).unwrap();
+        let second = map(&mut mapper);
+        assert!(
+            second.contains("src/main.rs:\n  fn main()\n  fn second()\n"),
+            "{second}"
+        );
+        assert!(!second.contains("util.py"), "{second}");
+        assert_eq!(mapper.known.len(), 3);
+    }
 }

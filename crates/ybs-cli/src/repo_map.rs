@@ -2,13 +2,13 @@
 //! from the project directory and the files the conversation mentions, and kept between
 //! turns. It is rebuilt only when the files (paths, sizes, modification times) or the
 //! mentioned files change, so the system prompt stays byte-identical otherwise and the
-//! provider's prompt cache keeps working.
+//! provider's prompt cache keeps working; a rebuild parses only the files that changed.
 
 use std::path::{Path, PathBuf};
 
 use ybs_context_budget::{CharsPerToken, TokenCounter};
 use ybs_core::{Message, Role};
-use ybs_repo_map::{RepoMap, build, fingerprint, mentioned, scan, walk};
+use ybs_repo_map::{Mapper, RepoMap, fingerprint, mentioned, scan};
 use ybs_tools::PathSandbox;
 
 /// The first lines of the map's section of the system prompt.
@@ -30,6 +30,7 @@ pub struct RepoMapCache {
     root: PathBuf,
     budget: usize,
     sandbox: PathSandbox,
+    mapper: Mapper,
     built: Option<Built>,
 }
 
@@ -53,6 +54,7 @@ impl RepoMapCache {
             root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
             budget: usize::try_from(tokens).unwrap_or(usize::MAX),
             sandbox,
+            mapper: Mapper::new(),
             built: None,
         })
     }
@@ -74,8 +76,7 @@ impl RepoMapCache {
         }
         let counter = CharsPerToken::default();
         let budget = self.budget.saturating_sub(counter.count(HEADING));
-        let sources = walk::read(&self.root, &files);
-        let map = build(&sources, &mentioned, budget, &counter);
+        let map = (self.mapper).map(&self.root, &files, &mentioned, budget, &counter);
         let section = (!map.text.is_empty()).then(|| format!("{HEADING}{}", map.text));
         self.built = Some(Built {
             fingerprint: print,
