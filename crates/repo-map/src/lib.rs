@@ -9,7 +9,8 @@
 //! then the rest by path) and [`fit()`] keeps what fits in the budget as a
 //! [`TokenCounter`] of `ybs-context-budget` counts it. [`map_directory`] adds the I/O: the
 //! walk of [`walk::scan`] (ignore files honoured, as ybs's `list_files`) and [`walk::read`].
-//! [`walk::fingerprint`] tells cheaply whether the files changed since a map was built.
+//! [`walk::fingerprint`] tells cheaply whether the files changed since a map was built, and a
+//! [`Mapper`] rebuilds a map parsing only the files that changed.
 //!
 //! Definitions are extracted for Rust, Python, JavaScript, TypeScript (and TSX), Go and C
 //! ([`Lang`]); other files are listed by name.
