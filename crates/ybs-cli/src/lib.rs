@@ -3,8 +3,9 @@
 //! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
 //! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
-//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]),
-//! the system prompt with the environment and project instructions ([`prompt`], readied by
+//! MCP servers' tools ([`mcp`]), the tool lines of chat files for `ask` ([`chat_tools`]),
+//! the system prompt with the environment, project instructions and the repository map
+//! ([`prompt`], [`repo_map`], readied by
 //! [`prepare`], the project found by [`project`]), change previews and diffs ([`diff_view`])
 //! and `/undo` ([`undo`]); costs from the price table ([`pricing`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
@@ -25,6 +26,7 @@ pub mod project;
 pub mod prompt;
 pub mod render;
 mod repl;
+pub mod repo_map;
 mod run;
 pub mod session;
 pub mod setup;

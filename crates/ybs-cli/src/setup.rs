@@ -21,6 +21,7 @@ use crate::config::{Config, PromptCache};
 use crate::confirm::ConfirmMode;
 use crate::mcp::{self, McpFailure, McpServerSpec};
 use crate::pricing::price_table;
+use crate::repo_map::RepoMapCache;
 
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -226,10 +227,10 @@ pub fn agent(
         },
         prices: Arc::new(price_table(&config.llm.prices)?),
     };
-    Ok((
-        Agent::new(settings, provider, registry, context, policy),
-        SetupReport { tools: report, mcp },
-    ))
+    let sandbox = context.sandbox.clone();
+    let mut agent = Agent::new(settings, provider, registry, context, policy);
+    agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
+    Ok((agent, SetupReport { tools: report, mcp }))
 }
 
 /// Where the tool `name` of `registry` comes from, for `ybs tools` and `/tools`.

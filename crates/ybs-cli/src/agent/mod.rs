@@ -21,6 +21,7 @@ use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 use crate::confirm::ConfirmMode;
 use crate::loop_guard::LoopGuard;
 use crate::render::Notice;
+use crate::repo_map::{Refresh, RepoMapCache};
 pub use ui::{LineUi, Ui};
 
 /// The note kept after a reply the user cancelled.
@@ -114,6 +115,8 @@ pub struct Agent {
     pub prompt: Option<crate::prompt::SessionPrompt>,
     /// The pre-images of the files each turn wrote, for `/undo`.
     pub journal: crate::undo::Journal,
+    /// The repository map of the system prompt (`None`: off).
+    pub repo_map: Option<RepoMapCache>,
     counter: CachedCounter<CharsPerToken>,
     /// Whether a dry run has shown the system prompt yet.
     prompt_shown: bool,
@@ -138,6 +141,7 @@ impl Agent {
             session_usage: Usage::default(),
             prompt: None,
             journal: crate::undo::Journal::default(),
+            repo_map: None,
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
         }
@@ -186,6 +190,7 @@ impl Agent {
             usage: Usage::default(),
             start,
         };
+        self.refresh_repo_map(ui);
         let mut guard = LoopGuard::new();
         let request =
             (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
@@ -256,6 +261,19 @@ impl Agent {
             ),
         );
         Ok(self.finish(report, start, ui))
+    }
+
+    /// Rebuilds the repository map if the files changed; once a turn, so that every request
+    /// of a turn carries the same system prompt.
+    fn refresh_repo_map(&mut self, ui: &mut dyn Ui) {
+        let Some(map) = &mut self.repo_map else {
+            return;
+        };
+        if map.refresh(&self.conversation) == Refresh::Rebuilt && self.settings.dry_run {
+            ui.notice(Notice::Info, &map.describe());
+        }
+        let section = map.section().map(str::to_owned);
+        self.set_repo_map(section);
     }
 
     fn cancelled(

@@ -15,6 +15,7 @@ const CACHED_USER_TURNS: usize = 2;
 
 use super::{Agent, AgentError, Ui};
 use crate::render::Notice;
+use crate::repo_map::RepoMapCache;
 
 /// A context window no conversation reaches, so that only overflow errors trim.
 const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
@@ -101,7 +102,15 @@ impl Agent {
     ) -> Result<Reply, Failure> {
         let mut request = ChatRequest::new(self.settings.model.clone(), messages)
             .with_tools(self.registry.specs());
-        request.system = self.settings.system.clone();
+        // A session prompt carries the map as one of its sections; a bare system prompt gets
+        // it appended.
+        request.system = match &self.prompt {
+            Some(_) => self.settings.system.clone(),
+            None => crate::repo_map::with_map(
+                self.settings.system.as_deref(),
+                self.repo_map.as_ref().and_then(RepoMapCache::section),
+            ),
+        };
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
         request.response_format = self.settings.response_format.clone();
