@@ -63,6 +63,7 @@ pub mod error;
 pub mod external;
 pub mod path_sandbox;
 pub mod process;
+pub mod protected;
 pub mod registry;
 pub mod safe_fs;
 pub mod schema;

@@ -430,11 +430,9 @@ fn shell_cannot_write_outside_the_root() {
     ] {
         let result = shell(&f, &command);
         assert_ne!(result["exit_code"], 0, "{command}: {result}");
+        let stderr = result["stderr"].as_str().unwrap();
         assert!(
-            result["stderr"]
-                .as_str()
-                .unwrap()
-                .contains("Permission denied"),
+            stderr.contains("Permission denied") || stderr.contains("Read-only file system"),
             "{command}: {result}"
         );
         assert_eq!(f.snapshot_outside(), before, "{command}");
@@ -704,11 +702,10 @@ fn shell_cannot_signal_processes_outside_the_sandbox() {
         .unwrap();
     let result = shell(&f, &format!("kill -9 {}", victim.id()));
     assert_ne!(result["exit_code"], 0, "{result}");
+    // Landlock's scope refuses the signal; in a PID namespace the process is not even there.
+    let stderr = result["stderr"].as_str().unwrap();
     assert!(
-        result["stderr"]
-            .as_str()
-            .unwrap()
-            .contains("Operation not permitted"),
+        stderr.contains("Operation not permitted") || stderr.contains("No such process"),
         "{result}"
     );
     assert!(
