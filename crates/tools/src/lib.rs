@@ -79,6 +79,6 @@ pub use external::{
 pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
-pub use shell::{ShellError, ShellPolicy, ShellSandboxError};
+pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
 pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;

@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "security/escapes.rs"]
+mod escapes;
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};

@@ -9,7 +9,8 @@
 
 use std::io;
 
-use landlock::{RulesetCreated, RulesetStatus};
+use landlock::{AccessFs, BitFlags, PathBeneath, RulesetCreated, RulesetCreatedAttr, RulesetStatus};
+use rustix::fs::{Mode, OFlags};
 use seccompiler::BpfProgram;
 
 use super::namespaces::Plan;
@@ -93,6 +94,9 @@ pub(crate) struct ChildPlan {
     /// The working directory, entered again after the mounts: `spawn` enters it before our
     /// steps, and a directory entered before a mount over it stays the one below the mount.
     pub cwd: Option<std::ffi::CString>,
+    /// Landlock rules for mounts the child makes itself (its `/proc` and `/dev/shm`): a
+    /// rule on the directory they cover would not reach them.
+    pub late_rules: Vec<(std::ffi::CString, BitFlags<AccessFs>)>,
 }
 
 impl ChildPlan {
@@ -115,10 +119,22 @@ impl ChildPlan {
         cloexec_above_stderr().map_err(|e| fail(Step::Descriptors, e))?;
         drop_capabilities(self.last_cap, self.privileged)
             .map_err(|e| fail(Step::Capabilities, e))?;
-        let ruleset = self
+        let mut ruleset = self
             .ruleset
             .take()
             .ok_or_else(|| fail(Step::Landlock, io::Error::from_raw_os_error(0)))?;
+        for (path, access) in &self.late_rules {
+            let fd = rustix::fs::open(
+                path.as_c_str(),
+                OFlags::PATH | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| fail(Step::Landlock, e))?;
+            // Adding a rule allocates nothing when it succeeds.
+            ruleset = ruleset
+                .add_rule(PathBeneath::new(fd, *access))
+                .map_err(|_| fail(Step::Landlock, io::Error::from_raw_os_error(0)))?;
+        }
         let status = ruleset
             .restrict_self()
             .map_err(|_| fail(Step::Landlock, io::Error::from_raw_os_error(0)))?;

@@ -105,7 +105,8 @@ pub(crate) fn prepare(
         Err(_) => None,
     };
     let mounted = namespaces.is_some();
-    let private_shm = namespaces.as_ref().is_some_and(|_| Path::new("/dev/shm").is_dir());
+    let private_shm = mounted && Path::new("/dev/shm").is_dir();
+    let private_proc = namespaces.as_ref().is_some_and(|plan| plan.pid);
 
     // With the mounts, blocked paths and read-only ones are enforced by them, and the roots
     // keep all their rights; the carve-out is kept for the blocked paths outside the roots
@@ -146,6 +147,7 @@ pub(crate) fn prepare(
     let mut grants = Vec::new();
     for path in SYSTEM_READ
         .iter()
+        .filter(|p| !private_proc || **p != "/proc")
         .map(PathBuf::from)
         .chain(access.readable.iter().cloned())
     {
@@ -158,8 +160,12 @@ pub(crate) fn prepare(
     for device in DEVICES {
         grants.push((PathBuf::from(device), all));
     }
+    let mut late_rules = Vec::new();
     if private_shm {
-        grants.push((PathBuf::from("/dev/shm"), all));
+        late_rules.push((c"/dev/shm".to_owned(), all));
+    }
+    if private_proc {
+        late_rules.push((c"/proc".to_owned(), read));
     }
 
     let mut ruleset = ruleset;
@@ -185,6 +191,7 @@ pub(crate) fn prepare(
         ruleset: Some(ruleset),
         filters: seccomp::filters(!mounted)?,
         cwd: None,
+        late_rules,
     })
 }
 

@@ -104,7 +104,12 @@ fn layers() -> Vec<Layer> {
             ),
         },
         always("no capabilities"),
-        always("resource limits"),
+        Layer {
+            name: "process limit",
+            applied: !rustix::process::geteuid().is_root(),
+            note: "the kernel does not apply RLIMIT_NPROC to uid 0, so as root a command can start any number of processes (memory, file size and core limits do apply). Run ybs as a normal user".into(),
+        },
+        always("memory/file limits"),
     ]
 }
 
