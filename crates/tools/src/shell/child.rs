@@ -9,7 +9,9 @@
 
 use std::io;
 
-use landlock::{AccessFs, BitFlags, PathBeneath, RulesetCreated, RulesetCreatedAttr, RulesetStatus};
+use landlock::{
+    AccessFs, BitFlags, PathBeneath, RulesetCreated, RulesetCreatedAttr, RulesetStatus,
+};
 use rustix::fs::{Mode, OFlags};
 use seccompiler::BpfProgram;
 
@@ -49,11 +51,15 @@ impl Step {
             Step::ProcessGroup => "the command could not be started in its own process group",
             Step::Namespaces => "the user and mount namespaces could not be entered",
             Step::PidNamespace => "the PID namespace could not be entered",
-            Step::Mounts => "the sandbox mounts (read-only system, hidden blocked paths, private /proc) failed",
+            Step::Mounts => {
+                "the sandbox mounts (read-only system, hidden blocked paths, private /proc) failed"
+            }
             Step::Limits => "the resource limits could not be set",
             Step::Descriptors => "inherited descriptors could not be closed",
             Step::Capabilities => "the capabilities could not be dropped",
-            Step::Landlock => "Landlock could not restrict the command (landlock_restrict_self failed)",
+            Step::Landlock => {
+                "Landlock could not restrict the command (landlock_restrict_self failed)"
+            }
             Step::LandlockNotEnforced => "the kernel did not enforce the Landlock ruleset",
             Step::Seccomp => "the seccomp filter could not be installed",
         }

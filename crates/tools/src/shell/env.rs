@@ -138,7 +138,9 @@ mod tests {
     use super::*;
 
     fn vars(list: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
-        list.iter().map(|(n, v)| ((*n).into(), (*v).into())).collect()
+        list.iter()
+            .map(|(n, v)| ((*n).into(), (*v).into()))
+            .collect()
     }
 
     #[test]
@@ -164,7 +166,10 @@ mod tests {
         for name in ["PATH", "PWD", "OLDPWD", "LANG", "CARGO_HOME"] {
             assert!(!looks_secret(name, OsStr::new("/usr/bin")), "{name}");
         }
-        assert!(!looks_secret("HOMEPAGE_URL", OsStr::new("https://x.org/a@b")));
+        assert!(!looks_secret(
+            "HOMEPAGE_URL",
+            OsStr::new("https://x.org/a@b")
+        ));
     }
 
     #[test]
@@ -178,10 +183,7 @@ mod tests {
             ("GITHUB_TOKEN", "ghp"),
             ("RUSTFLAGS", "postgres://u:p@h/db"),
         ]);
-        let got = filtered(
-            env,
-            &["MY_TOOL_*".to_string(), "GITHUB_TOKEN".to_string()],
-        );
+        let got = filtered(env, &["MY_TOOL_*".to_string(), "GITHUB_TOKEN".to_string()]);
         let names: Vec<_> = got.iter().map(|(n, _)| n.to_str().unwrap_or("")).collect();
         assert_eq!(names, ["PATH", "LC_ALL", "MY_TOOL_HOME", "GITHUB_TOKEN"]);
     }

@@ -309,8 +309,8 @@ fn sandboxed_command(
         }
     }
     // A worktree's git directories lie outside the roots: readable, so git works.
-    let (inside, outside): (Vec<PathBuf>, Vec<PathBuf>) = (sandbox.read_only().iter().cloned())
-        .partition(|p| sandbox.root_of(p).is_some());
+    let (inside, outside): (Vec<PathBuf>, Vec<PathBuf>) =
+        (sandbox.read_only().iter().cloned()).partition(|p| sandbox.root_of(p).is_some());
     let mut readable = toolchains;
     readable.extend(outside);
     let access = linux::Grants {

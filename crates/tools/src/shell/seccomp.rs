@@ -148,4 +148,3 @@ pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSa
     .map_err(error)?;
     Ok(vec![clone3, main])
 }
-

@@ -160,7 +160,10 @@ fn a_worktree_git_dir_outside_the_root_is_readable_not_writable() {
         json!({"command": "git status --short && echo read; gd=$(git rev-parse --git-common-dir); echo evil > $gd/hooks/pre-commit; git config core.fsmonitor evil"}),
     )
     .unwrap();
-    assert!(result["stdout"].as_str().unwrap().contains("read"), "{result}");
+    assert!(
+        result["stdout"].as_str().unwrap().contains("read"),
+        "{result}"
+    );
     assert_eq!(tree(&main.join(".git")), before, "{result}");
     let message = call(
         &ctx,
@@ -286,7 +289,10 @@ fn read_file_does_not_leak_a_blocked_file_during_a_rename_exchange_race() {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = racer.join().unwrap();
     assert!(swaps > 100, "the race did not run ({swaps} swaps)");
-    assert_eq!(leaks, 0, "{leaks} leaks in {reads} reads ({refused} refused)");
+    assert_eq!(
+        leaks, 0,
+        "{leaks} leaks in {reads} reads ({refused} refused)"
+    );
     println!("rename exchange race: {swaps} swaps, {reads} reads, {refused} refused, 0 leaks");
 }
 
@@ -401,7 +407,10 @@ fn shell_has_no_capabilities_and_no_new_privileges() {
         );
     }
     assert!(stdout.contains("NoNewPrivs:\t1"), "{result}");
-    assert!(!stdout.contains("mknod") && !stdout.contains("hostname"), "{result}");
+    assert!(
+        !stdout.contains("mknod") && !stdout.contains("hostname"),
+        "{result}"
+    );
     assert!(
         stdout.ends_with("0\n0\n1\n"),
         "shadow and ssh keys hidden, passwd readable: {result}"
@@ -429,7 +438,7 @@ fn shell_does_not_inherit_descriptors_above_stderr() {
     let result = run(
         &f,
         &format!(
-            "cat <&{} 2>&1; echo hello >&{} 2>&1; ls /proc/self/fd | tr '\\n' ' '",
+            "/bin/bash -c 'cat <&{} 2>&1; echo hello >&{} 2>&1; ls /proc/self/fd | tr \"\\n\" \" \"'",
             secret_file.as_raw_fd(),
             socket.as_raw_fd()
         ),
@@ -449,7 +458,11 @@ fn shell_does_not_inherit_descriptors_above_stderr() {
     );
     // `ls` sees 0-2 and the directory it reads.
     let stdout = result["stdout"].as_str().unwrap();
-    assert_eq!(stdout.lines().last().map(str::trim), Some("0 1 2 3"), "{result}");
+    assert_eq!(
+        stdout.lines().last().map(str::trim),
+        Some("0 1 2 3"),
+        "{result}"
+    );
 }
 
 // 8. The environment (the variables are set in a child copy of this test binary).
@@ -525,20 +538,17 @@ fn shell_commands_run_under_resource_limits() {
     let result = run(
         &f,
         "grep -E '^Max (processes|address space|file size|core file size)' /proc/self/limits | sed 's/  */ /g; s/^Max //; s/ size//; s/ file//; s/ space//' | cut -d' ' -f2 | tr '\\n' ' '; echo; \
-         i=0; while [ $i -lt 300 ]; do sleep 3 2>/dev/null & i=$((i+1)); done 2>/dev/null; \
-         echo procs=$(ls /proc | grep -c '^[0-9]'); \
          dd if=/dev/zero of=/dev/null bs=512M count=1 2>&1 | head -1; \
-         head -c 3M /dev/zero > big; ls -l big | awk '{print \"big=\" $5}'",
+         head -c 3M /dev/zero > big; ls -l big | awk '{print \"big=\" $5}'; \
+         (i=0; while [ $i -lt 300 ]; do sleep 2 & i=$((i+1)); echo $i > $TMPDIR/n; done) 2>/dev/null; \
+         read n < $TMPDIR/n; echo started=$n",
     );
     let stdout = result["stdout"].as_str().unwrap();
-    assert!(
-        stdout.starts_with("1048576 0 40 268435456 \n"),
-        "{result}"
-    );
-    let procs: usize = stdout
+    assert!(stdout.starts_with("1048576 0 40 268435456 \n"), "{result}");
+    let started: usize = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("procs="))
-        .unwrap()
+        .find_map(|l| l.strip_prefix("started="))
+        .unwrap_or_else(|| panic!("{result}"))
         .parse()
         .unwrap();
     if rustix::process::geteuid().is_root() {
@@ -551,7 +561,8 @@ fn shell_commands_run_under_resource_limits() {
             got.banner()
         );
     } else {
-        assert!(procs <= 41, "{procs} processes: {result}");
+        // At most 40 processes at once: the 300 background starts stopped before 40.
+        assert!(started < 40, "{started} started: {result}");
     }
     assert!(stdout.contains("memory exhausted"), "{result}");
     assert!(stdout.contains("big=1048576"), "{result}");
@@ -595,7 +606,10 @@ fn toolchain_credentials_are_blocked_by_default() {
         json!({"command": "cd home && cat .cargo/config.toml .cargo/credentials.toml .npmrc .pip/pip.conf .config/pip/pip.conf .netrc .docker/config.json .kube/config .gnupg/private-keys-v1.d/k.key .config/gh/hosts.yml .git-credentials .pypirc; grep -r TOPSECRET . ; cat notes.txt"}),
     )
     .unwrap();
-    assert!(result["stdout"].as_str().unwrap().ends_with("mine"), "{result}");
+    assert!(
+        result["stdout"].as_str().unwrap().ends_with("mine"),
+        "{result}"
+    );
     no_secret(&result, &["TOPSECRET-cred"]);
     let found = call(&ctx, "search_files", json!({"pattern": "TOPSECRET-cred"})).unwrap();
     assert_eq!(found["total_matches"], 0, "{found}");
@@ -618,7 +632,9 @@ fn blocked_paths_look_empty_even_to_stat() {
     let stdout = result["stdout"].as_str().unwrap();
     assert!(!stdout.contains("exists"), "{result}");
     assert!(
-        stdout.lines().all(|l| !l.contains("id_rsa") && !l.contains("key.txt") || l.contains("No such file")),
+        stdout
+            .lines()
+            .all(|l| !l.contains("id_rsa") && !l.contains("key.txt") || l.contains("No such file")),
         "{result}"
     );
     assert!(stdout.ends_with("end\n"), "{result}");
@@ -646,6 +662,10 @@ fn status_says_on_only_when_every_layer_applies() {
         sandbox_enabled: false,
         ..ShellPolicy::default()
     };
-    assert!(status(&off, &f.ctx.sandbox).banner().starts_with("sandbox: off"));
+    assert!(
+        status(&off, &f.ctx.sandbox)
+            .banner()
+            .starts_with("sandbox: off")
+    );
     let _ = std::fs::Permissions::from_mode(0o644);
 }
