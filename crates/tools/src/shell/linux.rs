@@ -303,20 +303,22 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let read = AccessFs::from_read(TARGET_ABI);
         let mut grants = Vec::new();
-        let carve = |blocked| Carve {
-            blocked,
+        let elsewhere = [PathBuf::from("/elsewhere")];
+        let carve = Carve {
+            blocked: &elsewhere,
             read_only: &[],
             read,
         };
-        grant(
-            &mut grants,
-            &root,
-            read,
-            &carve(&[PathBuf::from("/elsewhere")]),
-        );
+        grant(&mut grants, &root, read, &carve);
         assert_eq!(grants, vec![(root.clone(), read)]);
         let mut none = Vec::new();
-        grant(&mut none, &root, read, &carve(std::slice::from_ref(&root)));
+        let itself = [root.clone()];
+        let carve = Carve {
+            blocked: &itself,
+            read_only: &[],
+            read,
+        };
+        grant(&mut none, &root, read, &carve);
         assert!(none.is_empty());
     }
 }
