@@ -169,7 +169,11 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
         fs::set_permissions(root.join(name), fs::Permissions::from_mode(0o755))
             .unwrap_or_else(|err| panic!("{err}"));
     }
-    repo.git_ok(&["config", "core.fsmonitor", root.join("fsmon.sh").to_str().unwrap_or("")]);
+    repo.git_ok(&[
+        "config",
+        "core.fsmonitor",
+        root.join("fsmon.sh").to_str().unwrap_or(""),
+    ]);
     repo.git_ok(&["config", "core.hooksPath", ".git/hooks"]);
     let baseline = repo.baseline();
     repo.write("b.txt", "b\n");
@@ -181,5 +185,8 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
         matches!(outcome, CommitOutcome::Committed { .. }),
         "{outcome:?}"
     );
-    assert!(!marker.exists(), "a hook or fsmonitor of the repository ran");
+    assert!(
+        !marker.exists(),
+        "a hook or fsmonitor of the repository ran"
+    );
 }
