@@ -52,9 +52,11 @@
 //!
 //! Security model, in layers: every path a tool touches is resolved physically and checked
 //! ([`PathSandbox`]), then opened without following symlinks below its root ([`safe_fs`]);
-//! `run_shell` commands run under Landlock and seccomp on Linux ([`shell`]), and refuse to
-//! run when that cannot be enforced unless the user opted out. `blocked_commands` is a guard
-//! against accidents, not a boundary.
+//! blocked and read-only paths (`.git`, `.ybs`) are also recognised by identity
+//! ([`protected`]); `run_shell` commands run in namespaces, under resource limits, without
+//! capabilities, under Landlock and seccomp on Linux ([`shell`]), and refuse to run when
+//! Landlock or seccomp cannot be enforced unless the user opted out. `blocked_commands` is a
+//! guard against accidents, not a boundary. `SECURITY.md` in this crate has the threat model.
 
 pub mod bb7_edit;
 pub mod builtins;
