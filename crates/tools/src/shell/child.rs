@@ -103,12 +103,17 @@ pub(crate) struct ChildPlan {
     /// Landlock rules for mounts the child makes itself (its `/proc` and `/dev/shm`): a
     /// rule on the directory they cover would not reach them.
     pub late_rules: Vec<(std::ffi::CString, BitFlags<AccessFs>)>,
+    /// The `cgroup.procs` of the command's pids cgroup, if it has one.
+    pub cgroup: Option<std::ffi::CString>,
 }
 
 impl ChildPlan {
     /// Runs in the child; on success the caller execs the command.
     pub(crate) fn apply(&mut self) -> io::Result<()> {
         rustix::process::setpgid(None, None).map_err(|e| fail(Step::ProcessGroup, e))?;
+        if let Some(procs) = &self.cgroup {
+            super::cgroup::join(procs).map_err(|e| fail(Step::Limits, e))?;
+        }
         if let Some(plan) = &self.namespaces {
             enter_namespaces(plan)?;
             if let Some(cwd) = &self.cwd {

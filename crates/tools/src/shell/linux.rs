@@ -192,6 +192,7 @@ pub(crate) fn prepare(
         filters: seccomp::filters(!mounted)?,
         cwd: None,
         late_rules,
+        cgroup: None,
     })
 }
 

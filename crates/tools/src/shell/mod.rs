@@ -17,6 +17,8 @@
 
 pub mod blocked;
 #[cfg(target_os = "linux")]
+mod cgroup;
+#[cfg(target_os = "linux")]
 mod child;
 pub mod env;
 #[cfg(target_os = "linux")]
@@ -204,8 +206,12 @@ pub fn run_cancellable(
         .map_err(ShellError::TempDir)?;
     let temp_path = std::fs::canonicalize(temp.path()).map_err(ShellError::TempDir)?;
 
+    // What must live until the command ends (its cgroup).
+    let mut _guard: Option<Box<dyn std::any::Any>> = None;
     let mut cmd = if policy.sandbox_enabled {
-        sandboxed_command(policy, sandbox, command, &temp_path, working_dir)?
+        let (cmd, guard) = sandboxed_command(policy, sandbox, command, &temp_path, working_dir)?;
+        _guard = guard;
+        cmd
     } else {
         let mut cmd = Command::new(&policy.shell);
         cmd.arg("-c").arg(command);
@@ -293,7 +299,7 @@ fn sandboxed_command(
     command: &str,
     temp: &Path,
     working_dir: &Path,
-) -> Result<Command, ShellError> {
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     if let Some(moved) = sandbox.moved_blocked() {
         return Err(ShellSandboxError::BlockedMoved(moved.display().to_string()).into());
     }
@@ -319,7 +325,17 @@ fn sandboxed_command(
         blocked: &blocked,
         read_only: &inside,
     };
-    let prepared = linux::prepare(&access, &policy.limits)?;
+    let mut prepared = linux::prepare(&access, &policy.limits)?;
+    // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead.
+    let mut guard: Option<Box<dyn std::any::Any>> = None;
+    if let Some(max) = policy.limits.max_processes {
+        if rustix::process::geteuid().is_root() && cgroup::support().is_ok() {
+            if let Ok(group) = cgroup::PidsCgroup::create(max) {
+                prepared.cgroup = Some(group.procs());
+                guard = Some(Box::new(group));
+            }
+        }
+    }
     let mut cmd = Command::new(&policy.shell);
     cmd.arg("-c").arg(command);
     // The home directory is not readable inside the sandbox: point HOME at the private temp
@@ -337,7 +353,7 @@ fn sandboxed_command(
         }
     }
     linux::apply(&mut cmd, prepared, working_dir);
-    Ok(cmd)
+    Ok((cmd, guard))
 }
 
 #[cfg(target_os = "macos")]
@@ -347,7 +363,7 @@ fn sandboxed_command(
     command: &str,
     temp: &Path,
     _working_dir: &Path,
-) -> Result<Command, ShellError> {
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     let toolchains = toolchain_dirs(sandbox.home());
     let profile = macos::profile(sandbox.roots(), temp, &toolchains);
     let mut cmd = Command::new("/usr/bin/sandbox-exec");
@@ -367,7 +383,7 @@ fn sandboxed_command(
     _command: &str,
     _temp: &Path,
     _working_dir: &Path,
-) -> Result<Command, ShellError> {
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     Err(ShellSandboxError::Unavailable(format!(
         "no shell sandbox is implemented for {}",
         std::env::consts::OS

@@ -106,8 +106,14 @@ fn layers() -> Vec<Layer> {
         always("no capabilities"),
         Layer {
             name: "process limit",
-            applied: !rustix::process::geteuid().is_root(),
-            note: "the kernel does not apply RLIMIT_NPROC to uid 0, so as root a command can start any number of processes (memory, file size and core limits do apply). Run ybs as a normal user".into(),
+            applied: !rustix::process::geteuid().is_root() || super::cgroup::support().is_ok(),
+            note: format!(
+                "the kernel does not apply RLIMIT_NPROC to uid 0 and {}, so as root a command can start any number of processes (memory, file size and core limits do apply). Run ybs as a normal user, or where /sys/fs/cgroup is writable",
+                super::cgroup::support()
+                    .as_ref()
+                    .err()
+                    .map_or("", String::as_str)
+            ),
         },
         always("memory/file limits"),
     ]
