@@ -200,7 +200,11 @@ impl PathSandbox {
         }
         sandbox.blocked_ids = ids_of(&sandbox.blocked);
         sandbox.read_only_ids = ids_of(&sandbox.read_only);
+        // Only directories inside a root can be moved by the model (by renaming a parent);
+        // files and paths outside are rewritten by their programs and stay hidden by name.
         sandbox.blocked_at_start = (sandbox.blocked.iter())
+            .filter(|p| sandbox.root_of(p).is_some_and(|r| r != p.as_path()))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
             .filter_map(|p| Some((p.clone(), FileId::of_no_follow(p)?)))
             .collect();
         Ok(sandbox)
@@ -232,8 +236,9 @@ impl PathSandbox {
         self.read_only_ids.binary_search(&id).is_ok()
     }
 
-    /// A blocked path that no longer names what it named when the sandbox was built (it was
-    /// moved, replaced or removed), if any: then hiding it by name would hide the wrong thing.
+    /// A blocked directory inside a root that no longer names what it named when the sandbox
+    /// was built (it was moved, replaced or removed), if any: then hiding it by name would
+    /// hide the wrong thing.
     pub fn moved_blocked(&self) -> Option<&Path> {
         self.blocked_at_start
             .iter()
