@@ -52,9 +52,11 @@
 //!
 //! Security model, in layers: every path a tool touches is resolved physically and checked
 //! ([`PathSandbox`]), then opened without following symlinks below its root ([`safe_fs`]);
-//! `run_shell` commands run under Landlock and seccomp on Linux ([`shell`]), and refuse to
-//! run when that cannot be enforced unless the user opted out. `blocked_commands` is a guard
-//! against accidents, not a boundary.
+//! blocked and read-only paths (`.git`, `.ybs`) are also recognised by identity
+//! ([`protected`]); `run_shell` commands run in namespaces, under resource limits, without
+//! capabilities, under Landlock and seccomp on Linux ([`shell`]), and refuse to run when
+//! Landlock or seccomp cannot be enforced unless the user opted out. `blocked_commands` is a
+//! guard against accidents, not a boundary. `SECURITY.md` in this crate has the threat model.
 
 pub mod bb7_edit;
 pub mod builtins;
@@ -63,6 +65,7 @@ pub mod error;
 pub mod external;
 pub mod path_sandbox;
 pub mod process;
+pub mod protected;
 pub mod registry;
 pub mod safe_fs;
 pub mod schema;
@@ -78,6 +81,6 @@ pub use external::{
 pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
-pub use shell::{ShellError, ShellPolicy, ShellSandboxError};
+pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
 pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;

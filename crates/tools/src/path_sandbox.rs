@@ -12,6 +12,8 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::protected::{CREDENTIAL_PATHS, FileId, ids_of, read_only_paths};
+
 /// The longest path, in bytes, the sandbox accepts (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
 
@@ -74,6 +76,18 @@ pub enum SandboxError {
         /// Why.
         message: String,
     },
+    /// The path lies in a read-only part of a root (`.git`, `.ybs`).
+    #[error(
+        "access denied: `{path}` resolves to `{resolved}`, which is inside `{protected}`, read-only for the tools (git runs hooks and config from there with your full rights); change it yourself outside ybs"
+    )]
+    ReadOnly {
+        /// The path as given.
+        path: String,
+        /// Where it resolves to.
+        resolved: String,
+        /// The read-only path it falls in.
+        protected: String,
+    },
     /// An allowed root given at construction is unusable.
     #[error(
         "allowed directory `{root}` cannot be used: {message}; create it or fix the configuration"
@@ -86,11 +100,16 @@ pub enum SandboxError {
     },
 }
 
-/// Allowed roots and blocked paths, both resolved physically at construction.
+/// Allowed roots, blocked paths and read-only paths, all resolved physically at
+/// construction; the blocked and read-only ones that exist are also remembered by identity.
 #[derive(Debug, Clone)]
 pub struct PathSandbox {
     roots: Vec<PathBuf>,
     blocked: Vec<PathBuf>,
+    read_only: Vec<PathBuf>,
+    blocked_ids: Vec<FileId>,
+    read_only_ids: Vec<FileId>,
+    blocked_at_start: Vec<(PathBuf, FileId)>,
     home: Option<PathBuf>,
 }
 
@@ -107,7 +126,9 @@ impl PathSandbox {
         Self::with_home(roots, blocked, std::env::var_os("HOME").map(PathBuf::from))
     }
 
-    /// A sandbox with an explicit home directory for `~` expansion.
+    /// A sandbox with an explicit home directory for `~` expansion. The credential files of
+    /// [`CREDENTIAL_PATHS`](crate::protected::CREDENTIAL_PATHS) in that home are blocked too,
+    /// and each root's `.git` and `.ybs` are read-only.
     pub fn with_home<R, B>(
         roots: R,
         blocked: B,
@@ -126,6 +147,10 @@ impl PathSandbox {
         let mut sandbox = PathSandbox {
             roots: Vec::new(),
             blocked: Vec::new(),
+            read_only: Vec::new(),
+            blocked_ids: Vec::new(),
+            read_only_ids: Vec::new(),
+            blocked_at_start: Vec::new(),
             home,
         };
         for root in roots {
@@ -157,6 +182,31 @@ impl PathSandbox {
             }
             sandbox.blocked.push(physical);
         }
+        if let Some(home) = sandbox.home.clone() {
+            for name in CREDENTIAL_PATHS {
+                if let Ok(physical) = resolve_physical(&cwd.join(&home).join(name)) {
+                    if !sandbox.blocked.contains(&physical) {
+                        sandbox.blocked.push(physical);
+                    }
+                }
+            }
+        }
+        for root in &sandbox.roots {
+            for path in read_only_paths(root) {
+                if !sandbox.read_only.contains(&path) {
+                    sandbox.read_only.push(path);
+                }
+            }
+        }
+        sandbox.blocked_ids = ids_of(&sandbox.blocked);
+        sandbox.read_only_ids = ids_of(&sandbox.read_only);
+        // Only directories inside a root can be moved by the model (by renaming a parent);
+        // files and paths outside are rewritten by their programs and stay hidden by name.
+        sandbox.blocked_at_start = (sandbox.blocked.iter())
+            .filter(|p| sandbox.root_of(p).is_some_and(|r| r != p.as_path()))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            .filter_map(|p| Some((p.clone(), FileId::of_no_follow(p)?)))
+            .collect();
         Ok(sandbox)
     }
 
@@ -168,6 +218,46 @@ impl PathSandbox {
     /// The blocked paths, resolved.
     pub fn blocked(&self) -> &[PathBuf] {
         &self.blocked
+    }
+
+    /// The paths that tools and commands may read but not change: each root's `.git` (with
+    /// a worktree's git directories) and `.ybs`.
+    pub fn read_only(&self) -> &[PathBuf] {
+        &self.read_only
+    }
+
+    /// Whether `id` is the identity a blocked path had when the sandbox was built.
+    pub fn is_blocked_id(&self, id: FileId) -> bool {
+        self.blocked_ids.binary_search(&id).is_ok()
+    }
+
+    /// Whether `id` is the identity a read-only path had when the sandbox was built.
+    pub fn is_read_only_id(&self, id: FileId) -> bool {
+        self.read_only_ids.binary_search(&id).is_ok()
+    }
+
+    /// A blocked directory inside a root that no longer names what it named when the sandbox
+    /// was built (it was moved, replaced or removed), if any: then hiding it by name would
+    /// hide the wrong thing.
+    pub fn moved_blocked(&self) -> Option<&Path> {
+        self.blocked_at_start
+            .iter()
+            .find(|(path, id)| FileId::of_no_follow(path) != Some(*id))
+            .map(|(path, _)| path.as_path())
+    }
+
+    /// Checks that a resolved path may be written: allowed by [`check`](Self::check) and
+    /// outside every read-only path.
+    pub fn check_write(&self, original: &str, resolved: &Path) -> Result<(), SandboxError> {
+        self.check(original, resolved)?;
+        if let Some(protected) = self.read_only.iter().find(|p| resolved.starts_with(p)) {
+            return Err(SandboxError::ReadOnly {
+                path: original.to_string(),
+                resolved: resolved.display().to_string(),
+                protected: protected.display().to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The home directory used for `~`.

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use crate::path_sandbox::PathSandbox;
+use crate::protected::FileId;
 
 /// The most bytes read into memory for one file.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -56,6 +57,9 @@ pub enum SafeFsError {
         /// Its size.
         size: u64,
     },
+    /// The sandbox refused the path (a blocked or read-only path, possibly under another name).
+    #[error("{0}")]
+    Refused(String),
     /// The file does not exist.
     #[error("`{0}` does not exist")]
     NotFound(String),
@@ -127,50 +131,36 @@ impl<'a> Reader<'a> {
         Ok(bytes)
     }
 
-    /// Opens a file for reading without following any symlink below its root. On Linux one
-    /// `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` from the open root does it; elsewhere
-    /// (or on kernels before 5.6) the directories are walked one by one.
+    /// Opens a file for reading without following any symlink below its root: the
+    /// directories are walked one by one from the open root with no-follow opens, and each
+    /// one, and the file, is checked by identity against the blocked set. A directory swapped
+    /// or renamed between the path check and the open is then caught by what it is.
     fn open(&mut self, resolved: &Path) -> Result<OwnedFd, SafeFsError> {
-        #[cfg(target_os = "linux")]
-        {
-            use rustix::fs::ResolveFlags;
-            let shown = || resolved.display().to_string();
-            let root = self
-                .sandbox
-                .root_of(resolved)
-                .ok_or_else(|| SafeFsError::NotInRoot(shown()))?;
-            let relative = resolved
-                .strip_prefix(root)
-                .map_err(|_| SafeFsError::NotInRoot(shown()))?;
-            let index = match self.roots.iter().position(|(r, _)| r == root) {
-                Some(index) => index,
-                None => {
-                    let flags =
-                        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-                    let fd = rustix::fs::open(root, flags, Mode::empty())
-                        .map_err(|e| errno_error(e, &shown()))?;
-                    self.roots.push((root.to_path_buf(), fd));
-                    self.roots.len() - 1
-                }
-            };
-            match rustix::fs::openat2(
-                &self.roots[index].1,
-                relative,
-                READ_FLAGS,
-                Mode::empty(),
-                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
-            ) {
-                Ok(fd) => return Ok(fd),
-                // Not supported here: fall back to the walk.
-                Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => {}
-                Err(rustix::io::Errno::XDEV) => return Err(SafeFsError::SymlinkRace(shown())),
-                Err(e) => return Err(errno_error(e, &shown())),
+        let shown = || resolved.display().to_string();
+        let root = self
+            .sandbox
+            .root_of(resolved)
+            .ok_or_else(|| SafeFsError::NotInRoot(shown()))?;
+        let index = match self.roots.iter().position(|(r, _)| r == root) {
+            Some(index) => index,
+            None => {
+                let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty())
+                    .map_err(|e| errno_error(e, &shown()))?;
+                self.roots.push((root.to_path_buf(), fd));
+                self.roots.len() - 1
             }
-        }
-        let shown = resolved.display().to_string();
-        let (parent, name) = open_parent(self.sandbox, resolved, false)?;
-        rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty())
-            .map_err(|e| errno_error(e, &shown))
+        };
+        let walk = Walk {
+            sandbox: self.sandbox,
+            resolved,
+            create: false,
+            write: false,
+        };
+        let (parent, name) = walk.parent(&self.roots[index].1, root)?;
+        let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty())
+            .map_err(|e| errno_error(e, &shown()))?;
+        walk.check_fd(&fd)?;
+        Ok(fd)
     }
 }
 
@@ -188,7 +178,24 @@ pub fn write_atomic(
     bytes: &[u8],
 ) -> Result<(), SafeFsError> {
     let shown = resolved.display().to_string();
-    let (parent, name) = open_parent(sandbox, resolved, true)?;
+    sandbox
+        .check_write(&shown, resolved)
+        .map_err(|e| SafeFsError::Refused(e.to_string()))?;
+    let walk = Walk {
+        sandbox,
+        resolved,
+        create: true,
+        write: true,
+    };
+    let root = sandbox
+        .root_of(resolved)
+        .ok_or_else(|| SafeFsError::NotInRoot(shown.clone()))?;
+    let root_fd =
+        rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| errno_error(e, &shown))?;
+    let (parent, name) = walk.parent(&root_fd, root)?;
+    if let Ok(stat) = rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
+        walk.check_id(FileId::from_stat(&stat))?;
+    }
     let mode = match rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
             FileType::Directory => return Err(SafeFsError::IsADirectory(shown)),
@@ -225,39 +232,76 @@ pub fn write_atomic(
     Ok(())
 }
 
-/// Opens the directory containing `resolved`, walking from its root with no-follow opens,
-/// and returns it with the final name.
-fn open_parent<'a>(
-    sandbox: &PathSandbox,
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+/// A walk from a root to the directory holding `resolved`, one no-follow open at a time,
+/// checking each directory's identity.
+struct Walk<'a> {
+    sandbox: &'a PathSandbox,
     resolved: &'a Path,
+    /// Create missing directories on the way.
     create: bool,
-) -> Result<(OwnedFd, &'a OsStr), SafeFsError> {
-    let shown = resolved.display().to_string();
-    let root = sandbox
-        .root_of(resolved)
-        .ok_or_else(|| SafeFsError::NotInRoot(shown.clone()))?;
-    let relative = resolved
-        .strip_prefix(root)
-        .map_err(|_| SafeFsError::NotInRoot(shown.clone()))?;
-    let name = relative
-        .file_name()
-        .ok_or_else(|| SafeFsError::IsADirectory(shown.clone()))?;
-    let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let mut dir =
-        rustix::fs::open(root, dir_flags, Mode::empty()).map_err(|e| errno_error(e, &shown))?;
-    if let Some(parent) = relative.parent() {
+    /// The walk is for a write: read-only directories (`.git`, `.ybs`) are refused too.
+    write: bool,
+}
+
+impl<'a> Walk<'a> {
+    fn shown(&self) -> String {
+        self.resolved.display().to_string()
+    }
+
+    /// Refuses an identity that was blocked (or, for a write, read-only) at start.
+    fn check_id(&self, id: FileId) -> Result<(), SafeFsError> {
+        if self.sandbox.is_blocked_id(id) {
+            return Err(SafeFsError::Refused(format!(
+                "access denied: `{}` is (or is inside) a blocked path that was renamed or swapped; blocked paths are recognised by identity",
+                self.shown()
+            )));
+        }
+        if self.write && self.sandbox.is_read_only_id(id) {
+            return Err(SafeFsError::Refused(format!(
+                "access denied: `{}` is inside a read-only directory (`.git` or `.ybs`) reached under another name",
+                self.shown()
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_fd(&self, fd: &OwnedFd) -> Result<(), SafeFsError> {
+        let stat = rustix::fs::fstat(fd).map_err(|e| io_error(e.into(), &self.shown()))?;
+        self.check_id(FileId::from_stat(&stat))
+    }
+
+    /// Opens the directory containing `resolved`, starting at `root_fd` (the open `root`),
+    /// and returns it with the final name.
+    fn parent(&self, root_fd: &OwnedFd, root: &Path) -> Result<(OwnedFd, &'a OsStr), SafeFsError> {
+        let shown = self.shown();
+        let relative = self
+            .resolved
+            .strip_prefix(root)
+            .map_err(|_| SafeFsError::NotInRoot(shown.clone()))?;
+        let name = relative
+            .file_name()
+            .ok_or_else(|| SafeFsError::IsADirectory(shown.clone()))?;
+        let mut dir = rustix::io::dup(root_fd).map_err(|e| io_error(e.into(), &shown))?;
+        let Some(parent) = relative.parent() else {
+            return Ok((dir, name));
+        };
         for component in parent.components() {
             let Component::Normal(part) = component else {
                 return Err(SafeFsError::NotInRoot(shown));
             };
-            let next = match rustix::fs::openat(&dir, part, dir_flags, Mode::empty()) {
+            let next = match rustix::fs::openat(&dir, part, DIR_FLAGS, Mode::empty()) {
                 Ok(fd) => fd,
-                Err(rustix::io::Errno::NOENT) if create => {
+                Err(rustix::io::Errno::NOENT) if self.create => {
                     match rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o755)) {
                         Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                         Err(e) => return Err(io_error(e.into(), &shown)),
                     }
-                    rustix::fs::openat(&dir, part, dir_flags, Mode::empty())
+                    rustix::fs::openat(&dir, part, DIR_FLAGS, Mode::empty())
                         .map_err(|e| errno_error(e, &shown))?
                 }
                 Err(e @ (rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR)) => {
@@ -272,10 +316,11 @@ fn open_parent<'a>(
                 }
                 Err(e) => return Err(errno_error(e, &shown)),
             };
+            self.check_fd(&next)?;
             dir = next;
         }
+        Ok((dir, name))
     }
-    Ok((dir, name))
 }
 
 fn temp_name(name: &OsStr) -> String {

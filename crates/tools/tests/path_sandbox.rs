@@ -54,9 +54,13 @@ fn resolves_inside_paths_physically() {
         s.root
     );
     assert_eq!(s.sandbox.roots(), std::slice::from_ref(&s.root));
+    // The configured ones first, then the credential files of the home directory.
     assert_eq!(
-        s.sandbox.blocked(),
+        s.sandbox.blocked()[..2],
         [s.base.join("home/.ssh"), s.root.join("secrets")]
+    );
+    assert!(
+        (s.sandbox.blocked().iter()).any(|b| *b == s.base.join("home/.cargo/credentials.toml"))
     );
 }
 

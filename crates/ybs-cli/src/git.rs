@@ -182,7 +182,15 @@ impl Git {
     }
 
     fn output_with(&self, dir: &Path, args: &[&str], paths: &[String]) -> Result<Output, GitError> {
+        // Whatever the repository's config says, run no hook and no fsmonitor program: the
+        // model's commands could have planted them, and these calls run unsandboxed.
         Command::new("git")
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "core.fsmonitor=false",
+            ])
             .arg("-C")
             .arg(dir)
             .args(args)

@@ -49,6 +49,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         config.llm.provider,
         config.llm.model
     );
+    if agent.registry.is_enabled("run_shell") && !cli.options.dry_run {
+        let context = &agent.tool_context;
+        let status = ybs_tools::shell::status::status(&context.shell, &context.sandbox);
+        let _ = writeln!(out, "{}", status.banner());
+    }
     loop {
         let text = match read_message(&mut editor) {
             Ok(Some(text)) => text,

@@ -135,6 +135,23 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
     if let Some(seconds) = config.tools.builtin.run_shell.timeout_seconds {
         shell.default_timeout = Duration::from_secs(seconds);
     }
+    shell.env = safety.shell_env.clone();
+    if let Some(limits) = &config.tools.builtin.run_shell.limits {
+        // A missing key keeps the default; 0 removes the limit.
+        let set = |value: Option<u64>, scale: u64, default: Option<u64>| match value {
+            None => default,
+            Some(0) => None,
+            Some(n) => Some(n.saturating_mul(scale)),
+        };
+        const MIB: u64 = 1024 * 1024;
+        let default = &shell.limits;
+        shell.limits = ybs_tools::ShellLimits {
+            max_processes: set(limits.max_processes, 1, default.max_processes),
+            max_memory_bytes: set(limits.max_memory_mb, MIB, default.max_memory_bytes),
+            max_file_bytes: set(limits.max_file_size_mb, MIB, default.max_file_bytes),
+            max_core_bytes: default.max_core_bytes,
+        };
+    }
     let mut context = ToolContext::new(sandbox, shell)?;
     if context.set_working_dir(&around.cwd).is_err() {
         // The project directory is outside the allowed paths: start at the first root.

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::{positive, spec};
+use crate::protected::FileId;
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 
 /// The `list_files` tool (spec 3.4).
@@ -109,6 +110,10 @@ pub(crate) fn walker(base: &Path, sandbox: &PathSandbox) -> ignore::WalkParallel
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(move |entry| entry.file_name() != ".git" && !sandbox.is_blocked(entry.path()))
+        .filter_entry(move |entry| {
+            entry.file_name() != ".git"
+                && !sandbox.is_blocked(entry.path())
+                && !(entry.metadata()).is_ok_and(|m| sandbox.is_blocked_id(FileId::from_meta(&m)))
+        })
         .build_parallel()
 }

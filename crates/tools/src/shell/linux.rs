@@ -1,65 +1,43 @@
-//! The Linux shell sandbox: Landlock for the file system and TCP, a seccomp filter for every
-//! other way onto the network, both applied to the child only.
+//! The Linux shell sandbox, in layers applied to the child only (see [`super::child`]):
+//! namespaces ([`super::namespaces`]), resource limits, no inherited descriptors, no
+//! capabilities, Landlock for the file system, TCP and signals, and seccomp
+//! ([`super::seccomp`]).
 //!
-//! Everything that allocates (opening the rule paths, building the ruleset, compiling the BPF
-//! program) happens in the parent. The child, between `fork` and `exec`, only makes system
-//! calls: `setpgid`, `prctl(PR_SET_NO_NEW_PRIVS)`, `landlock_restrict_self` and `seccomp`.
+//! What Landlock lets the command do:
+//! - read and execute the system (`/usr`, `/bin`, `/sbin`, `/lib*`, `/opt`, `/sys`,
+//!   `/nix/store`, `/proc`, and `/etc` without its secrets such as `/etc/shadow`) and the
+//!   toolchains in the home directory (`~/.cargo`, `~/.rustup`) without their credentials;
+//! - in `/dev`, list the names and use only `null`, `zero`, `full`, `random`, `urandom`,
+//!   `tty` and, when the mount namespace gives it a private one, `shm`;
+//! - read and write the allowed roots and its private temp dir;
+//! - nothing else: the rest of the home directory, other projects and `/tmp` stay out;
+//! - no signals to processes outside the sandbox and no abstract unix sockets (scopes, ABI 6).
 //!
-//! What the child may do:
-//! - read and execute the system (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc`, `/opt`, `/proc`,
-//!   `/dev`, `/sys`, `/nix/store`) and the toolchains in the home directory (`~/.cargo`,
-//!   `~/.rustup`) when they exist;
-//! - read and write the allowed roots, its private temp dir and `/dev/null`;
-//! - nothing else: the rest of the home directory, other projects and `/tmp` are invisible;
-//! - no signals to processes outside the sandbox and no abstract unix sockets (Landlock
-//!   scopes, ABI 6, best effort).
-//!
-//! Blocked paths inside an allowed root are hidden by mounts in a private mount namespace
-//! ([`super::mount_ns`]): they look empty and read-only to the command. Blocked paths
-//! elsewhere (inside the system or toolchain directories), or inside a root when namespaces
-//! are not available, are carved out of the rules instead: the directories on the way to a
-//! blocked path get only `READ_DIR` (their names can be listed, nothing written), and every
-//! sibling gets the full rights. A consequence of the carve-out: no new entries can be
-//! created directly in a directory that contains a blocked path.
-//!
-//! The seccomp filter returns `EPERM` for `socket` with a domain other than `AF_UNIX`, for
-//! `connect`, `bind`, `listen`, `accept`, `accept4`, `sendto`, `sendmsg`, `sendmmsg`, for
-//! `io_uring_setup` (io_uring can connect without those calls), for `setsid`/`setpgid`
-//! (so nothing leaves the process group that the timeout kills), and for path-based
-//! `truncate` (which Landlock only controls from ABI 3; `ftruncate` on a file opened for
-//! writing still works).
+//! Blocked paths and `.git`/`.ybs` are enforced by mounts when the mount namespace is
+//! available. Otherwise they are carved out of the Landlock rules: the directories on the
+//! way to such a path get only `READ_DIR`, every sibling the full rights, a read-only path
+//! only the read rights, and a blocked path nothing. A consequence of the carve-out: no new
+//! entries can be created directly in a directory that contains a blocked path.
 
-use std::collections::BTreeMap;
-use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope,
-};
-use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 
-use super::ShellSandboxError;
-use super::mount_ns::{self, Hide};
+use super::child::{self, ChildPlan};
+use super::namespaces::{self, Layout, Plan};
+use super::{ShellLimits, ShellSandboxError, seccomp};
 
 /// The Landlock ABI whose rights we ask for (best effort above ABI 1).
 const TARGET_ABI: ABI = ABI::V5;
 
-/// `errno` values the child reports through `spawn` when a step fails; rare codes so they
-/// are not confused with the `exec` errors (`ENOENT`, `EACCES`, ...).
-const LANDLOCK_FAILED: i32 = libc::ENOTRECOVERABLE;
-const LANDLOCK_NOT_ENFORCED: i32 = libc::EOWNERDEAD;
-const SECCOMP_FAILED: i32 = libc::ENOTUNIQ;
-const SETPGID_FAILED: i32 = libc::EBADSLT;
-const HIDE_FAILED: i32 = libc::EREMCHG;
-
 /// The system directories the child may read and execute.
-const SYSTEM_READ: [&str; 13] = [
+const SYSTEM_READ: [&str; 12] = [
     "/usr",
     "/bin",
     "/sbin",
@@ -70,25 +48,78 @@ const SYSTEM_READ: [&str; 13] = [
     "/etc",
     "/opt",
     "/proc",
-    "/dev",
     "/sys",
     "/nix/store",
 ];
 
-/// A sandbox ready to be applied to one child.
-pub(crate) struct Prepared {
-    ruleset: RulesetCreated,
-    filter: BpfProgram,
-    hide: Option<Hide>,
+/// Files of `/etc` that hold secrets (password hashes, host keys, sudo rules): never granted.
+pub(crate) const ETC_SECRETS: [&str; 9] = [
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/sudoers.d",
+    "/etc/ssh",
+    "/etc/ssl/private",
+    "/etc/security/opasswd",
+];
+
+/// The device nodes a command may read and write.
+const DEVICES: [&str; 6] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+];
+
+/// What one sandboxed command may touch.
+pub(crate) struct Grants<'a> {
+    /// Read-write: the roots and the command's temp dir.
+    pub writable: &'a [PathBuf],
+    /// Read-only besides the system (the toolchains, a worktree's git directories).
+    pub readable: &'a [PathBuf],
+    /// Never readable.
+    pub blocked: &'a [PathBuf],
+    /// Inside the writable ones, readable but not writable (`.git`, `.ybs`).
+    pub read_only: &'a [PathBuf],
 }
 
-/// Builds the ruleset and the filter for a child that may write `writable` (the roots and its
-/// temp dir) and read `readable` besides the system, with `blocked` carved out.
+/// Builds everything the child will apply to itself.
 pub(crate) fn prepare(
-    writable: &[PathBuf],
-    readable: &[PathBuf],
-    blocked: &[PathBuf],
-) -> Result<Prepared, ShellSandboxError> {
+    access: &Grants<'_>,
+    limits: &ShellLimits,
+) -> Result<ChildPlan, ShellSandboxError> {
+    let support = namespaces::support();
+    let namespaces = match support.mount {
+        Ok(()) => Plan::new(
+            &Layout {
+                writable: access.writable,
+                blocked: access.blocked,
+                read_only: access.read_only,
+            },
+            support.pid.is_ok(),
+        ),
+        Err(_) => None,
+    };
+    let mounted = namespaces.is_some();
+    let private_shm = mounted && Path::new("/dev/shm").is_dir();
+    let private_proc = namespaces.as_ref().is_some_and(|plan| plan.pid);
+
+    // With the mounts, blocked paths and read-only ones are enforced by them, and the roots
+    // keep all their rights; the carve-out is kept for the blocked paths outside the roots
+    // (it costs nothing there) and for /etc's secrets.
+    let mut blocked: Vec<PathBuf> = access
+        .blocked
+        .iter()
+        .filter(|b| !mounted || !access.writable.iter().any(|w| b.starts_with(w)))
+        .cloned()
+        .collect();
+    blocked.extend(ETC_SECRETS.iter().map(PathBuf::from));
+    let read_only: &[PathBuf] = if mounted { &[] } else { access.read_only };
+
     let landlock_error = |e: landlock::RulesetError| {
         ShellSandboxError::Unavailable(format!("Landlock is not available on this kernel ({e})"))
     };
@@ -108,36 +139,34 @@ pub(crate) fn prepare(
         .create()
         .map_err(landlock_error)?;
 
-    // Blocked paths inside the roots are hidden by mounts when namespaces are available; then
-    // the roots keep all their rights. Otherwise they are left out of the Landlock rules.
-    let inside = mount_ns::blocked_inside(writable, blocked);
-    let hide = if inside.is_empty() || !mount_ns::available() {
-        None
-    } else {
-        Hide::new(&inside)
+    let carve = Carve {
+        blocked: &blocked,
+        read_only,
+        read,
     };
-    let blocked: Vec<PathBuf> = match &hide {
-        Some(_) => blocked
-            .iter()
-            .filter(|b| !inside.iter().any(|(hidden, _)| b.starts_with(hidden)))
-            .cloned()
-            .collect(),
-        None => blocked.to_vec(),
-    };
-    let blocked = blocked.as_slice();
-
     let mut grants = Vec::new();
     for path in SYSTEM_READ
         .iter()
+        .filter(|p| !private_proc || **p != "/proc")
         .map(PathBuf::from)
-        .chain(readable.iter().cloned())
+        .chain(access.readable.iter().cloned())
     {
-        grant(&mut grants, &path, read, blocked);
+        grant(&mut grants, &path, read, &carve);
     }
-    for path in writable {
-        grant(&mut grants, path, all, blocked);
+    for path in access.writable {
+        grant(&mut grants, path, all, &carve);
     }
-    grants.push((PathBuf::from("/dev/null"), all));
+    grants.push((PathBuf::from("/dev"), BitFlags::from(AccessFs::ReadDir)));
+    for device in DEVICES {
+        grants.push((PathBuf::from(device), all));
+    }
+    let mut late_rules = Vec::new();
+    if private_shm {
+        late_rules.push((c"/dev/shm".to_owned(), all));
+    }
+    if private_proc {
+        late_rules.push((c"/proc".to_owned(), read));
+    }
 
     let mut ruleset = ruleset;
     for (path, access) in grants {
@@ -153,25 +182,47 @@ pub(crate) fn prepare(
             .add_rule(PathBeneath::new(fd, access))
             .map_err(|e| ShellSandboxError::Rules(format!("`{}`: {e}", path.display())))?;
     }
-    Ok(Prepared {
-        ruleset,
-        filter: seccomp_filter()?,
-        hide,
+    let euid_root = rustix::process::geteuid().is_root();
+    Ok(ChildPlan {
+        privileged: mounted || euid_root,
+        namespaces,
+        limits: limits.rlimits(),
+        last_cap: child::last_cap(),
+        ruleset: Some(ruleset),
+        filters: seccomp::filters(!mounted)?,
+        cwd: None,
+        late_rules,
+        cgroup: None,
     })
 }
 
-/// Adds `path` with `access`, or, when a blocked path lies inside it, `READ_DIR` on it and
-/// the grant recursively on its entries (symlinks skipped: a rule on one would follow it).
+/// What [`grant`] leaves out or narrows.
+struct Carve<'a> {
+    blocked: &'a [PathBuf],
+    read_only: &'a [PathBuf],
+    read: BitFlags<AccessFs>,
+}
+
+/// Adds `path` with `access`, or, when a blocked path (or, for write access, a read-only
+/// one) lies inside it, `READ_DIR` on it and the grant recursively on its entries
+/// (symlinks skipped: a rule on one would follow it).
 fn grant(
     grants: &mut Vec<(PathBuf, BitFlags<AccessFs>)>,
     path: &Path,
     access: BitFlags<AccessFs>,
-    blocked: &[PathBuf],
+    carve: &Carve<'_>,
 ) {
-    if blocked.iter().any(|b| path.starts_with(b)) || !path.exists() {
+    if carve.blocked.iter().any(|b| path.starts_with(b)) || !path.exists() {
         return;
     }
-    let inside = blocked.iter().any(|b| b.starts_with(path));
+    let access = if carve.read_only.iter().any(|r| path.starts_with(r)) {
+        access & carve.read
+    } else {
+        access
+    };
+    let writes = access != access & carve.read;
+    let inside = carve.blocked.iter().any(|b| b.starts_with(path))
+        || (writes && carve.read_only.iter().any(|r| r.starts_with(path)));
     if !inside {
         grants.push((path.to_path_buf(), access));
         return;
@@ -184,103 +235,29 @@ fn grant(
     };
     for entry in entries.flatten() {
         if entry.file_type().is_ok_and(|t| !t.is_symlink()) {
-            grant(grants, &entry.path(), access, blocked);
+            grant(grants, &entry.path(), access, carve);
         }
     }
 }
 
-fn seccomp_filter() -> Result<BpfProgram, ShellSandboxError> {
-    let error = |e: seccompiler::BackendError| ShellSandboxError::Seccomp(e.to_string());
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for syscall in [
-        libc::SYS_connect,
-        libc::SYS_bind,
-        libc::SYS_listen,
-        libc::SYS_accept,
-        libc::SYS_accept4,
-        libc::SYS_sendto,
-        libc::SYS_sendmsg,
-        libc::SYS_sendmmsg,
-        libc::SYS_io_uring_setup,
-        libc::SYS_setsid,
-        libc::SYS_setpgid,
-        libc::SYS_truncate,
-    ] {
-        rules.insert(syscall, Vec::new());
-    }
-    let not_unix = SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        u64::try_from(libc::AF_UNIX).unwrap_or(1),
-    )
-    .map_err(error)?;
-    rules.insert(
-        libc::SYS_socket,
-        vec![SeccompRule::new(vec![not_unix]).map_err(error)?],
-    );
-    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
-        ShellSandboxError::Seccomp(format!("unsupported architecture for seccomp: {e}"))
-    })?;
-    let filter = SeccompFilter::new(
-        rules,
-        SeccompAction::Allow,
-        SeccompAction::Errno(u32::try_from(libc::EPERM).unwrap_or(1)),
-        arch,
-    )
-    .map_err(error)?;
-    filter
-        .try_into()
-        .map_err(|e: seccompiler::BackendError| ShellSandboxError::Seccomp(e.to_string()))
-}
-
-/// Makes the child start its own process group, then restrict itself, just before `exec`.
-pub(crate) fn apply(command: &mut Command, prepared: Prepared) {
-    let mut ruleset = Some(prepared.ruleset);
-    let filter = prepared.filter;
-    let hide = prepared.hide;
-    let child_setup = move || -> io::Result<()> {
-        rustix::process::setpgid(None, None)
-            .map_err(|_| io::Error::from_raw_os_error(SETPGID_FAILED))?;
-        if let Some(hide) = &hide {
-            hide.apply()
-                .map_err(|_| io::Error::from_raw_os_error(HIDE_FAILED))?;
-        }
-        let ruleset = ruleset
-            .take()
-            .ok_or_else(|| io::Error::from_raw_os_error(LANDLOCK_FAILED))?;
-        let status = ruleset
-            .restrict_self()
-            .map_err(|_| io::Error::from_raw_os_error(LANDLOCK_FAILED))?;
-        if status.ruleset == RulesetStatus::NotEnforced {
-            return Err(io::Error::from_raw_os_error(LANDLOCK_NOT_ENFORCED));
-        }
-        seccompiler::apply_filter(&filter).map_err(|_| io::Error::from_raw_os_error(SECCOMP_FAILED))
-    };
+/// Makes the child apply `plan` to itself just before `exec`, in `cwd`.
+pub(crate) fn apply(command: &mut Command, plan: ChildPlan, cwd: &Path) {
+    let mut plan = plan;
+    plan.cwd = std::ffi::CString::new(cwd.as_os_str().as_bytes()).ok();
+    command.current_dir(cwd);
     // SAFETY: the closure runs in the forked child before exec. It only makes system calls
-    // (setpgid, unshare, mount, writes to /proc/self, prctl, landlock_restrict_self, seccomp)
-    // on data prepared before the fork, and
-    // builds errors with `from_raw_os_error`, which does not allocate. Dropping the ruleset
-    // closes its file descriptor, which is async-signal-safe.
+    // on data prepared before the fork (see `child`), and builds errors with
+    // `from_raw_os_error`, which does not allocate. Dropping the ruleset closes its file
+    // descriptor, which is async-signal-safe.
     #[allow(unsafe_code)]
     unsafe {
-        command.pre_exec(child_setup);
+        command.pre_exec(move || plan.apply());
     }
 }
 
 /// Turns a spawn error into the sandbox failure it reports, if it is one.
-pub(crate) fn explain_spawn_error(error: &io::Error) -> Option<ShellSandboxError> {
-    let reason = match error.raw_os_error()? {
-        LANDLOCK_FAILED => {
-            "Landlock could not restrict the command (landlock_restrict_self failed)"
-        }
-        LANDLOCK_NOT_ENFORCED => "the kernel did not enforce the Landlock ruleset",
-        SECCOMP_FAILED => "the seccomp network filter could not be installed",
-        SETPGID_FAILED => "the command could not be started in its own process group",
-        HIDE_FAILED => "the blocked paths inside the allowed directories could not be hidden",
-        _ => return None,
-    };
-    Some(ShellSandboxError::Unavailable(reason.to_string()))
+pub(crate) fn explain_spawn_error(error: &std::io::Error) -> Option<ShellSandboxError> {
+    child::describe(error).map(|(_, why)| ShellSandboxError::Unavailable(why))
 }
 
 #[cfg(test)]
@@ -299,7 +276,14 @@ mod tests {
         std::os::unix::fs::symlink("/etc", root.join("a/link")).unwrap();
         let all = AccessFs::from_all(TARGET_ABI);
         let mut grants = Vec::new();
-        grant(&mut grants, &root, all, &[root.join("a/secret")]);
+        let blocked = [root.join("a/secret")];
+        let read = AccessFs::from_read(TARGET_ABI);
+        let carve = Carve {
+            blocked: &blocked,
+            read_only: &[],
+            read,
+        };
+        grant(&mut grants, &root, all, &carve);
         grants.sort_by(|x, y| x.0.cmp(&y.0));
         let read_dir = BitFlags::from(AccessFs::ReadDir);
         assert_eq!(
@@ -320,10 +304,22 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let read = AccessFs::from_read(TARGET_ABI);
         let mut grants = Vec::new();
-        grant(&mut grants, &root, read, &[PathBuf::from("/elsewhere")]);
+        let elsewhere = [PathBuf::from("/elsewhere")];
+        let carve = Carve {
+            blocked: &elsewhere,
+            read_only: &[],
+            read,
+        };
+        grant(&mut grants, &root, read, &carve);
         assert_eq!(grants, vec![(root.clone(), read)]);
         let mut none = Vec::new();
-        grant(&mut none, &root, read, std::slice::from_ref(&root));
+        let itself = [root.clone()];
+        let carve = Carve {
+            blocked: &itself,
+            read_only: &[],
+            read,
+        };
+        grant(&mut none, &root, read, &carve);
         assert!(none.is_empty());
     }
 }

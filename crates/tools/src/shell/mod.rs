@@ -1,24 +1,35 @@
 //! Running shell commands for `run_shell`: blocked commands refused first, then `/bin/sh -c`
 //! in its own process group with a timeout, sandboxed unless the user opted out.
 //!
-//! On Linux the sandbox is Landlock plus seccomp, with blocked paths inside the roots hidden
-//! by a private mount namespace (`linux`, `mount_ns`); on macOS it is `sandbox-exec`
-//! (`macos`, untested). When the sandbox is enabled but cannot be enforced, the command is
-//! not run and the error says so; it never silently runs unsandboxed. [`probe`] checks this
-//! up front.
+//! On Linux the sandbox is layered (`linux`): user, mount and PID namespaces
+//! (`namespaces`), resource limits, no inherited descriptors, no capabilities, Landlock and
+//! seccomp (`seccomp`), all applied by the child to itself (`child`). On macOS it is
+//! `sandbox-exec` (`macos`, untested). When the sandbox is enabled but Landlock or seccomp
+//! cannot be enforced, the command is not run and the error says so; it never silently runs
+//! unsandboxed. A layer that is only a hardening (the namespaces) degrades to Landlock and
+//! seccomp alone, and [`status`] says so, for the banner. `crates/tools/SECURITY.md` has the
+//! threat model.
 //!
 //! Every command gets a private temp dir (`TMPDIR`, removed afterwards) and an environment
-//! without variables whose names look like secrets (`*KEY*`, `*TOKEN*`, `*SECRET*`, ...).
-//! Sandboxed, its `HOME` is that temp dir. Unsandboxed (`--no-sandbox`), a command can still
-//! leave its process group with `setsid` and outlive the timeout; sandboxed it cannot.
+//! from an allow-list without anything that looks like a secret ([`env`]). Sandboxed, its
+//! `HOME` is that temp dir. Unsandboxed (`--no-sandbox`), a command can still leave its
+//! process group with `setsid` and outlive the timeout; sandboxed it cannot.
 
 pub mod blocked;
+#[cfg(target_os = "linux")]
+mod cgroup;
+#[cfg(target_os = "linux")]
+mod child;
+pub mod env;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(target_os = "linux")]
-mod mount_ns;
+mod namespaces;
+#[cfg(target_os = "linux")]
+mod seccomp;
+pub mod status;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,6 +56,57 @@ pub struct ShellPolicy {
     pub output_cap_bytes: usize,
     /// The shell that runs the command with `-c`.
     pub shell: PathBuf,
+    /// Environment variables passed besides [`env::DEFAULT_ALLOWED`] (`safety.shell_env`;
+    /// a trailing `*` matches a prefix).
+    pub env: Vec<String>,
+    /// Resource limits of sandboxed commands (`tools.builtin.run_shell.limits`).
+    pub limits: ShellLimits,
+}
+
+/// Resource limits of a sandboxed command (`setrlimit`); `None` leaves one as inherited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellLimits {
+    /// `RLIMIT_NPROC`: processes (threads count too) of the command's user.
+    pub max_processes: Option<u64>,
+    /// `RLIMIT_AS`: bytes of address space of each process.
+    pub max_memory_bytes: Option<u64>,
+    /// `RLIMIT_FSIZE`: the largest file a command may write, in bytes.
+    pub max_file_bytes: Option<u64>,
+    /// `RLIMIT_CORE`: core dump size (0: none, so a crash does not dump memory to disk).
+    pub max_core_bytes: Option<u64>,
+}
+
+impl Default for ShellLimits {
+    fn default() -> Self {
+        ShellLimits {
+            max_processes: Some(1024),
+            max_memory_bytes: Some(16 * 1024 * 1024 * 1024),
+            max_file_bytes: Some(8 * 1024 * 1024 * 1024),
+            max_core_bytes: Some(0),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl ShellLimits {
+    /// The limits as `setrlimit` pairs, each capped at the current hard limit (which an
+    /// unprivileged process cannot raise).
+    fn rlimits(&self) -> Vec<(rustix::process::Resource, u64)> {
+        use rustix::process::Resource;
+        [
+            (Resource::Nproc, self.max_processes),
+            (Resource::As, self.max_memory_bytes),
+            (Resource::Fsize, self.max_file_bytes),
+            (Resource::Core, self.max_core_bytes),
+        ]
+        .into_iter()
+        .filter_map(|(resource, value)| {
+            let value = value?;
+            let hard = rustix::process::getrlimit(resource).maximum;
+            Some((resource, hard.map_or(value, |h| h.min(value))))
+        })
+        .collect()
+    }
 }
 
 impl Default for ShellPolicy {
@@ -56,6 +118,8 @@ impl Default for ShellPolicy {
             max_timeout: Duration::from_secs(600),
             output_cap_bytes: 1024 * 1024,
             shell: PathBuf::from("/bin/sh"),
+            env: Vec::new(),
+            limits: ShellLimits::default(),
         }
     }
 }
@@ -71,6 +135,11 @@ pub enum ShellSandboxError {
     /// A Landlock rule could not be added.
     #[error("the shell sandbox could not add a Landlock rule for {0}; the command was NOT run")]
     Rules(String),
+    /// A blocked path no longer names what it named at start (it was moved or replaced).
+    #[error(
+        "the blocked path `{0}` was moved or replaced since ybs started, so it can no longer be hidden by name; the command was NOT run. Put it back (or restart ybs to block what is there now)"
+    )]
+    BlockedMoved(String),
     /// The seccomp filter could not be built.
     #[error("the shell sandbox could not build its seccomp filter: {0}; the command was NOT run")]
     Seccomp(String),
@@ -99,10 +168,6 @@ pub enum ShellError {
         source: std::io::Error,
     },
 }
-
-/// Environment variables whose names contain one of these (case-insensitive) are not passed
-/// to commands, so API keys of the agent do not reach the model's commands.
-const SECRET_MARKERS: [&str; 6] = ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"];
 
 /// Runs `command` with `sh -c` in `working_dir` (already checked by the sandbox).
 pub fn run(
@@ -141,8 +206,12 @@ pub fn run_cancellable(
         .map_err(ShellError::TempDir)?;
     let temp_path = std::fs::canonicalize(temp.path()).map_err(ShellError::TempDir)?;
 
+    // What must live until the command ends (its cgroup).
+    let mut _guard: Option<Box<dyn std::any::Any>> = None;
     let mut cmd = if policy.sandbox_enabled {
-        sandboxed_command(policy, sandbox, command, &temp_path)?
+        let (cmd, guard) = sandboxed_command(policy, sandbox, command, &temp_path, working_dir)?;
+        _guard = guard;
+        cmd
     } else {
         let mut cmd = Command::new(&policy.shell);
         cmd.arg("-c").arg(command);
@@ -150,12 +219,17 @@ pub fn run_cancellable(
         cmd
     };
     cmd.current_dir(working_dir);
-    for (name, _) in std::env::vars_os() {
-        let upper = name.to_string_lossy().to_uppercase();
-        if SECRET_MARKERS.iter().any(|m| upper.contains(m)) {
-            cmd.env_remove(&name);
-        }
-    }
+    // What the sandbox set (HOME, the toolchains) stays; the rest passes the allow-list.
+    let mut given: Vec<(std::ffi::OsString, std::ffi::OsString)> = cmd
+        .get_envs()
+        .filter_map(|(n, v)| Some((n.to_os_string(), v?.to_os_string())))
+        .collect();
+    cmd.env_clear();
+    let inherited: Vec<_> = std::env::vars_os()
+        .filter(|(name, _)| !given.iter().any(|(n, _)| n == name))
+        .collect();
+    given.extend(env::filtered(inherited, &policy.env));
+    cmd.envs(given);
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
@@ -224,17 +298,44 @@ fn sandboxed_command(
     sandbox: &PathSandbox,
     command: &str,
     temp: &Path,
-) -> Result<Command, ShellError> {
+    working_dir: &Path,
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
+    if let Some(moved) = sandbox.moved_blocked() {
+        return Err(ShellSandboxError::BlockedMoved(moved.display().to_string()).into());
+    }
     let mut writable = sandbox.roots().to_vec();
     writable.push(temp.to_path_buf());
     let toolchains = toolchain_dirs(sandbox.home());
-    // The toolchains are readable, but not cargo's registry tokens.
+    // The toolchains are readable, but not their registry tokens (CARGO_HOME may be
+    // elsewhere than ~/.cargo).
     let mut blocked = sandbox.blocked().to_vec();
     for dir in &toolchains {
-        blocked.push(dir.join("credentials.toml"));
-        blocked.push(dir.join("credentials"));
+        for name in ["credentials.toml", "credentials", "config.toml", "config"] {
+            blocked.push(dir.join(name));
+        }
     }
-    let prepared = linux::prepare(&writable, &toolchains, &blocked)?;
+    // A worktree's git directories lie outside the roots: readable, so git works.
+    let (inside, outside): (Vec<PathBuf>, Vec<PathBuf>) =
+        (sandbox.read_only().iter().cloned()).partition(|p| sandbox.root_of(p).is_some());
+    let mut readable = toolchains;
+    readable.extend(outside);
+    let access = linux::Grants {
+        writable: &writable,
+        readable: &readable,
+        blocked: &blocked,
+        read_only: &inside,
+    };
+    let mut prepared = linux::prepare(&access, &policy.limits)?;
+    // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead.
+    let mut guard: Option<Box<dyn std::any::Any>> = None;
+    if let Some(max) = policy.limits.max_processes {
+        if rustix::process::geteuid().is_root() && cgroup::support().is_ok() {
+            if let Ok(group) = cgroup::PidsCgroup::create(max) {
+                prepared.cgroup = Some(group.procs());
+                guard = Some(Box::new(group));
+            }
+        }
+    }
     let mut cmd = Command::new(&policy.shell);
     cmd.arg("-c").arg(command);
     // The home directory is not readable inside the sandbox: point HOME at the private temp
@@ -251,8 +352,8 @@ fn sandboxed_command(
             }
         }
     }
-    linux::apply(&mut cmd, prepared);
-    Ok(cmd)
+    linux::apply(&mut cmd, prepared, working_dir);
+    Ok((cmd, guard))
 }
 
 #[cfg(target_os = "macos")]
@@ -261,7 +362,8 @@ fn sandboxed_command(
     sandbox: &PathSandbox,
     command: &str,
     temp: &Path,
-) -> Result<Command, ShellError> {
+    _working_dir: &Path,
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     let toolchains = toolchain_dirs(sandbox.home());
     let profile = macos::profile(sandbox.roots(), temp, &toolchains);
     let mut cmd = Command::new("/usr/bin/sandbox-exec");
@@ -280,7 +382,8 @@ fn sandboxed_command(
     _sandbox: &PathSandbox,
     _command: &str,
     _temp: &Path,
-) -> Result<Command, ShellError> {
+    _working_dir: &Path,
+) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     Err(ShellSandboxError::Unavailable(format!(
         "no shell sandbox is implemented for {}",
         std::env::consts::OS

@@ -176,6 +176,9 @@ pub struct SafetyConfig {
     pub require_confirmation: Vec<String>,
     /// Shell commands refused outright.
     pub blocked_commands: Vec<String>,
+    /// Environment variables passed to shell commands besides the default allow-list
+    /// (exact names, or a prefix ending in `*`).
+    pub shell_env: Vec<String>,
 }
 
 impl Default for SafetyConfig {
@@ -186,6 +189,7 @@ impl Default for SafetyConfig {
             sandbox_blocked_paths: strings(&["~/.ssh", "~/.aws", "~/.config"]),
             require_confirmation: strings(&["write_file", "run_shell", "delete_file"]),
             blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
+            shell_env: Vec::new(),
         }
     }
 }
@@ -230,6 +234,7 @@ impl Default for BuiltinTools {
             run_shell: BuiltinTool {
                 enabled: true,
                 timeout_seconds: Some(30),
+                limits: None,
             },
         }
     }
@@ -244,6 +249,9 @@ pub struct BuiltinTool {
     /// The tool's time limit in seconds, for tools that have one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<u64>,
+    /// Resource limits of sandboxed commands (`run_shell` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits: Option<ShellLimitsConfig>,
 }
 
 impl Default for BuiltinTool {
@@ -251,8 +259,24 @@ impl Default for BuiltinTool {
         BuiltinTool {
             enabled: true,
             timeout_seconds: None,
+            limits: None,
         }
     }
+}
+
+/// `tools.builtin.run_shell.limits`: a missing key keeps the default, 0 removes the limit.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ShellLimitsConfig {
+    /// Processes at once (`RLIMIT_NPROC`; default 1024).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_processes: Option<u64>,
+    /// Address space of each process in MiB (`RLIMIT_AS`; default 16384).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory_mb: Option<u64>,
+    /// The largest file a command may write, in MiB (`RLIMIT_FSIZE`; default 8192).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_file_size_mb: Option<u64>,
 }
 
 /// One entry of `tools.external` (spec section 4.2).

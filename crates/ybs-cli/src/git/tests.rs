@@ -156,3 +156,37 @@ fn summaries_are_the_first_line_shortened() {
     assert_eq!(summary.chars().count(), 72);
     assert!(summary.ends_with('…'));
 }
+
+#[test]
+fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    let root = repo.root();
+    let marker = root.join("pwned");
+    let hook = format!("#!/bin/sh\ntouch '{}'\n", marker.display());
+    for name in [".git/hooks/pre-commit", ".git/hooks/commit-msg", "fsmon.sh"] {
+        repo.write(name, &hook);
+        fs::set_permissions(root.join(name), fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|err| panic!("{err}"));
+    }
+    repo.git_ok(&[
+        "config",
+        "core.fsmonitor",
+        root.join("fsmon.sh").to_str().unwrap_or(""),
+    ]);
+    repo.git_ok(&["config", "core.hooksPath", ".git/hooks"]);
+    let baseline = repo.baseline();
+    repo.write("b.txt", "b\n");
+    let outcome = repo
+        .git
+        .commit_turn(&baseline, &[root.join("b.txt")], "[ybs]", "add b")
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        matches!(outcome, CommitOutcome::Committed { .. }),
+        "{outcome:?}"
+    );
+    assert!(
+        !marker.exists(),
+        "a hook or fsmonitor of the repository ran"
+    );
+}

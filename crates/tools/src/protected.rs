@@ -1,0 +1,153 @@
+//! What the sandbox protects besides the configured blocked paths, and how it recognises
+//! protected things by identity rather than by name.
+//!
+//! - Credential files of the common toolchains in the home directory are always blocked
+//!   ([`CREDENTIAL_PATHS`]).
+//! - A root's `.git` (and, for a worktree, the git directory its `.git` file names and that
+//!   directory's common dir) and `.ybs/` are read-only: git runs hooks and config from there
+//!   with the user's full rights at the next git command.
+//! - Each blocked or read-only path that exists is also remembered by device and inode
+//!   ([`FileId`]) when the sandbox is built, so renaming a parent directory or swapping two
+//!   directories does not move a protected directory out of reach of the checks.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Files and directories under the home directory that hold credentials of common
+/// toolchains; always blocked, whatever the configuration says.
+pub const CREDENTIAL_PATHS: [&str; 19] = [
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".yarnrc",
+    ".pypirc",
+    ".pip/pip.conf",
+    ".config/pip/pip.conf",
+    ".docker/config.json",
+    ".kube/config",
+    ".config/gh/hosts.yml",
+    ".config/gcloud",
+    ".azure",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".cargo/config",
+    ".cargo/config.toml",
+];
+
+/// Names inside each root that are read-only for the tools and the shell.
+pub const READ_ONLY_NAMES: [&str; 2] = [".git", ".ybs"];
+
+/// The identity of a file: its device and inode, stable across renames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId {
+    /// `st_dev`.
+    pub dev: u64,
+    /// `st_ino`.
+    pub ino: u64,
+}
+
+impl FileId {
+    /// The identity of what `path` names (symlinks followed), if it exists.
+    pub fn of(path: &Path) -> Option<FileId> {
+        std::fs::metadata(path).ok().map(|m| FileId::from_meta(&m))
+    }
+
+    /// The identity of `path` itself (a symlink is not followed), if it exists.
+    pub fn of_no_follow(path: &Path) -> Option<FileId> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| FileId::from_meta(&m))
+    }
+
+    /// The identity in `meta`.
+    pub fn from_meta(meta: &std::fs::Metadata) -> FileId {
+        FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+
+    /// The identity in a `rustix` stat.
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    pub fn from_stat(stat: &rustix::fs::Stat) -> FileId {
+        FileId {
+            dev: stat.st_dev as u64,
+            ino: stat.st_ino as u64,
+        }
+    }
+}
+
+/// The read-only paths of `root`: `.git` and `.ybs`, and when `.git` is a file (a worktree or
+/// a submodule) the git directory it names and that directory's common dir.
+pub fn read_only_paths(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = READ_ONLY_NAMES.iter().map(|n| root.join(n)).collect();
+    let dot_git = root.join(".git");
+    let Ok(meta) = std::fs::symlink_metadata(&dot_git) else {
+        return out;
+    };
+    if !meta.is_file() {
+        return out;
+    }
+    let Some(gitdir) = std::fs::read_to_string(&dot_git)
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("gitdir:").map(|d| d.trim().to_string()))
+        })
+        .map(|dir| root.join(dir))
+        .and_then(|dir| std::fs::canonicalize(dir).ok())
+    else {
+        return out;
+    };
+    if let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
+        .ok()
+        .and_then(|c| std::fs::canonicalize(gitdir.join(c.trim())).ok())
+    {
+        out.push(common);
+    }
+    out.push(gitdir);
+    out
+}
+
+/// The identities of the paths that exist.
+pub fn ids_of(paths: &[PathBuf]) -> Vec<FileId> {
+    let mut ids: Vec<FileId> = paths.iter().filter_map(|p| FileId::of(p)).collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn a_worktree_protects_its_git_dir_and_the_common_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let main_git = base.join("main/.git");
+        std::fs::create_dir_all(main_git.join("worktrees/wt")).unwrap();
+        std::fs::write(main_git.join("worktrees/wt/commondir"), "../..\n").unwrap();
+        let wt = base.join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(
+            wt.join(".git"),
+            format!("gitdir: {}\n", main_git.join("worktrees/wt").display()),
+        )
+        .unwrap();
+        let paths = read_only_paths(&wt);
+        assert_eq!(
+            paths,
+            vec![
+                wt.join(".git"),
+                wt.join(".ybs"),
+                main_git.clone(),
+                main_git.join("worktrees/wt"),
+            ]
+        );
+    }
+}

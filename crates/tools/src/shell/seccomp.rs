@@ -1,0 +1,150 @@
+//! The seccomp filter of sandboxed commands: `EPERM` for every way onto the network that
+//! Landlock does not cover, and for system calls a build never needs but an escape might.
+//!
+//! - Network: `socket` with a domain other than `AF_UNIX`, `connect`, `bind`, `listen`,
+//!   `accept*`, `sendto`, `sendmsg`, `sendmmsg`, and `io_uring_setup` (io_uring can connect
+//!   without those calls).
+//! - The process group: `setsid`, `setpgid` (nothing leaves the group the timeout kills).
+//! - Devices: `mknod`/`mknodat` of a character or block device.
+//! - The terminal: `ioctl` `TIOCSTI` and `TIOCLINUX` (typing into the user's terminal).
+//! - Kernel surface: `unshare`, `setns`, `clone` with `CLONE_NEWUSER`, `clone3` (`ENOSYS`, so
+//!   the C library falls back to `clone`, whose flags are visible), `keyctl`, `add_key`,
+//!   `request_key` (the user's keyrings), `bpf`, `perf_event_open`, `userfaultfd`, `ptrace`.
+//! - Path-based `truncate` (Landlock controls it only from ABI 3).
+//! - Without the read-only mount namespace (`metadata_by_path`): the path-based metadata
+//!   calls, `chmod`, `fchmodat`, `fchmodat2`, `chown`, `lchown`, `fchownat`, `utime`,
+//!   `utimes`, `futimesat`, `utimensat` with a path, `setxattr`, `lsetxattr`, `removexattr`,
+//!   `lremovexattr` (Landlock does not control them); the descriptor-based ones stay allowed.
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
+};
+
+use super::ShellSandboxError;
+
+/// `clone3` is answered with `ENOSYS` so callers fall back to `clone`.
+const CLONE3: i64 = 435;
+const FCHMODAT2: i64 = 452;
+const SETXATTRAT: i64 = 463;
+const REMOVEXATTRAT: i64 = 466;
+
+/// Builds the filters (installed one after the other; the kernel applies the strictest
+/// answer); `metadata_by_path` also denies the path-based metadata calls.
+pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSandboxError> {
+    let error = |e: seccompiler::BackendError| ShellSandboxError::Seccomp(e.to_string());
+    let cond = |arg: u8, op: SeccompCmpOp, value: u64| {
+        SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(error)
+    };
+    let rule = |conds: Vec<SeccompCondition>| SeccompRule::new(conds).map_err(error);
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    let mut deny = vec![
+        libc::SYS_connect,
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+        libc::SYS_sendto,
+        libc::SYS_sendmsg,
+        libc::SYS_sendmmsg,
+        libc::SYS_io_uring_setup,
+        libc::SYS_setsid,
+        libc::SYS_setpgid,
+        libc::SYS_truncate,
+        libc::SYS_unshare,
+        libc::SYS_setns,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_ptrace,
+    ];
+    if metadata_by_path {
+        deny.extend([
+            libc::SYS_chmod,
+            libc::SYS_fchmodat,
+            FCHMODAT2,
+            libc::SYS_chown,
+            libc::SYS_lchown,
+            libc::SYS_fchownat,
+            libc::SYS_utime,
+            libc::SYS_utimes,
+            libc::SYS_futimesat,
+            libc::SYS_setxattr,
+            libc::SYS_lsetxattr,
+            libc::SYS_removexattr,
+            libc::SYS_lremovexattr,
+            SETXATTRAT,
+            REMOVEXATTRAT,
+        ]);
+        // utimensat(fd, NULL, ...) is futimens: allowed; with a path it is denied.
+        rules.insert(
+            libc::SYS_utimensat,
+            vec![rule(vec![cond(1, SeccompCmpOp::Ne, 0)?])?],
+        );
+    }
+    for syscall in deny {
+        rules.insert(syscall, Vec::new());
+    }
+    let af_unix = u64::try_from(libc::AF_UNIX).unwrap_or(1);
+    rules.insert(
+        libc::SYS_socket,
+        vec![rule(vec![cond(0, SeccompCmpOp::Ne, af_unix)?])?],
+    );
+    let file_type = u64::from(libc::S_IFMT);
+    let devices = [u64::from(libc::S_IFCHR), u64::from(libc::S_IFBLK)];
+    for (syscall, mode_arg) in [(libc::SYS_mknod, 1u8), (libc::SYS_mknodat, 2u8)] {
+        let mut list = Vec::new();
+        for device in devices {
+            list.push(rule(vec![cond(
+                mode_arg,
+                SeccompCmpOp::MaskedEq(file_type),
+                device,
+            )?])?);
+        }
+        rules.insert(syscall, list);
+    }
+    let mut ioctls = Vec::new();
+    for request in [libc::TIOCSTI, libc::TIOCLINUX] {
+        ioctls.push(rule(vec![cond(1, SeccompCmpOp::Eq, request)?])?);
+    }
+    rules.insert(libc::SYS_ioctl, ioctls);
+    let new_user = u64::try_from(libc::CLONE_NEWUSER).unwrap_or(0x1000_0000);
+    rules.insert(
+        libc::SYS_clone,
+        vec![rule(vec![cond(
+            0,
+            SeccompCmpOp::MaskedEq(new_user),
+            new_user,
+        )?])?],
+    );
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| {
+        ShellSandboxError::Seccomp(format!("unsupported architecture for seccomp: {e}"))
+    })?;
+    let eperm = u32::try_from(libc::EPERM).unwrap_or(1);
+    let main: BpfProgram = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(eperm),
+        arch,
+    )
+    .map_err(error)?
+    .try_into()
+    .map_err(error)?;
+    // clone3 needs another action (ENOSYS): a second small filter.
+    let enosys = u32::try_from(libc::ENOSYS).unwrap_or(38);
+    let clone3: BpfProgram = SeccompFilter::new(
+        BTreeMap::from([(CLONE3, Vec::new())]),
+        SeccompAction::Allow,
+        SeccompAction::Errno(enosys),
+        arch,
+    )
+    .map_err(error)?
+    .try_into()
+    .map_err(error)?;
+    Ok(vec![clone3, main])
+}
