@@ -64,11 +64,17 @@ impl GlobalOptions {
 pub enum Command {
     /// Run one task non-interactively and print the reply
     Exec {
-        /// The task; read from stdin when absent
+        /// The task; read from stdin when absent or `-`
         prompt: Option<String>,
         /// Allow the tool calls that need confirmation (denied otherwise)
         #[arg(short = 'y', long)]
         yes: bool,
+        /// Write one JSON event per line on stdout (schema: crates/ybs-cli/schema)
+        #[arg(long)]
+        json: bool,
+        /// Also write the final reply to FILE
+        #[arg(long, value_name = "FILE")]
+        output_last_message: Option<PathBuf>,
     },
     /// Answer from a .chat file and append the reply to it
     Ask {
@@ -163,7 +169,9 @@ mod tests {
             cli.command,
             Some(Command::Exec {
                 prompt: Some("hi".into()),
-                yes: false
+                yes: false,
+                json: false,
+                output_last_message: None,
             })
         );
         let overrides = cli.options.overrides();
@@ -199,7 +207,18 @@ mod tests {
             parse(&["exec", "--yes"])?.command,
             Some(Command::Exec {
                 prompt: None,
-                yes: true
+                yes: true,
+                json: false,
+                output_last_message: None,
+            })
+        );
+        assert_eq!(
+            parse(&["exec", "--json", "--output-last-message", "l.txt", "-"])?.command,
+            Some(Command::Exec {
+                prompt: Some("-".into()),
+                yes: false,
+                json: true,
+                output_last_message: Some("l.txt".into()),
             })
         );
         assert_eq!(

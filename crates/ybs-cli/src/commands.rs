@@ -217,28 +217,20 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
 pub fn exec(
     cli: &Cli,
     host: &Host,
-    prompt_arg: Option<&str>,
-    yes: bool,
+    args: &crate::exec_json::ExecArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
-    let loaded = load(cli, host, err)?;
-    let config = &loaded.config;
-    let task = match prompt_arg {
-        Some(task) => task.to_owned(),
-        None => {
-            let mut task = String::new();
-            io::Read::read_to_string(&mut io::stdin(), &mut task)
-                .map_err(|e| Failed(format!("cannot read the task from stdin: {e}")))?;
-            task
+    let task = match crate::exec_json::read_task(args.prompt, &mut io::stdin()) {
+        Ok(task) => task,
+        Err(message) => {
+            let _ = writeln!(err, "ybs: error: {message}");
+            return Ok(crate::exec_json::USAGE_ERROR);
         }
     };
-    if task.trim().is_empty() {
-        return Err(Failed(
-            "no task given: `ybs exec \"TASK\"` or the task on stdin".into(),
-        ));
-    }
-    let mode = if yes {
+    let loaded = load(cli, host, err)?;
+    let config = &loaded.config;
+    let mode = if args.yes {
         ConfirmMode::AssumeYes
     } else {
         ConfirmMode::Deny
@@ -267,11 +259,11 @@ pub fn exec(
         baseline.as_ref(),
         err,
     );
-    Ok(match report.stop {
-        Stop::Finished => 0,
-        Stop::Cancelled => 130,
-        Stop::MaxIterations | Stop::Stuck => 1,
-    })
+    if let Some(path) = args.last_message {
+        crate::exec_json::write_last_message(&host.locations.cwd.join(path), &report.reply)
+            .map_err(Failed)?;
+    }
+    Ok(crate::exec_json::exit_code(report.stop))
 }
 
 /// `ybs ask --chat FILE [QUESTION]`.

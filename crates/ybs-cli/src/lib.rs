@@ -3,7 +3,8 @@
 //! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
 //! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
-//! MCP servers' tools ([`mcp`]) and the tool lines of chat files for `ask` ([`chat_tools`]).
+//! MCP servers' tools ([`mcp`]), the tool lines of chat files for `ask` ([`chat_tools`]) and
+//! `exec --json` ([`exec_json`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
@@ -12,6 +13,7 @@ pub mod cli;
 mod commands;
 pub mod config;
 pub mod confirm;
+pub mod exec_json;
 pub mod git;
 pub mod loop_guard;
 pub mod mcp;

@@ -50,10 +50,23 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             clap_complete::generate(*shell, &mut Cli::command(), "ybs", out);
             Ok(0)
         }
-        Some(Command::Exec { prompt, yes }) => finish(
-            commands::exec(cli, host, prompt.as_deref(), *yes, out, err),
-            err,
-        ),
+        Some(Command::Exec {
+            prompt,
+            yes,
+            json,
+            output_last_message,
+        }) => {
+            let args = crate::exec_json::ExecArgs {
+                prompt: prompt.as_deref(),
+                yes: *yes,
+                last_message: output_last_message.as_deref(),
+            };
+            if *json {
+                Ok(crate::exec_json::run(cli, host, &args, out, err))
+            } else {
+                finish(commands::exec(cli, host, &args, out, err), err)
+            }
+        }
         Some(Command::Ask {
             chat,
             question,
