@@ -57,14 +57,16 @@ pub fn write_last_message(path: &Path, text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// One event as its JSON line (without the newline).
+/// One event as its JSON line (without the newline), `type` first so a reader sees it first.
 pub fn event(kind: &str, fields: Value) -> String {
-    let mut object = serde_json::Map::new();
-    object.insert("type".into(), Value::String(kind.into()));
-    if let Value::Object(fields) = fields {
-        object.extend(fields);
+    let head = format!("{{\"type\":{}", Value::String(kind.into()));
+    match fields {
+        Value::Object(fields) if !fields.is_empty() => {
+            let rest = Value::Object(fields).to_string();
+            format!("{head},{}", &rest[1..])
+        }
+        _ => format!("{head}}}"),
     }
-    Value::Object(object).to_string()
 }
 
 /// A [`Ui`] that writes each event as a JSON line. Confirmations are settled by the agent's
@@ -329,6 +331,7 @@ mod tests {
     fn events_carry_their_type_first() {
         let line = event("text_delta", json!({"text": "a"}));
         assert_eq!(line, r#"{"type":"text_delta","text":"a"}"#);
+        assert_eq!(event("x", json!({})), r#"{"type":"x"}"#);
     }
 
     #[test]
