@@ -228,7 +228,14 @@ pub fn exec(
             return Ok(crate::exec_json::USAGE_ERROR);
         }
     };
-    let loaded = load(cli, host, err)?;
+    let mut loaded = load(cli, host, err)?;
+    match crate::first_run::check(&mut loaded, host, err) {
+        Ok(Some(note)) => {
+            let _ = writeln!(err, "ybs: using {note}");
+        }
+        Ok(None) => {}
+        Err(code) => return Ok(code),
+    }
     let config = &loaded.config;
     let mode = if args.yes {
         ConfirmMode::AssumeYes

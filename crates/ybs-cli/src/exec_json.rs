@@ -233,10 +233,28 @@ pub fn run(
         Ok(task) => task,
         Err(message) => return fail(out, err, "usage", &message, USAGE_ERROR),
     };
-    let loaded = match commands::load(cli, host, err) {
+    let mut loaded = match commands::load(cli, host, err) {
         Ok(loaded) => loaded,
         Err(Failed(message)) => return fail(out, err, "config", &message, 1),
     };
+    match crate::first_run::check(&mut loaded, host, err) {
+        Ok(Some(note)) => {
+            let _ = writeln!(err, "ybs: using {note}");
+        }
+        Ok(None) => {}
+        Err(code) => {
+            let message = "no provider configured and Ollama does not answer";
+            let _ = writeln!(
+                out,
+                "{}",
+                event(
+                    "error",
+                    json!({ "kind": "no_provider", "message": message })
+                )
+            );
+            return code;
+        }
+    }
     let config = &loaded.config;
     let mode = if args.yes {
         ConfirmMode::AssumeYes

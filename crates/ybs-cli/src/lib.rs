@@ -4,7 +4,7 @@
 //! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
 //! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
 //! MCP servers' tools ([`mcp`]), the tool lines of chat files for `ask` ([`chat_tools`]) and
-//! `exec --json` ([`exec_json`]).
+//! `exec --json` ([`exec_json`]) and the first run's provider choice ([`first_run`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
@@ -14,6 +14,7 @@ mod commands;
 pub mod config;
 pub mod confirm;
 pub mod exec_json;
+pub mod first_run;
 pub mod git;
 pub mod loop_guard;
 pub mod mcp;

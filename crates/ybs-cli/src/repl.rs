@@ -24,7 +24,11 @@ use crate::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let loaded = commands::load(cli, host, err)?;
+    let mut loaded = commands::load(cli, host, err)?;
+    let picked = match crate::first_run::check(&mut loaded, host, err) {
+        Ok(note) => note,
+        Err(code) => return Ok(code),
+    };
     let mut config = loaded.config.clone();
     let mut agent =
         commands::build_agent(&config, host, ConfirmMode::Ask, cli.options.dry_run, err)?;
@@ -44,10 +48,8 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let terminal = io::stdout().is_terminal();
     let _ = writeln!(
         out,
-        "ybs {} ({} {}). /help for commands, Ctrl-D to exit.",
-        env!("CARGO_PKG_VERSION"),
-        config.llm.provider,
-        config.llm.model
+        "{}",
+        crate::first_run::banner(&config, picked.as_deref())
     );
     loop {
         let text = match read_message(&mut editor) {
