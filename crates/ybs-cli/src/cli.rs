@@ -87,6 +87,12 @@ pub enum Command {
         #[arg(short = 'y', long)]
         yes: bool,
     },
+    /// Read, write and expand .chat files as JSON (for other programs)
+    Chat {
+        /// What to do
+        #[command(subcommand)]
+        action: crate::chat_cmd::ChatAction,
+    },
     /// List the tools the model would see, with their source
     Tools,
     /// Run one tool directly and print its JSON result
@@ -114,6 +120,7 @@ impl Command {
         match self {
             Command::Exec { .. } => "exec",
             Command::Ask { .. } => "ask",
+            Command::Chat { .. } => "chat",
             Command::Tools => "tools",
             Command::Tool { .. } => "tool",
             Command::Config => "config",

@@ -333,6 +333,11 @@ pub fn ask(
     chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
     agent.settings.system = None;
     agent.settings.response_format = format;
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let settings = &mut agent.settings;
+    for warning in crate::chat_options::apply(&expansion.options, chat, &text, settings) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;

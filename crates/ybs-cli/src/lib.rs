@@ -8,6 +8,8 @@
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
+pub mod chat_cmd;
+pub mod chat_options;
 pub mod chat_tools;
 pub mod cli;
 mod commands;

@@ -219,6 +219,8 @@ pub fn agent(
             ..CompactionSettings::default()
         },
         response_format: None,
+        stop: Vec::new(),
+        reasoning_effort: None,
     };
     Ok((
         Agent::new(settings, provider, registry, context, policy),

@@ -47,6 +47,10 @@ pub struct AgentSettings {
     pub compaction: CompactionSettings,
     /// The reply's format (a chat file's `format:` option).
     pub response_format: Option<ybs_core::ResponseFormat>,
+    /// Sequences that end the reply (a chat file's `stop` option).
+    pub stop: Vec<String>,
+    /// How hard a reasoning model thinks (a chat file's `reasoning_effort` option).
+    pub reasoning_effort: Option<ybs_core::ReasoningEffort>,
 }
 
 /// Why a turn ended.

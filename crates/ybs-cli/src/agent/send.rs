@@ -101,6 +101,8 @@ impl Agent {
         request.temperature = self.settings.temperature;
         request.max_tokens = self.settings.max_tokens;
         request.response_format = self.settings.response_format.clone();
+        request.stop = self.settings.stop.clone();
+        request.reasoning_effort = self.settings.reasoning_effort;
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();

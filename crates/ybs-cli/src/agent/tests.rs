@@ -68,6 +68,8 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
             ..CompactionSettings::default()
         },
         response_format: None,
+        stop: Vec::new(),
+        reasoning_effort: None,
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)
