@@ -8,6 +8,7 @@
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
+pub mod attach;
 pub mod chat_cmd;
 pub mod chat_options;
 pub mod chat_tools;
@@ -18,8 +19,10 @@ pub mod confirm;
 pub mod exec_json;
 pub mod first_run;
 pub mod git;
+pub mod line_editor;
 pub mod loop_guard;
 pub mod mcp;
+pub mod prompt_files;
 pub mod render;
 mod repl;
 mod run;

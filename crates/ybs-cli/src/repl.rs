@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 use tokio::signal::unix::{SignalKind, signal};
 use ybs_providers::ProviderKind;
@@ -34,8 +33,12 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         commands::build_agent(&config, host, ConfirmMode::Ask, cli.options.dry_run, err)?;
     let resumed = commands::resume(cli, host, &mut agent)?;
     let mut session_file = commands::session_file(host, resumed.as_deref());
-    let mut editor =
-        DefaultEditor::new().map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let (mut editor, edit_slot) = crate::line_editor::new(&host.locations.cwd)
+        .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let prompts = crate::prompt_files::load(&crate::prompt_files::directories(&host.locations));
+    for warning in &prompts.warnings {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     let history = host
         .data_home
         .as_ref()
@@ -52,7 +55,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         crate::first_run::banner(&config, picked.as_deref())
     );
     loop {
-        let text = match read_message(&mut editor) {
+        let text = match read_message(&mut editor, &edit_slot) {
             Ok(Some(text)) => text,
             Ok(None) => break,
             Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
@@ -61,9 +64,28 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         if hangup.swap(false, Ordering::SeqCst) {
             reload_tools(&mut agent, &config, out);
         }
-        match parse_input(&text) {
+        let input = match prompts.message(&text) {
+            Some(message) => Ok(Input::Message(message)),
+            None if text.trim() == "/edit" => match crate::line_editor::edit("") {
+                Ok(message) => Ok(Input::Message(message)),
+                Err(error) => {
+                    commands::notice(&config, Notice::Error, &error, out);
+                    continue;
+                }
+            },
+            None => parse_input(&text),
+        };
+        match input {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
+                let message =
+                    match crate::attach::expand(&message, &agent.registry, &agent.tool_context) {
+                        Ok(message) => message,
+                        Err(error) => {
+                            commands::notice(&config, Notice::Error, &error, out);
+                            continue;
+                        }
+                    };
                 let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
                 let mut stdin = io::stdin().lock();
                 let mut log = io::stdout();
@@ -96,6 +118,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 }
             }
             Ok(Input::Command(command)) => {
+                let help = command == SlashCommand::Help;
                 let context = Context {
                     host,
                     loaded: &loaded,
@@ -109,6 +132,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     &mut session_file,
                     out,
                 );
+                if help {
+                    let _ = write!(out, "{}{}", crate::line_editor::HELP, prompts.help());
+                }
             }
             Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
         }
@@ -176,8 +202,12 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
     flag
 }
 
-/// One message: lines ending in `\` continue on the next line. `None` on Ctrl-D.
-fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineError> {
+/// One message: lines ending in `\` continue on the next line; Ctrl-G opens the editor on
+/// the input so far. `None` on Ctrl-D.
+fn read_message(
+    editor: &mut crate::line_editor::LineEditor,
+    edit_slot: &crate::line_editor::EditSlot,
+) -> Result<Option<String>, ReadlineError> {
     let mut text = String::new();
     loop {
         let prompt = if text.is_empty() { "ybs> " } else { "...> " };
@@ -192,8 +222,18 @@ fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineEr
                     return Ok(Some(text));
                 }
             },
-            // Ctrl-C at the prompt drops what was typed.
-            Err(ReadlineError::Interrupted) => text.clear(),
+            Err(ReadlineError::Interrupted) => {
+                let taken = edit_slot.lock().ok().and_then(|mut slot| slot.take());
+                if let Some(line) = taken {
+                    text.push_str(&line);
+                    match crate::line_editor::edit(&text) {
+                        Ok(edited) => return Ok(Some(edited)),
+                        Err(error) => eprintln!("ybs: error: {error}"),
+                    }
+                }
+                // Ctrl-C at the prompt drops what was typed.
+                text.clear();
+            }
             Err(ReadlineError::Eof) => return Ok(None),
             Err(error) => return Err(error),
         }
