@@ -44,6 +44,9 @@ pub struct GlobalOptions {
     /// Show tool calls without executing them
     #[arg(long, global = true)]
     pub dry_run: bool,
+    /// Attach an image to the (first) message; repeatable
+    #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
+    pub images: Vec<PathBuf>,
 }
 
 impl GlobalOptions {
@@ -170,6 +173,7 @@ mod tests {
                 endpoint: Some("http://h".into()),
                 no_sandbox: true,
                 dry_run: true,
+                images: Vec::new(),
             }
         );
         assert_eq!(

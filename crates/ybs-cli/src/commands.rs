@@ -237,6 +237,12 @@ pub fn exec(
         Err(code) => return Ok(code),
     }
     let config = &loaded.config;
+    let cwd = &host.locations.cwd;
+    let images = (cli.options.images.iter())
+        .map(|path| crate::images::image_part(path, cwd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failed)?;
+    let had_images = !images.is_empty();
     let mode = if args.yes {
         ConfirmMode::AssumeYes
     } else {
@@ -252,11 +258,15 @@ pub fn exec(
         let mut ui =
             LineUi::new(renderer(config, terminal), out, err, &mut no_input).with_spinner(terminal);
         let runtime = runtime()?;
+        let message = crate::images::message(&task, images);
         runtime.block_on(cancellable(async |token| {
-            agent.turn(&task, &mut ui, &token).await
+            agent.turn_message(message, &mut ui, &token).await
         }))
     };
-    let report = result.map_err(|error| Failed(describe(&error, config)))?;
+    let report = result.map_err(|error| {
+        let text = describe(&error, config);
+        Failed(crate::images::explain(text, had_images, &config.llm.model))
+    })?;
     after_turn(
         &agent,
         &report,

@@ -19,7 +19,7 @@ use rustyline::{
 
 /// The `/help` lines of the editor's keys.
 pub const HELP: &str = "Keys: Ctrl-G or /edit opens $VISUAL/$EDITOR on the input; Alt-Enter or \
-Ctrl-J inserts a newline; @PATH attaches a file (Tab completes), @DIR/ a listing.\n";
+Ctrl-J inserts a newline; @PATH attaches a file (Tab completes), @DIR/ a listing;\n/image PATH attaches an image to the next message.\n";
 
 /// The input Ctrl-G took from the prompt, for the editor.
 pub type EditSlot = Arc<Mutex<Option<String>>>;

@@ -39,6 +39,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     for warning in &prompts.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
+    let cwd = &host.locations.cwd;
+    let mut images = (cli.options.images.iter())
+        .map(|path| crate::images::image_part(path, cwd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failed)?;
     let history = host
         .data_home
         .as_ref()
@@ -66,6 +71,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         }
         let input = match prompts.message(&text) {
             Some(message) => Ok(Input::Message(message)),
+            None if text.trim().starts_with("/image ") => {
+                let path = text.trim()["/image ".len()..].trim();
+                match crate::images::image_part(std::path::Path::new(path), cwd) {
+                    Ok(part) => {
+                        images.push(part);
+                        let _ = writeln!(out, "image {path} attached to the next message");
+                    }
+                    Err(error) => commands::notice(&config, Notice::Error, &error, out),
+                }
+                continue;
+            }
             None if text.trim() == "/edit" => match crate::line_editor::edit("") {
                 Ok(message) => Ok(Input::Message(message)),
                 Err(error) => {
@@ -97,8 +113,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         &mut stdin,
                     )
                     .with_spinner(terminal);
+                    let with_images = crate::images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(commands::cancellable(async |token| {
-                        agent.turn(&message, &mut ui, &token).await
+                        agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
                 match result {
@@ -112,8 +129,14 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         err,
                     ),
                     Err(error) => {
-                        let _ =
-                            writeln!(err, "ybs: error: {}", commands::describe(&error, &config));
+                        let text = commands::describe(&error, &config);
+                        let had_images = (agent.conversation.last()).is_some_and(|last| {
+                            last.parts
+                                .iter()
+                                .any(|p| matches!(p, ybs_core::Part::Image(_)))
+                        });
+                        let text = crate::images::explain(text, had_images, &config.llm.model);
+                        let _ = writeln!(err, "ybs: error: {text}");
                     }
                 }
             }

@@ -139,9 +139,19 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<TurnReport, AgentError> {
+        self.turn_message(Message::user(prompt), ui, cancel).await
+    }
+
+    /// [`turn`](Agent::turn) for a user message with more than text (images).
+    pub async fn turn_message(
+        &mut self,
+        message: Message,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
         self.compact_if_needed(ui, cancel).await?;
         let start = self.conversation.len();
-        self.conversation.push(Message::user(prompt));
+        self.conversation.push(message);
         self.run_from(start, ui, cancel).await
     }
 
