@@ -30,6 +30,9 @@ pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig,
     for warning in &loaded.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
+    if let Some(warning) = crate::highlight::set_theme(&loaded.config.ui.theme) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     Ok(loaded)
 }
 

@@ -19,6 +19,7 @@ pub mod confirm;
 pub mod exec_json;
 pub mod first_run;
 pub mod git;
+pub mod highlight;
 pub mod images;
 pub mod line_editor;
 pub mod loop_guard;
