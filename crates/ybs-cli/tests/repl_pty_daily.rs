@@ -1,6 +1,7 @@
 //! The REPL's daily-use keys on a real terminal (tmux, as in `repl_pty.rs`): a prompt file
 //! with arguments, listed by `/help`; `@path` completed with Tab and attached; Ctrl-G opening
-//! `$EDITOR` (a script that writes a known text) and submitting what it saved.
+//! `$EDITOR` (a script that writes a known text) and submitting what it saved; code blocks
+//! highlighted with colour and left as written with `NO_COLOR`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs;
@@ -178,4 +179,73 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
     );
     assert!(sent[1].contains("the notes say 42"), "{sent:?}");
     assert_eq!(sent[2], "edited by the script");
+}
+
+/// Runs the REPL with colour configured and `extra` variables, sends one message whose reply
+/// has a Rust block, and returns the screen with its escape sequences.
+fn highlighted_screen(extra: &str) -> Option<String> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let llm = FakeLlm::start(Script::new([Turn::text([
+        "Code:\n\n```rust\nfn main() {}\n```\n\nDone.",
+    ])]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    let settings = json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{}/v1", llm.base_url())},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": true}
+    });
+    fs::write(&config, settings.to_string()).unwrap();
+    let command = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm-256color {extra} {} -c {}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux {
+        socket: root.join("tmux.sock"),
+    };
+    let project = root.join("project");
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ybs",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        project.to_str().unwrap(),
+        &command,
+    ]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["show code", "Enter"]);
+    tmux.wait_for_after("Done.", "ybs>");
+    Some(tmux.run(&["capture-pane", "-e", "-p", "-t", "ybs", "-S", "-200"]))
+}
+
+#[test]
+fn code_blocks_are_highlighted_on_a_terminal_and_not_with_no_color() {
+    let Some(coloured) = highlighted_screen("") else {
+        return;
+    };
+    let line = coloured.lines().find(|l| l.contains("main")).unwrap();
+    // Highlighting paints in 24-bit colour, with several colours on the line.
+    assert!(line.matches("\x1b[38;2;").count() >= 2, "{line:?}");
+    let Some(plain) = highlighted_screen("NO_COLOR=1") else {
+        return;
+    };
+    let line = plain.lines().find(|l| l.contains("main")).unwrap();
+    assert_eq!(line, "fn main() {}");
 }
