@@ -1,5 +1,6 @@
 //! The REPL's daily-use keys on a real terminal (tmux, as in `repl_pty.rs`): a prompt file
-//! with arguments, listed by `/help`; `@path` completed with Tab and attached; Ctrl-G opening
+//! with arguments, listed by `/help`; `@path` completed with Tab and attached; Ctrl-J and
+//! Alt-Enter inserting newlines; Ctrl-G opening
 //! `$EDITOR` (a script that writes a known text) and submitting what it saved; code blocks
 //! highlighted with colour and left as written with `NO_COLOR`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -123,6 +124,7 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
         Turn::text(["Reply one."]),
         Turn::text(["Reply two."]),
         Turn::text(["Reply three."]),
+        Turn::text(["Reply four."]),
     ]))
     .unwrap();
     let config = root.join("ybs.json");
@@ -170,8 +172,15 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
     tmux.keys(&["draft"]);
     tmux.keys(&["C-g"]);
     tmux.wait_for_after("Reply three.", "ybs>");
+    tmux.keys(&["line one"]);
+    tmux.keys(&["C-j"]);
+    tmux.keys(&["line two"]);
+    tmux.keys(&["M-Enter"]);
+    tmux.keys(&["line three", "Enter"]);
+    tmux.wait_for_after("Reply four.", "ybs>");
     let sent = user_messages(&llm);
-    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    assert_eq!(sent[3], "line one\nline two\nline three");
     assert_eq!(sent[0].trim_end(), "Review src/lib.rs for bugs.");
     assert!(
         sent[1].starts_with("read @notes.txt\n\n<file path=\"notes.txt\">"),
