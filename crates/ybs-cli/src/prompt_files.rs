@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 use crate::config::ConfigLocations;
 use crate::slash::COMMANDS;
 
+/// Commands the REPL handles itself besides the slash commands of [`COMMANDS`].
+pub const REPL_COMMANDS: [&str; 2] = ["edit", "image"];
+
 /// One prompt file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptFile {
@@ -86,7 +89,8 @@ fn add(path: &Path, prompts: &mut Prompts) {
         return;
     };
     let name = name.to_ascii_lowercase();
-    if COMMANDS.iter().any(|(known, _, _)| *known == name) {
+    let built_in = COMMANDS.iter().any(|(known, _, _)| *known == name);
+    if built_in || REPL_COMMANDS.contains(&name.as_str()) {
         prompts.warnings.push(format!(
             "prompt file {} is not used: /{name} is a built-in command; rename the file",
             path.display()
@@ -164,6 +168,7 @@ mod tests {
         std::fs::write(user.join("only.md"), "\n  Only the user's\nmore").unwrap();
         std::fs::write(project.join("review.md"), "project review $1").unwrap();
         std::fs::write(project.join("help.md"), "clash").unwrap();
+        std::fs::write(project.join("edit.md"), "clash too").unwrap();
         std::fs::write(project.join("notes.txt"), "not a prompt").unwrap();
         let prompts = load(&[user, project]);
         assert_eq!(
@@ -177,8 +182,10 @@ mod tests {
         assert_eq!(prompts.message("/help"), None);
         assert_eq!(prompts.message("//review"), None);
         assert_eq!(prompts.message("/notes"), None);
-        assert_eq!(prompts.warnings.len(), 1);
-        assert!(prompts.warnings[0].contains("/help is a built-in command"));
+        assert_eq!(prompts.message("/edit"), None);
+        assert_eq!(prompts.warnings.len(), 2);
+        assert!(prompts.warnings[0].contains("/edit is a built-in command"));
+        assert!(prompts.warnings[1].contains("/help is a built-in command"));
         let help = prompts.help();
         assert!(help.contains("/only    Only the user's"), "{help}");
         assert!(help.contains("/review  project review $1"), "{help}");
