@@ -44,6 +44,9 @@ pub struct GlobalOptions {
     /// Show tool calls without executing them
     #[arg(long, global = true)]
     pub dry_run: bool,
+    /// Attach an image to the (first) message; repeatable
+    #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
+    pub images: Vec<PathBuf>,
 }
 
 impl GlobalOptions {
@@ -64,11 +67,17 @@ impl GlobalOptions {
 pub enum Command {
     /// Run one task non-interactively and print the reply
     Exec {
-        /// The task; read from stdin when absent
+        /// The task; read from stdin when absent or `-`
         prompt: Option<String>,
         /// Allow the tool calls that need confirmation (denied otherwise)
         #[arg(short = 'y', long)]
         yes: bool,
+        /// Write one JSON event per line on stdout (schema: crates/ybs-cli/schema)
+        #[arg(long)]
+        json: bool,
+        /// Also write the final reply to FILE
+        #[arg(long, value_name = "FILE")]
+        output_last_message: Option<PathBuf>,
     },
     /// Answer from a .chat file and append the reply to it
     Ask {
@@ -80,6 +89,12 @@ pub enum Command {
         /// Allow the tool calls and tasks that need confirmation (denied otherwise)
         #[arg(short = 'y', long)]
         yes: bool,
+    },
+    /// Read, write and expand .chat files as JSON (for other programs)
+    Chat {
+        /// What to do
+        #[command(subcommand)]
+        action: crate::chat_cmd::ChatAction,
     },
     /// List the tools the model would see, with their source
     Tools,
@@ -108,6 +123,7 @@ impl Command {
         match self {
             Command::Exec { .. } => "exec",
             Command::Ask { .. } => "ask",
+            Command::Chat { .. } => "chat",
             Command::Tools => "tools",
             Command::Tool { .. } => "tool",
             Command::Config => "config",
@@ -157,13 +173,16 @@ mod tests {
                 endpoint: Some("http://h".into()),
                 no_sandbox: true,
                 dry_run: true,
+                images: Vec::new(),
             }
         );
         assert_eq!(
             cli.command,
             Some(Command::Exec {
                 prompt: Some("hi".into()),
-                yes: false
+                yes: false,
+                json: false,
+                output_last_message: None,
             })
         );
         let overrides = cli.options.overrides();
@@ -199,7 +218,18 @@ mod tests {
             parse(&["exec", "--yes"])?.command,
             Some(Command::Exec {
                 prompt: None,
-                yes: true
+                yes: true,
+                json: false,
+                output_last_message: None,
+            })
+        );
+        assert_eq!(
+            parse(&["exec", "--json", "--output-last-message", "l.txt", "-"])?.command,
+            Some(Command::Exec {
+                prompt: Some("-".into()),
+                yes: false,
+                json: true,
+                output_last_message: Some("l.txt".into()),
             })
         );
         assert_eq!(

@@ -30,6 +30,9 @@ pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig,
     for warning in &loaded.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
+    if let Some(warning) = crate::highlight::set_theme(&loaded.config.ui.theme) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     Ok(loaded)
 }
 
@@ -233,28 +236,33 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
 pub fn exec(
     cli: &Cli,
     host: &Host,
-    prompt_arg: Option<&str>,
-    yes: bool,
+    args: &crate::exec_json::ExecArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
-    let loaded = load(cli, host, err)?;
-    let config = &loaded.config;
-    let task = match prompt_arg {
-        Some(task) => task.to_owned(),
-        None => {
-            let mut task = String::new();
-            io::Read::read_to_string(&mut io::stdin(), &mut task)
-                .map_err(|e| Failed(format!("cannot read the task from stdin: {e}")))?;
-            task
+    let task = match crate::exec_json::read_task(args.prompt, &mut io::stdin()) {
+        Ok(task) => task,
+        Err(message) => {
+            let _ = writeln!(err, "ybs: error: {message}");
+            return Ok(crate::exec_json::USAGE_ERROR);
         }
     };
-    if task.trim().is_empty() {
-        return Err(Failed(
-            "no task given: `ybs exec \"TASK\"` or the task on stdin".into(),
-        ));
+    let mut loaded = load(cli, host, err)?;
+    match crate::first_run::check(&mut loaded, host, err) {
+        Ok(Some(note)) => {
+            let _ = writeln!(err, "ybs: using {note}");
+        }
+        Ok(None) => {}
+        Err(code) => return Ok(code),
     }
-    let mode = if yes {
+    let config = &loaded.config;
+    let cwd = &host.locations.cwd;
+    let images = (cli.options.images.iter())
+        .map(|path| crate::images::image_part(path, cwd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failed)?;
+    let had_images = !images.is_empty();
+    let mode = if args.yes {
         ConfirmMode::AssumeYes
     } else {
         ConfirmMode::Deny
@@ -269,11 +277,15 @@ pub fn exec(
         let mut ui =
             LineUi::new(renderer(config, terminal), out, err, &mut no_input).with_spinner(terminal);
         let runtime = runtime()?;
+        let message = crate::images::message(&task, images);
         runtime.block_on(cancellable(async |token| {
-            agent.turn(&task, &mut ui, &token).await
+            agent.turn_message(message, &mut ui, &token).await
         }))
     };
-    let report = result.map_err(|error| Failed(describe(&error, config)))?;
+    let report = result.map_err(|error| {
+        let text = describe(&error, config);
+        Failed(crate::images::explain(text, had_images, &config.llm.model))
+    })?;
     after_turn(
         &mut agent,
         &report,
@@ -283,11 +295,11 @@ pub fn exec(
         baseline.as_ref(),
         err,
     );
-    Ok(match report.stop {
-        Stop::Finished => 0,
-        Stop::Cancelled => 130,
-        Stop::MaxIterations | Stop::Stuck => 1,
-    })
+    if let Some(path) = args.last_message {
+        crate::exec_json::write_last_message(&host.locations.cwd.join(path), &report.reply)
+            .map_err(Failed)?;
+    }
+    Ok(crate::exec_json::exit_code(report.stop))
 }
 
 /// `ybs ask --chat FILE [QUESTION]`.
@@ -349,6 +361,11 @@ pub fn ask(
     warn_mcp(&failures, err);
     chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
     agent.settings.response_format = format;
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let settings = &mut agent.settings;
+    for warning in crate::chat_options::apply(&expansion.options, chat, &text, settings) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;

@@ -7,23 +7,33 @@
 //! the system prompt with the environment, project instructions and the repository map
 //! ([`prompt`], [`repo_map`], readied by
 //! [`prepare`], the project found by [`project`]), change previews and diffs ([`diff_view`])
-//! and `/undo` ([`undo`]); costs from the price table ([`pricing`]).
+//! and `/undo` ([`undo`]); costs from the price table ([`pricing`]); `exec --json`
+//! ([`exec_json`]) and the first run's provider choice ([`first_run`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
+pub mod attach;
+pub mod chat_cmd;
+pub mod chat_options;
 pub mod chat_tools;
 pub mod cli;
 mod commands;
 pub mod config;
 pub mod confirm;
 pub mod diff_view;
+pub mod exec_json;
+pub mod first_run;
 pub mod git;
+pub mod highlight;
+pub mod images;
+pub mod line_editor;
 pub mod loop_guard;
 pub mod mcp;
 pub mod prepare;
 pub mod pricing;
 pub mod project;
 pub mod prompt;
+pub mod prompt_files;
 pub mod render;
 mod repl;
 pub mod repo_map;

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 use tokio::signal::unix::{SignalKind, signal};
 use ybs_providers::ProviderKind;
+use ybs_tools::shell::status::SandboxStatus;
 
 use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
@@ -24,14 +24,27 @@ use crate::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let loaded = commands::load(cli, host, err)?;
+    let mut loaded = commands::load(cli, host, err)?;
+    let picked = match crate::first_run::check(&mut loaded, host, err) {
+        Ok(note) => note,
+        Err(code) => return Ok(code),
+    };
     let mut config = loaded.config.clone();
     let mut agent =
         commands::build_agent(&config, host, ConfirmMode::Ask, cli.options.dry_run, err)?;
     let resumed = commands::resume(cli, host, &mut agent)?;
     let mut session_file = commands::session_file(host, resumed.as_deref());
-    let mut editor =
-        DefaultEditor::new().map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let (mut editor, edit_slot) = crate::line_editor::new(&host.locations.cwd)
+        .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let prompts = crate::prompt_files::load(&crate::prompt_files::directories(&host.locations));
+    for warning in &prompts.warnings {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
+    let cwd = &host.locations.cwd;
+    let mut images = (cli.options.images.iter())
+        .map(|path| crate::images::image_part(path, cwd))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failed)?;
     let history = host
         .data_home
         .as_ref()
@@ -42,20 +55,29 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let runtime = commands::runtime()?;
     let hangup = watch_hangup(&runtime, err);
     let terminal = io::stdout().is_terminal();
+    let shell_sandbox =
+        (agent.registry.is_enabled("run_shell") && !cli.options.dry_run).then(|| {
+            let context = &agent.tool_context;
+            ybs_tools::shell::status::status(&context.shell, &context.sandbox)
+        });
+    let sandbox_word = match &shell_sandbox {
+        Some(status) if status.fully_on() => "sandbox on",
+        Some(SandboxStatus::Off) => "sandbox OFF",
+        Some(SandboxStatus::Unavailable(_)) => "sandbox unavailable",
+        Some(_) => "sandbox partial",
+        None if config.safety.sandbox_enabled => "sandbox on",
+        None => "sandbox OFF",
+    };
     let _ = writeln!(
         out,
-        "ybs {} ({} {}). /help for commands, Ctrl-D to exit.",
-        env!("CARGO_PKG_VERSION"),
-        config.llm.provider,
-        config.llm.model
+        "{}",
+        crate::first_run::banner(&config, sandbox_word, picked.as_deref())
     );
-    if agent.registry.is_enabled("run_shell") && !cli.options.dry_run {
-        let context = &agent.tool_context;
-        let status = ybs_tools::shell::status::status(&context.shell, &context.sandbox);
+    if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
     }
     loop {
-        let text = match read_message(&mut editor) {
+        let text = match read_message(&mut editor, &edit_slot) {
             Ok(Some(text)) => text,
             Ok(None) => break,
             Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
@@ -64,9 +86,39 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         if hangup.swap(false, Ordering::SeqCst) {
             reload_tools(&mut agent, &config, out);
         }
-        match parse_input(&text) {
+        let input = match prompts.message(&text) {
+            Some(message) => Ok(Input::Message(message)),
+            None if text.trim().starts_with("/image ") => {
+                let path = text.trim()["/image ".len()..].trim();
+                match crate::images::image_part(std::path::Path::new(path), cwd) {
+                    Ok(part) => {
+                        images.push(part);
+                        let _ = writeln!(out, "image {path} attached to the next message");
+                    }
+                    Err(error) => commands::notice(&config, Notice::Error, &error, out),
+                }
+                continue;
+            }
+            None if text.trim() == "/edit" => match crate::line_editor::edit("") {
+                Ok(message) => Ok(Input::Message(message)),
+                Err(error) => {
+                    commands::notice(&config, Notice::Error, &error, out);
+                    continue;
+                }
+            },
+            None => parse_input(&text),
+        };
+        match input {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
+                let message =
+                    match crate::attach::expand(&message, &agent.registry, &agent.tool_context) {
+                        Ok(message) => message,
+                        Err(error) => {
+                            commands::notice(&config, Notice::Error, &error, out);
+                            continue;
+                        }
+                    };
                 let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
                 let mut stdin = io::stdin().lock();
                 let mut log = io::stdout();
@@ -78,8 +130,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         &mut stdin,
                     )
                     .with_spinner(terminal);
+                    let with_images = crate::images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(commands::cancellable(async |token| {
-                        agent.turn(&message, &mut ui, &token).await
+                        agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
                 match result {
@@ -93,12 +146,19 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         err,
                     ),
                     Err(error) => {
-                        let _ =
-                            writeln!(err, "ybs: error: {}", commands::describe(&error, &config));
+                        let text = commands::describe(&error, &config);
+                        let had_images = (agent.conversation.last()).is_some_and(|last| {
+                            last.parts
+                                .iter()
+                                .any(|p| matches!(p, ybs_core::Part::Image(_)))
+                        });
+                        let text = crate::images::explain(text, had_images, &config.llm.model);
+                        let _ = writeln!(err, "ybs: error: {text}");
                     }
                 }
             }
             Ok(Input::Command(command)) => {
+                let help = command == SlashCommand::Help;
                 let context = Context {
                     host,
                     loaded: &loaded,
@@ -112,6 +172,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     &mut session_file,
                     out,
                 );
+                if help {
+                    let _ = write!(out, "{}{}", crate::line_editor::HELP, prompts.help());
+                }
             }
             Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
         }
@@ -179,8 +242,12 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
     flag
 }
 
-/// One message: lines ending in `\` continue on the next line. `None` on Ctrl-D.
-fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineError> {
+/// One message: lines ending in `\` continue on the next line; Ctrl-G opens the editor on
+/// the input so far. `None` on Ctrl-D.
+fn read_message(
+    editor: &mut crate::line_editor::LineEditor,
+    edit_slot: &crate::line_editor::EditSlot,
+) -> Result<Option<String>, ReadlineError> {
     let mut text = String::new();
     loop {
         let prompt = if text.is_empty() { "ybs> " } else { "...> " };
@@ -195,8 +262,18 @@ fn read_message(editor: &mut DefaultEditor) -> Result<Option<String>, ReadlineEr
                     return Ok(Some(text));
                 }
             },
-            // Ctrl-C at the prompt drops what was typed.
-            Err(ReadlineError::Interrupted) => text.clear(),
+            Err(ReadlineError::Interrupted) => {
+                let taken = edit_slot.lock().ok().and_then(|mut slot| slot.take());
+                if let Some(line) = taken {
+                    text.push_str(&line);
+                    match crate::line_editor::edit(&text) {
+                        Ok(edited) => return Ok(Some(edited)),
+                        Err(error) => eprintln!("ybs: error: {error}"),
+                    }
+                }
+                // Ctrl-C at the prompt drops what was typed.
+                text.clear();
+            }
             Err(ReadlineError::Eof) => return Ok(None),
             Err(error) => return Err(error),
         }

@@ -50,10 +50,23 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             clap_complete::generate(*shell, &mut Cli::command(), "ybs", out);
             Ok(0)
         }
-        Some(Command::Exec { prompt, yes }) => finish(
-            commands::exec(cli, host, prompt.as_deref(), *yes, out, err),
-            err,
-        ),
+        Some(Command::Exec {
+            prompt,
+            yes,
+            json,
+            output_last_message,
+        }) => {
+            let args = crate::exec_json::ExecArgs {
+                prompt: prompt.as_deref(),
+                yes: *yes,
+                last_message: output_last_message.as_deref(),
+            };
+            if *json {
+                Ok(crate::exec_json::run(cli, host, &args, out, err))
+            } else {
+                finish(commands::exec(cli, host, &args, out, err), err)
+            }
+        }
         Some(Command::Ask {
             chat,
             question,
@@ -62,6 +75,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             commands::ask(cli, host, chat, question.as_deref(), *yes, out, err),
             err,
         ),
+        Some(Command::Chat { action }) => {
+            crate::chat_cmd::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
+        }
         Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),
         Some(Command::Tool { name, json, yes }) => {
             finish(commands::tool(cli, host, name, json, *yes, out, err), err)

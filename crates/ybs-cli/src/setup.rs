@@ -243,6 +243,8 @@ pub fn agent(
             PromptCache::Off => None,
         },
         prices: Arc::new(price_table(&config.llm.prices)?),
+        stop: Vec::new(),
+        reasoning_effort: None,
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);

@@ -53,6 +53,10 @@ pub struct AgentSettings {
     pub prompt_cache: Option<ybs_core::CacheTtl>,
     /// Prices for the replies' cost when the provider reports none.
     pub prices: std::sync::Arc<ybs_providers::PriceTable>,
+    /// Sequences that end the reply (a chat file's `stop` option).
+    pub stop: Vec<String>,
+    /// How hard a reasoning model thinks (a chat file's `reasoning_effort` option).
+    pub reasoning_effort: Option<ybs_core::ReasoningEffort>,
 }
 
 /// Why a turn ended.
@@ -169,9 +173,19 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<TurnReport, AgentError> {
+        self.turn_message(Message::user(prompt), ui, cancel).await
+    }
+
+    /// [`turn`](Agent::turn) for a user message with more than text (images).
+    pub async fn turn_message(
+        &mut self,
+        message: Message,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
         self.compact_if_needed(ui, cancel).await?;
         let start = self.conversation.len();
-        self.conversation.push(Message::user(prompt));
+        self.conversation.push(message);
         self.run_from(start, ui, cancel).await
     }
 

@@ -121,6 +121,8 @@ impl Agent {
                 ttl,
             ));
         }
+        request.stop = self.settings.stop.clone();
+        request.reasoning_effort = self.settings.reasoning_effort;
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();

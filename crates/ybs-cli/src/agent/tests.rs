@@ -70,6 +70,8 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
         response_format: None,
         prompt_cache: Some(ybs_core::CacheTtl::FiveMinutes),
         prices: std::sync::Arc::new(ybs_providers::PriceTable::default()),
+        stop: Vec::new(),
+        reasoning_effort: None,
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)

@@ -353,6 +353,8 @@ pub struct UiConfig {
     pub stream_responses: bool,
     /// Show the model's reasoning, dimmed (not in spec 2.3; issue 7 asks for the setting).
     pub show_reasoning: bool,
+    /// The colour theme of highlighted code blocks (a bundled syntect theme name).
+    pub theme: String,
 }
 
 impl Default for UiConfig {
@@ -363,6 +365,7 @@ impl Default for UiConfig {
             show_tool_calls: true,
             stream_responses: true,
             show_reasoning: true,
+            theme: crate::highlight::DEFAULT_THEME.to_owned(),
         }
     }
 }

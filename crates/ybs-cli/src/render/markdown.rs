@@ -8,6 +8,8 @@ use super::style::{Painter, Role};
 pub struct MarkdownLines {
     /// The open fence's marker (```` ``` ```` or `~~~`, possibly longer), if any.
     fence: Option<String>,
+    /// The open block's highlighter, when colour is on and its language is known.
+    code: Option<crate::highlight::Block>,
 }
 
 impl MarkdownLines {
@@ -17,12 +19,19 @@ impl MarkdownLines {
         if let Some(open) = &self.fence {
             if trimmed.starts_with(open.as_str()) && trimmed[open.len()..].trim().is_empty() {
                 self.fence = None;
+                self.code = None;
                 return painter.paint(Role::Fence, line);
+            }
+            if let Some(block) = &mut self.code {
+                return block.line(line);
             }
             return painter.paint(Role::Code, line);
         }
         if let Some(marker) = fence_marker(trimmed) {
             self.fence = Some(marker.to_owned());
+            if painter.color {
+                self.code = crate::highlight::Block::new(&trimmed[marker.len()..]);
+            }
             return painter.paint(Role::Fence, line);
         }
         if let Some(level) = heading_level(trimmed) {
@@ -40,6 +49,7 @@ impl MarkdownLines {
     /// Forgets an unclosed fence (the reply ended).
     pub fn reset(&mut self) {
         self.fence = None;
+        self.code = None;
     }
 }
 
@@ -86,11 +96,24 @@ mod tests {
     }
 
     #[test]
+    fn a_block_in_a_known_language_is_highlighted_in_colour_only() {
+        let coloured = styled(&["```rust", "fn main() {}", "```", "fn x"]);
+        assert!(coloured[1].contains("\x1b[38;2;"), "{coloured:?}");
+        assert_eq!(coloured[3], "fn x", "highlighting ends with the block");
+        let mut markdown = MarkdownLines::default();
+        let plain: Vec<String> = ["```rust", "fn main() {}"]
+            .iter()
+            .map(|line| markdown.style(line, Painter { color: false }))
+            .collect();
+        assert_eq!(plain, ["```rust", "fn main() {}"]);
+    }
+
+    #[test]
     fn fences_open_and_close_with_the_same_marker() {
         assert_eq!(
-            styled(&["```rust", "let a = `x`;", "~~~", "```", "after **b**"]),
+            styled(&["```nolang", "let a = `x`;", "~~~", "```", "after **b**"]),
             [
-                "<fence>```rust",
+                "<fence>```nolang",
                 "<code>let a = `x`;",
                 "<code>~~~",
                 "<fence>```",
@@ -98,8 +121,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            styled(&["````md", "```", "````"]),
-            ["<fence>````md", "<code>```", "<fence>````"]
+            styled(&["````nolang", "```", "````"]),
+            ["<fence>````nolang", "<code>```", "<fence>````"]
         );
     }
 

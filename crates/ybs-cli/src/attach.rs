@@ -1,0 +1,115 @@
+//! `@path` in a REPL message attaches the file, as a `file:` line does in a chat file;
+//! `@dir/` attaches a listing of the directory. Files are read through the `read_file` and
+//! `list_files` tools, so the sandbox refuses what it refuses to the model.
+
+use serde_json::{Value, json};
+use ybs_tools::{ToolContext, ToolRegistry};
+
+/// The words of `message` that name attachments: `@` at the start of a word, then a path.
+pub fn mentions(message: &str) -> Vec<&str> {
+    (message.split_whitespace())
+        .filter_map(|word| word.strip_prefix('@'))
+        .map(|path| path.trim_end_matches([',', ';', ')', '?', '!']))
+        .filter(|path| !path.is_empty() && !path.starts_with('@'))
+        .collect()
+}
+
+/// `message` with the content of each `@path` appended; `Err` names a path that cannot be
+/// attached and why (the message is then not sent).
+pub fn expand(
+    message: &str,
+    registry: &ToolRegistry,
+    context: &ToolContext,
+) -> Result<String, String> {
+    let mut text = message.to_owned();
+    for path in mentions(message) {
+        let attached = if path.ends_with('/') {
+            let listing = registry
+                .invoke(
+                    "list_files",
+                    &json!({"pattern": "*", "path": path}),
+                    context,
+                )
+                .map_err(|e| format!("cannot attach @{path}: {e}"))?;
+            let files: Vec<&str> = (listing["files"].as_array().into_iter().flatten())
+                .filter_map(Value::as_str)
+                .collect();
+            files.join("\n")
+        } else {
+            let read = registry
+                .invoke("read_file", &json!({"path": path}), context)
+                .map_err(|e| format!("cannot attach @{path}: {e}"))?;
+            read["content"].as_str().unwrap_or_default().to_owned()
+        };
+        text.push_str(&format!(
+            "\n\n<file path=\"{path}\">\n{}\n</file>",
+            attached.trim_end()
+        ));
+    }
+    Ok(text)
+}
+
+/// The project's files whose path starts with `prefix`, for Tab completion of `@prefix`.
+pub fn complete(prefix: &str, registry: &ToolRegistry, context: &ToolContext) -> Vec<String> {
+    let (dir, _) = prefix.rsplit_once('/').unwrap_or(("", prefix));
+    let base = if dir.is_empty() { "." } else { dir };
+    let Ok(listing) = registry.invoke(
+        "list_files",
+        &json!({"pattern": "*", "path": base}),
+        context,
+    ) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = (listing["files"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .map(|file| file.trim_start_matches("./").to_owned())
+        .filter(|file| file.starts_with(prefix))
+        .collect();
+    found.sort();
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use ybs_tools::{PathSandbox, ShellPolicy};
+
+    use super::*;
+
+    fn context(dir: &std::path::Path) -> ToolContext {
+        let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
+        let mut context = ToolContext::new(sandbox, ShellPolicy::default()).unwrap();
+        context.set_working_dir(dir).unwrap();
+        context
+    }
+
+    #[test]
+    fn mentions_are_words_that_start_with_at() {
+        assert_eq!(
+            mentions("see @src/a.rs, and @docs/ but not me@x.org or @"),
+            ["src/a.rs", "docs/"]
+        );
+    }
+
+    #[test]
+    fn files_and_listings_are_attached_and_the_sandbox_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("d/x.txt"), "secret sauce\n").unwrap();
+        let (registry, context) = (ToolRegistry::new(), context(dir.path()));
+        let text = expand("look at @d/x.txt", &registry, &context).unwrap();
+        assert!(
+            text.starts_with("look at @d/x.txt\n\n<file path=\"d/x.txt\">\n"),
+            "{text}"
+        );
+        assert!(text.contains("secret sauce"), "{text}");
+        let listing = expand("what is in @d/", &registry, &context).unwrap();
+        assert!(listing.contains("x.txt"), "{listing}");
+        let error = expand("@/etc/passwd", &registry, &context).unwrap_err();
+        assert!(error.starts_with("cannot attach @/etc/passwd: "), "{error}");
+        let error = expand("@nope.txt", &registry, &context).unwrap_err();
+        assert!(error.starts_with("cannot attach @nope.txt"), "{error}");
+        assert_eq!(complete("d/", &registry, &context), ["d/x.txt"]);
+    }
+}

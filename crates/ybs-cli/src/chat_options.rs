@@ -1,0 +1,209 @@
+//! A chat file's `option:` and `sticky_option:` values applied to `ask`'s request: sampling,
+//! length, stop sequences and reasoning effort, by Scout's names and by the OpenAI and
+//! Anthropic parameter names. Which are still in force (a transient option is cleared by each
+//! `assistant` message) is the chat file crate's [`Options`]; an option ybs cannot honour is a
+//! warning naming the file and line, never a silent drop.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use ybs_chatfile::{Options, parse};
+
+use crate::agent::AgentSettings;
+
+/// Options `ask` reads elsewhere (the model, provider, endpoint and reply format).
+const HANDLED_ELSEWHERE: [&str; 4] = ["model", "backend", "endpoint", "format"];
+
+/// The line of `path` that last set each option still in force (its key as in
+/// [`Options`]); options that come from imported files are not found here.
+fn option_lines(text: &str) -> BTreeMap<String, usize> {
+    let mut sticky = BTreeMap::new();
+    let mut transient: BTreeMap<String, usize> = BTreeMap::new();
+    for message in parse(text) {
+        let line = message.span.start;
+        match message.role.as_str() {
+            "assistant" => transient.clear(),
+            "option" | "sticky_option" => {
+                let key = (message.content.split_whitespace().next())
+                    .unwrap_or_default()
+                    .to_owned();
+                if message.role == "option" {
+                    transient.insert(key, line);
+                } else {
+                    sticky.insert(key, line);
+                }
+            }
+            "format" | "persist" | "websearch" => {
+                transient.insert(message.role, line);
+            }
+            "endpoint" | "backend" | "model" | "agent" | "previous_response_id" => {
+                sticky.insert(message.role, line);
+            }
+            _ => {}
+        }
+    }
+    sticky.extend(transient);
+    sticky
+}
+
+/// What one option does to the request, or why it cannot.
+fn apply_one(key: &str, value: &str, settings: &mut AgentSettings) -> Result<(), String> {
+    let value = value.trim();
+    match key {
+        "temperature" => {
+            let number: f32 = value
+                .parse()
+                .map_err(|_| format!("temperature `{value}` is not a number"))?;
+            settings.temperature = Some(number);
+        }
+        "max_tokens" | "max_output_tokens" | "max_completion_tokens" | "max_tokens_to_sample" => {
+            let number: u32 = value
+                .parse()
+                .map_err(|_| format!("{key} `{value}` is not a whole number"))?;
+            settings.max_tokens = Some(number);
+        }
+        "stop" | "stop_sequences" => {
+            settings.stop = if value.starts_with('[') {
+                serde_json::from_str::<Vec<String>>(value)
+                    .map_err(|e| format!("{key} `{value}` is not a JSON list of strings: {e}"))?
+            } else {
+                vec![value.to_owned()]
+            };
+        }
+        "reasoning_effort" | "reasoning" | "effort" | "thinking" => {
+            settings.reasoning_effort = Some(value.parse()?);
+        }
+        "top_p" | "seed" => {
+            return Err(format!(
+                "{key} is not sent by ybs's providers yet (ignored)"
+            ));
+        }
+        "persist" => return Err("persist is not supported by ybs (ignored)".into()),
+        "previous_response_id" => {
+            return Err(
+                "previous_response_id needs a Responses API backend, which ybs does not have \
+                 (ignored)"
+                    .into(),
+            );
+        }
+        "websearch" | "agent" => return Err(format!("{key} is not supported by ybs (ignored)")),
+        _ => return Err(format!("unknown option `{key}` (ignored)")),
+    }
+    Ok(())
+}
+
+/// Applies the options in force to `settings`; returns one warning per option that could
+/// not be honoured, as `FILE:LINE: ...`.
+pub fn apply(
+    options: &Options,
+    path: &Path,
+    text: &str,
+    settings: &mut AgentSettings,
+) -> Vec<String> {
+    let lines = option_lines(text);
+    let mut warnings = Vec::new();
+    for (key, value) in options.effective() {
+        if HANDLED_ELSEWHERE.contains(&key.as_str()) {
+            continue;
+        }
+        if let Err(why) = apply_one(&key, &value, settings) {
+            let at = match lines.get(&key) {
+                Some(line) => format!("{}:{line}", path.display()),
+                None => path.display().to_string(),
+            };
+            warnings.push(format!("{at}: {why}"));
+        }
+    }
+    warnings
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use ybs_chatfile::Expander;
+
+    use super::*;
+    use crate::config::Config;
+
+    fn settings() -> AgentSettings {
+        let (agent, _) = crate::setup::agent(
+            &Config::default(),
+            &crate::setup::Surroundings {
+                cwd: std::env::temp_dir(),
+                home: Some(std::env::temp_dir()),
+                env: BTreeMap::new(),
+            },
+            crate::confirm::ConfirmMode::Deny,
+            false,
+        )
+        .unwrap();
+        agent.settings
+    }
+
+    fn run(text: &str) -> (AgentSettings, Vec<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.chat");
+        std::fs::write(&path, text).unwrap();
+        let expansion = Expander::new(dir.path()).expand_file(&path).unwrap();
+        let mut settings = settings();
+        let warnings = apply(&expansion.options, Path::new("a.chat"), text, &mut settings);
+        (settings, warnings)
+    }
+
+    #[test]
+    fn options_reach_the_settings_by_either_name() {
+        let (settings, warnings) = run(
+            "option: temperature 0.2\nsticky_option: max_output_tokens 300\n\
+             option: stop [\"END\", \"STOP\"]\noption: reasoning_effort high\n\nuser:\nhi\n",
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(settings.temperature, Some(0.2));
+        assert_eq!(settings.max_tokens, Some(300));
+        assert_eq!(settings.stop, ["END", "STOP"]);
+        assert_eq!(
+            settings.reasoning_effort,
+            Some(ybs_core::ReasoningEffort::High)
+        );
+    }
+
+    #[test]
+    fn an_assistant_message_clears_options_but_not_sticky_ones() {
+        let (settings, warnings) = run(
+            "option: temperature 0.2\nsticky_option: max_tokens 300\n\nuser:\nhi\n\n\
+             assistant:\nhello\n\nuser:\nagain\n",
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            settings.temperature,
+            Some(0.7),
+            "the configured value again"
+        );
+        assert_eq!(settings.max_tokens, Some(300));
+    }
+
+    #[test]
+    fn what_cannot_be_honoured_is_a_warning_with_file_and_line() {
+        let (settings, warnings) = run(
+            "user:\nhi\n\noption: frobnicate 3\npersist: true\nprevious_response_id: r1\n\
+             option: temperature warm\noption: top_p 0.5\n",
+        );
+        assert_eq!(settings.temperature, Some(0.7));
+        let all = warnings.join("\n");
+        assert!(
+            all.contains("a.chat:4: unknown option `frobnicate` (ignored)"),
+            "{all}"
+        );
+        assert!(all.contains("a.chat:5: persist is not supported"), "{all}");
+        assert!(
+            all.contains("a.chat:6: previous_response_id needs a Responses API"),
+            "{all}"
+        );
+        assert!(
+            all.contains("a.chat:7: temperature `warm` is not a number"),
+            "{all}"
+        );
+        assert!(all.contains("a.chat:8: top_p is not sent"), "{all}");
+        assert_eq!(warnings.len(), 5, "{all}");
+    }
+}

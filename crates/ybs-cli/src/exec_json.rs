@@ -1,0 +1,386 @@
+//! `ybs exec --json`: the turn as one JSON object per line on stdout, for scripts. The event
+//! names and fields are stable and described by `schema/exec-events.schema.json`; the exit
+//! code is 0 when the turn finished, 1 when it failed, 2 for a usage error and 130 when it was
+//! cancelled. Also the prompt source (`exec -` reads stdin) and `--output-last-message`,
+//! which plain `exec` shares.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use ybs_context_budget::SendError;
+use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+
+use crate::agent::{AgentError, Stop, TurnReport, Ui};
+use crate::cli::Cli;
+use crate::commands::{self, Failed};
+use crate::confirm::{Answer, ConfirmMode};
+use crate::render::{Notice, RenderOptions, Renderer};
+use crate::run::Host;
+
+/// The exit code of a usage error (as clap's own).
+pub const USAGE_ERROR: u8 = 2;
+/// The exit code of a cancelled turn.
+pub const CANCELLED: u8 = 130;
+
+/// The task of `exec`: the argument, or stdin when it is absent or `-`. `Err` is a usage
+/// error's message.
+pub fn read_task(prompt: Option<&str>, stdin: &mut dyn Read) -> Result<String, String> {
+    let task = match prompt {
+        Some(task) if task != "-" => task.to_owned(),
+        _ => {
+            let mut task = String::new();
+            stdin
+                .read_to_string(&mut task)
+                .map_err(|e| format!("cannot read the task from stdin: {e}"))?;
+            task
+        }
+    };
+    if task.trim().is_empty() {
+        return Err(
+            "no task given: `ybs exec \"TASK\"`, or `ybs exec -` with the task on stdin".into(),
+        );
+    }
+    Ok(task)
+}
+
+/// Writes the final reply to `path` (atomically; `--output-last-message`).
+pub fn write_last_message(path: &Path, text: &str) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
+    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
+    file.persist(path).map_err(|e| failed(&e.error))?;
+    Ok(())
+}
+
+/// One event as its JSON line (without the newline), `type` first so a reader sees it first.
+pub fn event(kind: &str, fields: Value) -> String {
+    let head = format!("{{\"type\":{}", Value::String(kind.into()));
+    match fields {
+        Value::Object(fields) if !fields.is_empty() => {
+            let rest = Value::Object(fields).to_string();
+            format!("{head},{}", &rest[1..])
+        }
+        _ => format!("{head}}}"),
+    }
+}
+
+/// A [`Ui`] that writes each event as a JSON line. Confirmations are settled by the agent's
+/// mode (`--yes` or deny); one that would still ask is denied, as there is no one to ask.
+pub struct JsonUi<'a> {
+    out: &'a mut dyn Write,
+    /// Summarises tool results as the terminal display does, without colour.
+    summary: Renderer,
+}
+
+impl<'a> JsonUi<'a> {
+    /// Writes to `out`.
+    pub fn new(out: &'a mut dyn Write) -> Self {
+        let summary = Renderer::new(RenderOptions {
+            color: false,
+            show_reasoning: true,
+            show_tool_calls: true,
+            show_token_usage: true,
+        });
+        JsonUi { out, summary }
+    }
+
+    /// Writes one event line; a closed stdout must not stop the agent.
+    pub fn emit(&mut self, kind: &str, fields: Value) {
+        let _ = writeln!(self.out, "{}", event(kind, fields));
+        let _ = self.out.flush();
+    }
+
+    fn summarize(&mut self, tool: &str, result: &ToolResult) -> String {
+        let line = (self.summary.tool_result(tool, result).into_iter().next()).unwrap_or_default();
+        // `  ✓ name: summary`: keep the summary.
+        let prefix = format!("{tool}: ");
+        match line.find(&prefix) {
+            Some(at) => line[at + prefix.len()..].to_owned(),
+            None => line.trim().to_owned(),
+        }
+    }
+}
+
+impl Ui for JsonUi<'_> {
+    fn stream_event(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta { text } if !text.is_empty() => {
+                self.emit("text_delta", json!({ "text": text }));
+            }
+            StreamEvent::ThinkingDelta { text, .. } if !text.is_empty() => {
+                self.emit("thinking_delta", json!({ "text": text }));
+            }
+            _ => {}
+        }
+    }
+
+    fn reply_done(&mut self) {}
+
+    fn tool_call(&mut self, call: &ToolCall) {
+        self.emit(
+            "tool_call",
+            json!({ "id": call.id, "name": call.name, "arguments": call.arguments }),
+        );
+    }
+
+    fn tool_result(&mut self, tool: &str, result: &ToolResult) {
+        let summary = self.summarize(tool, result);
+        // The full result as JSON when it is JSON (built-in tools answer so), else as text.
+        let full = serde_json::from_str::<Value>(&result.content)
+            .unwrap_or_else(|_| Value::String(result.content.clone()));
+        self.emit(
+            "tool_result",
+            json!({
+                "id": result.call_id,
+                "name": tool,
+                "ok": !result.is_error,
+                "summary": summary,
+                "result": full,
+            }),
+        );
+    }
+
+    fn notice(&mut self, kind: Notice, message: &str) {
+        let level = match kind {
+            Notice::Warning => "warning",
+            Notice::Error => "error",
+            Notice::Info => "info",
+        };
+        self.emit("notice", json!({ "level": level, "message": message }));
+    }
+
+    fn usage(&mut self, turn: &Usage, _session: &Usage) {
+        self.emit("usage", json!({ "usage": turn }));
+    }
+
+    fn confirm(&mut self, _call: &ToolCall, _reason: &str) -> Answer {
+        Answer::No
+    }
+}
+
+/// The `kind` of an `error` event for a failed turn.
+fn error_kind(error: &AgentError) -> &'static str {
+    match error {
+        AgentError::Send(SendError::Provider(llm)) => llm.kind.name(),
+        AgentError::Send(SendError::Budget(_)) => "context_budget",
+        AgentError::Compaction(_) => "compaction",
+    }
+}
+
+fn stop_name(stop: Stop) -> &'static str {
+    match stop {
+        Stop::Finished => "finished",
+        Stop::MaxIterations => "max_iterations",
+        Stop::Stuck => "stuck",
+        Stop::Cancelled => "cancelled",
+    }
+}
+
+/// The exit code of a turn that ended with `stop`.
+pub fn exit_code(stop: Stop) -> u8 {
+    match stop {
+        Stop::Finished => 0,
+        Stop::Cancelled => CANCELLED,
+        Stop::MaxIterations | Stop::Stuck => 1,
+    }
+}
+
+/// Paths relative to `cwd` where they are inside it.
+fn relative(changed: &[PathBuf], cwd: &Path) -> Vec<String> {
+    (changed.iter())
+        .map(|path| {
+            (path.strip_prefix(cwd).unwrap_or(path))
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+/// What `exec` was given besides the global options.
+pub struct ExecArgs<'a> {
+    /// The task, or `-`/absent for stdin.
+    pub prompt: Option<&'a str>,
+    /// `--yes`.
+    pub yes: bool,
+    /// `--output-last-message FILE`.
+    pub last_message: Option<&'a Path>,
+}
+
+/// `ybs exec --json`: runs the turn, writing events to `out`; `err` gets the same failures
+/// in words. Returns the exit code.
+pub fn run(
+    cli: &Cli,
+    host: &Host,
+    args: &ExecArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> u8 {
+    let fail = |out: &mut dyn Write, err: &mut dyn Write, kind: &str, message: &str, code: u8| {
+        let _ = writeln!(
+            out,
+            "{}",
+            event("error", json!({ "kind": kind, "message": message }))
+        );
+        let _ = writeln!(err, "ybs: error: {message}");
+        code
+    };
+    let task = match read_task(args.prompt, &mut io::stdin()) {
+        Ok(task) => task,
+        Err(message) => return fail(out, err, "usage", &message, USAGE_ERROR),
+    };
+    let mut loaded = match commands::load(cli, host, err) {
+        Ok(loaded) => loaded,
+        Err(Failed(message)) => return fail(out, err, "config", &message, 1),
+    };
+    match crate::first_run::check(&mut loaded, host, err) {
+        Ok(Some(note)) => {
+            let _ = writeln!(err, "ybs: using {note}");
+        }
+        Ok(None) => {}
+        Err(code) => {
+            let message = "no provider configured and Ollama does not answer";
+            let _ = writeln!(
+                out,
+                "{}",
+                event(
+                    "error",
+                    json!({ "kind": "no_provider", "message": message })
+                )
+            );
+            return code;
+        }
+    }
+    let config = &loaded.config;
+    let mode = if args.yes {
+        ConfirmMode::AssumeYes
+    } else {
+        ConfirmMode::Deny
+    };
+    let mut agent = match commands::build_agent(config, host, mode, cli.options.dry_run, err) {
+        Ok(agent) => agent,
+        Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
+    };
+    let resumed = match commands::resume(cli, host, &mut agent) {
+        Ok(resumed) => resumed,
+        Err(Failed(message)) => return fail(out, err, "session", &message, 1),
+    };
+    let session_file = commands::session_file(host, resumed.as_deref());
+    let baseline = commands::git_baseline(config, &host.locations.cwd, err);
+    let runtime = match commands::runtime() {
+        Ok(runtime) => runtime,
+        Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
+    };
+    let cwd = &host.locations.cwd;
+    let result: Result<TurnReport, AgentError> = {
+        let mut ui = JsonUi::new(out);
+        ui.emit(
+            "session_started",
+            json!({
+                "provider": config.llm.provider,
+                "model": config.llm.model,
+                "cwd": cwd.display().to_string(),
+                "session_file": session_file.as_ref().map(|path| path.display().to_string()),
+            }),
+        );
+        runtime.block_on(commands::cancellable(async |token| {
+            agent.turn(&task, &mut ui, &token).await
+        }))
+    };
+    let report = match result {
+        Ok(report) => report,
+        Err(error) => {
+            let message = commands::describe(&error, config);
+            return fail(out, err, error_kind(&error), &message, 1);
+        }
+    };
+    commands::after_turn(
+        &agent,
+        &report,
+        &task,
+        config,
+        session_file.as_deref(),
+        baseline.as_ref(),
+        err,
+    );
+    let _ = writeln!(
+        out,
+        "{}",
+        event(
+            "turn_completed",
+            json!({
+                "stop": stop_name(report.stop),
+                "text": report.reply,
+                "files_changed": relative(&report.changed, cwd),
+            }),
+        )
+    );
+    if let Some(path) = args.last_message {
+        if let Err(message) = write_last_message(&cwd.join(path), &report.reply) {
+            return fail(out, err, "io", &message, 1);
+        }
+    }
+    exit_code(report.stop)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn the_task_comes_from_the_argument_or_stdin() {
+        assert_eq!(read_task(Some("hi"), &mut &b"x"[..]).unwrap(), "hi");
+        assert_eq!(
+            read_task(Some("-"), &mut &b"from stdin"[..]).unwrap(),
+            "from stdin"
+        );
+        assert_eq!(read_task(None, &mut &b"piped"[..]).unwrap(), "piped");
+        let error = read_task(Some("-"), &mut &b"  \n"[..]).unwrap_err();
+        assert!(error.starts_with("no task given"), "{error}");
+    }
+
+    #[test]
+    fn events_carry_their_type_first() {
+        let line = event("text_delta", json!({"text": "a"}));
+        assert_eq!(line, r#"{"type":"text_delta","text":"a"}"#);
+        assert_eq!(event("x", json!({})), r#"{"type":"x"}"#);
+    }
+
+    #[test]
+    fn tool_results_are_summarised_and_kept_whole() {
+        let mut out = Vec::new();
+        {
+            let mut ui = JsonUi::new(&mut out);
+            let result = ToolResult {
+                call_id: "c1".into(),
+                name: None,
+                content: r#"{"content":"a\nb\n"}"#.into(),
+                is_error: false,
+            };
+            ui.tool_result("read_file", &result);
+        }
+        let value: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(value["type"], "tool_result");
+        assert_eq!(value["id"], "c1");
+        assert_eq!(value["ok"], true);
+        assert_eq!(value["result"]["content"], "a\nb\n");
+        let summary = value["summary"].as_str().unwrap();
+        assert!(!summary.contains('✓') && !summary.is_empty(), "{summary}");
+    }
+
+    #[test]
+    fn the_last_message_is_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("last.txt");
+        write_last_message(&path, "done\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "done\n");
+        let error = write_last_message(&dir.path().join("no/such/dir/x"), "t").unwrap_err();
+        assert!(error.contains("cannot write"), "{error}");
+    }
+}

@@ -1,0 +1,312 @@
+//! The first run: when no provider is configured, pick one from the API key in the
+//! environment (saying which, and how to choose when several are set), or check that Ollama
+//! answers; with neither, a short guide instead of a long wait and a stack of causes. Also the
+//! banner line that says what a session runs with.
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use crate::config::{LoadedConfig, Source};
+use crate::run::Host;
+
+/// How long Ollama has to answer before the guide is shown.
+pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);
+
+/// The providers picked from an API key, in order of preference when several are set: the
+/// variable, the provider and the model used when none is configured.
+pub const KEYED: [(&str, &str, &str); 4] = [
+    (
+        "OPENROUTER_API_KEY",
+        "openrouter",
+        "anthropic/claude-sonnet-4",
+    ),
+    ("ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-20250514"),
+    ("OPENAI_API_KEY", "openai", "gpt-4.1"),
+    ("DEEPSEEK_API_KEY", "deepseek", "deepseek-chat"),
+];
+
+/// What the first-run check decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// The configuration names a provider, or Ollama answers: nothing to say.
+    Configured,
+    /// A provider was picked from the environment; the note says so (for the banner).
+    Picked(String),
+    /// Nothing usable: show [`GUIDE`] and exit 2.
+    Guide,
+}
+
+/// The guide printed when no provider can be used.
+pub const GUIDE: &str = "\
+ybs needs a model provider, and none is configured.
+
+Set one of these API keys (ybs picks the provider from it):
+  OPENROUTER_API_KEY   OpenRouter (many models with one key)
+  ANTHROPIC_API_KEY    Anthropic
+  OPENAI_API_KEY       OpenAI
+  DEEPSEEK_API_KEY     DeepSeek
+or start Ollama (https://ollama.com) on http://localhost:11434 for local models.
+
+Or choose in ./.ybs.json (or ~/.config/ybs/config.json):
+  {\"llm\": {\"provider\": \"openai-compatible\", \"model\": \"my-model\",
+           \"endpoint\": \"http://localhost:8080/v1\"}}
+
+`ybs config` shows the effective settings and where each comes from; `--provider` and
+`--model` choose for one run.
+";
+
+/// The value of variable `name`: ybs's own view of the environment first, then the process's.
+fn variable(host: &Host, name: &str) -> Option<String> {
+    (host.env.get(name).cloned())
+        .or_else(|| std::env::var(name).ok())
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// Settles the provider of `loaded` when the configuration does not name one: from the one
+/// API key set (or the first of several), else Ollama if it answers within [`OLLAMA_WAIT`].
+pub fn settle(loaded: &mut LoadedConfig, host: &Host) -> Choice {
+    if *loaded.sources.of("llm.provider") != Source::Default {
+        return Choice::Configured;
+    }
+    let set: Vec<&(&str, &str, &str)> = (KEYED.iter())
+        .filter(|(name, _, _)| variable(host, name).is_some())
+        .collect();
+    let model_set = *loaded.sources.of("llm.model") != Source::Default;
+    let llm = &mut loaded.config.llm;
+    match set.as_slice() {
+        [] => {
+            let endpoint =
+                (llm.endpoint.clone()).unwrap_or_else(|| "http://localhost:11434".into());
+            if ollama_answers(&endpoint, OLLAMA_WAIT) {
+                Choice::Configured
+            } else {
+                Choice::Guide
+            }
+        }
+        [(name, provider, model), rest @ ..] => {
+            llm.provider = (*provider).to_owned();
+            if !model_set {
+                llm.model = (*model).to_owned();
+            }
+            if rest.is_empty() {
+                return Choice::Picked(format!("{provider} from {name}"));
+            }
+            let others: Vec<&str> = rest.iter().map(|(name, _, _)| *name).collect();
+            Choice::Picked(format!(
+                "{provider} from {name} ({} also set; choose with --provider NAME or \
+                 llm.provider in .ybs.json)",
+                others.join(", ")
+            ))
+        }
+    }
+}
+
+/// [`settle`] for a command that talks to the model: `Err(2)` after writing the guide to
+/// `err`; otherwise the note of a picked provider, if any.
+pub fn check(
+    loaded: &mut LoadedConfig,
+    host: &Host,
+    err: &mut dyn Write,
+) -> Result<Option<String>, u8> {
+    match settle(loaded, host) {
+        Choice::Configured => Ok(None),
+        Choice::Picked(note) => Ok(Some(note)),
+        Choice::Guide => {
+            let _ = write!(err, "{GUIDE}");
+            Err(crate::exec_json::USAGE_ERROR)
+        }
+    }
+}
+
+/// Whether an HTTP server answers at `endpoint` within `wait` (connect, request and the
+/// first bytes of the reply).
+pub fn ollama_answers(endpoint: &str, wait: Duration) -> bool {
+    let start = Instant::now();
+    let rest = endpoint
+        .strip_prefix("http://")
+        .or_else(|| endpoint.strip_prefix("https://"))
+        .unwrap_or(endpoint);
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let with_port = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
+        authority.to_owned()
+    } else if endpoint.starts_with("https://") {
+        format!("{authority}:443")
+    } else {
+        format!("{authority}:80")
+    };
+    let Ok(addresses) = with_port.to_socket_addrs() else {
+        return false;
+    };
+    for address in addresses {
+        let left = wait.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return false;
+        }
+        let Ok(mut stream) = TcpStream::connect_timeout(&address, left) else {
+            continue;
+        };
+        let left = wait
+            .saturating_sub(start.elapsed())
+            .max(Duration::from_millis(1));
+        let _ = stream.set_read_timeout(Some(left));
+        let _ = stream.set_write_timeout(Some(left));
+        let request = format!("GET /api/version HTTP/1.0\r\nHost: {authority}\r\n\r\n");
+        if stream.write_all(request.as_bytes()).is_err() {
+            continue;
+        }
+        let mut head = [0u8; 5];
+        if stream.read_exact(&mut head).is_ok() && &head == b"HTTP/" {
+            return true;
+        }
+    }
+    false
+}
+
+/// The banner line: version, provider, model, context window, sandbox, and the note of a
+/// provider picked from the environment.
+pub fn banner(config: &crate::config::Config, sandbox: &str, note: Option<&str>) -> String {
+    let picked = note
+        .map(|note| format!("; using {note}"))
+        .unwrap_or_default();
+    format!(
+        "ybs {} ({} {}, context {} tokens, {sandbox}{picked}). /help for commands, Ctrl-D to exit.",
+        env!("CARGO_PKG_VERSION"),
+        config.llm.provider,
+        config.llm.model,
+        config.context.max_tokens,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::BTreeMap;
+    use std::net::TcpListener;
+
+    use super::*;
+    use crate::config::{ConfigLocations, FlagOverrides, load};
+
+    fn host(env: &[(&str, &str)], dir: &std::path::Path) -> Host {
+        Host {
+            locations: ConfigLocations {
+                system_file: dir.join("etc/config.json"),
+                home: Some(dir.join("home")),
+                xdg_config_home: None,
+                cwd: dir.to_path_buf(),
+            },
+            env: (env.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect::<BTreeMap<_, _>>(),
+            data_home: None,
+        }
+    }
+
+    fn loaded(host: &Host, flags: &FlagOverrides) -> LoadedConfig {
+        load(&host.locations, &host.env, flags).unwrap()
+    }
+
+    /// An endpoint on 127.0.0.1 where nothing listens.
+    fn closed_endpoint() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        format!("http://127.0.0.1:{port}")
+    }
+
+    #[test]
+    fn each_key_alone_picks_its_provider_and_default_model() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, provider, model) in KEYED {
+            let host = host(&[(name, "k")], dir.path());
+            let mut loaded = loaded(&host, &FlagOverrides::default());
+            let choice = settle(&mut loaded, &host);
+            assert_eq!(choice, Choice::Picked(format!("{provider} from {name}")));
+            assert_eq!(loaded.config.llm.provider, provider);
+            assert_eq!(loaded.config.llm.model, model);
+        }
+    }
+
+    #[test]
+    fn several_keys_name_the_pick_and_how_to_choose() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(
+            &[("OPENAI_API_KEY", "a"), ("ANTHROPIC_API_KEY", "b")],
+            dir.path(),
+        );
+        let mut loaded = loaded(&host, &FlagOverrides::default());
+        let Choice::Picked(note) = settle(&mut loaded, &host) else {
+            panic!("nothing picked");
+        };
+        assert_eq!(loaded.config.llm.provider, "anthropic");
+        assert!(note.starts_with("anthropic from ANTHROPIC_API_KEY (OPENAI_API_KEY also set"));
+        assert!(note.contains("--provider"), "{note}");
+    }
+
+    #[test]
+    fn a_configured_provider_or_model_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(&[("OPENAI_API_KEY", "a")], dir.path());
+        let flags = FlagOverrides {
+            provider: Some("anthropic".into()),
+            ..FlagOverrides::default()
+        };
+        let mut kept = loaded(&host, &flags);
+        assert_eq!(settle(&mut kept, &host), Choice::Configured);
+        assert_eq!(kept.config.llm.provider, "anthropic");
+        let flags = FlagOverrides {
+            model: Some("gpt-5".into()),
+            ..FlagOverrides::default()
+        };
+        let mut model = loaded(&host, &flags);
+        assert!(matches!(settle(&mut model, &host), Choice::Picked(_)));
+        assert_eq!(model.config.llm.model, "gpt-5");
+    }
+
+    #[test]
+    fn no_key_and_no_ollama_is_the_guide_quickly() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = host(&[], dir.path());
+        let flags = FlagOverrides {
+            endpoint: Some(closed_endpoint()),
+            ..FlagOverrides::default()
+        };
+        let mut loaded = loaded(&host, &flags);
+        assert_eq!(settle(&mut loaded, &host), Choice::Guide);
+    }
+
+    #[test]
+    fn an_answering_server_counts_as_ollama() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut buffer = [0u8; 256];
+            let _ = stream.read(&mut buffer);
+            stream.write_all(b"HTTP/1.0 200 OK\r\n\r\n{}").unwrap();
+        });
+        assert!(ollama_answers(
+            &format!("http://127.0.0.1:{port}"),
+            Duration::from_secs(5)
+        ));
+        server.join().unwrap();
+        assert!(!ollama_answers(&closed_endpoint(), OLLAMA_WAIT));
+    }
+
+    #[test]
+    fn the_banner_names_provider_model_window_and_sandbox() {
+        let mut config = crate::config::Config::default();
+        let line = banner(&config, "sandbox on", Some("openai from OPENAI_API_KEY"));
+        assert!(line.contains("(ollama qwen3:14b, context "), "{line}");
+        assert!(
+            line.contains("sandbox on; using openai from OPENAI_API_KEY)"),
+            "{line}"
+        );
+        config.safety.sandbox_enabled = false;
+        assert!(banner(&config, "sandbox OFF", None).contains("sandbox OFF)"));
+    }
+}

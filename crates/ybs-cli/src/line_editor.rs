@@ -1,0 +1,179 @@
+//! The REPL's line editor: Ctrl-G (and `/edit`) opens `$VISUAL` or `$EDITOR` on the current
+//! input and submits what is saved; Alt-Enter and Ctrl-J insert a newline; Tab completes
+//! `@path` from the project's files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+use rustyline::completion::{Completer, Pair};
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{
+    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, Helper, KeyCode,
+    KeyEvent, Modifiers, RepeatCount,
+};
+
+/// The `/help` lines of the editor's keys.
+pub const HELP: &str = "Keys: Ctrl-G or /edit opens $VISUAL/$EDITOR on the input; Alt-Enter or \
+Ctrl-J inserts a newline; @PATH attaches a file (Tab completes), @DIR/ a listing;\n/image PATH attaches an image to the next message.\n";
+
+/// The input Ctrl-G took from the prompt, for the editor.
+pub type EditSlot = Arc<Mutex<Option<String>>>;
+
+/// The REPL's editor type.
+pub type LineEditor = Editor<AtPaths, DefaultHistory>;
+
+/// Completes `@path` words from the files under the project directory.
+pub struct AtPaths {
+    /// The project directory.
+    pub cwd: PathBuf,
+}
+
+impl Completer for AtPaths {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _ctx: &rustyline::Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let head = &line[..pos];
+        let start = head.rfind(char::is_whitespace).map_or(0, |at| at + 1);
+        let Some(prefix) = head[start..].strip_prefix('@') else {
+            return Ok((pos, Vec::new()));
+        };
+        let candidates = (project_files(&self.cwd, prefix).into_iter())
+            .map(|path| Pair {
+                display: path.clone(),
+                replacement: path,
+            })
+            .collect();
+        Ok((start + 1, candidates))
+    }
+}
+
+/// Entries of the project directory that start with `prefix` (directories with a `/`); none
+/// for absolute paths or `..`, which lead out of the project.
+pub fn project_files(cwd: &Path, prefix: &str) -> Vec<String> {
+    if prefix.starts_with('/') || prefix.split('/').any(|part| part == "..") {
+        return Vec::new();
+    }
+    let (dir, _) = prefix.rsplit_once('/').unwrap_or(("", prefix));
+    let Ok(entries) = std::fs::read_dir(cwd.join(dir)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = (entries.flatten())
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            let is_dir = entry.file_type().ok()?.is_dir();
+            let path = if is_dir { format!("{path}/") } else { path };
+            path.starts_with(prefix).then_some(path)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+impl Hinter for AtPaths {
+    type Hint = String;
+}
+impl Highlighter for AtPaths {}
+impl Validator for AtPaths {}
+impl Helper for AtPaths {}
+
+/// Ctrl-G: keeps the current input and interrupts the prompt; the REPL then opens the editor.
+struct EditKey(EditSlot);
+
+impl ConditionalEventHandler for EditKey {
+    fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some(ctx.line().to_owned());
+        }
+        Some(Cmd::Interrupt)
+    }
+}
+
+/// The REPL's editor with the key bindings and completion, and the slot Ctrl-G fills.
+pub fn new(cwd: &Path) -> rustyline::Result<(LineEditor, EditSlot)> {
+    let mut editor = LineEditor::new()?;
+    editor.set_helper(Some(AtPaths {
+        cwd: cwd.to_owned(),
+    }));
+    let slot = EditSlot::default();
+    editor.bind_sequence(
+        KeyEvent::ctrl('G'),
+        EventHandler::Conditional(Box::new(EditKey(Arc::clone(&slot)))),
+    );
+    editor.bind_sequence(
+        KeyEvent(KeyCode::Enter, Modifiers::ALT),
+        EventHandler::Simple(Cmd::Newline),
+    );
+    editor.bind_sequence(KeyEvent::ctrl('J'), EventHandler::Simple(Cmd::Newline));
+    Ok((editor, slot))
+}
+
+/// The editor command: `$VISUAL`, else `$EDITOR`, else `vi`.
+fn editor_command() -> String {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .find(|value| !value.trim().is_empty())
+        .unwrap_or_else(|| "vi".to_owned())
+}
+
+/// Opens the editor on `text` in a temporary file and returns what was saved.
+pub fn edit(text: &str) -> Result<String, String> {
+    let mut file = tempfile::Builder::new()
+        .prefix("ybs-message-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| format!("cannot make a file for the editor: {e}"))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.flush())
+        .map_err(|e| format!("cannot make a file for the editor: {e}"))?;
+    let command = editor_command();
+    // Through the shell, so `EDITOR="code --wait"` works as in git.
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{command} \"$1\""))
+        .arg("sh")
+        .arg(file.path())
+        .status()
+        .map_err(|e| format!("cannot run the editor `{command}`: {e}"))?;
+    if !status.success() {
+        return Err(format!(
+            "the editor `{command}` failed ({status}); nothing sent"
+        ));
+    }
+    std::fs::read_to_string(file.path()).map_err(|e| format!("cannot read the edited text: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn project_files_complete_inside_the_project_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "").unwrap();
+        std::fs::write(dir.path().join("README.md"), "").unwrap();
+        assert_eq!(project_files(dir.path(), "s"), ["src/"]);
+        assert_eq!(project_files(dir.path(), "src/m"), ["src/main.rs"]);
+        assert_eq!(project_files(dir.path(), ""), ["README.md", "src/"]);
+        assert!(project_files(dir.path(), "../").is_empty());
+        assert!(project_files(dir.path(), "/etc/").is_empty());
+    }
+}

@@ -1,0 +1,260 @@
+//! The REPL's daily-use keys on a real terminal (tmux, as in `repl_pty.rs`): a prompt file
+//! with arguments, listed by `/help`; `@path` completed with Tab and attached; Ctrl-J and
+//! Alt-Enter inserting newlines; Ctrl-G opening
+//! `$EDITOR` (a script that writes a known text) and submitting what it saved; code blocks
+//! highlighted with colour and left as written with `NO_COLOR`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use ybs_testkit::{FakeLlm, Script, Turn};
+
+/// How long to wait for the screen to show something before failing (a hang, not a speed
+/// limit: a passing run waits milliseconds).
+const PATIENCE: Duration = Duration::from_secs(60);
+
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "ybs"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "ybs", "-S", "-200"])
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        self.wait_for_after("", text)
+    }
+
+    /// Waits until `text` shows after `anchor` (a prompt after a reply, say).
+    fn wait_for_after(&self, anchor: &str, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            let after = screen.find(anchor).map(|at| &screen[at + anchor.len()..]);
+            if after.is_some_and(|after| after.contains(text)) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "never saw {text:?} on\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+/// The last user message of each chat request the fake LLM received.
+fn user_messages(llm: &FakeLlm) -> Vec<String> {
+    (llm.requests().into_iter())
+        .filter(|request| request.path.ends_with("/chat/completions"))
+        .map(|request| {
+            let messages = request.body["messages"].as_array().unwrap().clone();
+            let last = messages.iter().rev().find(|m| m["role"] == "user").unwrap();
+            last["content"]
+                .as_str()
+                .map(str::to_owned)
+                .unwrap_or_else(|| {
+                    (last["content"].as_array().unwrap().iter())
+                        .filter_map(|part| part["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("")
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project/.ybs/prompts"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let project = root.join("project");
+    fs::write(
+        project.join(".ybs/prompts/review.md"),
+        "Review $1 for $2.\n",
+    )
+    .unwrap();
+    fs::write(project.join("notes.txt"), "the notes say 42\n").unwrap();
+    let editor = root.join("editor.sh");
+    fs::write(
+        &editor,
+        "#!/bin/sh\nprintf 'edited by the script' > \"$1\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(&editor, fs::Permissions::from_mode(0o755)).unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["Reply one."]),
+        Turn::text(["Reply two."]),
+        Turn::text(["Reply three."]),
+        Turn::text(["Reply four."]),
+    ]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    let settings = json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{}/v1", llm.base_url())},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": false}
+    });
+    fs::write(&config, settings.to_string()).unwrap();
+    let command = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm EDITOR={} {} -c {}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(&editor),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux {
+        socket: root.join("tmux.sock"),
+    };
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ybs",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        project.to_str().unwrap(),
+        &command,
+    ]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["/help", "Enter"]);
+    tmux.wait_for("/review  Review $1 for $2.");
+    tmux.keys(&["/review src/lib.rs bugs", "Enter"]);
+    tmux.wait_for_after("Reply one.", "ybs>");
+    tmux.keys(&["read @no"]);
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("read @notes.txt");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_after("Reply two.", "ybs>");
+    tmux.keys(&["draft"]);
+    tmux.keys(&["C-g"]);
+    tmux.wait_for_after("Reply three.", "ybs>");
+    tmux.keys(&["line one"]);
+    tmux.keys(&["C-j"]);
+    tmux.keys(&["line two"]);
+    tmux.keys(&["M-Enter"]);
+    tmux.keys(&["line three", "Enter"]);
+    tmux.wait_for_after("Reply four.", "ybs>");
+    let sent = user_messages(&llm);
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    assert_eq!(sent[3], "line one\nline two\nline three");
+    assert_eq!(sent[0].trim_end(), "Review src/lib.rs for bugs.");
+    assert!(
+        sent[1].starts_with("read @notes.txt\n\n<file path=\"notes.txt\">"),
+        "{sent:?}"
+    );
+    assert!(sent[1].contains("the notes say 42"), "{sent:?}");
+    assert_eq!(sent[2], "edited by the script");
+}
+
+/// Runs the REPL with colour configured and `extra` variables, sends one message whose reply
+/// has a Rust block, and returns the screen with its escape sequences.
+fn highlighted_screen(extra: &str) -> Option<String> {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let llm = FakeLlm::start(Script::new([Turn::text([
+        "Code:\n\n```rust\nfn main() {}\n```\n\nDone.",
+    ])]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    let settings = json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{}/v1", llm.base_url())},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": true}
+    });
+    fs::write(&config, settings.to_string()).unwrap();
+    let command = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm-256color {extra} {} -c {}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&config),
+    );
+    let tmux = Tmux {
+        socket: root.join("tmux.sock"),
+    };
+    let project = root.join("project");
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "ybs",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        project.to_str().unwrap(),
+        &command,
+    ]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["show code", "Enter"]);
+    tmux.wait_for_after("Done.", "ybs>");
+    Some(tmux.run(&["capture-pane", "-e", "-p", "-t", "ybs", "-S", "-200"]))
+}
+
+#[test]
+fn code_blocks_are_highlighted_on_a_terminal_and_not_with_no_color() {
+    let Some(coloured) = highlighted_screen("") else {
+        return;
+    };
+    let line = coloured.lines().find(|l| l.contains("main")).unwrap();
+    // Highlighting paints in 24-bit colour, with several colours on the line.
+    assert!(line.matches("\x1b[38;2;").count() >= 2, "{line:?}");
+    let Some(plain) = highlighted_screen("NO_COLOR=1") else {
+        return;
+    };
+    let line = plain.lines().find(|l| l.contains("main")).unwrap();
+    assert_eq!(line, "fn main() {}");
+}
