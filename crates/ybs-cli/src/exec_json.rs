@@ -299,7 +299,7 @@ pub fn run(
         }
     };
     commands::after_turn(
-        &agent,
+        &mut agent,
         &report,
         &task,
         config,
