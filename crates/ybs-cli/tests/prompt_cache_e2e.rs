@@ -171,3 +171,19 @@ fn a_bad_price_table_is_an_error_naming_the_key() {
     );
     assert!(message_bodies(&project).is_empty());
 }
+
+#[test]
+fn exec_json_usage_carries_the_cost_and_the_cache_figures() {
+    let project = anthropic_project(session());
+    let output = project.ybs(&["exec", "--json", "one"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    let usage: Value = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|event| event["type"] == "usage")
+        .expect("a usage event");
+    assert_eq!(usage["usage"]["cache_write_tokens"], 49_000, "{usage}");
+    let cost = usage["usage"]["cost"].as_f64().expect("priced");
+    assert!((cost - 0.18975).abs() < 1e-9, "{usage}");
+}
