@@ -73,10 +73,17 @@ fn apply_one(key: &str, value: &str, settings: &mut AgentSettings) -> Result<(),
         "reasoning_effort" | "reasoning" | "effort" | "thinking" => {
             settings.reasoning_effort = Some(value.parse()?);
         }
-        "top_p" | "seed" => {
-            return Err(format!(
-                "{key} is not sent by ybs's providers yet (ignored)"
-            ));
+        "top_p" => {
+            let number: f32 = value
+                .parse()
+                .map_err(|_| format!("top_p `{value}` is not a number"))?;
+            settings.top_p = Some(number);
+        }
+        "seed" => {
+            let number: u64 = value
+                .parse()
+                .map_err(|_| format!("seed `{value}` is not a whole number"))?;
+            settings.seed = Some(number);
         }
         "persist" => return Err("persist is not supported by ybs (ignored)".into()),
         "previous_response_id" => {
@@ -186,9 +193,10 @@ mod tests {
     fn what_cannot_be_honoured_is_a_warning_with_file_and_line() {
         let (settings, warnings) = run(
             "user:\nhi\n\noption: frobnicate 3\npersist: true\nprevious_response_id: r1\n\
-             option: temperature warm\noption: top_p 0.5\n",
+             option: temperature warm\noption: top_p lots\nsticky_option: seed 42\n",
         );
         assert_eq!(settings.temperature, Some(0.7));
+        assert_eq!(settings.seed, Some(42));
         let all = warnings.join("\n");
         assert!(
             all.contains("a.chat:4: unknown option `frobnicate` (ignored)"),
@@ -203,7 +211,10 @@ mod tests {
             all.contains("a.chat:7: temperature `warm` is not a number"),
             "{all}"
         );
-        assert!(all.contains("a.chat:8: top_p is not sent"), "{all}");
+        assert!(
+            all.contains("a.chat:8: top_p `lots` is not a number"),
+            "{all}"
+        );
         assert_eq!(warnings.len(), 5, "{all}");
     }
 }

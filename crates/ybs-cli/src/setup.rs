@@ -245,6 +245,8 @@ pub fn agent(
         prices: Arc::new(price_table(&config.llm.prices)?),
         stop: Vec::new(),
         reasoning_effort: None,
+        top_p: None,
+        seed: None,
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);

@@ -12,7 +12,7 @@ use ybs_testkit::Turn;
 fn ask_sends_the_options_in_force_and_warns_about_the_rest() {
     let project = Project::new(vec![Turn::text(["one"]), Turn::text(["two"])]);
     let chat = "option: temperature 0.2\nsticky_option: max_tokens 77\noption: stop [\"END\"]\n\
-                option: frobnicate 1\n\nuser:\nfirst\n";
+                option: frobnicate 1\noption: top_p 0.5\nsticky_option: seed 7\n\nuser:\nfirst\n";
     project.write("o.chat", chat);
     let output = project.ybs(&["ask", "--chat", "o.chat"]);
     let stderr = text(&output.stderr);
@@ -29,6 +29,8 @@ fn ask_sends_the_options_in_force_and_warns_about_the_rest() {
     );
     assert_eq!(body["max_tokens"], 77);
     assert_eq!(body["stop"], json!(["END"]));
+    assert_eq!(body["top_p"], 0.5);
+    assert_eq!(body["seed"], 7);
     // After the assistant's reply the `option:` values are cleared; the sticky one stays.
     let output = project.ybs(&["ask", "--chat", "o.chat", "second"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -44,6 +46,8 @@ fn ask_sends_the_options_in_force_and_warns_about_the_rest() {
     );
     assert_eq!(body["max_tokens"], 77);
     assert!(body.get("stop").is_none(), "{body}");
+    assert!(body.get("top_p").is_none(), "{body}");
+    assert_eq!(body["seed"], 7);
 }
 
 #[test]

@@ -133,6 +133,10 @@ pub(crate) fn encode<'a>(
             .temperature
             .filter(|_| thinking.is_none())
             .map(temperature),
+        top_p: request
+            .top_p
+            .filter(|_| thinking.is_none())
+            .map(temperature),
         stop_sequences: &request.stop,
         thinking,
         stream: true,

@@ -22,6 +22,8 @@ pub(crate) struct Request<'a> {
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub stop_sequences: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]

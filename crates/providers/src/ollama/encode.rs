@@ -44,6 +44,8 @@ pub(crate) fn encode<'a>(
         options: Options {
             num_ctx: options.num_ctx,
             temperature: request.temperature.map(temperature),
+            top_p: request.top_p.map(temperature),
+            seed: request.seed,
             num_predict: request.max_tokens,
             stop: &request.stop,
         },

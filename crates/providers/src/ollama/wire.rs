@@ -35,6 +35,10 @@ pub(crate) struct Options<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub num_predict: Option<u32>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     pub stop: &'a [String],
@@ -44,6 +48,8 @@ impl Options<'_> {
     fn is_empty(&self) -> bool {
         self.num_ctx.is_none()
             && self.temperature.is_none()
+            && self.top_p.is_none()
+            && self.seed.is_none()
             && self.num_predict.is_none()
             && self.stop.is_empty()
     }

@@ -85,6 +85,11 @@ pub(crate) fn encode<'a>(
             .temperature
             .filter(|_| !(kind == ProviderKind::OpenAi && is_openai_reasoning_model(model)))
             .map(temperature),
+        top_p: request
+            .top_p
+            .filter(|_| !(kind == ProviderKind::OpenAi && is_openai_reasoning_model(model)))
+            .map(temperature),
+        seed: request.seed,
         max_tokens: request.max_tokens.filter(|_| kind != ProviderKind::OpenAi),
         max_completion_tokens: request.max_tokens.filter(|_| kind == ProviderKind::OpenAi),
         reasoning_effort: effort.filter(|_| !openrouter_kind && kind != ProviderKind::DeepSeek),

@@ -57,6 +57,10 @@ pub struct AgentSettings {
     pub stop: Vec<String>,
     /// How hard a reasoning model thinks (a chat file's `reasoning_effort` option).
     pub reasoning_effort: Option<ybs_core::ReasoningEffort>,
+    /// Nucleus sampling (a chat file's `top_p` option).
+    pub top_p: Option<f32>,
+    /// A sampling seed (a chat file's `seed` option).
+    pub seed: Option<u64>,
 }
 
 /// Why a turn ended.

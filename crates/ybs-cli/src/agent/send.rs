@@ -123,6 +123,8 @@ impl Agent {
         }
         request.stop = self.settings.stop.clone();
         request.reasoning_effort = self.settings.reasoning_effort;
+        request.top_p = self.settings.top_p;
+        request.seed = self.settings.seed;
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();

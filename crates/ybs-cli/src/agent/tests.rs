@@ -72,6 +72,8 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
         prices: std::sync::Arc::new(ybs_providers::PriceTable::default()),
         stop: Vec::new(),
         reasoning_effort: None,
+        top_p: None,
+        seed: None,
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)
