@@ -1,7 +1,8 @@
 //! The model-side actions besides `send`: `estimate_tokens` (the context-budget breakdown,
 //! cl100k), `estimate_text_tokens`, `get_models` (OpenRouter's list in the protocol's shape,
-//! cached for the session), `get_balance` and `generate_title`. Network calls block the
-//! session's thread (a running stream is not affected) and time out after 30 s.
+//! cached for a day), `get_balance` and `generate_title`. Network calls run in the
+//! background and answer when they finish, so `ping`, `chat_get` or `cancel` never wait for
+//! them; they time out after 30 s.
 
 use serde_json::{Value, json};
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
@@ -9,79 +10,116 @@ use ybs_providers::ModelInfo;
 
 use crate::error::{Error, Result};
 use crate::protocol::{Reply, Request};
-use crate::server::Shared;
 use crate::session::Session;
 use crate::settings::Settings;
+use crate::shared::Shared;
 use crate::{prompt, titles, tokens};
 
-/// Handles one of the actions above.
-pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Result<Reply> {
+/// Handles one of the actions above. `Ok(None)` means the reply comes later, from a
+/// background task (the network never blocks the session's thread).
+pub fn handle(
+    session: &mut Session,
+    shared: &Shared,
+    request_id: Option<String>,
+    request: Request,
+) -> Result<Option<Reply>> {
     match request {
-        Request::EstimateTextTokens { args } => estimate_text(&args),
+        Request::EstimateTextTokens { args } => estimate_text(&args).map(Some),
         Request::EstimateTokens { args } => {
             let input = args
                 .get("input_text")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            estimate(session, input)
+            estimate(session, input).map(Some)
         }
         Request::GetModels { .. } => {
-            if session.models().is_none() {
-                let settings = Settings::load(session.home())?;
-                let models = fetch_models(shared, &settings)?;
-                session.set_models(models);
+            if let Some(models) = session.fresh_models() {
+                return Ok(Some(models_reply(models)));
             }
-            let models: Vec<Value> = session
-                .models()
-                .unwrap_or_default()
-                .iter()
-                .map(model_json)
-                .collect();
-            Ok(Reply::typed("models").with("models", models))
+            let settings = Settings::load(session.home())?;
+            spawn_models(shared, request_id, settings);
+            Ok(None)
         }
         Request::GetBalance { .. } => {
             let settings = Settings::load(session.home())?;
             let provider = settings.provider("")?;
-            let balance = shared
-                .runtime
-                .block_on(provider.balance())
-                .map_err(|err| Error::Invalid(provider_message(&err)))?
-                .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
-            Ok(Reply::typed("balance")
-                .with("total_credits", balance.total_credits)
-                .with("total_usage", balance.total_usage))
+            shared.spawn_reply_for(request_id, async move {
+                let balance = provider
+                    .balance()
+                    .await
+                    .map_err(|err| Error::Invalid(provider_message(&err)))?
+                    .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
+                Ok(Reply::typed("balance")
+                    .with("total_credits", balance.total_credits)
+                    .with("total_usage", balance.total_usage))
+            });
+            Ok(None)
         }
-        Request::GenerateTitle { args } => {
-            let settings = Settings::load(session.home())?;
-            let content = args
-                .get("content")
-                .and_then(Value::as_str)
-                .filter(|text| !text.trim().is_empty())
-                .ok_or(Error::MissingField("content"))?
-                .to_owned();
-            let global = args.get("global").and_then(Value::as_bool).unwrap_or(false);
-            let chat_id = match args.get("chat_id").and_then(Value::as_str) {
-                Some(id) if !id.is_empty() => id.to_owned(),
-                _ => session.active_chat()?.chat.id.clone(),
-            };
-            let global = global
-                || session
-                    .active()
-                    .is_some_and(|a| a.chat.id == chat_id && a.chat.global);
-            let model = settings
-                .title_model
-                .clone()
-                .unwrap_or_else(|| titles::DEFAULT_TITLE_MODEL.to_owned());
-            let title = shared
-                .runtime
-                .block_on(titles::generate(&settings, &model, &content))
-                .map_err(|err| Error::Invalid(provider_message(&err)))?;
-            session.chat_rename(&chat_id, &title, global)?;
-            shared.send(&titles::event(&chat_id, &title));
-            Ok(Reply::ok().with("chat_id", chat_id).with("title", title))
-        }
+        Request::GenerateTitle { args } => generate_title(session, shared, &args).map(Some),
         other => Err(Error::NotAvailable(other.action().to_owned())),
     }
+}
+
+/// `generate_title {chat_id, content}`: answered `ok` at once when `title_model` is set
+/// (never a paid call the user did not enable); the title is made in the background and
+/// announced with `title_updated`.
+fn generate_title(
+    session: &mut Session,
+    shared: &Shared,
+    args: &serde_json::Map<String, Value>,
+) -> Result<Reply> {
+    let text = |name: &str| {
+        args.get(name)
+            .and_then(Value::as_str)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+    };
+    let chat_id = text("chat_id").ok_or(Error::MissingField("chat_id"))?;
+    let content = text("content").ok_or(Error::MissingField("content"))?;
+    let settings = Settings::load(session.home())?;
+    let model = settings
+        .title_model
+        .clone()
+        .ok_or_else(|| Error::Invalid("title_model not configured".into()))?;
+    let active = session.active().filter(|active| active.chat.id == chat_id);
+    let global = args.get("global").and_then(Value::as_bool).unwrap_or(false)
+        || active.is_some_and(|active| active.chat.global);
+    let files: Vec<String> = active
+        .map(|active| {
+            active
+                .chat
+                .context_files
+                .iter()
+                .map(|file| file.path.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    titles::spawn_automatic(
+        shared,
+        &settings,
+        model,
+        chat_id,
+        global,
+        titles::prompt_text(&content, &files),
+    );
+    Ok(Reply::ok())
+}
+
+/// The `models` reply.
+fn models_reply(models: &[ModelInfo]) -> Reply {
+    let models: Vec<Value> = models.iter().map(model_json).collect();
+    Reply::typed("models").with("models", models)
+}
+
+/// Fetches the models list in the background, caches it on the session and replies.
+fn spawn_models(shared: &Shared, request_id: Option<String>, settings: Settings) {
+    let task_shared = shared.clone();
+    shared.spawn_reply_for(request_id, async move {
+        let models = fetch_models(&settings).await?;
+        let reply = models_reply(&models);
+        task_shared.post(move |session, _| session.set_models(models));
+        Ok(reply)
+    });
 }
 
 /// `estimate_text_tokens`: `texts` (the first client's form) gets an array of counts in the
@@ -109,12 +147,12 @@ fn provider_message(error: &ybs_core::LlmError) -> String {
     format!("{}: {}", error.kind.label(), error.message)
 }
 
-/// Fetches OpenRouter's model list (blocking the calling thread).
-pub fn fetch_models(shared: &Shared, settings: &Settings) -> Result<Vec<ModelInfo>> {
+/// Fetches OpenRouter's model list.
+pub async fn fetch_models(settings: &Settings) -> Result<Vec<ModelInfo>> {
     let provider = settings.provider("")?;
-    shared
-        .runtime
-        .block_on(provider.list_models())
+    provider
+        .list_models()
+        .await
         .map_err(|err| Error::Invalid(provider_message(&err)))
 }
 

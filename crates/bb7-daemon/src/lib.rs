@@ -76,6 +76,7 @@ pub mod assemble;
 pub mod atomic;
 pub mod calls;
 pub mod context;
+pub mod dirs;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -91,6 +92,7 @@ pub mod send;
 pub mod server;
 pub mod session;
 pub mod settings;
+pub mod shared;
 pub mod store;
 #[cfg(test)]
 mod test_support;

@@ -37,8 +37,8 @@ use crate::events::Event;
 use crate::global::{GlobalState, Home};
 use crate::model::now;
 use crate::protocol::Reply;
-use crate::server::{InFlight, Shared};
 use crate::settings::Settings;
+use crate::shared::{InFlight, Shared};
 use crate::{prompt, session, titles, tokens, usage_log};
 
 /// The system message saved after a cancelled reply.
@@ -64,6 +64,8 @@ pub struct Plan {
     retry: Option<RetryContext>,
     trim: TrimLoop,
     first_exchange: bool,
+    /// The context files' paths, for an automatic title.
+    title_files: Vec<String>,
 }
 
 /// Reads a string argument.
@@ -74,19 +76,77 @@ fn text_arg(args: &Map<String, Value>, name: &str) -> Option<String> {
         .filter(|text| !text.is_empty())
 }
 
-/// Prepares a send on the session's thread and starts its task.
+/// Starts a send on the session's thread: reserves the one stream slot (so `cancel` reaches
+/// it from now on), then prepares and streams it. When the models list (for the context
+/// window) is not cached yet it is fetched in the background first, so the protocol keeps
+/// answering meanwhile; a `cancel` before the request reaches the network ends the send with
+/// `Response aborted by user.` and nothing saved.
 pub fn start(
     session: &mut session::Session,
     shared: &Shared,
     request_id: Option<String>,
     args: &Map<String, Value>,
 ) -> Result<()> {
+    session.active_chat()?;
+    text_arg(args, "content").ok_or(Error::MissingField("content"))?;
+    let settings = Settings::load(session.home())?;
+    let cancel = CancellationToken::new();
+    if let Ok(mut slot) = shared.stream.lock() {
+        *slot = Some(InFlight {
+            request_id: request_id.clone().unwrap_or_default(),
+            cancel: cancel.clone(),
+        });
+    }
+    if session.fresh_models().is_some() {
+        return launch(session, shared, request_id, args, settings, cancel).inspect_err(|_| {
+            shared.clear_stream();
+        });
+    }
+    let args = args.clone();
+    let task_shared = shared.clone();
+    shared.runtime.spawn(async move {
+        let fetched = tokio::select! {
+            fetched = crate::calls::fetch_models(&settings) => Some(fetched),
+            () = cancel.cancelled() => None,
+        };
+        task_shared.post(move |session, shared| {
+            match fetched {
+                Some(Ok(models)) => session.set_models(models),
+                Some(Err(err)) => {
+                    tracing::warn!(error = %err, "models list unavailable; no budget")
+                }
+                None => {}
+            }
+            if cancel.is_cancelled() {
+                shared.clear_stream();
+                shared.send(&Reply::error(ABORTED).for_request(request_id.as_deref()));
+                return;
+            }
+            if let Err(err) = launch(session, shared, request_id.clone(), &args, settings, cancel) {
+                shared.clear_stream();
+                if err.is_fatal() {
+                    crate::shared::fatal(&err);
+                }
+                shared.send(&Reply::error(err.to_string()).for_request(request_id.as_deref()));
+            }
+        });
+    });
+    Ok(())
+}
+
+/// Prepares the send (the stream slot is already reserved) and spawns its stream task.
+fn launch(
+    session: &mut session::Session,
+    shared: &Shared,
+    request_id: Option<String>,
+    args: &Map<String, Value>,
+    settings: Settings,
+    cancel: CancellationToken,
+) -> Result<()> {
     let home = session.home().clone();
     let project_root = session.project_root().map(std::path::Path::to_path_buf);
-    session.active_chat()?;
     let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
-    let settings = Settings::load(&home)?;
-    let context_window = context_window(session, shared, &settings, args)?;
+    let context_window = context_window(session, args)?;
     let active = session.active_chat()?;
     let global = active.chat.global;
     let model = text_arg(args, "model").unwrap_or_else(|| active.chat.effective_model().to_owned());
@@ -105,9 +165,14 @@ pub fn start(
     let files = assemble::collect_files(active)?;
     let retry = RetryContext::from_value(args.get("retry_context"));
     let history = active.chat.messages.clone();
-    let first_exchange = !history
+    // Automatic titles: only for the chat's first user message (as the first bb7).
+    let first_exchange = !history.iter().any(|message| message.role == Role::User);
+    let title_files: Vec<String> = active
+        .chat
+        .context_files
         .iter()
-        .any(|message| message.role == Role::Assistant && !message.text_content().is_empty());
+        .map(|file| file.path.clone())
+        .collect();
 
     // The budget: pairs of the history predicted against the model's window.
     let counter = tokens::counter();
@@ -145,16 +210,16 @@ pub fn start(
     let provider = settings.provider(&model)?;
 
     session::push_user_message(active, &content, &model);
-    // As the first bb7: the chat remembers the model it was last sent with.
+    // As the first bb7: the chat remembers the model it was last sent with. The draft is the
+    // client's: it is left as it is.
     active.chat.model = model.clone();
-    active.chat.draft.clear();
     active.save()?;
     if let Err(err) = GlobalState::record_model(&home, &model) {
         tracing::warn!(error = %err, "could not remember the model");
     }
 
     let plan = Plan {
-        request_id: request_id.clone(),
+        request_id,
         active: active.clone(),
         home,
         settings,
@@ -168,14 +233,8 @@ pub fn start(
         retry,
         trim,
         first_exchange,
+        title_files,
     };
-    let cancel = CancellationToken::new();
-    if let Ok(mut slot) = shared.stream.lock() {
-        *slot = Some(InFlight {
-            request_id: request_id.unwrap_or_default(),
-            cancel: cancel.clone(),
-        });
-    }
     let task_shared = shared.clone();
     shared.runtime.spawn(run(plan, task_shared, cancel));
     Ok(())
@@ -185,23 +244,12 @@ fn parse_effort(text: &str) -> Option<ReasoningEffort> {
     serde_json::from_value(Value::String(text.to_lowercase())).ok()
 }
 
-/// The model's context window from the (cached) models list.
-fn context_window(
-    session: &mut session::Session,
-    shared: &Shared,
-    settings: &Settings,
-    args: &Map<String, Value>,
-) -> Result<usize> {
+/// The model's context window from the cached models list.
+fn context_window(session: &mut session::Session, args: &Map<String, Value>) -> Result<usize> {
     let model = match text_arg(args, "model") {
         Some(model) => model,
         None => session.active_chat()?.chat.effective_model().to_owned(),
     };
-    if session.models().is_none() {
-        match crate::calls::fetch_models(shared, settings) {
-            Ok(models) => session.set_models(models),
-            Err(err) => tracing::warn!(error = %err, "models list unavailable; no budget"),
-        }
-    }
     Ok(session
         .models()
         .and_then(|models| models.iter().find(|info| info.id == model))
@@ -357,6 +405,7 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         retry,
         mut trim,
         first_exchange,
+        title_files,
     } = plan;
     let rid = request_id.as_deref();
     let model = base.model.clone();
@@ -511,7 +560,7 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
                         title_model,
                         chat_id,
                         global,
-                        latest,
+                        titles::prompt_text(&latest, &title_files),
                     );
                 }
             }
@@ -601,7 +650,7 @@ fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
     for write in writes {
         if let Err(err) = active.write_output(&write.path, &write.content) {
             if err.is_fatal() {
-                crate::server::fatal(&err);
+                crate::shared::fatal(&err);
             }
             tracing::error!(path = %write.path, error = %err, "output write failed");
             continue;

@@ -15,7 +15,6 @@
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
 //! status 2.
 
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -23,20 +22,7 @@ use tokio::sync::mpsc;
 
 use crate::protocol::{self, MAX_LINE, Reply, Request, TOO_LARGE};
 use crate::session::Session;
-
-/// Where replies go.
-pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
-
-/// Writes one reply line and flushes.
-pub fn send(output: &Output, reply: &Reply) {
-    let line = reply.to_line();
-    tracing::debug!(reply = %line, "reply");
-    if let Ok(mut out) = output.lock() {
-        let _ = out.write_all(line.as_bytes());
-        let _ = out.write_all(b"\n");
-        let _ = out.flush();
-    }
-}
+pub use crate::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
 
 /// One line of input, or the marker of a line that was too long.
 #[derive(Debug, PartialEq, Eq)]
@@ -88,69 +74,6 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
-/// A change to run on the session's thread.
-pub type Change = Box<dyn FnOnce(&mut Session, &Shared) + Send>;
-
-/// Work for the session's thread: a client request, or a change a stream task hands back
-/// (the session is only ever touched on that thread).
-pub enum Job {
-    /// A request with its id.
-    Request(Option<String>, Request),
-    /// Runs on the session's thread.
-    Internal(Change),
-    /// End of input: stop the thread.
-    Stop,
-}
-
-/// The stream in flight: its request id and how to stop it.
-#[derive(Debug, Clone)]
-pub struct InFlight {
-    /// The `send` request's id ("" when it had none).
-    pub request_id: String,
-    /// Cancels the stream.
-    pub cancel: tokio_util::sync::CancellationToken,
-}
-
-/// What the session's thread and the stream tasks share.
-#[derive(Clone)]
-pub struct Shared {
-    /// Where replies go.
-    pub output: Output,
-    /// The session's queue.
-    pub jobs: mpsc::UnboundedSender<Job>,
-    /// The stream in flight, if any (one at a time).
-    pub stream: Arc<Mutex<Option<InFlight>>>,
-    /// The runtime streams run on.
-    pub runtime: tokio::runtime::Handle,
-}
-
-impl Shared {
-    /// Writes a reply.
-    pub fn send(&self, reply: &Reply) {
-        send(&self.output, reply);
-    }
-
-    /// Whether a stream is in flight.
-    pub fn streaming(&self) -> bool {
-        self.stream
-            .lock()
-            .map(|slot| slot.is_some())
-            .unwrap_or(false)
-    }
-
-    /// Forgets the stream in flight.
-    pub fn clear_stream(&self) {
-        if let Ok(mut slot) = self.stream.lock() {
-            *slot = None;
-        }
-    }
-
-    /// Hands a change to the session's thread.
-    pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
-        let _ = self.jobs.send(Job::Internal(Box::new(job)));
-    }
-}
-
 /// The error for a state-changing action while a stream runs.
 pub const BUSY: &str = "Another request is already in progress";
 
@@ -186,6 +109,8 @@ fn read_only(request: &Request) -> bool {
 fn allowed_while_streaming(session: &Session, request: &Request) -> bool {
     match request {
         Request::Init { project_root } => session.initialized_at(project_root),
+        // As the first bb7, except that the chat being streamed stays where it is.
+        Request::ChatMove { id, .. } => session.active().is_none_or(|active| active.chat.id != *id),
         Request::ChatRename { .. }
         | Request::ChatForceUnlock { .. }
         | Request::Bb7Init { .. }
@@ -238,7 +163,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
         | Request::EstimateTextTokens { .. }
         | Request::GetModels { .. }
         | Request::GetBalance { .. } => {
-            crate::calls::handle(session, shared, request).map(|reply| Some(Some(reply)))
+            crate::calls::handle(session, shared, request_id.clone(), request).map(Some)
         }
         request => session.dispatch(request).map(|reply| reply.map(Some)),
     }))
@@ -275,13 +200,6 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
             true
         }
     }
-}
-
-/// The safety guard tripped: say why on stderr and exit at once with status 2.
-pub fn fatal(err: &crate::Error) -> ! {
-    tracing::error!(error = %err, "safety guard tripped; exiting");
-    eprintln!("{err}");
-    std::process::exit(2);
 }
 
 /// Runs the daemon until shutdown, end of input or SIGTERM. Returns the exit status.
