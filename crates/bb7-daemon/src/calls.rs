@@ -156,50 +156,35 @@ pub async fn fetch_models(settings: &Settings) -> Result<Vec<ModelInfo>> {
         .map_err(|err| Error::Invalid(provider_message(&err)))
 }
 
-/// One model in the protocol's shape: `id`, `name`, `context_length`, `supports_reasoning`,
-/// `supports_tools` and `pricing.prompt`/`completion` always; `max_completion_tokens`,
-/// `created`, `description` and the pricing extras (`input_cache_read`,
-/// `input_cache_write`, `internal_reasoning`, `discount`) when OpenRouter gives them.
+/// One model in the protocol's shape, every key present as the first bb7 sends it (`0`,
+/// `""` or `null` when the backend does not say): `id`, `name`, `description`, `created`,
+/// `expiration_date`, `context_length`, `max_completion_tokens`, `supports_reasoning`,
+/// `supports_tools` and `pricing` (`prompt`, `completion`, `input_cache_read`,
+/// `input_cache_write`, `internal_reasoning`, `discount`).
 pub fn model_json(model: &ModelInfo) -> Value {
     let pricing = model.pricing.as_ref();
-    let mut prices = json!({
-        "prompt": pricing.map_or("0", |p| p.prompt.as_str()),
-        "completion": pricing.map_or("0", |p| p.completion.as_str()),
-    });
-    if let (Some(pricing), Value::Object(fields)) = (pricing, &mut prices) {
-        for (key, value) in [
-            ("input_cache_read", &pricing.input_cache_read),
-            ("input_cache_write", &pricing.input_cache_write),
-            ("internal_reasoning", &pricing.internal_reasoning),
-        ] {
-            if let Some(value) = value {
-                fields.insert(key.into(), json!(value));
-            }
-        }
-        if let Some(discount) = pricing.discount {
-            fields.insert("discount".into(), json!(discount));
-        }
-    }
-    let mut entry = json!({
+    let price = |pick: fn(&ybs_providers::Pricing) -> Option<&str>| {
+        pricing.and_then(pick).unwrap_or("").to_owned()
+    };
+    json!({
         "id": model.id,
         "name": model.name,
+        "description": model.description.clone().unwrap_or_default(),
+        "created": model.created.unwrap_or(0),
+        "expiration_date": model.expiration_date,
         "context_length": model.context_length.unwrap_or(0),
+        "max_completion_tokens": model.max_completion_tokens.unwrap_or(0),
         "supports_reasoning": model.supports_reasoning.unwrap_or(false),
         "supports_tools": model.supports_tools.unwrap_or(false),
-        "pricing": prices,
-    });
-    if let Value::Object(fields) = &mut entry {
-        if let Some(max) = model.max_completion_tokens {
-            fields.insert("max_completion_tokens".into(), json!(max));
-        }
-        if let Some(created) = model.created {
-            fields.insert("created".into(), json!(created));
-        }
-        if let Some(description) = &model.description {
-            fields.insert("description".into(), json!(description));
-        }
-    }
-    entry
+        "pricing": {
+            "prompt": price(|p| Some(p.prompt.as_str())),
+            "completion": price(|p| Some(p.completion.as_str())),
+            "input_cache_read": price(|p| p.input_cache_read.as_deref()),
+            "input_cache_write": price(|p| p.input_cache_write.as_deref()),
+            "internal_reasoning": price(|p| p.internal_reasoning.as_deref()),
+            "discount": pricing.and_then(|p| p.discount).unwrap_or(0.0),
+        },
+    })
 }
 
 /// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
@@ -264,13 +249,36 @@ fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
         total: estimate.total + input_tokens,
         ..estimate
     };
+    // As the first bb7: every file entry carries both counts (0 when there is none), and
+    // `potential_savings` sums the original tokens of the files with output.
+    let files: Vec<Value> = estimate
+        .files
+        .iter()
+        .map(|file| {
+            json!({
+                "path": file.path,
+                "tokens": file.tokens,
+                "has_output": file.has_output,
+                "original_tokens": file.original_tokens.unwrap_or(0),
+                "output_tokens": file.output_tokens.unwrap_or(0),
+            })
+        })
+        .collect();
+    let savings: usize = estimate
+        .files
+        .iter()
+        .filter(|file| file.has_output)
+        .map(|file| file.original_tokens.unwrap_or(0))
+        .sum();
     let mut reply = Reply::typed("token_estimate").with("input_text", input_tokens);
     if let Value::Object(fields) = serde_json::to_value(&estimate).unwrap_or(Value::Null) {
         for (key, value) in fields {
             reply.0.insert(key, value);
         }
     }
-    Ok(reply)
+    Ok(reply
+        .with("files", files)
+        .with("potential_savings", savings))
 }
 
 #[cfg(test)]
@@ -280,7 +288,7 @@ mod tests {
     use ybs_providers::Pricing;
 
     #[test]
-    fn model_entries_carry_what_openrouter_gives() {
+    fn model_entries_carry_every_key() {
         let mut model = ModelInfo::new("a/b");
         model.context_length = Some(200_000);
         model.max_completion_tokens = Some(64_000);
@@ -299,10 +307,14 @@ mod tests {
             json!({"id": "a/b", "name": "a/b", "context_length": 200_000,
                 "supports_reasoning": false, "supports_tools": false,
                 "max_completion_tokens": 64_000, "created": 1_747_930_371,
-                "description": "Balanced.",
+                "description": "Balanced.", "expiration_date": null,
                 "pricing": {"prompt": "0.000003", "completion": "0.000015",
                     "input_cache_read": "0.0000003", "input_cache_write": "0.00000375",
-                    "discount": 0.1}})
+                    "internal_reasoning": "", "discount": 0.1}})
         );
+        let bare = model_json(&ModelInfo::new("x/y"));
+        for key in ["description", "created", "expiration_date", "max_completion_tokens"] {
+            assert!(bare.get(key).is_some(), "{key} missing");
+        }
     }
 }

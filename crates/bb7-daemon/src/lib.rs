@@ -84,6 +84,7 @@ pub mod global;
 pub mod history;
 pub mod instructions;
 pub mod lock;
+pub mod logfile;
 pub mod model;
 pub mod paths;
 pub mod prompt;
@@ -98,6 +99,7 @@ pub mod store;
 mod test_support;
 pub mod titles;
 pub mod tokens;
+pub mod tool_calls;
 pub mod usage_log;
 
 pub use error::{Error, Result};

@@ -28,7 +28,9 @@ use ybs_core::{
     Reply as LlmReply, Role, StreamEvent, ToolCall, Usage,
 };
 use ybs_providers::Provider;
-use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
+use ybs_tools::bb7_edit::{
+    BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs,
+};
 
 use crate::active::Active;
 use crate::assemble::{self, FileBlock, Input, RetryContext};
@@ -39,7 +41,7 @@ use crate::model::now;
 use crate::protocol::Reply;
 use crate::settings::Settings;
 use crate::shared::{InFlight, Shared};
-use crate::{prompt, session, titles, tokens, usage_log};
+use crate::{prompt, session, titles, tokens, tool_calls, usage_log};
 
 /// The system message saved after a cancelled reply.
 pub const ABORTED: &str = "Response aborted by user.";
@@ -409,6 +411,7 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
     } = plan;
     let rid = request_id.as_deref();
     let model = base.model.clone();
+    let active_id_global = (active.chat.id.clone(), active.chat.global);
     let stamp = Stamp {
         started: std::time::Instant::now(),
         effort: base.reasoning_effort.map(ReasoningEffort::as_str),
@@ -487,24 +490,50 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         return;
     }
 
-    let mut reply = streamed.reply;
+    let reply = streamed.reply;
     let mut usage = reply.usage;
     let calls = tool_calls(&reply.message);
-    let mut outcome = match mode {
-        Some(mode) if !calls.is_empty() => apply_response(mode, &calls, &Lookup(&active)),
-        _ => Ok(Vec::new()),
+    let Some(mode) = mode.filter(|_| !calls.is_empty()) else {
+        finish_done(
+            &shared, active, &home, rid, &model, &reply, usage, &stamp, counters, &[],
+        );
+        if first_exchange {
+            spawn_title(&shared, &settings, &active_id_global, &latest, &title_files);
+        }
+        return;
     };
-    if let (Err(diff), Some(mode)) = (&outcome, mode) {
+    let checked = match tool_calls::precheck(mode, &calls, &active) {
+        Ok(checked) => checked,
+        Err(message) => {
+            save_partial(&mut active, &reply, &model);
+            finish_error(&shared, active, rid, &message, counters);
+            return;
+        }
+    };
+    let in_context = |path: &str| active.chat.find_file(path).is_some();
+    let first = tool_calls::apply(mode, &calls, &Lookup(&active), in_context);
+    for chunk in &first.chunks {
+        shared.send(&line("chunk", chunk, rid));
+    }
+    let mut outcome = with_read_only(first.outcome, &checked);
+    let mut entries = tool_calls::entries(&calls);
+    if let Err(diff) = &outcome {
         if settings.auto_retry_partial_edits && mode != DiffMode::Off {
             shared.send(&line("chunk", &format!("\n{REATTEMPT}\n"), rid));
-            let repair_context = retry_of(diff);
+            // The repair builds on what the first attempt got right: those writes are shown
+            // to the model, and used as bases, as pending output.
+            let repair_context = RetryContext {
+                errors: diff.errors.clone(),
+                tool_calls: entries.clone(),
+            };
+            let pending_files = tool_calls::with_pending(&files, &first.partial);
             let sent: Vec<Message> = pairs
                 .payload(&history, trim.attempt().history)
                 .into_iter()
                 .cloned()
                 .collect();
             let text = assemble::user_message(&Input {
-                files: &files,
+                files: &pending_files,
                 history: &sent,
                 latest: &latest,
                 retry: Some(&repair_context),
@@ -515,54 +544,53 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             };
             let repair = stream_once(&*provider, &request, &cancel, &shared, rid, false).await;
             usage = add_usage(&usage, &repair.reply.usage);
-            if repair.error.is_none() {
-                let repair_calls = tool_calls(&repair.reply.message);
-                outcome = apply_response(mode, &repair_calls, &Lookup(&active));
-                if outcome.is_ok() {
-                    // The repaired calls replace the failed ones; the first reply's text stays.
-                    reply
-                        .message
-                        .parts
-                        .retain(|part| !matches!(part, Part::ToolCall(_)));
-                }
+            if let Some(error) = &repair.error {
+                save_partial(&mut active, &reply, &model);
+                finish_error(&shared, active, rid, &provider_message(error), counters);
+                return;
             }
+            let repair_calls = tool_calls(&repair.reply.message);
+            entries.extend(tool_calls::entries(&repair_calls));
+            let lookup = tool_calls::WithPending {
+                inner: &Lookup(&active),
+                pending: first
+                    .partial
+                    .iter()
+                    .map(|write| (write.path.clone(), write.content.clone()))
+                    .collect(),
+            };
+            let repaired = match tool_calls::precheck(mode, &repair_calls, &active) {
+                Ok(checked) => with_read_only(
+                    tool_calls::apply(mode, &repair_calls, &lookup, |_| true).outcome,
+                    &checked,
+                ),
+                Err(message) => Err(DiffError {
+                    errors: vec![message],
+                    tool_calls: Vec::new(),
+                }),
+            };
+            outcome = match repaired {
+                Ok(writes) => Ok(merge_writes(&first.partial, writes)),
+                Err(again) => Err(DiffError {
+                    errors: diff
+                        .errors
+                        .iter()
+                        .cloned()
+                        .chain(again.errors.iter().map(|error| format!("retry attempt: {error}")))
+                        .collect(),
+                    tool_calls: Vec::new(),
+                }),
+            };
         }
     }
 
     match outcome {
         Ok(writes) => {
-            let written = commit(&mut active, &writes);
-            let mut message = assistant_message(&reply.message, &model);
-            stamp.annotate(&mut message, &usage);
-            for (write, event) in writes.iter().zip(written) {
-                let _ = write;
-                message.parts.push(event);
-            }
-            let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
-            if !paths.is_empty() {
-                message.output_files = Some(paths.clone());
-            }
-            active.chat.messages.push(message);
-            save(&active);
-            usage_log::append(&home, &active.chat.id, &model, &usage);
-            let chat_id = active.chat.id.clone();
-            let global = active.chat.global;
-            hand_back(&shared, active);
-            let done = Reply::typed("done")
-                .with("output_files", paths)
-                .with("usage", usage_json(&usage));
-            shared.send(&counters.add_to(done).for_request(rid));
+            finish_done(
+                &shared, active, &home, rid, &model, &reply, usage, &stamp, counters, &writes,
+            );
             if first_exchange {
-                if let Some(title_model) = settings.title_model.clone() {
-                    titles::spawn_automatic(
-                        &shared,
-                        &settings,
-                        title_model,
-                        chat_id,
-                        global,
-                        titles::prompt_text(&latest, &title_files),
-                    );
-                }
+                spawn_title(&shared, &settings, &active_id_global, &latest, &title_files);
             }
         }
         Err(diff) => {
@@ -570,14 +598,98 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             stamp.annotate(&mut message, &usage);
             active.chat.messages.push(message);
             save(&active);
-            usage_log::append(&home, &active.chat.id, &model, &usage);
+            usage_log::append(&home, active.root.as_deref(), &model, &usage);
             hand_back(&shared, active);
             let reply = Reply::typed("diff_error")
                 .with("errors", &diff.errors)
-                .with("tool_calls", failed_calls(&diff))
-                .with("usage", usage_json(&usage));
+                .with("tool_calls", entries)
+                .with("usage", usage_json(&usage))
+                .with("duration", stamp.seconds());
             shared.send(&counters.add_to(reply).for_request(rid));
         }
+    }
+}
+
+/// Adds the read-only refusals found by [`tool_calls::precheck`] to an outcome.
+fn with_read_only(
+    outcome: std::result::Result<Vec<FileWrite>, DiffError>,
+    checked: &tool_calls::Precheck,
+) -> std::result::Result<Vec<FileWrite>, DiffError> {
+    if checked.read_only.is_empty() {
+        return outcome;
+    }
+    let mut errors = checked.read_only.clone();
+    if let Err(diff) = outcome {
+        errors.extend(diff.errors);
+    }
+    Err(DiffError {
+        errors,
+        tool_calls: Vec::new(),
+    })
+}
+
+/// The first attempt's writes updated by the repair's.
+fn merge_writes(first: &[FileWrite], repair: Vec<FileWrite>) -> Vec<FileWrite> {
+    let mut writes: Vec<FileWrite> = first.to_vec();
+    for write in repair {
+        match writes.iter_mut().find(|known| known.path == write.path) {
+            Some(known) => *known = write,
+            None => writes.push(write),
+        }
+    }
+    writes
+}
+
+/// Commits the writes, saves the assistant message and answers `done`.
+#[allow(clippy::too_many_arguments)]
+fn finish_done(
+    shared: &Shared,
+    mut active: Active,
+    home: &Home,
+    rid: Option<&str>,
+    model: &str,
+    reply: &LlmReply,
+    usage: Usage,
+    stamp: &Stamp,
+    counters: Counters,
+    writes: &[FileWrite],
+) {
+    let written = commit(&mut active, writes);
+    let mut message = assistant_message(&reply.message, model);
+    stamp.annotate(&mut message, &usage);
+    message.parts.extend(written);
+    let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
+    if !paths.is_empty() {
+        message.output_files = Some(paths.clone());
+    }
+    active.chat.messages.push(message);
+    save(&active);
+    usage_log::append(home, active.root.as_deref(), model, &usage);
+    hand_back(shared, active);
+    let done = Reply::typed("done")
+        .with("output_files", paths)
+        .with("usage", usage_json(&usage))
+        .with("duration", stamp.seconds());
+    shared.send(&counters.add_to(done).for_request(rid));
+}
+
+/// Makes the automatic title of a chat's first exchange, when `title_model` is set.
+fn spawn_title(
+    shared: &Shared,
+    settings: &Settings,
+    chat: &(String, bool),
+    latest: &str,
+    files: &[String],
+) {
+    if let Some(title_model) = settings.title_model.clone() {
+        titles::spawn_automatic(
+            shared,
+            settings,
+            title_model,
+            chat.0.clone(),
+            chat.1,
+            titles::prompt_text(latest, files),
+        );
     }
 }
 
@@ -589,6 +701,11 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// Seconds since the request started (`duration` of `done` and `diff_error`).
+    fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
     fn annotate(&self, message: &mut Message, usage: &Usage) {
         let usage = (*usage).with_total();
         let mut fields = Map::new();
@@ -679,22 +796,6 @@ fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
     events
 }
 
-/// `tool_calls` of `diff_error`: `{tool, args, path}` of each failed call.
-fn failed_calls(diff: &DiffError) -> Vec<Value> {
-    diff.tool_calls
-        .iter()
-        .map(|failed| json!({"tool": failed.tool, "args": failed.call.arguments, "path": failed.path}))
-        .collect()
-}
-
-/// The retry context of a failed reply (for the hidden repair request).
-fn retry_of(diff: &DiffError) -> RetryContext {
-    RetryContext {
-        errors: diff.errors.clone(),
-        tool_calls: failed_calls(diff),
-    }
-}
-
 fn save_partial(active: &mut Active, reply: &LlmReply, model: &str) {
     let message = assistant_message(&reply.message, model);
     if !message.parts.is_empty() {
@@ -724,6 +825,12 @@ fn finish_error(
     message: &str,
     counters: Counters,
 ) {
+    let mut active = active;
+    // The user sees why there is no reply, and the model sees it next time.
+    active
+        .chat
+        .messages
+        .push(Message::system(message).with_timestamp(now()));
     save(&active);
     hand_back(shared, active);
     shared.send(&counters.add_to(Reply::error(message)).for_request(rid));
@@ -769,7 +876,7 @@ fn finish_cancelled(
         .messages
         .push(Message::system(ABORTED).with_timestamp(now()));
     save(&active);
-    usage_log::append(home, &active.chat.id, model, &reply.usage);
+    usage_log::append(home, active.root.as_deref(), model, &reply.usage);
     hand_back(shared, active);
     // The first bb7 and every handler of its client match this exact error.
     shared.send(&Reply::error(ABORTED).for_request(rid));
