@@ -313,7 +313,12 @@ mod tests {
                     "internal_reasoning": "", "discount": 0.1}})
         );
         let bare = model_json(&ModelInfo::new("x/y"));
-        for key in ["description", "created", "expiration_date", "max_completion_tokens"] {
+        for key in [
+            "description",
+            "created",
+            "expiration_date",
+            "max_completion_tokens",
+        ] {
             assert!(bare.get(key).is_some(), "{key} missing");
         }
     }

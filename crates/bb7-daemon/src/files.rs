@@ -133,7 +133,8 @@ mod tests {
         assert!(!active.has_output("a.txt"));
         assert_eq!(
             active.context_content("a.txt").unwrap(),
-            "one\r\ntwo\r\nthree\r\n"
+            "one\ntwo\nthree\n",
+            "line endings alone do not re-snapshot, as in the first bb7"
         );
         assert_eq!(active.diff_local_done("a.txt").unwrap(), DiffOutcome::None);
         let actions: Vec<String> = active

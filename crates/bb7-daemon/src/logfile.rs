@@ -86,13 +86,19 @@ mod tests {
             log.write_all(&[b'x'; 30]).unwrap();
         }
         let current = std::fs::metadata(&path).unwrap().len();
-        let previous = std::fs::metadata(RotatingFile::previous(&path)).unwrap().len();
+        let previous = std::fs::metadata(RotatingFile::previous(&path))
+            .unwrap()
+            .len();
         assert!(current <= 100 && previous <= 100, "{current} {previous}");
         let files = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(files, 2, "only bb7.log and bb7.log.1");
         drop(log);
         std::fs::write(&path, vec![b'y'; 150]).unwrap();
         let _log = RotatingFile::open(&path, 100).unwrap();
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0, "an oversized log is rotated at start");
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().len(),
+            0,
+            "an oversized log is rotated at start"
+        );
     }
 }

@@ -486,7 +486,8 @@ mod tests {
         let minimal = serde_json::json!({
             "project_root": "/p", "source_chat_id": "a", "id": "a", "name": "n", "to": "global",
             "message_index": 0, "chat_id": "a", "fork_message_index": 0, "path": "p",
-            "start_line": 1, "end_line": 2, "readonly": true, "destination": "d", "level": "project"
+            "start_line": 1, "end_line": 2, "readonly": true, "destination": "d", "level": "project",
+            "index": 0
         });
         for action in ACTIONS {
             let mut object = minimal.as_object().unwrap().clone();

@@ -28,9 +28,7 @@ use ybs_core::{
     Reply as LlmReply, Role, StreamEvent, ToolCall, Usage,
 };
 use ybs_providers::Provider;
-use ybs_tools::bb7_edit::{
-    BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs,
-};
+use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
 
 use crate::active::Active;
 use crate::assemble::{self, FileBlock, Input, RetryContext};
@@ -495,7 +493,16 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
     let calls = tool_calls(&reply.message);
     let Some(mode) = mode.filter(|_| !calls.is_empty()) else {
         finish_done(
-            &shared, active, &home, rid, &model, &reply, usage, &stamp, counters, &[],
+            &shared,
+            active,
+            &home,
+            rid,
+            &model,
+            &reply,
+            usage,
+            &stamp,
+            counters,
+            &[],
         );
         if first_exchange {
             spawn_title(&shared, &settings, &active_id_global, &latest, &title_files);
@@ -576,7 +583,12 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
                         .errors
                         .iter()
                         .cloned()
-                        .chain(again.errors.iter().map(|error| format!("retry attempt: {error}")))
+                        .chain(
+                            again
+                                .errors
+                                .iter()
+                                .map(|error| format!("retry attempt: {error}")),
+                        )
                         .collect(),
                     tool_calls: Vec::new(),
                 }),

@@ -26,7 +26,9 @@ fn row(project_root: Option<&Path>, model: &str, usage: &Usage, cost: f64) -> St
     format!(
         "{},{},{},{},{},{},{:.6}\n",
         chrono::Local::now().format("%Y-%m-%dT%H:%M:%S"),
-        project_root.map(|root| root.display().to_string()).unwrap_or_default(),
+        project_root
+            .map(|root| root.display().to_string())
+            .unwrap_or_default(),
         model,
         usage.prompt_tokens,
         usage.completion_tokens,
@@ -65,7 +67,12 @@ mod tests {
     fn paid_calls_get_one_row_in_the_first_bb7_format() {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::new(dir.path().to_path_buf(), None);
-        append(&home, Some(Path::new("/p/roj")), "a/m", &usage(10, 5, 0.0125));
+        append(
+            &home,
+            Some(Path::new("/p/roj")),
+            "a/m",
+            &usage(10, 5, 0.0125),
+        );
         append(&home, None, "a/m", &usage(1, 1, 0.0));
         append(&home, None, "b/m", &usage(1, 2, 0.5));
         let text = std::fs::read_to_string(dir.path().join(".bb7/usage.csv")).unwrap();

@@ -313,14 +313,20 @@ fn global_chats_live_under_home_and_move_between_stores() {
             .get("global")
             .is_none()
     );
+    // As the first bb7: a file inside the project becomes a relative, writable entry again,
+    // and its snapshot follows.
+    let moved = daemon.call(json!({"action": "context_list"}))["files"][0].clone();
+    assert_eq!(moved["path"], "a.txt");
+    assert_eq!(moved["external"], false);
+    assert_eq!(moved["readonly"], false);
     assert_eq!(
-        daemon.call(json!({"action": "context_list"}))["files"][0]["path"],
-        files[0]["path"]
+        daemon.call(json!({"action": "get_context_file", "path": "a.txt"}))["content"],
+        "A\n"
     );
     let reply = daemon.call(json!({"action": "chat_move", "id": id, "to": "elsewhere"}));
     assert_eq!(
         reply["message"],
-        "Invalid destination: elsewhere (expected \"global\" or \"project\")"
+        "Missing or invalid field: to (must be 'global' or 'project')"
     );
 }
 
@@ -377,7 +383,7 @@ fn xdg_config_home_and_explicit_default_model() {
 }
 
 #[test]
-fn an_output_write_escaping_the_project_stops_the_daemon() {
+fn apply_file_as_under_a_symlinked_folder_writes_nothing_and_keeps_the_daemon() {
     let world = World::new();
     let mut daemon = init(&world);
     let outside = world.root().join("outside");
@@ -388,20 +394,12 @@ fn an_output_write_escaping_the_project_stops_the_daemon() {
         .unwrap()
         .to_owned();
     std::fs::write(world.chats_dir().join(&id).join("output/x.txt"), "payload").unwrap();
-    daemon.send_line(r#"{"request_id":"evil","action":"apply_file_as","path":"x.txt","destination":"link/x.txt"}"#);
-    assert_eq!(daemon.read_reply(), None, "no reply: the daemon is gone");
-    let (status, stderr) = daemon.wait();
-    assert_eq!(status.code(), Some(2));
-    assert!(
-        stderr.starts_with(&format!(
-            "BB-7 fatal: attempted to write outside project root\nproject_root={}\ndestination={}",
-            world.project().display(),
-            outside.join("x.txt").display()
-        )),
-        "{stderr}"
-    );
-    assert!(
-        !outside.join("x.txt").exists(),
-        "nothing was written outside"
-    );
+    // The daemon never writes project files: the client writes the returned content.
+    let reply =
+        daemon.call(json!({"action":"apply_file_as","path":"x.txt","destination":"link/x.txt"}));
+    assert_eq!(reply["type"], "ok", "{reply}");
+    assert_eq!(reply["content"], "payload");
+    assert!(!outside.join("x.txt").exists(), "nothing was written");
+    assert_eq!(daemon.call(json!({"action": "ping"}))["type"], "ok");
+    assert!(!world.chats_dir().join(&id).join("output/x.txt").exists());
 }
