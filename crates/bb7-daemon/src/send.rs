@@ -38,7 +38,7 @@ use crate::global::{GlobalState, Home};
 use crate::model::now;
 use crate::protocol::Reply;
 use crate::settings::Settings;
-use crate::shared::{InFlight, Shared};
+use crate::shared::Shared;
 use crate::{prompt, session, titles, tokens, tool_calls, usage_log};
 
 /// The system message saved after a cancelled reply.
@@ -87,16 +87,16 @@ pub fn start(
     request_id: Option<String>,
     args: &Map<String, Value>,
 ) -> Result<()> {
-    session.active_chat()?;
-    text_arg(args, "content").ok_or(Error::MissingField("content"))?;
-    let settings = Settings::load(session.home())?;
-    let cancel = CancellationToken::new();
-    if let Ok(mut slot) = shared.stream.lock() {
-        *slot = Some(InFlight {
-            request_id: request_id.clone().unwrap_or_default(),
-            cancel: cancel.clone(),
-        });
-    }
+    let cancel = shared.stream_token(request_id.as_deref());
+    let checked = (|| {
+        if cancel.is_cancelled() {
+            return Err(Error::Invalid(ABORTED.into()));
+        }
+        session.active_chat()?;
+        text_arg(args, "content").ok_or(Error::MissingField("content"))?;
+        Settings::load(session.home())
+    })();
+    let settings = checked.inspect_err(|_| shared.clear_stream())?;
     if session.fresh_models().is_some() {
         return launch(session, shared, request_id, args, settings, cancel).inspect_err(|_| {
             shared.clear_stream();
@@ -824,10 +824,10 @@ fn save(active: &Active) {
 /// Gives the chat back to the session (and ends the one-stream-at-a-time window). Posted
 /// before the final reply, so a request the client sends after it sees the new state.
 fn hand_back(shared: &Shared, active: Active) {
-    shared.post(move |session, shared| {
-        session.restore_active(active);
-        shared.clear_stream();
-    });
+    shared.post(move |session, _| session.restore_active(active));
+    // Freed here, not in the posted job: a `send` read right after the final reply must
+    // find the slot free (the chat is handed back before that `send` is handled).
+    shared.clear_stream();
 }
 
 fn finish_error(

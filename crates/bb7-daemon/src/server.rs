@@ -6,10 +6,12 @@
 //!
 //! A `send` is prepared on the worker thread, then streamed by its own task on the runtime,
 //! working on a copy of the active chat; the task hands the chat back to the worker when it
-//! is done ([`Job::Internal`]). While it streams, read-only actions, `init` on the open
-//! project, `chat_rename`, `generate_title`, `chat_force_unlock` and `bb7_init` are still
-//! answered; other state-changing ones (`sync_context` among them: it would change the
-//! streaming chat's context) get `Another request is already in progress`.
+//! is done ([`Job::Internal`]). While it streams (from the moment the `send` is read, so also
+//! while its model list is fetched), read-only actions, `init` on the open project,
+//! `chat_rename`, `generate_title`, `chat_force_unlock`, `bb7_init` and `chat_move` of
+//! another chat are still answered; other state-changing ones (`sync_context` among them: it
+//! would change the streaming chat's context) get `Another request is already in progress`.
+//! Network calls (`get_models`, `get_balance`, titles) run as tasks that reply when done.
 //!
 //! The daemon stops cleanly on `shutdown`, on end of input and on SIGTERM (releasing its chat
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
@@ -74,8 +76,7 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
-/// The error for a state-changing action while a stream runs.
-pub const BUSY: &str = "Another request is already in progress";
+pub use crate::shared::BUSY;
 
 /// The error for `cancel` when nothing (or something else) is streaming.
 pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
@@ -109,7 +110,8 @@ fn read_only(request: &Request) -> bool {
 fn allowed_while_streaming(session: &Session, request: &Request) -> bool {
     match request {
         Request::Init { project_root } => session.initialized_at(project_root),
-        // As the first bb7, except that the chat being streamed stays where it is.
+        // As the first bb7, except that the chat being streamed stays where it is (and stays
+        // active).
         Request::ChatMove { id, .. } => session.active().is_none_or(|active| active.chat.id != *id),
         Request::ChatRename { .. }
         | Request::ChatForceUnlock { .. }
@@ -149,7 +151,9 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     };
     let action = request.action();
     tracing::debug!(action, "request");
-    if shared.streaming() && !allowed_while_streaming(session, &request) {
+    // A `send` holds the stream slot already (taken by the reader).
+    let is_send = matches!(request, Request::Send { .. });
+    if !is_send && shared.streaming() && !allowed_while_streaming(session, &request) {
         shared.send(&Reply::error(BUSY).for_request(request_id.as_deref()));
         return true;
     }
@@ -165,6 +169,9 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
         | Request::GetBalance { .. } => {
             crate::calls::handle(session, shared, request_id.clone(), request).map(Some)
         }
+        Request::ChatMove { id, to } if shared.streaming() => session
+            .chat_move_keeping_active(&id, &to)
+            .map(|()| Some(Some(Reply::ok()))),
         request => session.dispatch(request).map(|reply| reply.map(Some)),
     }))
     .unwrap_or_else(|panic| {
@@ -273,6 +280,20 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                 &output,
                 &cancel(&shared, &args).for_request(request_id.as_deref()),
             ),
+            // The stream slot is taken as the `send` is read, as the first bb7 does, so a
+            // `cancel` read right after it already reaches it.
+            Ok((request_id, request @ Request::Send { .. })) => {
+                if !shared.reserve_stream(request_id.as_deref()) {
+                    send(
+                        &output,
+                        &Reply::error(BUSY).for_request(request_id.as_deref()),
+                    );
+                    continue;
+                }
+                if queue.send(Job::Request(request_id, request)).is_err() {
+                    break;
+                }
+            }
             Ok((request_id, request)) => {
                 if queue.send(Job::Request(request_id, request)).is_err() {
                     break;

@@ -11,6 +11,9 @@ use tokio::sync::mpsc;
 use crate::protocol::{Reply, Request};
 use crate::session::Session;
 
+/// The error for a state-changing action while a stream runs.
+pub const BUSY: &str = "Another request is already in progress";
+
 /// Where replies go.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -73,6 +76,36 @@ impl Shared {
             .lock()
             .map(|slot| slot.is_some())
             .unwrap_or(false)
+    }
+
+    /// Takes the one stream slot for the `send` `request_id`; false when a stream holds it.
+    pub fn reserve_stream(&self, request_id: Option<&str>) -> bool {
+        let Ok(mut slot) = self.stream.lock() else {
+            return false;
+        };
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(InFlight {
+            request_id: request_id.unwrap_or_default().to_owned(),
+            cancel: tokio_util::sync::CancellationToken::new(),
+        });
+        true
+    }
+
+    /// The cancel token of the stream in flight (reserving the slot when it is free).
+    pub fn stream_token(&self, request_id: Option<&str>) -> tokio_util::sync::CancellationToken {
+        if let Ok(slot) = self.stream.lock() {
+            if let Some(stream) = slot.as_ref() {
+                return stream.cancel.clone();
+            }
+        }
+        self.reserve_stream(request_id);
+        self.stream
+            .lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|stream| stream.cancel.clone()))
+            .unwrap_or_default()
     }
 
     /// Forgets the stream in flight.

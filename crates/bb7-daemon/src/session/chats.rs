@@ -143,6 +143,23 @@ impl Session {
     /// To the project: external files inside the project become relative, writable entries
     /// again (their snapshots follow). Either way the moved chat becomes the active one.
     pub(super) fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
+        self.move_chat(id, to, true)
+    }
+
+    /// `chat_move` while a stream runs (of another chat): the move happens, the active chat
+    /// (the one streaming) stays.
+    pub fn chat_move_keeping_active(&mut self, id: &str, to: &str) -> Result<()> {
+        if self
+            .active
+            .as_ref()
+            .is_some_and(|active| active.chat.id == id)
+        {
+            return Err(Error::Invalid(crate::shared::BUSY.into()));
+        }
+        self.move_chat(id, to, false)
+    }
+
+    fn move_chat(&mut self, id: &str, to: &str, activate: bool) -> Result<()> {
         let (from, into) = match to {
             "global" => (self.project_store()?, self.store(true)?),
             "project" => (self.store(true)?, self.project_store()?),
@@ -175,7 +192,9 @@ impl Session {
             )));
         }
         let mut chat = self.load(&from, id)?;
-        self.release_active();
+        if activate {
+            self.release_active();
+        }
         std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
         dirs::move_dir(&source_dir, &target_dir)?;
         chat.global = to_global;
@@ -221,6 +240,9 @@ impl Session {
                 index.active_chat_global = false;
             }
         })?;
+        if !activate {
+            return Ok(());
+        }
         if self.project {
             self.store(false)?.remember_active("", false)?;
         }
