@@ -10,9 +10,11 @@
 //! `~/.bb7/chats`. Neither `init` nor `bb7_init` accepts the home directory.
 //!
 //! The handlers live by domain: chat lifecycle in [`chats`](self::chats), history rewrites
-//! (`chat_edit`, `fork_chat`, `message_delete`) in [`rewind`](self::rewind).
+//! (`chat_edit`, `fork_chat`, `message_delete`) in [`rewind`](self::rewind), the chat and
+//! customization views in [`info`](self::info).
 
 mod chats;
+mod info;
 mod rewind;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +24,6 @@ use ybs_core::{Message, Part, Role};
 use crate::active::Active;
 use crate::error::{Error, Result};
 use crate::global::{Config, GlobalState, Home};
-use crate::instructions;
 use crate::lock;
 use crate::model::{Chat, now};
 use crate::protocol::{Reply, Request};
@@ -581,93 +582,6 @@ impl Session {
             }
             _ => store.load(id),
         }
-    }
-
-    fn chat_get(&mut self) -> Result<Reply> {
-        let home = self.home.clone();
-        let root = if self.project {
-            self.root.clone()
-        } else {
-            None
-        };
-        let active = self.active_chat()?;
-        let chat = &active.chat;
-        let project_root = if chat.global { None } else { root.as_deref() };
-        let info = instructions::info(&home.global_instructions_path(), project_root);
-        let model = if chat.model.is_empty() {
-            chat.effective_model().to_owned()
-        } else {
-            chat.model.clone()
-        };
-        let mut reply = Reply::typed("chat")
-            .with("id", &chat.id)
-            .with("name", &chat.name)
-            .with("created", &chat.created)
-            .with("model", model)
-            .with("reasoning_effort", &chat.reasoning_effort)
-            .with("draft", &chat.draft)
-            .with("messages", &chat.messages)
-            .with("instructions_info", info);
-        if chat.global {
-            reply = reply.with("global", true);
-        }
-        Ok(reply)
-    }
-
-    fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
-        let (path, template) = match level {
-            "project" => {
-                self.project_store()?;
-                let root = self.root.as_ref().ok_or(Error::NotInitialized)?;
-                (
-                    instructions::project_file(root),
-                    instructions::PROJECT_TEMPLATE.to_owned(),
-                )
-            }
-            "global" => (
-                self.home.global_instructions_path(),
-                instructions::GLOBAL_TEMPLATE.to_owned(),
-            ),
-            // The override replaces the built-in prompt: start from all of it, to edit.
-            "system" => (
-                self.home.system_prompt_path(),
-                format!(
-                    "{}{}",
-                    instructions::SYSTEM_TEMPLATE,
-                    crate::prompt::BUILTIN
-                ),
-            ),
-            _ => {
-                return Err(Error::Invalid(
-                    "invalid level: must be project, global, or system".into(),
-                ));
-            }
-        };
-        if !path.exists() {
-            crate::atomic::write(&path, template.as_bytes())?;
-        }
-        Ok(path)
-    }
-
-    fn customization_info(&self) -> Reply {
-        let global_chat = self
-            .active
-            .as_ref()
-            .is_some_and(|active| active.chat.global);
-        let root = if self.project && !global_chat {
-            self.root.as_deref()
-        } else {
-            None
-        };
-        let info = instructions::info(&self.home.global_instructions_path(), root);
-        Reply::typed("customization_info")
-            .with("system_override", self.home.system_prompt_path().is_file())
-            .with("global_instructions", info.global_exists)
-            .with(
-                "project_instructions",
-                info.project_exists && info.project_error.is_empty(),
-            )
-            .with("project_instructions_error", info.project_error)
     }
 }
 
