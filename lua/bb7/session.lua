@@ -150,7 +150,7 @@ function M.ensure(cb)
       fn(ok)
     end
   end
-  M.request("init", { project_root = root }, function(reply)
+  local function on_init(reply)
     if reply.type == "error" then
       notify.daemon_error("initialize", reply.message)
       finish(false)
@@ -174,6 +174,15 @@ function M.ensure(cb)
         finish(true)
       end)
     end)
+  end
+  -- A directory without `.bb7/` is refused (as by the first bb7): fall back to global-only
+  -- mode (`init` with an empty root) until :BB7Init.
+  M.request("init", { project_root = root }, function(reply)
+    if reply.type == "error" and reply.message == "Not initialized. Run :BB7Init" then
+      M.request("init", { project_root = "" }, on_init)
+      return
+    end
+    on_init(reply)
   end)
 end
 
