@@ -40,10 +40,13 @@ impl Active {
     /// The snapshot content of `file`.
     pub fn read_snapshot(&self, file: &ContextFile) -> Result<String> {
         let path = self.storage_path(file)?;
-        std::fs::read_to_string(&path).map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound => Error::FileNotFound,
-            _ => Error::io("read", &path)(err),
-        })
+        self.store
+            .fs()
+            .read_to_string(&path)
+            .map_err(|err| match err.kind() {
+                std::io::ErrorKind::NotFound => Error::FileNotFound,
+                _ => Error::io("read", &path)(err),
+            })
     }
 
     /// Saves the chat.
@@ -68,10 +71,10 @@ impl Active {
             return path.to_owned();
         }
         if let Some(root) = &self.root {
-            if Path::new(path).is_absolute() {
-                if let Some(relative) = paths::relative_to(root, Path::new(path)) {
-                    return relative;
-                }
+            // Resolved as `context_add` places it: a relative path through a link that
+            // leaves the project is known under its absolute form.
+            if let Ok(placed) = paths::place_in_project(root, path) {
+                return placed.path;
             }
         }
         path.to_owned()

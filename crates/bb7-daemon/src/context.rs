@@ -12,16 +12,13 @@ use ybs_core::ContextAction;
 
 use crate::active::{Active, normalize, version_of};
 use crate::atomic;
+use crate::confined::Confined;
 use crate::error::{Error, Result};
 use crate::events::Event;
 use crate::model::ContextFile;
 use crate::paths;
 
-/// A path resolved for adding: what is stored and whether it is external.
-struct Placed {
-    path: String,
-    external: bool,
-}
+use crate::paths::Placed;
 
 impl Active {
     fn place(&self, path: &str) -> Result<Placed> {
@@ -47,17 +44,10 @@ impl Active {
                 external: true,
             });
         }
+        if let Some(root) = self.root.as_deref() {
+            return paths::place_in_project(root, path);
+        }
         if absolute {
-            if let Some(relative) = self
-                .root
-                .as_deref()
-                .and_then(|root| paths::relative_to(root, Path::new(path)))
-            {
-                return Ok(Placed {
-                    path: relative,
-                    external: false,
-                });
-            }
             if path.contains('\0') {
                 return Err(Error::InvalidPath {
                     path: path.to_owned(),
@@ -76,7 +66,11 @@ impl Active {
     }
 
     pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
-        atomic::write(&self.storage_path(file)?, content.as_bytes())
+        atomic::write_in(
+            self.store.fs(),
+            &self.storage_path(file)?,
+            content.as_bytes(),
+        )
     }
 
     /// `context_add`: snapshots a whole file.
@@ -229,7 +223,14 @@ impl Active {
         if file.external || file.section().is_some() {
             return Ok(());
         }
-        let Ok(local) = std::fs::read_to_string(paths::join(&root, &file.path)?) else {
+        // Re-resolved now: a link swapped in since the file was added may lead outside, and
+        // then the file is not read; inside, only a regular file is read, without links.
+        let placed = paths::place_in_project(&root, &file.path)?;
+        if placed.external {
+            tracing::warn!(path = %file.path, "context file now resolves outside the project; not synced");
+            return Ok(());
+        }
+        let Ok(local) = Confined::new(&root).read_to_string(&root.join(&placed.path)) else {
             return Ok(());
         };
         let snapshot = self.read_snapshot(&file).unwrap_or_default();

@@ -7,7 +7,9 @@
 //! The daemon never writes a project file: the client writes the applied content itself (it
 //! knows about open buffers, and keeps the file's mode and symlinks). Writes into `output/`
 //! go through [`paths::guard_write`]: a destination that resolves outside the project root
-//! is [`Error::ProjectEscape`], on which the daemon exits.
+//! is [`Error::ProjectEscape`], on which the daemon exits. Outputs are read, written and
+//! removed beneath the chat directory without following links ([`crate::confined`]); a link
+//! on the way to an output write is the same fatal escape.
 
 use std::path::{Path, PathBuf};
 
@@ -190,56 +192,54 @@ impl Active {
         paths::join(&self.output_dir()?, path)
     }
 
-    /// Whether `path` has an output file.
+    /// Whether `path` has an output file (a link or special file is none).
     pub fn has_output(&self, path: &str) -> bool {
-        self.output_path(path).is_ok_and(|path| path.is_file())
+        self.output_path(path)
+            .is_ok_and(|path| self.store.fs().is_file(&path))
     }
 
     /// The output content of `path`.
     pub fn output_content(&self, path: &str) -> Result<String> {
         let path = self.output_path(path)?;
-        std::fs::read_to_string(&path).map_err(|err| match err.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => Error::FileNotFound,
-            _ => Error::io("read", &path)(err),
-        })
+        self.store
+            .fs()
+            .read_to_string(&path)
+            .map_err(|err| match err.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory => {
+                    Error::FileNotFound
+                }
+                _ => Error::io("read", &path)(err),
+            })
     }
 
-    /// Writes an output file (the model's writes), under the safety guard.
+    /// Writes one output file (the model's writes) beneath the chat directory without
+    /// following links; a link on the way is the safety guard's fatal escape. Sends commit
+    /// through [`crate::commit`] instead, which stages all writes of a reply first.
     pub fn write_output(&self, path: &str, content: &str) -> Result<()> {
         if self.chat.global {
             return Err(Error::Invalid("Global chats cannot write files".into()));
         }
         let target = self.output_path(path)?;
-        paths::guard_write(self.require_root()?, &target)?;
-        atomic::write(&target, content.as_bytes())
+        let root = self.require_root()?;
+        self.store
+            .fs()
+            .write(&target, content.as_bytes())
+            .map_err(|err| crate::commit::escape_or_io(root, &target, err))
     }
 
-    /// All output files, as sorted project-relative paths.
+    /// All output files, as sorted project-relative paths. Links, special files and the
+    /// daemon's temporary files are not outputs.
     pub fn output_files(&self) -> Result<Vec<String>> {
         let base = self.output_dir()?;
-        let mut found = Vec::new();
-        let mut pending = vec![base.clone()];
-        while let Some(dir) = pending.pop() {
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(entries) => entries,
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(err) => return Err(Error::io("list", &dir)(err)),
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if kind.is_dir() {
-                    pending.push(path);
-                } else if kind.is_file() {
-                    if let Some(relative) = path.strip_prefix(&base).ok().and_then(Path::to_str) {
-                        found.push(relative.to_owned());
-                    }
-                }
-            }
+        let mut odd = Vec::new();
+        let found = self
+            .store
+            .fs()
+            .walk_files(&base, &mut odd)
+            .map_err(Error::io("list", &base))?;
+        if !odd.is_empty() {
+            tracing::warn!(entries = ?odd, "links or special files in output/ are ignored");
         }
-        found.sort();
         Ok(found)
     }
 
@@ -331,20 +331,7 @@ impl Active {
     /// the original path. The client writes `destination`.
     pub fn apply_as(&mut self, path: &str, destination: &str) -> Result<String> {
         let path = paths::validate_relative(path)?;
-        let destination = match (Path::new(destination).is_absolute(), self.root.as_deref()) {
-            (true, Some(root)) => {
-                paths::relative_to(root, Path::new(destination)).ok_or_else(|| {
-                    Error::InvalidPath {
-                        path: destination.to_owned(),
-                        why: "is outside the project",
-                    }
-                })?
-            }
-            _ => paths::validate_relative(destination).map_err(|err| match err {
-                Error::MissingField(_) => Error::MissingField("destination"),
-                other => other,
-            })?,
-        };
+        let destination = self.destination(destination)?;
         let content = self.output_content(&path)?;
         let mut event = self.adopt_as_context(&destination, &content, ContextAction::UserSaveAs)?;
         event.original_path = Some(path.clone());
@@ -352,6 +339,34 @@ impl Active {
         self.remove_output(&path)?;
         self.save()?;
         Ok(content)
+    }
+
+    /// Where `apply_file_as` may take the output: a path resolving inside the project (links
+    /// followed, as for context paths) and not inside `.bb7/` or `.git/`. A chat without a
+    /// project (global-only mode) takes a relative path, with the same reserved directories.
+    fn destination(&self, destination: &str) -> Result<String> {
+        let named_destination = |err| match err {
+            Error::MissingField(_) => Error::MissingField("destination"),
+            other => other,
+        };
+        let invalid = |why| Error::InvalidPath {
+            path: destination.to_owned(),
+            why,
+        };
+        let placed = match self.root.as_deref() {
+            Some(root) => paths::place_in_project(root, destination).map_err(named_destination)?,
+            None => paths::Placed {
+                path: paths::validate_relative(destination).map_err(named_destination)?,
+                external: false,
+            },
+        };
+        if placed.external {
+            return Err(invalid("is outside the project"));
+        }
+        if paths::is_reserved(&placed.path) {
+            return Err(invalid("is inside .bb7/ or .git/, which bb7 never writes"));
+        }
+        Ok(placed.path)
     }
 
     /// `output_delete`: removes an output and records `UserRejectOutput` (`prev_version`
@@ -380,7 +395,7 @@ impl Active {
     /// `get_diff_paths`: absolute paths of the output and of the local file.
     pub fn diff_paths(&self, path: &str) -> Result<(PathBuf, PathBuf)> {
         let output = self.output_path(path)?;
-        if !output.is_file() {
+        if !self.store.fs().is_file(&output) {
             return Err(Error::FileNotFound);
         }
         let local = paths::join(self.require_root()?, path)?;
@@ -393,8 +408,15 @@ impl Active {
         let Ok(output) = self.output_content(&path) else {
             return Ok(DiffOutcome::None);
         };
-        let local_path = paths::join(self.require_root()?, &path)?;
-        let Ok(local) = std::fs::read_to_string(&local_path) else {
+        // The local file becomes the snapshot (and is sent): it is read only when it resolves
+        // inside the project, and only if it is a regular file.
+        let root = self.require_root()?;
+        let placed = paths::place_in_project(root, &path)?;
+        if placed.external {
+            return Ok(DiffOutcome::None);
+        }
+        let project = crate::confined::Confined::new(root);
+        let Ok(local) = project.read_to_string(&root.join(&placed.path)) else {
             return Ok(DiffOutcome::None);
         };
         let context = match self.chat.find_file(&path) {
@@ -452,7 +474,11 @@ impl Active {
             end_line: None,
         });
         file.version = version_of(&file, content);
-        atomic::write(&self.storage_path(&file)?, content.as_bytes())?;
+        atomic::write_in(
+            self.store.fs(),
+            &self.storage_path(&file)?,
+            content.as_bytes(),
+        )?;
         let event = Event::about(action, &file).with_prev(previous);
         match self.chat.find_file_mut(path) {
             Some(entry) => *entry = file,
@@ -484,7 +510,11 @@ impl Active {
     fn remove_output(&self, path: &str) -> Result<()> {
         let base = self.output_dir()?;
         let target = self.output_path(path)?;
-        match std::fs::remove_file(&target) {
+        let fs = self.store.fs();
+        if !fs.is_file(&target) {
+            return Err(Error::FileNotFound);
+        }
+        match fs.remove_file(&target) {
             Ok(()) => {}
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::FileNotFound);
@@ -493,10 +523,7 @@ impl Active {
         }
         let mut dir = target.parent().map(Path::to_path_buf);
         while let Some(current) = dir {
-            if current == base
-                || !current.starts_with(&base)
-                || std::fs::remove_dir(&current).is_err()
-            {
+            if current == base || !current.starts_with(&base) || fs.remove_dir(&current).is_err() {
                 break;
             }
             dir = current.parent().map(Path::to_path_buf);

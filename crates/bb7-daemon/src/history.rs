@@ -67,6 +67,7 @@ impl Restored {
 pub fn restore(
     source: &Chat,
     message_index: usize,
+    fs: &crate::confined::Confined,
     context_dir: &Path,
     root: Option<&Path>,
 ) -> Result<Restored> {
@@ -104,7 +105,8 @@ pub fn restore(
             original_version: entry.file_id.clone(),
         };
         let Ok(content) = storage_path(context_dir, &file).and_then(|path| {
-            std::fs::read_to_string(&path).map_err(crate::error::Error::io("read", path))
+            fs.read_to_string(&path)
+                .map_err(crate::error::Error::io("read", path))
         }) else {
             restored.warnings.push(deleted);
             continue;

@@ -2,10 +2,14 @@
 //! column 0: `@@` comment lines (dropped) and `@include <path>` (or `@include "path"`), which
 //! inserts a project file verbatim, one level deep. Directives inside fenced blocks (lines
 //! starting with ```` ``` ```` or `~~~`) are plain text. Include paths must be relative and
-//! stay inside the project, also after following symlinks. The global file is plain markdown.
+//! stay inside the project, also after following symlinks, and name a regular file (a FIFO,
+//! socket or device would block the daemon or leak). `.bb7/instructions` itself is read
+//! beneath the project root without following links: a link there is refused like an
+//! include that leaves the project. The global file is plain markdown.
 
 use std::path::{Path, PathBuf};
 
+use crate::confined::{Confined, Refused, refusal};
 use crate::error::{Error, Result};
 
 /// Expands a project instruction file. `display` names the file in errors, which read
@@ -34,13 +38,16 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
             Some(Ok(target)) => {
                 let resolved =
                     resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
-                let included =
-                    std::fs::read_to_string(&resolved).map_err(|err| match err.kind() {
-                        std::io::ErrorKind::NotFound => {
-                            fail(format!("include file not found: {target}"))
-                        }
-                        _ => fail(format!("include read failed: {err}")),
-                    })?;
+                let included = read_include(&resolved).map_err(|err| match refusal(&err) {
+                    Some(Refused::NotRegular(_)) => {
+                        fail(format!("include is not a regular file: {target}"))
+                    }
+                    Some(_) => fail("include path escapes project root".to_owned()),
+                    None if err.kind() == std::io::ErrorKind::NotFound => {
+                        fail(format!("include file not found: {target}"))
+                    }
+                    None => fail(format!("include read failed: {err}")),
+                })?;
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -96,7 +103,16 @@ fn include_target(line: &str) -> Option<std::result::Result<String, &'static str
     Some(Ok(path.to_owned()))
 }
 
-fn resolve_include(root: &Path, target: &str) -> std::result::Result<PathBuf, &'static str> {
+/// Reads a resolved include (`root` and the resolved path are canonical, so walking it
+/// without following links only fails if a link was swapped in since it was resolved).
+fn read_include((root, path): &(PathBuf, PathBuf)) -> std::io::Result<String> {
+    Confined::new(root).read_to_string(path)
+}
+
+fn resolve_include(
+    root: &Path,
+    target: &str,
+) -> std::result::Result<(PathBuf, PathBuf), &'static str> {
     if Path::new(target).is_absolute() {
         return Err("include path must be relative to project root");
     }
@@ -107,10 +123,10 @@ fn resolve_include(root: &Path, target: &str) -> std::result::Result<PathBuf, &'
         .map_err(|_| "project root cannot be resolved")?;
     let joined = root.join(clean);
     match joined.canonicalize() {
-        Ok(real) if real.starts_with(&root) => Ok(real),
+        Ok(real) if real.starts_with(&root) => Ok((root, real)),
         Ok(_) => Err("include path escapes project root"),
         // Missing files are reported by the read, with the path as written.
-        Err(_) => Ok(joined),
+        Err(_) => Ok((root, joined)),
     }
 }
 
@@ -143,7 +159,8 @@ pub fn info(global_path: &Path, project_root: Option<&Path>) -> InstructionsInfo
     if let Some(root) = project_root {
         let path = project_file(root);
         info.project_path = path.display().to_string();
-        info.project_exists = path.is_file();
+        // A link or FIFO there "exists" and is reported as an error by the load.
+        info.project_exists = matches!(Confined::new(root).kind(&path), Ok(Some(_)));
         if info.project_exists {
             if let Err(err) = load_project(root) {
                 info.project_error = err.to_string();
@@ -161,10 +178,16 @@ pub fn project_file(root: &Path) -> PathBuf {
 /// The expanded project instructions ("" when the file does not exist).
 pub fn load_project(root: &Path) -> Result<String> {
     let path = project_file(root);
-    match std::fs::read_to_string(&path) {
+    match Confined::new(root).read_to_string(&path) {
         Ok(text) => expand(&text, root, &path.display().to_string()),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
-        Err(err) => Err(Error::Instructions(format!("{}: {err}", path.display()))),
+        Err(err) => match refusal(&err) {
+            Some(Refused::Symlink(_)) => Err(Error::Instructions(format!(
+                "{}: is a symbolic link; refused (like an include that leaves the project)",
+                path.display()
+            ))),
+            _ => Err(Error::Instructions(format!("{}: {err}", path.display()))),
+        },
     }
 }
 

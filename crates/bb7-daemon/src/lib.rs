@@ -13,6 +13,12 @@
 //! [`global`]. Where this daemon differs from the first bb7 on purpose, and what it adds, is
 //! listed in the crate's `README.md`.
 //!
+//! Safety (threat model in `SECURITY.md`): every file under `.bb7/` is reached through
+//! [`confined`] (opened beneath the project root, no link followed, regular files only), a
+//! send's writes land all or nothing through [`commit`], chats a cloned repository may have
+//! planted are checked by [`trust`] (`chat_get` then carries `untrusted` with the reason; such
+//! a chat is not restored by `init` and not sent), and [`lock`] makes chat locks exclusive.
+//!
 //! The model-calling half: [`settings`] (config checks: `Config file not found:
 //! ~/.config/bb7/config.json`, `API key not set in config`), [`prompt`] (the system message),
 //! [`assemble`] (the one structured user message), [`send`] (streaming, tool calls applied
@@ -84,6 +90,8 @@ pub mod active;
 pub mod assemble;
 pub mod atomic;
 pub mod calls;
+pub mod commit;
+pub mod confined;
 pub mod context;
 pub mod dirs;
 pub mod error;
@@ -109,6 +117,7 @@ mod test_support;
 pub mod titles;
 pub mod tokens;
 pub mod tool_calls;
+pub mod trust;
 pub mod usage_log;
 
 pub use error::{Error, Result};

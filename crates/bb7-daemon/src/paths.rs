@@ -137,6 +137,54 @@ pub fn relative_to(root: &Path, absolute: &Path) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// A client path placed in a project: the project-relative path when it resolves inside the
+/// project, else the absolute path (as given, or the project root joined with it) marked
+/// external.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// What the chat stores.
+    pub path: String,
+    /// Whether it lies outside the project.
+    pub external: bool,
+}
+
+/// Places a client path (absolute, or relative to `root`) the one way every action resolves
+/// it: symlinks are followed as far as the path exists, so a relative path through an
+/// in-project link that points outside is external exactly as its absolute form is.
+pub fn place_in_project(root: &Path, path: &str) -> Result<Placed> {
+    if path.is_empty() {
+        return Err(Error::MissingField("path"));
+    }
+    if path.contains('\0') {
+        return Err(Error::InvalidPath {
+            path: path.to_owned(),
+            why: "contains a NUL byte",
+        });
+    }
+    let absolute = if Path::new(path).is_absolute() {
+        PathBuf::from(path)
+    } else {
+        root.join(validate_relative(path)?)
+    };
+    Ok(match relative_to(root, &absolute) {
+        Some(relative) => Placed {
+            path: relative,
+            external: false,
+        },
+        None => Placed {
+            path: absolute.display().to_string(),
+            external: true,
+        },
+    })
+}
+
+/// Whether a project-relative path lies in a directory bb7 must never write from the model's
+/// or the client's say-so: its own `.bb7/` or the repository's `.git/`.
+pub fn is_reserved(relative: &str) -> bool {
+    let first = relative.split('/').next().unwrap_or_default();
+    first.eq_ignore_ascii_case(".bb7") || first.eq_ignore_ascii_case(".git")
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -168,6 +216,27 @@ mod tests {
         assert!(name.ends_with(".rs"));
         assert_ne!(name, section_storage_name("src/a.rs", 1, 6));
         assert_eq!(external_storage_name("/x/Makefile").len(), 16);
+    }
+
+    #[test]
+    fn relative_and_absolute_forms_place_alike() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out")).unwrap();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::os::unix::fs::symlink(root.join("src"), root.join("alias")).unwrap();
+        let relative = place_in_project(&root, "out/secret").unwrap();
+        let absolute =
+            place_in_project(&root, &root.join("out/secret").display().to_string()).unwrap();
+        assert!(relative.external);
+        assert_eq!(relative, absolute);
+        let inside = place_in_project(&root, "alias/a.rs").unwrap();
+        assert_eq!(inside.path, "src/a.rs");
+        assert!(!inside.external);
+        assert!(
+            is_reserved(".bb7/chats/x") && is_reserved(".GIT/config") && !is_reserved("a/.git")
+        );
     }
 
     #[test]

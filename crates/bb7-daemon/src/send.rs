@@ -24,8 +24,8 @@ use ybs_context_budget::{
     Budget, Next, Outcome, PairInfo, Pairs, SendError, TokenCounter, TrimLoop, predict,
 };
 use ybs_core::{
-    Accumulator, ChatRequest, ContextAction, LlmError, Message, Part, ReasoningEffort,
-    Reply as LlmReply, Role, StreamEvent, ToolCall, Usage,
+    Accumulator, ChatRequest, LlmError, Message, Part, ReasoningEffort, Reply as LlmReply, Role,
+    StreamEvent, ToolCall, Usage,
 };
 use ybs_providers::Provider;
 use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
@@ -33,13 +33,12 @@ use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_resp
 use crate::active::Active;
 use crate::assemble::{self, FileBlock, Input, RetryContext};
 use crate::error::{Error, Result};
-use crate::events::Event;
 use crate::global::{GlobalState, Home};
 use crate::model::now;
 use crate::protocol::Reply;
 use crate::settings::Settings;
 use crate::shared::Shared;
-use crate::{prompt, session, titles, tokens, tool_calls, usage_log};
+use crate::{commit, prompt, session, titles, tokens, tool_calls, usage_log};
 
 /// The system message saved after a cancelled reply.
 pub const ABORTED: &str = "Response aborted by user.";
@@ -148,6 +147,7 @@ fn launch(
     let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
     let context_window = context_window(session, args)?;
     let active = session.active_chat()?;
+    crate::trust::require_trusted(active)?;
     let global = active.chat.global;
     let model = text_arg(args, "model").unwrap_or_else(|| active.chat.effective_model().to_owned());
     let effort = text_arg(args, "reasoning_effort")
@@ -666,16 +666,29 @@ fn finish_done(
     counters: Counters,
     writes: &[FileWrite],
 ) {
-    let written = commit(&mut active, writes);
     let mut message = assistant_message(&reply.message, model);
     stamp.annotate(&mut message, &usage);
-    message.parts.extend(written);
-    let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
-    if !paths.is_empty() {
-        message.output_files = Some(paths.clone());
-    }
-    active.chat.messages.push(message);
-    save(&active);
+    let paths = match commit::commit(&mut active, writes, vec![message.clone()]) {
+        Ok(paths) => paths,
+        Err(err) => {
+            // Nothing was written: the reply is kept as text and the failure is a diff_error,
+            // never reported as written.
+            if err.is_fatal() {
+                crate::shared::fatal(&err);
+            }
+            active.chat.messages.push(message);
+            save(&active);
+            usage_log::append(home, active.root.as_deref(), model, &usage);
+            hand_back(shared, active);
+            let reply = Reply::typed("diff_error")
+                .with("errors", vec![format!("output not written: {err}")])
+                .with("tool_calls", Vec::<Value>::new())
+                .with("usage", usage_json(&usage))
+                .with("duration", stamp.seconds());
+            shared.send(&counters.add_to(reply).for_request(rid));
+            return;
+        }
+    };
     usage_log::append(home, active.root.as_deref(), model, &usage);
     hand_back(shared, active);
     let done = Reply::typed("done")
@@ -771,43 +784,6 @@ fn assistant_message(reply: &Message, model: &str) -> Message {
         .with_timestamp(now())
 }
 
-/// Writes every file (the guard stops the daemon on an escape) and returns their
-/// `AssistantWriteFile` events (`readonly`/`external` from the context entry, `added` when
-/// there is none).
-fn commit(active: &mut Active, writes: &[FileWrite]) -> Vec<Part> {
-    let mut events = Vec::new();
-    for write in writes {
-        if let Err(err) = active.write_output(&write.path, &write.content) {
-            if err.is_fatal() {
-                crate::shared::fatal(&err);
-            }
-            tracing::error!(path = %write.path, error = %err, "output write failed");
-            continue;
-        }
-        let existing = active.chat.find_file(&write.path).cloned();
-        let event = Event {
-            action: ContextAction::AssistantWriteFile,
-            path: write.path.clone(),
-            version: Some(write.file_id()),
-            prev_version: existing
-                .as_ref()
-                .map(|file| file.version.clone())
-                .filter(|version| !version.is_empty()),
-            readonly: existing.as_ref().is_some_and(|file| file.readonly),
-            external: existing.as_ref().is_some_and(|file| file.external),
-            lines: None,
-            original_path: None,
-        };
-        let mut part = event.into_part();
-        // As the first bb7: a file the model created outside the context is marked `added`.
-        if let (Part::ContextEvent(event), None) = (&mut part, &existing) {
-            event.extra.insert("added".into(), Value::Bool(true));
-        }
-        events.push(part);
-    }
-    events
-}
-
 fn save_partial(active: &mut Active, reply: &LlmReply, model: &str) {
     let message = assistant_message(&reply.message, model);
     if !message.parts.is_empty() {
@@ -872,22 +848,25 @@ fn finish_cancelled(
         }
         _ => Vec::new(),
     };
-    let events = commit(&mut active, &writes);
     let mut message = assistant_message(&reply.message, model);
-    message.parts.extend(events);
     stamp.annotate(&mut message, &reply.usage);
-    let paths: Vec<String> = writes.iter().map(|write| write.path.clone()).collect();
-    if !paths.is_empty() {
-        message.output_files = Some(paths.clone());
+    let aborted = Message::system(ABORTED).with_timestamp(now());
+    let mut messages = Vec::new();
+    if !message.parts.is_empty() || !writes.is_empty() {
+        messages.push(message.clone());
     }
-    if !message.parts.is_empty() {
-        active.chat.messages.push(message);
+    messages.push(aborted.clone());
+    if let Err(err) = commit::commit(&mut active, &writes, messages) {
+        if err.is_fatal() {
+            crate::shared::fatal(&err);
+        }
+        tracing::error!(error = %err, "the files of a cancelled reply were not written");
+        if !message.parts.is_empty() {
+            active.chat.messages.push(message);
+        }
+        active.chat.messages.push(aborted);
+        save(&active);
     }
-    active
-        .chat
-        .messages
-        .push(Message::system(ABORTED).with_timestamp(now()));
-    save(&active);
     usage_log::append(home, active.root.as_deref(), model, &reply.usage);
     hand_back(shared, active);
     // The first bb7 and every handler of its client match this exact error.

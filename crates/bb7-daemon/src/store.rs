@@ -2,6 +2,10 @@
 //! saving `chat.json` (with migration and version checks), creating and deleting chats, and the
 //! index, which is only ever changed under an advisory lock so that two daemons on one project
 //! never lose each other's entries.
+//!
+//! Every file access goes through [`Confined`]: for a project store it walks from the project
+//! root through `.bb7/chats` without following links, for the global store from
+//! `~/.bb7/chats` itself (the user's own directory, which may be a link).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -12,6 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::confined::{Confined, Kind};
 use crate::error::{Error, Result};
 use crate::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
 use crate::{atomic, lock};
@@ -21,15 +26,29 @@ use crate::{atomic, lock};
 pub struct ChatStore {
     dir: PathBuf,
     global: bool,
+    fs: Confined,
 }
 
 impl ChatStore {
     /// The store rooted at `dir` (`.../chats`); `global` marks `~/.bb7/chats`.
+    /// A project store is confined beneath the directory holding `.bb7/` (two levels up),
+    /// so `.bb7` and `chats` themselves may not be links either.
     pub fn new(dir: impl Into<PathBuf>, global: bool) -> ChatStore {
+        let dir = dir.into();
+        let anchor = match dir.parent().and_then(Path::parent) {
+            Some(anchor) if !global && !anchor.as_os_str().is_empty() => anchor.to_path_buf(),
+            _ => dir.clone(),
+        };
         ChatStore {
-            dir: dir.into(),
+            dir,
             global,
+            fs: Confined::new(anchor),
         }
+    }
+
+    /// The confined file access of this store.
+    pub fn fs(&self) -> &Confined {
+        &self.fs
     }
 
     /// The chats directory.
@@ -73,8 +92,14 @@ impl ChatStore {
     /// Loads a chat, migrating (and re-saving) a version 0 or 1 chat. A chat newer than
     /// [`CHAT_VERSION`] or one that does not parse is an error and the file is not touched.
     pub fn load(&self, id: &str) -> Result<Chat> {
-        let path = self.chat_dir(id)?.join("chat.json");
-        let text = match std::fs::read_to_string(&path) {
+        let dir = self.chat_dir(id)?;
+        // A send cut short is finished or undone first, unless another live process holds
+        // the chat (then it may be committing right now).
+        if lock::held_by_other(&self.fs, &dir).is_none() {
+            crate::commit::recover(self, id)?;
+        }
+        let path = dir.join("chat.json");
+        let text = match self.fs.read_to_string(&path) {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::ChatNotFound);
@@ -96,7 +121,12 @@ impl ChatStore {
         }
         let mut chat: Chat =
             serde_json::from_value(value).map_err(|err| corrupt(err.to_string()))?;
-        if chat.id.is_empty() {
+        // A chat is its directory: a copied directory whose chat.json still carries the
+        // original's id must never be saved over the original.
+        if chat.id != id {
+            if !chat.id.is_empty() {
+                tracing::warn!(directory = %id, recorded = %chat.id, "chat.json names another chat's id; using the directory's");
+            }
             chat.id = id.to_owned();
         }
         chat.global = self.global;
@@ -110,6 +140,11 @@ impl ChatStore {
     /// Saves a chat atomically and updates its index entry.
     pub fn save(&self, chat: &Chat) -> Result<()> {
         self.write_chat(chat)?;
+        self.update_index_entry(chat)
+    }
+
+    /// Updates the index entry of `chat` (its `chat.json` already written).
+    pub fn update_index_entry(&self, chat: &Chat) -> Result<()> {
         let summary = chat.summary();
         self.update_index(|index| {
             match index.chats.iter_mut().find(|entry| entry.id == summary.id) {
@@ -122,18 +157,20 @@ impl ChatStore {
 
     fn write_chat(&self, chat: &Chat) -> Result<()> {
         let path = self.chat_dir(&chat.id)?.join("chat.json");
-        atomic::write_json(&path, chat)
+        atomic::write_json_in(&self.fs, &path, chat)
     }
 
     /// Creates a new chat directory (with `context/` and `output/`) under a fresh id, saves
     /// `chat` there (its id replaced) and adds it to the index.
     pub fn create(&self, mut chat: Chat) -> Result<Chat> {
-        std::fs::create_dir_all(&self.dir).map_err(Error::io("create directory", &self.dir))?;
+        self.fs
+            .create_dir_all(&self.dir)
+            .map_err(Error::io("create directory", &self.dir))?;
         let dir = loop {
             let id = new_id();
             let dir = self.dir.join(&id);
             // create_dir fails if the id is taken, also by a concurrent daemon.
-            match std::fs::create_dir(&dir) {
+            match self.fs.create_dir(&dir) {
                 Ok(()) => {
                     chat.id = id;
                     break dir;
@@ -144,11 +181,13 @@ impl ChatStore {
         };
         for sub in ["context", "output"] {
             let path = dir.join(sub);
-            std::fs::create_dir_all(&path).map_err(Error::io("create directory", &path))?;
+            self.fs
+                .create_dir_all(&path)
+                .map_err(Error::io("create directory", &path))?;
         }
         chat.global = self.global;
         if let Err(err) = self.save(&chat) {
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = self.fs.remove_all(&dir);
             return Err(err);
         }
         Ok(chat)
@@ -157,13 +196,16 @@ impl ChatStore {
     /// Deletes a chat and its index entry.
     pub fn delete(&self, id: &str) -> Result<()> {
         let dir = self.chat_dir(id)?;
-        if !dir.is_dir() {
+        if self.fs.kind(&dir).ok().flatten().is_none() {
             return Err(Error::ChatNotFound);
         }
-        if let Some(pid) = lock::held_by_other(&dir) {
+        if let Some(pid) = lock::held_by_other(&self.fs, &dir) {
             return Err(Error::ChatLocked { pid });
         }
-        std::fs::remove_dir_all(&dir).map_err(Error::io("remove", &dir))?;
+        // A planted link is removed itself, never what it points to.
+        self.fs
+            .remove_all(&dir)
+            .map_err(Error::io("remove", &dir))?;
         self.update_index(|index| {
             index.chats.retain(|entry| entry.id != id);
             if index.active_chat_id == id {
@@ -175,7 +217,7 @@ impl ChatStore {
 
     /// The chats, newest first, with `locked` set for chats another live process holds.
     pub fn list(&self) -> Result<Vec<ChatSummary>> {
-        if !self.dir.is_dir() {
+        if !self.fs.is_dir(&self.dir) {
             return Ok(Vec::new());
         }
         let index = self.update_index(|_| {})?;
@@ -184,34 +226,31 @@ impl ChatStore {
             chat.global = self.global;
             chat.locked = self
                 .chat_dir(&chat.id)
-                .is_ok_and(|dir| lock::held_by_other(&dir).is_some());
+                .is_ok_and(|dir| lock::held_by_other(&self.fs, &dir).is_some());
         }
         Ok(chats)
     }
 
-    /// The ids of all chat directories holding a `chat.json`.
+    /// The ids of all chat directories holding a `chat.json` (links to directories and
+    /// links named `chat.json` do not count).
     pub fn ids(&self) -> Result<Vec<String>> {
-        let entries = match std::fs::read_dir(&self.dir) {
+        let entries = match self.fs.list(&self.dir) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(err) => return Err(Error::io("list", &self.dir)(err)),
         };
         let mut ids = Vec::new();
-        for entry in entries.flatten() {
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                continue;
-            };
-            if entry.path().join("chat.json").is_file() {
+        for (name, kind) in entries {
+            if kind == Kind::Dir && self.fs.is_file(&self.dir.join(&name).join("chat.json")) {
                 ids.push(name);
             }
         }
-        ids.sort();
         Ok(ids)
     }
 
     /// The active chat id remembered in the index, and whether it is a global chat.
     pub fn remembered_active(&self) -> Option<(String, bool)> {
-        let text = std::fs::read_to_string(self.index_path()).ok()?;
+        let text = self.fs.read_to_string(&self.index_path()).ok()?;
         let index: Index = serde_json::from_str(&text).ok()?;
         (!index.active_chat_id.is_empty())
             .then_some((index.active_chat_id, index.active_chat_global))
@@ -231,13 +270,13 @@ impl ChatStore {
     /// chat directories when missing, corrupt or out of step), changed, sorted newest first and
     /// written back atomically. Returns the index as written.
     pub fn update_index(&self, change: impl FnOnce(&mut Index)) -> Result<Index> {
-        std::fs::create_dir_all(&self.dir).map_err(Error::io("create directory", &self.dir))?;
+        self.fs
+            .create_dir_all(&self.dir)
+            .map_err(Error::io("create directory", &self.dir))?;
         let lock_path = self.dir.join(".index.lock");
-        let lock_file = File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
+        let lock_file: File = self
+            .fs
+            .open_rw(&lock_path)
             .map_err(Error::io("open", &lock_path))?;
         lock_file
             .lock_exclusive()
@@ -249,7 +288,9 @@ impl ChatStore {
 
     fn update_index_locked(&self, change: impl FnOnce(&mut Index)) -> Result<Index> {
         let path = self.index_path();
-        let before: Option<Index> = std::fs::read_to_string(&path)
+        let before: Option<Index> = self
+            .fs
+            .read_to_string(&path)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
         let mut index = before.clone().unwrap_or_default();
@@ -260,7 +301,7 @@ impl ChatStore {
             .chats
             .sort_by(|a, b| newest_first(&a.created, &b.created).then_with(|| a.id.cmp(&b.id)));
         if before.as_ref() != Some(&index) {
-            atomic::write_json(&path, &index)?;
+            atomic::write_json_in(&self.fs, &path, &index)?;
         }
         Ok(index)
     }
@@ -294,7 +335,10 @@ impl ChatStore {
             #[serde(default)]
             created: String,
         }
-        let text = std::fs::read_to_string(self.dir.join(id).join("chat.json")).ok()?;
+        let text = self
+            .fs
+            .read_to_string(&self.dir.join(id).join("chat.json"))
+            .ok()?;
         let head: Head = serde_json::from_str(&text).ok()?;
         Some(ChatSummary {
             id: id.to_owned(),

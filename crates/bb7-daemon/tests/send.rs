@@ -844,11 +844,15 @@ fn the_same_state_sends_the_same_bytes() {
 
 #[test]
 fn a_write_outside_the_project_stops_the_daemon() {
-    let turn = Turn::text(["writing"]).with_tool_call(ToolCall::new(
-        "c1",
-        "write_file",
-        json!({"path":"escape/evil.txt","content":"x"}),
-    ));
+    // Slow frames: the link is planted once the send is under way (a chat that has one
+    // before it is sent is refused earlier, see tests/security.rs).
+    let turn = Turn::text(["writing"])
+        .with_tool_call(ToolCall::new(
+            "c1",
+            "write_file",
+            json!({"path":"escape/evil.txt","content":"x"}),
+        ))
+        .with_delay_ms(150);
     let Setup {
         world,
         mut daemon,
@@ -858,8 +862,10 @@ fn a_write_outside_the_project_stops_the_daemon() {
     let outside = tempfile::tempdir().unwrap();
     let output = world.chats_dir().join(&chat).join("output");
     std::fs::create_dir_all(&output).unwrap();
-    std::os::unix::fs::symlink(outside.path(), output.join("escape")).unwrap();
     daemon.send_line(&json!({"request_id":"s1","action":"send","content":"go"}).to_string());
+    let first = daemon.read_reply().unwrap();
+    assert_eq!(first["type"], "chunk", "{first}");
+    std::os::unix::fs::symlink(outside.path(), output.join("escape")).unwrap();
     while let Some(line) = daemon.read_reply() {
         assert_ne!(line["type"], "done", "{line}");
     }

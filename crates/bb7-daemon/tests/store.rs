@@ -383,7 +383,10 @@ fn xdg_config_home_and_explicit_default_model() {
 }
 
 #[test]
-fn apply_file_as_under_a_symlinked_folder_writes_nothing_and_keeps_the_daemon() {
+fn an_apply_through_a_link_out_of_the_project_is_refused() {
+    // The destination resolves the way context paths do (issue 20): through an in-project
+    // link that leaves the project it is outside, refused like its absolute form, and
+    // nothing is written.
     let world = World::new();
     let mut daemon = init(&world);
     let outside = world.root().join("outside");
@@ -394,12 +397,18 @@ fn apply_file_as_under_a_symlinked_folder_writes_nothing_and_keeps_the_daemon() 
         .unwrap()
         .to_owned();
     std::fs::write(world.chats_dir().join(&id).join("output/x.txt"), "payload").unwrap();
-    // The daemon never writes project files: the client writes the returned content.
-    let reply =
-        daemon.call(json!({"action":"apply_file_as","path":"x.txt","destination":"link/x.txt"}));
-    assert_eq!(reply["type"], "ok", "{reply}");
-    assert_eq!(reply["content"], "payload");
-    assert!(!outside.join("x.txt").exists(), "nothing was written");
-    assert_eq!(daemon.call(json!({"action": "ping"}))["type"], "ok");
-    assert!(!world.chats_dir().join(&id).join("output/x.txt").exists());
+    let reply = daemon
+        .call(json!({"action": "apply_file_as", "path": "x.txt", "destination": "link/x.txt"}));
+    assert_eq!(
+        reply["message"],
+        "Invalid path \"link/x.txt\": is outside the project"
+    );
+    assert!(
+        !outside.join("x.txt").exists(),
+        "nothing was written outside"
+    );
+    assert_eq!(
+        daemon.call(json!({"action": "get_output_file", "path": "x.txt"}))["content"],
+        "payload"
+    );
 }

@@ -1,10 +1,11 @@
 //! Chat lifecycle handlers: new (empty or with another chat's context), select, delete,
 //! rename, move between the project and the global store, search.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::Session;
 use crate::active::version_of;
+use crate::confined::Confined;
 use crate::dirs;
 use crate::error::{Error, Result};
 use crate::global::{Config, new_chat_model};
@@ -56,19 +57,29 @@ impl Session {
         let chat = store.create(chat)?;
         let from = store.context_dir(&source.id)?;
         let mut active = self.open(store, chat)?;
+        let project = self.root.as_deref().map(Confined::new);
         for file in &source.context_files {
-            let content = if file.section().is_some() {
-                std::fs::read_to_string(crate::active::storage_path(&from, file)?)
+            let content = if file.section().is_some() || file.external {
+                // Sections keep their snapshot, and so do external entries: the daemon never
+                // re-reads an external original on its own initiative (SECURITY.md).
+                active
+                    .store
+                    .fs()
+                    .read_to_string(&crate::active::storage_path(&from, file)?)
             } else {
-                let local = match (
-                    &self.root,
-                    file.external || Path::new(&file.path).is_absolute(),
-                ) {
-                    (_, true) => PathBuf::from(&file.path),
-                    (Some(root), false) => paths::join(root, &file.path)?,
-                    (None, false) => continue,
+                let (Some(root), Some(project)) = (self.root.as_deref(), project.as_ref()) else {
+                    continue;
                 };
-                std::fs::read_to_string(local)
+                // Placed again now: a link swapped in since the file was added may lead
+                // outside, and then the file is not read.
+                let placed = match paths::place_in_project(root, &file.path) {
+                    Ok(placed) if !placed.external => placed,
+                    _ => {
+                        tracing::warn!(path = %file.path, "context file no longer resolves inside the project; not inherited");
+                        continue;
+                    }
+                };
+                project.read_to_string(&root.join(&placed.path))
             };
             let Ok(content) = content else {
                 tracing::info!(path = %file.path, "context file unreadable; not inherited");
@@ -95,10 +106,21 @@ impl Session {
             }
         }
         let dir = store.chat_dir(id)?;
-        if let Some(pid) = lock::held_by_other(&dir) {
+        if !store.fs().is_dir(&dir) {
+            return Err(Error::ChatNotFound);
+        }
+        if let Some(pid) = lock::held_by_other(store.fs(), &dir) {
             return Err(Error::ChatLocked { pid });
         }
-        let chat = store.load(id)?;
+        // Locked before it is read, so a second daemon cannot load it meanwhile.
+        lock::acquire(store.fs(), &dir)?;
+        let chat = match store.load(id) {
+            Ok(chat) => chat,
+            Err(err) => {
+                lock::release(store.fs(), &dir);
+                return Err(err);
+            }
+        };
         let active = self.open(store, chat)?;
         self.activate(active)
     }
@@ -130,7 +152,7 @@ impl Session {
             active.chat.name = name.to_owned();
             return active.save();
         }
-        if let Some(pid) = lock::held_by_other(&store.chat_dir(id)?) {
+        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
             return Err(Error::ChatLocked { pid });
         }
         let mut chat = store.load(id)?;
@@ -170,15 +192,22 @@ impl Session {
             }
         };
         let source_dir = from.chat_dir(id)?;
-        if !source_dir.join("chat.json").is_file() {
+        if !from.fs().is_file(&source_dir.join("chat.json")) {
             return Err(Error::ChatNotFound);
         }
-        if let Some(pid) = lock::held_by_other(&source_dir) {
+        if let Some(pid) = lock::held_by_other(from.fs(), &source_dir) {
             return Err(Error::ChatLocked { pid });
+        }
+        if let Some(why) = self.distrust(&from, id) {
+            return Err(Error::Invalid(format!("Chat not moved: {why}")));
         }
         let to_global = into.is_global();
         let output = from.output_dir(id)?;
-        if to_global && std::fs::read_dir(&output).is_ok_and(|mut entries| entries.next().is_some())
+        if to_global
+            && from
+                .fs()
+                .list(&output)
+                .is_ok_and(|entries| !entries.is_empty())
         {
             return Err(Error::Invalid(
                 "chat has pending file modifications — apply or reject changes before moving"
@@ -200,7 +229,7 @@ impl Session {
         chat.global = to_global;
         chat.created = crate::model::now_rfc3339();
         if to_global {
-            let _ = std::fs::remove_dir_all(into.output_dir(id)?);
+            let _ = into.fs().remove_all(&into.output_dir(id)?);
             // Global chats expose no file tools: everything in context becomes read-only.
             for file in &mut chat.context_files {
                 file.readonly = true;
@@ -222,9 +251,9 @@ impl Session {
                     ..file.clone()
                 };
                 let new = crate::active::storage_path(&context_dir, &moved)?;
-                if let Ok(content) = std::fs::read_to_string(&old) {
-                    crate::atomic::write(&new, content.as_bytes())?;
-                    let _ = std::fs::remove_file(&old);
+                if let Ok(content) = into.fs().read_to_string(&old) {
+                    crate::atomic::write_in(into.fs(), &new, content.as_bytes())?;
+                    let _ = into.fs().remove_file(&old);
                     *file = ContextFile {
                         version: version_of(&moved, &content),
                         ..moved
@@ -279,8 +308,11 @@ pub(super) fn default_name() -> String {
 }
 
 /// Parses a chat for searching without migrating it on disk (search must not write).
-fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
-    let text = std::fs::read_to_string(store.chat_dir(id).ok()?.join("chat.json")).ok()?;
+pub(super) fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
+    let text = store
+        .fs()
+        .read_to_string(&store.chat_dir(id).ok()?.join("chat.json"))
+        .ok()?;
     let mut chat: Chat = serde_json::from_str(&text).ok()?;
     chat.id = id.to_owned();
     chat.migrate();

@@ -1,7 +1,7 @@
 //! What a chat and the user's customizations look like to the client: `chat_get`,
 //! `get_customization_info` and `prepare_instructions`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::Session;
 use crate::error::{Error, Result};
@@ -37,6 +37,9 @@ impl Session {
         if chat.global {
             reply = reply.with("global", true);
         }
+        if let Some(why) = crate::trust::audit(&active.store, chat, active.root.as_deref()) {
+            reply = reply.with("untrusted", why);
+        }
         Ok(reply)
     }
 
@@ -69,8 +72,21 @@ impl Session {
                 ));
             }
         };
-        if !path.exists() {
-            crate::atomic::write(&path, template.as_bytes())?;
+        // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
+        let fs = match (level, self.root.as_deref()) {
+            ("project", Some(root)) => crate::confined::Confined::new(root),
+            _ => crate::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
+        };
+        match fs.kind(&path) {
+            Ok(None) => crate::atomic::write_in(&fs, &path, template.as_bytes())?,
+            Ok(Some(crate::confined::Kind::File)) => {}
+            Ok(Some(_)) => {
+                return Err(Error::Instructions(format!(
+                    "{} is not a regular file; bb7 does not follow links or read special files there",
+                    path.display()
+                )));
+            }
+            Err(err) => return Err(Error::io("inspect", &path)(err)),
         }
         Ok(path)
     }

@@ -231,11 +231,12 @@ impl Session {
                 reply
             }
             R::ChatForceUnlock { id, global } => {
-                let dir = self.store(global)?.chat_dir(&required("id", &id)?)?;
-                if !dir.is_dir() {
+                let store = self.store(global)?;
+                let dir = store.chat_dir(&required("id", &id)?)?;
+                if !store.fs().is_dir(&dir) {
                     return Err(Error::ChatNotFound);
                 }
-                lock::force_unlock(&dir)?;
+                lock::force_unlock(store.fs(), &dir)?;
                 Reply::ok()
             }
             R::SearchChats { query, global } => {
@@ -452,11 +453,15 @@ impl Session {
         let root = existing_dir(&required("project_root", project_root)?)?;
         self.refuse_home(&root)?;
         let bb7 = root.join(".bb7");
-        if bb7.exists() {
+        // Anything there counts, a dangling link too (creating through it would write
+        // wherever it points).
+        if bb7.symlink_metadata().is_ok() {
             return Err(Error::AlreadyInitialized);
         }
         let chats = bb7.join("chats");
-        std::fs::create_dir_all(&chats).map_err(Error::io("create directory", &chats))?;
+        crate::confined::Confined::new(&root)
+            .create_dir_all(&chats)
+            .map_err(Error::io("create directory", &chats))?;
         Ok(Reply::ok())
     }
 
@@ -520,9 +525,18 @@ impl Session {
             let store = self.store(false)?;
             if let Some((id, global)) = store.remembered_active() {
                 let global = global || !self.project;
-                if let Err(err) = self.chat_select(&id, global) {
+                let distrust = self
+                    .store(global)
+                    .ok()
+                    .and_then(|chats| self.distrust(&chats, &id));
+                if let Some(why) = distrust {
+                    tracing::warn!(chat = %id, reason = %why, "not restoring the last active chat");
+                } else if let Err(err) = self.chat_select(&id, global) {
                     tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
-                    let _ = store.remember_active("", false);
+                    // A chat another daemon holds stays remembered: it still exists.
+                    if !matches!(err, Error::ChatLocked { .. }) {
+                        let _ = store.remember_active("", false);
+                    }
                 }
             }
         }
@@ -560,13 +574,19 @@ impl Session {
     fn release_active(&mut self) {
         if let Some(old) = self.active.take() {
             if let Ok(dir) = old.store.chat_dir(&old.chat.id) {
-                lock::release(&dir);
+                lock::release(old.store.fs(), &dir);
             }
         }
     }
 
+    /// Why the stored chat `id` is not to be selected without the user asking, if so.
+    fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
+        let chat = chats::read_for_search(store, id)?;
+        crate::trust::audit(store, &chat, self.root.as_deref())
+    }
+
     fn open(&self, store: ChatStore, chat: Chat) -> Result<Active> {
-        lock::acquire(&store.chat_dir(&chat.id)?)?;
+        lock::acquire(store.fs(), &store.chat_dir(&chat.id)?)?;
         Ok(Active {
             chat,
             store,

@@ -25,6 +25,7 @@ impl Session {
         let restored = history::restore(
             &active.chat,
             index,
+            active.store.fs(),
             &active.context_dir()?,
             active.root.as_deref(),
         )?;
@@ -55,6 +56,7 @@ impl Session {
         let restored = history::restore(
             &source,
             index,
+            store.fs(),
             &store.context_dir(&source.id)?,
             self.root.as_deref(),
         )?;
@@ -72,7 +74,8 @@ impl Session {
         let context_dir = store.context_dir(&chat.id)?;
         let mut active = self.open(store, chat)?;
         for (file, content) in &restored.files {
-            crate::atomic::write(
+            crate::atomic::write_in(
+                active.store.fs(),
                 &crate::active::storage_path(&context_dir, file)?,
                 content.as_bytes(),
             )?;
