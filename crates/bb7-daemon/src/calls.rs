@@ -1,7 +1,8 @@
 //! The model-side actions besides `send`: `estimate_tokens` (the context-budget breakdown,
 //! cl100k), `estimate_text_tokens`, `get_models` (OpenRouter's list in the protocol's shape,
-//! cached for the session), `get_balance` and `generate_title`. Network calls block the
-//! session's thread (a running stream is not affected) and time out after 30 s.
+//! cached for a day), `get_balance` and `generate_title`. Network calls run in the
+//! background and answer when they finish, so `ping`, `chat_get` or `cancel` never wait for
+//! them; they time out after 30 s.
 
 use serde_json::{Value, json};
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
@@ -9,79 +10,116 @@ use ybs_providers::ModelInfo;
 
 use crate::error::{Error, Result};
 use crate::protocol::{Reply, Request};
-use crate::server::Shared;
 use crate::session::Session;
 use crate::settings::Settings;
+use crate::shared::Shared;
 use crate::{prompt, titles, tokens};
 
-/// Handles one of the actions above.
-pub fn handle(session: &mut Session, shared: &Shared, request: Request) -> Result<Reply> {
+/// Handles one of the actions above. `Ok(None)` means the reply comes later, from a
+/// background task (the network never blocks the session's thread).
+pub fn handle(
+    session: &mut Session,
+    shared: &Shared,
+    request_id: Option<String>,
+    request: Request,
+) -> Result<Option<Reply>> {
     match request {
-        Request::EstimateTextTokens { args } => estimate_text(&args),
+        Request::EstimateTextTokens { args } => estimate_text(&args).map(Some),
         Request::EstimateTokens { args } => {
             let input = args
                 .get("input_text")
                 .and_then(Value::as_str)
                 .unwrap_or_default();
-            estimate(session, input)
+            estimate(session, input).map(Some)
         }
         Request::GetModels { .. } => {
-            if session.models().is_none() {
-                let settings = Settings::load(session.home())?;
-                let models = fetch_models(shared, &settings)?;
-                session.set_models(models);
+            if let Some(models) = session.fresh_models() {
+                return Ok(Some(models_reply(models)));
             }
-            let models: Vec<Value> = session
-                .models()
-                .unwrap_or_default()
-                .iter()
-                .map(model_json)
-                .collect();
-            Ok(Reply::typed("models").with("models", models))
+            let settings = Settings::load(session.home())?;
+            spawn_models(shared, request_id, settings);
+            Ok(None)
         }
         Request::GetBalance { .. } => {
             let settings = Settings::load(session.home())?;
             let provider = settings.provider("")?;
-            let balance = shared
-                .runtime
-                .block_on(provider.balance())
-                .map_err(|err| Error::Invalid(provider_message(&err)))?
-                .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
-            Ok(Reply::typed("balance")
-                .with("total_credits", balance.total_credits)
-                .with("total_usage", balance.total_usage))
+            shared.spawn_reply_for(request_id, async move {
+                let balance = provider
+                    .balance()
+                    .await
+                    .map_err(|err| Error::Invalid(provider_message(&err)))?
+                    .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
+                Ok(Reply::typed("balance")
+                    .with("total_credits", balance.total_credits)
+                    .with("total_usage", balance.total_usage))
+            });
+            Ok(None)
         }
-        Request::GenerateTitle { args } => {
-            let settings = Settings::load(session.home())?;
-            let content = args
-                .get("content")
-                .and_then(Value::as_str)
-                .filter(|text| !text.trim().is_empty())
-                .ok_or(Error::MissingField("content"))?
-                .to_owned();
-            let global = args.get("global").and_then(Value::as_bool).unwrap_or(false);
-            let chat_id = match args.get("chat_id").and_then(Value::as_str) {
-                Some(id) if !id.is_empty() => id.to_owned(),
-                _ => session.active_chat()?.chat.id.clone(),
-            };
-            let global = global
-                || session
-                    .active()
-                    .is_some_and(|a| a.chat.id == chat_id && a.chat.global);
-            let model = settings
-                .title_model
-                .clone()
-                .unwrap_or_else(|| titles::DEFAULT_TITLE_MODEL.to_owned());
-            let title = shared
-                .runtime
-                .block_on(titles::generate(&settings, &model, &content))
-                .map_err(|err| Error::Invalid(provider_message(&err)))?;
-            session.chat_rename(&chat_id, &title, global)?;
-            shared.send(&titles::event(&chat_id, &title));
-            Ok(Reply::ok().with("chat_id", chat_id).with("title", title))
-        }
+        Request::GenerateTitle { args } => generate_title(session, shared, &args).map(Some),
         other => Err(Error::NotAvailable(other.action().to_owned())),
     }
+}
+
+/// `generate_title {chat_id, content}`: answered `ok` at once when `title_model` is set
+/// (never a paid call the user did not enable); the title is made in the background and
+/// announced with `title_updated`.
+fn generate_title(
+    session: &mut Session,
+    shared: &Shared,
+    args: &serde_json::Map<String, Value>,
+) -> Result<Reply> {
+    let text = |name: &str| {
+        args.get(name)
+            .and_then(Value::as_str)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+    };
+    let chat_id = text("chat_id").ok_or(Error::MissingField("chat_id"))?;
+    let content = text("content").ok_or(Error::MissingField("content"))?;
+    let settings = Settings::load(session.home())?;
+    let model = settings
+        .title_model
+        .clone()
+        .ok_or_else(|| Error::Invalid("title_model not configured".into()))?;
+    let active = session.active().filter(|active| active.chat.id == chat_id);
+    let global = args.get("global").and_then(Value::as_bool).unwrap_or(false)
+        || active.is_some_and(|active| active.chat.global);
+    let files: Vec<String> = active
+        .map(|active| {
+            active
+                .chat
+                .context_files
+                .iter()
+                .map(|file| file.path.clone())
+                .collect()
+        })
+        .unwrap_or_default();
+    titles::spawn_automatic(
+        shared,
+        &settings,
+        model,
+        chat_id,
+        global,
+        titles::prompt_text(&content, &files),
+    );
+    Ok(Reply::ok())
+}
+
+/// The `models` reply.
+fn models_reply(models: &[ModelInfo]) -> Reply {
+    let models: Vec<Value> = models.iter().map(model_json).collect();
+    Reply::typed("models").with("models", models)
+}
+
+/// Fetches the models list in the background, caches it on the session and replies.
+fn spawn_models(shared: &Shared, request_id: Option<String>, settings: Settings) {
+    let task_shared = shared.clone();
+    shared.spawn_reply_for(request_id, async move {
+        let models = fetch_models(&settings).await?;
+        let reply = models_reply(&models);
+        task_shared.post(move |session, _| session.set_models(models));
+        Ok(reply)
+    });
 }
 
 /// `estimate_text_tokens`: `texts` (the first client's form) gets an array of counts in the
@@ -109,59 +147,44 @@ fn provider_message(error: &ybs_core::LlmError) -> String {
     format!("{}: {}", error.kind.label(), error.message)
 }
 
-/// Fetches OpenRouter's model list (blocking the calling thread).
-pub fn fetch_models(shared: &Shared, settings: &Settings) -> Result<Vec<ModelInfo>> {
+/// Fetches OpenRouter's model list.
+pub async fn fetch_models(settings: &Settings) -> Result<Vec<ModelInfo>> {
     let provider = settings.provider("")?;
-    shared
-        .runtime
-        .block_on(provider.list_models())
+    provider
+        .list_models()
+        .await
         .map_err(|err| Error::Invalid(provider_message(&err)))
 }
 
-/// One model in the protocol's shape: `id`, `name`, `context_length`, `supports_reasoning`,
-/// `supports_tools` and `pricing.prompt`/`completion` always; `max_completion_tokens`,
-/// `created`, `description` and the pricing extras (`input_cache_read`,
-/// `input_cache_write`, `internal_reasoning`, `discount`) when OpenRouter gives them.
+/// One model in the protocol's shape, every key present as the first bb7 sends it (`0`,
+/// `""` or `null` when the backend does not say): `id`, `name`, `description`, `created`,
+/// `expiration_date`, `context_length`, `max_completion_tokens`, `supports_reasoning`,
+/// `supports_tools` and `pricing` (`prompt`, `completion`, `input_cache_read`,
+/// `input_cache_write`, `internal_reasoning`, `discount`).
 pub fn model_json(model: &ModelInfo) -> Value {
     let pricing = model.pricing.as_ref();
-    let mut prices = json!({
-        "prompt": pricing.map_or("0", |p| p.prompt.as_str()),
-        "completion": pricing.map_or("0", |p| p.completion.as_str()),
-    });
-    if let (Some(pricing), Value::Object(fields)) = (pricing, &mut prices) {
-        for (key, value) in [
-            ("input_cache_read", &pricing.input_cache_read),
-            ("input_cache_write", &pricing.input_cache_write),
-            ("internal_reasoning", &pricing.internal_reasoning),
-        ] {
-            if let Some(value) = value {
-                fields.insert(key.into(), json!(value));
-            }
-        }
-        if let Some(discount) = pricing.discount {
-            fields.insert("discount".into(), json!(discount));
-        }
-    }
-    let mut entry = json!({
+    let price = |pick: fn(&ybs_providers::Pricing) -> Option<&str>| {
+        pricing.and_then(pick).unwrap_or("").to_owned()
+    };
+    json!({
         "id": model.id,
         "name": model.name,
+        "description": model.description.clone().unwrap_or_default(),
+        "created": model.created.unwrap_or(0),
+        "expiration_date": model.expiration_date,
         "context_length": model.context_length.unwrap_or(0),
+        "max_completion_tokens": model.max_completion_tokens.unwrap_or(0),
         "supports_reasoning": model.supports_reasoning.unwrap_or(false),
         "supports_tools": model.supports_tools.unwrap_or(false),
-        "pricing": prices,
-    });
-    if let Value::Object(fields) = &mut entry {
-        if let Some(max) = model.max_completion_tokens {
-            fields.insert("max_completion_tokens".into(), json!(max));
-        }
-        if let Some(created) = model.created {
-            fields.insert("created".into(), json!(created));
-        }
-        if let Some(description) = &model.description {
-            fields.insert("description".into(), json!(description));
-        }
-    }
-    entry
+        "pricing": {
+            "prompt": price(|p| Some(p.prompt.as_str())),
+            "completion": price(|p| Some(p.completion.as_str())),
+            "input_cache_read": price(|p| p.input_cache_read.as_deref()),
+            "input_cache_write": price(|p| p.input_cache_write.as_deref()),
+            "internal_reasoning": price(|p| p.internal_reasoning.as_deref()),
+            "discount": pricing.and_then(|p| p.discount).unwrap_or(0.0),
+        },
+    })
 }
 
 /// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
@@ -226,13 +249,36 @@ fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
         total: estimate.total + input_tokens,
         ..estimate
     };
+    // As the first bb7: every file entry carries both counts (0 when there is none), and
+    // `potential_savings` sums the original tokens of the files with output.
+    let files: Vec<Value> = estimate
+        .files
+        .iter()
+        .map(|file| {
+            json!({
+                "path": file.path,
+                "tokens": file.tokens,
+                "has_output": file.has_output,
+                "original_tokens": file.original_tokens.unwrap_or(0),
+                "output_tokens": file.output_tokens.unwrap_or(0),
+            })
+        })
+        .collect();
+    let savings: usize = estimate
+        .files
+        .iter()
+        .filter(|file| file.has_output)
+        .map(|file| file.original_tokens.unwrap_or(0))
+        .sum();
     let mut reply = Reply::typed("token_estimate").with("input_text", input_tokens);
     if let Value::Object(fields) = serde_json::to_value(&estimate).unwrap_or(Value::Null) {
         for (key, value) in fields {
             reply.0.insert(key, value);
         }
     }
-    Ok(reply)
+    Ok(reply
+        .with("files", files)
+        .with("potential_savings", savings))
 }
 
 #[cfg(test)]
@@ -242,7 +288,7 @@ mod tests {
     use ybs_providers::Pricing;
 
     #[test]
-    fn model_entries_carry_what_openrouter_gives() {
+    fn model_entries_carry_every_key() {
         let mut model = ModelInfo::new("a/b");
         model.context_length = Some(200_000);
         model.max_completion_tokens = Some(64_000);
@@ -261,10 +307,19 @@ mod tests {
             json!({"id": "a/b", "name": "a/b", "context_length": 200_000,
                 "supports_reasoning": false, "supports_tools": false,
                 "max_completion_tokens": 64_000, "created": 1_747_930_371,
-                "description": "Balanced.",
+                "description": "Balanced.", "expiration_date": null,
                 "pricing": {"prompt": "0.000003", "completion": "0.000015",
                     "input_cache_read": "0.0000003", "input_cache_write": "0.00000375",
-                    "discount": 0.1}})
+                    "internal_reasoning": "", "discount": 0.1}})
         );
+        let bare = model_json(&ModelInfo::new("x/y"));
+        for key in [
+            "description",
+            "created",
+            "expiration_date",
+            "max_completion_tokens",
+        ] {
+            assert!(bare.get(key).is_some(), "{key} missing");
+        }
     }
 }

@@ -65,7 +65,7 @@ impl Active {
         })
     }
 
-    fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
+    pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
         atomic::write_in(
             self.store.fs(),
             &self.storage_path(file)?,
@@ -121,7 +121,8 @@ impl Active {
         self.save()
     }
 
-    /// `context_update`: re-snapshots a whole file. Sections are immutable.
+    /// `context_update`: re-snapshots a whole file and records `UserWriteFile`. Sections are
+    /// immutable.
     pub fn update_file(&mut self, path: &str, content: &str) -> Result<()> {
         let key = self.lookup_path(path);
         let Some(file) = self.chat.find_file(&key).cloned() else {
@@ -130,10 +131,8 @@ impl Active {
                 other => other,
             });
         };
+        // Always re-snapshotted and recorded, even when unchanged, as the first bb7 does.
         let version = version_of(&file, content);
-        if version == file.version {
-            return Ok(());
-        }
         self.write_snapshot(&file, content)?;
         let updated = ContextFile {
             version,
@@ -209,59 +208,40 @@ impl Active {
         self.save()
     }
 
-    /// `sync_context`: re-reads non-external, non-section files (all, or only `only`) from the
-    /// project and re-snapshots those that changed, recording `UserWriteFile`. Returns the
-    /// paths that changed.
-    pub fn sync(&mut self, only: Option<&str>) -> Result<Vec<String>> {
+    /// `sync_context {path}`: the client has just written `path` (after an apply); when the
+    /// local file differs from the snapshot, the snapshot silently follows it (no event: the
+    /// change is the one already recorded). Files not in context, external files, sections
+    /// and files missing locally are left alone.
+    pub fn sync_one(&mut self, path: &str) -> Result<()> {
         let Some(root) = self.root.clone() else {
-            return Ok(Vec::new());
+            return Ok(());
         };
-        let only = only
-            .filter(|path| !path.is_empty())
-            .map(|path| self.lookup_path(path));
-        let candidates: Vec<ContextFile> = self
-            .chat
-            .context_files
-            .iter()
-            .filter(|file| !file.external && file.section().is_none())
-            .filter(|file| only.as_ref().is_none_or(|only| *only == file.path))
-            .cloned()
-            .collect();
-        let mut changed = Vec::new();
-        let project = Confined::new(&root);
-        for file in candidates {
-            // Re-resolved now: a link swapped in since the file was added may lead outside,
-            // and then the file is not read.
-            let placed = paths::place_in_project(&root, &file.path)?;
-            if placed.external {
-                tracing::warn!(path = %file.path, "context file now resolves outside the project; not synced");
-                continue;
-            }
-            let Ok(local) = project.read_to_string(&root.join(&placed.path)) else {
-                continue;
-            };
-            let snapshot = self.read_snapshot(&file).unwrap_or_default();
-            if normalize(&local) == normalize(&snapshot) {
-                continue;
-            }
-            self.write_snapshot(&file, &local)?;
-            let updated = ContextFile {
-                version: version_of(&file, &local),
-                ..file.clone()
-            };
-            self.record(
-                Event::about(ContextAction::UserWriteFile, &updated)
-                    .with_prev(file.version.clone()),
-            );
-            if let Some(entry) = self.chat.find_file_mut(&file.path) {
-                *entry = updated;
-            }
-            changed.push(file.path);
+        let key = self.lookup_path(path);
+        let Some(file) = self.chat.find_file(&key).cloned() else {
+            return Ok(());
+        };
+        if file.external || file.section().is_some() {
+            return Ok(());
         }
-        if !changed.is_empty() {
-            self.save()?;
+        // Re-resolved now: a link swapped in since the file was added may lead outside, and
+        // then the file is not read; inside, only a regular file is read, without links.
+        let placed = paths::place_in_project(&root, &file.path)?;
+        if placed.external {
+            tracing::warn!(path = %file.path, "context file now resolves outside the project; not synced");
+            return Ok(());
         }
-        Ok(changed)
+        let Ok(local) = Confined::new(&root).read_to_string(&root.join(&placed.path)) else {
+            return Ok(());
+        };
+        let snapshot = self.read_snapshot(&file).unwrap_or_default();
+        if normalize(&local) == normalize(&snapshot) {
+            return Ok(());
+        }
+        self.write_snapshot(&file, &local)?;
+        if let Some(entry) = self.chat.find_file_mut(&file.path) {
+            entry.version = version_of(&file, &local);
+        }
+        self.save()
     }
 
     /// `get_context_file`: the snapshot of a whole file, or else of the first section of it.

@@ -7,9 +7,12 @@ use std::path::PathBuf;
 /// Everything an action can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// An action that needs a project ran before `init` (or in a directory without `.bb7/`).
-    #[error("Not initialized. Run :BB7Init")]
+    /// An action ran before `init`.
+    #[error("Not initialized")]
     NotInitialized,
+    /// `init` on a directory without `.bb7/`, or a project action in global-only mode.
+    #[error("Not initialized. Run :BB7Init")]
+    NotBb7Project,
     /// `bb7_init` on a directory that already has `.bb7/`.
     #[error("Already initialized")]
     AlreadyInitialized,

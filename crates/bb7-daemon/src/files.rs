@@ -1,12 +1,15 @@
 //! Outputs and file statuses of the active chat: `get_file_statuses` (`""`, `M`, `A`, `!A`,
-//! `S`, with cl100k token counts), reading and deleting outputs, applying an output to the
-//! project (atomically, recording `UserApplyFile` / `UserSaveAs`) and the outcome of a
-//! local-vs-output diff session.
+//! `S`, with cl100k token counts), reading and deleting outputs, accepting an output
+//! (`apply_file`, `apply_file_as`: the snapshot takes the output, `UserApplyFile` /
+//! `UserSaveAs` is recorded, the output removed) and the outcome of a local-vs-output diff
+//! session.
 //!
-//! Every write into the project goes through [`paths::guard_write`]: a destination that
-//! resolves outside the project root is [`Error::ProjectEscape`], on which the daemon exits.
-//! Outputs are read, written and removed beneath the chat directory without following links
-//! ([`crate::confined`]); a link on the way to an output write is the same fatal escape.
+//! The daemon never writes a project file: the client writes the applied content itself (it
+//! knows about open buffers, and keeps the file's mode and symlinks). Writes into `output/`
+//! go through [`paths::guard_write`]: a destination that resolves outside the project root
+//! is [`Error::ProjectEscape`], on which the daemon exits. Outputs are read, written and
+//! removed beneath the chat directory without following links ([`crate::confined`]); a link
+//! on the way to an output write is the same fatal escape.
 
 use std::path::{Path, PathBuf};
 
@@ -132,7 +135,8 @@ mod tests {
         assert!(!active.has_output("a.txt"));
         assert_eq!(
             active.context_content("a.txt").unwrap(),
-            "one\r\ntwo\r\nthree\r\n"
+            "one\ntwo\nthree\n",
+            "line endings alone do not re-snapshot, as in the first bb7"
         );
         assert_eq!(active.diff_local_done("a.txt").unwrap(), DiffOutcome::None);
         let actions: Vec<String> = active
@@ -144,8 +148,16 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(actions, ["UserAddFile", "UserWriteFile", "UserApplyFile"]);
+        assert_eq!(
+            actions,
+            ["UserAddFile", "UserPartialApplyFile", "UserApplyFile"]
+        );
     }
+}
+
+/// `UserPartialApplyFile`: some of an output taken into the local file.
+pub fn partial_apply() -> ContextAction {
+    ContextAction::Other("UserPartialApplyFile".into())
 }
 
 fn is_zero(value: &usize) -> bool {
@@ -301,13 +313,12 @@ impl Active {
         Ok(statuses)
     }
 
-    /// `apply_file`: writes the output into the project, makes it the context snapshot
-    /// (adding the file to context when the model created it), records `UserApplyFile` and
-    /// removes the output. Returns the applied content.
+    /// `apply_file`: makes the output the context snapshot (adding the file to context when
+    /// the model created it), records `UserApplyFile` and removes the output. Returns the
+    /// applied content, which the client writes to the project file.
     pub fn apply(&mut self, path: &str) -> Result<String> {
         let path = paths::validate_relative(path)?;
         let content = self.output_content(&path)?;
-        self.write_project_file(&path, &content)?;
         let event = self.adopt_as_context(&path, &content, ContextAction::UserApplyFile)?;
         self.record(event);
         self.remove_output(&path)?;
@@ -315,13 +326,13 @@ impl Active {
         Ok(content)
     }
 
-    /// `apply_file_as`: like [`apply`](Active::apply) but to `destination`, which must lie
-    /// inside the project; records `UserSaveAs` with the original path.
+    /// `apply_file_as`: like [`apply`](Active::apply) but the snapshot is taken as
+    /// `destination` (relative, or absolute inside the project); records `UserSaveAs` with
+    /// the original path. The client writes `destination`.
     pub fn apply_as(&mut self, path: &str, destination: &str) -> Result<String> {
         let path = paths::validate_relative(path)?;
         let destination = self.destination(destination)?;
         let content = self.output_content(&path)?;
-        self.write_project_file(&destination, &content)?;
         let mut event = self.adopt_as_context(&destination, &content, ContextAction::UserSaveAs)?;
         event.original_path = Some(path.clone());
         self.record(event);
@@ -330,19 +341,24 @@ impl Active {
         Ok(content)
     }
 
-    /// Where `apply_file_as` may write: a path resolving inside the project (links
-    /// followed, as for context paths) and not inside `.bb7/` or `.git/`.
+    /// Where `apply_file_as` may take the output: a path resolving inside the project (links
+    /// followed, as for context paths) and not inside `.bb7/` or `.git/`. A chat without a
+    /// project (global-only mode) takes a relative path, with the same reserved directories.
     fn destination(&self, destination: &str) -> Result<String> {
-        let placed =
-            paths::place_in_project(self.require_root()?, destination).map_err(
-                |err| match err {
-                    Error::MissingField(_) => Error::MissingField("destination"),
-                    other => other,
-                },
-            )?;
+        let named_destination = |err| match err {
+            Error::MissingField(_) => Error::MissingField("destination"),
+            other => other,
+        };
         let invalid = |why| Error::InvalidPath {
             path: destination.to_owned(),
             why,
+        };
+        let placed = match self.root.as_deref() {
+            Some(root) => paths::place_in_project(root, destination).map_err(named_destination)?,
+            None => paths::Placed {
+                path: paths::validate_relative(destination).map_err(named_destination)?,
+                external: false,
+            },
         };
         if placed.external {
             return Err(invalid("is outside the project"));
@@ -353,24 +369,26 @@ impl Active {
         Ok(placed.path)
     }
 
-    /// `output_delete`: removes an output and records `UserRejectOutput`.
+    /// `output_delete`: removes an output and records `UserRejectOutput` (`prev_version`
+    /// the context snapshot's id, as the first bb7 does: what the file stays at).
     pub fn reject_output(&mut self, path: &str) -> Result<()> {
         let path = paths::validate_relative(path)?;
-        let content = self.output_content(&path)?;
         self.remove_output(&path)?;
-        let file = self.chat.find_file(&path).cloned().unwrap_or(ContextFile {
+        let file = self.chat.find_file(&path).cloned();
+        let event = Event {
+            action: ContextAction::UserRejectOutput,
             path: path.clone(),
-            readonly: false,
-            external: false,
-            version: String::new(),
-            start_line: None,
-            end_line: None,
-        });
-        let rejected = ContextFile {
-            version: version_of(&file, &content),
-            ..file
+            version: None,
+            prev_version: file
+                .as_ref()
+                .map(|file| file.version.clone())
+                .filter(|version| !version.is_empty()),
+            readonly: file.as_ref().is_some_and(|file| file.readonly),
+            external: file.as_ref().is_some_and(|file| file.external),
+            lines: None,
+            original_path: None,
         };
-        self.record(Event::about(ContextAction::UserRejectOutput, &rejected));
+        self.record(event);
         self.save()
     }
 
@@ -410,26 +428,28 @@ impl Active {
             return Ok(DiffOutcome::None);
         }
         if local_norm == normalize(&output) {
-            // The user took everything; the local file already has it (a formatter may have
-            // touched it on save, so the snapshot follows the local text).
-            let event = self.adopt_as_context(&path, &local, ContextAction::UserApplyFile)?;
-            self.record(event);
-            self.remove_output(&path)?;
+            // The user took everything: recorded with the output's id, as an apply; then the
+            // snapshot silently follows the local text (a formatter may have run on save).
+            self.apply(&path)?;
+            self.sync_one(&path)?;
             self.save()?;
             return Ok(DiffOutcome::Full);
         }
-        let event = self.adopt_as_context(&path, &local, ContextAction::UserWriteFile)?;
-        self.record(event);
+        // Partial: the snapshot follows the local file, the output stays.
+        let added = self.chat.find_file(&path).is_none();
+        let event = self.adopt_as_context(&path, &local, partial_apply())?;
+        let mut part = event.into_part();
+        if let (ybs_core::Part::ContextEvent(event), true) = (&mut part, added) {
+            event
+                .extra
+                .insert("added".into(), serde_json::Value::Bool(true));
+        }
+        self.chat.messages.push(
+            ybs_core::Message::new(ybs_core::Role::Assistant, vec![part])
+                .with_timestamp(crate::model::now()),
+        );
         self.save()?;
         Ok(DiffOutcome::Partial)
-    }
-
-    /// Writes `content` to the project file `relative`, atomically and under the guard.
-    fn write_project_file(&self, relative: &str, content: &str) -> Result<()> {
-        let root = self.require_root()?;
-        let target = paths::join(root, relative)?;
-        paths::guard_write(root, &target)?;
-        atomic::write(&target, content.as_bytes())
     }
 
     /// Makes `content` the snapshot of `path` (adding it to context when absent) and returns
@@ -465,6 +485,25 @@ impl Active {
             None => self.chat.context_files.push(file),
         }
         Ok(event)
+    }
+
+    /// Deletes the outputs that no remaining assistant message produced (after history was
+    /// cut: `chat_edit`, `message_delete`).
+    pub fn drop_orphan_outputs(&self) -> Result<()> {
+        let kept: std::collections::HashSet<&str> = self
+            .chat
+            .messages
+            .iter()
+            .filter(|message| message.role == ybs_core::Role::Assistant)
+            .flat_map(|message| message.output_files.iter().flatten())
+            .map(String::as_str)
+            .collect();
+        for path in self.output_files()? {
+            if !kept.contains(path.as_str()) {
+                self.remove_output(&path)?;
+            }
+        }
+        Ok(())
     }
 
     /// Deletes an output file and the directories it leaves empty.

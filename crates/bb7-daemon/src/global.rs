@@ -147,22 +147,58 @@ impl GlobalState {
             .unwrap_or_default()
     }
 
-    /// Writes the state atomically.
-    pub fn save(&self, home: &Home) -> Result<()> {
-        atomic::write_json(&home.state_path(), self)
+    /// Changes the state file under an advisory lock (`state.json.lock`): read, change,
+    /// write atomically. Fields are handled as raw JSON, so none this version does not know
+    /// is ever dropped, and two daemons (or a daemon and anything else taking the lock) never
+    /// lose each other's updates. An unreadable file is left alone (error), not replaced.
+    pub fn update(home: &Home, change: impl FnOnce(&mut Map<String, Value>)) -> Result<()> {
+        use fs4::fs_std::FileExt;
+        let path = home.state_path();
+        let dir = home.bb7_dir();
+        std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        let lock_path = dir.join("state.json.lock");
+        let lock = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(Error::io("open", &lock_path))?;
+        lock.lock_exclusive()
+            .map_err(Error::io("lock", &lock_path))?;
+        let result = (|| {
+            let mut fields = match std::fs::read_to_string(&path) {
+                Ok(text) if text.trim().is_empty() => Map::new(),
+                Ok(text) => match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Object(fields)) => fields,
+                    Ok(_) | Err(_) => {
+                        return Err(Error::Corrupt {
+                            path: path.clone(),
+                            why: "not a JSON object".into(),
+                        });
+                    }
+                },
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => Map::new(),
+                Err(err) => return Err(Error::io("read", &path)(err)),
+            };
+            let before = fields.clone();
+            change(&mut fields);
+            if fields == before {
+                return Ok(());
+            }
+            atomic::write_json(&path, &fields)
+        })();
+        let _ = FileExt::unlock(&lock);
+        result
     }
 
-    /// Records `model` as the last used one.
+    /// Records `model` as the last used one (`last_model`), keeping every other field.
     pub fn record_model(home: &Home, model: &str) -> Result<()> {
         if model.is_empty() {
             return Ok(());
         }
-        let mut state = GlobalState::load(home);
-        if state.last_model == model {
-            return Ok(());
-        }
-        state.last_model = model.to_owned();
-        state.save(home)
+        GlobalState::update(home, |fields| {
+            fields.insert("last_model".into(), Value::String(model.to_owned()));
+        })
     }
 }
 

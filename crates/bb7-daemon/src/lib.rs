@@ -6,10 +6,12 @@
 //! (`chats/index.json`, changed only under an advisory lock on `chats/.index.lock`) and
 //! per-chat PID locks (`chats/{id}/lock`).
 //!
-//! The protocol loop is [`server`], the state machine and the actions that do not call a
-//! model are [`session`], the store [`store`], context operations [`context`], outputs and
-//! statuses [`files`], fork/edit/search [`history`], instruction files [`instructions`] and
-//! per-user config and state [`global`].
+//! The protocol loop is [`server`] (with what its tasks share in [`shared`]), the state
+//! machine and the actions that do not call a model are [`session`], the store [`store`],
+//! context operations [`context`], outputs and statuses [`files`], fork/edit/search
+//! [`history`], instruction files [`instructions`] and per-user config and state
+//! [`global`]. Where this daemon differs from the first bb7 on purpose, and what it adds, is
+//! listed in the crate's `README.md`.
 //!
 //! Safety (threat model in `SECURITY.md`): every file under `.bb7/` is reached through
 //! [`confined`] (opened beneath the project root, no link followed, regular files only), a
@@ -21,7 +23,8 @@
 //! ~/.config/bb7/config.json`, `API key not set in config`), [`prompt`] (the system message),
 //! [`assemble`] (the one structured user message), [`send`] (streaming, tool calls applied
 //! with `ybs_tools::bb7_edit`, cancel, the WYSIWYG trim loop, `diff_error`, hidden repair),
-//! [`calls`] (`estimate_tokens`, `estimate_text_tokens`, `get_models`, `get_balance`,
+//! [`tool_calls`] (the reply's file tools as the first bb7 treats them), [`calls`]
+//! (`estimate_tokens`, `estimate_text_tokens`, `get_models`, `get_balance`,
 //! `generate_title`), [`titles`] and [`usage_log`] (`~/.bb7/usage.csv`).
 //!
 //! Model-side choices where the specs are silent:
@@ -34,12 +37,13 @@
 //! - Assistant messages carry `usage` (`prompt_tokens`, `completion_tokens`,
 //!   `cached_tokens`, `total_tokens`, `cost`, `duration` in seconds; zero fields left out)
 //!   and `reasoning_effort` when one was set.
-//! - `done`, `diff_error` and a send's `error` carry the counter fields `predicted`,
-//!   `trimmed` and `visible` (pairs of user message and replies).
+//! - `done` and `diff_error` carry `duration` (seconds); `done`, `diff_error` and a send's
+//!   `error` also carry the counter fields `predicted`, `trimmed` and `visible` (pairs of
+//!   user message and replies).
 //! - Provider errors read `<label>: <provider message>`, the label one of `auth`, `quota`,
 //!   `net`, `model`, `unknown`.
-//! - `generate_title` replies `{"type":"ok","chat_id":..,"title":..}` and also sends the
-//!   `title_updated` event; without `title_model` it uses `anthropic/claude-3-haiku`.
+//! - `generate_title {chat_id, content}` needs `title_model` in the config (`title_model not
+//!   configured`), replies `ok` at once and sends `title_updated` when the title arrives.
 //! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7-<chat id>`.
 //! - `estimate_text_tokens {texts}` answers `tokens` as an array of counts in order (missing
 //!   or empty: `Missing or empty 'texts' array`); `{text}` alone gets one number.
@@ -55,27 +59,32 @@
 //! - A context change is recorded as an assistant-role message holding one `context_event`
 //!   part, as the first bb7 did. Section events carry `start_line`/`end_line`, `UserSaveAs`
 //!   carries `original_path`.
-//! - `apply_file` writes the output into the project (atomically), makes it the context
-//!   snapshot, records `UserApplyFile`, deletes the output and replies `{"type":"ok",
-//!   "content":...}`; `apply_file_as` does the same to `destination` and records `UserSaveAs`.
+//! - `apply_file` makes the output the context snapshot, records `UserApplyFile`, deletes the
+//!   output and replies `{"type":"ok","content":...}`; the client writes the project file
+//!   (the daemon never writes outside `.bb7/` and `~/.bb7/`). `apply_file_as` does the same
+//!   for `destination` and records `UserSaveAs`.
 //! - `diff_local_done` replies `{"type":"ok","outcome":"none"|"full"|"partial"}`; a partial
-//!   apply re-snapshots the local file and records `UserWriteFile` (one of the twelve actions).
+//!   apply re-snapshots the local file and records `UserPartialApplyFile` (`added` for a file
+//!   not in context); a full apply records `UserApplyFile` with the output's id.
 //! - `chat_edit` and `fork_chat` always return `context_warnings` as an array (possibly
 //!   empty) and, as the first bb7 does, append one system message holding a
 //!   `ForkWarningModified` / `ForkWarningDeleted` context event per warning (`version` the
 //!   file id in the snapshot) to the chat they leave behind; a fork becomes the active chat.
-//! - `sync_context` takes an optional `path` (the first client sends one) and replies
-//!   `{"type":"ok","updated":[paths]}`.
+//! - `sync_context {path}` (`path` required) re-snapshots the file silently (no event) and
+//!   replies `ok`.
 //! - `add_system_message` takes its text from `content` or, as the first client sends it,
 //!   `message`.
-//! - `chat_move {id, to}` replies `{"type":"ok","id":...}`; a chat moved to the global store
-//!   has all its context files made read-only.
+//! - `chat_move {id, to}` replies `ok` and makes the moved chat the active one; a chat moved
+//!   to the global store has all its context files made read-only.
+//! - `message_delete {index, chat_id?}` (ours) removes the user message at `index` and the
+//!   replies that follow it.
 //! - `shutdown` is answered with `ok` before the process exits.
 //! - `.bb7/pinned_chats.json` belongs to the client (it reads and writes it itself); the
 //!   daemon never touches it.
 //! - `ping`, `version` and `cancel` are answered as soon as they are read; every other
 //!   request is handled in arrival order by the session, so their replies may overtake
-//!   queued work.
+//!   queued work. Network calls (`get_models`, `get_balance`, titles, a send's model list)
+//!   run in the background and never hold the session up.
 
 pub mod active;
 pub mod assemble;
@@ -84,6 +93,7 @@ pub mod calls;
 pub mod commit;
 pub mod confined;
 pub mod context;
+pub mod dirs;
 pub mod error;
 pub mod events;
 pub mod files;
@@ -91,6 +101,7 @@ pub mod global;
 pub mod history;
 pub mod instructions;
 pub mod lock;
+pub mod logfile;
 pub mod model;
 pub mod paths;
 pub mod prompt;
@@ -99,11 +110,13 @@ pub mod send;
 pub mod server;
 pub mod session;
 pub mod settings;
+pub mod shared;
 pub mod store;
 #[cfg(test)]
 mod test_support;
 pub mod titles;
 pub mod tokens;
+pub mod tool_calls;
 pub mod trust;
 pub mod usage_log;
 

@@ -1,6 +1,7 @@
 //! `bb7`: the daemon binary. Reads requests on stdin, writes replies on stdout, logs to
-//! `~/.bb7/logs/bb7.log` (or to stderr with `BB7_LOG_STDERR=1`; level from `BB7_LOG`,
-//! default `info`).
+//! `~/.bb7/logs/bb7.log` (rotated at 1 MiB, one previous file kept) or to stderr with
+//! `BB7_LOG_STDERR=1`; the level comes from `BB7_LOG`, default `warn` (set `BB7_LOG=debug`
+//! when debugging).
 
 use std::sync::{Arc, Mutex};
 
@@ -38,7 +39,7 @@ fn main() {
 
 fn init_logging(home: &Home) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("BB7_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
@@ -50,11 +51,10 @@ fn init_logging(home: &Home) {
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("bb7.log"))
-    else {
+    let Ok(file) = bb7_daemon::logfile::RotatingFile::open(
+        &dir.join("bb7.log"),
+        bb7_daemon::logfile::MAX_LOG_BYTES,
+    ) else {
         return;
     };
     let _ = tracing_subscriber::fmt()

@@ -122,9 +122,16 @@ pub struct Index {
     /// The chat last selected in this project, restored by `init`.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub active_chat_id: String,
+    /// Whether `active_chat_id` names a global chat (a project remembers a selected global
+    /// chat this way, as the first bb7 does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub active_chat_global: bool,
     /// Newest first.
     #[serde(default)]
     pub chats: Vec<ChatSummary>,
+    /// Fields this version does not know, kept as written.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Chat {

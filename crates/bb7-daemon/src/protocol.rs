@@ -33,6 +33,7 @@ pub const ACTIONS: &[&str] = &[
     "search_chats",
     "chat_edit",
     "fork_chat",
+    "message_delete",
     "save_draft",
     "save_chat_settings",
     "add_system_message",
@@ -114,7 +115,9 @@ pub enum Request {
         global: bool,
     },
     ChatMove {
+        #[serde(default)]
         id: String,
+        #[serde(default)]
         to: String,
     },
     ChatActive,
@@ -141,6 +144,12 @@ pub enum Request {
         fork_message_index: i64,
         #[serde(default)]
         global: bool,
+    },
+    /// Ours: removes the user message at `index` and the replies that follow it.
+    MessageDelete {
+        #[serde(default)]
+        chat_id: String,
+        index: i64,
     },
     SaveDraft {
         #[serde(default)]
@@ -275,6 +284,7 @@ impl Request {
             Request::SearchChats { .. } => "search_chats",
             Request::ChatEdit { .. } => "chat_edit",
             Request::ForkChat { .. } => "fork_chat",
+            Request::MessageDelete { .. } => "message_delete",
             Request::SaveDraft { .. } => "save_draft",
             Request::SaveChatSettings { .. } => "save_chat_settings",
             Request::AddSystemMessage { .. } => "add_system_message",
@@ -476,7 +486,8 @@ mod tests {
         let minimal = serde_json::json!({
             "project_root": "/p", "source_chat_id": "a", "id": "a", "name": "n", "to": "global",
             "message_index": 0, "chat_id": "a", "fork_message_index": 0, "path": "p",
-            "start_line": 1, "end_line": 2, "readonly": true, "destination": "d", "level": "project"
+            "start_line": 1, "end_line": 2, "readonly": true, "destination": "d", "level": "project",
+            "index": 0
         });
         for action in ACTIONS {
             let mut object = minimal.as_object().unwrap().clone();

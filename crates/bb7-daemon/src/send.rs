@@ -28,7 +28,7 @@ use ybs_core::{
     StreamEvent, ToolCall, Usage,
 };
 use ybs_providers::Provider;
-use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, apply_response, tool_specs};
+use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
 
 use crate::active::Active;
 use crate::assemble::{self, FileBlock, Input, RetryContext};
@@ -36,9 +36,9 @@ use crate::error::{Error, Result};
 use crate::global::{GlobalState, Home};
 use crate::model::now;
 use crate::protocol::Reply;
-use crate::server::{InFlight, Shared};
 use crate::settings::Settings;
-use crate::{commit, prompt, session, titles, tokens, usage_log};
+use crate::shared::Shared;
+use crate::{commit, prompt, session, titles, tokens, tool_calls, usage_log};
 
 /// The system message saved after a cancelled reply.
 pub const ABORTED: &str = "Response aborted by user.";
@@ -63,6 +63,8 @@ pub struct Plan {
     retry: Option<RetryContext>,
     trim: TrimLoop,
     first_exchange: bool,
+    /// The context files' paths, for an automatic title.
+    title_files: Vec<String>,
 }
 
 /// Reads a string argument.
@@ -73,19 +75,77 @@ fn text_arg(args: &Map<String, Value>, name: &str) -> Option<String> {
         .filter(|text| !text.is_empty())
 }
 
-/// Prepares a send on the session's thread and starts its task.
+/// Starts a send on the session's thread: reserves the one stream slot (so `cancel` reaches
+/// it from now on), then prepares and streams it. When the models list (for the context
+/// window) is not cached yet it is fetched in the background first, so the protocol keeps
+/// answering meanwhile; a `cancel` before the request reaches the network ends the send with
+/// `Response aborted by user.` and nothing saved.
 pub fn start(
     session: &mut session::Session,
     shared: &Shared,
     request_id: Option<String>,
     args: &Map<String, Value>,
 ) -> Result<()> {
+    let cancel = shared.stream_token(request_id.as_deref());
+    let checked = (|| {
+        if cancel.is_cancelled() {
+            return Err(Error::Invalid(ABORTED.into()));
+        }
+        session.active_chat()?;
+        text_arg(args, "content").ok_or(Error::MissingField("content"))?;
+        Settings::load(session.home())
+    })();
+    let settings = checked.inspect_err(|_| shared.clear_stream())?;
+    if session.fresh_models().is_some() {
+        return launch(session, shared, request_id, args, settings, cancel).inspect_err(|_| {
+            shared.clear_stream();
+        });
+    }
+    let args = args.clone();
+    let task_shared = shared.clone();
+    shared.runtime.spawn(async move {
+        let fetched = tokio::select! {
+            fetched = crate::calls::fetch_models(&settings) => Some(fetched),
+            () = cancel.cancelled() => None,
+        };
+        task_shared.post(move |session, shared| {
+            match fetched {
+                Some(Ok(models)) => session.set_models(models),
+                Some(Err(err)) => {
+                    tracing::warn!(error = %err, "models list unavailable; no budget")
+                }
+                None => {}
+            }
+            if cancel.is_cancelled() {
+                shared.clear_stream();
+                shared.send(&Reply::error(ABORTED).for_request(request_id.as_deref()));
+                return;
+            }
+            if let Err(err) = launch(session, shared, request_id.clone(), &args, settings, cancel) {
+                shared.clear_stream();
+                if err.is_fatal() {
+                    crate::shared::fatal(&err);
+                }
+                shared.send(&Reply::error(err.to_string()).for_request(request_id.as_deref()));
+            }
+        });
+    });
+    Ok(())
+}
+
+/// Prepares the send (the stream slot is already reserved) and spawns its stream task.
+fn launch(
+    session: &mut session::Session,
+    shared: &Shared,
+    request_id: Option<String>,
+    args: &Map<String, Value>,
+    settings: Settings,
+    cancel: CancellationToken,
+) -> Result<()> {
     let home = session.home().clone();
     let project_root = session.project_root().map(std::path::Path::to_path_buf);
-    session.active_chat()?;
     let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
-    let settings = Settings::load(&home)?;
-    let context_window = context_window(session, shared, &settings, args)?;
+    let context_window = context_window(session, args)?;
     let active = session.active_chat()?;
     crate::trust::require_trusted(active)?;
     let global = active.chat.global;
@@ -105,9 +165,14 @@ pub fn start(
     let files = assemble::collect_files(active)?;
     let retry = RetryContext::from_value(args.get("retry_context"));
     let history = active.chat.messages.clone();
-    let first_exchange = !history
+    // Automatic titles: only for the chat's first user message (as the first bb7).
+    let first_exchange = !history.iter().any(|message| message.role == Role::User);
+    let title_files: Vec<String> = active
+        .chat
+        .context_files
         .iter()
-        .any(|message| message.role == Role::Assistant && !message.text_content().is_empty());
+        .map(|file| file.path.clone())
+        .collect();
 
     // The budget: pairs of the history predicted against the model's window.
     let counter = tokens::counter();
@@ -145,16 +210,16 @@ pub fn start(
     let provider = settings.provider(&model)?;
 
     session::push_user_message(active, &content, &model);
-    // As the first bb7: the chat remembers the model it was last sent with.
+    // As the first bb7: the chat remembers the model it was last sent with. The draft is the
+    // client's: it is left as it is.
     active.chat.model = model.clone();
-    active.chat.draft.clear();
     active.save()?;
     if let Err(err) = GlobalState::record_model(&home, &model) {
         tracing::warn!(error = %err, "could not remember the model");
     }
 
     let plan = Plan {
-        request_id: request_id.clone(),
+        request_id,
         active: active.clone(),
         home,
         settings,
@@ -168,14 +233,8 @@ pub fn start(
         retry,
         trim,
         first_exchange,
+        title_files,
     };
-    let cancel = CancellationToken::new();
-    if let Ok(mut slot) = shared.stream.lock() {
-        *slot = Some(InFlight {
-            request_id: request_id.unwrap_or_default(),
-            cancel: cancel.clone(),
-        });
-    }
     let task_shared = shared.clone();
     shared.runtime.spawn(run(plan, task_shared, cancel));
     Ok(())
@@ -185,23 +244,12 @@ fn parse_effort(text: &str) -> Option<ReasoningEffort> {
     serde_json::from_value(Value::String(text.to_lowercase())).ok()
 }
 
-/// The model's context window from the (cached) models list.
-fn context_window(
-    session: &mut session::Session,
-    shared: &Shared,
-    settings: &Settings,
-    args: &Map<String, Value>,
-) -> Result<usize> {
+/// The model's context window from the cached models list.
+fn context_window(session: &mut session::Session, args: &Map<String, Value>) -> Result<usize> {
     let model = match text_arg(args, "model") {
         Some(model) => model,
         None => session.active_chat()?.chat.effective_model().to_owned(),
     };
-    if session.models().is_none() {
-        match crate::calls::fetch_models(shared, settings) {
-            Ok(models) => session.set_models(models),
-            Err(err) => tracing::warn!(error = %err, "models list unavailable; no budget"),
-        }
-    }
     Ok(session
         .models()
         .and_then(|models| models.iter().find(|info| info.id == model))
@@ -357,9 +405,11 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         retry,
         mut trim,
         first_exchange,
+        title_files,
     } = plan;
     let rid = request_id.as_deref();
     let model = base.model.clone();
+    let active_id_global = (active.chat.id.clone(), active.chat.global);
     let stamp = Stamp {
         started: std::time::Instant::now(),
         effort: base.reasoning_effort.map(ReasoningEffort::as_str),
@@ -438,24 +488,59 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         return;
     }
 
-    let mut reply = streamed.reply;
+    let reply = streamed.reply;
     let mut usage = reply.usage;
     let calls = tool_calls(&reply.message);
-    let mut outcome = match mode {
-        Some(mode) if !calls.is_empty() => apply_response(mode, &calls, &Lookup(&active)),
-        _ => Ok(Vec::new()),
+    let Some(mode) = mode.filter(|_| !calls.is_empty()) else {
+        finish_done(
+            &shared,
+            active,
+            &home,
+            rid,
+            &model,
+            &reply,
+            usage,
+            &stamp,
+            counters,
+            &[],
+        );
+        if first_exchange {
+            spawn_title(&shared, &settings, &active_id_global, &latest, &title_files);
+        }
+        return;
     };
-    if let (Err(diff), Some(mode)) = (&outcome, mode) {
+    let checked = match tool_calls::precheck(mode, &calls, &active) {
+        Ok(checked) => checked,
+        Err(message) => {
+            save_partial(&mut active, &reply, &model);
+            finish_error(&shared, active, rid, &message, counters);
+            return;
+        }
+    };
+    let in_context = |path: &str| active.chat.find_file(path).is_some();
+    let first = tool_calls::apply(mode, &calls, &Lookup(&active), in_context);
+    for chunk in &first.chunks {
+        shared.send(&line("chunk", chunk, rid));
+    }
+    let mut outcome = with_read_only(first.outcome, &checked);
+    let mut entries = tool_calls::entries(&calls);
+    if let Err(diff) = &outcome {
         if settings.auto_retry_partial_edits && mode != DiffMode::Off {
             shared.send(&line("chunk", &format!("\n{REATTEMPT}\n"), rid));
-            let repair_context = retry_of(diff);
+            // The repair builds on what the first attempt got right: those writes are shown
+            // to the model, and used as bases, as pending output.
+            let repair_context = RetryContext {
+                errors: diff.errors.clone(),
+                tool_calls: entries.clone(),
+            };
+            let pending_files = tool_calls::with_pending(&files, &first.partial);
             let sent: Vec<Message> = pairs
                 .payload(&history, trim.attempt().history)
                 .into_iter()
                 .cloned()
                 .collect();
             let text = assemble::user_message(&Input {
-                files: &files,
+                files: &pending_files,
                 history: &sent,
                 latest: &latest,
                 retry: Some(&repair_context),
@@ -466,63 +551,58 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             };
             let repair = stream_once(&*provider, &request, &cancel, &shared, rid, false).await;
             usage = add_usage(&usage, &repair.reply.usage);
-            if repair.error.is_none() {
-                let repair_calls = tool_calls(&repair.reply.message);
-                outcome = apply_response(mode, &repair_calls, &Lookup(&active));
-                if outcome.is_ok() {
-                    // The repaired calls replace the failed ones; the first reply's text stays.
-                    reply
-                        .message
-                        .parts
-                        .retain(|part| !matches!(part, Part::ToolCall(_)));
-                }
+            if let Some(error) = &repair.error {
+                save_partial(&mut active, &reply, &model);
+                finish_error(&shared, active, rid, &provider_message(error), counters);
+                return;
             }
+            let repair_calls = tool_calls(&repair.reply.message);
+            entries.extend(tool_calls::entries(&repair_calls));
+            let lookup = tool_calls::WithPending {
+                inner: &Lookup(&active),
+                pending: first
+                    .partial
+                    .iter()
+                    .map(|write| (write.path.clone(), write.content.clone()))
+                    .collect(),
+            };
+            let repaired = match tool_calls::precheck(mode, &repair_calls, &active) {
+                Ok(checked) => with_read_only(
+                    tool_calls::apply(mode, &repair_calls, &lookup, |_| true).outcome,
+                    &checked,
+                ),
+                Err(message) => Err(DiffError {
+                    errors: vec![message],
+                    tool_calls: Vec::new(),
+                }),
+            };
+            outcome = match repaired {
+                Ok(writes) => Ok(merge_writes(&first.partial, writes)),
+                Err(again) => Err(DiffError {
+                    errors: diff
+                        .errors
+                        .iter()
+                        .cloned()
+                        .chain(
+                            again
+                                .errors
+                                .iter()
+                                .map(|error| format!("retry attempt: {error}")),
+                        )
+                        .collect(),
+                    tool_calls: Vec::new(),
+                }),
+            };
         }
     }
 
     match outcome {
         Ok(writes) => {
-            let mut message = assistant_message(&reply.message, &model);
-            stamp.annotate(&mut message, &usage);
-            let paths = match commit::commit(&mut active, &writes, vec![message.clone()]) {
-                Ok(paths) => paths,
-                Err(err) => {
-                    // Nothing was written: the reply is kept as text and the failure is a
-                    // diff_error, never reported as written.
-                    if err.is_fatal() {
-                        crate::server::fatal(&err);
-                    }
-                    active.chat.messages.push(message);
-                    save(&active);
-                    usage_log::append(&home, &active.chat.id, &model, &usage);
-                    hand_back(&shared, active);
-                    let reply = Reply::typed("diff_error")
-                        .with("errors", vec![format!("output not written: {err}")])
-                        .with("tool_calls", Vec::<Value>::new())
-                        .with("usage", usage_json(&usage));
-                    shared.send(&counters.add_to(reply).for_request(rid));
-                    return;
-                }
-            };
-            usage_log::append(&home, &active.chat.id, &model, &usage);
-            let chat_id = active.chat.id.clone();
-            let global = active.chat.global;
-            hand_back(&shared, active);
-            let done = Reply::typed("done")
-                .with("output_files", paths)
-                .with("usage", usage_json(&usage));
-            shared.send(&counters.add_to(done).for_request(rid));
+            finish_done(
+                &shared, active, &home, rid, &model, &reply, usage, &stamp, counters, &writes,
+            );
             if first_exchange {
-                if let Some(title_model) = settings.title_model.clone() {
-                    titles::spawn_automatic(
-                        &shared,
-                        &settings,
-                        title_model,
-                        chat_id,
-                        global,
-                        latest,
-                    );
-                }
+                spawn_title(&shared, &settings, &active_id_global, &latest, &title_files);
             }
         }
         Err(diff) => {
@@ -530,14 +610,111 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
             stamp.annotate(&mut message, &usage);
             active.chat.messages.push(message);
             save(&active);
-            usage_log::append(&home, &active.chat.id, &model, &usage);
+            usage_log::append(&home, active.root.as_deref(), &model, &usage);
             hand_back(&shared, active);
             let reply = Reply::typed("diff_error")
                 .with("errors", &diff.errors)
-                .with("tool_calls", failed_calls(&diff))
-                .with("usage", usage_json(&usage));
+                .with("tool_calls", entries)
+                .with("usage", usage_json(&usage))
+                .with("duration", stamp.seconds());
             shared.send(&counters.add_to(reply).for_request(rid));
         }
+    }
+}
+
+/// Adds the read-only refusals found by [`tool_calls::precheck`] to an outcome.
+fn with_read_only(
+    outcome: std::result::Result<Vec<FileWrite>, DiffError>,
+    checked: &tool_calls::Precheck,
+) -> std::result::Result<Vec<FileWrite>, DiffError> {
+    if checked.read_only.is_empty() {
+        return outcome;
+    }
+    let mut errors = checked.read_only.clone();
+    if let Err(diff) = outcome {
+        errors.extend(diff.errors);
+    }
+    Err(DiffError {
+        errors,
+        tool_calls: Vec::new(),
+    })
+}
+
+/// The first attempt's writes updated by the repair's.
+fn merge_writes(first: &[FileWrite], repair: Vec<FileWrite>) -> Vec<FileWrite> {
+    let mut writes: Vec<FileWrite> = first.to_vec();
+    for write in repair {
+        match writes.iter_mut().find(|known| known.path == write.path) {
+            Some(known) => *known = write,
+            None => writes.push(write),
+        }
+    }
+    writes
+}
+
+/// Commits the writes, saves the assistant message and answers `done`.
+#[allow(clippy::too_many_arguments)]
+fn finish_done(
+    shared: &Shared,
+    mut active: Active,
+    home: &Home,
+    rid: Option<&str>,
+    model: &str,
+    reply: &LlmReply,
+    usage: Usage,
+    stamp: &Stamp,
+    counters: Counters,
+    writes: &[FileWrite],
+) {
+    let mut message = assistant_message(&reply.message, model);
+    stamp.annotate(&mut message, &usage);
+    let paths = match commit::commit(&mut active, writes, vec![message.clone()]) {
+        Ok(paths) => paths,
+        Err(err) => {
+            // Nothing was written: the reply is kept as text and the failure is a diff_error,
+            // never reported as written.
+            if err.is_fatal() {
+                crate::shared::fatal(&err);
+            }
+            active.chat.messages.push(message);
+            save(&active);
+            usage_log::append(home, active.root.as_deref(), model, &usage);
+            hand_back(shared, active);
+            let reply = Reply::typed("diff_error")
+                .with("errors", vec![format!("output not written: {err}")])
+                .with("tool_calls", Vec::<Value>::new())
+                .with("usage", usage_json(&usage))
+                .with("duration", stamp.seconds());
+            shared.send(&counters.add_to(reply).for_request(rid));
+            return;
+        }
+    };
+    usage_log::append(home, active.root.as_deref(), model, &usage);
+    hand_back(shared, active);
+    let done = Reply::typed("done")
+        .with("output_files", paths)
+        .with("usage", usage_json(&usage))
+        .with("duration", stamp.seconds());
+    shared.send(&counters.add_to(done).for_request(rid));
+}
+
+/// Makes the automatic title of a chat's first exchange, when `title_model` is set.
+fn spawn_title(
+    shared: &Shared,
+    settings: &Settings,
+    chat: &(String, bool),
+    latest: &str,
+    files: &[String],
+) {
+    if let Some(title_model) = settings.title_model.clone() {
+        titles::spawn_automatic(
+            shared,
+            settings,
+            title_model,
+            chat.0.clone(),
+            chat.1,
+            titles::prompt_text(latest, files),
+        );
     }
 }
 
@@ -549,6 +726,11 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// Seconds since the request started (`duration` of `done` and `diff_error`).
+    fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
     fn annotate(&self, message: &mut Message, usage: &Usage) {
         let usage = (*usage).with_total();
         let mut fields = Map::new();
@@ -602,22 +784,6 @@ fn assistant_message(reply: &Message, model: &str) -> Message {
         .with_timestamp(now())
 }
 
-/// `tool_calls` of `diff_error`: `{tool, args, path}` of each failed call.
-fn failed_calls(diff: &DiffError) -> Vec<Value> {
-    diff.tool_calls
-        .iter()
-        .map(|failed| json!({"tool": failed.tool, "args": failed.call.arguments, "path": failed.path}))
-        .collect()
-}
-
-/// The retry context of a failed reply (for the hidden repair request).
-fn retry_of(diff: &DiffError) -> RetryContext {
-    RetryContext {
-        errors: diff.errors.clone(),
-        tool_calls: failed_calls(diff),
-    }
-}
-
 fn save_partial(active: &mut Active, reply: &LlmReply, model: &str) {
     let message = assistant_message(&reply.message, model);
     if !message.parts.is_empty() {
@@ -634,10 +800,10 @@ fn save(active: &Active) {
 /// Gives the chat back to the session (and ends the one-stream-at-a-time window). Posted
 /// before the final reply, so a request the client sends after it sees the new state.
 fn hand_back(shared: &Shared, active: Active) {
-    shared.post(move |session, shared| {
-        session.restore_active(active);
-        shared.clear_stream();
-    });
+    shared.post(move |session, _| session.restore_active(active));
+    // Freed here, not in the posted job: a `send` read right after the final reply must
+    // find the slot free (the chat is handed back before that `send` is handled).
+    shared.clear_stream();
 }
 
 fn finish_error(
@@ -647,6 +813,12 @@ fn finish_error(
     message: &str,
     counters: Counters,
 ) {
+    let mut active = active;
+    // The user sees why there is no reply, and the model sees it next time.
+    active
+        .chat
+        .messages
+        .push(Message::system(message).with_timestamp(now()));
     save(&active);
     hand_back(shared, active);
     shared.send(&counters.add_to(Reply::error(message)).for_request(rid));
@@ -686,7 +858,7 @@ fn finish_cancelled(
     messages.push(aborted.clone());
     if let Err(err) = commit::commit(&mut active, &writes, messages) {
         if err.is_fatal() {
-            crate::server::fatal(&err);
+            crate::shared::fatal(&err);
         }
         tracing::error!(error = %err, "the files of a cancelled reply were not written");
         if !message.parts.is_empty() {
@@ -695,7 +867,7 @@ fn finish_cancelled(
         active.chat.messages.push(aborted);
         save(&active);
     }
-    usage_log::append(home, &active.chat.id, model, &reply.usage);
+    usage_log::append(home, active.root.as_deref(), model, &reply.usage);
     hand_back(shared, active);
     // The first bb7 and every handler of its client match this exact error.
     shared.send(&Reply::error(ABORTED).for_request(rid));

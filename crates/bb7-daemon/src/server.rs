@@ -6,16 +6,17 @@
 //!
 //! A `send` is prepared on the worker thread, then streamed by its own task on the runtime,
 //! working on a copy of the active chat; the task hands the chat back to the worker when it
-//! is done ([`Job::Internal`]). While it streams, read-only actions, `init` on the open
-//! project, `chat_rename`, `generate_title`, `chat_force_unlock` and `bb7_init` are still
-//! answered; other state-changing ones (`sync_context` among them: it would change the
-//! streaming chat's context) get `Another request is already in progress`.
+//! is done ([`Job::Internal`]). While it streams (from the moment the `send` is read, so also
+//! while its model list is fetched), read-only actions, `init` on the open project,
+//! `chat_rename`, `generate_title`, `chat_force_unlock`, `bb7_init` and `chat_move` of
+//! another chat are still answered; other state-changing ones (`sync_context` among them: it
+//! would change the streaming chat's context) get `Another request is already in progress`.
+//! Network calls (`get_models`, `get_balance`, titles) run as tasks that reply when done.
 //!
 //! The daemon stops cleanly on `shutdown`, on end of input and on SIGTERM (releasing its chat
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
 //! status 2.
 
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -23,20 +24,7 @@ use tokio::sync::mpsc;
 
 use crate::protocol::{self, MAX_LINE, Reply, Request, TOO_LARGE};
 use crate::session::Session;
-
-/// Where replies go.
-pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
-
-/// Writes one reply line and flushes.
-pub fn send(output: &Output, reply: &Reply) {
-    let line = reply.to_line();
-    tracing::debug!(reply = %line, "reply");
-    if let Ok(mut out) = output.lock() {
-        let _ = out.write_all(line.as_bytes());
-        let _ = out.write_all(b"\n");
-        let _ = out.flush();
-    }
-}
+pub use crate::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
 
 /// One line of input, or the marker of a line that was too long.
 #[derive(Debug, PartialEq, Eq)]
@@ -88,71 +76,7 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
-/// A change to run on the session's thread.
-pub type Change = Box<dyn FnOnce(&mut Session, &Shared) + Send>;
-
-/// Work for the session's thread: a client request, or a change a stream task hands back
-/// (the session is only ever touched on that thread).
-pub enum Job {
-    /// A request with its id.
-    Request(Option<String>, Request),
-    /// Runs on the session's thread.
-    Internal(Change),
-    /// End of input: stop the thread.
-    Stop,
-}
-
-/// The stream in flight: its request id and how to stop it.
-#[derive(Debug, Clone)]
-pub struct InFlight {
-    /// The `send` request's id ("" when it had none).
-    pub request_id: String,
-    /// Cancels the stream.
-    pub cancel: tokio_util::sync::CancellationToken,
-}
-
-/// What the session's thread and the stream tasks share.
-#[derive(Clone)]
-pub struct Shared {
-    /// Where replies go.
-    pub output: Output,
-    /// The session's queue.
-    pub jobs: mpsc::UnboundedSender<Job>,
-    /// The stream in flight, if any (one at a time).
-    pub stream: Arc<Mutex<Option<InFlight>>>,
-    /// The runtime streams run on.
-    pub runtime: tokio::runtime::Handle,
-}
-
-impl Shared {
-    /// Writes a reply.
-    pub fn send(&self, reply: &Reply) {
-        send(&self.output, reply);
-    }
-
-    /// Whether a stream is in flight.
-    pub fn streaming(&self) -> bool {
-        self.stream
-            .lock()
-            .map(|slot| slot.is_some())
-            .unwrap_or(false)
-    }
-
-    /// Forgets the stream in flight.
-    pub fn clear_stream(&self) {
-        if let Ok(mut slot) = self.stream.lock() {
-            *slot = None;
-        }
-    }
-
-    /// Hands a change to the session's thread.
-    pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
-        let _ = self.jobs.send(Job::Internal(Box::new(job)));
-    }
-}
-
-/// The error for a state-changing action while a stream runs.
-pub const BUSY: &str = "Another request is already in progress";
+pub use crate::shared::BUSY;
 
 /// The error for `cancel` when nothing (or something else) is streaming.
 pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
@@ -186,6 +110,9 @@ fn read_only(request: &Request) -> bool {
 fn allowed_while_streaming(session: &Session, request: &Request) -> bool {
     match request {
         Request::Init { project_root } => session.initialized_at(project_root),
+        // As the first bb7, except that the chat being streamed stays where it is (and stays
+        // active).
+        Request::ChatMove { id, .. } => session.active().is_none_or(|active| active.chat.id != *id),
         Request::ChatRename { .. }
         | Request::ChatForceUnlock { .. }
         | Request::Bb7Init { .. }
@@ -224,7 +151,9 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     };
     let action = request.action();
     tracing::debug!(action, "request");
-    if shared.streaming() && !allowed_while_streaming(session, &request) {
+    // A `send` holds the stream slot already (taken by the reader).
+    let is_send = matches!(request, Request::Send { .. });
+    if !is_send && shared.streaming() && !allowed_while_streaming(session, &request) {
         shared.send(&Reply::error(BUSY).for_request(request_id.as_deref()));
         return true;
     }
@@ -238,8 +167,11 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
         | Request::EstimateTextTokens { .. }
         | Request::GetModels { .. }
         | Request::GetBalance { .. } => {
-            crate::calls::handle(session, shared, request).map(|reply| Some(Some(reply)))
+            crate::calls::handle(session, shared, request_id.clone(), request).map(Some)
         }
+        Request::ChatMove { id, to } if shared.streaming() => session
+            .chat_move_keeping_active(&id, &to)
+            .map(|()| Some(Some(Reply::ok()))),
         request => session.dispatch(request).map(|reply| reply.map(Some)),
     }))
     .unwrap_or_else(|panic| {
@@ -275,13 +207,6 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
             true
         }
     }
-}
-
-/// The safety guard tripped: say why on stderr and exit at once with status 2.
-pub fn fatal(err: &crate::Error) -> ! {
-    tracing::error!(error = %err, "safety guard tripped; exiting");
-    eprintln!("{err}");
-    std::process::exit(2);
 }
 
 /// Runs the daemon until shutdown, end of input or SIGTERM. Returns the exit status.
@@ -355,6 +280,20 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                 &output,
                 &cancel(&shared, &args).for_request(request_id.as_deref()),
             ),
+            // The stream slot is taken as the `send` is read, as the first bb7 does, so a
+            // `cancel` read right after it already reaches it.
+            Ok((request_id, request @ Request::Send { .. })) => {
+                if !shared.reserve_stream(request_id.as_deref()) {
+                    send(
+                        &output,
+                        &Reply::error(BUSY).for_request(request_id.as_deref()),
+                    );
+                    continue;
+                }
+                if queue.send(Job::Request(request_id, request)).is_err() {
+                    break;
+                }
+            }
             Ok((request_id, request)) => {
                 if queue.send(Job::Request(request_id, request)).is_err() {
                     break;

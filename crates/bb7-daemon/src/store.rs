@@ -248,17 +248,22 @@ impl ChatStore {
         Ok(ids)
     }
 
-    /// The active chat id remembered in the index.
-    pub fn remembered_active(&self) -> Option<String> {
+    /// The active chat id remembered in the index, and whether it is a global chat.
+    pub fn remembered_active(&self) -> Option<(String, bool)> {
         let text = self.fs.read_to_string(&self.index_path()).ok()?;
         let index: Index = serde_json::from_str(&text).ok()?;
-        (!index.active_chat_id.is_empty()).then_some(index.active_chat_id)
+        (!index.active_chat_id.is_empty())
+            .then_some((index.active_chat_id, index.active_chat_global))
     }
 
-    /// Remembers (or forgets, with "") the active chat in the index.
-    pub fn remember_active(&self, id: &str) -> Result<()> {
-        self.update_index(|index| index.active_chat_id = id.to_owned())
-            .map(drop)
+    /// Remembers (or forgets, with "") the active chat in the index; `global` marks a global
+    /// chat remembered by a project.
+    pub fn remember_active(&self, id: &str, global: bool) -> Result<()> {
+        self.update_index(|index| {
+            index.active_chat_id = id.to_owned();
+            index.active_chat_global = global && !id.is_empty();
+        })
+        .map(drop)
     }
 
     /// Runs `change` on the index under the advisory lock: the index is read (rebuilt from the

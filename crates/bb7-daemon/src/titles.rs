@@ -1,5 +1,7 @@
-//! Chat titles: `generate_title` and the automatic title after the first successful
-//! exchange (only when `title_model` is set). A short non-streamed request; the answer is
+//! Chat titles: `generate_title` and the automatic title after the chat's first exchange
+//! (only when `title_model` is set; never a paid call the user did not enable). A short
+//! non-streamed request (temperature 0.5) from the user's message and the attached file
+//! names; the answer is
 //! trimmed, stripped of quotes and cut to 80 characters with `...`. The new name is saved
 //! and announced with `{"type":"title_updated","chat_id":..,"title":..}` (no request id).
 
@@ -9,15 +11,15 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
 use crate::protocol::Reply;
-use crate::server::Shared;
 use crate::settings::Settings;
+use crate::shared::Shared;
 
 /// Longest title, in characters.
 pub const MAX_TITLE: usize = 80;
 /// How long a title request may take.
 pub const TIMEOUT: Duration = Duration::from_secs(30);
-/// The model used by `generate_title` when the config names none.
-pub const DEFAULT_TITLE_MODEL: &str = "anthropic/claude-3-haiku";
+/// The sampling temperature of a title request (steady, short answers).
+pub const TEMPERATURE: f32 = 0.5;
 
 const INSTRUCTION: &str = "Write a title of 3 to 6 words for a chat that starts with the \
 user message below. Answer with the title only: no quotes, no trailing punctuation.";
@@ -40,7 +42,9 @@ pub async fn generate(settings: &Settings, model: &str, content: &str) -> Result
     let provider = settings
         .provider(model)
         .map_err(|err| LlmError::new(ErrorKind::BadRequest, err.to_string()))?;
-    let request = ChatRequest::new(model, vec![Message::user(content)]).with_system(INSTRUCTION);
+    let mut request =
+        ChatRequest::new(model, vec![Message::user(content)]).with_system(INSTRUCTION);
+    request.temperature = Some(TEMPERATURE);
     let reply = tokio::time::timeout(
         TIMEOUT,
         provider.complete(&request, CancellationToken::new()),
@@ -55,6 +59,17 @@ pub async fn generate(settings: &Settings, model: &str, content: &str) -> Result
         ));
     }
     Ok(title)
+}
+
+/// What a title is made from: the user's message and the names of the attached files.
+pub fn prompt_text(message: &str, files: &[String]) -> String {
+    if files.is_empty() {
+        return message.to_owned();
+    }
+    format!(
+        "User message: {message}\n\nContext files attached: {}",
+        files.join(", ")
+    )
 }
 
 /// The `title_updated` event.

@@ -1,60 +1,51 @@
-//! `~/.bb7/usage.csv`: one row per model request (time, chat, model, tokens, cost), with a
-//! header when the file is new. Failures are logged, never fatal: usage is bookkeeping.
+//! `~/.bb7/usage.csv`, in the first bb7's format, which its client reads to sum today's cost:
+//! no header; one row per paid call (cost above zero): local time `YYYY-MM-DDTHH:MM:SS`,
+//! project root (empty in global-only mode), model, prompt, completion and cached tokens,
+//! cost with six decimals. Failures are logged, never fatal: usage is bookkeeping.
 
 use std::io::Write;
+use std::path::Path;
 
 use ybs_core::Usage;
 
 use crate::global::Home;
 
-/// The header row.
-pub const HEADER: &str =
-    "timestamp,chat_id,model,prompt_tokens,completion_tokens,cached_tokens,total_tokens,cost";
-
-/// Appends one row.
-pub fn append(home: &Home, chat_id: &str, model: &str, usage: &Usage) {
-    if let Err(err) = try_append(home, chat_id, model, usage) {
+/// Appends one row for a call that cost something.
+pub fn append(home: &Home, project_root: Option<&Path>, model: &str, usage: &Usage) {
+    let cost = usage.cost.unwrap_or(0.0);
+    if cost <= 0.0 {
+        return;
+    }
+    if let Err(err) = try_append(home, &row(project_root, model, usage, cost)) {
         tracing::warn!(error = %err, "could not append to usage.csv");
     }
 }
 
-fn try_append(home: &Home, chat_id: &str, model: &str, usage: &Usage) -> std::io::Result<()> {
-    let dir = home.bb7_dir();
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join("usage.csv");
-    let new = !path.exists();
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)?;
-    let usage = (*usage).with_total();
-    let mut text = String::new();
-    if new {
-        text.push_str(HEADER);
-        text.push('\n');
-    }
-    text.push_str(&format!(
-        "{},{},{},{},{},{},{},{}\n",
-        crate::model::now_rfc3339(),
-        field(chat_id),
-        field(model),
+/// One row, newline included.
+fn row(project_root: Option<&Path>, model: &str, usage: &Usage, cost: f64) -> String {
+    format!(
+        "{},{},{},{},{},{},{:.6}\n",
+        chrono::Local::now().format("%Y-%m-%dT%H:%M:%S"),
+        project_root
+            .map(|root| root.display().to_string())
+            .unwrap_or_default(),
+        model,
         usage.prompt_tokens,
         usage.completion_tokens,
         usage.cached_tokens,
-        usage.total_tokens,
-        usage.cost.unwrap_or(0.0)
-    ));
-    // One write call per row, so rows of two daemons do not interleave.
-    file.write_all(text.as_bytes())
+        cost
+    )
 }
 
-/// A CSV field, quoted when it needs to be.
-fn field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
+fn try_append(home: &Home, row: &str) -> std::io::Result<()> {
+    let dir = home.bb7_dir();
+    std::fs::create_dir_all(&dir)?;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("usage.csv"))?;
+    // One write call per row, so rows of two daemons do not interleave.
+    file.write_all(row.as_bytes())
 }
 
 #[cfg(test)]
@@ -62,29 +53,37 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    fn usage(prompt_tokens: u64, completion_tokens: u64) -> Usage {
+    fn usage(prompt_tokens: u64, completion_tokens: u64, cost: f64) -> Usage {
         Usage {
             prompt_tokens,
             completion_tokens,
+            cached_tokens: 3,
+            cost: Some(cost),
             ..Usage::default()
         }
     }
 
     #[test]
-    fn rows_follow_a_header() {
+    fn paid_calls_get_one_row_in_the_first_bb7_format() {
         let dir = tempfile::tempdir().unwrap();
         let home = Home::new(dir.path().to_path_buf(), None);
-        append(&home, "abc", "m,1", &usage(10, 5));
-        append(&home, "abc", "m", &usage(1, 1));
+        append(
+            &home,
+            Some(Path::new("/p/roj")),
+            "a/m",
+            &usage(10, 5, 0.0125),
+        );
+        append(&home, None, "a/m", &usage(1, 1, 0.0));
+        append(&home, None, "b/m", &usage(1, 2, 0.5));
         let text = std::fs::read_to_string(dir.path().join(".bb7/usage.csv")).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines[0], HEADER);
+        assert_eq!(lines.len(), 2, "no header, free calls left out: {text}");
+        let (time, rest) = lines[0].split_once(',').unwrap();
         assert!(
-            lines[1].ends_with(",abc,\"m,1\",10,5,0,15,0"),
-            "{}",
-            lines[1]
+            chrono::NaiveDateTime::parse_from_str(time, "%Y-%m-%dT%H:%M:%S").is_ok(),
+            "{time}"
         );
-        assert!(lines[2].ends_with(",abc,m,1,1,0,2,0"), "{}", lines[2]);
+        assert_eq!(rest, "/p/roj,a/m,10,5,3,0.012500");
+        assert!(lines[1].ends_with(",,b/m,1,2,3,0.500000"), "{}", lines[1]);
     }
 }

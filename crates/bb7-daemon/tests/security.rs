@@ -188,9 +188,14 @@ fn a_chat_naming_a_project_file_outside_the_project_is_not_selected_or_sent() {
         ),
         "{chat}"
     );
-    // sync_context would re-read the file through the link: it does not.
+    // sync_context would re-read the file through the link: it does not (the reply is a
+    // bare `ok`, as the first bb7's; the snapshot shows nothing was read).
     let synced = daemon.call(json!({"action":"sync_context","path":"docs/notes.txt"}));
-    assert_eq!(synced["updated"], json!([]), "{synced}");
+    assert_eq!(synced["type"], "ok", "{synced}");
+    assert_eq!(
+        daemon.call(json!({"action":"get_context_file","path":"docs/notes.txt"}))["content"],
+        "stale\n"
+    );
     assert_error_contains(send(&mut daemon, "go").last().unwrap(), "Chat not sent");
     assert!(chat_bodies(&server).is_empty());
 }
@@ -852,5 +857,54 @@ fn a_git_clone_of_a_hostile_repository_reads_and_writes_nothing_outside() {
         std::fs::read_dir(home.path()).unwrap().count(),
         1,
         "nothing written in home"
+    );
+}
+
+#[test]
+fn chat_new_with_context_reads_nothing_through_a_link_or_from_external_originals() {
+    let world = World::new();
+    let (mut daemon, id) = project_with_chat(&world);
+    let home = victim_home();
+    std::fs::create_dir_all(world.project().join("docs")).unwrap();
+    std::fs::write(world.project().join("docs/notes.txt"), "mine\n").unwrap();
+    std::fs::write(world.project().join("kept.txt"), "old\n").unwrap();
+    let external = home.path().join("notes.txt");
+    for (path, content) in [
+        ("docs/notes.txt".to_owned(), "mine\n"),
+        ("kept.txt".to_owned(), "old\n"),
+        (external.display().to_string(), "SECRET-KEY-MATERIAL\n"),
+    ] {
+        let reply = daemon.call(json!({"action":"context_add","path":path,"content":content}));
+        assert_eq!(reply["type"], "ok", "{reply}");
+    }
+    // After the files were added: the folder becomes a link to the victim's home, the
+    // external original changes, and an in-project file changes as the user edits it.
+    std::fs::remove_dir_all(world.project().join("docs")).unwrap();
+    symlink(home.path(), world.project().join("docs")).unwrap();
+    std::fs::write(&external, "NEWER-SECRET\n").unwrap();
+    std::fs::write(world.project().join("kept.txt"), "new\n").unwrap();
+
+    let reply = daemon.call(json!({"action":"chat_new_with_context","source_chat_id":id}));
+    assert_eq!(reply["type"], "ok", "{reply}");
+    let files = daemon.call(json!({"action":"context_list"}))["files"].clone();
+    let paths: Vec<&str> = files
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap())
+        .collect();
+    assert!(!paths.contains(&"docs/notes.txt"), "{files}");
+    let content = |daemon: &mut Daemon, path: &str| {
+        daemon.call(json!({"action":"get_context_file","path":path}))["content"].clone()
+    };
+    assert_eq!(
+        content(&mut daemon, "kept.txt"),
+        "new\n",
+        "in-project files are re-read"
+    );
+    assert_eq!(
+        content(&mut daemon, &external.display().to_string()),
+        "SECRET-KEY-MATERIAL\n",
+        "an external entry keeps its snapshot; its original is not read again"
     );
 }

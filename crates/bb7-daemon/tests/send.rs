@@ -241,15 +241,16 @@ fn send_streams_and_writes_a_new_and_an_edited_file() {
     );
     assert!(assistant.get("reasoning_effort").is_none(), "{assistant}");
 
-    // usage.csv has a row.
+    // usage.csv has a row in the first bb7's format (no header; project root, model,
+    // prompt, completion, cached tokens, cost).
     let usage = std::fs::read_to_string(world.home().join(".bb7/usage.csv")).unwrap();
-    assert_eq!(usage.lines().count(), 2);
+    assert_eq!(usage.lines().count(), 1, "{usage}");
+    let project = world.project().display().to_string();
     assert!(
         usage
-            .lines()
-            .nth(1)
-            .unwrap()
-            .contains(&format!(",{chat},{MODEL},120,30,100,150,0.0123"))
+            .trim_end()
+            .ends_with(&format!(",{project},{MODEL},120,30,100,0.012300")),
+        "{usage}"
     );
 }
 
@@ -503,9 +504,12 @@ fn provider_errors_are_labelled_and_keep_the_user_message() {
     );
     let chat_json = daemon.call(json!({"action":"chat_get"}));
     let messages = chat_json["messages"].as_array().unwrap();
-    let user = messages.last().unwrap();
-    assert_eq!(user["role"], "user");
-    assert_eq!(user["parts"][0]["content"], "hello");
+    let n = messages.len();
+    assert_eq!(messages[n - 2]["role"], "user");
+    assert_eq!(messages[n - 2]["parts"][0]["content"], "hello");
+    // As the first bb7: the error is recorded as a system message after the user's.
+    assert_eq!(messages[n - 1]["role"], "system");
+    assert_eq!(messages[n - 1]["parts"][0]["content"], last["message"]);
 }
 
 #[test]
@@ -658,21 +662,39 @@ fn generate_title_renames_on_request() {
         mut daemon,
         chat,
         world: _world,
-    } = setup(vec![Turn::text(["  'Short Title'  "])], json!({}));
+    } = setup(
+        vec![Turn::text(["  'Short Title'  "])],
+        json!({"title_model": "test/title"}),
+    );
     daemon.send_line(
         &json!({"request_id":"g1","action":"generate_title","chat_id":chat,"content":"What is up"})
             .to_string(),
     );
-    // The event comes first, then the reply.
+    // `ok` at once, then the event when the title arrives.
+    let reply = daemon.read_reply().unwrap();
+    assert_eq!(reply, json!({"type":"ok","request_id":"g1"}));
     let reply = daemon.read_reply().unwrap();
     assert_eq!(reply["type"], "title_updated");
     assert_eq!(reply["title"], "Short Title");
-    let reply = daemon.read_reply().unwrap();
-    assert_eq!(reply["type"], "ok");
-    assert_eq!(
-        chat_requests(&server)[0]["model"],
-        "anthropic/claude-3-haiku"
-    );
+    let request = &chat_requests(&server)[0];
+    assert_eq!(request["model"], "test/title");
+    assert_eq!(request["temperature"], 0.5);
+}
+
+#[test]
+fn generate_title_needs_a_chat_id_and_a_title_model() {
+    let Setup {
+        server,
+        mut daemon,
+        chat,
+        world: _world,
+    } = setup(vec![Turn::text(["never asked"])], json!({}));
+    let reply = daemon.call(json!({"action":"generate_title","content":"What is up"}));
+    assert_eq!(reply["message"], "Missing required field: chat_id");
+    let reply =
+        daemon.call(json!({"action":"generate_title","chat_id":chat,"content":"What is up"}));
+    assert_eq!(reply["message"], "title_model not configured");
+    assert!(chat_requests(&server).is_empty(), "no paid call was made");
 }
 
 #[test]
@@ -762,7 +784,10 @@ fn models_and_balance_in_the_protocol_shape() {
     assert_eq!(model["description"], "A scripted fake model for tests.");
     assert!(model["created"].as_i64().unwrap() > 0, "{model}");
     assert_eq!(model["pricing"]["internal_reasoning"], "0");
-    assert!(model.get("max_completion_tokens").is_none(), "{model}");
+    // As the first bb7, every key is present, with a zero value when unknown.
+    assert_eq!(model["max_completion_tokens"], 0, "{model}");
+    assert_eq!(model["expiration_date"], Value::Null, "{model}");
+    assert_eq!(model["pricing"]["input_cache_read"], "", "{model}");
     let reply = daemon.call(json!({"action":"get_balance"}));
     assert_eq!(reply["type"], "balance");
     assert_eq!(reply["total_credits"], 10.0);

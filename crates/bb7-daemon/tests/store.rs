@@ -313,14 +313,20 @@ fn global_chats_live_under_home_and_move_between_stores() {
             .get("global")
             .is_none()
     );
+    // As the first bb7: a file inside the project becomes a relative, writable entry again,
+    // and its snapshot follows.
+    let moved = daemon.call(json!({"action": "context_list"}))["files"][0].clone();
+    assert_eq!(moved["path"], "a.txt");
+    assert_eq!(moved["external"], false);
+    assert_eq!(moved["readonly"], false);
     assert_eq!(
-        daemon.call(json!({"action": "context_list"}))["files"][0]["path"],
-        files[0]["path"]
+        daemon.call(json!({"action": "get_context_file", "path": "a.txt"}))["content"],
+        "A\n"
     );
     let reply = daemon.call(json!({"action": "chat_move", "id": id, "to": "elsewhere"}));
     assert_eq!(
         reply["message"],
-        "Invalid destination: elsewhere (expected \"global\" or \"project\")"
+        "Missing or invalid field: to (must be 'global' or 'project')"
     );
 }
 

@@ -87,6 +87,9 @@ pub struct ModelInfo {
     /// The backend's description of the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// When the backend retires the model (OpenRouter's `expiration_date`), if planned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_date: Option<String>,
 }
 
 impl ModelInfo {
@@ -103,6 +106,7 @@ impl ModelInfo {
             max_completion_tokens: None,
             created: None,
             description: None,
+            expiration_date: None,
         }
     }
 }

@@ -16,6 +16,8 @@ pub struct Script {
     pub models: Vec<Model>,
     /// What `GET /api/v1/credits` reports.
     pub credits: Credits,
+    /// How long the model-list endpoints wait before answering (a slow backend).
+    pub models_delay_ms: u64,
 }
 
 impl Default for Script {
@@ -24,6 +26,7 @@ impl Default for Script {
             turns: Vec::new(),
             models: vec![Model::default()],
             credits: Credits::default(),
+            models_delay_ms: 0,
         }
     }
 }
@@ -41,6 +44,13 @@ impl Script {
     #[must_use]
     pub fn with_models(mut self, models: impl IntoIterator<Item = Model>) -> Self {
         self.models = models.into_iter().collect();
+        self
+    }
+
+    /// Makes the model-list endpoints answer only after `delay_ms`.
+    #[must_use]
+    pub fn with_models_delay_ms(mut self, delay_ms: u64) -> Self {
+        self.models_delay_ms = delay_ms;
         self
     }
 

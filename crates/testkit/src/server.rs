@@ -55,6 +55,7 @@ struct Inner {
     turns: VecDeque<Turn>,
     requests: Vec<RecordedRequest>,
     models: Vec<Model>,
+    models_delay_ms: u64,
     credits: Credits,
     chats: u64,
 }
@@ -107,6 +108,7 @@ impl FakeLlm {
                 turns: script.turns.into(),
                 requests: Vec::new(),
                 models: script.models,
+                models_delay_ms: script.models_delay_ms,
                 credits: script.credits,
                 chats: 0,
             }),
@@ -250,8 +252,14 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
         ("POST", "/v1/messages") => chat(&shared, &Anthropic, &path, &body).await,
         ("POST", "/api/chat") => chat(&shared, &Ollama, &path, &body).await,
-        ("GET", "/v1/models") => json_response(StatusCode::OK, &openai_models(&shared)),
-        ("GET", "/api/v1/models") => json_response(StatusCode::OK, &openrouter_models(&shared)),
+        ("GET", "/v1/models") => {
+            models_delay(&shared).await;
+            json_response(StatusCode::OK, &openai_models(&shared))
+        }
+        ("GET", "/api/v1/models") => {
+            models_delay(&shared).await;
+            json_response(StatusCode::OK, &openrouter_models(&shared))
+        }
         ("GET", "/api/v1/credits") => {
             let credits = shared.lock().credits.clone();
             json_response(
@@ -565,6 +573,14 @@ async fn flush_pause() {
 async fn sleep(delay: Duration) {
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
+    }
+}
+
+/// Waits as long as the script's `models_delay_ms`.
+async fn models_delay(shared: &Shared) {
+    let delay = shared.lock().models_delay_ms;
+    if delay > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
     }
 }
 

@@ -179,6 +179,7 @@ impl Redactor {
                     .collect(),
             ),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.walk(key, v)).collect()),
+            Value::Number(_) if matches!(key, Some("duration")) => json!("[duration]"),
             Value::String(text) => {
                 if matches!(key, Some("created" | "timestamp")) && !text.is_empty() {
                     return json!("[time]");

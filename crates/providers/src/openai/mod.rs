@@ -159,6 +159,7 @@ fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> 
                     .and_then(|top| top.max_completion_tokens),
                 created: model.created.as_ref().and_then(Value::as_i64),
                 description: model.description.clone().filter(|text| !text.is_empty()),
+                expiration_date: model.expiration_date.clone(),
                 id: model.id,
             }
         })

@@ -223,6 +223,8 @@ pub(crate) struct WireModel {
     pub created: Option<Value>,
     /// OpenRouter.
     pub description: Option<String>,
+    #[serde(default)]
+    pub expiration_date: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -2,11 +2,20 @@
 //! call a model.
 //!
 //! States: not initialized (no `init` yet) -> initialized without chats -> chats but none
-//! active -> chat active. Actions that need a project before `init` fail with
-//! `Not initialized. Run :BB7Init`; actions that need a chat without one fail with
-//! `No active chat`; `bb7_init` on an initialized directory fails with `Already initialized`.
-//! `init` in a directory without `.bb7/` succeeds in global-only mode (`global_only: true`):
-//! chat actions then address the global chats under `~/.bb7/chats`.
+//! active -> chat active. Actions before `init` fail with `Not initialized`; actions that
+//! need a chat without one fail with `No active chat`; `bb7_init` on an initialized
+//! directory fails with `Already initialized`. `init` on a directory without `.bb7/` fails
+//! with `Not initialized. Run :BB7Init`; `init` with an empty `project_root` is global-only
+//! mode (`global_only: true`): chat actions then address the global chats under
+//! `~/.bb7/chats`. Neither `init` nor `bb7_init` accepts the home directory.
+//!
+//! The handlers live by domain: chat lifecycle in [`chats`](self::chats), history rewrites
+//! (`chat_edit`, `fork_chat`, `message_delete`) in [`rewind`](self::rewind), the chat and
+//! customization views in [`info`](self::info).
+
+mod chats;
+mod info;
+mod rewind;
 
 use std::path::{Path, PathBuf};
 
@@ -14,13 +23,14 @@ use ybs_core::{Message, Part, Role};
 
 use crate::active::Active;
 use crate::error::{Error, Result};
-use crate::global::{Config, GlobalState, Home, new_chat_model};
-use crate::history::{self, SearchResult};
-use crate::instructions;
+use crate::global::{Config, GlobalState, Home};
 use crate::lock;
-use crate::model::{Chat, message_text, now};
+use crate::model::{Chat, now};
 use crate::protocol::{Reply, Request};
 use crate::store::ChatStore;
+
+/// How long a fetched models list is used before it is fetched again.
+pub const MODELS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
 
 /// The four states of the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,8 +64,8 @@ pub struct Session {
     project: bool,
     initialized: bool,
     active: Option<Active>,
-    /// The models list, fetched once per session.
-    models: Option<Vec<ybs_providers::ModelInfo>>,
+    /// The models list and when it was fetched (refreshed after [`MODELS_MAX_AGE`]).
+    models: Option<(std::time::Instant, Vec<ybs_providers::ModelInfo>)>,
 }
 
 impl Session {
@@ -95,14 +105,22 @@ impl Session {
         }
     }
 
-    /// The cached models list.
+    /// The cached models list, however old.
     pub fn models(&self) -> Option<&[ybs_providers::ModelInfo]> {
-        self.models.as_deref()
+        self.models.as_ref().map(|(_, models)| models.as_slice())
     }
 
-    /// Caches the models list for the session.
+    /// The cached models list when it is younger than [`MODELS_MAX_AGE`].
+    pub fn fresh_models(&self) -> Option<&[ybs_providers::ModelInfo]> {
+        self.models
+            .as_ref()
+            .filter(|(fetched, _)| fetched.elapsed() < MODELS_MAX_AGE)
+            .map(|(_, models)| models.as_slice())
+    }
+
+    /// Caches the models list.
     pub fn set_models(&mut self, models: Vec<ybs_providers::ModelInfo>) {
-        self.models = Some(models);
+        self.models = Some((std::time::Instant::now(), models));
     }
 
     /// Puts back the chat a stream worked on (a copy taken when it started). The name is
@@ -198,8 +216,8 @@ impl Session {
                 Reply::ok()
             }
             R::ChatMove { id, to } => {
-                self.chat_move(&required("id", &id)?, &required("to", &to)?)?;
-                Reply::ok().with("id", id)
+                self.chat_move(&required("id", &id)?, &to)?;
+                Reply::ok()
             }
             R::ChatActive => {
                 self.require_init()?;
@@ -238,6 +256,10 @@ impl Session {
                 fork_message_index,
                 global,
             } => self.fork(&required("chat_id", &chat_id)?, fork_message_index, global)?,
+            R::MessageDelete { chat_id, index } => {
+                self.message_delete(&chat_id, index)?;
+                Reply::ok()
+            }
             R::SaveDraft { draft } => {
                 let active = self.active_chat()?;
                 active.chat.draft = draft;
@@ -327,8 +349,9 @@ impl Session {
                 Reply::ok()
             }
             R::SyncContext { path } => {
-                let updated = self.active_chat()?.sync(path.as_deref())?;
-                Reply::ok().with("updated", updated)
+                let path = required("path", path.as_deref().unwrap_or_default())?;
+                self.active_chat()?.sync_one(&path)?;
+                Reply::ok()
             }
             R::GetContextFile { path } => {
                 let path = required("path", &path)?;
@@ -419,14 +442,16 @@ impl Session {
     }
 
     fn project_store(&self) -> Result<ChatStore> {
+        self.require_init()?;
         if !self.project {
-            return Err(Error::NotInitialized);
+            return Err(Error::NotBb7Project);
         }
         self.store(false)
     }
 
     fn bb7_init(&mut self, project_root: &str) -> Result<Reply> {
         let root = existing_dir(&required("project_root", project_root)?)?;
+        self.refuse_home(&root)?;
         let bb7 = root.join(".bb7");
         // Anything there counts, a dangling link too (creating through it would write
         // wherever it points).
@@ -440,33 +465,78 @@ impl Session {
         Ok(Reply::ok())
     }
 
+    /// `~/.bb7` is the global store: the home directory never becomes a project.
+    fn refuse_home(&self, root: &Path) -> Result<()> {
+        let home = self
+            .home
+            .home
+            .canonicalize()
+            .unwrap_or_else(|_| self.home.home.clone());
+        if root == home {
+            return Err(Error::Invalid(
+                "cannot initialize BB-7 in home directory (conflicts with global data)".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether the session is already initialized on `project_root` (the same directory once
     /// canonicalized): a repeated `init` then keeps the active chat, so the UI may reopen
     /// while a stream runs.
     pub fn initialized_at(&self, project_root: &str) -> bool {
-        self.initialized
-            && !project_root.is_empty()
-            && existing_dir(project_root).is_ok_and(|root| self.root.as_ref() == Some(&root))
+        if !self.initialized {
+            return false;
+        }
+        if project_root.is_empty() {
+            return !self.project;
+        }
+        existing_dir(project_root).is_ok_and(|root| self.root.as_ref() == Some(&root))
     }
 
+    /// `init`: an empty `project_root` is global-only mode (chats under `~/.bb7/chats`);
+    /// otherwise the directory must have `.bb7/` (`Not initialized. Run :BB7Init`) and must
+    /// not be the home directory.
     fn init(&mut self, project_root: &str) -> Result<Reply> {
-        let root = existing_dir(&required("project_root", project_root)?)?;
-        let same_root = self.initialized && self.root.as_ref() == Some(&root);
+        let root = if project_root.is_empty() {
+            None
+        } else {
+            let root = existing_dir(project_root)?;
+            self.refuse_home(&root)?;
+            if !root.join(".bb7").is_dir() {
+                return Err(Error::NotBb7Project);
+            }
+            Some(root)
+        };
+        let same_root = self.initialized && self.root == root;
         if !same_root {
             self.release_active();
         }
-        self.project = root.join(".bb7").is_dir();
-        self.root = Some(root);
+        self.project = root.is_some();
+        self.root = root;
         self.initialized = true;
+        if !self.project {
+            let dir = self.home.global_chats_dir();
+            std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
+        }
         // The UI reopening on the same project keeps the active chat (a stream may be using
-        // it); otherwise reopen, best effort, the chat this project had selected last.
+        // it); otherwise reopen, best effort, the chat this project had selected last (a
+        // global one when the index says so).
         if self.active.is_none() {
             let store = self.store(false)?;
-            if let Some(id) = store.remembered_active() {
-                if let Some(why) = self.distrust(&store, &id) {
+            if let Some((id, global)) = store.remembered_active() {
+                let global = global || !self.project;
+                let distrust = self
+                    .store(global)
+                    .ok()
+                    .and_then(|chats| self.distrust(&chats, &id));
+                if let Some(why) = distrust {
                     tracing::warn!(chat = %id, reason = %why, "not restoring the last active chat");
-                } else if let Err(err) = self.chat_select(&id, false) {
+                } else if let Err(err) = self.chat_select(&id, global) {
                     tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
+                    // A chat another daemon holds stays remembered: it still exists.
+                    if !matches!(err, Error::ChatLocked { .. }) {
+                        let _ = store.remember_active("", false);
+                    }
                 }
             }
         }
@@ -492,7 +562,11 @@ impl Session {
         {
             self.release_active();
         }
-        active.store.remember_active(&active.chat.id)?;
+        active.store.remember_active(&active.chat.id, false)?;
+        if active.store.is_global() && self.project {
+            // The project remembers a selected global chat too, so reopening restores it.
+            self.store(false)?.remember_active(&active.chat.id, true)?;
+        }
         self.active = Some(active);
         Ok(())
     }
@@ -507,7 +581,7 @@ impl Session {
 
     /// Why the stored chat `id` is not to be selected without the user asking, if so.
     fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
-        let chat = read_for_search(store, id)?;
+        let chat = chats::read_for_search(store, id)?;
         crate::trust::audit(store, &chat, self.root.as_deref())
     }
 
@@ -520,22 +594,6 @@ impl Session {
         })
     }
 
-    fn chat_new(&mut self, name: &str, model: Option<&str>, global: bool) -> Result<String> {
-        let store = self.store(global)?;
-        let config = Config::load(&self.home).ok().flatten();
-        let model = new_chat_model(config.as_ref(), model, &self.home);
-        let name = if name.trim().is_empty() {
-            default_name()
-        } else {
-            name.to_owned()
-        };
-        let chat = store.create(Chat::new(String::new(), name, model, store.is_global()))?;
-        let id = chat.id.clone();
-        let active = self.open(store, chat)?;
-        self.activate(active)?;
-        Ok(id)
-    }
-
     /// Loads a chat, using the in-memory copy when it is the active one.
     fn load(&self, store: &ChatStore, id: &str) -> Result<Chat> {
         match &self.active {
@@ -544,359 +602,6 @@ impl Session {
             }
             _ => store.load(id),
         }
-    }
-
-    fn chat_new_with_context(&mut self, source_id: &str, global: bool) -> Result<String> {
-        let store = self.store(global)?;
-        let source = self.load(&store, source_id)?;
-        let mut chat = Chat::new(
-            String::new(),
-            default_name(),
-            source.model.clone(),
-            store.is_global(),
-        );
-        chat.reasoning_effort = source.reasoning_effort.clone();
-        let chat = store.create(chat)?;
-        let from = store.context_dir(&source.id)?;
-        let to = store.context_dir(&chat.id)?;
-        let mut active = self.open(store, chat)?;
-        for file in &source.context_files {
-            let source_path = crate::active::storage_path(&from, file)?;
-            let Ok(content) = active.store.fs().read(&source_path) else {
-                tracing::info!(path = %file.path, "context snapshot missing; not inherited");
-                continue;
-            };
-            crate::atomic::write_in(
-                active.store.fs(),
-                &crate::active::storage_path(&to, file)?,
-                &content,
-            )?;
-            active.chat.context_files.push(file.clone());
-        }
-        active.save()?;
-        let id = active.chat.id.clone();
-        self.activate(active)?;
-        Ok(id)
-    }
-
-    fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
-        let store = self.store(global)?;
-        if let Some(active) = &self.active {
-            if active.chat.id == id && active.store == store {
-                return Ok(());
-            }
-        }
-        let dir = store.chat_dir(id)?;
-        if !store.fs().is_dir(&dir) {
-            return Err(Error::ChatNotFound);
-        }
-        if let Some(pid) = lock::held_by_other(store.fs(), &dir) {
-            return Err(Error::ChatLocked { pid });
-        }
-        // Locked before it is read, so a second daemon cannot load it meanwhile.
-        lock::acquire(store.fs(), &dir)?;
-        let chat = match store.load(id) {
-            Ok(chat) => chat,
-            Err(err) => {
-                lock::release(store.fs(), &dir);
-                return Err(err);
-            }
-        };
-        let active = self.open(store, chat)?;
-        self.activate(active)
-    }
-
-    fn chat_get(&mut self) -> Result<Reply> {
-        let home = self.home.clone();
-        let root = if self.project {
-            self.root.clone()
-        } else {
-            None
-        };
-        let active = self.active_chat()?;
-        let chat = &active.chat;
-        let project_root = if chat.global { None } else { root.as_deref() };
-        let info = instructions::info(&home.global_instructions_path(), project_root);
-        let model = if chat.model.is_empty() {
-            chat.effective_model().to_owned()
-        } else {
-            chat.model.clone()
-        };
-        let mut reply = Reply::typed("chat")
-            .with("id", &chat.id)
-            .with("name", &chat.name)
-            .with("created", &chat.created)
-            .with("model", model)
-            .with("reasoning_effort", &chat.reasoning_effort)
-            .with("draft", &chat.draft)
-            .with("messages", &chat.messages)
-            .with("instructions_info", info);
-        if chat.global {
-            reply = reply.with("global", true);
-        }
-        if let Some(why) = crate::trust::audit(&active.store, chat, active.root.as_deref()) {
-            reply = reply.with("untrusted", why);
-        }
-        Ok(reply)
-    }
-
-    fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
-        let store = self.store(global)?;
-        if self
-            .active
-            .as_ref()
-            .is_some_and(|active| active.chat.id == id && active.store == store)
-        {
-            self.release_active();
-            store.remember_active("")?;
-        }
-        store.delete(id)
-    }
-
-    /// Renames a chat (the active one in memory too).
-    pub fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
-        if name.trim().is_empty() {
-            return Err(Error::Invalid("Chat name cannot be empty".into()));
-        }
-        let store = self.store(global)?;
-        if let Some(active) = self
-            .active
-            .as_mut()
-            .filter(|active| active.chat.id == id && active.store == store)
-        {
-            active.chat.name = name.to_owned();
-            return active.save();
-        }
-        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
-            return Err(Error::ChatLocked { pid });
-        }
-        let mut chat = store.load(id)?;
-        chat.name = name.to_owned();
-        store.save(&chat)
-    }
-
-    fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
-        let (from, into) = match to {
-            "global" => (self.project_store()?, self.store(true)?),
-            "project" => (self.store(true)?, self.project_store()?),
-            other => {
-                return Err(Error::Invalid(format!(
-                    "Invalid destination: {other} (expected \"global\" or \"project\")"
-                )));
-            }
-        };
-        let source_dir = from.chat_dir(id)?;
-        if !from.fs().is_file(&source_dir.join("chat.json")) {
-            return Err(Error::ChatNotFound);
-        }
-        if let Some(pid) = lock::held_by_other(from.fs(), &source_dir) {
-            return Err(Error::ChatLocked { pid });
-        }
-        if let Some(why) = self.distrust(&from, id) {
-            return Err(Error::Invalid(format!("Chat not moved: {why}")));
-        }
-        let was_active = self
-            .active
-            .as_ref()
-            .is_some_and(|active| active.chat.id == id && active.store == from);
-        let mut chat = self.load(&from, id)?;
-        let target_dir = into.chat_dir(id)?;
-        if target_dir.exists() {
-            return Err(Error::Invalid(format!(
-                "A chat with id {id} already exists in the {to} chats"
-            )));
-        }
-        std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
-        move_dir(&source_dir, &target_dir)?;
-        chat.global = into.is_global();
-        if chat.global {
-            // Global chats expose no file tools: everything in context becomes read-only.
-            for file in &mut chat.context_files {
-                file.readonly = true;
-            }
-        }
-        into.save(&chat)?;
-        from.update_index(|index| {
-            index.chats.retain(|entry| entry.id != id);
-            if index.active_chat_id == id {
-                index.active_chat_id.clear();
-            }
-        })?;
-        if was_active {
-            self.active = Some(Active {
-                chat,
-                store: into.clone(),
-                root: self.root.clone(),
-            });
-            into.remember_active(id)?;
-        }
-        Ok(())
-    }
-
-    fn search(&self, query: &str, global: bool) -> Result<Vec<SearchResult>> {
-        let store = self.store(global)?;
-        let mut results = Vec::new();
-        for id in store.ids()? {
-            let chat = match &self.active {
-                Some(active) if active.chat.id == id && active.store == store => {
-                    active.chat.clone()
-                }
-                _ => match read_for_search(&store, &id) {
-                    Some(chat) => chat,
-                    None => continue,
-                },
-            };
-            if let Some(result) = history::search_one(&chat, query) {
-                results.push(result);
-            }
-        }
-        history::sort_results(&mut results);
-        Ok(results)
-    }
-
-    fn chat_edit(
-        &mut self,
-        chat_id: &str,
-        index: i64,
-        content: &str,
-    ) -> Result<Vec<history::ContextWarning>> {
-        let active = self.active_chat()?;
-        if !chat_id.is_empty() && chat_id != active.chat.id {
-            return Err(Error::Invalid("Chat is not active".into()));
-        }
-        let index = user_message_index(&active.chat, index, "edit")?;
-        let restored = history::restore(
-            &active.chat,
-            index,
-            active.store.fs(),
-            &active.context_dir()?,
-            active.root.as_deref(),
-        )?;
-        let draft = if content.is_empty() {
-            message_text(&active.chat.messages[index])
-        } else {
-            content.to_owned()
-        };
-        active.chat.messages.truncate(index);
-        active.chat.draft = draft;
-        active.chat.context_files = restored
-            .files
-            .iter()
-            .map(|(file, _)| file.clone())
-            .collect();
-        if let Some(message) = restored.warning_message() {
-            active.chat.messages.push(message);
-        }
-        active.save()?;
-        Ok(restored.warnings)
-    }
-
-    fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<Reply> {
-        let store = self.store(global)?;
-        let source = self.load(&store, chat_id)?;
-        let index = user_message_index(&source, index, "fork")?;
-        let restored = history::restore(
-            &source,
-            index,
-            store.fs(),
-            &store.context_dir(&source.id)?,
-            self.root.as_deref(),
-        )?;
-        let fork_text = message_text(&source.messages[index]);
-        let name = if source.name.starts_with("Fork of ") {
-            source.name.clone()
-        } else {
-            format!("Fork of {}", source.name)
-        };
-        let mut chat = Chat::new(String::new(), name, source.model.clone(), store.is_global());
-        chat.reasoning_effort = source.reasoning_effort.clone();
-        chat.draft = fork_text.clone();
-        chat.messages = source.messages[..index].to_vec();
-        let chat = store.create(chat)?;
-        let context_dir = store.context_dir(&chat.id)?;
-        let mut active = self.open(store, chat)?;
-        for (file, content) in &restored.files {
-            crate::atomic::write_in(
-                active.store.fs(),
-                &crate::active::storage_path(&context_dir, file)?,
-                content.as_bytes(),
-            )?;
-            active.chat.context_files.push(file.clone());
-        }
-        if let Some(message) = restored.warning_message() {
-            active.chat.messages.push(message);
-        }
-        active.save()?;
-        let new_id = active.chat.id.clone();
-        self.activate(active)?;
-        Ok(Reply::typed("fork_result")
-            .with("new_chat_id", new_id)
-            .with("fork_message_content", fork_text)
-            .with("context_warnings", restored.warnings))
-    }
-
-    fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
-        let (path, template) = match level {
-            "project" => {
-                self.project_store()?;
-                let root = self.root.as_ref().ok_or(Error::NotInitialized)?;
-                (
-                    instructions::project_file(root),
-                    instructions::PROJECT_TEMPLATE,
-                )
-            }
-            "global" => (
-                self.home.global_instructions_path(),
-                instructions::GLOBAL_TEMPLATE,
-            ),
-            "system" => (
-                self.home.system_prompt_path(),
-                instructions::SYSTEM_TEMPLATE,
-            ),
-            _ => {
-                return Err(Error::Invalid(
-                    "Invalid level: must be project, global, or system".into(),
-                ));
-            }
-        };
-        // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
-        let fs = match (level, self.root.as_deref()) {
-            ("project", Some(root)) => crate::confined::Confined::new(root),
-            _ => crate::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
-        };
-        match fs.kind(&path) {
-            Ok(None) => crate::atomic::write_in(&fs, &path, template.as_bytes())?,
-            Ok(Some(crate::confined::Kind::File)) => {}
-            Ok(Some(_)) => {
-                return Err(Error::Instructions(format!(
-                    "{} is not a regular file; bb7 does not follow links or read special files there",
-                    path.display()
-                )));
-            }
-            Err(err) => return Err(Error::io("inspect", &path)(err)),
-        }
-        Ok(path)
-    }
-
-    fn customization_info(&self) -> Reply {
-        let global_chat = self
-            .active
-            .as_ref()
-            .is_some_and(|active| active.chat.global);
-        let root = if self.project && !global_chat {
-            self.root.as_deref()
-        } else {
-            None
-        };
-        let info = instructions::info(&self.home.global_instructions_path(), root);
-        Reply::typed("customization_info")
-            .with("system_override", self.home.system_prompt_path().is_file())
-            .with("global_instructions", info.global_exists)
-            .with(
-                "project_instructions",
-                info.project_exists && info.project_error.is_empty(),
-            )
-            .with("project_instructions_error", info.project_error)
     }
 }
 
@@ -921,61 +626,6 @@ fn existing_dir(path: &str) -> Result<PathBuf> {
         Ok(real) if real.is_dir() => Ok(real),
         _ => Err(Error::Invalid("project_root must be a directory".into())),
     }
-}
-
-fn default_name() -> String {
-    format!("Chat {}", chrono::Utc::now().format("%Y-%m-%d %H:%M"))
-}
-
-fn user_message_index(chat: &Chat, index: i64, verb: &str) -> Result<usize> {
-    let index = usize::try_from(index)
-        .ok()
-        .filter(|index| *index < chat.messages.len())
-        .ok_or_else(|| Error::Invalid(format!("Message index {index} out of range")))?;
-    if chat.messages[index].role != Role::User {
-        return Err(Error::Invalid(format!("Can only {verb} user messages")));
-    }
-    Ok(index)
-}
-
-/// Parses a chat for searching without migrating it on disk (search must not write).
-fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
-    let text = store
-        .fs()
-        .read_to_string(&store.chat_dir(id).ok()?.join("chat.json"))
-        .ok()?;
-    let mut chat: Chat = serde_json::from_str(&text).ok()?;
-    chat.id = id.to_owned();
-    chat.migrate();
-    Some(chat)
-}
-
-/// Moves a directory, across file systems if need be.
-fn move_dir(from: &Path, to: &Path) -> Result<()> {
-    if std::fs::rename(from, to).is_ok() {
-        return Ok(());
-    }
-    copy_dir(from, to)?;
-    std::fs::remove_dir_all(from).map_err(Error::io("remove", from))
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).map_err(Error::io("create directory", to))?;
-    for entry in std::fs::read_dir(from)
-        .map_err(Error::io("list", from))?
-        .flatten()
-    {
-        let target = to.join(entry.file_name());
-        let kind = entry
-            .file_type()
-            .map_err(Error::io("inspect", entry.path()))?;
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).map_err(Error::io("copy", entry.path()))?;
-        }
-    }
-    Ok(())
 }
 
 /// Appends a user message recording the model and the current context snapshot, as the
