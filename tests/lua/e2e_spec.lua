@@ -140,7 +140,16 @@ local function scenario()
   local ended = wait_stream_end()
   off()
   t.eq("done", ended.type, vim.inspect(ended))
-  t.eq({ "thinking:Looking at ", "thinking:math.cs", "chunk:Refactoring ", "chunk:to ref ", "chunk:parameters." }, seen)
+  t.eq({
+    "thinking:Looking at ",
+    "thinking:math.cs",
+    "chunk:Refactoring ",
+    "chunk:to ref ",
+    "chunk:parameters.",
+    -- each applied call is announced, as by the first bb7
+    "chunk:\n[Assistant modified: math.cs]\n",
+    "chunk:\n[Assistant added: new.cs]\n",
+  }, seen)
   local preview = lines(require("bb7.ui.preview").buf())
   t.truthy(vim.tbl_contains(preview, "Refactoring to ref parameters."), vim.inspect(preview))
   t.truthy(vim.tbl_contains(preview, "Looking at math.cs"))
