@@ -39,3 +39,8 @@ pub use parse::{
     parse_document, parse_messages,
 };
 pub use print::{INLINE_ROLES, PrintError, is_valid_role, print};
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -104,3 +104,8 @@ pub use predict::{
 };
 pub use telemetry::{SelectionEntry, Stage, Telemetry, TelemetryBudget, TelemetryMessage};
 pub use trim::{Attempt, Delivery, Finished, Next, Outcome, PairInfo, TrimLoop, is_overflow};
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

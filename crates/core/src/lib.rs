@@ -30,3 +30,8 @@ pub use part::{ContextAction, ContextEvent, Image, Part, Thinking, ToolCall, Too
 pub use request::{ChatRequest, DataCollection, ProviderRouting, ReasoningEffort, ResponseFormat};
 pub use tool::{ToolChoice, ToolSpec};
 pub use usage::Usage;
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -78,3 +78,8 @@ pub use openai::OpenAiProvider;
 pub use prices::{Cost, ModelPrice, PriceError, PriceTable};
 pub use provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
 pub use retry::RetryPolicy;
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

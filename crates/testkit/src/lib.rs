@@ -214,3 +214,8 @@ impl Script {
         })
     }
 }
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

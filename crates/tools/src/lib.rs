@@ -84,3 +84,8 @@ pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
 pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;
+
+/// The examples of this crate's `README.md`, run by `cargo test --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
