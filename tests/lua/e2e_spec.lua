@@ -192,6 +192,23 @@ local function scenario()
   t.falsy(warned, "no changed-on-disk warning")
   t.eq(tonumber("755", 8), bit.band(uv.fs_stat(math_cs).mode, 511), "mode kept")
 
+  -- a model-created file that now exists locally (!A): asked where to write, never overwritten
+  -- (before the edit below, which drops the outputs of the replies it removes)
+  vim.fn.writefile({ "mine" }, env.dir .. "/new.cs")
+  require("bb7.actions").refresh_files()
+  env.settle()
+  t.eq("!A", require("bb7.actions.common").file_entry("new.cs").status)
+  vim.ui.input = function(opts, cb)
+    t.eq("new.cs", opts.default)
+    cb("copies/new.cs")
+  end
+  env.notes = {}
+  require("bb7.actions").apply("new.cs")
+  env.settle()
+  t.eq({ "INFO BB-7: Applied new.cs as copies/new.cs" }, env.messages())
+  t.eq({ "mine" }, vim.fn.readfile(env.dir .. "/new.cs"))
+  t.eq({ "class New {}" }, vim.fn.readfile(env.dir .. "/copies/new.cs"))
+
   -- fork from the user message: a new chat with it as the draft
   local original = require("bb7.state").data.active_id
   env.notes = {}
@@ -237,22 +254,6 @@ local function scenario()
   ended = wait_stream_end()
   t.eq("done", ended.type, vim.inspect(ended))
   t.truthy(vim.tbl_contains(lines(require("bb7.ui.preview").buf()), "Fixed."))
-
-  -- a model-created file that now exists locally (!A): asked where to write, never overwritten
-  vim.fn.writefile({ "mine" }, env.dir .. "/new.cs")
-  require("bb7.actions").refresh_files()
-  env.settle()
-  t.eq("!A", require("bb7.actions.common").file_entry("new.cs").status)
-  vim.ui.input = function(opts, cb)
-    t.eq("new.cs", opts.default)
-    cb("copies/new.cs")
-  end
-  env.notes = {}
-  require("bb7.actions").apply("new.cs")
-  env.settle()
-  t.eq({ "INFO BB-7: Applied new.cs as copies/new.cs" }, env.messages())
-  t.eq({ "mine" }, vim.fn.readfile(env.dir .. "/new.cs"))
-  t.eq({ "class New {}" }, vim.fn.readfile(env.dir .. "/copies/new.cs"))
 
   -- a failed send shows [error: auth]; re-ask replaces the failed pair (needs the daemon that
   -- keeps the provider error as a system message)
