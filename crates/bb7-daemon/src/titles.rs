@@ -47,7 +47,7 @@ pub async fn generate(settings: &Settings, model: &str, content: &str) -> Result
     request.temperature = Some(TEMPERATURE);
     let reply = tokio::time::timeout(
         TIMEOUT,
-        provider.complete(&request, CancellationToken::new()),
+        provider.complete_unstreamed(&request, CancellationToken::new()),
     )
     .await
     .map_err(|_| LlmError::new(ErrorKind::Timeout, "title request timed out after 30 s"))??;

@@ -589,6 +589,7 @@ fn item12_automatic_titles_use_the_first_message_and_the_file_names() {
     let title = &requests[1];
     assert_eq!(title["model"], "test/title");
     assert_eq!(title["temperature"], 0.5);
+    assert_eq!(title["stream"], false, "the title request is not streamed");
     assert_eq!(
         title["messages"][1]["content"],
         "User message: Refactor physics\n\nContext files attached: src/a.rs, docs/readme.md"

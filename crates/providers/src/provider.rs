@@ -50,6 +50,18 @@ pub trait Provider: Send + Sync + fmt::Debug {
         Ok(accumulator.finish())
     }
 
+    /// The whole reply to `request` from one request that is not streamed, where the backend
+    /// has such a call (OpenAI-compatible: `"stream": false`); other backends stream and
+    /// collect as [`complete`](Provider::complete) does. For short side requests (chat
+    /// titles) whose answer is only useful whole.
+    async fn complete_unstreamed(
+        &self,
+        request: &ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<Reply, LlmError> {
+        self.complete(request, cancel).await
+    }
+
     /// The models the backend offers.
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError>;
 

@@ -762,3 +762,55 @@ async fn an_idle_timeout_before_the_first_event_is_retried() {
     assert_eq!(reply.message.text_content(), "quick");
     assert_eq!(server.requests().len(), 2);
 }
+
+#[tokio::test]
+async fn an_unstreamed_completion_asks_without_streaming_where_the_api_can() {
+    for kind in [ProviderKind::OpenRouter, ProviderKind::Anthropic] {
+        let server = FakeLlm::start(Script::new([Turn::text(["A ", "short ", "title"])
+            .with_usage(ybs_testkit::Usage::new(30, 3).with_cost(0.0001))]))
+        .unwrap();
+        let reply = provider(kind, &server)
+            .complete_unstreamed(&hello(), CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(reply.message.text_content(), "A short title", "{kind}");
+        assert_eq!(reply.usage.completion_tokens, 3, "{kind}");
+        let body = &server.requests()[0].body;
+        if kind == ProviderKind::OpenRouter {
+            assert_eq!(body["stream"], false, "{body}");
+            assert!(body.get("stream_options").is_none(), "{body}");
+            assert_eq!(reply.usage.cost, Some(0.0001));
+        } else {
+            // Anthropic's adapter has only the streamed call: it streams and collects.
+            assert_eq!(body["stream"], true, "{body}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unstreamed_completion_reports_errors_and_cancellation() {
+    let server = FakeLlm::start(Script::new([Turn::fault(Fault::Status {
+        status: 401,
+        body: None,
+        retry_after: None,
+    })]))
+    .unwrap();
+    let error = provider(ProviderKind::OpenRouter, &server)
+        .complete_unstreamed(&hello(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind, ErrorKind::Auth, "{error}");
+
+    let server = FakeLlm::start(Script::new([Turn::text(["late"]).with_delay_ms(5_000)])).unwrap();
+    let cancel = CancellationToken::new();
+    let pending = {
+        let cancel = cancel.clone();
+        let provider = provider(ProviderKind::OpenRouter, &server);
+        tokio::spawn(async move { provider.complete_unstreamed(&hello(), cancel).await })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cancel.cancel();
+    let error = pending.await.unwrap().unwrap_err();
+    // The reply would have come after 5 s; the call ended on the cancel instead.
+    assert_eq!(error.kind, ErrorKind::Cancelled, "{error}");
+}

@@ -131,7 +131,7 @@ impl OpenAiDecoder {
     }
 }
 
-fn usage(wire: &WireUsage) -> Usage {
+pub(crate) fn usage(wire: &WireUsage) -> Usage {
     let cached = wire
         .prompt_tokens_details
         .as_ref()

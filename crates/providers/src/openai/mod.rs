@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
-use ybs_core::{ChatRequest, LlmError};
+use ybs_core::{Accumulator, ChatRequest, ErrorKind, FinishReason, LlmError, Reply, StreamEvent};
 
 use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::http::{Transport, secret_header};
@@ -92,6 +92,45 @@ impl Provider for OpenAiProvider {
         let url = format!("{}/chat/completions", self.base);
         let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
         self.http.stream(url, self.headers(), body, cancel)
+    }
+
+    async fn complete_unstreamed(
+        &self,
+        request: &ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<Reply, LlmError> {
+        let url = format!("{}/chat/completions", self.base);
+        let request = load_images(request)?;
+        let mut body = self.encode(&request)?;
+        body.stream = false;
+        body.stream_options = None;
+        let body = json_value(body)?;
+        let headers = self.headers();
+        let answer = tokio::select! {
+            answer = self.http.post_json(&url, &headers, &body) => answer?,
+            () = cancel.cancelled() => {
+                return Err(LlmError::new(ErrorKind::Cancelled, "the request was cancelled"));
+            }
+        };
+        let completion: wire::Completion = from_answer(self.http.kind, "completion", &answer)?;
+        let mut accumulator = Accumulator::new();
+        let choice = completion.choices.into_iter().next();
+        let finish = choice
+            .as_ref()
+            .and_then(|choice| choice.finish_reason.clone());
+        let message = choice.and_then(|choice| choice.message);
+        if let Some(text) = message.as_ref().and_then(|message| message.content.clone()) {
+            accumulator.push(StreamEvent::TextDelta { text });
+        }
+        if let Some(wire) = &completion.usage {
+            accumulator.push(StreamEvent::Usage(decode::usage(wire)));
+        }
+        accumulator.push(StreamEvent::Done {
+            finish_reason: finish.map_or(FinishReason::Stop, |reason| {
+                FinishReason::from_provider(&reason)
+            }),
+        });
+        Ok(accumulator.finish())
     }
 
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {

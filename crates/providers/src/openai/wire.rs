@@ -135,6 +135,20 @@ pub(crate) struct CallFunction {
     pub arguments: String,
 }
 
+/// A whole `chat.completion` (a request with `"stream": false`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Completion {
+    #[serde(default)]
+    pub choices: Vec<CompletionChoice>,
+    pub usage: Option<WireUsage>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct CompletionChoice {
+    pub message: Option<Delta>,
+    pub finish_reason: Option<String>,
+}
+
 /// One streamed `chat.completion.chunk` (or an error object in its place).
 #[derive(Debug, Deserialize)]
 pub(crate) struct Chunk {
