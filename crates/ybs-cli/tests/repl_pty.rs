@@ -4,74 +4,16 @@
 //! to answer, the confirmation prompt answered with `y`, and Ctrl-D leaving. Skipped (with a note) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod pty;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use pty::{PATIENCE, Tmux, shell_quote};
 use serde_json::json;
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
-
-/// How long to wait for the screen to show something before failing (a hang, not a speed
-/// limit: a passing run waits milliseconds).
-const PATIENCE: Duration = Duration::from_secs(60);
-
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    fn run(&self, args: &[&str]) -> String {
-        let output = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "ybs"];
-        args.extend_from_slice(keys);
-        self.run(&args);
-    }
-
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "ybs", "-S", "-200"])
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        self.wait_for_after("", text)
-    }
-
-    /// Waits until `text` shows after `anchor` (a prompt after a reply, say).
-    fn wait_for_after(&self, anchor: &str, text: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let screen = self.screen();
-            let after = screen.find(anchor).map(|at| &screen[at + anchor.len()..]);
-            if after.is_some_and(|after| after.contains(text)) {
-                return screen;
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "never saw {text:?} on\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        self.run(&["kill-server"]);
-    }
-}
-
-fn shell_quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
-}
 
 #[test]
 fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {

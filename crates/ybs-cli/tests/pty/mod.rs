@@ -1,0 +1,68 @@
+//! The pseudo-terminal harness of the REPL tests: `ybs` in a detached tmux session, keys sent
+//! with `send-keys`, the screen read with `capture-pane`.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// How long to wait for the screen to show something before failing (a hang, not a speed
+/// limit: a passing run waits milliseconds).
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+pub struct Tmux {
+    pub socket: PathBuf,
+}
+
+impl Tmux {
+    pub fn run(&self, args: &[&str]) -> String {
+        let output = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "ybs"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+    }
+
+    pub fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "ybs", "-S", "-200"])
+    }
+
+    pub fn wait_for(&self, text: &str) -> String {
+        self.wait_for_after("", text)
+    }
+
+    /// Waits until `text` shows after `anchor` (a prompt after a reply, say).
+    pub fn wait_for_after(&self, anchor: &str, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            let after = screen.find(anchor).map(|at| &screen[at + anchor.len()..]);
+            if after.is_some_and(|after| after.contains(text)) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < PATIENCE,
+                "never saw {text:?} on\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.run(&["kill-server"]);
+    }
+}
+
+pub fn shell_quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
