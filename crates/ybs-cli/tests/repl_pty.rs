@@ -53,23 +53,8 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
         shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
         shell_quote(&config),
     );
-    let tmux = Tmux {
-        socket: root.join("tmux.sock"),
-    };
     let project = root.join("project");
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ybs",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        "-c",
-        project.to_str().unwrap(),
-        &command,
-    ]);
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["/provider current", "Enter"]);
     tmux.wait_for_after("openai-compatible fake-model at http://127.0.0.1:", "ybs>");
@@ -138,22 +123,7 @@ fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_b
         shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
         shell_quote(&config),
     );
-    let tmux = Tmux {
-        socket: root.join("tmux.sock"),
-    };
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ybs",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        "-c",
-        project.to_str().unwrap(),
-        &command,
-    ]);
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["change a.txt", "Enter"]);
     let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");

@@ -84,22 +84,7 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
         shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
         shell_quote(&config),
     );
-    let tmux = Tmux {
-        socket: root.join("tmux.sock"),
-    };
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ybs",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        "-c",
-        project.to_str().unwrap(),
-        &command,
-    ]);
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["/help", "Enter"]);
     tmux.wait_for("/review  Review $1 for $2.");
@@ -162,23 +147,8 @@ fn highlighted_screen(extra: &str) -> Option<String> {
         shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
         shell_quote(&config),
     );
-    let tmux = Tmux {
-        socket: root.join("tmux.sock"),
-    };
     let project = root.join("project");
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "ybs",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        "-c",
-        project.to_str().unwrap(),
-        &command,
-    ]);
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["show code", "Enter"]);
     tmux.wait_for_after("Done.", "ybs>");

@@ -15,6 +15,28 @@ pub struct Tmux {
 }
 
 impl Tmux {
+    /// A detached 160x50 session named `ybs` running `command` in `dir`, on its own socket.
+    pub fn start(socket: &Path, dir: &Path, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: socket.to_path_buf(),
+        };
+        let dir = dir.to_str().expect("a UTF-8 path");
+        tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "ybs",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            "-c",
+            dir,
+            command,
+        ]);
+        tmux
+    }
+
     pub fn run(&self, args: &[&str]) -> String {
         let output = Command::new("tmux")
             .arg("-S")
