@@ -23,36 +23,13 @@ struct Setup {
     chat: String,
 }
 
-fn config(world: &World, server: &FakeLlm, extra: Value) {
-    let mut config = json!({
-        "api_key": "sk-test",
-        "base_url": format!("{}/api/v1", server.base_url()),
-        "default_model": MODEL,
-    });
-    for (key, value) in extra.as_object().unwrap() {
-        config[key] = value.clone();
-    }
-    let dir = world.home().join(".config/bb7");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-}
-
-fn open(world: &World) -> Daemon {
-    let mut daemon = world.spawn();
-    let root = world.project().display().to_string();
-    daemon.call(json!({"action":"bb7_init","project_root":root}));
-    let reply = daemon.call(json!({"action":"init","project_root":root}));
-    assert_eq!(reply["type"], "ok", "{reply}");
-    daemon
-}
-
 fn setup_with(script: Script, extra: Value) -> Setup {
     let world = World::new();
     let server = FakeLlm::start(script.with_models([Model::new(MODEL, 200_000)])).unwrap();
-    config(&world, &server, extra);
+    world.configure(&server.base_url(), MODEL, extra);
     world.write("src/a.rs", A_RS);
     world.write("docs/readme.md", "# Readme\n");
-    let mut daemon = open(&world);
+    let mut daemon = world.open_project();
     let chat = daemon.call(json!({"action":"chat_new","name":"t"}))["id"]
         .as_str()
         .unwrap()
@@ -324,7 +301,7 @@ fn item06_init_needs_bb7_and_an_empty_root_is_global_only() {
 #[test]
 fn item07_a_selected_global_chat_is_restored_and_unknown_index_fields_kept() {
     let world = World::new();
-    let mut daemon = open(&world);
+    let mut daemon = world.open_project();
     let global = daemon.call(json!({"action":"chat_new","global":true}))["id"].clone();
     let index = world.chats_dir().join("index.json");
     let mut value: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
@@ -335,7 +312,7 @@ fn item07_a_selected_global_chat_is_restored_and_unknown_index_fields_kept() {
     daemon.call(json!({"action":"shutdown"}));
     let _ = daemon.wait();
 
-    let mut daemon = open(&world);
+    let mut daemon = world.open_project();
     let active = no_id(daemon.call(json!({"action":"chat_active"})));
     assert_eq!(
         active,

@@ -21,14 +21,6 @@ fn server(turns: Vec<Turn>) -> FakeLlm {
     FakeLlm::start(Script::new(turns).with_models([Model::new(MODEL, 200_000)])).unwrap()
 }
 
-fn configure(world: &World, server: &FakeLlm) {
-    let dir = world.home().join(".config/bb7");
-    std::fs::create_dir_all(&dir).unwrap();
-    let config = json!({"api_key": "sk-test", "base_url": format!("{}/api/v1", server.base_url()),
-        "default_model": MODEL});
-    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-}
-
 fn init(daemon: &mut Daemon, world: &World) -> Value {
     let root = world.project().display().to_string();
     daemon.call(json!({"action":"init","project_root":root}))
@@ -109,7 +101,7 @@ fn the_hostile_repository_chain_is_broken_end_to_end() {
     let world = World::new();
     let home = victim_home();
     let server = server(vec![Turn::text(["should never be asked"])]);
-    configure(&world, &server);
+    world.configure(&server.base_url(), MODEL, json!({}));
     let dir = plant_chat(
         &world,
         json!([{"path": "notes.txt", "readonly": false, "external": false, "version": "x"}]),
@@ -169,7 +161,7 @@ fn a_chat_naming_a_project_file_outside_the_project_is_not_selected_or_sent() {
     let world = World::new();
     let home = victim_home();
     let server = server(vec![Turn::text(["no"])]);
-    configure(&world, &server);
+    world.configure(&server.base_url(), MODEL, json!({}));
     symlink(home.path(), world.project().join("docs")).unwrap();
     let dir = plant_chat(
         &world,
@@ -377,7 +369,7 @@ fn chat_with_output(world: &World) -> (Daemon, String, FakeLlm) {
         "write_file",
         json!({"path":"notes.txt","content":"from the model\n"}),
     ))]);
-    configure(world, &server);
+    world.configure(&server.base_url(), MODEL, json!({}));
     let (mut daemon, id) = project_with_chat(world);
     let done = send(&mut daemon, "write notes");
     assert_eq!(done.last().unwrap()["type"], "done", "{done:?}");
@@ -455,7 +447,7 @@ fn the_output_write_cannot_be_redirected_by_a_concurrent_link_flip() {
             "write_file",
             json!({"path":"dir/x.txt","content":"model bytes\n"}),
         ))]);
-        configure(&world, &server);
+        world.configure(&server.base_url(), MODEL, json!({}));
         let (mut daemon, id) = project_with_chat(&world);
         let output = world.chats_dir().join(&id).join("output");
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -640,7 +632,7 @@ fn a_sigkill_during_the_commit_leaves_all_or_nothing() {
         }
         let world = World::new();
         let server = server(vec![turn]);
-        configure(&world, &server);
+        world.configure(&server.base_url(), MODEL, json!({}));
         let (mut daemon, id) = project_with_chat(&world);
         let chat_dir = world.chats_dir().join(&id);
         std::fs::write(
@@ -726,7 +718,7 @@ fn a_write_that_fails_is_a_diff_error_not_reported_as_written() {
                 json!({"path":"a/inner.txt","content":"cannot be: a is a file\n"}),
             )),
     ]);
-    configure(&world, &server);
+    world.configure(&server.base_url(), MODEL, json!({}));
     let (mut daemon, id) = project_with_chat(&world);
     assert_eq!(send(&mut daemon, "one").last().unwrap()["type"], "done");
     let lines = send(&mut daemon, "two");
@@ -837,7 +829,7 @@ fn a_git_clone_of_a_hostile_repository_reads_and_writes_nothing_outside() {
         "git recreated the link"
     );
     let server = server(vec![Turn::text(["never"])]);
-    configure(&world, &server);
+    world.configure(&server.base_url(), MODEL, json!({}));
     let mut daemon = world.spawn();
     assert_eq!(init(&mut daemon, &world)["type"], "ok");
     assert_eq!(daemon.call(json!({"action":"chat_active"})).get("id"), None);

@@ -25,36 +25,13 @@ fn script(turns: Vec<Turn>) -> Script {
         .with_credits(10.0, 3.45)
 }
 
-fn write_config(world: &World, server: &FakeLlm, extra: Value) {
-    let mut config = json!({
-        "api_key": "sk-test",
-        "base_url": format!("{}/api/v1", server.base_url()),
-        "default_model": MODEL,
-    });
-    for (key, value) in extra.as_object().unwrap() {
-        config[key] = value.clone();
-    }
-    let dir = world.home().join(".config/bb7");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
-}
-
 fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
     let world = World::new();
     let server = FakeLlm::start(script(turns)).unwrap();
-    write_config(&world, &server, extra);
+    world.configure(&server.base_url(), MODEL, extra);
     world.write("src/a.rs", A_RS);
     world.write("docs/readme.md", "# Readme\n");
-    let mut daemon = world.spawn();
-    let root = world.project().display().to_string();
-    assert_eq!(
-        daemon.call(json!({"action":"bb7_init","project_root":root}))["type"],
-        "ok"
-    );
-    assert_eq!(
-        daemon.call(json!({"action":"init","project_root":root}))["type"],
-        "ok"
-    );
+    let mut daemon = world.open_project();
     let chat = daemon.call(json!({"action":"chat_new","name":"t"}))["id"]
         .as_str()
         .unwrap()

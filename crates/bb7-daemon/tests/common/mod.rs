@@ -50,6 +50,36 @@ impl World {
     pub fn chats_dir(&self) -> PathBuf {
         self.project().join(".bb7").join("chats")
     }
+
+    /// Writes `~/.config/bb7/config.json`: the fake OpenRouter at `server_base` (its base
+    /// URL), `model` as the default model and an API key, with `extra` keys over them.
+    pub fn configure(&self, server_base: &str, model: &str, extra: Value) {
+        let mut config = json!({
+            "api_key": "sk-test",
+            "base_url": format!("{server_base}/api/v1"),
+            "default_model": model,
+        });
+        for (key, value) in extra.as_object().unwrap() {
+            config[key] = value.clone();
+        }
+        let dir = self.home().join(".config/bb7");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    }
+
+    /// A daemon on the project: `bb7_init` when it has no `.bb7/` yet, then `init`, both
+    /// answered `ok`.
+    pub fn open_project(&self) -> Daemon {
+        let mut daemon = self.spawn();
+        let root = self.project().display().to_string();
+        if !self.project().join(".bb7").exists() {
+            let reply = daemon.call(json!({"action":"bb7_init","project_root":root}));
+            assert_eq!(reply["type"], "ok", "{reply}");
+        }
+        let reply = daemon.call(json!({"action":"init","project_root":root}));
+        assert_eq!(reply["type"], "ok", "{reply}");
+        daemon
+    }
 }
 
 /// A running `bb7`.
