@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use tiktoken_rs::CoreBPE;
 
 use crate::parallel::{self, PARALLEL_MIN_BYTES};
+use crate::pieces::{self, PieceCounter};
 
 /// Something that says how many tokens a text costs.
 ///
@@ -184,9 +185,11 @@ impl FromStr for Encoding {
 /// Text is encoded as ordinary text: special-token markers such as `<|endoftext|>` inside a
 /// message are counted as the characters they are, which is how a provider treats user text.
 ///
-/// Counting goes through `bpe-openai` (same vocabularies, same counts, several times faster
-/// than tiktoken), on several threads for texts of at least [`PARALLEL_MIN_BYTES`];
-/// [`encode`](Bpe::encode) through tiktoken-rs.
+/// Counting never materialises token ids: the text is cut into tiktoken's pieces (ASCII
+/// decided from its bytes, the rest by the encoding's regex through `bpe-openai`), a piece
+/// that is a whole token counts one, and only the others go through `bpe-openai`'s BPE; texts
+/// of at least [`PARALLEL_MIN_BYTES`] are counted on several threads. The counts are
+/// tiktoken's to the token. [`encode`](Bpe::encode) goes through tiktoken-rs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bpe {
     encoding: Encoding,
@@ -232,8 +235,8 @@ impl Bpe {
     /// included) when it is long enough to gain from it. The count does not depend on
     /// `threads`: the text is only cut where the encoding starts a new piece anyway.
     pub fn count_on_threads(&self, text: &str, threads: usize) -> usize {
-        let tokenizer = self.tokenizer();
-        let count = |chunk: &str| tokenizer.count(chunk);
+        let counter = self.pieces();
+        let count = |chunk: &str| counter.count(chunk);
         if threads < 2 || text.len() < PARALLEL_MIN_BYTES {
             return count(text);
         }
@@ -241,11 +244,11 @@ impl Bpe {
     }
 
     /// The counting tokenizer: the same vocabulary and pre-tokenizer as tiktoken's, giving the
-    /// same counts without materialising token ids in a regex-driven loop.
-    fn tokenizer(&self) -> &'static bpe_openai::Tokenizer {
+    /// same counts without materialising token ids.
+    fn pieces(&self) -> &'static PieceCounter {
         match self.encoding {
-            Encoding::Cl100k => bpe_openai::cl100k_base(),
-            Encoding::O200k => bpe_openai::o200k_base(),
+            Encoding::Cl100k => &pieces::CL100K,
+            Encoding::O200k => &pieces::O200K,
         }
     }
 
@@ -582,11 +585,11 @@ mod tests {
             parts in 2usize..6,
         ) {
             for bpe in [Bpe::cl100k(), Bpe::o200k()] {
-                let tokenizer = bpe.tokenizer();
-                let count = |chunk: &str| tokenizer.count(chunk);
+                let counter = bpe.pieces();
+                let count = |chunk: &str| counter.count(chunk);
                 prop_assert_eq!(
                     parallel::count_in_chunks(&text, parts, 1, &count),
-                    tokenizer.count(text.as_str())
+                    bpe.encode(&text).len()
                 );
             }
         }

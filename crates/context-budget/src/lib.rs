@@ -77,6 +77,8 @@ pub mod estimate;
 pub mod message;
 pub mod pairs;
 mod parallel;
+mod pieces;
+mod pretokenize;
 pub mod predict;
 pub mod telemetry;
 pub mod trim;
