@@ -4,6 +4,7 @@
 //!
 //! `cargo run -p ybs-chatfile --example chat2json -- [--expand] FILE`
 
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -46,18 +47,25 @@ fn main() -> ExitCode {
         }
     } else {
         match std::fs::read(&file) {
-            Ok(bytes) => parse_messages(&String::from_utf8_lossy(&bytes)),
+            // Valid UTF-8 is checked at memory speed; only invalid input pays for the
+            // replacement characters.
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => parse_messages(&text),
+                Err(err) => parse_messages(&String::from_utf8_lossy(err.as_bytes())),
+            },
             Err(err) => {
                 eprintln!("chat2json: cannot read {}: {err}", file.display());
                 return ExitCode::FAILURE;
             }
         }
     };
-    match serde_json::to_string_pretty(&messages) {
-        Ok(json) => {
-            println!("{json}");
-            ExitCode::SUCCESS
-        }
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, &messages)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("chat2json: cannot write JSON: {err}");
             ExitCode::FAILURE

@@ -54,9 +54,16 @@ pub(crate) fn shapes(text: &str) -> Vec<(Shape<'_>, &str)> {
         .collect()
 }
 
+#[cfg(test)]
 /// The shape of one line (without `"\n"`) among all ten rules of the notes.
 pub(crate) fn classify(line: &str) -> Shape<'_> {
     first_shape(Rule::lines, line)
+}
+
+/// `Some(CmdOpen)` or `Some(CmdClose)` when `line` is a command-output marker (rules 4 and 5),
+/// asked only of lines that are neither a fence nor a `[[` line.
+pub(crate) fn command_marker(line: &str) -> Option<Shape<'_>> {
+    Some(first_shape(Rule::command_marker, line)).filter(|shape| *shape != Shape::Text)
 }
 
 /// The shape of `line` among headers, escaped headers, XML openings and text only: what a line

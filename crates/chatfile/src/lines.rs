@@ -5,8 +5,9 @@
 //! The grammar stays the statement of the shapes. A line without `:--` cannot be a
 //! command-output marker (rules 4 and 5, the only shapes whose patterns look far into a line);
 //! every other shape is fixed by its first bytes (a fence, `[[`, `<name` then `>` or
-//! whitespace and a `>`, `role:` at column 0, backslashes then `role:`), so such a line is
-//! decided here, in the grammar's order, and only lines with `:--` are handed to the grammar.
+//! whitespace and a `>`, `role:` at column 0, backslashes then `role:`), so lines are decided
+//! here, in the grammar's order, and only the marker rules of lines with `:--` (and neither a
+//! fence nor `[[`) are handed to the grammar.
 //! Closing tags are found the same way. The property tests in `fast_path_tests.rs` hold this
 //! path equal to the grammar, line by line and message by message, on arbitrary input.
 
@@ -68,12 +69,9 @@ impl<'a> Iterator for Lines<'a> {
 /// The shape of one line, as `grammar::shapes` would give it.
 fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
     let bytes = line.as_bytes();
-    // Rules 4 and 5 need `:--` somewhere, and their patterns are the grammar's to match.
-    if has_cmd_marker {
-        return grammar::classify(line);
-    }
-    // Without them, the block markers (rules 1, 3, 7) are decided by the bytes after the
-    // leading whitespace, in the grammar's order.
+    // The block markers are decided after the leading whitespace, in the grammar's order:
+    // rules 1 and 3 by their first bytes, rules 4 and 5 (which need `:--` somewhere) by the
+    // grammar, rule 7 by its first bytes again.
     let lead = bytes
         .iter()
         .position(|&b| !is_lead(b))
@@ -84,6 +82,11 @@ fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
     }
     if stripped.starts_with("[[") {
         return Shape::SquareOpen;
+    }
+    if has_cmd_marker {
+        if let Some(marker) = grammar::command_marker(line) {
+            return marker;
+        }
     }
     if let Some(tag) = xml_open_tag(stripped) {
         return Shape::XmlOpen { tag };

@@ -132,7 +132,13 @@ pub fn parse(text: &str) -> Vec<ParsedMessage> {
 
 /// Parses a chat file into messages without spans.
 pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
-    parse(text).iter().map(ParsedMessage::to_message).collect()
+    parse(text)
+        .into_iter()
+        .map(|message| ChatMessage {
+            role: message.role,
+            content: message.content,
+        })
+        .collect()
 }
 
 /// Parses a chat file, also reporting a protected block left open at its end.
