@@ -78,8 +78,8 @@ pub mod message;
 pub mod pairs;
 mod parallel;
 mod pieces;
-mod pretokenize;
 pub mod predict;
+mod pretokenize;
 pub mod telemetry;
 pub mod trim;
 

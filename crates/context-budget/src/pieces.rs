@@ -41,10 +41,8 @@ impl PieceCounter {
     fn new(tokenizer: &'static Tokenizer, pattern: Pattern) -> Self {
         let bpe = &tokenizer.bpe;
         let tokens = u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX);
-        let mut whole = WholeTokens::with_capacity_and_hasher(
-            bpe.num_tokens(),
-            BuildHasherDefault::default(),
-        );
+        let mut whole =
+            WholeTokens::with_capacity_and_hasher(bpe.num_tokens(), BuildHasherDefault::default());
         whole.extend((0..tokens).map(|id| bpe.token_bytes(id)));
         PieceCounter {
             tokenizer,
