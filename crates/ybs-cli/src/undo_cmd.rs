@@ -96,7 +96,10 @@ pub fn run(
 
 /// One line of `--list`: number, time, command, request, files.
 fn describe(number: usize, turn: &StoredTurn, cwd: &Path) -> String {
-    let files: Vec<String> = turn.files().map(|path| shown_path(path, cwd)).collect();
+    let files: Vec<String> = turn
+        .changed_files()
+        .map(|path| shown_path(path, cwd))
+        .collect();
     let mut line = format!(
         "{number:>2}  {}  {:4}  \"{}\"  {}",
         when(turn.ended_ms()),

@@ -308,6 +308,12 @@ fn undo_after_ask_restores_the_project_file_and_the_chat_file() {
 fn undoing_a_turn_that_ran_shell_commands_warns() {
     let project = Project::new(vec![
         call("c1", "run_shell", json!({"command": "true"})),
+        // A write that fails changes nothing and is not listed.
+        call(
+            "c2",
+            "edit_file",
+            json!({"path": "missing.txt", "old_text": "a", "new_text": "b"}),
+        ),
         Turn::text(["Ran it."]),
     ]);
     succeeds(&project.ybs(&["exec", "--yes", "run"]));

@@ -61,6 +61,8 @@ struct FileEntry {
     existed_before: bool,
     mode: Option<u32>,
     exists_after: bool,
+    /// Whether its content differs after the turn (always, for a turn that did not end).
+    changed: bool,
 }
 
 /// The journal on disk cannot be read: nothing was undone.
@@ -177,6 +179,7 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
             existed_before: file.before.is_some(),
             mode: file.mode,
             exists_after: turn.finished && file.after.is_some(),
+            changed: !turn.finished || file.before != file.after,
         });
     }
     let manifest = Manifest {
@@ -276,9 +279,11 @@ impl StoredTurn {
         self.manifest.ended_ms
     }
 
-    /// The files it wrote.
-    pub fn files(&self) -> impl Iterator<Item = &Path> {
-        self.manifest.files.iter().map(|file| file.path.as_path())
+    /// The files it changed (a failed write leaves a file as it was).
+    pub fn changed_files(&self) -> impl Iterator<Item = &Path> {
+        (self.manifest.files.iter())
+            .filter(|file| file.changed)
+            .map(|file| file.path.as_path())
     }
 
     /// Whether it ran shell commands.
