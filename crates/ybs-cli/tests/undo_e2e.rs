@@ -3,12 +3,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod pty;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common::{Project, call, text};
+use pty::{Tmux, shell_quote};
 use serde_json::json;
 use ybs_testkit::Turn;
 
@@ -351,4 +353,52 @@ fn a_repl_turn_can_be_undone_after_the_session_ended() {
     let stdout = succeeds(&project.ybs(&["undo"]));
     assert!(stdout.starts_with("undoing repl \"create\""), "{stdout}");
     assert!(!project.file("made.txt").exists());
+}
+
+#[test]
+fn on_a_terminal_undo_asks_before_going_over_a_change() {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return;
+    }
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "edit_file",
+            json!({"path": "kept.txt", "old_text": "old", "new_text": "new"}),
+        ),
+        Turn::text(["Edited."]),
+    ]);
+    project.write("kept.txt", "old\n");
+    succeeds(&project.ybs(&["exec", "--yes", "edit"]));
+    project.write("kept.txt", "mine\n");
+    let undo = format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {} undo",
+        shell_quote(&project.path("home")),
+        shell_quote(&project.path("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&project.path("config/ybs.json")),
+    );
+    let script = format!("{undo}; echo exit=$?; {undo}; echo exit=$?; sleep 600");
+    let command = format!("sh -c {}", shell_quote(Path::new(&script)));
+    let tmux = Tmux::start(&project.path("tmux.sock"), &project.file(""), &command);
+    let question =
+        "kept.txt changed since that turn. Undo anyway (your version is kept in a copy)? [y/N]:";
+    tmux.wait_for(question);
+    tmux.keys(&["n", "Enter"]);
+    let screen = tmux.wait_for("exit=1");
+    assert!(
+        screen.contains("changed since that turn and was left as it is"),
+        "{screen}"
+    );
+    assert_eq!(project.read("kept.txt"), "mine\n");
+    tmux.wait_for_after("exit=1", question);
+    tmux.keys(&["y", "Enter"]);
+    let screen = tmux.wait_for("exit=0");
+    assert!(screen.contains("restored kept.txt"), "{screen}");
+    assert_eq!(project.read("kept.txt"), "old\n");
 }
