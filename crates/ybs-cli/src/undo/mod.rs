@@ -273,8 +273,15 @@ mod tests {
         assert!(!state.join("turn-0001").exists());
         journal.begin_turn(2, "b");
         journal.before_write(&file);
+        std::fs::write(&file, "four").unwrap();
         journal.end_turn();
         assert!(state.join("turn-0002/0.before").exists());
+        // A turn whose write changed nothing is not kept on disk.
+        journal.begin_turn(4, "c");
+        journal.before_write(&file);
+        assert!(state.join("turn-0003/turn.json").exists());
+        journal.end_turn();
+        assert!(!state.join("turn-0003").exists());
         drop(journal);
         // What was not undone stays for `ybs undo`.
         assert!(state.join("turn-0002/turn.json").exists());

@@ -139,13 +139,14 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-/// Saves `turn` of the run `info` in its directory. A turn that wrote no file and ran no
+/// Saves `turn` of the run `info` in its directory. A turn that changed no file and ran no
 /// command leaves nothing on disk. The run's first saved turn prunes the project's older runs.
 pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
     let Some(dir) = &turn.dir else {
         return Ok(());
     };
-    if turn.files.is_empty() && !turn.ran_shell {
+    let changed = !turn.finished || turn.changed_files();
+    if (turn.files.is_empty() || !changed) && !turn.ran_shell {
         return match fs::remove_dir_all(dir) {
             Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
             _ => Ok(()),
@@ -154,7 +155,7 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
     if let Some(run) = dir.parent().filter(|run| !run.exists()) {
         create_private_dir(run)?;
         if let Some(project) = run.parent() {
-            prune(project, KEEP_RUNS);
+            prune(project, run, KEEP_RUNS);
         }
     }
     create_private_dir(dir)?;
@@ -202,17 +203,19 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
     write_private(&dir.join(MANIFEST), &json)
 }
 
-/// Removes all but the newest `keep` runs of `project`.
-fn prune(project: &Path, keep: usize) {
+/// Removes all but the newest `keep` runs of `project`; `current`, the run being recorded,
+/// is one of them whatever its age (a long REPL session).
+fn prune(project: &Path, current: &Path, keep: usize) {
     let Ok(entries) = fs::read_dir(project) else {
         return;
     };
     let mut runs: Vec<PathBuf> = (entries.filter_map(Result::ok))
         .filter(|entry| entry.file_name().to_str().is_some_and(is_run_name))
         .map(|entry| entry.path())
+        .filter(|run| run != current)
         .collect();
     runs.sort();
-    let old = runs.len().saturating_sub(keep);
+    let old = runs.len().saturating_sub(keep.saturating_sub(1));
     for run in &runs[..old] {
         let _ = fs::remove_dir_all(run);
     }
@@ -413,6 +416,16 @@ mod tests {
         assert_eq!(turns.len(), KEEP_RUNS);
         assert_eq!(turns[0].request(), "run 3");
         assert!(project.join("kept").is_dir());
+        // A long session's run, older than the others, is not pruned by its own next turn.
+        let mut journal =
+            Journal::persistent(project.join("000000000000000-9"), RunInfo::default());
+        journal.begin_turn(0, "long session");
+        journal.ran_shell();
+        journal.end_turn();
+        let turns = load(&project).unwrap();
+        assert_eq!(turns.len(), KEEP_RUNS);
+        assert_eq!(turns[0].request(), "run 4");
+        assert_eq!(turns[KEEP_RUNS - 1].request(), "long session");
     }
 
     #[test]
