@@ -111,11 +111,14 @@ pub enum Command {
     /// Take back the files of the newest exec, ask or REPL turn of this project
     #[command(
         long_about = "Take back the files of the newest exec, ask or REPL turn of this project \
-                      (found from a subdirectory too): files it wrote are restored, files it \
-                      created removed, its [ybs] auto-commit dropped. Repeat for the turn before. \
-                      A file changed since the turn is asked about on a terminal and refused \
-                      otherwise unless --yes (your version is then kept in a copy). What shell \
-                      commands did cannot be undone. The last 20 runs of a project are kept."
+                      (found from a subdirectory too), then of the one before if run again.\n\n\
+                      Files the turn wrote are restored with their modes, files it created \
+                      removed, its [ybs] auto-commit dropped (refused when commits were made on \
+                      top), and for ask the chat file is restored too. A file changed since the \
+                      turn is asked about on a terminal and refused otherwise, unless --yes (your \
+                      version is then kept in a copy). What shell commands did cannot be \
+                      undone.\n\nThe journal is kept in $XDG_DATA_HOME/ybs/undo (default \
+                      ~/.local/share), the last 20 runs of each project."
     )]
     Undo {
         /// Undo even over files changed since the turn (a copy of your version is kept)
