@@ -108,6 +108,26 @@ pub enum Command {
         #[arg(short = 'y', long)]
         yes: bool,
     },
+    /// Take back the files of the newest exec, ask or REPL turn of this project
+    #[command(
+        long_about = "Take back the files of the newest exec, ask or REPL turn of this project \
+                      (found from a subdirectory too), then of the one before if run again.\n\n\
+                      Files the turn wrote are restored with their modes, files it created \
+                      removed, its [ybs] auto-commit dropped (refused when commits were made on \
+                      top), and for ask the chat file is restored too. A file changed since the \
+                      turn is asked about on a terminal and refused otherwise, unless --yes (your \
+                      version is then kept in a copy). What shell commands did cannot be \
+                      undone.\n\nThe journal is kept in $XDG_DATA_HOME/ybs/undo (default \
+                      ~/.local/share), the last 20 runs of each project."
+    )]
+    Undo {
+        /// Undo even over files changed since the turn (a copy of your version is kept)
+        #[arg(short = 'y', long)]
+        yes: bool,
+        /// List the recorded turns, newest first, instead of undoing
+        #[arg(long)]
+        list: bool,
+    },
     /// Print the effective configuration, each value with its source
     Config,
     /// Print a shell completion script
@@ -126,6 +146,7 @@ impl Command {
             Command::Chat { .. } => "chat",
             Command::Tools => "tools",
             Command::Tool { .. } => "tool",
+            Command::Undo { .. } => "undo",
             Command::Config => "config",
             Command::Completions { .. } => "completions",
         }
@@ -258,6 +279,20 @@ mod tests {
             })
         );
         assert_eq!(parse(&["config"])?.command, Some(Command::Config));
+        assert_eq!(
+            parse(&["undo", "--yes"])?.command,
+            Some(Command::Undo {
+                yes: true,
+                list: false
+            })
+        );
+        assert_eq!(
+            parse(&["undo", "--list"])?.command,
+            Some(Command::Undo {
+                yes: false,
+                list: true
+            })
+        );
         assert_eq!(
             parse(&["completions", "zsh"])?.command,
             Some(Command::Completions { shell: Shell::Zsh })

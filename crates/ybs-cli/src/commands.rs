@@ -45,11 +45,12 @@ pub fn surroundings(host: &Host) -> Surroundings {
     }
 }
 
-/// Builds the agent, printing external tools that failed to load.
+/// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
+/// that failed to load.
 pub fn build_agent(
     config: &Config,
     host: &Host,
-    confirm: ConfirmMode,
+    (command, confirm): (&str, ConfirmMode),
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
@@ -60,6 +61,7 @@ pub fn build_agent(
         config,
         &host.locations,
         host.data_home.as_deref(),
+        command,
         err,
     );
     for error in &report.tools.errors {
@@ -170,6 +172,9 @@ pub fn after_turn(
             let short: String = id.chars().take(8).collect();
             let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
             agent.journal.set_commit(id, baseline.root.clone());
+            if let Some(error) = agent.journal.disk_error.take() {
+                let _ = writeln!(log, "ybs: warning: {error}");
+            }
         }
         Ok(CommitOutcome::Skipped(crate::git::Skip::StagedBefore)) => {
             let _ = writeln!(
@@ -267,7 +272,7 @@ pub fn exec(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = build_agent(config, host, mode, cli.options.dry_run, err)?;
+    let mut agent = build_agent(config, host, ("exec", mode), cli.options.dry_run, err)?;
     let resumed = resume(cli, host, &mut agent)?;
     let session_file = session_file(host, resumed.as_deref());
     let baseline = git_baseline(config, &host.locations.cwd, err);
@@ -316,6 +321,8 @@ pub fn ask(
     let mut config = loaded.config.clone();
     let cwd = &host.locations.cwd;
     let path = cwd.join(chat);
+    // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
+    let chat_before = crate::undo::FileRecord::now(&path);
     if let Some(question) = question {
         append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
     }
@@ -356,7 +363,8 @@ pub fn ask(
         ConfirmMode::Deny
     };
     chat_tools::keep_named_servers(&expansion, &mut config);
-    let mut agent = build_agent(&config, host, mode, cli.options.dry_run, err)?;
+    let mut agent = build_agent(&config, host, ("ask", mode), cli.options.dry_run, err)?;
+    agent.journal.before_next_turn(chat_before);
     let failures = chat_tools::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     warn_mcp(&failures, err);
     chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
@@ -387,7 +395,12 @@ pub fn ask(
         .conversation
         .get(report.start + 1..)
         .unwrap_or_default();
-    append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()))?;
+    let appended = append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()));
+    agent.journal.refresh_last();
+    if let Some(error) = agent.journal.disk_error.take() {
+        let _ = writeln!(err, "ybs: warning: {error}");
+    }
+    appended?;
     Ok(if report.stop == Stop::Finished { 0 } else { 1 })
 }
 

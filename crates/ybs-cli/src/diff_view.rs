@@ -15,6 +15,10 @@ use crate::render::style::{Painter, Role};
 
 /// The most diff lines shown before a confirmation; the rest are counted.
 pub const FOLD_LINES: usize = 60;
+/// Lines kept at the start of a long hunk before a confirmation.
+pub const HUNK_HEAD: usize = 6;
+/// Lines kept at the end of a long hunk before a confirmation.
+pub const HUNK_TAIL: usize = 3;
 /// How many lines of a new file are shown.
 pub const NEW_FILE_LINES: usize = 10;
 /// Lines of context around each change.
@@ -118,7 +122,7 @@ fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String>
     }
 }
 
-/// The preview as display lines, diffs folded after `fold` lines.
+/// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]).
 pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     match preview {
         Preview::Shell { command, cwd } => vec![
@@ -134,17 +138,7 @@ pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
             path,
             before: Some(before),
             after,
-        } => {
-            let mut lines = diff_lines(path, before, after, painter);
-            if lines.len() > fold {
-                let hidden = lines.len() - fold;
-                lines.truncate(fold);
-                lines.push(
-                    painter.paint(Role::Dim, &format!("  … {hidden} more diff lines hidden")),
-                );
-            }
-            lines
-        }
+        } => folded_diff_lines(path, before, after, painter, fold),
     }
 }
 
@@ -174,31 +168,103 @@ fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
 /// The unified diff of `before` to `after` as display lines, headed by the file's name.
 pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Vec<String> {
     let diff = line_diff(before, after);
-    let (added, removed) = count_changes(&diff);
+    let mut lines = title(path, &diff, painter);
+    for hunk in hunks(&diff, painter) {
+        lines.push(hunk.header);
+        lines.extend(hunk.body);
+    }
+    lines
+}
+
+/// [`diff_lines`] folded for a confirmation: each long hunk keeps its first [`HUNK_HEAD`] and
+/// last [`HUNK_TAIL`] lines, and hunks stop once `fold` lines are shown, the rest counted.
+pub fn folded_diff_lines(
+    path: &str,
+    before: &str,
+    after: &str,
+    painter: Painter,
+    fold: usize,
+) -> Vec<String> {
+    let diff = line_diff(before, after);
+    let mut lines = title(path, &diff, painter);
+    let mut hunks = hunks(&diff, painter).into_iter();
+    let mut shown = 0;
+    while let Some(hunk) = hunks.next() {
+        let folded = fold_hunk(&hunk, painter);
+        if lines.len() + folded.len() > fold {
+            if shown == 0 {
+                let room = fold.saturating_sub(lines.len());
+                lines.extend(folded.into_iter().take(room));
+            }
+            let rest = hunks.len() + usize::from(shown > 0);
+            let hidden = hunks.map(|hunk| hunk.body.len()).sum::<usize>()
+                + if shown > 0 { hunk.body.len() } else { 0 };
+            if rest > 0 {
+                let noun = if rest == 1 { "hunk" } else { "hunks" };
+                let note = format!("  … {rest} more {noun} hidden ({hidden} diff lines)");
+                lines.push(painter.paint(Role::Dim, &note));
+            }
+            break;
+        }
+        lines.extend(folded);
+        shown += 1;
+    }
+    lines
+}
+
+/// One hunk of a diff: its `@@` line and its lines.
+struct Hunk {
+    header: String,
+    body: Vec<String>,
+}
+
+/// `path: +N -M`, and `(no change)` when nothing differs.
+fn title<'a>(path: &str, diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<String> {
+    let (added, removed) = count_changes(diff);
     let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
     if added == 0 && removed == 0 {
         lines.push(painter.paint(Role::Dim, "  (no change)"));
-        return lines;
     }
+    lines
+}
+
+fn hunks<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<Hunk> {
+    let mut hunks = Vec::new();
     for hunk in diff
         .unified_diff()
         .context_radius(CONTEXT_LINES)
         .iter_hunks()
     {
-        lines.push(painter.paint(Role::Dim, &format!("  {}", hunk.header())));
+        let header = painter.paint(Role::Dim, &format!("  {}", hunk.header()));
+        let mut body = Vec::new();
         for change in hunk.iter_changes() {
             let text = change.value().trim_end_matches(['\n', '\r']);
-            let line = match change.tag() {
+            body.push(match change.tag() {
                 ChangeTag::Insert => painter.paint(Role::Success, &format!("  +{text}")),
                 ChangeTag::Delete => painter.paint(Role::Failure, &format!("  -{text}")),
                 ChangeTag::Equal => format!("   {text}"),
-            };
-            lines.push(line);
+            });
             if change.missing_newline() {
-                lines.push(painter.paint(Role::Dim, "  \\ No newline at end of file"));
+                body.push(painter.paint(Role::Dim, "  \\ No newline at end of file"));
             }
         }
+        hunks.push(Hunk { header, body });
     }
+    hunks
+}
+
+/// A hunk's lines with the middle of a long one replaced by a count.
+fn fold_hunk(hunk: &Hunk, painter: Painter) -> Vec<String> {
+    let mut lines = vec![hunk.header.clone()];
+    let body = &hunk.body;
+    if body.len() <= HUNK_HEAD + HUNK_TAIL + 1 {
+        lines.extend(body.iter().cloned());
+        return lines;
+    }
+    let hidden = body.len() - HUNK_HEAD - HUNK_TAIL;
+    lines.extend(body[..HUNK_HEAD].iter().cloned());
+    lines.push(painter.paint(Role::Dim, &format!("  … {hidden} lines hidden …")));
+    lines.extend(body[body.len() - HUNK_TAIL..].iter().cloned());
     lines
 }
 
@@ -285,13 +351,72 @@ mod tests {
     }
 
     #[test]
-    fn long_diffs_are_folded_with_the_hidden_count() {
+    fn a_long_hunk_keeps_its_head_and_tail() {
         let before: String = (0..100).map(|i| format!("{i}\n")).collect();
         let after: String = (0..100).map(|i| format!("x{i}\n")).collect();
-        let lines = render(&file(Some(&before), &after), PLAIN, 20);
-        assert_eq!(lines.len(), 21);
-        // 1 title + 1 hunk header + 200 changed lines, 20 shown.
-        assert_eq!(lines[20], "  … 182 more diff lines hidden");
+        let lines = render(&file(Some(&before), &after), PLAIN, FOLD_LINES);
+        // 200 changed lines: 6 shown, 191 hidden, 3 shown.
+        assert_eq!(
+            lines,
+            [
+                "  src/a.rs: +100 -100",
+                "  @@ -1,100 +1,100 @@",
+                "  -0",
+                "  -1",
+                "  -2",
+                "  -3",
+                "  -4",
+                "  -5",
+                "  … 191 lines hidden …",
+                "  +x97",
+                "  +x98",
+                "  +x99",
+            ]
+        );
+    }
+
+    /// A 1,000-line file with one line changed every 20 lines: 50 hunks of 9 lines.
+    fn many_hunks() -> (String, String) {
+        let before: String = (0..1000).map(|i| format!("{i}\n")).collect();
+        let after: String = (0..1000)
+            .map(|i| {
+                if i % 20 == 10 {
+                    format!("x{i}\n")
+                } else {
+                    format!("{i}\n")
+                }
+            })
+            .collect();
+        (before, after)
+    }
+
+    #[test]
+    fn hunks_stop_at_the_budget_and_the_rest_are_counted() {
+        let (before, after) = many_hunks();
+        let lines = render(&file(Some(&before), &after), PLAIN, FOLD_LINES);
+        // The title and 6 whole hunks of 9 lines fit in 60; the other 44 are counted.
+        assert_eq!(lines.len(), 1 + 6 * 9 + 1, "{lines:#?}");
+        assert_eq!(lines[1], "  @@ -8,7 +8,7 @@");
+        assert_eq!(lines[5], "  -10");
+        assert_eq!(lines[6], "  +x10");
+        assert_eq!(lines[46], "  @@ -108,7 +108,7 @@");
+        assert_eq!(lines[55], "  … 44 more hunks hidden (352 diff lines)");
+        assert!(!lines.iter().any(|line| line.contains("lines hidden …")));
+        // /diff shows everything.
+        assert_eq!(diff_lines("a", &before, &after, PLAIN).len(), 1 + 50 * 9);
+    }
+
+    #[test]
+    fn the_total_stays_bounded_for_a_small_budget_and_short_hunks_are_whole() {
+        let (before, after) = many_hunks();
+        for fold in [0, 1, 5, 12, 20, 59, 60, 61] {
+            let lines = render(&file(Some(&before), &after), PLAIN, fold);
+            assert!(lines.len() <= fold.max(1) + 1, "{fold}: {}", lines.len());
+        }
+        // Ten lines in a hunk are shown whole: folding one line away would not help.
+        let lines = render(&file(Some("a\n"), "b\nc\nd\ne\nf\ng\nh\ni\nj\n"), PLAIN, 60);
+        assert_eq!(lines.len(), 12, "{lines:#?}");
+        assert!(!lines.iter().any(|line| line.contains('…')));
     }
 
     #[test]

@@ -261,10 +261,11 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match commands::build_agent(config, host, mode, cli.options.dry_run, err) {
-        Ok(agent) => agent,
-        Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
-    };
+    let mut agent =
+        match commands::build_agent(config, host, ("exec", mode), cli.options.dry_run, err) {
+            Ok(agent) => agent,
+            Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
+        };
     let resumed = match commands::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),

@@ -120,17 +120,45 @@ impl Git {
             .map(|f| f.to_string_lossy().into_owned())
             .collect();
         self.run(root, &["add", "-A", "--"], &paths)?;
-        let staged = self.output_with(root, &["diff", "--cached", "--quiet", "--"], &paths)?;
-        if staged.status.success() {
-            return Ok(CommitOutcome::Skipped(Skip::NothingChanged));
-        }
         let message = format!("{prefix} {summary}").trim().to_owned();
-        self.run(root, &["commit", "--quiet", "-m", &message, "--"], &paths)?;
-        let head = self.run(root, &["rev-parse", "HEAD"], &[])?;
-        Ok(CommitOutcome::Committed {
-            id: String::from_utf8_lossy(&head.stdout).trim().to_owned(),
-            files,
+        let committed = self.commit_staged(root, &paths, &message);
+        if committed.is_err() {
+            // Leave the index as the turn found it: what ybs staged is unstaged, anything
+            // else staged meanwhile stays.
+            self.unstage(root, &paths);
+        }
+        Ok(match committed? {
+            Some(id) => CommitOutcome::Committed { id, files },
+            None => CommitOutcome::Skipped(Skip::NothingChanged),
         })
+    }
+
+    /// Commits the staged `paths`; `None` when they do not differ from `HEAD`.
+    fn commit_staged(
+        &self,
+        root: &Path,
+        paths: &[String],
+        message: &str,
+    ) -> Result<Option<String>, GitError> {
+        let staged = self.output_with(root, &["diff", "--cached", "--quiet", "--"], paths)?;
+        if staged.status.success() {
+            return Ok(None);
+        }
+        self.run(root, &["commit", "--quiet", "-m", message, "--"], paths)?;
+        let head = self.run(root, &["rev-parse", "HEAD"], &[])?;
+        Ok(Some(
+            String::from_utf8_lossy(&head.stdout).trim().to_owned(),
+        ))
+    }
+
+    /// Takes `paths` out of the index again (back to `HEAD`, or untracked before the first
+    /// commit). Best effort: the commit's own error is the one reported.
+    fn unstage(&self, root: &Path, paths: &[String]) {
+        let reset = self.run(root, &["reset", "--quiet", "--"], paths);
+        if reset.is_err() {
+            let args = ["rm", "--cached", "--quiet", "--ignore-unmatch", "-r", "--"];
+            let _ = self.run(root, &args, paths);
+        }
     }
 
     /// The files of `changed` git can commit: inside the work tree, not ignored, and either

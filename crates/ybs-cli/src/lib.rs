@@ -7,7 +7,7 @@
 //! the system prompt with the environment, project instructions and the repository map
 //! ([`prompt`], [`repo_map`], readied by
 //! [`prepare`], the project found by [`project`]), change previews and diffs ([`diff_view`])
-//! and `/undo` ([`undo`]); costs from the price table ([`pricing`]); `exec --json`
+//! and `/undo` ([`undo`], kept on disk for `ybs undo`: [`undo_cmd`]); costs from the price table ([`pricing`]); `exec --json`
 //! ([`exec_json`]) and the first run's provider choice ([`first_run`]).
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
@@ -42,6 +42,7 @@ pub mod session;
 pub mod setup;
 pub mod slash;
 pub mod undo;
+pub mod undo_cmd;
 pub mod undo_view;
 
 pub use run::{Host, run};

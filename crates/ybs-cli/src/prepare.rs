@@ -12,13 +12,15 @@ use crate::config::{Config, ConfigLocations};
 use crate::prompt::{self, PromptInputs, instructions};
 use crate::undo::{self, Journal};
 
-/// Gathers the session prompt into `agent` and gives it a journal under `data_home`;
-/// warnings (instruction files cut or unreadable) go to `err`.
+/// Gathers the session prompt into `agent` and gives it a journal of the run `command` in
+/// the project's undo directory under `data_home`; warnings (instruction files cut or
+/// unreadable) go to `err`.
 pub fn session(
     agent: &mut Agent,
     config: &Config,
     locations: &ConfigLocations,
     data_home: Option<&Path>,
+    command: &str,
     err: &mut dyn Write,
 ) {
     let inputs = PromptInputs {
@@ -35,7 +37,12 @@ pub fn session(
     }
     agent.set_prompt(prompt);
     if let Some(data_home) = data_home {
-        agent.journal = Journal::persistent(undo::session_dir(data_home));
+        let project = undo::store::project_dir(data_home, &locations.cwd);
+        let info = undo::RunInfo {
+            command: command.to_owned(),
+            cwd: locations.cwd.clone(),
+        };
+        agent.journal = Journal::persistent(undo::store::new_run_dir(&project), info);
     }
 }
 

@@ -30,8 +30,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         Err(code) => return Ok(code),
     };
     let mut config = loaded.config.clone();
-    let mut agent =
-        commands::build_agent(&config, host, ConfirmMode::Ask, cli.options.dry_run, err)?;
+    let mut agent = commands::build_agent(
+        &config,
+        host,
+        ("repl", ConfirmMode::Ask),
+        cli.options.dry_run,
+        err,
+    )?;
     let resumed = commands::resume(cli, host, &mut agent)?;
     let mut session_file = commands::session_file(host, resumed.as_deref());
     let (mut editor, edit_slot) = crate::line_editor::new(&host.locations.cwd)

@@ -78,6 +78,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         Some(Command::Chat { action }) => {
             crate::chat_cmd::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
         }
+        Some(Command::Undo { yes, list }) => {
+            finish(crate::undo_cmd::run(host, *yes, *list, out, err), err)
+        }
         Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),
         Some(Command::Tool { name, json, yes }) => {
             finish(commands::tool(cli, host, name, json, *yes, out, err), err)

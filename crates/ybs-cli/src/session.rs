@@ -39,7 +39,12 @@ pub enum SessionError {
 /// Where the sessions of project `cwd` are kept: `DATA/ybs/sessions/<cwd as a name>/`, DATA
 /// being `$XDG_DATA_HOME` or `~/.local/share`.
 pub fn sessions_dir(data_home: &Path, cwd: &Path) -> PathBuf {
-    let name: String = (cwd.display().to_string().chars())
+    data_home.join("ybs").join("sessions").join(dir_name(cwd))
+}
+
+/// A directory's path as one file name: `/home/u/proj` is `home-u-proj`.
+pub fn dir_name(dir: &Path) -> String {
+    let name: String = (dir.display().to_string().chars())
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' {
                 c
@@ -48,10 +53,7 @@ pub fn sessions_dir(data_home: &Path, cwd: &Path) -> PathBuf {
             }
         })
         .collect();
-    data_home
-        .join("ybs")
-        .join("sessions")
-        .join(name.trim_matches('-'))
+    name.trim_matches('-').to_owned()
 }
 
 /// A new session file name in `dir`, sorting after every earlier one.

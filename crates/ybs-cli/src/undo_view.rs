@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::agent::Agent;
 use crate::diff_view::{self, shown_path};
 use crate::render::style::{Painter, Role};
-use crate::undo::revert::{UndoError, undo_last};
+use crate::undo::revert::{UndoError, UndoOutcome, undo_last};
 use crate::undo::{FileRecord, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
@@ -90,6 +90,23 @@ pub fn undo(
         Err(error @ UndoError::Nothing) => return vec![error.to_string()],
         Err(error) => return vec![painter.paint(Role::Failure, &format!("error: {error}"))],
     };
+    let mut lines = report(&outcome, base);
+    lines.push(if outcome.dropped_messages {
+        "the turn was dropped from the conversation".to_owned()
+    } else {
+        "the turn's messages were compacted and stay in the conversation".to_owned()
+    });
+    if outcome.ran_shell {
+        lines.push(painter.paint(Role::Warning, &format!("warning: {SHELL_WARNING}")));
+    }
+    lines
+}
+
+/// Said when an undone turn ran shell commands.
+pub const SHELL_WARNING: &str = "the turn ran shell commands; what they changed cannot be undone";
+
+/// What an undo did to the files and the commit, one line each.
+pub fn report(outcome: &UndoOutcome, base: &Path) -> Vec<String> {
     let mut lines = Vec::new();
     for path in &outcome.restored {
         lines.push(format!("restored {}", shown_path(path, base)));
@@ -114,17 +131,6 @@ pub fn undo(
     }
     if outcome.restored.is_empty() && outcome.removed.is_empty() {
         lines.push("the turn changed no files".to_owned());
-    }
-    lines.push(if outcome.dropped_messages {
-        "the turn was dropped from the conversation".to_owned()
-    } else {
-        "the turn's messages were compacted and stay in the conversation".to_owned()
-    });
-    if outcome.ran_shell {
-        lines.push(painter.paint(
-            Role::Warning,
-            "warning: the turn ran shell commands; what they changed cannot be undone",
-        ));
     }
     lines
 }

@@ -190,3 +190,67 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
         "a hook or fsmonitor of the repository ran"
     );
 }
+
+#[test]
+fn a_failed_commit_unstages_the_turn_s_files_and_keeps_the_user_s_staged_ones() {
+    let repo = Repo::new();
+    let baseline = repo.baseline();
+    // Hooks are off for ybs's git calls; a signing program that does not exist fails too.
+    repo.git_ok(&["config", "commit.gpgsign", "true"]);
+    repo.git_ok(&["config", "gpg.program", "/nonexistent/gpg"]);
+    repo.write("a.txt", "changed\n");
+    repo.write("b.txt", "new\n");
+    // Staged by the user while the turn ran.
+    repo.write("user.txt", "mine\n");
+    repo.git_ok(&["add", "user.txt"]);
+    let root = repo.root();
+    let error = repo
+        .git
+        .commit_turn(
+            &baseline,
+            &[root.join("a.txt"), root.join("b.txt")],
+            "[ybs]",
+            "x",
+        )
+        .err()
+        .unwrap_or_else(|| panic!("the commit should fail"));
+    assert!(
+        error
+            .to_string()
+            .starts_with("git commit --quiet -m [ybs] x -- failed"),
+        "{error}"
+    );
+    assert_eq!(
+        repo.git_ok(&["diff", "--cached", "--name-only"]),
+        "user.txt\n"
+    );
+    assert_eq!(
+        repo.git_ok(&["status", "--porcelain"]),
+        " M a.txt\nA  user.txt\n?? b.txt\n"
+    );
+    assert_eq!(repo.git_ok(&["log", "--format=%s"]), "start\n");
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap_or_default(),
+        "changed\n"
+    );
+}
+
+#[test]
+fn a_failed_first_commit_unstages_too() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    let repo = Repo {
+        dir,
+        git: Repo::new().git,
+    };
+    repo.git_ok(&["init", "--quiet"]);
+    repo.git_ok(&["config", "commit.gpgsign", "true"]);
+    repo.git_ok(&["config", "gpg.program", "/nonexistent/gpg"]);
+    let baseline = repo.baseline();
+    repo.write("b.txt", "new\n");
+    let root = repo.root();
+    let result = repo
+        .git
+        .commit_turn(&baseline, &[root.join("b.txt")], "[ybs]", "x");
+    assert!(result.is_err(), "{result:?}");
+    assert_eq!(repo.git_ok(&["status", "--porcelain"]), "?? b.txt\n");
+}

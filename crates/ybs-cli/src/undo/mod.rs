@@ -1,13 +1,17 @@
 //! Undo: the pre-image of every file a tool writes, kept per turn, and `/undo` putting the
 //! files of the last turn back as they were. The pre-images are kept in memory and, when
 //! the session has a state directory, written under it before the tool runs, so a crash in
-//! the middle of a turn loses nothing. With `git.auto_commit`, the turn's `[ybs]` commit is
-//! dropped too ([`revert`]).
+//! the middle of a turn loses nothing; they stay there after the session ([`store`]) so
+//! that `ybs undo` can take back an `exec`, `ask` or REPL run later. With
+//! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]).
 
 pub mod revert;
+pub mod store;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+pub use store::RunInfo;
 
 /// One file a turn wrote: what it was before the turn's first write, and after the turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +24,18 @@ pub struct FileRecord {
     pub mode: Option<u32>,
     /// Its content when the turn ended; `None` when it did not exist then.
     pub after: Option<Vec<u8>>,
+}
+
+impl FileRecord {
+    /// The file `path` as it is now, before a write.
+    pub fn now(path: &Path) -> FileRecord {
+        FileRecord {
+            path: path.to_path_buf(),
+            before: std::fs::read(path).ok(),
+            mode: (std::fs::metadata(path).ok()).map(|meta| meta.permissions().mode() & 0o7777),
+            after: None,
+        }
+    }
 }
 
 /// What one turn did that can (or cannot) be undone.
@@ -35,6 +51,10 @@ pub struct TurnRecord {
     pub ran_shell: bool,
     /// The `[ybs]` commit of the turn and the work tree it is in, with `git.auto_commit`.
     pub commit: Option<(String, PathBuf)>,
+    /// Whether it ended (`after` is known); a turn read back after a crash may not have.
+    pub finished: bool,
+    /// When it ended, in milliseconds since the epoch.
+    pub ended_ms: u64,
     /// Where its pre-images are kept on disk.
     dir: Option<PathBuf>,
 }
@@ -44,18 +64,27 @@ impl TurnRecord {
     pub fn changed_files(&self) -> bool {
         self.files.iter().any(|file| file.before != file.after)
     }
+
+    /// Where it is kept on disk.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
 }
 
-/// The undo journal of a session. Its pre-images on disk last as long as it does: dropping
-/// it removes them (copies of the user's versions kept by an undo stay).
+/// The undo journal of a session. Its turns on disk outlive it, for `ybs undo`; an undo
+/// removes the turn it took back.
 #[derive(Debug, Default)]
 pub struct Journal {
-    /// The session's directory under ybs's state directory, if it has one.
+    /// The run's directory under ybs's state directory, if it has one.
     dir: Option<PathBuf>,
+    /// What the run is, written with each turn.
+    info: RunInfo,
     /// Finished turns, oldest first.
     turns: Vec<TurnRecord>,
     /// The turn in progress.
     current: Option<TurnRecord>,
+    /// Files written before the next turn starts that belong to it (`ask`'s chat file).
+    pending: Vec<FileRecord>,
     /// How many turns were started (names the directories).
     started: usize,
     /// The last failure to keep a pre-image on disk (the memory copy is still there).
@@ -63,16 +92,18 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// A journal that writes pre-images under `dir` as well as keeping them in memory.
-    pub fn persistent(dir: PathBuf) -> Self {
+    /// A journal that writes its turns under the run directory `dir` as well as keeping them
+    /// in memory.
+    pub fn persistent(dir: PathBuf, info: RunInfo) -> Self {
         let mut journal = Journal::default();
         journal.dir = Some(dir);
+        journal.info = info;
         journal
     }
 
-    /// The session's state directory, if any.
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
+    /// Where undo keeps copies of the user's versions, if the journal is on disk.
+    pub fn kept_dir(&self) -> Option<PathBuf> {
+        self.dir.as_deref().map(store::kept_dir)
     }
 
     /// A turn starts; its user message, `request`, is at `start` in the conversation.
@@ -80,56 +111,47 @@ impl Journal {
         self.finish_open_turn();
         self.started += 1;
         let dir = (self.dir.as_ref()).map(|dir| dir.join(format!("turn-{:04}", self.started)));
-        self.current = Some(TurnRecord {
+        let turn = TurnRecord {
             start,
             request: request.to_owned(),
-            files: Vec::new(),
+            files: std::mem::take(&mut self.pending),
             ran_shell: false,
             commit: None,
+            finished: false,
+            ended_ms: 0,
             dir,
-        });
+        };
+        if !turn.files.is_empty() {
+            self.save(&turn);
+        }
+        self.current = Some(turn);
+    }
+
+    /// `file` (taken before it was written, outside any tool) belongs to the next turn.
+    pub fn before_next_turn(&mut self, file: FileRecord) {
+        self.pending.push(file);
     }
 
     /// A tool is about to write `path`: keeps its content unless this turn already did.
     pub fn before_write(&mut self, path: &Path) {
-        let Some(turn) = self.current.as_mut() else {
+        let Some(mut turn) = self.current.take() else {
             return;
         };
-        if turn.files.iter().any(|file| file.path == path) {
-            return;
+        if !turn.files.iter().any(|file| file.path == path) {
+            turn.files.push(FileRecord::now(path));
+            self.save(&turn);
         }
-        let before = std::fs::read(path).ok();
-        let mode = (std::fs::metadata(path).ok()).map(|meta| meta.permissions().mode() & 0o7777);
-        if let (Some(dir), Some(bytes)) = (&turn.dir, &before) {
-            let index = turn.files.len();
-            let saved = std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(dir.join(format!("{index}.before")), bytes))
-                .and_then(|()| {
-                    std::fs::write(
-                        dir.join(format!("{index}.path")),
-                        path.as_os_str().as_encoded_bytes(),
-                    )
-                });
-            if let Err(error) = saved {
-                self.disk_error = Some(format!(
-                    "cannot keep the undo copy of {} in {}: {error}",
-                    path.display(),
-                    dir.display()
-                ));
-            }
-        }
-        turn.files.push(FileRecord {
-            path: path.to_path_buf(),
-            before,
-            mode,
-            after: None,
-        });
+        self.current = Some(turn);
     }
 
     /// The turn in progress ran a shell command.
     pub fn ran_shell(&mut self) {
-        if let Some(turn) = self.current.as_mut() {
-            turn.ran_shell = true;
+        if let Some(mut turn) = self.current.take() {
+            if !turn.ran_shell {
+                turn.ran_shell = true;
+                self.save(&turn);
+            }
+            self.current = Some(turn);
         }
     }
 
@@ -139,6 +161,9 @@ impl Journal {
         for file in &mut turn.files {
             file.after = std::fs::read(&file.path).ok();
         }
+        turn.finished = true;
+        turn.ended_ms = store::now_ms();
+        self.save(&turn);
         self.turns.push(turn);
         self.turns.last()
     }
@@ -157,8 +182,33 @@ impl Journal {
 
     /// Records the last turn's `[ybs]` commit in the work tree at `root`.
     pub fn set_commit(&mut self, id: String, root: PathBuf) {
-        if let Some(turn) = self.turns.last_mut() {
+        if let Some(mut turn) = self.turns.pop() {
             turn.commit = Some((id, root));
+            self.save(&turn);
+            self.turns.push(turn);
+        }
+    }
+
+    /// The last turn's files were written again after it ended (`ask` appends the reply to
+    /// its chat file): records what they are now.
+    pub fn refresh_last(&mut self) {
+        if let Some(mut turn) = self.turns.pop() {
+            for file in &mut turn.files {
+                file.after = std::fs::read(&file.path).ok();
+            }
+            self.save(&turn);
+            self.turns.push(turn);
+        }
+    }
+
+    /// Writes `turn` to disk; a failure is kept for the user to see.
+    fn save(&mut self, turn: &TurnRecord) {
+        if let Err(error) = store::save_turn(turn, &self.info) {
+            let dir = turn.dir.as_deref().unwrap_or(Path::new("?"));
+            self.disk_error = Some(format!(
+                "cannot keep the undo record of this turn in {}: {error}",
+                dir.display()
+            ));
         }
     }
 
@@ -166,7 +216,7 @@ impl Journal {
     pub fn pop(&mut self) -> Option<TurnRecord> {
         let turn = self.turns.pop()?;
         if let Some(dir) = &turn.dir {
-            let _ = std::fs::remove_dir_all(dir);
+            store::remove_turn(dir);
         }
         Some(turn)
     }
@@ -185,23 +235,9 @@ impl Journal {
 
 impl Drop for Journal {
     fn drop(&mut self) {
-        self.clear();
-        if let Some(dir) = &self.dir {
-            // Only when empty: a `kept/` directory of the user's versions stays.
-            let _ = std::fs::remove_dir(dir);
-        }
+        // A turn cut short by an error is kept as far as it went, for `ybs undo`.
+        self.finish_open_turn();
     }
-}
-
-/// The directory of a new session's undo journal under ybs's state directory.
-pub fn session_dir(data_home: &Path) -> PathBuf {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
-    data_home
-        .join("ybs")
-        .join("undo")
-        .join(format!("{stamp}-{}", std::process::id()))
 }
 
 #[cfg(test)]
@@ -216,7 +252,7 @@ mod tests {
         let file = dir.path().join("a.txt");
         std::fs::write(&file, "one").unwrap();
         let state = dir.path().join("state");
-        let mut journal = Journal::persistent(state.clone());
+        let mut journal = Journal::persistent(state.clone(), RunInfo::default());
         journal.begin_turn(0, "a");
         journal.before_write(&file);
         std::fs::write(&file, "two").unwrap();
@@ -237,9 +273,17 @@ mod tests {
         assert!(!state.join("turn-0001").exists());
         journal.begin_turn(2, "b");
         journal.before_write(&file);
+        std::fs::write(&file, "four").unwrap();
         journal.end_turn();
         assert!(state.join("turn-0002/0.before").exists());
+        // A turn whose write changed nothing is not kept on disk.
+        journal.begin_turn(4, "c");
+        journal.before_write(&file);
+        assert!(state.join("turn-0003/turn.json").exists());
+        journal.end_turn();
+        assert!(!state.join("turn-0003").exists());
         drop(journal);
-        assert!(!state.exists());
+        // What was not undone stays for `ybs undo`.
+        assert!(state.join("turn-0002/turn.json").exists());
     }
 }

@@ -75,11 +75,33 @@ pub fn undo_last(
 ) -> Result<UndoOutcome, UndoError> {
     journal.finish_open_turn();
     let turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    let mut outcome = revert_turn(&turn, journal.kept_dir().as_deref(), confirm)?;
+    outcome.dropped_messages = drop_messages(conversation, &turn);
+    journal.pop();
+    Ok(outcome)
+}
+
+/// Puts the files of `turn` back as they were before it and drops its commit. Copies of the
+/// user's versions go to `kept` (next to the files when `None`).
+pub fn revert_turn(
+    turn: &TurnRecord,
+    kept: Option<&Path>,
+    confirm: &mut dyn FnMut(&str) -> bool,
+) -> Result<UndoOutcome, UndoError> {
     if let Some((commit, root)) = &turn.commit {
         check_head(root, commit)?;
     }
+    // A turn that never ended (ybs was killed) has no known end state: any file that is not
+    // as it was before counts as changed since.
     let changed_since: Vec<&Path> = (turn.files.iter())
-        .filter(|file| std::fs::read(&file.path).ok() != file.after)
+        .filter(|file| {
+            let now = std::fs::read(&file.path).ok();
+            if turn.finished {
+                now != file.after
+            } else {
+                now != file.before
+            }
+        })
         .map(|file| file.path.as_path())
         .collect();
     let mut outcome = UndoOutcome {
@@ -96,20 +118,18 @@ pub fn undo_last(
             return Err(UndoError::Declined(names));
         }
         for path in changed_since {
-            if let Some(copy) = keep_copy(journal.dir(), path)? {
+            if let Some(copy) = keep_copy(kept, path)? {
                 outcome.kept.push((path.to_path_buf(), copy));
             }
         }
     }
     if let Some((commit, root)) = &turn.commit {
-        drop_commit(root, commit, &turn)?;
+        drop_commit(root, commit, turn)?;
         outcome.uncommitted = Some(short(commit));
     }
     for file in turn.files.iter().rev() {
         restore(file, &mut outcome)?;
     }
-    outcome.dropped_messages = drop_messages(conversation, &turn);
-    journal.pop();
     Ok(outcome)
 }
 
@@ -160,16 +180,23 @@ fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoErr
         || "file".to_owned(),
         |name| name.to_string_lossy().into_owned(),
     );
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
-    let copy = match dir {
-        Some(dir) => dir.join("kept").join(format!("{stamp}-{name}")),
-        None => path.with_file_name(format!("{name}.before-undo-{stamp}")),
-    };
-    write_atomic(&copy, &bytes, None).map_err(|error| {
+    let stamp = super::store::now_ms();
+    let failed = |error: std::io::Error| {
         UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display()))
-    })?;
+    };
+    let copy = match dir {
+        Some(dir) => {
+            super::store::create_private_dir(dir).map_err(failed)?;
+            let copy = dir.join(format!("{stamp}-{name}"));
+            super::store::write_private(&copy, &bytes).map_err(failed)?;
+            copy
+        }
+        None => {
+            let copy = path.with_file_name(format!("{name}.before-undo-{stamp}"));
+            write_atomic(&copy, &bytes, None).map_err(failed)?;
+            copy
+        }
+    };
     Ok(Some(copy))
 }
 
@@ -270,7 +297,8 @@ mod tests {
         let (edited, created) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
         fs::write(&edited, "before").unwrap();
         fs::set_permissions(&edited, fs::Permissions::from_mode(0o600)).unwrap();
-        let mut journal = Journal::persistent(dir.path().join("state"));
+        let mut journal =
+            Journal::persistent(dir.path().join("state"), super::super::RunInfo::default());
         journal.begin_turn(2, "second");
         journal.before_write(&edited);
         journal.before_write(&created);
@@ -316,7 +344,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a.txt");
         fs::write(&file, "before").unwrap();
-        let mut journal = Journal::persistent(dir.path().join("state"));
+        let mut journal =
+            Journal::persistent(dir.path().join("state"), super::super::RunInfo::default());
         journal.begin_turn(2, "second");
         journal.before_write(&file);
         fs::write(&file, "after").unwrap();
