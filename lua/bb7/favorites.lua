@@ -1,6 +1,7 @@
 -- Favorite models, kept in the daemon's global state file `~/.bb7/state.json` (`favorites`);
--- other fields of that file are preserved.
+-- other fields of that file are preserved, and it is changed under the daemon's lock.
 local jsonfile = require("bb7.jsonfile")
+local statelock = require("bb7.statelock")
 
 local M = {}
 
@@ -18,9 +19,15 @@ end
 
 --- Adds or removes `model`; returns whether it is a favorite now (nil and a message on failure).
 function M.toggle(model)
-  local data = jsonfile.read(M.path(), {})
-  if type(data) ~= "table" then
-    data = {}
+  return statelock.with_lock(M.path() .. ".lock", function()
+    return M.toggle_unlocked(model)
+  end)
+end
+
+function M.toggle_unlocked(model)
+  local data, err = jsonfile.read_object(M.path())
+  if not data then
+    return nil, err
   end
   local list = type(data.favorites) == "table" and data.favorites or {}
   local out, found = {}, false

@@ -17,15 +17,39 @@ function M.read(path, default)
   return value
 end
 
---- Writes `value` as JSON atomically. Returns true, or false and a message.
+--- The decoded JSON object of a file that other programs share: `{}` when it is missing or
+--- blank, nil and a message when it holds something else (so that it is never replaced).
+function M.read_object(path)
+  local file = io.open(path, "rb")
+  if not file then
+    return {}
+  end
+  local text = file:read("*a")
+  file:close()
+  if not text:find("%S") then
+    return {}
+  end
+  local ok, value = pcall(vim.json.decode, text)
+  if not ok or type(value) ~= "table" or (next(value) ~= nil and vim.islist(value)) then
+    return nil, path .. " is not a JSON object; fix or remove it"
+  end
+  return value
+end
+
+--- Writes `value` as JSON atomically, keeping the mode of the file it replaces. Returns true,
+--- or false and a message.
 function M.write(path, value)
   local uv = vim.uv or vim.loop
   vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
   local tmp = string.format("%s.tmp.%d.%d", path, uv.os_getpid(), uv.hrtime())
-  local fd, err = uv.fs_open(tmp, "w", 420)
+  local existing = uv.fs_stat(path)
+  local mode = existing and existing.mode % 512 or 420
+  local fd, err = uv.fs_open(tmp, "w", mode)
   if not fd then
     return false, err
   end
+  -- The umask applied to `mode` on creation; the file takes the old one exactly.
+  uv.fs_fchmod(fd, mode)
   local ok = uv.fs_write(fd, vim.json.encode(value))
   uv.fs_fsync(fd)
   uv.fs_close(fd)
