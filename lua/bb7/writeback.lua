@@ -25,6 +25,20 @@ function M.unsaved(abs)
   return buf ~= nil and vim.bo[buf].modified
 end
 
+--- Where a write to `abs` really lands when that is outside the project `root` (a link, or a
+--- directory on the way that is a link), else nil. Without a project nothing is outside.
+function M.outside(abs, root)
+  if not root or root == "" then
+    return nil
+  end
+  local real_root = vim.fn.resolve(vim.fn.fnamemodify(root, ":p")):gsub("/$", "")
+  local target = vim.fn.resolve(vim.fn.fnamemodify(abs, ":p"))
+  if target == real_root or vim.startswith(target, real_root .. "/") then
+    return nil
+  end
+  return target
+end
+
 --- Why `abs` cannot be written (nil when it can): an existing file must be writable, a new
 --- file needs its nearest existing parent to be a writable directory.
 function M.unwritable(abs)

@@ -208,6 +208,43 @@ describe("writing an applied file", function()
     t.eq({ "new" }, vim.fn.readfile(real))
   end)
 
+  it("asks before writing through a link that leads out of the project; apply-all skips it", function()
+    local fake0 = env.reset({ initialized = true })
+    local outside_dir = vim.fn.tempname()
+    vim.fn.mkdir(outside_dir, "p")
+    local real = outside_dir .. "/bashrc"
+    vim.fn.writefile({ "mine" }, real)
+    uv.fs_symlink(real, env.dir .. "/notes.md")
+    env.cmd("BB7Init")
+    fake0:new_chat("c")
+    fake0.active = "0000000001"
+    require("bb7.state").data.ready = false
+    env.cmd("BB7")
+    env.cmd("BB7Add notes.md")
+    fake0.send_script = { { type = "done", output_files = {}, usage = {}, write = { ["notes.md"] = "evil\n" } } }
+    require("bb7.actions").send("go")
+    env.settle()
+    env.notes = {}
+    require("bb7.actions").apply_all()
+    env.settle()
+    t.eq({ "WARN BB-7: Skipped 1 file linked outside the project: notes.md; apply each with its own key" }, env.messages())
+    t.eq({ "mine" }, vim.fn.readfile(real))
+    local prompts = {}
+    answer_select("Cancel", prompts)
+    env.notes = {}
+    require("bb7.actions").apply("notes.md")
+    env.settle()
+    t.eq({ "BB-7: notes.md is a link to " .. vim.fn.resolve(real) .. ", outside the project." }, prompts)
+    t.eq({ "INFO BB-7: Apply cancelled" }, env.messages())
+    t.eq({ "mine" }, vim.fn.readfile(real))
+    t.eq(0, #fake0:sent("apply_file"), "the daemon was not asked")
+    answer_select("Write through the link", prompts)
+    require("bb7.actions").apply("notes.md")
+    env.settle()
+    t.eq({ "evil" }, vim.fn.readfile(real))
+    t.eq("link", uv.fs_lstat(env.dir .. "/notes.md").type)
+  end)
+
   it("refuses a destination under a file before asking the daemon", function()
     fake = setup({ ["new.txt"] = "new\n" }, { ["plain"] = { "x" } })
     vim.ui.input = function(_, cb)

@@ -101,6 +101,12 @@ mod tests {
         let statuses = active.file_statuses().unwrap();
         assert_eq!((statuses[0].status, statuses[0].tokens), ("A", 1));
         assert!(active.write_output("../escape.txt", "x").is_err());
+        // A local link, even one pointing nowhere, is an existing file: `!A`.
+        let project = dir.path().join("project").canonicalize().unwrap();
+        std::fs::create_dir_all(project.join("deep")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), project.join("deep/a.txt")).unwrap();
+        let statuses = active.file_statuses().unwrap();
+        assert_eq!(statuses[0].status, "!A");
     }
 
     #[test]
@@ -293,7 +299,9 @@ impl Active {
                 .root
                 .as_deref()
                 .and_then(|root| paths::join(root, &path).ok())
-                .is_some_and(|local| local.exists());
+                // A link counts whatever it points at (or if it points nowhere): the client
+                // must not write through it unasked.
+                .is_some_and(|local| local.symlink_metadata().is_ok());
             statuses.push(FileStatus {
                 path,
                 status: if exists_locally { "!A" } else { "A" },

@@ -18,6 +18,7 @@ M.OVERWRITE = "Overwrite it"
 M.CANCEL = "Cancel"
 M.REJECT = "Reject"
 M.KEEP = "Keep"
+M.THROUGH_LINK = "Write through the link"
 
 --- Whether a file has output that differs from what it would replace.
 local function pending_output(file)
@@ -28,14 +29,12 @@ local function absolute(path)
   return status.absolute(state.data.root, path)
 end
 
--- cb(true) when `dest` may be written: writable, and its unsaved buffer changes (if any) may
--- be replaced.
-local function may_write(dest, cb)
-  local why = writeback.unwritable(absolute(dest))
-  if why then
-    notify.error("Cannot write file " .. dest .. ": " .. why)
-    return cb(false)
-  end
+local function outside(path)
+  return writeback.outside(absolute(path), state.data.root)
+end
+
+-- cb(true) when the unsaved buffer changes of `dest` (if any) may be replaced.
+local function may_write_buffer(dest, cb)
   if not writeback.unsaved(absolute(dest)) then
     return cb(true)
   end
@@ -45,6 +44,28 @@ local function may_write(dest, cb)
     end
     cb(choice == M.REPLACE)
   end)
+end
+
+-- cb(true) when `dest` may be written: writable, a link out of the project confirmed, and its
+-- unsaved buffer changes (if any) may be replaced.
+local function may_write(dest, cb)
+  local why = writeback.unwritable(absolute(dest))
+  if why then
+    notify.error("Cannot write file " .. dest .. ": " .. why)
+    return cb(false)
+  end
+  local target = outside(dest)
+  if target then
+    local prompt = string.format("BB-7: %s is a link to %s, outside the project.", dest, target)
+    return vim.ui.select({ M.THROUGH_LINK, M.CANCEL }, { prompt = prompt }, function(choice)
+      if choice ~= M.THROUGH_LINK then
+        notify.info("Apply cancelled")
+        return cb(false)
+      end
+      may_write_buffer(dest, cb)
+    end)
+  end
+  may_write_buffer(dest, cb)
 end
 
 ---@class bb7.ApplyReply  the reply to `apply_file` / `apply_file_as`
@@ -155,11 +176,13 @@ end
 --- Applies every pending output except `!A` ones and files with unsaved buffer changes, which
 --- are counted and named.
 function M.apply_all(cb)
-  local todo, conflicts, unsaved = {}, {}, {}
+  local todo, conflicts, unsaved, linked = {}, {}, {}, {}
   for _, file in ipairs(state.data.files) do
     if pending_output(file) then
       if file.status == "!A" then
         table.insert(conflicts, file.path)
+      elseif outside(file.path) then
+        table.insert(linked, file.path)
       elseif writeback.unsaved(absolute(file.path)) then
         table.insert(unsaved, file.path)
       else
@@ -173,8 +196,11 @@ function M.apply_all(cb)
   if #unsaved > 0 then
     notify.warn(string.format("Skipped %d file%s with unsaved changes: %s", #unsaved, #unsaved == 1 and "" or "s", table.concat(unsaved, ", ")))
   end
+  if #linked > 0 then
+    notify.warn(string.format("Skipped %d file%s linked outside the project: %s; apply each with its own key", #linked, #linked == 1 and "" or "s", table.concat(linked, ", ")))
+  end
   if #todo == 0 then
-    if #conflicts == 0 and #unsaved == 0 then
+    if #conflicts == 0 and #unsaved == 0 and #linked == 0 then
       notify.warn("No output to apply")
     end
     return done(cb, false)
