@@ -21,13 +21,16 @@ pub enum GitError {
         source: std::io::Error,
     },
     /// A git command failed.
-    #[error("git {command} failed: {stderr}")]
+    #[error("git {command} failed: {reason}")]
     Failed {
-        /// The command's arguments.
+        /// The git subcommand, such as `commit`.
         command: String,
-        /// What git said.
-        stderr: String,
+        /// The line of git's message that says what went wrong.
+        reason: String,
     },
+    /// The turn's commit failed; what ybs had staged for it was unstaged again.
+    #[error("the turn was not committed (its changes are in the work tree, unstaged): {0}")]
+    NotCommitted(Box<GitError>),
 }
 
 /// Runs `git`, with extra environment variables (tests use them to shut out the user's
@@ -122,10 +125,11 @@ impl Git {
         self.run(root, &["add", "-A", "--"], &paths)?;
         let message = format!("{prefix} {summary}").trim().to_owned();
         let committed = self.commit_staged(root, &paths, &message);
-        if committed.is_err() {
+        if let Err(error) = committed {
             // Leave the index as the turn found it: what ybs staged is unstaged, anything
             // else staged meanwhile stays.
             self.unstage(root, &paths);
+            return Err(GitError::NotCommitted(Box::new(error)));
         }
         Ok(match committed? {
             Some(id) => CommitOutcome::Committed { id, files },
@@ -262,9 +266,32 @@ fn lines(output: &Output) -> Vec<String> {
 
 fn failed(args: &[&str], output: &Output) -> GitError {
     GitError::Failed {
-        command: args.join(" "),
-        stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        command: args.first().copied().unwrap_or_default().to_owned(),
+        reason: gist(&String::from_utf8_lossy(&output.stderr)),
     }
+}
+
+/// What went wrong, from git's message (which surrounds it with hints and banners).
+fn gist(stderr: &str) -> String {
+    if stderr.contains("Author identity unknown")
+        || stderr.contains("unable to auto-detect email address")
+    {
+        return "no author identity is configured (set user.name and user.email with `git config`)"
+            .to_owned();
+    }
+    let mut lines = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty());
+    let first = lines.clone().next();
+    lines
+        .find_map(|line| {
+            line.strip_prefix("fatal: ")
+                .or_else(|| line.strip_prefix("error: "))
+        })
+        .or(first)
+        .unwrap_or("git gave no reason")
+        .to_owned()
 }
 
 #[cfg(test)]

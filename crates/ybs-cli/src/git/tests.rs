@@ -214,11 +214,15 @@ fn a_failed_commit_unstages_the_turn_s_files_and_keeps_the_user_s_staged_ones() 
         )
         .err()
         .unwrap_or_else(|| panic!("the commit should fail"));
+    // git words the reason differently across versions; it names the missing program.
+    let message = error.to_string();
     assert!(
-        error
-            .to_string()
-            .starts_with("git commit --quiet -m [ybs] x -- failed"),
-        "{error}"
+        message.starts_with(
+            "the turn was not committed (its changes are in the work tree, unstaged): \
+             git commit failed: "
+        ) && message.contains("/nonexistent/gpg")
+            && !message.contains('\n'),
+        "{message}"
     );
     assert_eq!(
         repo.git_ok(&["diff", "--cached", "--name-only"]),
@@ -253,4 +257,21 @@ fn a_failed_first_commit_unstages_too() {
         .commit_turn(&baseline, &[root.join("b.txt")], "[ybs]", "x");
     assert!(result.is_err(), "{result:?}");
     assert_eq!(repo.git_ok(&["status", "--porcelain"]), "?? b.txt\n");
+}
+
+#[test]
+fn git_failures_are_told_in_one_line() {
+    let identity = "Author identity unknown\n\n*** Please tell me who you are.\n\nRun\n\n  \
+        git config --global user.email \"you@example.com\"\n\nfatal: unable to auto-detect \
+        email address (got 'root@vm.(none)')\n";
+    assert_eq!(
+        super::gist(identity),
+        "no author identity is configured (set user.name and user.email with `git config`)"
+    );
+    assert_eq!(
+        super::gist("hint: something\nfatal: not a git repository\n"),
+        "not a git repository"
+    );
+    assert_eq!(super::gist("  odd message\n"), "odd message");
+    assert_eq!(super::gist(""), "git gave no reason");
 }
