@@ -158,7 +158,15 @@ pub fn after_turn(
         }
     }
     if let Some(path) = session_file {
-        if let Err(error) = session::save(path, &agent.conversation) {
+        // What the session was before this save is what undoing the turn puts back.
+        let before = crate::undo::FileRecord::now(path);
+        match session::save(path, &agent.conversation) {
+            Ok(()) => agent.journal.saved_session(before),
+            Err(error) => {
+                let _ = writeln!(log, "ybs: warning: {error}");
+            }
+        }
+        if let Some(error) = agent.journal.disk_error.take() {
             let _ = writeln!(log, "ybs: warning: {error}");
         }
     }
