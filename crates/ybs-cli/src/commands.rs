@@ -160,6 +160,12 @@ pub fn after_turn(
     if let Some(path) = session_file {
         // What the session was before this save is what undoing the turn puts back.
         let before = crate::undo::FileRecord::now(path);
+        if !agent
+            .journal
+            .session_is_ours(path, before.before.as_deref())
+        {
+            session_changed_elsewhere(agent, path, log);
+        }
         match session::save(path, &agent.conversation) {
             Ok(()) => agent.journal.saved_session(before),
             Err(error) => {
@@ -195,6 +201,24 @@ pub fn after_turn(
             let _ = writeln!(log, "ybs: warning: {error}");
         }
     }
+}
+
+/// The session file changed since this run last saved it (`ybs undo` from another terminal,
+/// an editor): says so and keeps that version in a copy before the save replaces it.
+fn session_changed_elsewhere(agent: &Agent, path: &Path, log: &mut dyn Write) {
+    let kept = agent.journal.kept_dir();
+    let copy = match crate::undo::revert::keep_copy(kept.as_deref(), path) {
+        Ok(Some(copy)) => format!("that version is kept in {}", copy.display()),
+        Ok(None) => "it was removed".to_owned(),
+        Err(error) => format!("no copy of it could be kept: {error}"),
+    };
+    let _ = writeln!(
+        log,
+        "ybs: warning: the session {} changed since this session saved it (`ybs undo` or an \
+         edit elsewhere?); it is saved again from this session's conversation, which still \
+         holds any turn undone there; {copy}",
+        path.display()
+    );
 }
 
 /// The work tree state before a turn, when `git.auto_commit` is on.

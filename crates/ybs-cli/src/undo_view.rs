@@ -100,7 +100,7 @@ pub fn undo(
             lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
         }
     } else {
-        let saved = session_file.map(|path| resave(path, &agent.conversation));
+        let saved = session_file.map(|path| resave(agent, path));
         lines.push(match (outcome.dropped_messages, &saved) {
             (true, Some(Ok(()))) => {
                 "the turn was dropped from the conversation and from its saved session".to_owned()
@@ -122,11 +122,13 @@ pub fn undo(
 
 /// Saves `conversation` to the session file `path` after an undo; an empty conversation
 /// whose file the undo removed (the turn started it) is not written back.
-fn resave(path: &Path, conversation: &[ybs_core::Message]) -> Result<(), String> {
-    if conversation.is_empty() && !path.exists() {
+fn resave(agent: &mut Agent, path: &Path) -> Result<(), String> {
+    if agent.conversation.is_empty() && !path.exists() {
         return Ok(());
     }
-    crate::session::save(path, conversation).map_err(|error| error.to_string())
+    crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())?;
+    agent.journal.wrote_session(path);
+    Ok(())
 }
 
 /// Said when an undone turn ran shell commands.

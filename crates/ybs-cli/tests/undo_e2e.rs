@@ -575,9 +575,10 @@ fn repl_undo_saves_the_session_without_the_turn() {
             json!({"path": "made.txt", "content": "x\n"}),
         ),
         Turn::text(["Created it."]),
+        Turn::text(["Again."]),
         Turn::text(["Resumed."]),
     ]);
-    let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/undo\n");
+    let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/undo\nagain\n");
     let stdout = succeeds(&output);
     assert!(
         stdout.contains(
@@ -587,10 +588,16 @@ fn repl_undo_saves_the_session_without_the_turn() {
         "{stdout}"
     );
     assert!(!project.file("made.txt").exists());
+    // The next turn's save is not taken for a change made elsewhere.
+    assert!(
+        !text(&output.stderr).contains("warning"),
+        "{}",
+        text(&output.stderr)
+    );
     let session = sessions(&project).pop().unwrap();
     assert_eq!(
         fs::read_to_string(&session).unwrap(),
-        "user:\n\nhello\n\nassistant:\n\nHello there.\n"
+        "user:\n\nhello\n\nassistant:\n\nHello there.\n\nuser:\n\nagain\n\nassistant:\n\nAgain.\n"
     );
     // The REPL's own /undo took the turn out of the journal too.
     let listed = succeeds(&project.ybs(&["undo", "--list"]));
@@ -641,4 +648,68 @@ fn after_repl_clear_undo_still_takes_back_the_earlier_turn_and_its_session() {
         fs::read_to_string(&files[0]).unwrap(),
         "user:\n\nhello\n\nassistant:\n\nHello there.\n"
     );
+}
+
+#[test]
+fn a_running_repl_says_when_ybs_undo_changed_its_session_and_keeps_that_version() {
+    let project = Project::new(vec![
+        Turn::text(["Hello there."]),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "x\n"}),
+        ),
+        Turn::text(["Created it."]),
+        Turn::text(["Talking."]),
+    ]);
+    let mut child = project
+        .command(&[])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"hello\ncreate\ny\n").unwrap();
+    // Wait until the REPL saved the second turn and recorded that save in its journal.
+    let recorded = || {
+        let journal = project.path("data/ybs/undo");
+        let runs = fs::read_dir(journal).ok()?.next()?.ok()?.path();
+        let run = fs::read_dir(runs).ok()?.next()?.ok()?.path();
+        let manifest = fs::read_to_string(run.join("turn-0002/turn.json")).ok()?;
+        Some(manifest.contains("\"session\": {"))
+    };
+    let mut waited = 0;
+    while recorded() != Some(true) {
+        waited += 1;
+        assert!(waited < 600, "the REPL did not save its turn");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let session = sessions(&project).pop().unwrap();
+    let stdout = succeeds(&project.ybs(&["undo"]));
+    assert!(
+        stdout.contains(&format!(
+            "took the turn out of the session {}",
+            session.display()
+        )),
+        "{stdout}"
+    );
+    let undone = "user:\n\nhello\n\nassistant:\n\nHello there.\n";
+    assert_eq!(fs::read_to_string(&session).unwrap(), undone);
+    std::io::Write::write_all(&mut stdin, b"talk\n").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let stderr = text(&output.stderr);
+    let warning = format!(
+        "ybs: warning: the session {} changed since this session saved it (`ybs undo` or an \
+         edit elsewhere?); it is saved again from this session's conversation, which still \
+         holds any turn undone there; that version is kept in ",
+        session.display()
+    );
+    let copy = (stderr.lines())
+        .find_map(|line| line.strip_prefix(&warning))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(fs::read_to_string(copy).unwrap(), undone);
+    assert!(fs::read_to_string(&session).unwrap().contains("Talking."));
 }

@@ -97,6 +97,8 @@ pub struct Journal {
     started: usize,
     /// The last failure to keep a pre-image on disk (the memory copy is still there).
     pub disk_error: Option<String>,
+    /// The session file this run last wrote and what it wrote in it.
+    last_session: Option<(PathBuf, Option<Vec<u8>>)>,
 }
 
 impl Journal {
@@ -214,11 +216,26 @@ impl Journal {
     /// The last turn was saved in its session file: `before` is that file as it was just
     /// before the save; what it is now is recorded as its state after the turn.
     pub fn saved_session(&mut self, mut before: FileRecord) {
+        self.wrote_session(&before.path);
         if let Some(mut turn) = self.turns.pop() {
             before.after = std::fs::read(&before.path).ok();
             turn.session = Some(before);
             self.save(&turn);
             self.turns.push(turn);
+        }
+    }
+
+    /// This run wrote its session file `path` (after every turn, and again after `/undo`).
+    pub fn wrote_session(&mut self, path: &Path) {
+        self.last_session = Some((path.to_path_buf(), std::fs::read(path).ok()));
+    }
+
+    /// Whether the session file `path`, `now` on disk, is what this run last wrote in it
+    /// (`true` before its first write): not when `ybs undo` or an editor changed it since.
+    pub fn session_is_ours(&self, path: &Path, now: Option<&[u8]>) -> bool {
+        match &self.last_session {
+            Some((written, bytes)) if written == path => bytes.as_deref() == now,
+            _ => true,
         }
     }
 

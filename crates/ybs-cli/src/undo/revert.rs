@@ -267,8 +267,9 @@ fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result
     Ok(())
 }
 
-/// Keeps the user's current version of `path` before undo overwrites it.
-fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
+/// Keeps the user's current version of `path` in `dir` (next to it when `None`) before it is
+/// overwritten; returns the copy, `None` when `path` does not exist.
+pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
     let Ok(bytes) = std::fs::read(path) else {
         return Ok(None);
     };
