@@ -164,7 +164,8 @@ pub fn after_turn(
             .journal
             .session_is_ours(path, before.before.as_deref())
         {
-            session_changed_elsewhere(agent, path, log);
+            let warning = session_changed_elsewhere(agent, path);
+            let _ = writeln!(log, "ybs: warning: {warning}");
         }
         match session::save(path, &agent.conversation) {
             Ok(()) => agent.journal.saved_session(before),
@@ -204,21 +205,20 @@ pub fn after_turn(
 }
 
 /// The session file changed since this run last saved it (`ybs undo` from another terminal,
-/// an editor): says so and keeps that version in a copy before the save replaces it.
-fn session_changed_elsewhere(agent: &Agent, path: &Path, log: &mut dyn Write) {
+/// an editor): keeps that version in a copy before a save replaces it; returns the warning.
+pub fn session_changed_elsewhere(agent: &Agent, path: &Path) -> String {
     let kept = agent.journal.kept_dir();
     let copy = match crate::undo::revert::keep_copy(kept.as_deref(), path) {
         Ok(Some(copy)) => format!("that version is kept in {}", copy.display()),
         Ok(None) => "it was removed".to_owned(),
         Err(error) => format!("no copy of it could be kept: {error}"),
     };
-    let _ = writeln!(
-        log,
-        "ybs: warning: the session {} changed since this session saved it (`ybs undo` or an \
-         edit elsewhere?); it is saved again from this session's conversation, which still \
-         holds any turn undone there; {copy}",
+    format!(
+        "the session {} changed since this session saved it (`ybs undo` or an edit \
+         elsewhere?); it is saved again from this session's conversation, which still holds \
+         any turn undone there; {copy}",
         path.display()
-    );
+    )
 }
 
 /// The work tree state before a turn, when `git.auto_commit` is on.

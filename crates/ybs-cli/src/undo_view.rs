@@ -100,7 +100,16 @@ pub fn undo(
             lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
         }
     } else {
-        let saved = session_file.map(|path| resave(agent, path));
+        let (warning, saved) = match session_file {
+            Some(path) => {
+                let (warning, saved) = resave(agent, path, outcome.started_session);
+                (warning, Some(saved))
+            }
+            None => (None, None),
+        };
+        if let Some(warning) = warning {
+            lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
+        }
         lines.push(match (outcome.dropped_messages, &saved) {
             (true, Some(Ok(()))) => {
                 "the turn was dropped from the conversation and from its saved session".to_owned()
@@ -120,15 +129,26 @@ pub fn undo(
     lines
 }
 
-/// Saves `conversation` to the session file `path` after an undo; an empty conversation
-/// whose file the undo removed (the turn started it) is not written back.
-fn resave(agent: &mut Agent, path: &Path) -> Result<(), String> {
-    if agent.conversation.is_empty() && !path.exists() {
-        return Ok(());
-    }
-    crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())?;
+/// Saves the conversation to the session file `path` after an undo, or removes the file
+/// when the undone turn started it and nothing is left. A version changed elsewhere since
+/// is kept in a copy first (the returned warning says where).
+fn resave(agent: &mut Agent, path: &Path, started: bool) -> (Option<String>, Result<(), String>) {
+    let now = std::fs::read(path).ok();
+    let warning = (!agent.journal.session_is_ours(path, now.as_deref()))
+        .then(|| crate::commands::session_changed_elsewhere(agent, path));
+    let result = if agent.conversation.is_empty() && started {
+        match std::fs::remove_file(path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(format!(
+                "cannot remove the session {}: {error}",
+                path.display()
+            )),
+            _ => Ok(()),
+        }
+    } else {
+        crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())
+    };
     agent.journal.wrote_session(path);
-    Ok(())
+    (warning, result)
 }
 
 /// Said when an undone turn ran shell commands.

@@ -67,6 +67,9 @@ pub struct UndoOutcome {
     pub dropped_messages: bool,
     /// Whether the turn was in a conversation `/clear` forgot since.
     pub cleared: bool,
+    /// Whether the turn started the session file of the conversation it is in (which
+    /// [`undo_last`] leaves to its caller).
+    pub started_session: bool,
     /// What became of the session file the turn was saved in.
     pub session: Option<SessionChange>,
 }
@@ -105,8 +108,16 @@ pub fn undo_last(
     confirm: &mut dyn FnMut(&str) -> bool,
 ) -> Result<UndoOutcome, UndoError> {
     journal.finish_open_turn();
-    let turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    let mut turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    // The session of a turn still in the conversation is saved again from it by the caller;
+    // only the session of a turn `/clear` forgot is undone here.
+    let session = if turn.cleared {
+        None
+    } else {
+        turn.session.take()
+    };
     let mut outcome = revert_turn(&turn, journal.kept_dir().as_deref(), confirm)?;
+    outcome.started_session = session.is_some_and(|session| session.before.is_none());
     outcome.dropped_messages = drop_messages(conversation, &turn);
     outcome.cleared = turn.cleared;
     journal.pop();
