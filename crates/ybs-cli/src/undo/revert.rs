@@ -1,7 +1,8 @@
 //! Undoing the last turn: its files back as they were before it (files it created removed),
 //! its `[ybs]` commit dropped when it made one, its messages dropped from the conversation
-//! and from the session file it was saved in ([`super::session`]). Refuses when the user committed on top of that commit; asks first when a
-//! file changed since the turn, and then keeps a copy of the user's version.
+//! and from the session file it was saved in ([`super::session`]). Refuses when the user
+//! committed on top of that commit; asks first when a file changed since the turn, and then
+//! keeps a copy of the user's version.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
