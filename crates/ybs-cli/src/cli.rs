@@ -117,7 +117,14 @@ pub enum Command {
                       top), and for ask the chat file is restored too. A file changed since the \
                       turn is asked about on a terminal and refused otherwise, unless --yes (your \
                       version is then kept in a copy). What shell commands did cannot be \
-                      undone.\n\nThe journal is kept in $XDG_DATA_HOME/ybs/undo (default \
+                      undone.\n\nThe turn is also taken out of the session it was saved in \
+                      (exec, the REPL), so that --resume does not give the model a conversation \
+                      in which its change is still there. A session still as the turn left it is \
+                      put back as it was (removed when the turn started it). When later turns \
+                      were saved in it since, only the undone turn's messages are dropped: the \
+                      later turns stay, and a copy of the session as it was is kept. A session \
+                      changed otherwise since (compacted or edited) is left as it is, with a \
+                      warning.\n\nThe journal is kept in $XDG_DATA_HOME/ybs/undo (default \
                       ~/.local/share), the last 20 runs of each project."
     )]
     Undo {

@@ -158,7 +158,22 @@ pub fn after_turn(
         }
     }
     if let Some(path) = session_file {
-        if let Err(error) = session::save(path, &agent.conversation) {
+        // What the session was before this save is what undoing the turn puts back.
+        let before = crate::undo::FileRecord::now(path);
+        if !agent
+            .journal
+            .session_is_ours(path, before.before.as_deref())
+        {
+            let warning = session_changed_elsewhere(agent, path);
+            let _ = writeln!(log, "ybs: warning: {warning}");
+        }
+        match session::save(path, &agent.conversation) {
+            Ok(()) => agent.journal.saved_session(before),
+            Err(error) => {
+                let _ = writeln!(log, "ybs: warning: {error}");
+            }
+        }
+        if let Some(error) = agent.journal.disk_error.take() {
             let _ = writeln!(log, "ybs: warning: {error}");
         }
     }
@@ -187,6 +202,23 @@ pub fn after_turn(
             let _ = writeln!(log, "ybs: warning: {error}");
         }
     }
+}
+
+/// The session file changed since this run last saved it (`ybs undo` from another terminal,
+/// an editor): keeps that version in a copy before a save replaces it; returns the warning.
+pub fn session_changed_elsewhere(agent: &Agent, path: &Path) -> String {
+    let kept = agent.journal.kept_dir();
+    let copy = match crate::undo::revert::keep_copy(kept.as_deref(), path) {
+        Ok(Some(copy)) => format!("that version is kept in {}", copy.display()),
+        Ok(None) => "it was removed".to_owned(),
+        Err(error) => format!("no copy of it could be kept: {error}"),
+    };
+    format!(
+        "the session {} changed since this session saved it (`ybs undo` or an edit \
+         elsewhere?); it is saved again from this session's conversation, which still holds \
+         any turn undone there; {copy}",
+        path.display()
+    )
 }
 
 /// The work tree state before a turn, when `git.auto_commit` is on.

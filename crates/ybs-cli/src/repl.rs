@@ -365,7 +365,8 @@ fn slash(
             }
         }
         SlashCommand::Undo | SlashCommand::Diff => {
-            crate::undo_view::command(&command, agent, config, out);
+            let session = session_file.as_deref();
+            crate::undo_view::command(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {

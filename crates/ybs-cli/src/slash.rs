@@ -113,7 +113,7 @@ pub const COMMANDS: [(&str, &str, &str); 12] = [
     (
         "clear",
         "/clear",
-        "forget the conversation and start afresh",
+        "forget the conversation and start afresh (/undo still takes back earlier turns)",
     ),
     (
         "compact",

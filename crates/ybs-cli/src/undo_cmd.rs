@@ -78,8 +78,15 @@ pub fn run(
         Err(error) => return Err(Failed(error.to_string())),
     };
     store::remove_turn(&newest.dir);
-    for line in crate::undo_view::report(&outcome, cwd) {
+    let lines = crate::undo_view::report(&outcome, cwd);
+    for line in lines
+        .iter()
+        .chain(&crate::undo_view::session_lines(&outcome))
+    {
         let _ = writeln!(out, "{line}");
+    }
+    if let Some(warning) = crate::undo_view::session_warning(&outcome) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
     }
     if outcome.ran_shell {
         let _ = writeln!(err, "ybs: warning: {}", crate::undo_view::SHELL_WARNING);

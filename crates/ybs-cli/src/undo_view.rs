@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::agent::Agent;
 use crate::diff_view::{self, shown_path};
 use crate::render::style::{Painter, Role};
-use crate::undo::revert::{UndoError, UndoOutcome, undo_last};
+use crate::undo::revert::{SessionChange, UndoError, UndoOutcome, undo_last};
 use crate::undo::{FileRecord, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
@@ -78,10 +78,11 @@ pub fn last_turn_diff(agent: &mut Agent, base: &Path, painter: Painter) -> Vec<S
 }
 
 /// `/undo`: undoes the last turn of `agent`; `confirm` is asked before going over changes
-/// made since. Returns the lines to show.
+/// made since. The session file `session_file` is saved again so that it holds the
+/// conversation without the turn. Returns the lines to show.
 pub fn undo(
     agent: &mut Agent,
-    base: &Path,
+    (base, session_file): (&Path, Option<&Path>),
     painter: Painter,
     confirm: &mut dyn FnMut(&str) -> bool,
 ) -> Vec<String> {
@@ -91,15 +92,63 @@ pub fn undo(
         Err(error) => return vec![painter.paint(Role::Failure, &format!("error: {error}"))],
     };
     let mut lines = report(&outcome, base);
-    lines.push(if outcome.dropped_messages {
-        "the turn was dropped from the conversation".to_owned()
+    if outcome.cleared {
+        // Its session is not the one in memory: undo took the turn out of that file.
+        lines.push("the turn was in the conversation before /clear".to_owned());
+        lines.extend(session_lines(&outcome));
+        if let Some(warning) = session_warning(&outcome) {
+            lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
+        }
     } else {
-        "the turn's messages were compacted and stay in the conversation".to_owned()
-    });
+        let (warning, saved) = match session_file {
+            Some(path) => {
+                let (warning, saved) = resave(agent, path, outcome.started_session);
+                (warning, Some(saved))
+            }
+            None => (None, None),
+        };
+        if let Some(warning) = warning {
+            lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
+        }
+        lines.push(match (outcome.dropped_messages, &saved) {
+            (true, Some(Ok(()))) => {
+                "the turn was dropped from the conversation and from its saved session".to_owned()
+            }
+            (true, _) => "the turn was dropped from the conversation".to_owned(),
+            (false, _) => {
+                "the turn's messages were compacted and stay in the conversation".to_owned()
+            }
+        });
+        if let Some(Err(error)) = saved {
+            lines.push(painter.paint(Role::Failure, &format!("error: {error}")));
+        }
+    }
     if outcome.ran_shell {
         lines.push(painter.paint(Role::Warning, &format!("warning: {SHELL_WARNING}")));
     }
     lines
+}
+
+/// Saves the conversation to the session file `path` after an undo, or removes the file
+/// when the undone turn started it and nothing is left. A version changed elsewhere since
+/// is kept in a copy first (the returned warning says where).
+fn resave(agent: &mut Agent, path: &Path, started: bool) -> (Option<String>, Result<(), String>) {
+    let now = std::fs::read(path).ok();
+    let warning = (!agent.journal.session_is_ours(path, now.as_deref()))
+        .then(|| crate::commands::session_changed_elsewhere(agent, path));
+    let result = if agent.conversation.is_empty() && started {
+        match std::fs::remove_file(path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(format!(
+                "cannot remove the session {}: {error}",
+                path.display()
+            )),
+            _ => Ok(()),
+        }
+    } else {
+        crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())
+    };
+    agent.journal.wrote_session(path);
+    (warning, result)
 }
 
 /// Said when an undone turn ran shell commands.
@@ -135,12 +184,57 @@ pub fn report(outcome: &UndoOutcome, base: &Path) -> Vec<String> {
     lines
 }
 
-/// Runs `/undo` or `/diff` at the REPL; the question before undoing over the user's changes
-/// is read from stdin.
+/// What an undo did to the turn's session file, for `ybs undo` (the REPL saves its own).
+pub fn session_lines(outcome: &UndoOutcome) -> Vec<String> {
+    let mut lines = Vec::new();
+    match &outcome.session {
+        Some(SessionChange::Restored(path)) => {
+            lines.push(format!(
+                "took the turn out of the session {}",
+                path.display()
+            ));
+        }
+        Some(SessionChange::Removed(path)) => {
+            lines.push(format!(
+                "removed the session {} (the turn started it)",
+                path.display()
+            ));
+        }
+        Some(SessionChange::Dropped { path, later, copy }) => {
+            lines.push(format!(
+                "took the turn out of the session {}; the {later} turn(s) saved after it stay",
+                path.display()
+            ));
+            if let Some(copy) = copy {
+                lines.push(format!(
+                    "the session as it was is kept in {}",
+                    copy.display()
+                ));
+            }
+        }
+        Some(SessionChange::Left { .. }) | None => {}
+    }
+    lines
+}
+
+/// Said when undo left the turn's session file alone.
+pub fn session_warning(outcome: &UndoOutcome) -> Option<String> {
+    match &outcome.session {
+        Some(SessionChange::Left { path, reason }) => Some(format!(
+            "the session {} was left as it is: {reason}; resuming it still gives the model the \
+             undone turn",
+            path.display()
+        )),
+        _ => None,
+    }
+}
+
+/// Runs `/undo` or `/diff` at the REPL, whose session is saved in `session_file`; the
+/// question before undoing over the user's changes is read from stdin.
 pub fn command(
     command: &crate::slash::SlashCommand,
     agent: &mut Agent,
-    config: &crate::config::Config,
+    (config, session_file): (&crate::config::Config, Option<&Path>),
     out: &mut dyn std::io::Write,
 ) {
     use std::io::{BufRead, IsTerminal};
@@ -163,7 +257,7 @@ pub fn command(
                 let _ = std::io::stdin().lock().read_line(&mut line);
                 matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
             };
-            undo(agent, &base, painter, &mut ask)
+            undo(agent, (&base, session_file), painter, &mut ask)
         }
     };
     for line in lines {

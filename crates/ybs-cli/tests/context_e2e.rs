@@ -272,11 +272,11 @@ fn undo_puts_back_writes_edits_and_creations_turn_by_turn_without_git() {
     );
     assert!(
         stdout.contains(
-            "restored whole.txt\nrestored kept.txt\nthe turn was dropped from the conversation\n"
+            "restored whole.txt\nrestored kept.txt\nthe turn was dropped from the conversation and from its saved session\n"
         ),
         "{stdout}"
     );
-    assert!(stdout.contains("the turn changed no files\nthe turn was dropped from the conversation\nremoved made.txt (the turn created it)\n"), "{stdout}");
+    assert!(stdout.contains("the turn changed no files\nthe turn was dropped from the conversation and from its saved session\nremoved made.txt (the turn created it)\n"), "{stdout}");
     assert!(
         stdout.ends_with(
             "nothing to undo: no turn of this session changed anything that is still recorded\n"

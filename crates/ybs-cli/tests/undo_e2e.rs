@@ -81,18 +81,23 @@ fn undo_takes_back_exec_runs_one_by_one_from_a_subdirectory_too() {
         lines[1].ends_with("exec  \"create made\"  made.txt"),
         "{listed}"
     );
+    // Each exec started a session; undoing the run removes its session too.
+    let second = sessions(&project).pop().unwrap();
     let stdout = succeeds(&project.ybs(&["undo"]));
     assert!(
         stdout.starts_with("undoing exec \"edit the rest\" of 20"),
         "{stdout}"
     );
     assert!(
-        stdout.ends_with(
+        stdout.ends_with(&format!(
             "restored whole.txt\nrestored kept.txt\nremoved sub/new.txt (the turn created \
-             it)\n1 earlier turn(s) recorded; `ybs undo` again takes back the one before\n"
-        ),
+             it)\nremoved the session {} (the turn started it)\n1 earlier turn(s) recorded; \
+             `ybs undo` again takes back the one before\n",
+            second.display()
+        )),
         "{stdout}"
     );
+    assert_eq!(sessions(&project).len(), 1);
     assert_eq!(project.read("kept.txt"), "old\n");
     assert_eq!(project.read("whole.txt"), "original\n");
     assert_eq!(mode(&project.file("whole.txt")), 0o640);
@@ -326,7 +331,10 @@ fn undoing_a_turn_that_ran_shell_commands_warns() {
     );
     let output = project.ybs(&["undo"]);
     let stdout = succeeds(&output);
-    assert!(stdout.ends_with("the turn changed no files\n"), "{stdout}");
+    assert!(
+        stdout.contains("the turn changed no files\nremoved the session "),
+        "{stdout}"
+    );
     assert_eq!(
         text(&output.stderr),
         "ybs: warning: the turn ran shell commands; what they changed cannot be undone\n"
@@ -401,4 +409,307 @@ fn on_a_terminal_undo_asks_before_going_over_a_change() {
     let screen = tmux.wait_for("exit=0");
     assert!(screen.contains("restored kept.txt"), "{screen}");
     assert_eq!(project.read("kept.txt"), "old\n");
+}
+
+/// The session files of the project, oldest first.
+fn sessions(project: &Project) -> Vec<std::path::PathBuf> {
+    let Ok(dirs) = fs::read_dir(project.path("data/ybs/sessions")) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = (dirs.flat_map(|dir| fs::read_dir(dir.unwrap().path()).unwrap()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "chat"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The messages of the last request the fake LLM received, as JSON text.
+fn last_messages(project: &Project) -> String {
+    let bodies = project.bodies();
+    bodies.last().unwrap()["messages"].to_string()
+}
+
+#[test]
+fn undo_takes_an_exec_turn_out_of_its_session_and_resume_does_not_send_it() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "made\n"}),
+        ),
+        Turn::text(["Created it."]),
+        call(
+            "c2",
+            "edit_file",
+            json!({"path": "made.txt", "old_text": "made", "new_text": "changed"}),
+        ),
+        Turn::text(["Edited in turn two."]),
+        Turn::text(["Nothing else."]),
+    ]);
+    succeeds(&project.ybs(&["exec", "--yes", "create made"]));
+    let files = sessions(&project);
+    assert_eq!(files.len(), 1, "{files:?}");
+    let session = &files[0];
+    let first = fs::read(session).unwrap();
+    succeeds(&project.ybs(&["--resume", "exec", "--yes", "turn two: edit"]));
+    let grown = fs::read_to_string(session).unwrap();
+    assert!(
+        grown.contains("turn two: edit") && grown.contains("Edited in turn two."),
+        "{grown}"
+    );
+    assert_eq!(project.read("made.txt"), "changed\n");
+    let stdout = succeeds(&project.ybs(&["undo"]));
+    assert!(
+        stdout.contains(&format!(
+            "restored made.txt\ntook the turn out of the session {}\n",
+            session.display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(project.read("made.txt"), "made\n");
+    assert_eq!(fs::read(session).unwrap(), first);
+    assert_eq!(mode(session), 0o600);
+    succeeds(&project.ybs(&["--resume", "exec", "--yes", "anything else?"]));
+    let sent = last_messages(&project);
+    assert!(
+        sent.contains("create made") && sent.contains("Created it."),
+        "{sent}"
+    );
+    assert!(
+        !sent.contains("turn two") && !sent.contains("\"c2\""),
+        "{sent}"
+    );
+    assert_eq!(sessions(&project), files);
+}
+
+#[test]
+fn turns_saved_after_the_undone_one_stay_in_the_session_and_a_copy_is_kept() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "made\n"}),
+        ),
+        Turn::text(["Created it."]),
+        // A turn that changes no file leaves no undo record, but is saved in the session.
+        Turn::text(["You are welcome."]),
+        Turn::text(["Still here."]),
+    ]);
+    succeeds(&project.ybs(&["exec", "--yes", "create made"]));
+    succeeds(&project.ybs(&["--resume", "exec", "thanks"]));
+    let session = sessions(&project).pop().unwrap();
+    let before_undo = fs::read(&session).unwrap();
+    let stdout = succeeds(&project.ybs(&["undo"]));
+    assert!(
+        stdout.contains(&format!(
+            "removed made.txt (the turn created it)\ntook the turn out of the session {}; the \
+             1 turn(s) saved after it stay\nthe session as it was is kept in ",
+            session.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!project.file("made.txt").exists());
+    let copy = (stdout.lines())
+        .find_map(|line| line.strip_prefix("the session as it was is kept in "))
+        .unwrap();
+    assert_eq!(fs::read(copy).unwrap(), before_undo);
+    assert_eq!(mode(Path::new(copy)), 0o600);
+    assert_eq!(
+        fs::read_to_string(&session).unwrap(),
+        "user:\n\nthanks\n\nassistant:\n\nYou are welcome.\n"
+    );
+    succeeds(&project.ybs(&["--resume", "exec", "and now?"]));
+    let sent = last_messages(&project);
+    assert!(
+        sent.contains("thanks") && sent.contains("You are welcome."),
+        "{sent}"
+    );
+    assert!(
+        !sent.contains("create made") && !sent.contains("Created it.") && !sent.contains("c1"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn a_session_edited_since_is_left_as_it_is_with_a_warning() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "made\n"}),
+        ),
+        Turn::text(["Created it."]),
+    ]);
+    succeeds(&project.ybs(&["exec", "--yes", "create made"]));
+    let session = sessions(&project).pop().unwrap();
+    let edited = "user:\n\nmy own words\n\nassistant:\n\nCreated it.\n";
+    fs::write(&session, edited).unwrap();
+    let output = project.ybs(&["undo"]);
+    let stdout = succeeds(&output);
+    assert!(
+        stdout.contains("removed made.txt (the turn created it)\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("session"), "{stdout}");
+    assert_eq!(
+        text(&output.stderr),
+        format!(
+            "ybs: warning: the session {} was left as it is: it changed since that turn other \
+             than by later turns (compacted or edited), so the turn's messages cannot be told \
+             apart; resuming it still gives the model the undone turn\n",
+            session.display()
+        )
+    );
+    assert_eq!(fs::read_to_string(&session).unwrap(), edited);
+    assert!(!project.file("made.txt").exists());
+}
+
+#[test]
+fn repl_undo_saves_the_session_without_the_turn() {
+    let project = Project::new(vec![
+        Turn::text(["Hello there."]),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "x\n"}),
+        ),
+        Turn::text(["Created it."]),
+        Turn::text(["Again."]),
+        Turn::text(["Resumed."]),
+    ]);
+    let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/undo\nagain\n");
+    let stdout = succeeds(&output);
+    assert!(
+        stdout.contains(
+            "removed made.txt (the turn created it)\nthe turn was dropped from the conversation \
+             and from its saved session\n"
+        ),
+        "{stdout}"
+    );
+    assert!(!project.file("made.txt").exists());
+    // The next turn's save is not taken for a change made elsewhere.
+    assert!(
+        !text(&output.stderr).contains("warning"),
+        "{}",
+        text(&output.stderr)
+    );
+    let session = sessions(&project).pop().unwrap();
+    assert_eq!(
+        fs::read_to_string(&session).unwrap(),
+        "user:\n\nhello\n\nassistant:\n\nHello there.\n\nuser:\n\nagain\n\nassistant:\n\nAgain.\n"
+    );
+    // The REPL's own /undo took the turn out of the journal too.
+    let listed = succeeds(&project.ybs(&["undo", "--list"]));
+    assert_eq!(
+        listed,
+        format!(
+            "no recorded turn to undo for {}\n",
+            project.file("").display().to_string().trim_end_matches('/')
+        )
+    );
+    succeeds(&project.ybs(&["--resume", "exec", "go on"]));
+    let sent = last_messages(&project);
+    assert!(
+        sent.contains("hello") && sent.contains("Hello there."),
+        "{sent}"
+    );
+    assert!(
+        !sent.contains("create") && !sent.contains("Created it."),
+        "{sent}"
+    );
+}
+
+#[test]
+fn after_repl_clear_undo_still_takes_back_the_earlier_turn_and_its_session() {
+    let project = Project::new(vec![
+        Turn::text(["Hello there."]),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "x\n"}),
+        ),
+        Turn::text(["Created it."]),
+    ]);
+    let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/clear\n/undo\n");
+    let stdout = succeeds(&output);
+    assert!(!project.file("made.txt").exists(), "{stdout}");
+    let files = sessions(&project);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(
+        stdout.contains(&format!(
+            "conversation cleared\nremoved made.txt (the turn created it)\nthe turn was in \
+             the conversation before /clear\ntook the turn out of the session {}\n",
+            files[0].display()
+        )),
+        "{stdout}"
+    );
+    assert_eq!(
+        fs::read_to_string(&files[0]).unwrap(),
+        "user:\n\nhello\n\nassistant:\n\nHello there.\n"
+    );
+}
+
+#[test]
+fn a_running_repl_says_when_ybs_undo_changed_its_session_and_keeps_that_version() {
+    let project = Project::new(vec![
+        Turn::text(["Hello there."]),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "x\n"}),
+        ),
+        Turn::text(["Created it."]),
+        Turn::text(["Talking."]),
+    ]);
+    let mut child = project
+        .command(&[])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, b"hello\ncreate\ny\n").unwrap();
+    // Wait until the REPL saved the second turn and recorded that save in its journal.
+    let recorded = || {
+        let journal = project.path("data/ybs/undo");
+        let runs = fs::read_dir(journal).ok()?.next()?.ok()?.path();
+        let run = fs::read_dir(runs).ok()?.next()?.ok()?.path();
+        let manifest = fs::read_to_string(run.join("turn-0002/turn.json")).ok()?;
+        Some(manifest.contains("\"session\": {"))
+    };
+    let mut waited = 0;
+    while recorded() != Some(true) {
+        waited += 1;
+        assert!(waited < 600, "the REPL did not save its turn");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let session = sessions(&project).pop().unwrap();
+    let stdout = succeeds(&project.ybs(&["undo"]));
+    assert!(
+        stdout.contains(&format!(
+            "took the turn out of the session {}",
+            session.display()
+        )),
+        "{stdout}"
+    );
+    let undone = "user:\n\nhello\n\nassistant:\n\nHello there.\n";
+    assert_eq!(fs::read_to_string(&session).unwrap(), undone);
+    std::io::Write::write_all(&mut stdin, b"talk\n").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    let stderr = text(&output.stderr);
+    let warning = format!(
+        "ybs: warning: the session {} changed since this session saved it (`ybs undo` or an \
+         edit elsewhere?); it is saved again from this session's conversation, which still \
+         holds any turn undone there; that version is kept in ",
+        session.display()
+    );
+    let copy = (stderr.lines())
+        .find_map(|line| line.strip_prefix(&warning))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert_eq!(fs::read_to_string(copy).unwrap(), undone);
+    assert!(fs::read_to_string(&session).unwrap().contains("Talking."));
 }

@@ -3,9 +3,11 @@
 //! the session has a state directory, written under it before the tool runs, so a crash in
 //! the middle of a turn loses nothing; they stay there after the session ([`store`]) so
 //! that `ybs undo` can take back an `exec`, `ask` or REPL run later. With
-//! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]).
+//! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]), and the turn is
+//! taken out of the session file it was saved in ([`session`]).
 
 pub mod revert;
+pub mod session;
 pub mod store;
 
 use std::os::unix::fs::PermissionsExt;
@@ -49,6 +51,12 @@ pub struct TurnRecord {
     pub files: Vec<FileRecord>,
     /// Whether it ran shell commands (whose effects cannot be undone).
     pub ran_shell: bool,
+    /// The session file (`exec`, the REPL) as it was before and after the turn was saved in
+    /// it; not one of the turn's files (it does not make a turn worth keeping).
+    pub session: Option<FileRecord>,
+    /// Whether `/clear` forgot the conversation the turn was in since: undoing it leaves
+    /// the conversation in memory alone.
+    pub cleared: bool,
     /// The `[ybs]` commit of the turn and the work tree it is in, with `git.auto_commit`.
     pub commit: Option<(String, PathBuf)>,
     /// Whether it ended (`after` is known); a turn read back after a crash may not have.
@@ -89,6 +97,8 @@ pub struct Journal {
     started: usize,
     /// The last failure to keep a pre-image on disk (the memory copy is still there).
     pub disk_error: Option<String>,
+    /// The session file this run last wrote and what it wrote in it.
+    last_session: Option<(PathBuf, Option<Vec<u8>>)>,
 }
 
 impl Journal {
@@ -116,6 +126,8 @@ impl Journal {
             request: request.to_owned(),
             files: std::mem::take(&mut self.pending),
             ran_shell: false,
+            session: None,
+            cleared: false,
             commit: None,
             finished: false,
             ended_ms: 0,
@@ -201,6 +213,32 @@ impl Journal {
         }
     }
 
+    /// The last turn was saved in its session file: `before` is that file as it was just
+    /// before the save; what it is now is recorded as its state after the turn.
+    pub fn saved_session(&mut self, mut before: FileRecord) {
+        self.wrote_session(&before.path);
+        if let Some(mut turn) = self.turns.pop() {
+            before.after = std::fs::read(&before.path).ok();
+            turn.session = Some(before);
+            self.save(&turn);
+            self.turns.push(turn);
+        }
+    }
+
+    /// This run wrote its session file `path` (after every turn, and again after `/undo`).
+    pub fn wrote_session(&mut self, path: &Path) {
+        self.last_session = Some((path.to_path_buf(), std::fs::read(path).ok()));
+    }
+
+    /// Whether the session file `path`, `now` on disk, is what this run last wrote in it
+    /// (`true` before its first write): not when `ybs undo` or an editor changed it since.
+    pub fn session_is_ours(&self, path: &Path, now: Option<&[u8]>) -> bool {
+        match &self.last_session {
+            Some((written, bytes)) if written == path => bytes.as_deref() == now,
+            _ => true,
+        }
+    }
+
     /// Writes `turn` to disk; a failure is kept for the user to see.
     fn save(&mut self, turn: &TurnRecord) {
         if let Err(error) = store::save_turn(turn, &self.info) {
@@ -221,10 +259,13 @@ impl Journal {
         Some(turn)
     }
 
-    /// Forgets every turn (`/clear`); the files stay as they are.
+    /// `/clear` forgot the conversation: the turns stay undoable (their files, commits and
+    /// session files), but their messages are no longer in the conversation.
     pub fn clear(&mut self) {
-        while self.pop().is_some() {}
-        self.current = None;
+        self.finish_open_turn();
+        for turn in &mut self.turns {
+            turn.cleared = true;
+        }
     }
 
     /// Every finished turn, oldest first.

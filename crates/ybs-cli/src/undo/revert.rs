@@ -1,7 +1,8 @@
 //! Undoing the last turn: its files back as they were before it (files it created removed),
-//! its `[ybs]` commit dropped when it made one, and its messages dropped from the
-//! conversation. Refuses when the user committed on top of that commit; asks first when a
-//! file changed since the turn, and then keeps a copy of the user's version.
+//! its `[ybs]` commit dropped when it made one, its messages dropped from the conversation
+//! and from the session file it was saved in ([`super::session`]). Refuses when the user
+//! committed on top of that commit; asks first when a file changed since the turn, and then
+//! keeps a copy of the user's version.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,7 @@ use std::process::Command;
 
 use ybs_core::{Message, Role};
 
+use super::session::{SessionPlan, plan};
 use super::{Journal, TurnRecord};
 
 /// Why nothing was undone. Nothing on disk changed.
@@ -64,6 +66,39 @@ pub struct UndoOutcome {
     pub ran_shell: bool,
     /// Whether the turn's messages were dropped from the conversation.
     pub dropped_messages: bool,
+    /// Whether the turn was in a conversation `/clear` forgot since.
+    pub cleared: bool,
+    /// Whether the turn started the session file of the conversation it is in (which
+    /// [`undo_last`] leaves to its caller).
+    pub started_session: bool,
+    /// What became of the session file the turn was saved in.
+    pub session: Option<SessionChange>,
+}
+
+/// What undo did to the session file of the turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChange {
+    /// Put back as it was before the turn.
+    Restored(PathBuf),
+    /// Removed: the turn started the session.
+    Removed(PathBuf),
+    /// Only the turn's messages dropped; the `later` turns saved after it stay, and the
+    /// session as it was is kept in `copy`.
+    Dropped {
+        /// The session file.
+        path: PathBuf,
+        /// Turns saved after the undone one.
+        later: usize,
+        /// The copy of the session as it was.
+        copy: Option<PathBuf>,
+    },
+    /// Left as it is, for `reason`: a `--resume` of it still holds the turn.
+    Left {
+        /// The session file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Undoes the last turn of `journal` and drops its messages from `conversation`. `confirm`
@@ -74,9 +109,18 @@ pub fn undo_last(
     confirm: &mut dyn FnMut(&str) -> bool,
 ) -> Result<UndoOutcome, UndoError> {
     journal.finish_open_turn();
-    let turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    let mut turn = journal.last().cloned().ok_or(UndoError::Nothing)?;
+    // The session of a turn still in the conversation is saved again from it by the caller;
+    // only the session of a turn `/clear` forgot is undone here.
+    let session = if turn.cleared {
+        None
+    } else {
+        turn.session.take()
+    };
     let mut outcome = revert_turn(&turn, journal.kept_dir().as_deref(), confirm)?;
+    outcome.started_session = session.is_some_and(|session| session.before.is_none());
     outcome.dropped_messages = drop_messages(conversation, &turn);
+    outcome.cleared = turn.cleared;
     journal.pop();
     Ok(outcome)
 }
@@ -108,6 +152,12 @@ pub fn revert_turn(
         ran_shell: turn.ran_shell,
         ..UndoOutcome::default()
     };
+    let session = (turn.session.as_ref()).map(|record| {
+        (
+            record,
+            plan(record, std::fs::read(&record.path).ok().as_deref()),
+        )
+    });
     if !changed_since.is_empty() {
         let names: Vec<String> = changed_since
             .iter()
@@ -130,7 +180,65 @@ pub fn revert_turn(
     for file in turn.files.iter().rev() {
         restore(file, &mut outcome)?;
     }
+    if let Some((record, plan)) = session {
+        outcome.session = rewrite_session(&record.path, plan, kept)?;
+    }
     Ok(outcome)
+}
+
+/// Carries out `plan` on the session file `path`; the session as it was is kept in a copy
+/// when later turns stay in it.
+fn rewrite_session(
+    path: &Path,
+    plan: SessionPlan,
+    kept: Option<&Path>,
+) -> Result<Option<SessionChange>, UndoError> {
+    let change = match plan {
+        SessionPlan::Unchanged => return Ok(None),
+        SessionPlan::Leave(reason) => SessionChange::Left {
+            path: path.to_path_buf(),
+            reason,
+        },
+        SessionPlan::Rewrite { bytes: None, .. } => match std::fs::remove_file(path) {
+            Ok(()) => SessionChange::Removed(path.to_path_buf()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => {
+                return Err(UndoError::Io(format!(
+                    "cannot remove the session {}: {error}",
+                    path.display()
+                )));
+            }
+        },
+        SessionPlan::Rewrite {
+            bytes: Some(bytes),
+            later,
+        } => {
+            let copy = if later > 0 {
+                keep_copy(kept, path)?
+            } else {
+                None
+            };
+            // Sessions are private to the user; keep whatever mode the file has now.
+            let mode =
+                std::fs::metadata(path).map_or(0o600, |meta| meta.permissions().mode() & 0o7777);
+            write_atomic(path, &bytes, Some(mode)).map_err(|error| {
+                UndoError::Io(format!(
+                    "cannot rewrite the session {}: {error}",
+                    path.display()
+                ))
+            })?;
+            if later > 0 {
+                SessionChange::Dropped {
+                    path: path.to_path_buf(),
+                    later,
+                    copy,
+                }
+            } else {
+                SessionChange::Restored(path.to_path_buf())
+            }
+        }
+    };
+    Ok(Some(change))
 }
 
 /// Puts one file back.
@@ -171,8 +279,9 @@ fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result
     Ok(())
 }
 
-/// Keeps the user's current version of `path` before undo overwrites it.
-fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
+/// Keeps the user's current version of `path` in `dir` (next to it when `None`) before it is
+/// overwritten; returns the copy, `None` when `path` does not exist.
+pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
     let Ok(bytes) = std::fs::read(path) else {
         return Ok(None);
     };
@@ -201,8 +310,11 @@ fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoErr
 }
 
 /// Drops the turn's messages when the conversation still starts the turn where it did (not
-/// after a compaction moved or summarized it).
+/// after a compaction moved or summarized it, nor after `/clear` forgot it).
 fn drop_messages(conversation: &mut Vec<Message>, turn: &TurnRecord) -> bool {
+    if turn.cleared {
+        return false;
+    }
     match conversation.get(turn.start) {
         Some(message) if message.role == Role::User && message.text_content() == turn.request => {
             conversation.truncate(turn.start);
@@ -337,6 +449,27 @@ mod tests {
         let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
         assert!(!outcome.dropped_messages);
         assert_eq!(messages.len(), 2);
+    }
+
+    #[test]
+    fn after_clear_the_files_are_still_undone_and_the_new_conversation_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        let mut journal =
+            Journal::persistent(dir.path().join("state"), super::super::RunInfo::default());
+        journal.begin_turn(0, "first");
+        journal.before_write(&file);
+        fs::write(&file, "made").unwrap();
+        journal.end_turn();
+        journal.clear();
+        assert!(dir.path().join("state/turn-0001/turn.json").exists());
+        // The new conversation happens to start with the same request.
+        let mut messages = vec![Message::user("first"), Message::assistant("again")];
+        let outcome = undo_last(&mut journal, &mut messages, &mut |_| true).unwrap();
+        assert_eq!(outcome.removed, [file]);
+        assert!(outcome.cleared && !outcome.dropped_messages);
+        assert_eq!(messages.len(), 2);
+        assert!(!dir.path().join("state/turn-0001").exists());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! in) a directory under `$XDG_DATA_HOME/ybs/undo/` holds one directory per run (`exec`,
 //! `ask` or a REPL session), named so that they sort by start time, each with one directory
 //! per turn: `turn.json` (what the turn did) and the contents of its files before
-//! (`N.before`) and after (`N.after`) it. Only the newest [`KEEP_RUNS`] runs are kept; the
+//! (`N.before`) and after (`N.after`) it, and of its session file (`session.before`,
+//! `session.after`). Only the newest [`KEEP_RUNS`] runs are kept; the
 //! copies of the user's versions an undo saved are in `kept/`, which is never pruned.
 //! Directories are private (0700), files too (0600), and every file is written atomically.
 
@@ -24,6 +25,8 @@ pub const KEEP_RUNS: usize = 20;
 const MANIFEST: &str = "turn.json";
 /// The format of [`MANIFEST`].
 const VERSION: u32 = 1;
+/// The name of the session file's contents in a turn directory.
+const SESSION: &str = "session";
 
 /// The run a journal records: written with each of its turns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -46,6 +49,9 @@ struct Manifest {
     ran_shell: bool,
     commit: Option<Commit>,
     files: Vec<FileEntry>,
+    /// The session file the turn was saved in (absent in journals written before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session: Option<FileEntry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,30 +165,12 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
         }
     }
     create_private_dir(dir)?;
-    let mut files = Vec::new();
-    for (index, file) in turn.files.iter().enumerate() {
-        if let Some(before) = &file.before {
-            let path = dir.join(format!("{index}.before"));
-            if !path.exists() {
-                write_private(&path, before)?;
-            }
-        }
-        let after = dir.join(format!("{index}.after"));
-        match (&file.after, turn.finished) {
-            (Some(bytes), true) => write_private(&after, bytes)?,
-            _ => match fs::remove_file(&after) {
-                Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
-                _ => {}
-            },
-        }
-        files.push(FileEntry {
-            path: file.path.clone(),
-            existed_before: file.before.is_some(),
-            mode: file.mode,
-            exists_after: turn.finished && file.after.is_some(),
-            changed: !turn.finished || file.before != file.after,
-        });
-    }
+    let files = (turn.files.iter().enumerate())
+        .map(|(index, file)| save_file(dir, &index.to_string(), file, turn.finished))
+        .collect::<io::Result<Vec<_>>>()?;
+    let session = (turn.session.as_ref())
+        .map(|file| save_file(dir, SESSION, file, turn.finished))
+        .transpose()?;
     let manifest = Manifest {
         version: VERSION,
         command: info.command.clone(),
@@ -198,9 +186,36 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
         ran_shell: turn.ran_shell,
         commit: (turn.commit.clone()).map(|(id, root)| Commit { id, root }),
         files,
+        session,
     };
     let json = serde_json::to_vec_pretty(&manifest).map_err(io::Error::other)?;
     write_private(&dir.join(MANIFEST), &json)
+}
+
+/// Writes the contents of `file` as `NAME.before` (once: a pre-image never changes) and
+/// `NAME.after` in the turn directory `dir`; returns its entry in the manifest.
+fn save_file(dir: &Path, name: &str, file: &FileRecord, finished: bool) -> io::Result<FileEntry> {
+    if let Some(before) = &file.before {
+        let path = dir.join(format!("{name}.before"));
+        if !path.exists() {
+            write_private(&path, before)?;
+        }
+    }
+    let after = dir.join(format!("{name}.after"));
+    match (&file.after, finished) {
+        (Some(bytes), true) => write_private(&after, bytes)?,
+        _ => match fs::remove_file(&after) {
+            Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(error),
+            _ => {}
+        },
+    }
+    Ok(FileEntry {
+        path: file.path.clone(),
+        existed_before: file.before.is_some(),
+        mode: file.mode,
+        exists_after: finished && file.after.is_some(),
+        changed: !finished || file.before != file.after,
+    })
 }
 
 /// Removes all but the newest `keep` runs of `project`; `current`, the run being recorded,
@@ -303,26 +318,33 @@ impl StoredTurn {
             })
         };
         let manifest = &self.manifest;
-        let mut files = Vec::new();
-        for (index, file) in manifest.files.iter().enumerate() {
+        let record = |name: &str, file: &FileEntry| -> Result<FileRecord, CorruptJournal> {
             let before = (file.existed_before)
-                .then(|| read(format!("{index}.before")))
+                .then(|| read(format!("{name}.before")))
                 .transpose()?;
             let after = (file.exists_after && manifest.finished)
-                .then(|| read(format!("{index}.after")))
+                .then(|| read(format!("{name}.after")))
                 .transpose()?;
-            files.push(FileRecord {
+            Ok(FileRecord {
                 path: file.path.clone(),
                 before,
                 mode: file.mode,
                 after,
-            });
-        }
+            })
+        };
+        let files = (manifest.files.iter().enumerate())
+            .map(|(index, file)| record(&index.to_string(), file))
+            .collect::<Result<Vec<_>, _>>()?;
+        let session = (manifest.session.as_ref())
+            .map(|file| record(SESSION, file))
+            .transpose()?;
         Ok(TurnRecord {
             start: manifest.start,
             request: manifest.request.clone(),
             files,
             ran_shell: manifest.ran_shell,
+            session,
+            cleared: false,
             commit: (manifest.commit.clone()).map(|commit| (commit.id, commit.root)),
             finished: manifest.finished,
             ended_ms: manifest.ended_ms,
@@ -374,7 +396,14 @@ mod tests {
         fs::write(&file, "two").unwrap();
         journal.before_write(&dir.path().join("new.txt"));
         journal.ran_shell();
-        let recorded = journal.end_turn().unwrap().clone();
+        journal.end_turn();
+        let session = dir.path().join("s.chat");
+        fs::write(&session, "user:\n\nbefore\n").unwrap();
+        let before = FileRecord::now(&session);
+        fs::write(&session, "user:\n\nbefore\n\nuser:\n\nchange it\n").unwrap();
+        journal.saved_session(before);
+        let recorded = journal.last().unwrap().clone();
+        assert!(recorded.session.is_some());
         drop(journal);
         let turns = load(&project).unwrap();
         assert_eq!(turns.len(), 1);
@@ -386,7 +415,13 @@ mod tests {
         assert_eq!(read.files[0].after.as_deref(), Some(&b"two"[..]));
         assert_eq!(mode(&turns[0].dir), 0o700);
         assert_eq!(mode(turns[0].dir.parent().unwrap()), 0o700);
-        for name in ["turn.json", "0.before", "0.after"] {
+        for name in [
+            "turn.json",
+            "0.before",
+            "0.after",
+            "session.before",
+            "session.after",
+        ] {
             assert_eq!(mode(&turns[0].dir.join(name)), 0o600, "{name}");
         }
         remove_turn(&turns[0].dir);
