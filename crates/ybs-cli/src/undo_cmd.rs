@@ -29,7 +29,7 @@ pub fn run(
             let _ = writeln!(out, "no recorded turn to undo for {}", root.display());
         }
         for (number, turn) in turns.iter().rev().enumerate() {
-            let _ = writeln!(out, "{}", describe(number + 1, turn, cwd));
+            let _ = writeln!(out, "{}", describe(number + 1, turn, &root));
         }
         return Ok(0);
     }
@@ -78,7 +78,8 @@ pub fn run(
         Err(error) => return Err(Failed(error.to_string())),
     };
     store::remove_turn(&newest.dir);
-    let lines = crate::undo_view::report(&outcome, cwd);
+    // Paths as the project names them, wherever in it ybs undo runs.
+    let lines = crate::undo_view::report(&outcome, &root);
     for line in lines
         .iter()
         .chain(&crate::undo_view::session_lines(&outcome))

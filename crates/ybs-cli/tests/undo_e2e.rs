@@ -111,11 +111,9 @@ fn undo_takes_back_exec_runs_one_by_one_from_a_subdirectory_too() {
         .unwrap();
     let stdout = succeeds(&output);
     assert!(stdout.contains("undoing exec \"create made\""), "{stdout}");
+    // Paths are the project's, not relative to where ybs undo runs.
     assert!(
-        stdout.contains(&format!(
-            "removed {} (the turn created it)\n",
-            project.file("made.txt").display()
-        )),
+        stdout.contains("removed made.txt (the turn created it)\n"),
         "{stdout}"
     );
     assert!(!project.file("made.txt").exists());
