@@ -912,3 +912,49 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(!system.contains("# edit_file"));
 }
+
+#[test]
+fn edit_calls_fail_in_the_first_bb7_s_words() {
+    // Every edit a no-op: the call cannot be read, and the reply ends with an error.
+    let noops = Turn::text(["Edit."]).with_tool_call(ToolCall::new(
+        "c1",
+        "edit_file",
+        json!({"edits":[edit("one();","one();")]}),
+    ));
+    // The second edit's file_id is wrong: numbered from 0 within its call, the third edit is
+    // not tried, and the id error names the id expected.
+    let wrong_id = Turn::text(["Edit."]).with_tool_call(ToolCall::new(
+        "c2",
+        "edit_file",
+        json!({"edits":[
+            edit("one();","uno();"),
+            {"path":"src/a.rs","file_id":"0000","old_string":"two();","new_string":"dos();"},
+            edit("missing","x"),
+        ]}),
+    ));
+    let Setup {
+        world,
+        mut daemon,
+        server: _server,
+        ..
+    } = setup(vec![noops, wrong_id], json!({}));
+    let lines = send(&mut daemon, "s1", "Edit");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "error", "{last}");
+    assert_eq!(
+        last["message"],
+        "edit_file parse error: edit_file: all edits are no-ops"
+    );
+    let lines = send(&mut daemon, "s2", "Edit again");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "diff_error", "{last}");
+    assert_eq!(
+        last["errors"],
+        json!([format!(
+            "edit_file edit 1 (src/a.rs): file_id mismatch: got 0000, expected {} (base=context). \
+             Use the writable @file id for this path.",
+            a_rs_id()
+        )])
+    );
+    assert_eq!(world.read("src/a.rs"), A_RS);
+}

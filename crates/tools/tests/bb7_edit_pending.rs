@@ -147,7 +147,7 @@ fn base_precedence_pending_then_output_then_context() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 0 (f.txt, base=output): old_string not found in file"]
+        vec!["edit_file f.txt (base=output): old_string not found in file"]
     );
     let ok = apply_response(
         DiffMode::SearchReplace,
@@ -166,7 +166,7 @@ fn base_precedence_pending_then_output_then_context() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 0 (g.txt, base=context): old_string not found in file"]
+        vec!["edit_file g.txt (base=context): old_string not found in file"]
     );
 
     // A pending write earlier in the response wins over both; the model may quote the id it
@@ -185,7 +185,7 @@ fn base_precedence_pending_then_output_then_context() {
     let err = apply_response(DiffMode::SearchReplace, &calls, &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 0 (f.txt, base=pending): old_string not found in file"]
+        vec!["edit_file f.txt (base=pending): old_string not found in file"]
     );
 }
 
@@ -199,7 +199,7 @@ fn file_id_mismatch() {
         (
             single("a.txt", "deadbeef", "alpha", "x"),
             format!(
-                "edit_file edit 0 (a.txt, base=context): file_id mismatch: got deadbeef, expected {}",
+                "edit_file a.txt: file_id mismatch: got deadbeef, expected {} (base=context). Use the writable @file id for this path.",
                 id("a.txt", A)
             ),
         ),
@@ -207,7 +207,7 @@ fn file_id_mismatch() {
             // The id of the context version does not match when an output file exists.
             single("o.txt", &id("o.txt", "ctx\n"), "out", "x"),
             format!(
-                "edit_file edit 0 (o.txt, base=output): file_id mismatch: got {}, expected {}",
+                "edit_file o.txt: file_id mismatch: got {}, expected {} (base=output). Use the writable @file id for this path.",
                 id("o.txt", "ctx\n"),
                 id("o.txt", "out\n")
             ),
@@ -216,7 +216,7 @@ fn file_id_mismatch() {
             // The id covers the path: the right content under another path's id fails.
             single("a.txt", &id("b.txt", A), "alpha", "x"),
             format!(
-                "edit_file edit 0 (a.txt, base=context): file_id mismatch: got {}, expected {}",
+                "edit_file a.txt: file_id mismatch: got {}, expected {} (base=context). Use the writable @file id for this path.",
                 id("b.txt", A),
                 id("a.txt", A)
             ),
@@ -257,7 +257,7 @@ fn file_id_of_a_file_first_written_in_this_response() {
     assert_eq!(
         err.errors,
         vec![format!(
-            "edit_file edit 0 (n.txt, base=pending): file_id mismatch: got 00000000, expected {}",
+            "edit_file n.txt: file_id mismatch: got 00000000, expected {} (base=pending). Use the writable @file id for this path.",
             id("n.txt", "one\n")
         )]
     );
@@ -299,7 +299,7 @@ fn noops() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 0 (a.txt, base=context): all edits are no-ops"]
+        vec!["edit_file a.txt (base=context): all edits are no-ops"]
     );
 
     // A no-op among real edits is dropped unchecked (even with a text that is not there).
@@ -333,14 +333,12 @@ fn replace_all_through_the_buffer() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec![
-            "edit_file edit 0 (r.txt, base=context): old_string not unique (2 matches at lines 1, 1)"
-        ]
+        vec!["edit_file r.txt (base=context): old_string not unique (2 matches at lines 1, 1)"]
     );
 }
 
 #[test]
-fn errors_of_several_calls_are_all_reported_and_numbered_across_the_response() {
+fn errors_of_several_calls_are_all_reported_each_as_its_call_reads() {
     let lookup = MemoryLookup::new().with_context("a.txt", A);
     let a = id("a.txt", A);
     let calls = [
@@ -362,19 +360,20 @@ fn errors_of_several_calls_are_all_reported_and_numbered_across_the_response() {
     assert_eq!(
         err.errors,
         vec![
-            "edit_file edit 1 (a.txt, base=pending): old_string not found in file".to_owned(),
-            "edit_file edit 2 (missing.txt, base=none): file not found in the chat's output or context; \
+            "edit_file a.txt (base=pending): old_string not found in file".to_owned(),
+            "edit_file missing.txt (base=none): file not found in the chat's output or context; \
              create new files with write_file"
                 .to_owned(),
-            format!("edit_file edit 3 (?, base=none): arguments are not valid JSON ({json_err})"),
-            "delete_file (a.txt): unknown tool `delete_file`: use write_file or edit_file".to_owned(),
+            format!("edit_file ? (base=none): arguments are not valid JSON ({json_err})"),
+            "delete_file (a.txt): unknown tool `delete_file`: use write_file or edit_file"
+                .to_owned(),
             "write_file (w.txt): write_file was already called for this path in this response; \
              send one complete write_file per file"
                 .to_owned(),
-            "edit_file edit 4 (../escape.txt, base=none): path \"../escape.txt\" must be relative to the \
+            "edit_file ../escape.txt (base=none): path \"../escape.txt\" must be relative to the \
              project root and stay inside it"
                 .to_owned(),
-            "edit_file edit 5 (a.txt, base=none): `old_string` must be a string".to_owned(),
+            "edit_file a.txt (base=none): `old_string` must be a string".to_owned(),
         ]
     );
     let tools: Vec<(&str, &str)> = err
@@ -405,7 +404,7 @@ fn argument_shapes_per_mode() {
         (
             DiffMode::Off,
             single("a.txt", &a, "alpha", "x"),
-            "edit_file edit 0 (a.txt, base=none): edit_file is not available (diff_mode is off): use write_file",
+            "edit_file a.txt (base=none): edit_file is not available (diff_mode is off): use write_file",
         ),
         (
             DiffMode::SearchReplaceMulti,
@@ -421,9 +420,10 @@ fn argument_shapes_per_mode() {
             DiffMode::SearchReplace,
             call(
                 "edit_file",
-                r#"{"path":"a.txt","old_string":"a","new_string":"b"}"#,
+                r#"{"path":"a.txt","old_string":"alpha","new_string":"b"}"#,
             ),
-            "edit_file edit 0 (a.txt, base=none): missing `file_id`",
+            "edit_file a.txt: file_id missing: expected d129a2ec for a.txt (base=context). \
+             Include file_id from the current writable @file id.",
         ),
         (
             DiffMode::SearchReplace,
@@ -431,28 +431,20 @@ fn argument_shapes_per_mode() {
                 "edit_file",
                 r#"{"path":"a.txt","file_id":"x","old_string":"a","new_string":"b","replace_all":"yes"}"#,
             ),
-            "edit_file edit 0 (a.txt, base=none): `replace_all` must be a boolean",
+            "edit_file a.txt (base=none): `replace_all` must be a boolean",
         ),
         (
             DiffMode::SearchReplace,
             call("edit_file", "[1]"),
-            "edit_file edit 0 (?, base=none): arguments must be a JSON object",
+            "edit_file ? (base=none): arguments must be a JSON object",
         ),
         (
             DiffMode::Anchored,
             call(
                 "edit_file",
-                r#"{"path":"a.txt","file_id":"x","changes":[{"start":["a"]}]}"#,
+                r#"{"path":"a.txt","file_id":"x","changes":[{"start":"a"}]}"#,
             ),
-            "edit_file edit 0 (a.txt, base=none): change 1: missing `content` (use null to delete the region)",
-        ),
-        (
-            DiffMode::Anchored,
-            call(
-                "edit_file",
-                r#"{"path":"a.txt","file_id":"x","changes":[{"start":"a","content":null}]}"#,
-            ),
-            "edit_file edit 0 (a.txt, base=none): change 1: `start` must be an array of strings",
+            "edit_file a.txt: change 1: `start` must be an array of strings",
         ),
         (
             DiffMode::SearchReplace,
@@ -524,7 +516,7 @@ fn anchored_mode_through_the_buffer() {
     let err = apply_response(DiffMode::Anchored, &[overlap], &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file edit 0 (a.txt, base=output): changes 1 and 2 overlap (lines 1-3 and 2-2)"]
+        vec!["edit_file a.txt: changes 1 and 2 overlap (lines 1-3 and 2-2)"]
     );
 }
 
@@ -576,7 +568,7 @@ fn empty_old_string_fills_an_empty_file_only() {
     assert_eq!(
         err.errors,
         vec![
-            "edit_file edit 0 (a.txt, base=context): old_string is empty, which is only allowed on an empty file; \
+            "edit_file a.txt (base=context): old_string is empty, which is only allowed on an empty file; \
              quote the text to replace"
         ]
     );
@@ -589,4 +581,47 @@ fn empty_response_writes_nothing() {
         apply_response(DiffMode::default(), &[], &lookup).unwrap(),
         vec![]
     );
+}
+
+#[test]
+fn multi_edits_are_numbered_per_call_and_a_call_stops_at_its_first_failure() {
+    let lookup = MemoryLookup::new()
+        .with_context("a.txt", A)
+        .with_context("b.txt", "bee\n");
+    let a = id("a.txt", A);
+    let calls = [
+        multi(&[edit_obj("b.txt", &id("b.txt", "bee\n"), "bee", "BEE")]),
+        multi(&[
+            // A no-op is dropped before numbering.
+            edit_obj("a.txt", &a, "same", "same"),
+            edit_obj("a.txt", &a, "alpha", "ALPHA"),
+            edit_obj("a.txt", "0000", "beta", "BETA"),
+            edit_obj("a.txt", &a, "nope", "x"),
+        ]),
+        multi(&[edit_obj("a.txt", "", "gamma", "G")]),
+    ];
+    let err = apply_response(DiffMode::SearchReplaceMulti, &calls, &lookup).unwrap_err();
+    assert_eq!(
+        err.errors,
+        vec![
+            format!(
+                "edit_file edit 1 (a.txt): file_id mismatch: got 0000, expected {a} \
+                 (base=context). Use the writable @file id for this path."
+            ),
+            format!(
+                "edit_file edit 0 (a.txt): file_id missing: expected {a} for a.txt \
+                 (base=context). Include file_id from the current writable @file id."
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_anchored_change_without_content_deletes_its_region() {
+    let lookup = MemoryLookup::new().with_context("a.txt", "one\ntwo\nthree\n");
+    let a = id("a.txt", "one\ntwo\nthree\n");
+    let change = format!(r#"{{"path":"a.txt","file_id":"{a}","changes":[{{"start":["two"]}}]}}"#);
+    let writes =
+        apply_response(DiffMode::Anchored, &[call("edit_file", &change)], &lookup).unwrap();
+    assert_eq!(writes, vec![fw("a.txt", "one\nthree\n")]);
 }

@@ -56,6 +56,19 @@ macro_rules! req_str {
     };
 }
 
+/// An optional string field (absent or null is `""`).
+macro_rules! opt_str {
+    ($obj:expr, $key:literal) => {
+        match $obj.get($key) {
+            None => Ok(""),
+            Some(v) if v.is_null() => Ok(""),
+            Some(v) => v
+                .as_str()
+                .ok_or_else(|| format!("`{}` must be a string", $key)),
+        }
+    };
+}
+
 /// An optional boolean field (absent or null is `false`).
 macro_rules! opt_bool {
     ($obj:expr, $key:literal) => {
@@ -96,9 +109,11 @@ macro_rules! path_edit {
                 return Err("each edit must be an object".to_owned());
             }
             let path = req_str!(obj, "path")?;
-            let file_id = req_str!(obj, "file_id")?;
-            let old = req_str!(obj, "old_string")?;
-            let new = req_str!(obj, "new_string")?;
+            // Absent (or null) strings are empty, as the first bb7 reads them: a missing
+            // `file_id` is then reported as missing against the expected id.
+            let file_id = opt_str!(obj, "file_id")?;
+            let old = opt_str!(obj, "old_string")?;
+            let new = opt_str!(obj, "new_string")?;
             let all = opt_bool!(obj, "replace_all")?;
             Ok(PathEdit {
                 path: path.to_owned(),
@@ -173,7 +188,7 @@ pub(crate) fn parse(call: &ToolCall, mode: DiffMode) -> Parsed {
 fn anchored(call: &ToolCall) -> Result<AnchoredCall, String> {
     let args = &call.arguments;
     let path = req_str!(args, "path")?.to_owned();
-    let file_id = req_str!(args, "file_id")?.to_owned();
+    let file_id = opt_str!(args, "file_id")?.to_owned();
     let items = match args.get("changes") {
         Some(c) => c
             .as_array()
@@ -192,12 +207,9 @@ fn anchored(call: &ToolCall) -> Result<AnchoredCall, String> {
             Some(v) if v.is_null() => None,
             Some(v) => Some(str_lines!(v, format!("change {n}: `end`"))?),
         };
+        // Absent or null content deletes the region.
         let content = match item.get("content") {
-            None => {
-                return Err(format!(
-                    "change {n}: missing `content` (use null to delete the region)"
-                ));
-            }
+            None => None,
             Some(v) if v.is_null() => None,
             Some(v) => Some(str_lines!(v, format!("change {n}: `content`"))?),
         };

@@ -150,11 +150,16 @@ impl std::error::Error for DiffError {}
 /// that every problem of the response is reported at once. `finish` then returns either every
 /// file to write or, if anything failed, a [`DiffError`] and nothing to write.
 ///
-/// Edits are numbered from 1 across the whole response: each element of a
-/// `search_replace_multi` call's `edits`, and each `search_replace` or `anchored` call, is
-/// one edit. Errors read `edit_file edit <i> (<path>, base=pending|output|context): <why>`
-/// (`base=none` when the file was not found or the call could not be read, `?` for an
-/// unreadable path) and `write_file (<path>): <why>`.
+/// Errors read as the first bb7's. In `search_replace_multi` mode the edits of a call are
+/// numbered from 0 (no-op edits left out, as they are dropped before anything is applied) and
+/// a call stops at its first failing edit: `edit_file edit <i> (<path>, base=S): <why>` for a
+/// failed match and `edit_file edit <i> (<path>): <id error>` for a `file_id` problem. In the
+/// single-edit modes there is no number: `edit_file <path> (base=S): <why>` (search/replace),
+/// `edit_file <path>: <why>` (anchored) and `edit_file <path>: <id error>`. The id errors are
+/// `file_id mismatch: got A, expected B (base=S). <hint>` and `file_id missing: expected B for
+/// <path> (base=S). <hint>`, where B and S are the file as the call found it. `base=none`
+/// marks a file that was not found or a call that could not be read (`?` for an unreadable
+/// path); `write_file (<path>): <why>` a bad write.
 pub struct PendingBuffer<'a, L: BaseLookup + ?Sized> {
     mode: DiffMode,
     lookup: &'a L,
@@ -162,7 +167,6 @@ pub struct PendingBuffer<'a, L: BaseLookup + ?Sized> {
     order: Vec<String>,
     originals: HashMap<String, Option<(BaseKind, String)>>,
     written: HashSet<String>,
-    edits_seen: usize,
     errors: Vec<String>,
     failed: Vec<FailedToolCall>,
 }
@@ -198,7 +202,6 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             order: Vec::new(),
             originals: HashMap::new(),
             written: HashSet::new(),
-            edits_seen: 0,
             errors: Vec::new(),
             failed: Vec::new(),
         }
@@ -223,12 +226,14 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             Parsed::SearchReplace(edits) => self.search_replace(&mut stage, edits),
             Parsed::Anchored(Ok(a)) => self.anchored(&mut stage, a),
             Parsed::Anchored(Err(err)) => {
-                let i = self.next_edit();
-                stage.fail(path_of(&err), edit_error(i, path_of(&err), None, &err.why));
+                stage.fail(
+                    path_of(&err),
+                    self.edit_error(0, path_of(&err), None, &err.why),
+                );
             }
             Parsed::Invalid(err) => {
                 let message = if call.name == super::EDIT_FILE {
-                    edit_error(self.next_edit(), path_of(&err), None, &err.why)
+                    self.edit_error(0, path_of(&err), None, &err.why)
                 } else {
                     format!(
                         "{} ({}): {}",
@@ -280,13 +285,6 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             .collect())
     }
 
-    /// The index of the next edit, counted from 0 over the whole response as the first bb7
-    /// does.
-    fn next_edit(&mut self) -> usize {
-        self.edits_seen += 1;
-        self.edits_seen - 1
-    }
-
     /// The file as it was before this response (output, else context), looked up once.
     fn original(&mut self, path: &str) -> Option<(BaseKind, String)> {
         if let Some(known) = self.originals.get(path) {
@@ -335,65 +333,100 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
     }
 
     fn search_replace(&mut self, stage: &mut Stage, edits: Vec<Result<PathEdit, ArgError>>) {
-        let first_index = self.edits_seen;
-        let all_noops = !edits.is_empty()
-            && edits
-                .iter()
-                .all(|e| e.as_ref().is_ok_and(|e| e.edit.is_noop()));
-        if all_noops {
-            self.edits_seen += edits.len();
-            let path = edits
-                .iter()
-                .find_map(|e| e.as_ref().ok())
-                .map(|e| e.path.clone())
-                .unwrap_or_default();
-            let path = normalize_path(&path).unwrap_or(path);
-            let kind = self.base(stage, &path).map(|(k, _)| k);
-            return stage.fail(
-                &path,
-                edit_error(first_index, &path, kind, "all edits are no-ops"),
-            );
+        // No-op edits are dropped before numbering, as the first bb7 drops them when it reads
+        // the call.
+        let first_path = edits
+            .iter()
+            .find_map(|e| e.as_ref().ok())
+            .map(|e| normalize_path(&e.path).unwrap_or_else(|_| e.path.clone()))
+            .unwrap_or_default();
+        let edits: Vec<Result<PathEdit, ArgError>> = edits
+            .into_iter()
+            .filter(|edit| !edit.as_ref().is_ok_and(|e| e.edit.is_noop()))
+            .collect();
+        if edits.is_empty() {
+            let kind = self.base(stage, &first_path).map(|(k, _)| k);
+            let message = self.edit_error(0, &first_path, kind, "all edits are no-ops");
+            return stage.fail(&first_path, message);
         }
-        for edit in edits {
-            let i = self.next_edit();
+        let mut call_bases: HashMap<String, (BaseKind, String)> = HashMap::new();
+        for (i, edit) in edits.into_iter().enumerate() {
             let edit = match edit {
                 Ok(e) => e,
                 Err(err) => {
-                    stage.fail(path_of(&err), edit_error(i, path_of(&err), None, &err.why));
-                    continue;
+                    return stage.fail(
+                        path_of(&err),
+                        self.edit_error(i, path_of(&err), None, &err.why),
+                    );
                 }
             };
-            if edit.edit.is_noop() {
-                continue;
-            }
-            let Some((path, kind, base)) = self.checked_base(stage, i, &edit.path, &edit.file_id)
+            let Some((path, kind, base)) =
+                self.checked_base(stage, &mut call_bases, i, &edit.path, &edit.file_id)
             else {
-                continue;
+                return;
             };
             match apply_search_replace(&base, &edit.edit) {
                 Ok(done) => stage.set(&path, done.content),
-                Err(err) => stage.fail(&path, edit_error(i, &path, Some(kind), &err.to_string())),
+                Err(err) => {
+                    let message = self.edit_error(i, &path, Some(kind), &err.to_string());
+                    return stage.fail(&path, message);
+                }
             }
         }
     }
 
     fn anchored(&mut self, stage: &mut Stage, call: AnchoredCall) {
-        let i = self.next_edit();
-        let Some((path, kind, base)) = self.checked_base(stage, i, &call.path, &call.file_id)
+        let mut call_bases = HashMap::new();
+        let Some((path, kind, base)) =
+            self.checked_base(stage, &mut call_bases, 0, &call.path, &call.file_id)
         else {
             return;
         };
         match apply_anchored(&base, &call.changes) {
             Ok(content) => stage.set(&path, content),
-            Err(err) => stage.fail(&path, edit_error(i, &path, Some(kind), &err.to_string())),
+            Err(err) => {
+                let message = self.edit_error(0, &path, Some(kind), &err.to_string());
+                stage.fail(&path, message);
+            }
+        }
+    }
+
+    /// `edit_file edit <i> (<path>, base=S): <why>` in multi mode, `edit_file <path>
+    /// (base=S): <why>` for search/replace, `edit_file <path>: <why>` for anchored edits.
+    fn edit_error(&self, i: usize, path: &str, base: Option<BaseKind>, why: &str) -> String {
+        let path = display_path(path);
+        let base = base.map_or("none", BaseKind::as_str);
+        match self.mode {
+            DiffMode::SearchReplaceMulti => {
+                format!("edit_file edit {i} ({path}, base={base}): {why}")
+            }
+            DiffMode::Anchored => format!("edit_file {path}: {why}"),
+            DiffMode::SearchReplace | DiffMode::Off => {
+                format!("edit_file {path} (base={base}): {why}")
+            }
+        }
+    }
+
+    /// A `file_id` problem: `edit_file edit <i> (<path>): <why>` in multi mode, `edit_file
+    /// <path>: <why>` otherwise.
+    fn id_error(&self, i: usize, path: &str, why: &str) -> String {
+        match self.mode {
+            DiffMode::SearchReplaceMulti => format!("edit_file edit {i} ({path}): {why}"),
+            _ => format!("edit_file {path}: {why}"),
         }
     }
 
     /// Normalises the path, finds the base and checks `file_id` against it; records the error
     /// and returns `None` when any of that fails.
+    ///
+    /// The id to give is the file's as the call found it (`call_bases` remembers it for the
+    /// call's later edits of the same file, which apply to its pending text). The id of the
+    /// file before the whole response is accepted as well: it is the one the prompt showed,
+    /// and the model cannot know the id of a file an earlier call of the response changed.
     fn checked_base(
         &mut self,
         stage: &mut Stage,
+        call_bases: &mut HashMap<String, (BaseKind, String)>,
         i: usize,
         raw_path: &str,
         given_id: &str,
@@ -401,25 +434,40 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
         let path = match normalize_path(raw_path) {
             Ok(p) => p,
             Err(why) => {
-                stage.fail(raw_path, edit_error(i, raw_path, None, &why));
+                stage.fail(raw_path, self.edit_error(i, raw_path, None, &why));
                 return None;
             }
         };
         let Some((kind, base)) = self.base(stage, &path) else {
             let why = "file not found in the chat's output or context; \
                        create new files with write_file";
-            stage.fail(&path, edit_error(i, &path, None, why));
+            stage.fail(&path, self.edit_error(i, &path, None, why));
             return None;
         };
-        // The model quotes the id shown in the prompt, i.e. of the file before this response;
-        // after a pending write or edit it cannot know a newer one, so both are accepted.
-        let base_id = file_id(&path, &base);
+        let (call_kind, call_id) = match call_bases.get(&path) {
+            Some(found) => found.clone(),
+            None => {
+                let found = (kind, file_id(&path, &base));
+                call_bases.insert(path.clone(), found.clone());
+                found
+            }
+        };
         let original_id = self.original(&path).map(|(_, c)| file_id(&path, c));
         let given = given_id.trim().to_ascii_lowercase();
-        if given != base_id && Some(&given) != original_id.as_ref() {
-            let expected = original_id.unwrap_or(base_id);
-            let why = format!("file_id mismatch: got {given_id}, expected {expected}");
-            stage.fail(&path, edit_error(i, &path, Some(kind), &why));
+        if given != call_id && Some(&given) != original_id.as_ref() {
+            let base = call_kind.as_str();
+            let why = if given.is_empty() {
+                format!(
+                    "file_id missing: expected {call_id} for {path} (base={base}). Include \
+                     file_id from the current writable @file id."
+                )
+            } else {
+                format!(
+                    "file_id mismatch: got {given_id}, expected {call_id} (base={base}). Use the \
+                     writable @file id for this path."
+                )
+            };
+            stage.fail(&path, self.id_error(i, &path, &why));
             return None;
         }
         Some((path, kind, base))
@@ -439,14 +487,6 @@ pub fn apply_response<L: BaseLookup + ?Sized>(
         let _ = buffer.apply(call);
     }
     buffer.finish()
-}
-
-fn edit_error(i: usize, path: &str, base: Option<BaseKind>, why: &str) -> String {
-    let base = base.map_or("none", BaseKind::as_str);
-    format!(
-        "edit_file edit {i} ({}, base={base}): {why}",
-        display_path(path)
-    )
 }
 
 fn path_of(err: &ArgError) -> &str {
