@@ -35,7 +35,7 @@ impl Active {
                     .to_string(),
                 (false, None) => {
                     return Err(Error::Invalid(
-                        "Global chats require absolute paths when no project is set".into(),
+                        "global chats require absolute paths when no project is set".into(),
                     ));
                 }
             };

@@ -32,7 +32,7 @@ pub enum Error {
     #[error("File has pending output. Apply changes before setting read-only.")]
     PendingOutput,
     /// Making an external file writable.
-    #[error("External files are always read-only")]
+    #[error("external files are always read-only")]
     ExternalReadOnly,
     /// Changing the read-only flag of a section.
     #[error("Sections are always read-only")]

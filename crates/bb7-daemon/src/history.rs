@@ -9,7 +9,7 @@ use ybs_core::{ContextAction, ContextEvent, Message, Part, Role, SnapshotEntry};
 
 use crate::active::{normalize, storage_path, version_of};
 use crate::error::Result;
-use crate::model::{Chat, ContextFile, message_text, newest_first};
+use crate::model::{Chat, ContextFile, newest_first, search_text};
 
 /// A file of a snapshot that is not as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -171,7 +171,7 @@ pub fn search_one(chat: &Chat, query: &str) -> Option<SearchResult> {
         return Some(result("title", None));
     }
     chat.messages.iter().find_map(|message| {
-        let text: Vec<char> = message_text(message).chars().collect();
+        let text: Vec<char> = search_text(message).chars().collect();
         let at = find(
             &text.iter().map(|c| fold_char(*c)).collect::<Vec<_>>(),
             &needle,
@@ -249,6 +249,24 @@ mod tests {
         assert!(excerpt.contains("the physics engine works"), "{excerpt}");
         assert!(excerpt.ends_with("..."), "{excerpt}");
         assert!(search_one(&c, "absent").is_none());
+    }
+
+    #[test]
+    fn a_file_name_finds_the_chats_whose_context_events_name_it() {
+        let mut c = chat("Game", &["hello"]);
+        let mut event =
+            ybs_core::ContextEvent::new(ybs_core::ContextAction::UserAddFile, "src/engine.rs");
+        event.version = Some("0a1b2c3d".into());
+        let mut message = Message::user("add");
+        message.parts.push(ybs_core::Part::ContextEvent(event));
+        c.messages.push(message);
+        let hit = search_one(&c, "engine.rs").unwrap();
+        assert_eq!(hit.match_type, "content");
+        // About 30 characters before the match, as every excerpt.
+        assert_eq!(
+            hit.excerpt.as_deref(),
+            Some("...action=UserAddFile path=\"src/engine.rs\" version=0a1b2c3d]")
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@
 //!   `net`, `model`, `unknown`.
 //! - `generate_title {chat_id, content}` needs `title_model` in the config (`title_model not
 //!   configured`), replies `ok` at once and sends `title_updated` when the title arrives.
-//! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7-<chat id>`.
+//! - `prompt_cache_key` (with `explicit_cache_key`) is `bb7:<chat id>:<model>`.
 //! - `estimate_text_tokens {texts}` answers `tokens` as an array of counts in order (missing
 //!   or empty: `Missing or empty 'texts' array`); `{text}` alone gets one number.
 //!   `estimate_tokens {input_text}` counts the text, adds it to `total` and returns its count

@@ -36,8 +36,8 @@ pub struct Chat {
     /// Whether the chat lives under `~/.bb7/chats`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub global: bool,
-    /// Unsent input.
-    #[serde(default)]
+    /// Unsent input (left out of chat.json when empty, as the first bb7 does).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub draft: String,
     /// Files and sections in context.
     #[serde(default)]
@@ -235,14 +235,29 @@ pub fn newest_first(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-/// A message's text for search and drafts: text, thinking, code and raw parts joined by
-/// newlines.
+/// A message's text for drafts: text, thinking, code and raw parts joined by newlines.
 pub fn message_text(message: &Message) -> String {
+    joined_text(message, false)
+}
+
+/// A message's text for `search_chats`, as the first bb7 searches it: [`message_text`] with
+/// each context event in its place as `[context_event action=A path="P" ...]`, so a file
+/// name finds the chats that added, wrote or applied it.
+pub fn search_text(message: &Message) -> String {
+    joined_text(message, true)
+}
+
+fn joined_text(message: &Message, with_events: bool) -> String {
     let mut out = String::new();
     for part in &message.parts {
+        let event;
         let text = match part {
             Part::Text { content } | Part::Code { content, .. } | Part::Raw { content } => content,
             Part::Thinking(thinking) => &thinking.content,
+            Part::ContextEvent(context_event) if with_events => {
+                event = event_line(context_event);
+                &event
+            }
             _ => continue,
         };
         if text.is_empty() {
@@ -254,6 +269,36 @@ pub fn message_text(message: &Message) -> String {
         out.push_str(text);
     }
     out
+}
+
+/// `[context_event action=A path="P" lines=S-E readonly=B external=B prev_version=V
+/// version=V]`, the fields that are set, in that order.
+fn event_line(event: &ybs_core::ContextEvent) -> String {
+    use std::fmt::Write as _;
+    let mut line = format!("[context_event action={}", event.action);
+    if !event.path.is_empty() {
+        let quoted = serde_json::to_string(&event.path).unwrap_or_default();
+        let _ = write!(line, " path={quoted}");
+    }
+    if let (Some(start), Some(end)) = (event.start_line, event.end_line) {
+        if start > 0 && end > 0 {
+            let _ = write!(line, " lines={start}-{end}");
+        }
+    }
+    if let Some(readonly) = event.readonly {
+        let _ = write!(line, " readonly={readonly}");
+    }
+    if let Some(external) = event.external {
+        let _ = write!(line, " external={external}");
+    }
+    if let Some(prev) = event.prev_version.as_deref().filter(|v| !v.is_empty()) {
+        let _ = write!(line, " prev_version={prev}");
+    }
+    if let Some(version) = event.version.as_deref().filter(|v| !v.is_empty()) {
+        let _ = write!(line, " version={version}");
+    }
+    line.push(']');
+    line
 }
 
 #[cfg(test)]

@@ -205,7 +205,7 @@ fn launch(
     }
     base.reasoning_effort = effort.as_deref().and_then(parse_effort);
     if settings.explicit_cache_key {
-        base.prompt_cache_key = Some(format!("bb7-{}", active.chat.id));
+        base.prompt_cache_key = Some(format!("bb7:{}:{model}", active.chat.id));
     }
     let provider = settings.provider(&model)?;
 

@@ -531,16 +531,36 @@ fn chat_move_is_answered_during_a_stream_except_for_the_streaming_chat() {
 fn item11_send_leaves_the_draft_alone() {
     let Setup {
         mut daemon,
-        world: _world,
+        world,
         server: _server,
-        chat: _chat,
-    } = setup(vec![Turn::text(["ok"])], json!({}));
+        chat,
+    } = setup(vec![Turn::text(["ok"]), Turn::text(["ok"])], json!({}));
     daemon.call(json!({"action":"save_draft","draft":"still typing"}));
     send(&mut daemon, "s1", "hello");
     assert_eq!(
         daemon.call(json!({"action":"chat_get"}))["draft"],
         "still typing"
     );
+    // As the first bb7 writes chat.json: no empty draft, no empty context snapshot.
+    daemon.call(json!({"action":"save_draft","draft":""}));
+    for path in ["src/a.rs", "docs/readme.md"] {
+        daemon.call(json!({"action":"context_remove","path":path}));
+    }
+    send(&mut daemon, "s2", "again");
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(world.chats_dir().join(&chat).join("chat.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(stored.get("draft").is_none(), "{stored}");
+    let users: Vec<&Value> = stored["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .collect();
+    assert!(users[0].get("context_snapshot").is_some());
+    assert!(users.last().unwrap().get("context_snapshot").is_none());
+    assert_eq!(daemon.call(json!({"action":"chat_get"}))["draft"], "");
 }
 
 #[test]
@@ -936,4 +956,34 @@ fn item18_done_carries_duration() {
     assert_eq!(done["type"], "done");
     assert!(done["duration"].as_f64().unwrap() >= 0.0, "{done}");
     assert!(done.get("predicted").is_some());
+}
+
+#[test]
+fn error_texts_of_the_first_bb7_for_system_messages_names_and_instructions() {
+    let world = World::new();
+    let mut daemon = world.spawn();
+    let reply = no_id(daemon.call(json!({"action":"init","project_root":""})));
+    assert_eq!(reply, json!({"type":"ok","global_only":true}));
+    let reply = no_id(daemon.call(json!({"action":"prepare_instructions","level":"project"})));
+    assert_eq!(
+        reply,
+        json!({"type":"error","message":"no project root set"})
+    );
+    daemon.call(json!({"action":"chat_new","name":"c"}));
+    let reply = no_id(daemon.call(json!({"action":"add_system_message","message":""})));
+    assert_eq!(
+        reply,
+        json!({"type":"error","message":"Missing required field: message"})
+    );
+    // Blank text is accepted and adds nothing.
+    let before = messages(&mut daemon).len();
+    let reply = no_id(daemon.call(json!({"action":"add_system_message","message":"  \n"})));
+    assert_eq!(reply, json!({"type":"ok"}));
+    assert_eq!(messages(&mut daemon).len(), before);
+    let id = daemon.call(json!({"action":"chat_active"}))["id"].clone();
+    let reply = no_id(daemon.call(json!({"action":"chat_rename","id":id,"name":"   "})));
+    assert_eq!(
+        reply,
+        json!({"type":"error","message":"chat name cannot be empty"})
+    );
 }

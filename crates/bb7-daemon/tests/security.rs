@@ -359,7 +359,7 @@ fn a_relative_path_through_a_link_out_of_the_project_is_external_like_its_absolu
     assert_error_contains(&again, "already exists");
     let writable = daemon
         .call(json!({"action":"context_set_readonly","path":"shared/notes.txt","readonly":false}));
-    assert_error_contains(&writable, "External files are always read-only");
+    assert_error_contains(&writable, "external files are always read-only");
 }
 
 /// A chat whose output holds `notes.txt`, written the way a send writes it.

@@ -877,11 +877,11 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
     );
     assert_eq!(lines.last().unwrap()["type"], "done");
     let body = &chat_requests(&server)[0];
+    // The first bb7's key: `bb7:<chat id>:<model>`.
+    let key = body["prompt_cache_key"].as_str().unwrap();
     assert!(
-        body["prompt_cache_key"]
-            .as_str()
-            .unwrap()
-            .starts_with("bb7-")
+        key.starts_with("bb7:") && key.ends_with(&format!(":{}", body["model"].as_str().unwrap())),
+        "{key}"
     );
     assert_eq!(body["provider"]["zdr"], true);
     assert!(body["provider"].get("data_collection").is_none(), "{body}");

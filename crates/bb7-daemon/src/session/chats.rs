@@ -141,7 +141,7 @@ impl Session {
     /// Renames a chat (the active one in memory too).
     pub fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
         if name.trim().is_empty() {
-            return Err(Error::Invalid("Chat name cannot be empty".into()));
+            return Err(Error::Invalid("chat name cannot be empty".into()));
         }
         let store = self.store(global)?;
         if let Some(active) = self

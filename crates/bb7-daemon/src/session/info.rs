@@ -46,6 +46,10 @@ impl Session {
     pub(super) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
         let (path, template) = match level {
             "project" => {
+                self.require_init()?;
+                if self.root.is_none() {
+                    return Err(Error::Invalid("no project root set".into()));
+                }
                 self.project_store()?;
                 let root = self.root.as_ref().ok_or(Error::NotInitialized)?;
                 (

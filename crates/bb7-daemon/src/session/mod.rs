@@ -283,10 +283,14 @@ impl Session {
                 Reply::ok()
             }
             R::AddSystemMessage { content, message } => {
-                let text = content.or(message).unwrap_or_default();
+                let text = message.or(content).unwrap_or_default();
                 let active = self.active_chat()?;
+                if text.is_empty() {
+                    return Err(Error::MissingField("message"));
+                }
+                // As the first bb7: blank text is accepted and adds nothing.
                 if text.trim().is_empty() {
-                    return Err(Error::MissingField("content"));
+                    return Ok(Some(Reply::ok()));
                 }
                 active
                     .chat
@@ -631,7 +635,7 @@ fn existing_dir(path: &str) -> Result<PathBuf> {
 /// Appends a user message recording the model and the current context snapshot, as the
 /// sending half does before a request (also used by tests to build histories).
 pub fn push_user_message(active: &mut Active, text: &str, model: &str) {
-    let snapshot = active
+    let snapshot: Vec<_> = active
         .chat
         .context_files
         .iter()
@@ -640,6 +644,8 @@ pub fn push_user_message(active: &mut Active, text: &str, model: &str) {
     let mut message = Message::new(Role::User, vec![Part::text(text)])
         .with_model(model)
         .with_timestamp(now());
-    message.context_snapshot = Some(snapshot);
+    // An empty snapshot is left out of chat.json, as the first bb7 leaves it out (restoring
+    // reads a missing and an empty one alike).
+    message.context_snapshot = (!snapshot.is_empty()).then_some(snapshot);
     active.chat.messages.push(message);
 }
