@@ -513,7 +513,11 @@ fn cancel_keeps_partial_text_and_records_the_abort() {
     );
     let mut replies = std::collections::BTreeMap::new();
     let mut streamed = first["content"].as_str().unwrap().to_owned();
-    while !replies.contains_key("s1") {
+    // Replies to different requests may come in any order: wait for all of them.
+    while ["s1", "r1", "r2", "r3", "c1"]
+        .iter()
+        .any(|id| !replies.contains_key(*id))
+    {
         let line = daemon.read_reply().unwrap();
         let id = line["request_id"].as_str().unwrap().to_owned();
         if line["type"] == "chunk" {
@@ -578,7 +582,11 @@ fn init_and_rename_are_answered_during_a_stream() {
         daemon.send_line(&request.to_string());
     }
     let mut replies = std::collections::BTreeMap::new();
-    while !replies.contains_key("s1") {
+    // Replies to different requests may come in any order: wait for all of them.
+    while ["s1", "r1", "r2", "r3", "c1"]
+        .iter()
+        .any(|id| !replies.contains_key(*id))
+    {
         let line = daemon.read_reply().unwrap();
         if line["type"] != "chunk" {
             replies.insert(line["request_id"].as_str().unwrap().to_owned(), line);
