@@ -583,7 +583,7 @@ fn init_and_rename_are_answered_during_a_stream() {
     }
     let mut replies = std::collections::BTreeMap::new();
     // Replies to different requests may come in any order: wait for all of them.
-    while ["s1", "r1", "r2", "r3", "c1"]
+    while ["s1", "i1", "a1", "n1", "i2", "y1"]
         .iter()
         .any(|id| !replies.contains_key(*id))
     {
