@@ -28,6 +28,21 @@ fn succeeds(output: &std::process::Output) -> String {
     text(&output.stdout)
 }
 
+/// A chat turn (`Hello there.`), a turn creating `made.txt`, then text replies `more`.
+fn hello_then_create(more: &[&str]) -> Vec<Turn> {
+    let mut turns = vec![
+        Turn::text(["Hello there."]),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "made.txt", "content": "x\n"}),
+        ),
+        Turn::text(["Created it."]),
+    ];
+    turns.extend(more.iter().map(|text| Turn::text([*text])));
+    turns
+}
+
 /// Two exec runs: the first creates `made.txt`, the second edits `kept.txt`, rewrites
 /// `whole.txt` (mode 0640) and creates `sub/new.txt`.
 fn two_runs() -> Project {
@@ -565,17 +580,7 @@ fn a_session_edited_since_is_left_as_it_is_with_a_warning() {
 
 #[test]
 fn repl_undo_saves_the_session_without_the_turn() {
-    let project = Project::new(vec![
-        Turn::text(["Hello there."]),
-        call(
-            "c1",
-            "write_file",
-            json!({"path": "made.txt", "content": "x\n"}),
-        ),
-        Turn::text(["Created it."]),
-        Turn::text(["Again."]),
-        Turn::text(["Resumed."]),
-    ]);
+    let project = Project::new(hello_then_create(&["Again.", "Resumed."]));
     let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/undo\nagain\n");
     let stdout = succeeds(&output);
     assert!(
@@ -620,15 +625,7 @@ fn repl_undo_saves_the_session_without_the_turn() {
 
 #[test]
 fn after_repl_clear_undo_still_takes_back_the_earlier_turn_and_its_session() {
-    let project = Project::new(vec![
-        Turn::text(["Hello there."]),
-        call(
-            "c1",
-            "write_file",
-            json!({"path": "made.txt", "content": "x\n"}),
-        ),
-        Turn::text(["Created it."]),
-    ]);
+    let project = Project::new(hello_then_create(&[]));
     let output = project.ybs_with_input(&[], "hello\ncreate\ny\n/clear\n/undo\n");
     let stdout = succeeds(&output);
     assert!(!project.file("made.txt").exists(), "{stdout}");
@@ -650,16 +647,7 @@ fn after_repl_clear_undo_still_takes_back_the_earlier_turn_and_its_session() {
 
 #[test]
 fn a_running_repl_says_when_ybs_undo_changed_its_session_and_keeps_that_version() {
-    let project = Project::new(vec![
-        Turn::text(["Hello there."]),
-        call(
-            "c1",
-            "write_file",
-            json!({"path": "made.txt", "content": "x\n"}),
-        ),
-        Turn::text(["Created it."]),
-        Turn::text(["Talking."]),
-    ]);
+    let project = Project::new(hello_then_create(&["Talking."]));
     let mut child = project
         .command(&[])
         .stdin(std::process::Stdio::piped())
