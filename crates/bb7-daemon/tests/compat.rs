@@ -9,7 +9,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{Daemon, World};
+use common::{Daemon, World, chat_requests};
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn, Usage};
 
@@ -51,21 +51,6 @@ fn setup_with(script: Script, extra: Value) -> Setup {
 
 fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
     setup_with(Script::new(turns), extra)
-}
-
-/// Sends and collects every line up to the send's final reply.
-fn send(daemon: &mut Daemon, id: &str, content: &str) -> Vec<Value> {
-    daemon.send_line(&json!({"request_id":id,"action":"send","content":content}).to_string());
-    let mut lines = Vec::new();
-    loop {
-        let line = daemon.read_reply().expect("a reply");
-        let last = line["request_id"] == json!(id)
-            && matches!(line["type"].as_str(), Some("done" | "diff_error" | "error"));
-        lines.push(line);
-        if last {
-            return lines;
-        }
-    }
 }
 
 fn write(path: &str, content: &str) -> ToolCall {
@@ -116,15 +101,6 @@ fn put_output(world: &World, chat: &str, path: &str, content: &str) {
     let target = world.chats_dir().join(chat).join("output").join(path);
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
     std::fs::write(target, content).unwrap();
-}
-
-fn chat_requests(server: &FakeLlm) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(|request| request.path.ends_with("/chat/completions"))
-        .map(|request| request.body)
-        .collect()
 }
 
 #[test]
@@ -262,7 +238,7 @@ fn item05_write_file_on_a_read_only_context_file_is_a_diff_error() {
         chat,
         server: _server,
     } = setup(vec![turn], json!({}));
-    let lines = send(&mut daemon, "s1", "change the readme");
+    let lines = daemon.send("s1", "change the readme");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     assert!(
@@ -337,8 +313,8 @@ fn two_exchanges() -> Setup {
         ],
         json!({}),
     );
-    send(&mut setup.daemon, "s1", "first");
-    send(&mut setup.daemon, "s2", "second");
+    setup.daemon.send("s1", "first");
+    setup.daemon.send("s2", "second");
     assert_eq!(outputs(&setup.world, &setup.chat), ["x.txt", "y.txt"]);
     setup
 }
@@ -536,7 +512,7 @@ fn item11_send_leaves_the_draft_alone() {
         chat,
     } = setup(vec![Turn::text(["ok"]), Turn::text(["ok"])], json!({}));
     daemon.call(json!({"action":"save_draft","draft":"still typing"}));
-    send(&mut daemon, "s1", "hello");
+    daemon.send("s1", "hello");
     assert_eq!(
         daemon.call(json!({"action":"chat_get"}))["draft"],
         "still typing"
@@ -546,7 +522,7 @@ fn item11_send_leaves_the_draft_alone() {
     for path in ["src/a.rs", "docs/readme.md"] {
         daemon.call(json!({"action":"context_remove","path":path}));
     }
-    send(&mut daemon, "s2", "again");
+    daemon.send("s2", "again");
     let stored: Value = serde_json::from_str(
         &std::fs::read_to_string(world.chats_dir().join(&chat).join("chat.json")).unwrap(),
     )
@@ -578,9 +554,9 @@ fn item12_automatic_titles_use_the_first_message_and_the_file_names() {
         ],
         json!({"title_model":"test/title"}),
     );
-    send(&mut daemon, "s1", "Refactor physics");
+    daemon.send("s1", "Refactor physics");
     assert_eq!(daemon.read_reply().unwrap()["type"], "title_updated");
-    send(&mut daemon, "s2", "more");
+    daemon.send("s2", "more");
     let requests = chat_requests(&server);
     assert_eq!(requests.len(), 3, "one title only, for the first message");
     let title = &requests[1];
@@ -605,7 +581,7 @@ fn item14_a_duplicate_write_ends_the_reply_with_an_error() {
         chat,
         server: _server,
     } = setup(vec![turn], json!({}));
-    let last = send(&mut daemon, "s1", "go").pop().unwrap();
+    let last = daemon.send("s1", "go").pop().unwrap();
     assert_eq!(last["type"], "error");
     assert_eq!(
         last["message"],
@@ -634,7 +610,7 @@ fn item14_an_edit_outside_context_and_output_ends_the_reply_with_an_error() {
         server: _server,
         chat: _chat,
     } = setup(vec![Turn::default().with_tool_call(call)], json!({}));
-    let last = send(&mut daemon, "s1", "go").pop().unwrap();
+    let last = daemon.send("s1", "go").pop().unwrap();
     assert_eq!(last["type"], "error");
     assert_eq!(
         last["message"],
@@ -653,7 +629,7 @@ fn item15_diff_error_lists_every_tool_call() {
         server: _server,
         chat: _chat,
     } = setup(vec![turn], json!({}));
-    let lines = send(&mut daemon, "s1", "go");
+    let lines = daemon.send("s1", "go");
     assert!(
         lines
             .iter()
@@ -686,7 +662,7 @@ fn item16_the_repair_builds_on_the_first_attempts_writes() {
         vec![first, repair],
         json!({"auto_retry_partial_edits": true}),
     );
-    let last = send(&mut daemon, "s1", "go").pop().unwrap();
+    let last = daemon.send("s1", "go").pop().unwrap();
     assert_eq!(last["type"], "done", "{last}");
     assert_eq!(last["output_files"], json!(["new.txt", "src/a.rs"]));
     assert_eq!(outputs(&world, &chat), ["new.txt", "src/a.rs"]);
@@ -709,7 +685,7 @@ fn item16_a_failed_repair_reports_both_attempts() {
         vec![first, repair],
         json!({"auto_retry_partial_edits": true}),
     );
-    let last = send(&mut daemon, "s1", "go").pop().unwrap();
+    let last = daemon.send("s1", "go").pop().unwrap();
     assert_eq!(last["type"], "diff_error");
     let errors: Vec<&str> = last["errors"]
         .as_array()
@@ -952,7 +928,7 @@ fn item18_done_carries_duration() {
         vec![Turn::text(["hi"]).with_usage(Usage::new(1, 1))],
         json!({}),
     );
-    let done = send(&mut daemon, "s1", "hello").pop().unwrap();
+    let done = daemon.send("s1", "hello").pop().unwrap();
     assert_eq!(done["type"], "done");
     assert!(done["duration"].as_f64().unwrap() >= 0.0, "{done}");
     assert!(done.get("predicted").is_some());

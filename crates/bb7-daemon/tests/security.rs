@@ -42,21 +42,6 @@ fn project_with_chat(world: &World) -> (Daemon, String) {
     (daemon, id)
 }
 
-/// Sends and returns every line up to the final reply.
-fn send(daemon: &mut Daemon, content: &str) -> Vec<Value> {
-    daemon.send_line(&json!({"request_id":"s","action":"send","content":content}).to_string());
-    let mut lines = Vec::new();
-    loop {
-        let line = daemon.read_reply().expect("a reply");
-        let last = line["request_id"] == json!("s")
-            && matches!(line["type"].as_str(), Some("done" | "diff_error" | "error"));
-        lines.push(line);
-        if last {
-            return lines;
-        }
-    }
-}
-
 fn chat_bodies(server: &FakeLlm) -> Vec<String> {
     server
         .requests()
@@ -133,7 +118,7 @@ fn the_hostile_repository_chain_is_broken_end_to_end() {
     assert_eq!(context["type"], "error", "{context}");
 
     // Never sent: not a byte of the user's file reaches the model.
-    let lines = send(&mut daemon, "summarize my notes");
+    let lines = daemon.send("s", "summarize my notes");
     assert_error_contains(lines.last().unwrap(), "Chat not sent");
     assert!(chat_bodies(&server).is_empty());
 
@@ -188,7 +173,7 @@ fn a_chat_naming_a_project_file_outside_the_project_is_not_selected_or_sent() {
         daemon.call(json!({"action":"get_context_file","path":"docs/notes.txt"}))["content"],
         "stale\n"
     );
-    assert_error_contains(send(&mut daemon, "go").last().unwrap(), "Chat not sent");
+    assert_error_contains(daemon.send("s", "go").last().unwrap(), "Chat not sent");
     assert!(chat_bodies(&server).is_empty());
 }
 
@@ -371,7 +356,7 @@ fn chat_with_output(world: &World) -> (Daemon, String, FakeLlm) {
     ))]);
     world.configure(&server.base_url(), MODEL, json!({}));
     let (mut daemon, id) = project_with_chat(world);
-    let done = send(&mut daemon, "write notes");
+    let done = daemon.send("s", "write notes");
     assert_eq!(done.last().unwrap()["type"], "done", "{done:?}");
     (daemon, id, server)
 }
@@ -720,8 +705,8 @@ fn a_write_that_fails_is_a_diff_error_not_reported_as_written() {
     ]);
     world.configure(&server.base_url(), MODEL, json!({}));
     let (mut daemon, id) = project_with_chat(&world);
-    assert_eq!(send(&mut daemon, "one").last().unwrap()["type"], "done");
-    let lines = send(&mut daemon, "two");
+    assert_eq!(daemon.send("s", "one").last().unwrap()["type"], "done");
+    let lines = daemon.send("s", "two");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     assert!(
@@ -835,12 +820,12 @@ fn a_git_clone_of_a_hostile_repository_reads_and_writes_nothing_outside() {
     assert_eq!(daemon.call(json!({"action":"chat_active"})).get("id"), None);
     daemon.call(json!({"action":"chat_select","id":PLANTED}));
     assert!(daemon.call(json!({"action":"chat_get"}))["untrusted"].is_string());
-    assert_error_contains(send(&mut daemon, "go").last().unwrap(), "Chat not sent");
+    assert_error_contains(daemon.send("s", "go").last().unwrap(), "Chat not sent");
     let added = daemon.call(json!({"action":"context_add","path":"README","content":"hello\n"}));
     assert_eq!(added["type"], "error", "{added}");
     // A fresh chat in the cloned project sends, without the linked instructions.
     daemon.call(json!({"action":"chat_new","name":"mine"}));
-    let lines = send(&mut daemon, "hi");
+    let lines = daemon.send("s", "hi");
     assert_error_contains(lines.last().unwrap(), "symbolic link");
     for body in chat_bodies(&server) {
         assert!(!body.contains("SECRET"), "{body}");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Daemon, Redactor, World};
+use common::{Daemon, Redactor, World, chat_requests};
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Fault, Model, Script, ToolCall, Turn, Usage};
 
@@ -48,41 +48,12 @@ fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
     }
 }
 
-/// Sends `request` and collects every line up to the final reply of that request.
-fn stream(daemon: &mut Daemon, id: &str, mut request: Value) -> Vec<Value> {
-    request["request_id"] = json!(id);
-    daemon.send_line(&request.to_string());
-    let mut lines = Vec::new();
-    loop {
-        let line = daemon.read_reply().expect("a reply");
-        let last = line["request_id"] == json!(id)
-            && matches!(line["type"].as_str(), Some("done" | "diff_error" | "error"));
-        lines.push(line);
-        if last {
-            return lines;
-        }
-    }
-}
-
-fn send(daemon: &mut Daemon, id: &str, content: &str) -> Vec<Value> {
-    stream(daemon, id, json!({"action":"send","content":content}))
-}
-
 fn a_rs_id() -> String {
     ybs_core::file_id("src/a.rs", A_RS)
 }
 
 fn edit(old: &str, new: &str) -> Value {
     json!({"path":"src/a.rs","file_id":a_rs_id(),"old_string":old,"new_string":new})
-}
-
-fn chat_requests(server: &FakeLlm) -> Vec<Value> {
-    server
-        .requests()
-        .into_iter()
-        .filter(|request| request.path.ends_with("/chat/completions"))
-        .map(|request| request.body)
-        .collect()
 }
 
 fn user_text(body: &Value) -> String {
@@ -123,7 +94,7 @@ fn send_streams_and_writes_a_new_and_an_edited_file() {
         mut daemon,
         chat,
     } = setup(vec![turn], json!({}));
-    let mut transcript = send(&mut daemon, "s1", "Add b and rename one");
+    let mut transcript = daemon.send("s1", "Add b and rename one");
     let statuses = daemon.call(json!({"action":"get_file_statuses"}));
     let files: Vec<Value> = statuses["files"]
         .as_array()
@@ -249,7 +220,7 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
         mut daemon,
         chat,
     } = setup(vec![bad, good], json!({}));
-    let lines = send(&mut daemon, "s1", "Rename");
+    let lines = daemon.send("s1", "Rename");
     let redactor = Redactor::new(&world);
     insta::assert_json_snapshot!(
         "diff_error_transcript",
@@ -288,8 +259,7 @@ fn a_failing_edit_sends_diff_error_and_writes_nothing_then_retry_context_fixes_i
     );
 
     let retry = json!({"errors": last["errors"], "tool_calls": last["tool_calls"]});
-    let lines = stream(
-        &mut daemon,
+    let lines = daemon.stream(
         "s2",
         json!({"action":"send","content":"Try again","retry_context":retry}),
     );
@@ -333,7 +303,7 @@ fn auto_retry_repairs_failed_edits_once() {
         mut daemon,
         chat,
     } = setup(vec![bad, good], json!({"auto_retry_partial_edits": true}));
-    let lines = send(&mut daemon, "s1", "Edit");
+    let lines = daemon.send("s1", "Edit");
     insta::assert_json_snapshot!(
         "auto_repair_transcript",
         Redactor::new(&world).apply(&Value::Array(lines.clone()))
@@ -382,7 +352,7 @@ fn auto_retry_that_fails_again_sends_diff_error() {
         vec![bad(), bad()],
         json!({"auto_retry_partial_edits": true}),
     );
-    let lines = send(&mut daemon, "s1", "Edit");
+    let lines = daemon.send("s1", "Edit");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     assert_eq!(
@@ -413,7 +383,7 @@ fn a_rate_limit_is_retried() {
         ],
         json!({}),
     );
-    let lines = send(&mut daemon, "s1", "hi");
+    let lines = daemon.send("s1", "hi");
     assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
     assert_eq!(lines[0]["content"], "after the wait");
     assert_eq!(chat_requests(&server).len(), 2);
@@ -437,10 +407,10 @@ fn a_context_overflow_trims_the_oldest_pairs_and_retries() {
         json!({}),
     );
     // The context events recorded before the first message form a pair of their own.
-    let done = send(&mut daemon, "s1", "first question").pop().unwrap();
+    let done = daemon.send("s1", "first question").pop().unwrap();
     let base = done["visible"].as_u64().unwrap();
     assert_eq!(done["predicted"], base);
-    let done = send(&mut daemon, "s2", "second question").pop().unwrap();
+    let done = daemon.send("s2", "second question").pop().unwrap();
     assert_eq!(
         (
             done["predicted"].clone(),
@@ -449,7 +419,7 @@ fn a_context_overflow_trims_the_oldest_pairs_and_retries() {
         ),
         (json!(base + 1), json!(0), json!(base + 1))
     );
-    let lines = send(&mut daemon, "s3", "third question");
+    let lines = daemon.send("s3", "third question");
     let done = lines.last().unwrap();
     assert_eq!(done["type"], "done", "{done}");
     assert_eq!(done["predicted"], base + 2);
@@ -473,7 +443,7 @@ fn provider_errors_are_labelled_and_keep_the_user_message() {
         server: _server,
         chat: _chat,
     } = setup(vec![Turn::fault(Fault::status(401))], json!({}));
-    let last = send(&mut daemon, "s1", "hello").pop().unwrap();
+    let last = daemon.send("s1", "hello").pop().unwrap();
     assert_eq!(last["type"], "error");
     assert!(
         last["message"].as_str().unwrap().starts_with("auth: "),
@@ -630,7 +600,7 @@ fn the_first_exchange_gets_a_title() {
         ],
         json!({"title_model": "test/title"}),
     );
-    send(&mut daemon, "s1", "Refactor the physics");
+    daemon.send("s1", "Refactor the physics");
     let event = daemon.read_reply().unwrap();
     assert_eq!(
         event,
@@ -809,7 +779,7 @@ fn the_same_state_sends_the_same_bytes() {
         chat,
         world: _world,
     } = setup(vec![Turn::text(["one"]), Turn::text(["two"])], json!({}));
-    send(&mut daemon, "s1", "question");
+    daemon.send("s1", "question");
     let path = _world.chats_dir().join(&chat).join("chat.json");
     let saved: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let index = saved["messages"]
@@ -822,7 +792,7 @@ fn the_same_state_sends_the_same_bytes() {
         json!({"action":"chat_edit","chat_id":chat,"message_index":index,"content":"question"}),
     );
     assert_eq!(edited["type"], "ok", "{edited}");
-    send(&mut daemon, "s2", "question");
+    daemon.send("s2", "question");
     let requests = chat_requests(&server);
     assert_eq!(requests[0]["messages"], requests[1]["messages"]);
 }
@@ -878,8 +848,7 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
         ],
         json!({"explicit_cache_key": true, "allow_data_retention": false, "allow_training": true}),
     );
-    let lines = stream(
-        &mut daemon,
+    let lines = daemon.stream(
         "s1",
         json!({"action":"send","content":"hi","reasoning_effort":"high"}),
     );
@@ -901,8 +870,7 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
     assert_eq!(assistant["reasoning_effort"], "high");
 
     // The chat remembers the model a send used.
-    let lines = stream(
-        &mut daemon,
+    let lines = daemon.stream(
         "s1b",
         json!({"action":"send","content":"again","model":"other/model"}),
     );
@@ -913,7 +881,7 @@ fn options_reach_the_request_and_global_chats_get_no_tools() {
 
     let created = daemon.call(json!({"action":"chat_new","global":true}));
     assert_eq!(created["type"], "ok", "{created}");
-    let lines = send(&mut daemon, "s2", "hello");
+    let lines = daemon.send("s2", "hello");
     assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
     let body = &chat_requests(&server)[2];
     assert!(body.get("tools").is_none(), "{body}");
@@ -946,14 +914,14 @@ fn edit_calls_fail_in_the_first_bb7_s_words() {
         server: _server,
         ..
     } = setup(vec![noops, wrong_id], json!({}));
-    let lines = send(&mut daemon, "s1", "Edit");
+    let lines = daemon.send("s1", "Edit");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "error", "{last}");
     assert_eq!(
         last["message"],
         "edit_file parse error: edit_file: all edits are no-ops"
     );
-    let lines = send(&mut daemon, "s2", "Edit again");
+    let lines = daemon.send("s2", "Edit again");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     assert_eq!(

@@ -150,6 +150,28 @@ impl Daemon {
         reply
     }
 
+    /// Sends `request` as `id` and collects every line up to its final reply (`done`,
+    /// `diff_error` or `error`); the chunks and other lines before it are kept too.
+    pub fn stream(&mut self, id: &str, mut request: Value) -> Vec<Value> {
+        request["request_id"] = json!(id);
+        self.send_line(&request.to_string());
+        let mut lines = Vec::new();
+        loop {
+            let line = self.read_reply().expect("a reply");
+            let last = line["request_id"] == json!(id)
+                && matches!(line["type"].as_str(), Some("done" | "diff_error" | "error"));
+            lines.push(line);
+            if last {
+                return lines;
+            }
+        }
+    }
+
+    /// `send` of `content` as `id`, collected as [`stream`](Daemon::stream) does.
+    pub fn send(&mut self, id: &str, content: &str) -> Vec<Value> {
+        self.stream(id, json!({"action":"send","content":content}))
+    }
+
     /// Takes stdin, for writing from another thread.
     pub fn take_stdin(&mut self) -> ChildStdin {
         self.stdin.take().expect("stdin open")
@@ -226,4 +248,14 @@ impl Redactor {
             other => other.clone(),
         }
     }
+}
+
+/// The bodies of the chat-completion requests `server` received, in order.
+pub fn chat_requests(server: &ybs_testkit::FakeLlm) -> Vec<Value> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|request| request.path.ends_with("/chat/completions"))
+        .map(|request| request.body)
+        .collect()
 }
