@@ -7,11 +7,11 @@
 mod pty;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pty::{PATIENCE, Tmux, shell_quote};
+use pty::{PATIENCE, Tmux, write_fake_llm_config, ybs_command};
 use serde_json::json;
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
 
@@ -39,20 +39,8 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
     ]))
     .unwrap();
     let config = root.join("ybs.json");
-    let settings = json!({
-        "llm": {"provider": "openai-compatible", "model": "fake-model",
-                "endpoint": format!("{}/v1", llm.base_url())},
-        "agent": {"retry_attempts": 0},
-        "ui": {"color": true}
-    });
-    fs::write(&config, settings.to_string()).unwrap();
-    let command = format!(
-        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {}",
-        shell_quote(&root.join("home")),
-        shell_quote(&root.join("data")),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
-        shell_quote(&config),
-    );
+    write_fake_llm_config(&config, &llm.base_url(), true);
+    let command = ybs_command(root, "xterm", "", &config, "");
     let project = root.join("project");
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
@@ -109,20 +97,8 @@ fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_b
     ]))
     .unwrap();
     let config = root.join("ybs.json");
-    let settings = json!({
-        "llm": {"provider": "openai-compatible", "model": "fake-model",
-                "endpoint": format!("{}/v1", llm.base_url())},
-        "agent": {"retry_attempts": 0},
-        "ui": {"color": true}
-    });
-    fs::write(&config, settings.to_string()).unwrap();
-    let command = format!(
-        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {}",
-        shell_quote(&root.join("home")),
-        shell_quote(&root.join("data")),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
-        shell_quote(&config),
-    );
+    write_fake_llm_config(&config, &llm.base_url(), true);
+    let command = ybs_command(root, "xterm", "", &config, "");
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["change a.txt", "Enter"]);

@@ -9,11 +9,9 @@ mod pty;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 use std::process::Command;
 
-use pty::{Tmux, shell_quote};
-use serde_json::json;
+use pty::{Tmux, shell_quote, write_fake_llm_config, ybs_command};
 use ybs_testkit::{FakeLlm, Script, Turn};
 
 /// The last user message of each chat request the fake LLM received.
@@ -69,21 +67,9 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
     ]))
     .unwrap();
     let config = root.join("ybs.json");
-    let settings = json!({
-        "llm": {"provider": "openai-compatible", "model": "fake-model",
-                "endpoint": format!("{}/v1", llm.base_url())},
-        "agent": {"retry_attempts": 0},
-        "ui": {"color": false}
-    });
-    fs::write(&config, settings.to_string()).unwrap();
-    let command = format!(
-        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm EDITOR={} {} -c {}",
-        shell_quote(&root.join("home")),
-        shell_quote(&root.join("data")),
-        shell_quote(&editor),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
-        shell_quote(&config),
-    );
+    write_fake_llm_config(&config, &llm.base_url(), false);
+    let editor_env = format!("EDITOR={}", shell_quote(&editor));
+    let command = ybs_command(root, "xterm", &editor_env, &config, "");
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["/help", "Enter"]);
@@ -133,20 +119,8 @@ fn highlighted_screen(extra: &str) -> Option<String> {
     ])]))
     .unwrap();
     let config = root.join("ybs.json");
-    let settings = json!({
-        "llm": {"provider": "openai-compatible", "model": "fake-model",
-                "endpoint": format!("{}/v1", llm.base_url())},
-        "agent": {"retry_attempts": 0},
-        "ui": {"color": true}
-    });
-    fs::write(&config, settings.to_string()).unwrap();
-    let command = format!(
-        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm-256color {extra} {} -c {}",
-        shell_quote(&root.join("home")),
-        shell_quote(&root.join("data")),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
-        shell_quote(&config),
-    );
+    write_fake_llm_config(&config, &llm.base_url(), true);
+    let command = ybs_command(root, "xterm-256color", extra, &config, "");
     let project = root.join("project");
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");

@@ -10,7 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common::{Project, call, text};
-use pty::{Tmux, shell_quote};
+use pty::{Tmux, shell_quote, ybs_command};
 use serde_json::json;
 use ybs_testkit::Turn;
 
@@ -397,12 +397,12 @@ fn on_a_terminal_undo_asks_before_going_over_a_change() {
     project.write("kept.txt", "old\n");
     succeeds(&project.ybs(&["exec", "--yes", "edit"]));
     project.write("kept.txt", "mine\n");
-    let undo = format!(
-        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM=xterm {} -c {} undo",
-        shell_quote(&project.path("home")),
-        shell_quote(&project.path("data")),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
-        shell_quote(&project.path("config/ybs.json")),
+    let undo = ybs_command(
+        &project.path(""),
+        "xterm",
+        "",
+        &project.path("config/ybs.json"),
+        "undo",
     );
     let script = format!("{undo}; echo exit=$?; {undo}; echo exit=$?; sleep 600");
     let command = format!("sh -c {}", shell_quote(Path::new(&script)));

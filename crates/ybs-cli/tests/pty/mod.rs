@@ -88,3 +88,27 @@ impl Drop for Tmux {
 pub fn shell_quote(path: &Path) -> String {
     format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
 }
+
+/// Writes a configuration for the fake LLM at `base_url` (no retries, colour as asked) to
+/// `path`.
+pub fn write_fake_llm_config(path: &Path, base_url: &str, color: bool) {
+    let settings = serde_json::json!({
+        "llm": {"provider": "openai-compatible", "model": "fake-model",
+                "endpoint": format!("{base_url}/v1")},
+        "agent": {"retry_attempts": 0},
+        "ui": {"color": color}
+    });
+    std::fs::write(path, settings.to_string()).unwrap_or_else(|err| panic!("{err}"));
+}
+
+/// The shell command that runs `ybs -c CONFIG ARGS` in an empty environment: HOME and
+/// XDG_DATA_HOME under `root`, `TERM=term`, then the `extra` assignments (`NAME=value ...`).
+pub fn ybs_command(root: &Path, term: &str, extra: &str, config: &Path, args: &str) -> String {
+    format!(
+        "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM={term} {extra} {} -c {} {args}",
+        shell_quote(&root.join("home")),
+        shell_quote(&root.join("data")),
+        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(config),
+    )
+}
