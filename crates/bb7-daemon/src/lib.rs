@@ -94,7 +94,6 @@ pub mod commit;
 pub mod confined;
 pub mod context;
 pub mod dirs;
-pub mod edit_args;
 pub mod error;
 pub mod events;
 pub mod files;

@@ -3,7 +3,7 @@
 //!
 //! - [`precheck`] finds what ends the whole reply with an `error` instead of a `diff_error`
 //!   (two `write_file` calls to one path, `edit_file` arguments the first bb7 cannot read
-//!   ([`crate::edit_args`]), an edit of a path
+//!   (`ybs_tools::bb7_edit::read_error`), an edit of a path
 //!   neither in context, output nor written earlier in the reply, a second anchored edit of
 //!   one path) and the calls that touch a read-only context file (a `diff_error` naming it);
 //! - [`apply`] applies the calls one by one, announcing each applied one with the chunk
@@ -84,7 +84,7 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 if let Some(why) = &call.arguments_error {
                     return Err(format!("edit_file parse error: {why}"));
                 }
-                if let Some(why) = crate::edit_args::parse_error(mode, &call.arguments) {
+                if let Some(why) = ybs_tools::bb7_edit::read_error(mode, &call.arguments) {
                     return Err(format!("edit_file parse error: {why}"));
                 }
                 let paths = call_paths(call);

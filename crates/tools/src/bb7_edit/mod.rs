@@ -63,6 +63,7 @@ mod anchored;
 mod args;
 mod mode;
 mod pending;
+mod read_check;
 mod schema;
 mod search_replace;
 mod text;
@@ -73,6 +74,7 @@ pub use pending::{
     BaseKind, BaseLookup, DiffError, FailedToolCall, FileWrite, MemoryLookup, PendingBuffer,
     apply_response, normalize_path,
 };
+pub use read_check::read_error;
 pub use schema::{EDIT_FILE, WRITE_FILE, edit_file_spec, tool_specs, write_file_spec};
 pub use search_replace::{
     MatchPass, Replaced, SearchReplace, SearchReplaceError, apply_search_replace,

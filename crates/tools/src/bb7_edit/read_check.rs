@@ -8,16 +8,15 @@
 //! read as empty and a wrongly typed field fails before the semantic checks.
 //!
 //! Both search/replace shapes are read in both search/replace modes (models mix them up), as
-//! the edit layer does.
+//! the edit layer ([`args`](super::args)) does; this module only adds the first bb7's refusals on
+//! top, for the daemon to end a reply with.
 
 use serde_json::{Map, Value};
-use ybs_tools::bb7_edit::DiffMode;
 
-/// The most lines an anchor (`start` or `end`) may have.
-const MAX_ANCHOR_LINES: usize = 10;
+use super::{DiffMode, MAX_ANCHOR_LINES};
 
 /// Why the first bb7 would refuse to read `args` as an `edit_file` call of `mode`, if it would.
-pub fn parse_error(mode: DiffMode, args: &Value) -> Option<String> {
+pub fn read_error(mode: DiffMode, args: &Value) -> Option<String> {
     let Some(object) = args.as_object() else {
         return Some("arguments must be a JSON object".to_owned());
     };
@@ -145,10 +144,14 @@ fn anchored(object: &Map<String, Value>) -> Result<(), String> {
             return Err(format!("edit_file: change {i}: empty start"));
         }
         if start > MAX_ANCHOR_LINES {
-            return Err(format!("edit_file: change {i}: start exceeds 10 lines"));
+            return Err(format!(
+                "edit_file: change {i}: start exceeds {MAX_ANCHOR_LINES} lines"
+            ));
         }
         if end > MAX_ANCHOR_LINES {
-            return Err(format!("edit_file: change {i}: end exceeds 10 lines"));
+            return Err(format!(
+                "edit_file: change {i}: end exceeds {MAX_ANCHOR_LINES} lines"
+            ));
         }
     }
     Ok(())
@@ -160,7 +163,7 @@ mod tests {
     use serde_json::json;
 
     fn multi_error(args: Value) -> Option<String> {
-        parse_error(DiffMode::SearchReplaceMulti, &args)
+        read_error(DiffMode::SearchReplaceMulti, &args)
     }
 
     #[test]
@@ -197,13 +200,13 @@ mod tests {
 
     #[test]
     fn single_and_anchored_calls() {
-        let single = |args: Value| parse_error(DiffMode::SearchReplace, &args);
+        let single = |args: Value| read_error(DiffMode::SearchReplace, &args);
         assert_eq!(
             single(json!({"old_string": "x", "new_string": "y"})).as_deref(),
             Some("edit_file: missing path")
         );
         assert_eq!(single(json!({"path": "a", "new_string": "y"})), None);
-        let anchored = |args: Value| parse_error(DiffMode::Anchored, &args);
+        let anchored = |args: Value| read_error(DiffMode::Anchored, &args);
         assert_eq!(
             anchored(json!({"path": "a", "changes": [{"start": ["x"]}]})),
             None
@@ -230,7 +233,7 @@ mod tests {
             Some("edit_file: change 0: end exceeds 10 lines")
         );
         assert_eq!(
-            parse_error(DiffMode::Anchored, &json!([1])).as_deref(),
+            read_error(DiffMode::Anchored, &json!([1])).as_deref(),
             Some("arguments must be a JSON object")
         );
     }
