@@ -177,7 +177,8 @@ pub fn diff_lines(path: &str, before: &str, after: &str, painter: Painter) -> Ve
 }
 
 /// [`diff_lines`] folded for a confirmation: each long hunk keeps its first [`HUNK_HEAD`] and
-/// last [`HUNK_TAIL`] lines, and hunks stop once `fold` lines are shown, the rest counted.
+/// last [`HUNK_TAIL`] lines, and hunks stop once `fold` lines are shown, the rest counted; a
+/// budget too small for the first hunk cuts it, saying so.
 pub fn folded_diff_lines(
     path: &str,
     before: &str,
@@ -187,27 +188,31 @@ pub fn folded_diff_lines(
 ) -> Vec<String> {
     let diff = line_diff(before, after);
     let mut lines = title(path, &diff, painter);
-    let mut hunks = hunks(&diff, painter).into_iter();
-    let mut shown = 0;
-    while let Some(hunk) = hunks.next() {
-        let folded = fold_hunk(&hunk, painter);
+    let hunks = hunks(&diff, painter);
+    for (index, hunk) in hunks.iter().enumerate() {
+        let folded = fold_hunk(hunk, painter);
         if lines.len() + folded.len() > fold {
-            if shown == 0 {
+            let rest = &hunks[index..];
+            let hidden: usize = rest.iter().map(|hunk| hunk.body.len()).sum();
+            let noun = if rest.len() == 1 { "hunk" } else { "hunks" };
+            let note = if index == 0 {
+                // Not even the first hunk fits: show what does, and say the rest is cut.
                 let room = fold.saturating_sub(lines.len());
                 lines.extend(folded.into_iter().take(room));
-            }
-            let rest = hunks.len() + usize::from(shown > 0);
-            let hidden = hunks.map(|hunk| hunk.body.len()).sum::<usize>()
-                + if shown > 0 { hunk.body.len() } else { 0 };
-            if rest > 0 {
-                let noun = if rest == 1 { "hunk" } else { "hunks" };
-                let note = format!("  … {rest} more {noun} hidden ({hidden} diff lines)");
-                lines.push(painter.paint(Role::Dim, &note));
-            }
+                format!(
+                    "  … the rest is hidden ({hidden} diff lines in {} {noun})",
+                    rest.len()
+                )
+            } else {
+                format!(
+                    "  … {} more {noun} hidden ({hidden} diff lines)",
+                    rest.len()
+                )
+            };
+            lines.push(painter.paint(Role::Dim, &note));
             break;
         }
         lines.extend(folded);
-        shown += 1;
     }
     lines
 }
@@ -412,6 +417,9 @@ mod tests {
         for fold in [0, 1, 5, 12, 20, 59, 60, 61] {
             let lines = render(&file(Some(&before), &after), PLAIN, fold);
             assert!(lines.len() <= fold.max(1) + 1, "{fold}: {}", lines.len());
+            // Whatever is cut is said to be.
+            let last = lines.last().unwrap();
+            assert!(last.contains("hidden ("), "{fold}: {lines:#?}");
         }
         // Ten lines in a hunk are shown whole: folding one line away would not help.
         let lines = render(&file(Some("a\n"), "b\nc\nd\ne\nf\ng\nh\ni\nj\n"), PLAIN, 60);
