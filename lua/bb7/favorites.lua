@@ -17,14 +17,8 @@ function M.list()
   return data.favorites
 end
 
---- Adds or removes `model`; returns whether it is a favorite now (nil and a message on failure).
-function M.toggle(model)
-  return statelock.with_lock(M.path() .. ".lock", function()
-    return M.toggle_unlocked(model)
-  end)
-end
-
-function M.toggle_unlocked(model)
+-- The toggle itself, the lock held.
+local function toggle_unlocked(model)
   local data, err = jsonfile.read_object(M.path())
   if not data then
     return nil, err
@@ -47,6 +41,14 @@ function M.toggle_unlocked(model)
     return nil, err
   end
   return not found
+end
+
+--- Adds or removes `model` under the daemon's lock; returns whether it is a favorite now (nil
+--- and a message on failure).
+function M.toggle(model)
+  return statelock.with_lock(M.path() .. ".lock", function()
+    return toggle_unlocked(model)
+  end)
 end
 
 return M

@@ -2,14 +2,23 @@
 -- atomically (temp file in the same directory, fsync, rename).
 local M = {}
 
---- The decoded file, or `default` when it is missing or unreadable.
-function M.read(path, default)
+-- The bytes of `path`, or nil when it cannot be opened.
+local function slurp(path)
   local file = io.open(path, "rb")
   if not file then
-    return default
+    return nil
   end
   local text = file:read("*a")
   file:close()
+  return text
+end
+
+--- The decoded file, or `default` when it is missing or unreadable.
+function M.read(path, default)
+  local text = slurp(path)
+  if not text then
+    return default
+  end
   local ok, value = pcall(vim.json.decode, text)
   if not ok or value == nil or value == vim.NIL then
     return default
@@ -20,13 +29,8 @@ end
 --- The decoded JSON object of a file that other programs share: `{}` when it is missing or
 --- blank, nil and a message when it holds something else (so that it is never replaced).
 function M.read_object(path)
-  local file = io.open(path, "rb")
-  if not file then
-    return {}
-  end
-  local text = file:read("*a")
-  file:close()
-  if not text:find("%S") then
+  local text = slurp(path)
+  if not text or not text:find("%S") then
     return {}
   end
   local ok, value = pcall(vim.json.decode, text)

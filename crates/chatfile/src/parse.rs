@@ -82,6 +82,11 @@ impl ParsedMessage {
     pub fn to_message(&self) -> ChatMessage {
         ChatMessage::new(self.role.clone(), self.content.clone())
     }
+
+    /// The message without its span, moved rather than copied.
+    pub fn into_message(self) -> ChatMessage {
+        ChatMessage::new(self.role, self.content)
+    }
 }
 
 /// A kind of protected block.
@@ -134,10 +139,7 @@ pub fn parse(text: &str) -> Vec<ParsedMessage> {
 pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
     parse(text)
         .into_iter()
-        .map(|message| ChatMessage {
-            role: message.role,
-            content: message.content,
-        })
+        .map(ParsedMessage::into_message)
         .collect()
 }
 

@@ -40,7 +40,6 @@ pub fn session(
         let project = undo::store::project_dir(data_home, &locations.cwd);
         let info = undo::RunInfo {
             command: command.to_owned(),
-            cwd: locations.cwd.clone(),
         };
         agent.journal = Journal::persistent(undo::store::new_run_dir(&project), info);
     }

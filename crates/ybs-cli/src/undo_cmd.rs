@@ -1,7 +1,7 @@
 //! `ybs undo`: takes back the newest recorded `exec`, `ask` or REPL turn of the project (found
 //! from a subdirectory too), with `/undo`'s guarantees; `--list` shows what is recorded.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use crate::commands::Failed;
@@ -55,17 +55,7 @@ pub fn run(
         if yes {
             return true;
         }
-        if !interactive {
-            return false;
-        }
-        let _ = write!(
-            err,
-            "{names} changed since that turn. Undo anyway (your version is kept in a copy)? [y/N]: "
-        );
-        let _ = err.flush();
-        let mut line = String::new();
-        let _ = io::stdin().lock().read_line(&mut line);
-        matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+        interactive && crate::undo_view::ask_undo_anyway(names, err)
     };
     let outcome = match revert_turn(&record, Some(&kept), &mut confirm) {
         Ok(outcome) => outcome,

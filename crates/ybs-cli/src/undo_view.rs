@@ -237,7 +237,7 @@ pub fn command(
     (config, session_file): (&crate::config::Config, Option<&Path>),
     out: &mut dyn std::io::Write,
 ) {
-    use std::io::{BufRead, IsTerminal};
+    use std::io::IsTerminal;
 
     let painter = Painter {
         color: crate::render::use_color(config.ui.color, std::io::stdout().is_terminal()),
@@ -246,21 +246,25 @@ pub fn command(
     let lines = match command {
         crate::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
         _ => {
-            let mut ask = |names: &str| {
-                let _ = write!(
-                    out,
-                    "{names} changed since that turn. Undo anyway (your version is kept in a \
-                     copy)? [y/N]: "
-                );
-                let _ = out.flush();
-                let mut line = String::new();
-                let _ = std::io::stdin().lock().read_line(&mut line);
-                matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
-            };
+            let mut ask = |names: &str| ask_undo_anyway(names, out);
             undo(agent, (&base, session_file), painter, &mut ask)
         }
     };
     for line in lines {
         let _ = writeln!(out, "{line}");
     }
+}
+
+/// Asks on `out` whether to undo over `names`, changed since the turn, and reads the answer
+/// from stdin: yes only for `y` or `yes`.
+pub fn ask_undo_anyway(names: &str, out: &mut dyn std::io::Write) -> bool {
+    use std::io::BufRead;
+    let _ = write!(
+        out,
+        "{names} changed since that turn. Undo anyway (your version is kept in a copy)? [y/N]: "
+    );
+    let _ = out.flush();
+    let mut line = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut line);
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }

@@ -47,11 +47,10 @@ impl Session {
         let (path, template) = match level {
             "project" => {
                 self.require_init()?;
-                if self.root.is_none() {
+                let Some(root) = self.root.as_ref() else {
                     return Err(Error::Invalid("no project root set".into()));
-                }
+                };
                 self.project_store()?;
-                let root = self.root.as_ref().ok_or(Error::NotInitialized)?;
                 (
                     instructions::project_file(root),
                     instructions::PROJECT_TEMPLATE.to_owned(),

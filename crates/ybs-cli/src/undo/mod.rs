@@ -72,11 +72,6 @@ impl TurnRecord {
     pub fn changed_files(&self) -> bool {
         self.files.iter().any(|file| file.before != file.after)
     }
-
-    /// Where it is kept on disk.
-    pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
 }
 
 /// The undo journal of a session. Its turns on disk outlive it, for `ybs undo`; an undo
@@ -216,9 +211,10 @@ impl Journal {
     /// The last turn was saved in its session file: `before` is that file as it was just
     /// before the save; what it is now is recorded as its state after the turn.
     pub fn saved_session(&mut self, mut before: FileRecord) {
-        self.wrote_session(&before.path);
+        let after = std::fs::read(&before.path).ok();
+        self.last_session = Some((before.path.clone(), after.clone()));
         if let Some(mut turn) = self.turns.pop() {
-            before.after = std::fs::read(&before.path).ok();
+            before.after = after;
             turn.session = Some(before);
             self.save(&turn);
             self.turns.push(turn);

@@ -11,6 +11,7 @@ use std::process::Command;
 use ybs_core::{Message, Role};
 
 use super::session::{SessionPlan, plan};
+use super::store::write_atomic;
 use super::{Journal, TurnRecord};
 
 /// Why nothing was undone. Nothing on disk changed.
@@ -221,7 +222,7 @@ fn rewrite_session(
             // Sessions are private to the user; keep whatever mode the file has now.
             let mode =
                 std::fs::metadata(path).map_or(0o600, |meta| meta.permissions().mode() & 0o7777);
-            write_atomic(path, &bytes, Some(mode)).map_err(|error| {
+            write_atomic(path, &bytes, mode).map_err(|error| {
                 UndoError::Io(format!(
                     "cannot rewrite the session {}: {error}",
                     path.display()
@@ -256,26 +257,12 @@ fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), Un
             }
         },
         Some(bytes) => {
-            write_atomic(path, bytes, file.mode).map_err(|error| {
+            write_atomic(path, bytes, file.mode.unwrap_or(0o644)).map_err(|error| {
                 UndoError::Io(format!("cannot restore {}: {error}", path.display()))
             })?;
             outcome.restored.push(path.clone());
         }
     }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory, with `mode`.
-fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut temp = tempfile::NamedTempFile::new_in(parent)?;
-    std::io::Write::write_all(&mut temp, bytes)?;
-    temp.as_file().sync_all()?;
-    let mode = mode.unwrap_or(0o644);
-    temp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    temp.persist(path).map_err(|error| error.error)?;
     Ok(())
 }
 
@@ -302,7 +289,7 @@ pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, Und
         }
         None => {
             let copy = path.with_file_name(format!("{name}.before-undo-{stamp}"));
-            write_atomic(&copy, &bytes, None).map_err(failed)?;
+            write_atomic(&copy, &bytes, 0o644).map_err(failed)?;
             copy
         }
     };

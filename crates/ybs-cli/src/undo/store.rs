@@ -11,7 +11,7 @@
 
 use std::fs::{self, DirBuilder};
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -33,15 +33,12 @@ const SESSION: &str = "session";
 pub struct RunInfo {
     /// `exec`, `ask` or `repl`.
     pub command: String,
-    /// The directory ybs ran in.
-    pub cwd: PathBuf,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Manifest {
     version: u32,
     command: String,
-    cwd: PathBuf,
     request: String,
     start: usize,
     ended_ms: u64,
@@ -136,11 +133,19 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 
 /// Writes `bytes` to `path` atomically, readable by the user only.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic(path, bytes, 0o600)
+}
+
+/// Writes `bytes` to `path` through a synced temporary file in the same directory renamed
+/// over it, with `mode`; missing parent directories are created.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let parent = path.parent().unwrap_or(Path::new("."));
-    // A named temporary file is created with mode 0600.
+    std::fs::create_dir_all(parent)?;
     let mut temp = tempfile::NamedTempFile::new_in(parent)?;
     io::Write::write_all(&mut temp, bytes)?;
     temp.as_file().sync_all()?;
+    temp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
     temp.persist(path).map_err(|error| error.error)?;
     Ok(())
 }
@@ -174,7 +179,6 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
     let manifest = Manifest {
         version: VERSION,
         command: info.command.clone(),
-        cwd: info.cwd.clone(),
         request: turn.request.clone(),
         start: turn.start,
         ended_ms: if turn.finished {
@@ -282,11 +286,6 @@ impl StoredTurn {
         &self.manifest.command
     }
 
-    /// The directory ybs ran in.
-    pub fn cwd(&self) -> &Path {
-        &self.manifest.cwd
-    }
-
     /// The user's request.
     pub fn request(&self) -> &str {
         &self.manifest.request
@@ -388,7 +387,6 @@ mod tests {
         let project = dir.path().join("data/ybs/undo/p");
         let info = RunInfo {
             command: "exec".into(),
-            cwd: dir.path().to_path_buf(),
         };
         let mut journal = Journal::persistent(new_run_dir(&project), info);
         journal.begin_turn(0, "change it");
