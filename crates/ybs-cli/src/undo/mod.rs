@@ -13,6 +13,7 @@ pub mod store;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use store::Images;
 pub use store::RunInfo;
 
 /// One file a turn wrote: what it was before the turn's first write, and after the turn.
@@ -129,7 +130,7 @@ impl Journal {
             dir,
         };
         if !turn.files.is_empty() {
-            self.save(&turn);
+            self.save(&turn, Images::All);
         }
         self.current = Some(turn);
     }
@@ -146,7 +147,7 @@ impl Journal {
         };
         if !turn.files.iter().any(|file| file.path == path) {
             turn.files.push(FileRecord::now(path));
-            self.save(&turn);
+            self.save(&turn, Images::All);
         }
         self.current = Some(turn);
     }
@@ -156,7 +157,7 @@ impl Journal {
         if let Some(mut turn) = self.current.take() {
             if !turn.ran_shell {
                 turn.ran_shell = true;
-                self.save(&turn);
+                self.save(&turn, Images::None);
             }
             self.current = Some(turn);
         }
@@ -170,7 +171,7 @@ impl Journal {
         }
         turn.finished = true;
         turn.ended_ms = store::now_ms();
-        self.save(&turn);
+        self.save(&turn, Images::All);
         self.turns.push(turn);
         self.turns.last()
     }
@@ -191,7 +192,7 @@ impl Journal {
     pub fn set_commit(&mut self, id: String, root: PathBuf) {
         if let Some(mut turn) = self.turns.pop() {
             turn.commit = Some((id, root));
-            self.save(&turn);
+            self.save(&turn, Images::None);
             self.turns.push(turn);
         }
     }
@@ -203,7 +204,7 @@ impl Journal {
             for file in &mut turn.files {
                 file.after = std::fs::read(&file.path).ok();
             }
-            self.save(&turn);
+            self.save(&turn, Images::All);
             self.turns.push(turn);
         }
     }
@@ -216,7 +217,7 @@ impl Journal {
         if let Some(mut turn) = self.turns.pop() {
             before.after = after;
             turn.session = Some(before);
-            self.save(&turn);
+            self.save(&turn, Images::Session);
             self.turns.push(turn);
         }
     }
@@ -236,8 +237,8 @@ impl Journal {
     }
 
     /// Writes `turn` to disk; a failure is kept for the user to see.
-    fn save(&mut self, turn: &TurnRecord) {
-        if let Err(error) = store::save_turn(turn, &self.info) {
+    fn save(&mut self, turn: &TurnRecord, images: Images) {
+        if let Err(error) = store::save_turn(turn, &self.info, images) {
             let dir = turn.dir.as_deref().unwrap_or(Path::new("?"));
             self.disk_error = Some(format!(
                 "cannot keep the undo record of this turn in {}: {error}",

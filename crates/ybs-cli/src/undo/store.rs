@@ -152,7 +152,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
 
 /// Saves `turn` of the run `info` in its directory. A turn that changed no file and ran no
 /// command leaves nothing on disk. The run's first saved turn prunes the project's older runs.
-pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
+pub fn save_turn(turn: &TurnRecord, info: &RunInfo, images: Images) -> io::Result<()> {
     let Some(dir) = &turn.dir else {
         return Ok(());
     };
@@ -170,12 +170,18 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
         }
     }
     create_private_dir(dir)?;
-    let files = (turn.files.iter().enumerate())
-        .map(|(index, file)| save_file(dir, &index.to_string(), file, turn.finished))
-        .collect::<io::Result<Vec<_>>>()?;
-    let session = (turn.session.as_ref())
-        .map(|file| save_file(dir, SESSION, file, turn.finished))
-        .transpose()?;
+    if images == Images::All {
+        for (index, file) in turn.files.iter().enumerate() {
+            write_images(dir, &index.to_string(), file, turn.finished)?;
+        }
+    }
+    if let (Some(file), Images::All | Images::Session) = (&turn.session, images) {
+        write_images(dir, SESSION, file, turn.finished)?;
+    }
+    let files = (turn.files.iter())
+        .map(|file| entry(file, turn.finished))
+        .collect();
+    let session = (turn.session.as_ref()).map(|file| entry(file, turn.finished));
     let manifest = Manifest {
         version: VERSION,
         command: info.command.clone(),
@@ -196,9 +202,22 @@ pub fn save_turn(turn: &TurnRecord, info: &RunInfo) -> io::Result<()> {
     write_private(&dir.join(MANIFEST), &json)
 }
 
+/// Which contents [`save_turn`] writes besides the manifest: those of the turn's files and
+/// its session file, of the session file only (it was just saved), or none (only the
+/// manifest changed: a commit, a shell command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Images {
+    /// The files' and the session's.
+    All,
+    /// The session file's only.
+    Session,
+    /// None: only the manifest.
+    None,
+}
+
 /// Writes the contents of `file` as `NAME.before` (once: a pre-image never changes) and
-/// `NAME.after` in the turn directory `dir`; returns its entry in the manifest.
-fn save_file(dir: &Path, name: &str, file: &FileRecord, finished: bool) -> io::Result<FileEntry> {
+/// `NAME.after` in the turn directory `dir`.
+fn write_images(dir: &Path, name: &str, file: &FileRecord, finished: bool) -> io::Result<()> {
     if let Some(before) = &file.before {
         let path = dir.join(format!("{name}.before"));
         if !path.exists() {
@@ -213,13 +232,18 @@ fn save_file(dir: &Path, name: &str, file: &FileRecord, finished: bool) -> io::R
             _ => {}
         },
     }
-    Ok(FileEntry {
+    Ok(())
+}
+
+/// The manifest entry of `file`.
+fn entry(file: &FileRecord, finished: bool) -> FileEntry {
+    FileEntry {
         path: file.path.clone(),
         existed_before: file.before.is_some(),
         mode: file.mode,
         exists_after: finished && file.after.is_some(),
         changed: !finished || file.before != file.after,
-    })
+    }
 }
 
 /// Removes all but the newest `keep` runs of `project`; `current`, the run being recorded,
