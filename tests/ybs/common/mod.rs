@@ -77,7 +77,7 @@ impl Project {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let config = self.path("config/ybs.json");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ybs"));
+        let mut command = Command::new(ybs_e2e::binary("ybs"));
         command
             .arg("-c")
             .arg(&config)

@@ -108,7 +108,7 @@ pub fn ybs_command(root: &Path, term: &str, extra: &str, config: &Path, args: &s
         "env -i HOME={} XDG_DATA_HOME={} PATH=/usr/bin:/bin TERM={term} {extra} {} -c {} {args}",
         shell_quote(&root.join("home")),
         shell_quote(&root.join("data")),
-        shell_quote(Path::new(env!("CARGO_BIN_EXE_ybs"))),
+        shell_quote(&ybs_e2e::binary("ybs")),
         shell_quote(config),
     )
 }

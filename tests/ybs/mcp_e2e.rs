@@ -7,34 +7,16 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{Project, call, text, tool_messages};
 use serde_json::{Value, json};
 use ybs_testkit::Turn;
 
-/// The `fake-mcp` binary. `cargo test --workspace` builds it with the testkit; a run of this
-/// package alone builds it once into a target directory of its own.
+/// The `fake-mcp` binary, built with the rest of the workspace's binaries.
 fn fake_mcp() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let exe = std::env::current_exe().unwrap();
-        let profile_dir = exe.parent().unwrap().parent().unwrap();
-        let built = profile_dir.join("fake-mcp");
-        if built.exists() {
-            return built;
-        }
-        let own_target = profile_dir.join("mcp-e2e");
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "ybs-testkit", "--bin", "fake-mcp"])
-            .arg("--target-dir")
-            .arg(&own_target)
-            .status()
-            .unwrap();
-        assert!(status.success(), "cannot build fake-mcp");
-        own_target.join("debug/fake-mcp")
-    })
+    PATH.get_or_init(|| ybs_e2e::binary("fake-mcp"))
 }
 
 /// The calls the server recorded, as (tool, arguments).

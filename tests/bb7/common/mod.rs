@@ -92,7 +92,7 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn spawn(home: &Path) -> Daemon {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bb7"))
+        let mut child = Command::new(ybs_e2e::binary("bb7"))
             .env("HOME", home)
             .env_remove("XDG_CONFIG_HOME")
             .env_remove("BB7_LOG_STDERR")

@@ -31,7 +31,7 @@ impl Sandbox {
 
     /// Runs ybs in `project/` with only HOME (and the given variables) set.
     fn ybs(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_ybs"));
+        let mut command = Command::new(ybs_e2e::binary("ybs"));
         command
             .args(args)
             .current_dir(self.path("project"))

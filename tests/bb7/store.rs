@@ -342,7 +342,7 @@ fn xdg_config_home_and_explicit_default_model() {
     .unwrap();
     std::fs::write(xdg.join("bb7/instructions.md"), "be brief\n").unwrap();
     let project = world.project().display().to_string();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bb7"))
+    let mut child = std::process::Command::new(ybs_e2e::binary("bb7"))
         .env("HOME", world.home())
         .env("XDG_CONFIG_HOME", &xdg)
         .stdin(std::process::Stdio::piped())

@@ -12,7 +12,7 @@ use ybs_testkit::{Fault, Turn};
 fn schema() -> Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/schema/exec-events.schema.json"
+        "/../crates/ybs-cli/schema/exec-events.schema.json"
     );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
