@@ -46,7 +46,10 @@ fn built_binaries() -> &'static Path {
             .arg("--target-dir")
             .arg(target)
             .current_dir(env!("CARGO_MANIFEST_DIR"));
-        if profile_dir.file_name().is_some_and(|name| name == "release") {
+        if profile_dir
+            .file_name()
+            .is_some_and(|name| name == "release")
+        {
             build.arg("--release");
         }
         let status = build.status();
