@@ -9,16 +9,16 @@ use ybs_chatfile::{ChatMessage, Expander, append, from_core};
 use ybs_context_budget::SendError;
 use ybs_core::{ErrorKind, Role};
 
+use crate::agent::confirm::{Answer, ConfirmMode, Settle, prompt};
+use crate::agent::setup::{self, Surroundings};
 use crate::agent::{Agent, AgentError, LineUi, Stop, TurnReport};
-use crate::chat_tools;
 use crate::cli::Cli;
 use crate::config::{Config, LoadedConfig};
-use crate::confirm::{Answer, ConfirmMode, Settle, prompt};
-use crate::git::{CommitOutcome, Git, summary_line};
+use crate::frontends::ask::tool_lines;
+use crate::project::git::{CommitOutcome, Git, summary_line};
 use crate::render::{Notice, RenderOptions, Renderer, use_color};
 use crate::run::Host;
 use crate::session;
-use crate::setup::{self, Surroundings};
 
 /// A failure already worded for the user; the exit code is 1.
 pub struct Failed(pub String);
@@ -30,7 +30,7 @@ pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig,
     for warning in &loaded.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
-    if let Some(warning) = crate::highlight::set_theme(&loaded.config.ui.theme) {
+    if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
     Ok(loaded)
@@ -56,7 +56,7 @@ pub fn build_agent(
 ) -> Result<Agent, Failed> {
     let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
         .map_err(|failure| Failed(failure.to_string()))?;
-    crate::prepare::session(
+    crate::agent::prepare::session(
         &mut agent,
         config,
         &host.locations,
@@ -146,20 +146,22 @@ pub fn after_turn(
     request: &str,
     config: &Config,
     session_file: Option<&Path>,
-    baseline: Option<&crate::git::Baseline>,
+    baseline: Option<&crate::project::git::Baseline>,
     log: &mut dyn Write,
 ) {
     if let Some(turn) = agent.journal.last() {
         let painter = crate::render::style::Painter {
             color: use_color(config.ui.color, io::stderr().is_terminal()),
         };
-        for line in crate::undo_view::summary(turn, &agent.tool_context.working_dir, painter) {
+        for line in
+            crate::session::undo::view::summary(turn, &agent.tool_context.working_dir, painter)
+        {
             let _ = writeln!(log, "{line}");
         }
     }
     if let Some(path) = session_file {
         // What the session was before this save is what undoing the turn puts back.
-        let before = crate::undo::FileRecord::now(path);
+        let before = crate::session::undo::FileRecord::now(path);
         if !agent
             .journal
             .session_is_ours(path, before.before.as_deref())
@@ -191,13 +193,13 @@ pub fn after_turn(
                 let _ = writeln!(log, "ybs: warning: {error}");
             }
         }
-        Ok(CommitOutcome::Skipped(crate::git::Skip::StagedBefore)) => {
+        Ok(CommitOutcome::Skipped(crate::project::git::Skip::StagedBefore)) => {
             let _ = writeln!(
                 log,
                 "ybs: not committed: the index had staged changes before the turn"
             );
         }
-        Ok(CommitOutcome::Skipped(crate::git::Skip::NothingChanged)) => {}
+        Ok(CommitOutcome::Skipped(crate::project::git::Skip::NothingChanged)) => {}
         Err(error) => {
             let _ = writeln!(log, "ybs: warning: {error}");
         }
@@ -208,7 +210,7 @@ pub fn after_turn(
 /// an editor): keeps that version in a copy before a save replaces it; returns the warning.
 pub fn session_changed_elsewhere(agent: &Agent, path: &Path) -> String {
     let kept = agent.journal.kept_dir();
-    let copy = match crate::undo::revert::keep_copy(kept.as_deref(), path) {
+    let copy = match crate::session::undo::revert::keep_copy(kept.as_deref(), path) {
         Ok(Some(copy)) => format!("that version is kept in {}", copy.display()),
         Ok(None) => "it was removed".to_owned(),
         Err(error) => format!("no copy of it could be kept: {error}"),
@@ -226,7 +228,7 @@ pub fn git_baseline(
     config: &Config,
     cwd: &Path,
     log: &mut dyn Write,
-) -> Option<crate::git::Baseline> {
+) -> Option<crate::project::git::Baseline> {
     if !config.git.auto_commit {
         return None;
     }
@@ -273,15 +275,15 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
 pub fn exec(
     cli: &Cli,
     host: &Host,
-    args: &crate::exec_json::ExecArgs,
+    args: &crate::frontends::exec::json::ExecArgs,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
-    let task = match crate::exec_json::read_task(args.prompt, &mut io::stdin()) {
+    let task = match crate::frontends::exec::json::read_task(args.prompt, &mut io::stdin()) {
         Ok(task) => task,
         Err(message) => {
             let _ = writeln!(err, "ybs: error: {message}");
-            return Ok(crate::exec_json::USAGE_ERROR);
+            return Ok(crate::frontends::exec::json::USAGE_ERROR);
         }
     };
     let mut loaded = load(cli, host, err)?;
@@ -333,10 +335,13 @@ pub fn exec(
         err,
     );
     if let Some(path) = args.last_message {
-        crate::exec_json::write_last_message(&host.locations.cwd.join(path), &report.reply)
-            .map_err(Failed)?;
+        crate::frontends::exec::json::write_last_message(
+            &host.locations.cwd.join(path),
+            &report.reply,
+        )
+        .map_err(Failed)?;
     }
-    Ok(crate::exec_json::exit_code(report.stop))
+    Ok(crate::frontends::exec::json::exit_code(report.stop))
 }
 
 /// `ybs ask --chat FILE [QUESTION]`.
@@ -354,7 +359,7 @@ pub fn ask(
     let cwd = &host.locations.cwd;
     let path = cwd.join(chat);
     // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
-    let chat_before = crate::undo::FileRecord::now(&path);
+    let chat_before = crate::session::undo::FileRecord::now(&path);
     if let Some(question) = question {
         append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
     }
@@ -394,22 +399,23 @@ pub fn ask(
     } else {
         ConfirmMode::Deny
     };
-    chat_tools::keep_named_servers(&expansion, &mut config);
+    tool_lines::keep_named_servers(&expansion, &mut config);
     let mut agent = build_agent(&config, host, ("ask", mode), cli.options.dry_run, err)?;
     agent.journal.before_next_turn(chat_before);
-    let failures = chat_tools::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
+    let failures = tool_lines::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     warn_mcp(&failures, err);
-    chat_tools::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
+    tool_lines::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
     agent.settings.response_format = format;
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let settings = &mut agent.settings;
-    for warning in crate::chat_options::apply(&expansion.options, chat, &text, settings) {
+    for warning in crate::frontends::ask::options::apply(&expansion.options, chat, &text, settings)
+    {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;
-    crate::prepare::chat(&mut agent);
+    crate::agent::prepare::chat(&mut agent);
     let start = (agent.conversation.iter())
         .rposition(|message| message.role == Role::User)
         .unwrap_or(0);

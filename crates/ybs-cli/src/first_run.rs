@@ -114,7 +114,7 @@ pub fn check(
         Choice::Picked(note) => Ok(Some(note)),
         Choice::Guide => {
             let _ = write!(err, "{GUIDE}");
-            Err(crate::exec_json::USAGE_ERROR)
+            Err(crate::frontends::exec::json::USAGE_ERROR)
         }
     }
 }

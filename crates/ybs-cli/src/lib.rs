@@ -12,37 +12,19 @@
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
-pub mod attach;
 pub mod chat_cmd;
-pub mod chat_options;
-pub mod chat_tools;
 pub mod cli;
 mod commands;
 pub mod config;
-pub mod confirm;
-pub mod diff_view;
-pub mod exec_json;
 pub mod first_run;
-pub mod git;
-pub mod highlight;
+pub mod frontends;
 pub mod images;
-pub mod line_editor;
-pub mod loop_guard;
 pub mod mcp;
-pub mod prepare;
-pub mod pricing;
 pub mod project;
 pub mod prompt;
-pub mod prompt_files;
 pub mod render;
-mod repl;
-pub mod repo_map;
 mod run;
 pub mod session;
-pub mod setup;
-pub mod slash;
-pub mod undo;
 pub mod undo_cmd;
-pub mod undo_view;
 
 pub use run::{Host, run};

@@ -56,13 +56,15 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             json,
             output_last_message,
         }) => {
-            let args = crate::exec_json::ExecArgs {
+            let args = crate::frontends::exec::json::ExecArgs {
                 prompt: prompt.as_deref(),
                 yes: *yes,
                 last_message: output_last_message.as_deref(),
             };
             if *json {
-                Ok(crate::exec_json::run(cli, host, &args, out, err))
+                Ok(crate::frontends::exec::json::run(
+                    cli, host, &args, out, err,
+                ))
             } else {
                 finish(commands::exec(cli, host, &args, out, err), err)
             }
@@ -85,7 +87,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         Some(Command::Tool { name, json, yes }) => {
             finish(commands::tool(cli, host, name, json, *yes, out, err), err)
         }
-        None => finish(crate::repl::run(cli, host, out, err), err),
+        None => finish(crate::frontends::repl::run(cli, host, out, err), err),
     };
     match result {
         Ok(code) => code,
@@ -109,7 +111,8 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         writeln!(err, "ybs: warning: {warning}")?;
     }
     out.write_all(config::show(&loaded).as_bytes())?;
-    let instructions = crate::prepare::describe_instructions(&loaded.config, &host.locations);
+    let instructions =
+        crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;
     Ok(0)
 }

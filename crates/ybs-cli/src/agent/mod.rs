@@ -3,6 +3,12 @@
 //! calls, `agent.max_iterations`, a loop, or a cancelled turn. What the user sees and answers
 //! goes through [`Ui`], so the loop runs the same in the REPL, `exec`, `ask` and tests.
 
+pub mod confirm;
+pub mod loop_guard;
+pub mod prepare;
+pub mod pricing;
+pub mod setup;
+
 mod send;
 #[cfg(test)]
 mod tests;
@@ -18,10 +24,10 @@ use ybs_core::{LlmError, Message, Part, Role, ToolCall, ToolResult, Usage};
 use ybs_providers::Provider;
 use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 
-use crate::confirm::ConfirmMode;
-use crate::loop_guard::LoopGuard;
+use crate::agent::confirm::ConfirmMode;
+use crate::agent::loop_guard::LoopGuard;
+use crate::prompt::repo_map::{Refresh, RepoMapCache};
 use crate::render::Notice;
-use crate::repo_map::{Refresh, RepoMapCache};
 pub use ui::{LineUi, Ui};
 
 /// The note kept after a reply the user cancelled.
@@ -122,7 +128,7 @@ pub struct Agent {
     /// text).
     pub prompt: Option<crate::prompt::SessionPrompt>,
     /// The pre-images of the files each turn wrote, for `/undo`.
-    pub journal: crate::undo::Journal,
+    pub journal: crate::session::undo::Journal,
     /// The repository map of the system prompt (`None`: off).
     pub repo_map: Option<RepoMapCache>,
     counter: CachedCounter<CharsPerToken>,
@@ -148,7 +154,7 @@ impl Agent {
             policy,
             session_usage: Usage::default(),
             prompt: None,
-            journal: crate::undo::Journal::default(),
+            journal: crate::session::undo::Journal::default(),
             repo_map: None,
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

@@ -11,7 +11,7 @@ use ybs_testkit::{FakeLlm, Fault, Script, Turn};
 use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolRegistry};
 
 use super::*;
-use crate::confirm::Answer;
+use crate::agent::confirm::Answer;
 
 #[derive(Default)]
 struct Recorder {

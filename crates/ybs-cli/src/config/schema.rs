@@ -365,7 +365,7 @@ impl Default for UiConfig {
             show_tool_calls: true,
             stream_responses: true,
             show_reasoning: true,
-            theme: crate::highlight::DEFAULT_THEME.to_owned(),
+            theme: crate::render::highlight::DEFAULT_THEME.to_owned(),
         }
     }
 }

@@ -3,6 +3,8 @@
 //! the caller supplies. It is assembled once per session, and again only when the repo map
 //! changes, so every request of a session starts with the same bytes.
 
+pub mod repo_map;
+
 pub mod env_block;
 pub mod instructions;
 

@@ -9,6 +9,9 @@
 //! The one part that writes itself is [`spinner`], the animated mark shown on a terminal
 //! while the model has not answered yet.
 
+pub mod diff_view;
+pub mod highlight;
+
 mod inline;
 mod markdown;
 mod numbers;

@@ -1,5 +1,7 @@
 //! Sessions as `.chat` files: written after every turn, read back by `--resume`.
 
+pub mod undo;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};

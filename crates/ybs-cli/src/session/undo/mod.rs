@@ -6,6 +6,8 @@
 //! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]), and the turn is
 //! taken out of the session file it was saved in ([`session`]).
 
+pub mod view;
+
 pub mod revert;
 pub mod session;
 pub mod store;

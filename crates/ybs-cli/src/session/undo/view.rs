@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use crate::agent::Agent;
-use crate::diff_view::{self, shown_path};
+use crate::render::diff_view::{self, shown_path};
 use crate::render::style::{Painter, Role};
-use crate::undo::revert::{SessionChange, UndoError, UndoOutcome, undo_last};
-use crate::undo::{FileRecord, TurnRecord};
+use crate::session::undo::revert::{SessionChange, UndoError, UndoOutcome, undo_last};
+use crate::session::undo::{FileRecord, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
     bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -232,7 +232,7 @@ pub fn session_warning(outcome: &UndoOutcome) -> Option<String> {
 /// Runs `/undo` or `/diff` at the REPL, whose session is saved in `session_file`; the
 /// question before undoing over the user's changes is read from stdin.
 pub fn command(
-    command: &crate::slash::SlashCommand,
+    command: &crate::frontends::repl::slash::SlashCommand,
     agent: &mut Agent,
     (config, session_file): (&crate::config::Config, Option<&Path>),
     out: &mut dyn std::io::Write,
@@ -244,7 +244,7 @@ pub fn command(
     };
     let base = agent.tool_context.working_dir.clone();
     let lines = match command {
-        crate::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
+        crate::frontends::repl::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
         _ => {
             let mut ask = |names: &str| ask_undo_anyway(names, out);
             undo(agent, (&base, session_file), painter, &mut ask)

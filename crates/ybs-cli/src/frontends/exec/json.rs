@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 use ybs_context_budget::SendError;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
+use crate::agent::confirm::{Answer, ConfirmMode};
 use crate::agent::{AgentError, Stop, TurnReport, Ui};
 use crate::cli::Cli;
 use crate::commands::{self, Failed};
-use crate::confirm::{Answer, ConfirmMode};
 use crate::render::{Notice, RenderOptions, Renderer};
 use crate::run::Host;
 

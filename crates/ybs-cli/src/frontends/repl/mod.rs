@@ -2,6 +2,11 @@
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed.
 
+pub mod attach;
+pub mod line_editor;
+pub mod prompt_files;
+pub mod slash;
+
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,15 +17,15 @@ use tokio::signal::unix::{SignalKind, signal};
 use ybs_providers::ProviderKind;
 use ybs_tools::shell::status::SandboxStatus;
 
+use crate::agent::confirm::ConfirmMode;
 use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
 use crate::commands::{self, Failed};
 use crate::config::{Config, LoadedConfig};
-use crate::confirm::ConfirmMode;
+use crate::frontends::repl::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 use crate::render::Notice;
 use crate::run::Host;
 use crate::session;
-use crate::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
@@ -39,9 +44,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     )?;
     let resumed = commands::resume(cli, host, &mut agent)?;
     let mut session_file = commands::session_file(host, resumed.as_deref());
-    let (mut editor, edit_slot) = crate::line_editor::new(&host.locations.cwd)
+    let (mut editor, edit_slot) = crate::frontends::repl::line_editor::new(&host.locations.cwd)
         .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
-    let prompts = crate::prompt_files::load(&crate::prompt_files::directories(&host.locations));
+    let prompts = crate::frontends::repl::prompt_files::load(
+        &crate::frontends::repl::prompt_files::directories(&host.locations),
+    );
     for warning in &prompts.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
@@ -104,7 +111,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 }
                 continue;
             }
-            None if text.trim() == "/edit" => match crate::line_editor::edit("") {
+            None if text.trim() == "/edit" => match crate::frontends::repl::line_editor::edit("") {
                 Ok(message) => Ok(Input::Message(message)),
                 Err(error) => {
                     commands::notice(&config, Notice::Error, &error, out);
@@ -116,14 +123,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         match input {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
-                let message =
-                    match crate::attach::expand(&message, &agent.registry, &agent.tool_context) {
-                        Ok(message) => message,
-                        Err(error) => {
-                            commands::notice(&config, Notice::Error, &error, out);
-                            continue;
-                        }
-                    };
+                let message = match crate::frontends::repl::attach::expand(
+                    &message,
+                    &agent.registry,
+                    &agent.tool_context,
+                ) {
+                    Ok(message) => message,
+                    Err(error) => {
+                        commands::notice(&config, Notice::Error, &error, out);
+                        continue;
+                    }
+                };
                 let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
                 let mut stdin = io::stdin().lock();
                 let mut log = io::stdout();
@@ -178,7 +188,12 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     out,
                 );
                 if help {
-                    let _ = write!(out, "{}{}", crate::line_editor::HELP, prompts.help());
+                    let _ = write!(
+                        out,
+                        "{}{}",
+                        crate::frontends::repl::line_editor::HELP,
+                        prompts.help()
+                    );
                 }
             }
             Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
@@ -250,8 +265,8 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
 /// One message: lines ending in `\` continue on the next line; Ctrl-G opens the editor on
 /// the input so far. `None` on Ctrl-D.
 fn read_message(
-    editor: &mut crate::line_editor::LineEditor,
-    edit_slot: &crate::line_editor::EditSlot,
+    editor: &mut crate::frontends::repl::line_editor::LineEditor,
+    edit_slot: &crate::frontends::repl::line_editor::EditSlot,
 ) -> Result<Option<String>, ReadlineError> {
     let mut text = String::new();
     loop {
@@ -271,7 +286,7 @@ fn read_message(
                 let taken = edit_slot.lock().ok().and_then(|mut slot| slot.take());
                 if let Some(line) = taken {
                     text.push_str(&line);
-                    match crate::line_editor::edit(&text) {
+                    match crate::frontends::repl::line_editor::edit(&text) {
                         Ok(edited) => return Ok(Some(edited)),
                         Err(error) => eprintln!("ybs: error: {error}"),
                     }
@@ -317,7 +332,7 @@ fn slash(
         }
         SlashCommand::Tools => {
             for spec in agent.registry.specs() {
-                let source = crate::setup::tool_source(&agent.registry, &spec.name);
+                let source = crate::agent::setup::tool_source(&agent.registry, &spec.name);
                 info(out, &format!("{}  ({source})", spec.name));
             }
         }
@@ -366,7 +381,7 @@ fn slash(
         }
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
-            crate::undo_view::command(&command, agent, (config, session), out);
+            crate::session::undo::view::command(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {
@@ -383,7 +398,7 @@ fn slash(
                 "{} {} at {}",
                 config.llm.provider,
                 config.llm.model,
-                crate::setup::endpoint(config)
+                crate::agent::setup::endpoint(config)
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
@@ -409,7 +424,7 @@ fn switch(
     if let Some(model) = model {
         next.llm.model = model;
     }
-    match crate::setup::provider(&next, &context.host.env) {
+    match crate::agent::setup::provider(&next, &context.host.env) {
         Ok(provider) => {
             let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
             agent.provider = provider;

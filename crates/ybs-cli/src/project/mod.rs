@@ -2,6 +2,8 @@
 //! walking up to the first directory holding `.git` (a directory, or a file for worktrees and
 //! submodules). Config files and instruction files are looked for from there.
 
+pub mod git;
+
 use std::path::{Path, PathBuf};
 
 /// The top of the git work tree that contains `dir`, or `None` outside any repository.

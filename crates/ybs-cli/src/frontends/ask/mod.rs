@@ -1,0 +1,4 @@
+//! `ybs ask`.
+
+pub mod options;
+pub mod tool_lines;

@@ -1,0 +1,3 @@
+//! `ybs exec`.
+
+pub mod json;

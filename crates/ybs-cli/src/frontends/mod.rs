@@ -1,0 +1,5 @@
+//! The front ends.
+
+pub mod ask;
+pub mod exec;
+pub mod repl;
