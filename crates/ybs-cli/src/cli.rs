@@ -94,7 +94,7 @@ pub enum Command {
     Chat {
         /// What to do
         #[command(subcommand)]
-        action: crate::chat_cmd::ChatAction,
+        action: crate::commands::chat::ChatAction,
     },
     /// List the tools the model would see, with their source
     Tools,

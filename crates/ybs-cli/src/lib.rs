@@ -12,19 +12,16 @@
 //! The `ybs` binary only parses its arguments and calls [`run`].
 
 pub mod agent;
-pub mod chat_cmd;
 pub mod cli;
-mod commands;
+pub mod commands;
 pub mod config;
-pub mod first_run;
 pub mod frontends;
-pub mod images;
 pub mod mcp;
 pub mod project;
 pub mod prompt;
 pub mod render;
-mod run;
 pub mod session;
-pub mod undo_cmd;
+pub mod startup;
 
-pub use run::{Host, run};
+pub use commands::run;
+pub use startup::host::Host;

@@ -8,7 +8,7 @@ pub mod prompt_files;
 pub mod slash;
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -20,30 +20,33 @@ use ybs_tools::shell::status::SandboxStatus;
 use crate::agent::confirm::ConfirmMode;
 use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
-use crate::commands::{self, Failed};
 use crate::config::{Config, LoadedConfig};
-use crate::frontends::repl::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 use crate::render::Notice;
-use crate::run::Host;
+use crate::render::style::Painter;
 use crate::session;
+use crate::session::undo::view;
+use crate::startup::exit::Failed;
+use crate::startup::host::Host;
+use crate::startup::{images, load, turn};
+use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let mut loaded = commands::load(cli, host, err)?;
-    let picked = match crate::first_run::check(&mut loaded, host, err) {
+    let mut loaded = load::load(cli, host, err)?;
+    let picked = match crate::startup::first_run::check(&mut loaded, host, err) {
         Ok(note) => note,
         Err(code) => return Ok(code),
     };
     let mut config = loaded.config.clone();
-    let mut agent = commands::build_agent(
+    let mut agent = load::build_agent(
         &config,
         host,
         ("repl", ConfirmMode::Ask),
         cli.options.dry_run,
         err,
     )?;
-    let resumed = commands::resume(cli, host, &mut agent)?;
-    let mut session_file = commands::session_file(host, resumed.as_deref());
+    let resumed = turn::resume(cli, host, &mut agent)?;
+    let mut session_file = turn::session_file(host, resumed.as_deref());
     let (mut editor, edit_slot) = crate::frontends::repl::line_editor::new(&host.locations.cwd)
         .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     let prompts = crate::frontends::repl::prompt_files::load(
@@ -54,7 +57,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     }
     let cwd = &host.locations.cwd;
     let mut images = (cli.options.images.iter())
-        .map(|path| crate::images::image_part(path, cwd))
+        .map(|path| images::image_part(path, cwd))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failed)?;
     let history = host
@@ -64,7 +67,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if let Some(history) = &history {
         let _ = editor.load_history(history);
     }
-    let runtime = commands::runtime()?;
+    let runtime = load::runtime()?;
     let hangup = watch_hangup(&runtime, err);
     let terminal = io::stdout().is_terminal();
     let shell_sandbox =
@@ -83,7 +86,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let _ = writeln!(
         out,
         "{}",
-        crate::first_run::banner(&config, sandbox_word, picked.as_deref())
+        crate::startup::first_run::banner(&config, sandbox_word, picked.as_deref())
     );
     if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
@@ -102,19 +105,19 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             Some(message) => Ok(Input::Message(message)),
             None if text.trim().starts_with("/image ") => {
                 let path = text.trim()["/image ".len()..].trim();
-                match crate::images::image_part(std::path::Path::new(path), cwd) {
+                match images::image_part(std::path::Path::new(path), cwd) {
                     Ok(part) => {
                         images.push(part);
                         let _ = writeln!(out, "image {path} attached to the next message");
                     }
-                    Err(error) => commands::notice(&config, Notice::Error, &error, out),
+                    Err(error) => load::notice(&config, Notice::Error, &error, out),
                 }
                 continue;
             }
             None if text.trim() == "/edit" => match crate::frontends::repl::line_editor::edit("") {
                 Ok(message) => Ok(Input::Message(message)),
                 Err(error) => {
-                    commands::notice(&config, Notice::Error, &error, out);
+                    load::notice(&config, Notice::Error, &error, out);
                     continue;
                 }
             },
@@ -130,28 +133,24 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 ) {
                     Ok(message) => message,
                     Err(error) => {
-                        commands::notice(&config, Notice::Error, &error, out);
+                        load::notice(&config, Notice::Error, &error, out);
                         continue;
                     }
                 };
-                let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
+                let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
                 let mut stdin = io::stdin().lock();
                 let mut log = io::stdout();
                 let result = {
-                    let mut ui = LineUi::new(
-                        commands::renderer(&config, terminal),
-                        out,
-                        &mut log,
-                        &mut stdin,
-                    )
-                    .with_spinner(terminal);
-                    let with_images = crate::images::message(&message, std::mem::take(&mut images));
-                    runtime.block_on(commands::cancellable(async |token| {
+                    let mut ui =
+                        LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
+                            .with_spinner(terminal);
+                    let with_images = images::message(&message, std::mem::take(&mut images));
+                    runtime.block_on(load::cancellable(async |token| {
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
                 match result {
-                    Ok(report) => commands::after_turn(
+                    Ok(report) => turn::after_turn(
                         &mut agent,
                         &report,
                         &message,
@@ -161,13 +160,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         err,
                     ),
                     Err(error) => {
-                        let text = commands::describe(&error, &config);
+                        let text = load::describe(&error, &config);
                         let had_images = (agent.conversation.last()).is_some_and(|last| {
                             last.parts
                                 .iter()
                                 .any(|p| matches!(p, ybs_core::Part::Image(_)))
                         });
-                        let text = crate::images::explain(text, had_images, &config.llm.model);
+                        let text = images::explain(text, had_images, &config.llm.model);
                         let _ = writeln!(err, "ybs: error: {text}");
                     }
                 }
@@ -196,7 +195,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     );
                 }
             }
-            Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
+            Err(error) => load::notice(&config, Notice::Error, &error.to_string(), out),
         }
     }
     if let Some(history) = &history {
@@ -235,7 +234,7 @@ fn reload_tools(agent: &mut Agent, config: &Config, out: &mut dyn Write) {
     };
     let _ = writeln!(out, "external tools reloaded: {loaded}");
     for error in report.errors {
-        commands::notice(config, Notice::Warning, &error.to_string(), out);
+        load::notice(config, Notice::Warning, &error.to_string(), out);
     }
 }
 
@@ -338,11 +337,11 @@ fn slash(
         }
         SlashCommand::Clear => {
             agent.clear();
-            *session_file = commands::session_file(context.host, None);
+            *session_file = turn::session_file(context.host, None);
             info(out, "conversation cleared");
         }
         SlashCommand::Usage => {
-            let lines = commands::renderer(config, false)
+            let lines = load::renderer(config, false)
                 .usage(&ybs_core::Usage::default(), &agent.session_usage);
             for line in lines {
                 info(out, &line);
@@ -354,10 +353,8 @@ fn slash(
                 .or_else(|| session_file.clone());
             match target.map(|path| session::save(&path, &agent.conversation).map(|()| path)) {
                 Some(Ok(path)) => info(out, &format!("saved to {}", path.display())),
-                Some(Err(error)) => {
-                    commands::notice(config, Notice::Error, &error.to_string(), out)
-                }
-                None => commands::notice(config, Notice::Error, "/save needs a FILE here", out),
+                Some(Err(error)) => load::notice(config, Notice::Error, &error.to_string(), out),
+                None => load::notice(config, Notice::Error, "/save needs a FILE here", out),
             }
         }
         SlashCommand::ReloadTools => {
@@ -367,13 +364,13 @@ fn slash(
                 &format!("external tools: {}", report.loaded.join(", ")),
             );
             for error in report.errors {
-                commands::notice(config, Notice::Warning, &error.to_string(), out);
+                load::notice(config, Notice::Warning, &error.to_string(), out);
             }
         }
         SlashCommand::Compact => {
             let mut stdin = io::stdin().lock();
             let mut log = io::stdout();
-            let mut ui = LineUi::new(commands::renderer(config, false), out, &mut log, &mut stdin);
+            let mut ui = LineUi::new(load::renderer(config, false), out, &mut log, &mut stdin);
             let token = tokio_util::sync::CancellationToken::new();
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
                 let _ = writeln!(log, "ybs: error: {error}");
@@ -381,7 +378,7 @@ fn slash(
         }
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
-            crate::session::undo::view::command(&command, agent, (config, session), out);
+            undo_or_diff(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {
@@ -404,6 +401,30 @@ fn slash(
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
             switch(context, agent, config, Some(name), model, out)
         }
+    }
+}
+
+/// Runs `/undo` or `/diff`, the session being saved in `session_file`; the question before
+/// undoing over the user's changes is read from stdin.
+fn undo_or_diff(
+    command: &SlashCommand,
+    agent: &mut Agent,
+    (config, session_file): (&Config, Option<&Path>),
+    out: &mut dyn Write,
+) {
+    let painter = Painter {
+        color: crate::render::use_color(config.ui.color, io::stdout().is_terminal()),
+    };
+    let base = agent.tool_context.working_dir.clone();
+    let lines = match command {
+        SlashCommand::Diff => view::last_turn_diff(agent, &base, painter),
+        _ => {
+            let mut ask = |names: &str| view::ask_undo_anyway(names, out);
+            view::undo(agent, (&base, session_file), painter, &mut ask)
+        }
+    };
+    for line in lines {
+        let _ = writeln!(out, "{line}");
     }
 }
 
@@ -443,9 +464,9 @@ fn switch(
                      (or /compact now)",
                     config.llm.model
                 );
-                commands::notice(config, Notice::Warning, &message, out);
+                load::notice(config, Notice::Warning, &message, out);
             }
         }
-        Err(error) => commands::notice(config, Notice::Error, &error.to_string(), out),
+        Err(error) => load::notice(config, Notice::Error, &error.to_string(), out),
     }
 }

@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use super::revert::{SessionChange, UndoError, UndoOutcome, session_changed_elsewhere, undo_last};
+use super::{FileRecord, TurnRecord};
 use crate::agent::Agent;
 use crate::render::diff_view::{self, shown_path};
 use crate::render::style::{Painter, Role};
-use crate::session::undo::revert::{SessionChange, UndoError, UndoOutcome, undo_last};
-use crate::session::undo::{FileRecord, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
     bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -135,7 +135,7 @@ pub fn undo(
 fn resave(agent: &mut Agent, path: &Path, started: bool) -> (Option<String>, Result<(), String>) {
     let now = std::fs::read(path).ok();
     let warning = (!agent.journal.session_is_ours(path, now.as_deref()))
-        .then(|| crate::commands::session_changed_elsewhere(agent, path));
+        .then(|| session_changed_elsewhere(&agent.journal, path));
     let result = if agent.conversation.is_empty() && started {
         match std::fs::remove_file(path) {
             Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(format!(
@@ -226,32 +226,6 @@ pub fn session_warning(outcome: &UndoOutcome) -> Option<String> {
             path.display()
         )),
         _ => None,
-    }
-}
-
-/// Runs `/undo` or `/diff` at the REPL, whose session is saved in `session_file`; the
-/// question before undoing over the user's changes is read from stdin.
-pub fn command(
-    command: &crate::frontends::repl::slash::SlashCommand,
-    agent: &mut Agent,
-    (config, session_file): (&crate::config::Config, Option<&Path>),
-    out: &mut dyn std::io::Write,
-) {
-    use std::io::IsTerminal;
-
-    let painter = Painter {
-        color: crate::render::use_color(config.ui.color, std::io::stdout().is_terminal()),
-    };
-    let base = agent.tool_context.working_dir.clone();
-    let lines = match command {
-        crate::frontends::repl::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
-        _ => {
-            let mut ask = |names: &str| ask_undo_anyway(names, out);
-            undo(agent, (&base, session_file), painter, &mut ask)
-        }
-    };
-    for line in lines {
-        let _ = writeln!(out, "{line}");
     }
 }
 

@@ -4,11 +4,12 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use crate::commands::Failed;
 use crate::render::diff_view::shown_path;
-use crate::run::Host;
 use crate::session::undo::revert::{UndoError, revert_turn};
 use crate::session::undo::store::{self, StoredTurn};
+use crate::session::undo::view;
+use crate::startup::exit::Failed;
+use crate::startup::host::Host;
 
 /// Runs `ybs undo [--yes] [--list]`.
 pub fn run(
@@ -55,7 +56,7 @@ pub fn run(
         if yes {
             return true;
         }
-        interactive && crate::session::undo::view::ask_undo_anyway(names, err)
+        interactive && view::ask_undo_anyway(names, err)
     };
     let outcome = match revert_turn(&record, Some(&kept), &mut confirm) {
         Ok(outcome) => outcome,
@@ -69,22 +70,15 @@ pub fn run(
     };
     store::remove_turn(&newest.dir);
     // Paths as the project names them, wherever in it ybs undo runs.
-    let lines = crate::session::undo::view::report(&outcome, &root);
-    for line in lines
-        .iter()
-        .chain(&crate::session::undo::view::session_lines(&outcome))
-    {
+    let lines = view::report(&outcome, &root);
+    for line in lines.iter().chain(&view::session_lines(&outcome)) {
         let _ = writeln!(out, "{line}");
     }
-    if let Some(warning) = crate::session::undo::view::session_warning(&outcome) {
+    if let Some(warning) = view::session_warning(&outcome) {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
     if outcome.ran_shell {
-        let _ = writeln!(
-            err,
-            "ybs: warning: {}",
-            crate::session::undo::view::SHELL_WARNING
-        );
+        let _ = writeln!(err, "ybs: warning: {}", view::SHELL_WARNING);
     }
     let left = turns.len() - 1;
     if left > 0 {
