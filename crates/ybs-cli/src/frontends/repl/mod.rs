@@ -6,9 +6,10 @@ pub mod attach;
 pub mod line_editor;
 pub mod prompt_files;
 pub mod slash;
+pub mod undo;
 
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -22,9 +23,7 @@ use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
 use crate::config::{Config, LoadedConfig};
 use crate::render::Notice;
-use crate::render::style::Painter;
 use crate::session;
-use crate::session::undo::view;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::{images, load, turn};
@@ -378,7 +377,7 @@ fn slash(
         }
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
-            undo_or_diff(&command, agent, (config, session), out);
+            undo::run(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {
@@ -401,30 +400,6 @@ fn slash(
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
             switch(context, agent, config, Some(name), model, out)
         }
-    }
-}
-
-/// Runs `/undo` or `/diff`, the session being saved in `session_file`; the question before
-/// undoing over the user's changes is read from stdin.
-fn undo_or_diff(
-    command: &SlashCommand,
-    agent: &mut Agent,
-    (config, session_file): (&Config, Option<&Path>),
-    out: &mut dyn Write,
-) {
-    let painter = Painter {
-        color: crate::render::use_color(config.ui.color, io::stdout().is_terminal()),
-    };
-    let base = agent.tool_context.working_dir.clone();
-    let lines = match command {
-        SlashCommand::Diff => view::last_turn_diff(agent, &base, painter),
-        _ => {
-            let mut ask = |names: &str| view::ask_undo_anyway(names, out);
-            view::undo(agent, (&base, session_file), painter, &mut ask)
-        }
-    };
-    for line in lines {
-        let _ = writeln!(out, "{line}");
     }
 }
 
