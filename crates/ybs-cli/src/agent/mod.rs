@@ -1,7 +1,11 @@
 //! The agent loop of spec section 6: send the conversation with the tools, stream the reply,
 //! settle and run its tool calls, append the results, and repeat until a reply without tool
-//! calls, `agent.max_iterations`, a loop, or a cancelled turn. What the user sees and answers
-//! goes through [`Ui`], so the loop runs the same in the REPL, `exec`, `ask` and tests.
+//! calls, `agent.max_iterations`, a loop, or a cancelled turn. An [`Agent`] is built from the
+//! configuration by [`setup`] (provider, tools, sandbox, confirmation policy, [`pricing`]) and
+//! readied for a session by [`prepare`]; a turn (`turn`) sends each request (`send`), settles
+//! and runs the tool calls (`tools`, with [`confirm`]) and stops a loop ([`loop_guard`]). What
+//! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
+//! front end and in tests.
 
 pub mod confirm;
 pub mod loop_guard;

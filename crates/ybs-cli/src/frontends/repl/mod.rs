@@ -1,6 +1,8 @@
 //! The interactive session: rustyline prompt with persistent history and `\`-continued
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
-//! is kept), Ctrl-D exiting, slash commands executed.
+//! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
+//! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
+//! files as commands ([`prompt_files`]) and `@path` attachments ([`attach`]).
 
 pub mod attach;
 pub mod line_editor;

@@ -4,7 +4,8 @@
 //! the middle of a turn loses nothing; they stay there after the session ([`store`]) so
 //! that `ybs undo` can take back an `exec`, `ask` or REPL run later. With
 //! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]), and the turn is
-//! taken out of the session file it was saved in ([`session`]).
+//! taken out of the session file it was saved in ([`session`]). What the user is shown of a
+//! turn's changes and of an undo is worded in [`view`].
 
 mod record;
 pub mod revert;
