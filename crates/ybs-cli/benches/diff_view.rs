@@ -4,7 +4,7 @@
 #![allow(missing_docs)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ybs_cli::diff_view::{FOLD_LINES, Preview, render};
+use ybs_cli::render::diff_view::{FOLD_LINES, Preview, render};
 use ybs_cli::render::style::Painter;
 
 fn bench(c: &mut Criterion) {

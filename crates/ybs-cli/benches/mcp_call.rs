@@ -54,7 +54,7 @@ fn mcp(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     let mut policy = ConfirmationPolicy::default();
     let failures =
-        ybs_cli::setup::add_mcp_tools(vec![spec(url.clone())], &mut registry, &mut policy);
+        ybs_cli::agent::setup::add_mcp_tools(vec![spec(url.clone())], &mut registry, &mut policy);
     assert!(failures.is_empty());
     let args = json!({"a": 2, "b": 3});
     c.bench_function("mcp_call_http", |b| {

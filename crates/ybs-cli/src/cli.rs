@@ -94,7 +94,7 @@ pub enum Command {
     Chat {
         /// What to do
         #[command(subcommand)]
-        action: crate::chat_cmd::ChatAction,
+        action: ChatAction,
     },
     /// List the tools the model would see, with their source
     Tools,
@@ -158,6 +158,23 @@ impl Command {
             Command::Completions { .. } => "completions",
         }
     }
+}
+
+/// What `ybs chat` does.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum ChatAction {
+    /// Print the messages of a .chat file as JSON: [{"role","content","lines":[start,end]}]
+    Parse {
+        /// The chat file
+        file: PathBuf,
+    },
+    /// Read messages as JSON on stdin and print them as .chat file text
+    Print,
+    /// Print the conversation as the model gets it (imports, files, options resolved) as JSON
+    Expand {
+        /// The chat file
+        file: PathBuf,
+    },
 }
 
 #[cfg(test)]

@@ -1,48 +1,36 @@
-//! ybs: the terminal coding agent. This crate owns the agent loop ([`agent`], built from the
-//! configuration by [`setup`]), configuration layering ([`config`]), the command line
-//! ([`cli`], run by [`run`]), the REPL and its slash commands ([`slash`]), the streaming
-//! display ([`render`]), the terminal side of confirmations ([`confirm`]), loop detection
-//! ([`loop_guard`]), sessions as `.chat` files ([`session`]), `git.auto_commit` ([`git`]),
-//! MCP servers' tools ([`mcp`]), the tool lines of chat files for `ask` ([`chat_tools`]),
-//! the system prompt with the environment, project instructions and the repository map
-//! ([`prompt`], [`repo_map`], readied by
-//! [`prepare`], the project found by [`project`]), change previews and diffs ([`diff_view`])
-//! and `/undo` ([`undo`], kept on disk for `ybs undo`: [`undo_cmd`]); costs from the price table ([`pricing`]); `exec --json`
-//! ([`exec_json`]) and the first run's provider choice ([`first_run`]).
-//! The `ybs` binary only parses its arguments and calls [`run`].
+//! ybs: the terminal coding agent. It sends a conversation to a model with tools that read,
+//! edit and run commands in a sandbox, asks before the calls that need confirmation, streams
+//! the reply to the terminal, and keeps sessions and an undo journal on disk. The `ybs`
+//! binary only parses its arguments ([`cli`]) and calls [`run`].
+//!
+//! The folders, from the command line down (each uses only those below it):
+//!
+//! - [`commands`]: each command to its front end; `chat`, `tools`, `tool` and `undo`.
+//! - [`frontends`]: the ways of running the agent: the REPL, `exec` (text and `--json`) and
+//!   `ask` on chat files.
+//! - [`startup`]: what the commands share around the agent: the host, loading the
+//!   configuration and building the agent, the first run, before and after a turn.
+//! - [`agent`]: the loop, tool wiring, confirmations and the loop guard; it reports through
+//!   one trait, [`agent::Ui`].
+//! - [`prompt`]: the system prompt: ybs's instructions, the environment, project
+//!   instructions and the repository map.
+//! - [`session`]: sessions saved as `.chat` files, and undo.
+//! - [`mcp`]: MCP servers' tools.
+//! - [`render`]: the terminal display: the streamed reply, markdown and code, diffs, tool lines.
+//! - [`config`]: configuration layering, schema and validation.
+//! - [`project`]: where the project is, and `git.auto_commit`.
 
 pub mod agent;
-pub mod attach;
-pub mod chat_cmd;
-pub mod chat_options;
-pub mod chat_tools;
 pub mod cli;
-mod commands;
+pub mod commands;
 pub mod config;
-pub mod confirm;
-pub mod diff_view;
-pub mod exec_json;
-pub mod first_run;
-pub mod git;
-pub mod highlight;
-pub mod images;
-pub mod line_editor;
-pub mod loop_guard;
+pub mod frontends;
 pub mod mcp;
-pub mod prepare;
-pub mod pricing;
 pub mod project;
 pub mod prompt;
-pub mod prompt_files;
 pub mod render;
-mod repl;
-pub mod repo_map;
-mod run;
 pub mod session;
-pub mod setup;
-pub mod slash;
-pub mod undo;
-pub mod undo_cmd;
-pub mod undo_view;
+pub mod startup;
 
-pub use run::{Host, run};
+pub use commands::run;
+pub use startup::host::Host;

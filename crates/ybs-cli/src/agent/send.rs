@@ -14,8 +14,8 @@ use ybs_core::{Accumulator, CacheBreakpoints, ChatRequest, ErrorKind, LlmError, 
 const CACHED_USER_TURNS: usize = 2;
 
 use super::{Agent, AgentError, Ui};
+use crate::prompt::repo_map::RepoMapCache;
 use crate::render::Notice;
-use crate::repo_map::RepoMapCache;
 
 /// A context window no conversation reaches, so that only overflow errors trim.
 const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
@@ -106,7 +106,7 @@ impl Agent {
         // it appended.
         request.system = match &self.prompt {
             Some(_) => self.settings.system.clone(),
-            None => crate::repo_map::with_map(
+            None => crate::prompt::repo_map::with_map(
                 self.settings.system.as_deref(),
                 self.repo_map.as_ref().and_then(RepoMapCache::section),
             ),
@@ -148,7 +148,7 @@ impl Agent {
             return Err(Failure::Cancelled(accumulator.text()));
         }
         let mut reply = accumulator.finish();
-        reply.usage = crate::pricing::priced(
+        reply.usage = crate::agent::pricing::priced(
             &self.settings.prices,
             &request.model,
             self.settings.prompt_cache,
@@ -191,7 +191,7 @@ impl Agent {
         let reply = (self.provider.complete(&request, cancel.clone()).await)
             .map_err(AgentError::Compaction)?;
         self.session_usage +=
-            crate::pricing::priced(&self.settings.prices, &request.model, None, reply.usage);
+            crate::agent::pricing::priced(&self.settings.prices, &request.model, None, reply.usage);
         let summary = reply.message.text_content();
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(

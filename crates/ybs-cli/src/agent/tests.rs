@@ -5,13 +5,14 @@ use std::collections::VecDeque;
 
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use ybs_core::{Message, StreamEvent, ToolCall, ToolResult, Usage};
+use ybs_core::{Message, Part, Role, StreamEvent, ToolCall, ToolResult, Usage};
 use ybs_providers::{ProviderConfig, ProviderKind, RetryPolicy, build};
 use ybs_testkit::{FakeLlm, Fault, Script, Turn};
 use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolRegistry};
 
 use super::*;
-use crate::confirm::Answer;
+use crate::agent::confirm::Answer;
+use crate::render::Notice;
 
 #[derive(Default)]
 struct Recorder {

@@ -11,7 +11,7 @@ use ybs_tools::tool::CancelFlag;
 use ybs_tools::{Confirmation, Decision};
 
 use super::{Agent, Ui};
-use crate::confirm::{Answer, Settle, denied_result};
+use crate::agent::confirm::{Answer, Settle, denied_result};
 use crate::render::Notice;
 
 /// The tools whose successful call changes the file named by their `path` argument.
@@ -42,7 +42,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> ToolResult {
         ui.tool_call(call);
-        if let Some(preview) = crate::diff_view::preview(call, &self.tool_context) {
+        if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
             ui.preview(&preview);
         }
         if self.settings.dry_run {

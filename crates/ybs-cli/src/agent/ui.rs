@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use crate::confirm::{Answer, prompt};
+use crate::agent::confirm::{Answer, prompt};
 use crate::render::spinner::{SharedWriter, Spinner};
 use crate::render::{Notice, Renderer};
 
@@ -20,7 +20,7 @@ pub trait Ui {
     /// A tool call about to be settled.
     fn tool_call(&mut self, call: &ToolCall);
     /// What the call about to be settled would change (a diff, a command and where it runs).
-    fn preview(&mut self, _preview: &crate::diff_view::Preview) {}
+    fn preview(&mut self, _preview: &crate::render::diff_view::Preview) {}
     /// What a tool returned.
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
     /// A message from ybs itself.
@@ -141,11 +141,15 @@ impl Ui for LineUi<'_> {
         self.log(lines);
     }
 
-    fn preview(&mut self, preview: &crate::diff_view::Preview) {
+    fn preview(&mut self, preview: &crate::render::diff_view::Preview) {
         let painter = crate::render::style::Painter {
             color: self.renderer.options().color,
         };
-        let lines = crate::diff_view::render(preview, painter, crate::diff_view::FOLD_LINES);
+        let lines = crate::render::diff_view::render(
+            preview,
+            painter,
+            crate::render::diff_view::FOLD_LINES,
+        );
         self.log(lines);
     }
 

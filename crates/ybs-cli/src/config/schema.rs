@@ -357,6 +357,10 @@ pub struct UiConfig {
     pub theme: String,
 }
 
+/// The default of `ui.theme`, one of the highlighter's bundled themes; also the theme used
+/// when `ui.theme` names no bundled theme.
+pub const DEFAULT_THEME: &str = "base16-ocean.dark";
+
 impl Default for UiConfig {
     fn default() -> Self {
         UiConfig {
@@ -365,7 +369,7 @@ impl Default for UiConfig {
             show_tool_calls: true,
             stream_responses: true,
             show_reasoning: true,
-            theme: crate::highlight::DEFAULT_THEME.to_owned(),
+            theme: DEFAULT_THEME.to_owned(),
         }
     }
 }

@@ -12,7 +12,17 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
-use super::{McpFailure, McpServerSpec, McpTransport};
+use super::spec::{McpServerSpec, McpTransport};
+
+/// A server that could not be used, by name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("MCP server `{server}` is not available: {message}")]
+pub struct McpFailure {
+    /// The server's name.
+    pub server: String,
+    /// What went wrong, and for a child process what it last wrote to stderr.
+    pub message: String,
+}
 
 /// A live connection.
 pub(super) type Service = RunningService<RoleClient, ClientConfig>;

@@ -16,19 +16,10 @@ mod tool;
 
 use std::sync::Arc;
 
+pub use connect::McpFailure;
 pub use names::{qualified_name, tool_prefix};
 pub use spec::{McpServerSpec, McpTransport, SpecError, from_chat_line, from_config};
 pub use tool::McpTool;
-
-/// A server that could not be used, by name.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("MCP server `{server}` is not available: {message}")]
-pub struct McpFailure {
-    /// The server's name.
-    pub server: String,
-    /// What went wrong, and for a child process what it last wrote to stderr.
-    pub message: String,
-}
 
 /// What connecting to a list of servers gave.
 #[derive(Default)]

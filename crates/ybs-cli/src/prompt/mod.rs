@@ -1,7 +1,10 @@
 //! The system prompt of a session, in named sections: ybs's own instructions
-//! (`system.md`), the environment block, the project's instruction files, and the repo map
-//! the caller supplies. It is assembled once per session, and again only when the repo map
+//! (`system.md`), the environment block ([`env_block`]), the project's instruction files
+//! ([`instructions`]), and the repository map ([`repo_map`], kept between turns and rebuilt
+//! when the files change). It is assembled once per session, and again only when the repo map
 //! changes, so every request of a session starts with the same bytes.
+
+pub mod repo_map;
 
 pub mod env_block;
 pub mod instructions;

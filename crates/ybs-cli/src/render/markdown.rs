@@ -9,7 +9,7 @@ pub struct MarkdownLines {
     /// The open fence's marker (```` ``` ```` or `~~~`, possibly longer), if any.
     fence: Option<String>,
     /// The open block's highlighter, when colour is on and its language is known.
-    code: Option<crate::highlight::Block>,
+    code: Option<crate::render::highlight::Block>,
 }
 
 impl MarkdownLines {
@@ -30,7 +30,7 @@ impl MarkdownLines {
         if let Some(marker) = fence_marker(trimmed) {
             self.fence = Some(marker.to_owned());
             if painter.color {
-                self.code = crate::highlight::Block::new(&trimmed[marker.len()..]);
+                self.code = crate::render::highlight::Block::new(&trimmed[marker.len()..]);
             }
             return painter.paint(Role::Fence, line);
         }

@@ -1,6 +1,8 @@
-//! The streaming display, as a pure component: fed text and reasoning deltas, tool calls,
-//! results and usage, it returns whole lines ready to print (without newlines). It does no
-//! I/O and reads no environment, so the REPL, `exec` and tests drive it alike.
+//! The terminal display. At its centre the streaming display, as a pure component: fed text
+//! and reasoning deltas, tool calls, results and usage, it returns whole lines ready to print
+//! (without newlines). It does no I/O and reads no environment, so the REPL, `exec` and tests
+//! drive it alike. Beside it: code highlighting ([`highlight`]), and the preview of a change
+//! before it is approved and the diffs of a turn ([`diff_view`]).
 //!
 //! Markdown is styled line by line: headings and `**bold**` in bold, `` `code` `` and fenced
 //! code set apart in colour with the fences dimmed. Without colour the text is left exactly as
@@ -8,6 +10,9 @@
 //!
 //! The one part that writes itself is [`spinner`], the animated mark shown on a terminal
 //! while the model has not answered yet.
+
+pub mod diff_view;
+pub mod highlight;
 
 mod inline;
 mod markdown;

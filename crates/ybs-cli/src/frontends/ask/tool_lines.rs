@@ -11,10 +11,10 @@ use ybs_core::ToolCall;
 use ybs_tools::Confirmation;
 
 use crate::agent::Agent;
+use crate::agent::confirm::Settle;
+use crate::agent::setup;
 use crate::config::Config;
-use crate::confirm::Settle;
 use crate::mcp::{self, McpFailure};
-use crate::setup;
 
 /// Drops the configured MCP servers none of whose tools the chat names in a `tool:` line, so
 /// `ask` does not start servers only to hide their tools.

@@ -1,4 +1,8 @@
-//! Sessions as `.chat` files: written after every turn, read back by `--resume`.
+//! Sessions: the conversation saved as a `.chat` file after every turn and read back by
+//! `--resume` (this module), and [`undo`]: what each turn wrote, kept in memory and on disk so
+//! that `/undo` and `ybs undo` can take it back, with the turn's messages and commit.
+
+pub mod undo;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -3,11 +3,10 @@
 
 use std::path::Path;
 
-use crate::agent::Agent;
-use crate::diff_view::{self, shown_path};
+use super::revert::{SessionChange, UndoOutcome};
+use super::{FileRecord, Journal, TurnRecord};
+use crate::render::diff_view::{self, shown_path};
 use crate::render::style::{Painter, Role};
-use crate::undo::revert::{SessionChange, UndoError, UndoOutcome, undo_last};
-use crate::undo::{FileRecord, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
     bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())
@@ -33,9 +32,9 @@ pub fn summary(turn: &TurnRecord, base: &Path, painter: Painter) -> Vec<String> 
 }
 
 /// `/diff`: every change of the last turn, unfolded.
-pub fn last_turn_diff(agent: &mut Agent, base: &Path, painter: Painter) -> Vec<String> {
-    agent.journal.finish_open_turn();
-    let Some(turn) = agent.journal.last() else {
+pub fn last_turn_diff(journal: &mut Journal, base: &Path, painter: Painter) -> Vec<String> {
+    journal.finish_open_turn();
+    let Some(turn) = journal.last() else {
         return vec!["no turn of this session has changed files yet".to_owned()];
     };
     let mut lines = Vec::new();
@@ -75,80 +74,6 @@ pub fn last_turn_diff(agent: &mut Agent, base: &Path, painter: Painter) -> Vec<S
         ));
     }
     lines
-}
-
-/// `/undo`: undoes the last turn of `agent`; `confirm` is asked before going over changes
-/// made since. The session file `session_file` is saved again so that it holds the
-/// conversation without the turn. Returns the lines to show.
-pub fn undo(
-    agent: &mut Agent,
-    (base, session_file): (&Path, Option<&Path>),
-    painter: Painter,
-    confirm: &mut dyn FnMut(&str) -> bool,
-) -> Vec<String> {
-    let outcome = match undo_last(&mut agent.journal, &mut agent.conversation, confirm) {
-        Ok(outcome) => outcome,
-        Err(error @ UndoError::Nothing) => return vec![error.to_string()],
-        Err(error) => return vec![painter.paint(Role::Failure, &format!("error: {error}"))],
-    };
-    let mut lines = report(&outcome, base);
-    if outcome.cleared {
-        // Its session is not the one in memory: undo took the turn out of that file.
-        lines.push("the turn was in the conversation before /clear".to_owned());
-        lines.extend(session_lines(&outcome));
-        if let Some(warning) = session_warning(&outcome) {
-            lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
-        }
-    } else {
-        let (warning, saved) = match session_file {
-            Some(path) => {
-                let (warning, saved) = resave(agent, path, outcome.started_session);
-                (warning, Some(saved))
-            }
-            None => (None, None),
-        };
-        if let Some(warning) = warning {
-            lines.push(painter.paint(Role::Warning, &format!("warning: {warning}")));
-        }
-        lines.push(match (outcome.dropped_messages, &saved) {
-            (true, Some(Ok(()))) => {
-                "the turn was dropped from the conversation and from its saved session".to_owned()
-            }
-            (true, _) => "the turn was dropped from the conversation".to_owned(),
-            (false, _) => {
-                "the turn's messages were compacted and stay in the conversation".to_owned()
-            }
-        });
-        if let Some(Err(error)) = saved {
-            lines.push(painter.paint(Role::Failure, &format!("error: {error}")));
-        }
-    }
-    if outcome.ran_shell {
-        lines.push(painter.paint(Role::Warning, &format!("warning: {SHELL_WARNING}")));
-    }
-    lines
-}
-
-/// Saves the conversation to the session file `path` after an undo, or removes the file
-/// when the undone turn started it and nothing is left. A version changed elsewhere since
-/// is kept in a copy first (the returned warning says where).
-fn resave(agent: &mut Agent, path: &Path, started: bool) -> (Option<String>, Result<(), String>) {
-    let now = std::fs::read(path).ok();
-    let warning = (!agent.journal.session_is_ours(path, now.as_deref()))
-        .then(|| crate::commands::session_changed_elsewhere(agent, path));
-    let result = if agent.conversation.is_empty() && started {
-        match std::fs::remove_file(path) {
-            Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(format!(
-                "cannot remove the session {}: {error}",
-                path.display()
-            )),
-            _ => Ok(()),
-        }
-    } else {
-        crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())
-    };
-    agent.journal.wrote_session(path);
-    (warning, result)
 }
 
 /// Said when an undone turn ran shell commands.
@@ -226,32 +151,6 @@ pub fn session_warning(outcome: &UndoOutcome) -> Option<String> {
             path.display()
         )),
         _ => None,
-    }
-}
-
-/// Runs `/undo` or `/diff` at the REPL, whose session is saved in `session_file`; the
-/// question before undoing over the user's changes is read from stdin.
-pub fn command(
-    command: &crate::slash::SlashCommand,
-    agent: &mut Agent,
-    (config, session_file): (&crate::config::Config, Option<&Path>),
-    out: &mut dyn std::io::Write,
-) {
-    use std::io::IsTerminal;
-
-    let painter = Painter {
-        color: crate::render::use_color(config.ui.color, std::io::stdout().is_terminal()),
-    };
-    let base = agent.tool_context.working_dir.clone();
-    let lines = match command {
-        crate::slash::SlashCommand::Diff => last_turn_diff(agent, &base, painter),
-        _ => {
-            let mut ask = |names: &str| ask_undo_anyway(names, out);
-            undo(agent, (&base, session_file), painter, &mut ask)
-        }
-    };
-    for line in lines {
-        let _ = writeln!(out, "{line}");
     }
 }
 

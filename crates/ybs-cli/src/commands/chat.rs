@@ -7,27 +7,11 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use clap::Subcommand;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use ybs_chatfile::{ChatMessage, Expander, parse_document, print};
 
-/// What `ybs chat` does.
-#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
-pub enum ChatAction {
-    /// Print the messages of a .chat file as JSON: [{"role","content","lines":[start,end]}]
-    Parse {
-        /// The chat file
-        file: std::path::PathBuf,
-    },
-    /// Read messages as JSON on stdin and print them as .chat file text
-    Print,
-    /// Print the conversation as the model gets it (imports, files, options resolved) as JSON
-    Expand {
-        /// The chat file
-        file: std::path::PathBuf,
-    },
-}
+use crate::cli::ChatAction;
 
 /// One message of `print`'s input.
 #[derive(Deserialize)]

@@ -4,76 +4,20 @@
 //! the middle of a turn loses nothing; they stay there after the session ([`store`]) so
 //! that `ybs undo` can take back an `exec`, `ask` or REPL run later. With
 //! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]), and the turn is
-//! taken out of the session file it was saved in ([`session`]).
+//! taken out of the session file it was saved in ([`session`]). What the user is shown of a
+//! turn's changes and of an undo is worded in [`view`].
 
+mod record;
 pub mod revert;
 pub mod session;
 pub mod store;
+pub mod view;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+pub use record::{FileRecord, TurnRecord};
 use store::Images;
 pub use store::RunInfo;
-
-/// One file a turn wrote: what it was before the turn's first write, and after the turn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileRecord {
-    /// The file (absolute).
-    pub path: PathBuf,
-    /// Its content before the turn; `None` when the turn created it.
-    pub before: Option<Vec<u8>>,
-    /// Its permission bits before the turn.
-    pub mode: Option<u32>,
-    /// Its content when the turn ended; `None` when it did not exist then.
-    pub after: Option<Vec<u8>>,
-}
-
-impl FileRecord {
-    /// The file `path` as it is now, before a write.
-    pub fn now(path: &Path) -> FileRecord {
-        FileRecord {
-            path: path.to_path_buf(),
-            before: std::fs::read(path).ok(),
-            mode: (std::fs::metadata(path).ok()).map(|meta| meta.permissions().mode() & 0o7777),
-            after: None,
-        }
-    }
-}
-
-/// What one turn did that can (or cannot) be undone.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TurnRecord {
-    /// Index in the conversation of the turn's user message.
-    pub start: usize,
-    /// The text of that message (compaction may have moved or summarized it since).
-    pub request: String,
-    /// The files it wrote, edited, created or deleted, in the order first touched.
-    pub files: Vec<FileRecord>,
-    /// Whether it ran shell commands (whose effects cannot be undone).
-    pub ran_shell: bool,
-    /// The session file (`exec`, the REPL) as it was before and after the turn was saved in
-    /// it; not one of the turn's files (it does not make a turn worth keeping).
-    pub session: Option<FileRecord>,
-    /// Whether `/clear` forgot the conversation the turn was in since: undoing it leaves
-    /// the conversation in memory alone.
-    pub cleared: bool,
-    /// The `[ybs]` commit of the turn and the work tree it is in, with `git.auto_commit`.
-    pub commit: Option<(String, PathBuf)>,
-    /// Whether it ended (`after` is known); a turn read back after a crash may not have.
-    pub finished: bool,
-    /// When it ended, in milliseconds since the epoch.
-    pub ended_ms: u64,
-    /// Where its pre-images are kept on disk.
-    dir: Option<PathBuf>,
-}
-
-impl TurnRecord {
-    /// Whether the turn changed any file.
-    pub fn changed_files(&self) -> bool {
-        self.files.iter().any(|file| file.before != file.after)
-    }
-}
 
 /// The undo journal of a session. Its turns on disk outlive it, for `ybs undo`; an undo
 /// removes the turn it took back.
@@ -282,7 +226,15 @@ impl Drop for Journal {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::store::{KEEP_RUNS, load, new_run_dir, remove_turn};
     use super::*;
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
 
     #[test]
     fn the_first_write_of_a_turn_keeps_the_pre_image_on_disk() {
@@ -323,5 +275,87 @@ mod tests {
         drop(journal);
         // What was not undone stays for `ybs undo`.
         assert!(state.join("turn-0002/turn.json").exists());
+    }
+
+    #[test]
+    fn a_finished_turn_is_read_back_as_it_was_recorded_and_privately() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        fs::write(&file, "one").unwrap();
+        let project = dir.path().join("data/ybs/undo/p");
+        let info = RunInfo {
+            command: "exec".into(),
+        };
+        let mut journal = Journal::persistent(new_run_dir(&project), info);
+        journal.begin_turn(0, "change it");
+        journal.before_write(&file);
+        fs::write(&file, "two").unwrap();
+        journal.before_write(&dir.path().join("new.txt"));
+        journal.ran_shell();
+        journal.end_turn();
+        let session = dir.path().join("s.chat");
+        fs::write(&session, "user:\n\nbefore\n").unwrap();
+        let before = FileRecord::now(&session);
+        fs::write(&session, "user:\n\nbefore\n\nuser:\n\nchange it\n").unwrap();
+        journal.saved_session(before);
+        let recorded = journal.last().unwrap().clone();
+        assert!(recorded.session.is_some());
+        drop(journal);
+        let turns = load(&project).unwrap();
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].command(), "exec");
+        assert!(turns[0].ran_shell());
+        let read = turns[0].record().unwrap();
+        assert_eq!(read, recorded);
+        assert_eq!(read.files[0].before.as_deref(), Some(&b"one"[..]));
+        assert_eq!(read.files[0].after.as_deref(), Some(&b"two"[..]));
+        assert_eq!(mode(&turns[0].dir), 0o700);
+        assert_eq!(mode(turns[0].dir.parent().unwrap()), 0o700);
+        for name in [
+            "turn.json",
+            "0.before",
+            "0.after",
+            "session.before",
+            "session.after",
+        ] {
+            assert_eq!(mode(&turns[0].dir.join(name)), 0o600, "{name}");
+        }
+        remove_turn(&turns[0].dir);
+        assert!(load(&project).unwrap().is_empty());
+        assert!(fs::read_dir(&project).unwrap().next().is_none());
+    }
+
+    #[test]
+    fn a_turn_that_changed_nothing_leaves_nothing_and_old_runs_are_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        let mut journal =
+            Journal::persistent(project.join("000000000000001-1"), RunInfo::default());
+        journal.begin_turn(0, "just talk");
+        journal.end_turn();
+        drop(journal);
+        assert!(!project.exists());
+        fs::create_dir_all(project.join("kept")).unwrap();
+        for run in 0..KEEP_RUNS + 3 {
+            let mut journal =
+                Journal::persistent(project.join(format!("{run:015}-1")), RunInfo::default());
+            journal.begin_turn(0, &format!("run {run}"));
+            journal.ran_shell();
+            journal.end_turn();
+        }
+        let turns = load(&project).unwrap();
+        assert_eq!(turns.len(), KEEP_RUNS);
+        assert_eq!(turns[0].request(), "run 3");
+        assert!(project.join("kept").is_dir());
+        // A long session's run, older than the others, is not pruned by its own next turn.
+        let mut journal =
+            Journal::persistent(project.join("000000000000000-9"), RunInfo::default());
+        journal.begin_turn(0, "long session");
+        journal.ran_shell();
+        journal.end_turn();
+        let turns = load(&project).unwrap();
+        assert_eq!(turns.len(), KEEP_RUNS);
+        assert_eq!(turns[0].request(), "run 4");
+        assert_eq!(turns[KEEP_RUNS - 1].request(), "long session");
     }
 }

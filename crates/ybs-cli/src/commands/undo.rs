@@ -4,11 +4,12 @@
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use crate::commands::Failed;
-use crate::diff_view::shown_path;
-use crate::run::Host;
-use crate::undo::revert::{UndoError, revert_turn};
-use crate::undo::store::{self, StoredTurn};
+use crate::render::diff_view::shown_path;
+use crate::session::undo::revert::{UndoError, revert_turn};
+use crate::session::undo::store::{self, StoredTurn};
+use crate::session::undo::view;
+use crate::startup::exit::Failed;
+use crate::startup::host::Host;
 
 /// Runs `ybs undo [--yes] [--list]`.
 pub fn run(
@@ -48,14 +49,14 @@ pub fn run(
         out,
         "undoing {} \"{}\" of {}",
         newest.command(),
-        crate::git::summary_line(newest.request()),
+        crate::project::git::summary_line(newest.request()),
         when(newest.ended_ms())
     );
     let mut confirm = |names: &str| {
         if yes {
             return true;
         }
-        interactive && crate::undo_view::ask_undo_anyway(names, err)
+        interactive && view::ask_undo_anyway(names, err)
     };
     let outcome = match revert_turn(&record, Some(&kept), &mut confirm) {
         Ok(outcome) => outcome,
@@ -69,18 +70,15 @@ pub fn run(
     };
     store::remove_turn(&newest.dir);
     // Paths as the project names them, wherever in it ybs undo runs.
-    let lines = crate::undo_view::report(&outcome, &root);
-    for line in lines
-        .iter()
-        .chain(&crate::undo_view::session_lines(&outcome))
-    {
+    let lines = view::report(&outcome, &root);
+    for line in lines.iter().chain(&view::session_lines(&outcome)) {
         let _ = writeln!(out, "{line}");
     }
-    if let Some(warning) = crate::undo_view::session_warning(&outcome) {
+    if let Some(warning) = view::session_warning(&outcome) {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
     if outcome.ran_shell {
-        let _ = writeln!(err, "ybs: warning: {}", crate::undo_view::SHELL_WARNING);
+        let _ = writeln!(err, "ybs: warning: {}", view::SHELL_WARNING);
     }
     let left = turns.len() - 1;
     if left > 0 {
@@ -102,7 +100,7 @@ fn describe(number: usize, turn: &StoredTurn, cwd: &Path) -> String {
         "{number:>2}  {}  {:4}  \"{}\"  {}",
         when(turn.ended_ms()),
         turn.command(),
-        crate::git::summary_line(turn.request()),
+        crate::project::git::summary_line(turn.request()),
         if files.is_empty() {
             "no files".to_owned()
         } else {

@@ -1,6 +1,14 @@
 //! The interactive session: rustyline prompt with persistent history and `\`-continued
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
-//! is kept), Ctrl-D exiting, slash commands executed.
+//! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
+//! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
+//! files as commands ([`prompt_files`]) and `@path` attachments ([`attach`]).
+
+pub mod attach;
+pub mod line_editor;
+pub mod prompt_files;
+pub mod slash;
+pub mod undo;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
@@ -12,42 +20,45 @@ use tokio::signal::unix::{SignalKind, signal};
 use ybs_providers::ProviderKind;
 use ybs_tools::shell::status::SandboxStatus;
 
+use crate::agent::confirm::ConfirmMode;
 use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
-use crate::commands::{self, Failed};
 use crate::config::{Config, LoadedConfig};
-use crate::confirm::ConfirmMode;
 use crate::render::Notice;
-use crate::run::Host;
 use crate::session;
-use crate::slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
+use crate::startup::exit::Failed;
+use crate::startup::host::Host;
+use crate::startup::{images, load, turn};
+use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let mut loaded = commands::load(cli, host, err)?;
-    let picked = match crate::first_run::check(&mut loaded, host, err) {
+    let mut loaded = load::load(cli, host, err)?;
+    let picked = match crate::startup::first_run::check(&mut loaded, host, err) {
         Ok(note) => note,
         Err(code) => return Ok(code),
     };
     let mut config = loaded.config.clone();
-    let mut agent = commands::build_agent(
+    let mut agent = load::build_agent(
         &config,
         host,
         ("repl", ConfirmMode::Ask),
         cli.options.dry_run,
         err,
     )?;
-    let resumed = commands::resume(cli, host, &mut agent)?;
-    let mut session_file = commands::session_file(host, resumed.as_deref());
-    let (mut editor, edit_slot) = crate::line_editor::new(&host.locations.cwd)
+    let resumed = turn::resume(cli, host, &mut agent)?;
+    let mut session_file = turn::session_file(host, resumed.as_deref());
+    let (mut editor, edit_slot) = crate::frontends::repl::line_editor::new(&host.locations.cwd)
         .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
-    let prompts = crate::prompt_files::load(&crate::prompt_files::directories(&host.locations));
+    let prompts = crate::frontends::repl::prompt_files::load(
+        &crate::frontends::repl::prompt_files::directories(&host.locations),
+    );
     for warning in &prompts.warnings {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
     let cwd = &host.locations.cwd;
     let mut images = (cli.options.images.iter())
-        .map(|path| crate::images::image_part(path, cwd))
+        .map(|path| images::image_part(path, cwd))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failed)?;
     let history = host
@@ -57,7 +68,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if let Some(history) = &history {
         let _ = editor.load_history(history);
     }
-    let runtime = commands::runtime()?;
+    let runtime = load::runtime()?;
     let hangup = watch_hangup(&runtime, err);
     let terminal = io::stdout().is_terminal();
     let shell_sandbox =
@@ -76,7 +87,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let _ = writeln!(
         out,
         "{}",
-        crate::first_run::banner(&config, sandbox_word, picked.as_deref())
+        crate::startup::first_run::banner(&config, sandbox_word, picked.as_deref())
     );
     if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
@@ -95,19 +106,19 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             Some(message) => Ok(Input::Message(message)),
             None if text.trim().starts_with("/image ") => {
                 let path = text.trim()["/image ".len()..].trim();
-                match crate::images::image_part(std::path::Path::new(path), cwd) {
+                match images::image_part(std::path::Path::new(path), cwd) {
                     Ok(part) => {
                         images.push(part);
                         let _ = writeln!(out, "image {path} attached to the next message");
                     }
-                    Err(error) => commands::notice(&config, Notice::Error, &error, out),
+                    Err(error) => load::notice(&config, Notice::Error, &error, out),
                 }
                 continue;
             }
-            None if text.trim() == "/edit" => match crate::line_editor::edit("") {
+            None if text.trim() == "/edit" => match crate::frontends::repl::line_editor::edit("") {
                 Ok(message) => Ok(Input::Message(message)),
                 Err(error) => {
-                    commands::notice(&config, Notice::Error, &error, out);
+                    load::notice(&config, Notice::Error, &error, out);
                     continue;
                 }
             },
@@ -116,32 +127,31 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         match input {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
-                let message =
-                    match crate::attach::expand(&message, &agent.registry, &agent.tool_context) {
-                        Ok(message) => message,
-                        Err(error) => {
-                            commands::notice(&config, Notice::Error, &error, out);
-                            continue;
-                        }
-                    };
-                let baseline = commands::git_baseline(&config, &host.locations.cwd, err);
+                let message = match crate::frontends::repl::attach::expand(
+                    &message,
+                    &agent.registry,
+                    &agent.tool_context,
+                ) {
+                    Ok(message) => message,
+                    Err(error) => {
+                        load::notice(&config, Notice::Error, &error, out);
+                        continue;
+                    }
+                };
+                let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
                 let mut stdin = io::stdin().lock();
                 let mut log = io::stdout();
                 let result = {
-                    let mut ui = LineUi::new(
-                        commands::renderer(&config, terminal),
-                        out,
-                        &mut log,
-                        &mut stdin,
-                    )
-                    .with_spinner(terminal);
-                    let with_images = crate::images::message(&message, std::mem::take(&mut images));
-                    runtime.block_on(commands::cancellable(async |token| {
+                    let mut ui =
+                        LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
+                            .with_spinner(terminal);
+                    let with_images = images::message(&message, std::mem::take(&mut images));
+                    runtime.block_on(load::cancellable(async |token| {
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
                 match result {
-                    Ok(report) => commands::after_turn(
+                    Ok(report) => turn::after_turn(
                         &mut agent,
                         &report,
                         &message,
@@ -151,13 +161,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         err,
                     ),
                     Err(error) => {
-                        let text = commands::describe(&error, &config);
+                        let text = load::describe(&error, &config);
                         let had_images = (agent.conversation.last()).is_some_and(|last| {
                             last.parts
                                 .iter()
                                 .any(|p| matches!(p, ybs_core::Part::Image(_)))
                         });
-                        let text = crate::images::explain(text, had_images, &config.llm.model);
+                        let text = images::explain(text, had_images, &config.llm.model);
                         let _ = writeln!(err, "ybs: error: {text}");
                     }
                 }
@@ -178,10 +188,15 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     out,
                 );
                 if help {
-                    let _ = write!(out, "{}{}", crate::line_editor::HELP, prompts.help());
+                    let _ = write!(
+                        out,
+                        "{}{}",
+                        crate::frontends::repl::line_editor::HELP,
+                        prompts.help()
+                    );
                 }
             }
-            Err(error) => commands::notice(&config, Notice::Error, &error.to_string(), out),
+            Err(error) => load::notice(&config, Notice::Error, &error.to_string(), out),
         }
     }
     if let Some(history) = &history {
@@ -220,7 +235,7 @@ fn reload_tools(agent: &mut Agent, config: &Config, out: &mut dyn Write) {
     };
     let _ = writeln!(out, "external tools reloaded: {loaded}");
     for error in report.errors {
-        commands::notice(config, Notice::Warning, &error.to_string(), out);
+        load::notice(config, Notice::Warning, &error.to_string(), out);
     }
 }
 
@@ -250,8 +265,8 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
 /// One message: lines ending in `\` continue on the next line; Ctrl-G opens the editor on
 /// the input so far. `None` on Ctrl-D.
 fn read_message(
-    editor: &mut crate::line_editor::LineEditor,
-    edit_slot: &crate::line_editor::EditSlot,
+    editor: &mut crate::frontends::repl::line_editor::LineEditor,
+    edit_slot: &crate::frontends::repl::line_editor::EditSlot,
 ) -> Result<Option<String>, ReadlineError> {
     let mut text = String::new();
     loop {
@@ -271,7 +286,7 @@ fn read_message(
                 let taken = edit_slot.lock().ok().and_then(|mut slot| slot.take());
                 if let Some(line) = taken {
                     text.push_str(&line);
-                    match crate::line_editor::edit(&text) {
+                    match crate::frontends::repl::line_editor::edit(&text) {
                         Ok(edited) => return Ok(Some(edited)),
                         Err(error) => eprintln!("ybs: error: {error}"),
                     }
@@ -317,17 +332,17 @@ fn slash(
         }
         SlashCommand::Tools => {
             for spec in agent.registry.specs() {
-                let source = crate::setup::tool_source(&agent.registry, &spec.name);
+                let source = crate::agent::setup::tool_source(&agent.registry, &spec.name);
                 info(out, &format!("{}  ({source})", spec.name));
             }
         }
         SlashCommand::Clear => {
             agent.clear();
-            *session_file = commands::session_file(context.host, None);
+            *session_file = turn::session_file(context.host, None);
             info(out, "conversation cleared");
         }
         SlashCommand::Usage => {
-            let lines = commands::renderer(config, false)
+            let lines = load::renderer(config, false)
                 .usage(&ybs_core::Usage::default(), &agent.session_usage);
             for line in lines {
                 info(out, &line);
@@ -339,10 +354,8 @@ fn slash(
                 .or_else(|| session_file.clone());
             match target.map(|path| session::save(&path, &agent.conversation).map(|()| path)) {
                 Some(Ok(path)) => info(out, &format!("saved to {}", path.display())),
-                Some(Err(error)) => {
-                    commands::notice(config, Notice::Error, &error.to_string(), out)
-                }
-                None => commands::notice(config, Notice::Error, "/save needs a FILE here", out),
+                Some(Err(error)) => load::notice(config, Notice::Error, &error.to_string(), out),
+                None => load::notice(config, Notice::Error, "/save needs a FILE here", out),
             }
         }
         SlashCommand::ReloadTools => {
@@ -352,13 +365,13 @@ fn slash(
                 &format!("external tools: {}", report.loaded.join(", ")),
             );
             for error in report.errors {
-                commands::notice(config, Notice::Warning, &error.to_string(), out);
+                load::notice(config, Notice::Warning, &error.to_string(), out);
             }
         }
         SlashCommand::Compact => {
             let mut stdin = io::stdin().lock();
             let mut log = io::stdout();
-            let mut ui = LineUi::new(commands::renderer(config, false), out, &mut log, &mut stdin);
+            let mut ui = LineUi::new(load::renderer(config, false), out, &mut log, &mut stdin);
             let token = tokio_util::sync::CancellationToken::new();
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
                 let _ = writeln!(log, "ybs: error: {error}");
@@ -366,7 +379,7 @@ fn slash(
         }
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
-            crate::undo_view::command(&command, agent, (config, session), out);
+            undo::run(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
         SlashCommand::Provider(ProviderAction::List) => {
@@ -383,7 +396,7 @@ fn slash(
                 "{} {} at {}",
                 config.llm.provider,
                 config.llm.model,
-                crate::setup::endpoint(config)
+                crate::agent::setup::endpoint(config)
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
@@ -409,7 +422,7 @@ fn switch(
     if let Some(model) = model {
         next.llm.model = model;
     }
-    match crate::setup::provider(&next, &context.host.env) {
+    match crate::agent::setup::provider(&next, &context.host.env) {
         Ok(provider) => {
             let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
             agent.provider = provider;
@@ -428,9 +441,9 @@ fn switch(
                      (or /compact now)",
                     config.llm.model
                 );
-                commands::notice(config, Notice::Warning, &message, out);
+                load::notice(config, Notice::Warning, &message, out);
             }
         }
-        Err(error) => commands::notice(config, Notice::Error, &error.to_string(), out),
+        Err(error) => load::notice(config, Notice::Error, &error.to_string(), out),
     }
 }

@@ -17,7 +17,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{FileRecord, TurnRecord};
+use super::record::{FileRecord, TurnRecord};
 
 /// How many runs of a project are kept.
 pub const KEEP_RUNS: usize = 20;
@@ -394,96 +394,7 @@ pub fn kept_dir(run_dir: &Path) -> PathBuf {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use std::os::unix::fs::PermissionsExt;
-
     use super::*;
-    use crate::undo::Journal;
-
-    fn mode(path: &Path) -> u32 {
-        fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
-    #[test]
-    fn a_finished_turn_is_read_back_as_it_was_recorded_and_privately() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("a.txt");
-        fs::write(&file, "one").unwrap();
-        let project = dir.path().join("data/ybs/undo/p");
-        let info = RunInfo {
-            command: "exec".into(),
-        };
-        let mut journal = Journal::persistent(new_run_dir(&project), info);
-        journal.begin_turn(0, "change it");
-        journal.before_write(&file);
-        fs::write(&file, "two").unwrap();
-        journal.before_write(&dir.path().join("new.txt"));
-        journal.ran_shell();
-        journal.end_turn();
-        let session = dir.path().join("s.chat");
-        fs::write(&session, "user:\n\nbefore\n").unwrap();
-        let before = FileRecord::now(&session);
-        fs::write(&session, "user:\n\nbefore\n\nuser:\n\nchange it\n").unwrap();
-        journal.saved_session(before);
-        let recorded = journal.last().unwrap().clone();
-        assert!(recorded.session.is_some());
-        drop(journal);
-        let turns = load(&project).unwrap();
-        assert_eq!(turns.len(), 1);
-        assert_eq!(turns[0].command(), "exec");
-        assert!(turns[0].ran_shell());
-        let read = turns[0].record().unwrap();
-        assert_eq!(read, recorded);
-        assert_eq!(read.files[0].before.as_deref(), Some(&b"one"[..]));
-        assert_eq!(read.files[0].after.as_deref(), Some(&b"two"[..]));
-        assert_eq!(mode(&turns[0].dir), 0o700);
-        assert_eq!(mode(turns[0].dir.parent().unwrap()), 0o700);
-        for name in [
-            "turn.json",
-            "0.before",
-            "0.after",
-            "session.before",
-            "session.after",
-        ] {
-            assert_eq!(mode(&turns[0].dir.join(name)), 0o600, "{name}");
-        }
-        remove_turn(&turns[0].dir);
-        assert!(load(&project).unwrap().is_empty());
-        assert!(fs::read_dir(&project).unwrap().next().is_none());
-    }
-
-    #[test]
-    fn a_turn_that_changed_nothing_leaves_nothing_and_old_runs_are_pruned() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("p");
-        let mut journal =
-            Journal::persistent(project.join("000000000000001-1"), RunInfo::default());
-        journal.begin_turn(0, "just talk");
-        journal.end_turn();
-        drop(journal);
-        assert!(!project.exists());
-        fs::create_dir_all(project.join("kept")).unwrap();
-        for run in 0..KEEP_RUNS + 3 {
-            let mut journal =
-                Journal::persistent(project.join(format!("{run:015}-1")), RunInfo::default());
-            journal.begin_turn(0, &format!("run {run}"));
-            journal.ran_shell();
-            journal.end_turn();
-        }
-        let turns = load(&project).unwrap();
-        assert_eq!(turns.len(), KEEP_RUNS);
-        assert_eq!(turns[0].request(), "run 3");
-        assert!(project.join("kept").is_dir());
-        // A long session's run, older than the others, is not pruned by its own next turn.
-        let mut journal =
-            Journal::persistent(project.join("000000000000000-9"), RunInfo::default());
-        journal.begin_turn(0, "long session");
-        journal.ran_shell();
-        journal.end_turn();
-        let turns = load(&project).unwrap();
-        assert_eq!(turns.len(), KEEP_RUNS);
-        assert_eq!(turns[0].request(), "run 4");
-        assert_eq!(turns[KEEP_RUNS - 1].request(), "long session");
-    }
 
     #[test]
     fn a_corrupt_or_missing_manifest_is_a_clear_error() {

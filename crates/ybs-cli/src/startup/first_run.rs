@@ -7,8 +7,8 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
+use super::host::Host;
 use crate::config::{LoadedConfig, Source};
-use crate::run::Host;
 
 /// How long Ollama has to answer before the guide is shown.
 pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);
@@ -114,7 +114,7 @@ pub fn check(
         Choice::Picked(note) => Ok(Some(note)),
         Choice::Guide => {
             let _ = write!(err, "{GUIDE}");
-            Err(crate::exec_json::USAGE_ERROR)
+            Err(super::exit::USAGE_ERROR)
         }
     }
 }

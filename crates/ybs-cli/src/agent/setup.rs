@@ -16,12 +16,12 @@ use ybs_tools::{
     ToolRegistry, ToolSource, default_tools_dir,
 };
 
+use crate::agent::confirm::ConfirmMode;
+use crate::agent::pricing::price_table;
 use crate::agent::{Agent, AgentSettings};
 use crate::config::{Config, PromptCache};
-use crate::confirm::ConfirmMode;
 use crate::mcp::{self, McpFailure, McpServerSpec};
-use crate::pricing::price_table;
-use crate::repo_map::RepoMapCache;
+use crate::prompt::repo_map::RepoMapCache;
 
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -296,6 +296,23 @@ pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, Und
     Ok(Some(copy))
 }
 
+/// The session file changed since this run last saved it (`ybs undo` from another terminal,
+/// an editor): keeps that version in a copy before a save replaces it; returns the warning.
+pub fn session_changed_elsewhere(journal: &Journal, path: &Path) -> String {
+    let kept = journal.kept_dir();
+    let copy = match keep_copy(kept.as_deref(), path) {
+        Ok(Some(copy)) => format!("that version is kept in {}", copy.display()),
+        Ok(None) => "it was removed".to_owned(),
+        Err(error) => format!("no copy of it could be kept: {error}"),
+    };
+    format!(
+        "the session {} changed since this session saved it (`ybs undo` or an edit \
+         elsewhere?); it is saved again from this session's conversation, which still holds \
+         any turn undone there; {copy}",
+        path.display()
+    )
+}
+
 /// Drops the turn's messages when the conversation still starts the turn where it did (not
 /// after a compaction moved or summarized it, nor after `/clear` forgot it).
 fn drop_messages(conversation: &mut Vec<Message>, turn: &TurnRecord) -> bool {

@@ -10,7 +10,7 @@
 
 use ybs_chatfile::{ChatMessage, parse_messages, print};
 
-use super::FileRecord;
+use super::record::FileRecord;
 
 /// What undo does to the session file of a turn; computed before anything is changed.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,9 @@
-//! Where the project is: the top of the git work tree around the working directory, found by
-//! walking up to the first directory holding `.git` (a directory, or a file for worktrees and
-//! submodules). Config files and instruction files are looked for from there.
+//! The project ybs works in. Its root is the top of the git work tree around the working
+//! directory, found by walking up to the first directory holding `.git` (a directory, or a file
+//! for worktrees and submodules); config files and instruction files are looked for from
+//! there. [`git`] commits a turn's files for `git.auto_commit`.
+
+pub mod git;
 
 use std::path::{Path, PathBuf};
 

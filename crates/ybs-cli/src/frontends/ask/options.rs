@@ -134,14 +134,14 @@ mod tests {
     use crate::config::Config;
 
     fn settings() -> AgentSettings {
-        let (agent, _) = crate::setup::agent(
+        let (agent, _) = crate::agent::setup::agent(
             &Config::default(),
-            &crate::setup::Surroundings {
+            &crate::agent::setup::Surroundings {
                 cwd: std::env::temp_dir(),
                 home: Some(std::env::temp_dir()),
                 env: BTreeMap::new(),
             },
-            crate::confirm::ConfirmMode::Deny,
+            crate::agent::confirm::ConfirmMode::Deny,
             false,
         )
         .unwrap();

@@ -1,46 +1,21 @@
-//! Running a parsed command line: each command to its function, failures to stderr with a
-//! non-zero exit code.
+//! The commands of the command line: [`run`] hands each to its front end or to its module
+//! here, and turns failures into a message on stderr and a non-zero exit code. The commands
+//! that do not run the agent live here: `chat` ([`chat`]), `tools` and `tool` ([`tools`])
+//! and `undo` ([`undo`]).
 
-use std::collections::BTreeMap;
+pub mod chat;
+pub mod tools;
+pub mod undo;
+
 use std::io::{self, Write};
-use std::path::PathBuf;
 
 use clap::CommandFactory;
 
 use crate::cli::{Cli, Command};
-use crate::commands::{self, Failed};
-use crate::config::{self, ConfigLocations};
-
-/// What ybs reads from its surroundings: where configuration lives and the environment
-/// variables it honours. Tests build one by hand to isolate themselves.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Host {
-    /// Configuration file locations.
-    pub locations: ConfigLocations,
-    /// `YBS_*` and `NO_COLOR`.
-    pub env: BTreeMap<String, String>,
-    /// Where sessions are kept: `$XDG_DATA_HOME`, else `~/.local/share`.
-    pub data_home: Option<PathBuf>,
-}
-
-impl Host {
-    /// This process's home, `XDG_CONFIG_HOME`, working directory and variables.
-    pub fn from_process() -> io::Result<Host> {
-        let locations = ConfigLocations::from_process()?;
-        let data_home = match std::env::var_os("XDG_DATA_HOME").map(PathBuf::from) {
-            Some(xdg) if xdg.is_absolute() => Some(xdg),
-            _ => locations
-                .home
-                .as_ref()
-                .map(|home| home.join(".local/share")),
-        };
-        Ok(Host {
-            locations,
-            env: config::process_env(),
-            data_home,
-        })
-    }
-}
+use crate::config;
+use crate::frontends::{ask, exec, repl};
+use crate::startup::exit::Failed;
+use crate::startup::host::Host;
 
 /// Runs `cli`, writing results to `out` and diagnostics to `err`; returns the exit code.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
@@ -56,15 +31,15 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             json,
             output_last_message,
         }) => {
-            let args = crate::exec_json::ExecArgs {
+            let args = exec::ExecArgs {
                 prompt: prompt.as_deref(),
                 yes: *yes,
                 last_message: output_last_message.as_deref(),
             };
             if *json {
-                Ok(crate::exec_json::run(cli, host, &args, out, err))
+                Ok(exec::json::run(cli, host, &args, out, err))
             } else {
-                finish(commands::exec(cli, host, &args, out, err), err)
+                finish(exec::run(cli, host, &args, out, err), err)
             }
         }
         Some(Command::Ask {
@@ -72,20 +47,18 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             question,
             yes,
         }) => finish(
-            commands::ask(cli, host, chat, question.as_deref(), *yes, out, err),
+            ask::run(cli, host, chat, question.as_deref(), *yes, out, err),
             err,
         ),
         Some(Command::Chat { action }) => {
-            crate::chat_cmd::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
+            chat::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
         }
-        Some(Command::Undo { yes, list }) => {
-            finish(crate::undo_cmd::run(host, *yes, *list, out, err), err)
-        }
-        Some(Command::Tools) => finish(commands::tools(cli, host, out, err), err),
+        Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
+        Some(Command::Tools) => finish(tools::list(cli, host, out, err), err),
         Some(Command::Tool { name, json, yes }) => {
-            finish(commands::tool(cli, host, name, json, *yes, out, err), err)
+            finish(tools::call(cli, host, name, json, *yes, out, err), err)
         }
-        None => finish(crate::repl::run(cli, host, out, err), err),
+        None => finish(repl::run(cli, host, out, err), err),
     };
     match result {
         Ok(code) => code,
@@ -109,7 +82,8 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         writeln!(err, "ybs: warning: {warning}")?;
     }
     out.write_all(config::show(&loaded).as_bytes())?;
-    let instructions = crate::prepare::describe_instructions(&loaded.config, &host.locations);
+    let instructions =
+        crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;
     Ok(0)
 }
@@ -126,9 +100,13 @@ fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
     use clap::Parser;
 
     use super::*;
+    use crate::config::ConfigLocations;
 
     fn host(root: &std::path::Path) -> Host {
         Host {

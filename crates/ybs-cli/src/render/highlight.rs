@@ -10,8 +10,7 @@ use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::SyntaxSet;
 use syntect::util::as_24_bit_terminal_escaped;
 
-/// The theme used when `ui.theme` is not set or names no bundled theme.
-pub const DEFAULT_THEME: &str = "base16-ocean.dark";
+use crate::config::DEFAULT_THEME;
 
 static THEME_NAME: OnceLock<String> = OnceLock::new();
 static SYNTAXES: OnceLock<SyntaxSet> = OnceLock::new();

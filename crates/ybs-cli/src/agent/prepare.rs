@@ -10,7 +10,7 @@ use ybs_core::Role;
 use crate::agent::Agent;
 use crate::config::{Config, ConfigLocations};
 use crate::prompt::{self, PromptInputs, instructions};
-use crate::undo::{self, Journal};
+use crate::session::undo::{self, Journal};
 
 /// Gathers the session prompt into `agent` and gives it a journal of the run `command` in
 /// the project's undo directory under `data_home`; warnings (instruction files cut or

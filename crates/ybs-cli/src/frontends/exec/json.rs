@@ -1,61 +1,23 @@
 //! `ybs exec --json`: the turn as one JSON object per line on stdout, for scripts. The event
 //! names and fields are stable and described by `schema/exec-events.schema.json`; the exit
 //! code is 0 when the turn finished, 1 when it failed, 2 for a usage error and 130 when it was
-//! cancelled. Also the prompt source (`exec -` reads stdin) and `--output-last-message`,
-//! which plain `exec` shares.
+//! cancelled.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use ybs_context_budget::SendError;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
+use super::{ExecArgs, read_task, write_last_message};
+use crate::agent::confirm::{Answer, ConfirmMode};
 use crate::agent::{AgentError, Stop, TurnReport, Ui};
 use crate::cli::Cli;
-use crate::commands::{self, Failed};
-use crate::confirm::{Answer, ConfirmMode};
 use crate::render::{Notice, RenderOptions, Renderer};
-use crate::run::Host;
-
-/// The exit code of a usage error (as clap's own).
-pub const USAGE_ERROR: u8 = 2;
-/// The exit code of a cancelled turn.
-pub const CANCELLED: u8 = 130;
-
-/// The task of `exec`: the argument, or stdin when it is absent or `-`. `Err` is a usage
-/// error's message.
-pub fn read_task(prompt: Option<&str>, stdin: &mut dyn Read) -> Result<String, String> {
-    let task = match prompt {
-        Some(task) if task != "-" => task.to_owned(),
-        _ => {
-            let mut task = String::new();
-            stdin
-                .read_to_string(&mut task)
-                .map_err(|e| format!("cannot read the task from stdin: {e}"))?;
-            task
-        }
-    };
-    if task.trim().is_empty() {
-        return Err(
-            "no task given: `ybs exec \"TASK\"`, or `ybs exec -` with the task on stdin".into(),
-        );
-    }
-    Ok(task)
-}
-
-/// Writes the final reply to `path` (atomically; `--output-last-message`).
-pub fn write_last_message(path: &Path, text: &str) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
-    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
-    file.persist(path).map_err(|e| failed(&e.error))?;
-    Ok(())
-}
+use crate::startup::exit::{Failed, USAGE_ERROR, exit_code};
+use crate::startup::host::Host;
+use crate::startup::{load, turn};
 
 /// One event as its JSON line (without the newline), `type` first so a reader sees it first.
 pub fn event(kind: &str, fields: Value) -> String {
@@ -181,15 +143,6 @@ fn stop_name(stop: Stop) -> &'static str {
     }
 }
 
-/// The exit code of a turn that ended with `stop`.
-pub fn exit_code(stop: Stop) -> u8 {
-    match stop {
-        Stop::Finished => 0,
-        Stop::Cancelled => CANCELLED,
-        Stop::MaxIterations | Stop::Stuck => 1,
-    }
-}
-
 /// Paths relative to `cwd` where they are inside it.
 fn relative(changed: &[PathBuf], cwd: &Path) -> Vec<String> {
     (changed.iter())
@@ -199,16 +152,6 @@ fn relative(changed: &[PathBuf], cwd: &Path) -> Vec<String> {
                 .to_string()
         })
         .collect()
-}
-
-/// What `exec` was given besides the global options.
-pub struct ExecArgs<'a> {
-    /// The task, or `-`/absent for stdin.
-    pub prompt: Option<&'a str>,
-    /// `--yes`.
-    pub yes: bool,
-    /// `--output-last-message FILE`.
-    pub last_message: Option<&'a Path>,
 }
 
 /// `ybs exec --json`: runs the turn, writing events to `out`; `err` gets the same failures
@@ -233,11 +176,11 @@ pub fn run(
         Ok(task) => task,
         Err(message) => return fail(out, err, "usage", &message, USAGE_ERROR),
     };
-    let mut loaded = match commands::load(cli, host, err) {
+    let mut loaded = match load::load(cli, host, err) {
         Ok(loaded) => loaded,
         Err(Failed(message)) => return fail(out, err, "config", &message, 1),
     };
-    match crate::first_run::check(&mut loaded, host, err) {
+    match crate::startup::first_run::check(&mut loaded, host, err) {
         Ok(Some(note)) => {
             let _ = writeln!(err, "ybs: using {note}");
         }
@@ -261,18 +204,18 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent =
-        match commands::build_agent(config, host, ("exec", mode), cli.options.dry_run, err) {
-            Ok(agent) => agent,
-            Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
-        };
-    let resumed = match commands::resume(cli, host, &mut agent) {
+    let mut agent = match load::build_agent(config, host, ("exec", mode), cli.options.dry_run, err)
+    {
+        Ok(agent) => agent,
+        Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
+    };
+    let resumed = match turn::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),
     };
-    let session_file = commands::session_file(host, resumed.as_deref());
-    let baseline = commands::git_baseline(config, &host.locations.cwd, err);
-    let runtime = match commands::runtime() {
+    let session_file = turn::session_file(host, resumed.as_deref());
+    let baseline = turn::git_baseline(config, &host.locations.cwd, err);
+    let runtime = match load::runtime() {
         Ok(runtime) => runtime,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
@@ -288,18 +231,18 @@ pub fn run(
                 "session_file": session_file.as_ref().map(|path| path.display().to_string()),
             }),
         );
-        runtime.block_on(commands::cancellable(async |token| {
+        runtime.block_on(load::cancellable(async |token| {
             agent.turn(&task, &mut ui, &token).await
         }))
     };
     let report = match result {
         Ok(report) => report,
         Err(error) => {
-            let message = commands::describe(&error, config);
+            let message = load::describe(&error, config);
             return fail(out, err, error_kind(&error), &message, 1);
         }
     };
-    commands::after_turn(
+    turn::after_turn(
         &mut agent,
         &report,
         &task,
@@ -335,18 +278,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_task_comes_from_the_argument_or_stdin() {
-        assert_eq!(read_task(Some("hi"), &mut &b"x"[..]).unwrap(), "hi");
-        assert_eq!(
-            read_task(Some("-"), &mut &b"from stdin"[..]).unwrap(),
-            "from stdin"
-        );
-        assert_eq!(read_task(None, &mut &b"piped"[..]).unwrap(), "piped");
-        let error = read_task(Some("-"), &mut &b"  \n"[..]).unwrap_err();
-        assert!(error.starts_with("no task given"), "{error}");
-    }
-
-    #[test]
     fn events_carry_their_type_first() {
         let line = event("text_delta", json!({"text": "a"}));
         assert_eq!(line, r#"{"type":"text_delta","text":"a"}"#);
@@ -373,15 +304,5 @@ mod tests {
         assert_eq!(value["result"]["content"], "a\nb\n");
         let summary = value["summary"].as_str().unwrap();
         assert!(!summary.contains('✓') && !summary.is_empty(), "{summary}");
-    }
-
-    #[test]
-    fn the_last_message_is_written_whole() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("last.txt");
-        write_last_message(&path, "done\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "done\n");
-        let error = write_last_message(&dir.path().join("no/such/dir/x"), "t").unwrap_err();
-        assert!(error.contains("cannot write"), "{error}");
     }
 }

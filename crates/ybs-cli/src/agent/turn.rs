@@ -1,0 +1,168 @@
+//! One turn: the loop of spec section 6 around [`send`](super::send) and
+//! [`tools`](super::tools), with the loop guard, the turn's undo record and the report.
+
+use tokio_util::sync::CancellationToken;
+use ybs_core::{Message, Part, Role, ToolCall, ToolResult, Usage};
+
+use super::loop_guard::LoopGuard;
+use super::send::Sent;
+use super::tools::{NOT_RUN, error_result};
+use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
+use crate::prompt::repo_map::Refresh;
+use crate::render::Notice;
+
+impl Agent {
+    /// Runs one user turn: the loop of spec section 6.
+    pub async fn turn(
+        &mut self,
+        prompt: &str,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
+        self.turn_message(Message::user(prompt), ui, cancel).await
+    }
+
+    /// [`turn`](Agent::turn) for a user message with more than text (images).
+    pub async fn turn_message(
+        &mut self,
+        message: Message,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
+        self.compact_if_needed(ui, cancel).await?;
+        let start = self.conversation.len();
+        self.conversation.push(message);
+        self.run_from(start, ui, cancel).await
+    }
+
+    /// Runs the loop on the conversation as it is, from its message `start` (the turn's
+    /// first message): for `ask`, whose question is already in the conversation.
+    pub async fn run_from(
+        &mut self,
+        mut start: usize,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<TurnReport, AgentError> {
+        let mut report = TurnReport {
+            stop: Stop::MaxIterations,
+            reply: String::new(),
+            changed: Vec::new(),
+            usage: Usage::default(),
+            start,
+        };
+        self.refresh_repo_map(ui);
+        let mut guard = LoopGuard::new();
+        let request =
+            (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
+        self.journal.begin_turn(start, &request);
+        if self.settings.dry_run && !self.prompt_shown {
+            self.prompt_shown = true;
+            let system = self.settings.system.as_deref().unwrap_or("(none)");
+            let shown = format!(
+                "dry run: the system prompt of this session:\n{}",
+                system.trim_end()
+            );
+            ui.notice(Notice::Info, &shown);
+        }
+        for _ in 0..self.settings.max_iterations {
+            let reply = match self.send(&mut start, ui, cancel).await? {
+                Sent::Reply(reply) => *reply,
+                Sent::Cancelled(partial) => {
+                    let text = format!("{}\n\n{CANCELLED_NOTE}", partial.trim_end());
+                    self.conversation
+                        .push(Message::assistant(text.trim_start()));
+                    report.reply = partial;
+                    let notice = "turn cancelled; the partial reply is kept";
+                    return Ok(self.cancelled(report, start, ui, notice));
+                }
+            };
+            report.usage += reply.usage;
+            report.reply = reply.message.text_content();
+            let calls: Vec<ToolCall> = reply.message.tool_calls().cloned().collect();
+            self.conversation.push(reply.message);
+            if calls.is_empty() {
+                report.stop = Stop::Finished;
+                return Ok(self.finish(report, start, ui));
+            }
+            let mut stuck = None;
+            for call in &calls {
+                let result = if stuck.is_some() || cancel.is_cancelled() {
+                    error_result(call, NOT_RUN)
+                } else {
+                    let check = guard.observe(call);
+                    match (check.user_warning(), check.model_message()) {
+                        (Some(warning), Some(message)) => {
+                            ui.notice(Notice::Warning, &warning);
+                            stuck = Some(());
+                            error_result(call, &message)
+                        }
+                        _ => self.run_call(call, ui, &mut report.changed, cancel),
+                    }
+                };
+                self.conversation.push(tool_message(result));
+            }
+            if cancel.is_cancelled() {
+                // Every call has its result; the note tells the model the turn was cut.
+                self.conversation.push(Message::assistant(CANCELLED_NOTE));
+                let notice =
+                    "turn cancelled; the tool calls made so far and their results are kept";
+                return Ok(self.cancelled(report, start, ui, notice));
+            }
+            if stuck.is_some() {
+                report.stop = Stop::Stuck;
+                return Ok(self.finish(report, start, ui));
+            }
+        }
+        ui.notice(
+            Notice::Warning,
+            &format!(
+                "stopped after {} model requests (agent.max_iterations); the task may be unfinished",
+                self.settings.max_iterations
+            ),
+        );
+        Ok(self.finish(report, start, ui))
+    }
+
+    /// Rebuilds the repository map if the files changed; once a turn, so that every request
+    /// of a turn carries the same system prompt.
+    fn refresh_repo_map(&mut self, ui: &mut dyn Ui) {
+        let Some(map) = &mut self.repo_map else {
+            return;
+        };
+        if map.refresh(&self.conversation) == Refresh::Rebuilt && self.settings.dry_run {
+            ui.notice(Notice::Info, &map.describe());
+        }
+        let section = map.section().map(str::to_owned);
+        self.set_repo_map(section);
+    }
+
+    fn cancelled(
+        &mut self,
+        mut report: TurnReport,
+        start: usize,
+        ui: &mut dyn Ui,
+        notice: &str,
+    ) -> TurnReport {
+        ui.notice(Notice::Warning, notice);
+        report.stop = Stop::Cancelled;
+        self.finish(report, start, ui)
+    }
+
+    fn finish(&mut self, mut report: TurnReport, start: usize, ui: &mut dyn Ui) -> TurnReport {
+        self.journal.end_turn();
+        if let Some(error) = self.journal.disk_error.take() {
+            ui.notice(Notice::Warning, &error);
+        }
+        self.session_usage += report.usage;
+        ui.usage(&report.usage, &self.session_usage);
+        report.start = start;
+        report.changed.sort();
+        report.changed.dedup();
+        report
+    }
+}
+
+/// A tool result as the message that carries it.
+fn tool_message(result: ToolResult) -> Message {
+    Message::new(Role::Tool, vec![Part::ToolResult(result)])
+}

@@ -1,0 +1,141 @@
+//! Loading the configuration and building the agent from it, and what the commands share
+//! around a turn: the runtime, Ctrl-C, the renderer for messages outside a turn and the
+//! wording of a failed turn.
+
+use std::io::Write;
+
+use tokio_util::sync::CancellationToken;
+use ybs_context_budget::SendError;
+use ybs_core::ErrorKind;
+
+use super::exit::Failed;
+use super::host::Host;
+use crate::agent::confirm::ConfirmMode;
+use crate::agent::setup::{self, Surroundings};
+use crate::agent::{Agent, AgentError};
+use crate::cli::Cli;
+use crate::config::{Config, LoadedConfig};
+use crate::render::{Notice, RenderOptions, Renderer, use_color};
+
+/// Loads the configuration, printing its warnings.
+pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig, Failed> {
+    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides())
+        .map_err(|failure| Failed(failure.to_string()))?;
+    for warning in &loaded.warnings {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
+    if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
+    Ok(loaded)
+}
+
+/// The project directory, home and variables an agent is built with.
+pub fn surroundings(host: &Host) -> Surroundings {
+    Surroundings {
+        cwd: host.locations.cwd.clone(),
+        home: host.locations.home.clone(),
+        env: host.env.clone(),
+    }
+}
+
+/// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
+/// that failed to load.
+pub fn build_agent(
+    config: &Config,
+    host: &Host,
+    (command, confirm): (&str, ConfirmMode),
+    dry_run: bool,
+    err: &mut dyn Write,
+) -> Result<Agent, Failed> {
+    let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
+        .map_err(|failure| Failed(failure.to_string()))?;
+    crate::agent::prepare::session(
+        &mut agent,
+        config,
+        &host.locations,
+        host.data_home.as_deref(),
+        command,
+        err,
+    );
+    for error in &report.tools.errors {
+        let _ = writeln!(err, "ybs: warning: {error}");
+    }
+    warn_mcp(&report.mcp, err);
+    // Say now, not at the model's first command, when commands cannot run sandboxed.
+    if agent.registry.is_enabled("run_shell") && !dry_run {
+        let context = &agent.tool_context;
+        if let Err(error) = ybs_tools::shell::probe(&context.shell, &context.sandbox) {
+            let _ = writeln!(
+                err,
+                "ybs: warning: run_shell cannot run commands here: {error}"
+            );
+        }
+    }
+    Ok(agent)
+}
+
+/// Says which MCP servers could not be used, and that ybs goes on without them.
+pub fn warn_mcp(failures: &[crate::mcp::McpFailure], err: &mut dyn Write) {
+    for failure in failures {
+        let _ = writeln!(err, "ybs: warning: {failure}; going on without its tools");
+    }
+}
+
+/// A renderer for `config` writing to a terminal or not.
+pub fn renderer(config: &Config, terminal: bool) -> Renderer {
+    Renderer::new(RenderOptions::from_ui(
+        &config.ui,
+        use_color(config.ui.color, terminal),
+    ))
+}
+
+/// A runtime with one worker thread, so signal watchers run while the REPL waits for input.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failed> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|err| Failed(format!("cannot start the async runtime: {err}")))
+}
+
+/// A token that Ctrl-C (SIGINT) cancels while `future` runs.
+pub async fn cancellable<T>(future: impl AsyncFnOnce(CancellationToken) -> T) -> T {
+    let token = CancellationToken::new();
+    let watcher = token.clone();
+    let listener = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            watcher.cancel();
+        }
+    });
+    let result = future(token).await;
+    listener.abort();
+    result
+}
+
+/// A turn's failure in the user's words; an unreachable provider names the endpoint tried
+/// and how to choose another.
+pub fn describe(error: &AgentError, config: &Config) -> String {
+    let unreachable = matches!(
+        error,
+        AgentError::Send(SendError::Provider(llm))
+            if matches!(llm.kind, ErrorKind::Network | ErrorKind::Timeout)
+    );
+    if unreachable {
+        return format!(
+            "cannot reach the {} provider at {}: {error}. Start it, or configure another with \
+             --provider/--endpoint (or llm.provider and llm.endpoint in ~/.config/ybs/config.json; \
+             `ybs config` shows the effective values)",
+            config.llm.provider,
+            setup::endpoint(config)
+        );
+    }
+    error.to_string()
+}
+
+/// Prints a notice through a fresh renderer (for messages outside a turn).
+pub fn notice(config: &Config, kind: Notice, message: &str, out: &mut dyn Write) {
+    for line in renderer(config, false).notice(kind, message) {
+        let _ = writeln!(out, "{line}");
+    }
+}

@@ -1,0 +1,131 @@
+//! Before and after a turn: the session file to write (a resumed one, or a new one), the git
+//! baseline for `git.auto_commit`, and after the turn what it changed, the save of the
+//! session and the commit.
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use super::exit::Failed;
+use super::host::Host;
+use crate::agent::{Agent, TurnReport};
+use crate::cli::Cli;
+use crate::config::Config;
+use crate::project::git::{CommitOutcome, Git, summary_line};
+use crate::render::use_color;
+use crate::session;
+use crate::session::undo::revert::session_changed_elsewhere;
+
+/// After a turn: say what it changed, save the session and auto-commit.
+pub fn after_turn(
+    agent: &mut Agent,
+    report: &TurnReport,
+    request: &str,
+    config: &Config,
+    session_file: Option<&Path>,
+    baseline: Option<&crate::project::git::Baseline>,
+    log: &mut dyn Write,
+) {
+    if let Some(turn) = agent.journal.last() {
+        let painter = crate::render::style::Painter {
+            color: use_color(config.ui.color, io::stderr().is_terminal()),
+        };
+        for line in
+            crate::session::undo::view::summary(turn, &agent.tool_context.working_dir, painter)
+        {
+            let _ = writeln!(log, "{line}");
+        }
+    }
+    if let Some(path) = session_file {
+        // What the session was before this save is what undoing the turn puts back.
+        let before = crate::session::undo::FileRecord::now(path);
+        if !agent
+            .journal
+            .session_is_ours(path, before.before.as_deref())
+        {
+            let warning = session_changed_elsewhere(&agent.journal, path);
+            let _ = writeln!(log, "ybs: warning: {warning}");
+        }
+        match session::save(path, &agent.conversation) {
+            Ok(()) => agent.journal.saved_session(before),
+            Err(error) => {
+                let _ = writeln!(log, "ybs: warning: {error}");
+            }
+        }
+        if let Some(error) = agent.journal.disk_error.take() {
+            let _ = writeln!(log, "ybs: warning: {error}");
+        }
+    }
+    let Some(baseline) = baseline else { return };
+    if report.changed.is_empty() {
+        return;
+    }
+    let prefix = &config.git.commit_message_prefix;
+    match Git::default().commit_turn(baseline, &report.changed, prefix, &summary_line(request)) {
+        Ok(CommitOutcome::Committed { id, files }) => {
+            let short: String = id.chars().take(8).collect();
+            let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
+            agent.journal.set_commit(id, baseline.root.clone());
+            if let Some(error) = agent.journal.disk_error.take() {
+                let _ = writeln!(log, "ybs: warning: {error}");
+            }
+        }
+        Ok(CommitOutcome::Skipped(crate::project::git::Skip::StagedBefore)) => {
+            let _ = writeln!(
+                log,
+                "ybs: not committed: the index had staged changes before the turn"
+            );
+        }
+        Ok(CommitOutcome::Skipped(crate::project::git::Skip::NothingChanged)) => {}
+        Err(error) => {
+            let _ = writeln!(log, "ybs: warning: {error}");
+        }
+    }
+}
+
+/// The work tree state before a turn, when `git.auto_commit` is on.
+pub fn git_baseline(
+    config: &Config,
+    cwd: &Path,
+    log: &mut dyn Write,
+) -> Option<crate::project::git::Baseline> {
+    if !config.git.auto_commit {
+        return None;
+    }
+    match Git::default().baseline(cwd) {
+        Ok(baseline) => baseline,
+        Err(error) => {
+            let _ = writeln!(log, "ybs: warning: {error}");
+            None
+        }
+    }
+}
+
+/// The session file to write: the resumed one, or a new one for this directory.
+pub fn session_file(host: &Host, resume: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = resume {
+        return Some(path.to_owned());
+    }
+    let data = host.data_home.as_ref()?;
+    let dir = session::sessions_dir(data, &host.locations.cwd);
+    Some(session::new_session_path(&dir))
+}
+
+/// Which session `--resume [FILE]` names, loaded into `agent`.
+pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBuf>, Failed> {
+    let Some(choice) = &cli.resume else {
+        return Ok(None);
+    };
+    let cwd = &host.locations.cwd;
+    let path = match choice {
+        Some(path) => cwd.join(path),
+        None => {
+            let data = (host.data_home.as_ref()).ok_or_else(|| {
+                Failed("--resume needs HOME or XDG_DATA_HOME to find sessions".into())
+            })?;
+            session::newest(&session::sessions_dir(data, cwd), cwd)
+                .map_err(|err| Failed(err.to_string()))?
+        }
+    };
+    agent.conversation = session::load(&path, cwd).map_err(|err| Failed(err.to_string()))?;
+    Ok(Some(path))
+}
