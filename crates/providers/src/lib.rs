@@ -52,6 +52,7 @@
 mod anthropic;
 mod config;
 mod decode;
+mod decoders;
 mod error;
 mod factory;
 mod framing;
@@ -70,7 +71,7 @@ pub use config::{
     ApiKey, OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, Timeouts,
     UnknownProvider,
 };
-pub use decode::replay;
+pub use decoders::replay;
 pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
