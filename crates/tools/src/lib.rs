@@ -60,6 +60,7 @@
 
 pub mod bb7_edit;
 pub mod builtins;
+mod cancel;
 pub mod confirm;
 pub mod error;
 pub mod external;
@@ -73,6 +74,7 @@ pub mod shell;
 pub mod tool;
 pub mod truncate;
 
+pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};
 pub use error::ToolError;
 pub use external::{
@@ -82,7 +84,7 @@ pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
-pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
+pub use tool::{SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.
