@@ -323,6 +323,7 @@ impl TrimLoop {
 mod tests {
     use super::*;
     use crate::predict::predict;
+    use ybs_core::Message;
 
     fn pairs(tokens: &[usize]) -> Vec<PairInfo> {
         tokens
@@ -538,5 +539,84 @@ mod tests {
         let state = start(&[300, 200, 400, 250, 150], 500, Budget::new(1000, None));
         assert_eq!(state.attempt().history, 2..5);
         assert_eq!(state.telemetry().remaining_reserve, -300);
+    }
+
+    fn trimmed_send() -> Telemetry {
+        let budget = Budget::new(1000, None);
+        let pairs: Vec<PairInfo> = [300, 200, 400, 250, 150]
+            .iter()
+            .enumerate()
+            .map(|(i, &tokens)| PairInfo {
+                id: format!("p{i}"),
+                model: Some("gpt-4o".into()),
+                tokens,
+            })
+            .collect();
+        let counts: Vec<usize> = pairs.iter().map(|p| p.tokens).collect();
+        let prediction = predict(&counts, &budget);
+        let state = TrimLoop::start("gpt-4o", pairs, prediction, 300, budget, Some(3.5)).unwrap();
+        let error = LlmError::from_response(400, None, "Request too large for gpt-4o");
+        let Next::Retry(state) = state.report(Outcome::Failed(error)) else {
+            panic!("expected a retry")
+        };
+        state.telemetry()
+    }
+
+    #[test]
+    fn fields_follow_the_schema() {
+        let telemetry = trimmed_send().with_messages(&[Message::user("hi")]);
+        let value = serde_json::to_value(&telemetry).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut expected = vec![
+            "model",
+            "budget",
+            "selection",
+            "predictedMessageCount",
+            "predictedHistoryTokens",
+            "predictedTotalTokens",
+            "attemptHistoryTokens",
+            "attemptTotalTokens",
+            "AUT",
+            "trimmedCount",
+            "attemptsUsed",
+            "charsPerToken",
+            "remainingReserve",
+            "stage",
+            "lastErrorMessage",
+            "overflowMatched",
+            "messages",
+        ];
+        let mut keys_sorted = keys.clone();
+        keys_sorted.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(keys_sorted, expected);
+        assert_eq!(value["budget"]["maxContext"], 1000);
+        assert_eq!(value["budget"]["maxUsableRaw"], 900);
+        assert_eq!(value["stage"], "overflow_initial");
+        assert_eq!(value["messages"][0]["role"], "user");
+        assert_eq!(telemetry.sent_count(), 2);
+        assert_eq!(telemetry.counter_text(5), "[3-1]/5");
+        insta::assert_json_snapshot!(telemetry);
+    }
+
+    #[test]
+    fn optional_fields_are_left_out_before_any_error() {
+        let budget = Budget::new(1000, None);
+        let prediction = predict(&[], &budget);
+        let state = TrimLoop::start("m", Vec::new(), prediction, 5, budget, None).unwrap();
+        let json = state.telemetry().to_json();
+        assert_eq!(
+            json,
+            "{\"model\":\"m\",\"budget\":{\"maxContext\":1000,\"maxUsableRaw\":900},\
+             \"selection\":[],\"predictedMessageCount\":0,\"predictedHistoryTokens\":0,\
+             \"predictedTotalTokens\":100,\"attemptHistoryTokens\":0,\"attemptTotalTokens\":5,\
+             \"AUT\":5,\"trimmedCount\":0,\"attemptsUsed\":0,\"charsPerToken\":null,\
+             \"remainingReserve\":995,\"stage\":\"initial\",\"messages\":[]}"
+        );
     }
 }
