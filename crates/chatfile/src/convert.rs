@@ -34,7 +34,7 @@ fn body_text(message: &Message) -> String {
 }
 
 /// Core messages as chat messages, ready to [`print`](crate::print()) or
-/// [`append`](crate::append): text as `system`/`user`/`assistant` blocks, tool calls as
+/// [`append`](crate::append()): text as `system`/`user`/`assistant` blocks, tool calls as
 /// `function_call` lines, tool results as `function_call_output` lines, images with a path as
 /// `image` lines; code parts become fenced blocks of the text. Parts a chat file cannot hold
 /// (thinking, images given as data, file and context events) are left out.

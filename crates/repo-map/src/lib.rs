@@ -3,14 +3,19 @@
 //! with tree-sitter), cut to fit a token budget. It tells a coding agent what exists and
 //! where before it reads anything, as aider's repo map does.
 //!
-//! The work is pure over a list of [`SourceFile`]s (paths and contents): [`build`] extracts
-//! the [`Symbols`] of each file, [`rank()`] orders the files (those the conversation mentions,
-//! then those whose definitions other files reference, by PageRank over the reference graph,
-//! then the rest by path) and [`fit()`] keeps what fits in the budget as a
-//! [`TokenCounter`] of `ybs-context-budget` counts it. [`map_directory`] adds the I/O: the
-//! walk of [`walk::scan`] (ignore files honoured, as ybs's `list_files`) and [`walk::read`].
-//! [`walk::fingerprint`] tells cheaply whether the files changed since a map was built, and a
-//! [`Mapper`] rebuilds a map parsing only the files that changed.
+//! # Layout
+//!
+//! - Pure, over [`SourceFile`]s (paths and contents, `source`): `extract` finds the
+//!   [`Symbols`] of each file with tree-sitter (for the languages of `lang`), `rank` orders
+//!   the files (those the conversation mentions, found by `mention`, then those whose
+//!   definitions other files reference, by PageRank over the reference graph, then the rest
+//!   by path) and `fit` keeps what fits in the budget as a [`TokenCounter`] of
+//!   `ybs-context-budget` counts it.
+//! - The I/O, in `walk`: [`walk::scan`] (ignore files honoured, as ybs's `list_files`),
+//!   [`walk::read`], and [`walk::fingerprint`], which tells cheaply whether the files changed
+//!   since a map was built.
+//! - `map` puts them together: [`build`] over files already read, a [`Mapper`] that rebuilds a
+//!   map parsing only the files that changed, [`map_directory`] with the walk.
 //!
 //! Definitions are extracted for Rust, Python, JavaScript, TypeScript (and TSX), Go and C
 //! ([`Lang`]); other files are listed by name.

@@ -144,7 +144,7 @@ fn block(file: &MappedFile) -> Block<'_> {
 
 /// Walks `root` ([`walk::scan`], leaving out what `skip` says), reads the files
 /// ([`walk::read`]) and [`build`]s their map, the files that `mentioned_text` names
-/// ([`mentioned`]) first.
+/// ([`mentioned`](crate::mentioned)) first.
 pub fn map_directory<F>(
     root: &Path,
     skip: F,

@@ -33,7 +33,7 @@ impl RecordedRequest {
     }
 }
 
-/// State shared by the handlers and the [`FakeLlm`] handle.
+/// State shared by the handlers and the [`FakeLlm`](super::FakeLlm) handle.
 #[derive(Debug, Default)]
 pub(super) struct Inner {
     /// The scripted turns not yet served.

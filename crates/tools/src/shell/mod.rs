@@ -14,7 +14,7 @@
 //! threat model.
 //!
 //! Every command gets a private temp dir (`TMPDIR`, removed afterwards) and an environment
-//! from an allow-list without anything that looks like a secret ([`env`]). Sandboxed, its
+//! from an allow-list without anything that looks like a secret ([`env`](mod@env)). Sandboxed, its
 //! `HOME` is that temp dir. Unsandboxed (`--no-sandbox`), a command can still leave its
 //! process group with `setsid` and outlive the timeout; sandboxed it cannot.
 
