@@ -1,15 +1,20 @@
 //! `.chat` files: the human-editable conversation format of `specs/chat-file-format.md`, read
 //! and written so that files made for the reference implementation work here and files written
-//! here work there.
+//! here work there, and turned into the [`ybs_core::Message`]s a model is sent.
 //!
-//! - [`parse`] turns text into `{role, content}` messages with line spans (a pest grammar of
-//!   one line, driven by a small state machine: linear time, no recursion, no panics; lines
-//!   whose first bytes decide their shape skip the grammar, property-tested equal to it);
-//! - [`print()`] writes messages back so that `parse(print(m)) == m`, and [`append`] adds
-//!   messages at the end of a file atomically without touching what is above;
-//! - [`Expander`] runs the expansion pipeline (imports, clear, clean, files, options, tool
-//!   requests, the tool-call trace), the only part that reads the file system, and
-//!   [`Expansion::to_core_messages`] turns the result into [`ybs_core::Message`]s.
+//! # Layout
+//!
+//! - Text, both ways: `parse` turns text into messages with line spans ([`parse()`],
+//!   [`parse_document`]) over the pest grammar of one line (`grammar`) and a fast path that
+//!   decides most lines from their first bytes (`lines`), property-tested equal to the grammar:
+//!   linear time, no recursion, no panics. `print` writes messages back ([`print()`]) so that
+//!   `parse(print(m)) == m`, and `append` adds messages at the end of a file atomically,
+//!   without touching what is above ([`append()`]).
+//! - `expand/`: the expansion pipeline, the only part that reads the file system. An
+//!   [`Expander`] runs imports, clear, clean and files, then takes out the options, tool
+//!   requests and the tool-call trace; [`Expansion::to_core_messages`] turns the result into
+//!   core messages.
+//! - `convert`: core messages back to chat messages ([`from_core`]).
 //!
 //! The exact rules are in `notes/chatfile-rules.md`; this crate follows them line by line, and
 //! where they leave room it reads files as the reference implementation (scout-ai's

@@ -1,12 +1,21 @@
-//! Context budget: decides what part of a conversation is sent to a model. It counts tokens
-//! (the chars-per-token heuristic, the `cl100k_base`/`o200k_base` BPE encodings, a bounded
-//! cache keyed by content hash), predicts the WYSIWYG boundary and runs the overflow trim loop
-//! of the send workflow spec, plans compaction for ybs and builds bb7's token estimate
-//! breakdown.
-//!
+//! Context budget: decides what part of a conversation is sent to a model, and says so before
+//! it is sent. It counts tokens, predicts the WYSIWYG boundary, runs the overflow trim loop of
+//! the send workflow spec, plans compaction for ybs and builds bb7's token estimate breakdown.
 //! Everything here is pure: no I/O, no async runtime, no HTTP client. Callers feed inputs and
 //! get decisions back. The one concession to speed: a BPE count of a text of a megabyte or
 //! more runs on scoped threads that end before it returns (see [`PARALLEL_MIN_BYTES`]).
+//!
+//! # Layout
+//!
+//! - Counting: `counter/` (the [`TokenCounter`] trait; chars per token, the `cl100k_base` and
+//!   `o200k_base` BPE encodings, a bounded cache keyed by content hash), over tiktoken's
+//!   pre-tokenizer and piece counting (`pretokenize`, `pieces`, `parallel`); `message` adds
+//!   the per-message overheads.
+//! - Predicting and sending: `pairs` (a history as user/assistant pairs), `predict` (the
+//!   boundary), `boundary` (recomputed only when an input changed), `trim` (the trim loop,
+//!   sans I/O), `telemetry` (what each send reports), `error`.
+//! - For one program each: `compaction/` (ybs: what to summarize and the request that does
+//!   it) and `estimate` (bb7's token estimate).
 //!
 //! ```
 //! use ybs_context_budget::{Bpe, TokenCounter};

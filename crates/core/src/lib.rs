@@ -1,12 +1,20 @@
-//! The pure message model that every other crate of the workspace speaks: [`Message`]s made
-//! of [`Part`]s (serialized exactly as the parts of bb7's `chat.json` v2), [`ToolSpec`]s, the
-//! provider-neutral [`ChatRequest`], the [`StreamEvent`]s a provider emits and the
-//! [`Accumulator`] that folds them into a reply, [`Usage`], the error taxonomy with its
-//! [`classify`] function, and [`file_id`].
+//! The pure message model that every other crate of the workspace speaks: the messages of a
+//! conversation, the provider-neutral request, what a provider streams back and the reply it
+//! folds into, usage, and the error taxonomy. This crate does no I/O and pulls in no async
+//! runtime or HTTP client: everything here is a value or a pure function, so it can be tested
+//! exhaustively and shared by the `bb7` daemon, the `ybs` agent and `.chat` file tools alike.
 //!
-//! This crate does no I/O and pulls in no async runtime or HTTP client: everything here is a
-//! value or a pure function, so it can be tested exhaustively and shared by the `bb7` daemon,
-//! the `ybs` agent and `.chat` file tools alike.
+//! # Layout
+//!
+//! - A conversation: [`Message`]s (`message`, with `time` for their timestamps) made of
+//!   [`Part`]s (`part`, serialized exactly as the parts of bb7's `chat.json` v2), and
+//!   [`file_id()`] (`file_id`).
+//! - A request: [`ChatRequest`] (`request`), [`ToolSpec`] (`tool`), [`CacheBreakpoints`]
+//!   (`cache`).
+//! - A reply: the [`StreamEvent`]s a provider emits (`event`), the [`Accumulator`] that folds
+//!   them into a [`Reply`] (`accumulator`), [`Usage`] (`usage`).
+//! - Errors: [`LlmError`], its [`ErrorKind`]s and the [`classify`] function every adapter uses
+//!   (`error`).
 
 mod accumulator;
 mod cache;

@@ -1,11 +1,13 @@
-//! The decoder side shared by the adapters: a state machine fed frames that emits
-//! [`StreamEvent`]s, and [`replay`] to decode a recorded response body without a network.
+//! The decoder side shared by the adapters: the [`Decoder`] trait (a state machine fed frames
+//! that emits [`StreamEvent`]s), the helpers the adapters' decoders share, and
+//! [`decode_recorded`] to run a decoder over a recorded response body without a network. Which
+//! decoder and framing a provider kind uses is `decoders`, above the adapters.
 
 use bytes::Bytes;
 use futures::StreamExt;
 use ybs_core::{ErrorKind, LlmError, StreamEvent};
 
-use crate::config::{Protocol, ProviderKind};
+use crate::config::ProviderKind;
 use crate::framing::{Frame, Framing, frames};
 
 /// A wire decoder: pure, fed one frame at a time.
@@ -19,25 +21,6 @@ pub(crate) trait Decoder: Send {
 
     /// Whether the terminal frame arrived (nothing more needs to be read).
     fn is_done(&self) -> bool;
-}
-
-/// How a provider kind's streams are framed.
-pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
-    match kind.protocol() {
-        Protocol::Ollama => Framing::Ndjson,
-        _ => Framing::Sse,
-    }
-}
-
-/// The decoder of a provider kind.
-pub(crate) fn decoder_for(kind: ProviderKind) -> Box<dyn Decoder> {
-    match kind.protocol() {
-        Protocol::Anthropic => Box::new(crate::anthropic::decode::AnthropicDecoder::default()),
-        Protocol::Ollama => Box::new(crate::ollama::decode::OllamaDecoder::default()),
-        Protocol::OpenAi | Protocol::Unavailable => {
-            Box::new(crate::openai::decode::OpenAiDecoder::new(kind))
-        }
-    }
 }
 
 /// Feeds `decoder` what the framing gave next (`None`: the body ended), appending the events
@@ -82,24 +65,26 @@ pub(crate) fn cut_short(kind: ProviderKind, missing: &str) -> LlmError {
     )
 }
 
-/// Decodes a recorded streaming response body of `kind`'s wire format, delivered in
-/// `chunks` as a network would cut it, into the events a live stream would yield (an `Err`
+/// Decodes a recorded streaming response body, delivered in `chunks` as a network would cut
+/// it and framed by `framing`, with `decoder`: the events a live stream would yield (an `Err`
 /// last when the body is broken or cut short).
-///
-/// For tests, benchmarks and debugging a captured stream.
-pub fn replay<I>(kind: ProviderKind, chunks: I) -> Vec<Result<StreamEvent, LlmError>>
+pub(crate) fn decode_recorded<I>(
+    decoder: &mut dyn Decoder,
+    framing: Framing,
+    kind: ProviderKind,
+    chunks: I,
+) -> Vec<Result<StreamEvent, LlmError>>
 where
     I: IntoIterator<Item = Bytes>,
     I::IntoIter: Send + 'static,
 {
-    let mut decoder = decoder_for(kind);
     let chunks = futures::stream::iter(chunks.into_iter().map(Ok));
-    let mut frames = frames(framing_for(kind), kind, chunks);
+    let mut frames = frames(framing, kind, chunks);
     let mut results = Vec::new();
     let mut out = Vec::new();
     futures::executor::block_on(async {
         loop {
-            let result = feed(decoder.as_mut(), frames.next().await, &mut out);
+            let result = feed(decoder, frames.next().await, &mut out);
             results.extend(out.drain(..).map(Ok));
             match result {
                 Err(error) => return results.push(Err(error)),

@@ -13,7 +13,8 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ErrorKind, LlmError};
 
 use crate::config::{ApiKey, ProviderKind, Timeouts};
-use crate::decode::{decoder_for, feed, framing_for};
+use crate::decode::feed;
+use crate::decoders::{decoder_for, framing_for};
 use crate::error::{
     ConfigError, error_parts, error_status, from_response, from_transport, llm_error, scrub,
     unexpected,

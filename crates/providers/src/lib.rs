@@ -3,6 +3,18 @@
 //! LM Studio, LocalAI, vLLM, llama.cpp, any custom URL), Anthropic Messages and Ollama, with
 //! retries, timeouts, cancellation, model lists and account balance.
 //!
+//! # Layout
+//!
+//! - `openai/`, `anthropic/`, `ollama/`: one folder per API, each with its private wire types
+//!   (`wire`), a pure encoder (`encode`: request to JSON body), a pure decoder (`decode`:
+//!   frames to events) and, in `mod.rs`, the [`Provider`] that sends through `http`.
+//! - Below the adapters: what they are built from and report (`config`, `error`, the
+//!   [`Provider`] trait in `provider`, `retry`), and what several formats share (`wire`,
+//!   `text`, `images`, the SSE/NDJSON `framing`, the `Decoder` trait in `decode`).
+//! - Above the decoders: `decoders` (each kind's decoder and framing, and [`replay`]) and
+//!   `http` (the transport: retries, timeouts, cancellation); at the top, `factory`
+//!   ([`build`]). Apart: `prices` ([`PriceTable`]).
+//!
 //! Build a provider from a [`ProviderConfig`] with [`build`], then call
 //! [`Provider::stream`] (events as they arrive) or [`Provider::complete`] (the whole
 //! [`ybs_core::Reply`]):
@@ -26,9 +38,7 @@
 //! # }
 //! ```
 //!
-//! Each adapter keeps its wire types private, with a pure encoder (request to JSON body,
-//! see the `request_body` methods) and a pure decoder (frames to events, see [`replay`]).
-//! Transport, SSE/NDJSON framing, retries and cancellation are shared. Errors are core
+//! [`replay`] runs a kind's decoder over a recorded body, without a network. Errors are core
 //! [`ybs_core::LlmError`]s classified by [`ybs_core::classify`], carrying the provider's own
 //! message; API keys never appear in them, in logs or in `Debug` output.
 //!
@@ -52,6 +62,7 @@
 mod anthropic;
 mod config;
 mod decode;
+mod decoders;
 mod error;
 mod factory;
 mod framing;
@@ -70,7 +81,7 @@ pub use config::{
     ApiKey, OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, Timeouts,
     UnknownProvider,
 };
-pub use decode::replay;
+pub use decoders::replay;
 pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;

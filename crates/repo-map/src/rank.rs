@@ -10,7 +10,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap};
 
-use crate::MappedFile;
+use crate::source::MappedFile;
 
 /// A name defined in more files than this adds no edge.
 pub const MAX_DEFINERS: usize = 16;

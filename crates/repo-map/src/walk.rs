@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use ignore::{WalkBuilder, WalkState};
 
-use crate::SourceFile;
 use crate::lang::Lang;
+use crate::source::SourceFile;
 
 /// Files larger than this are listed by name only, never read.
 pub const MAX_FILE_BYTES: u64 = 512 * 1024;
@@ -110,12 +110,13 @@ pub fn read(root: &Path, files: &[FileMeta]) -> Vec<SourceFile> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fs;
 
     use super::*;
 
-    fn project() -> tempfile::TempDir {
+    /// A small project: sources, an ignored build directory and log, `.git`, a README.
+    pub(crate) fn project() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         for (path, text) in [
@@ -187,49 +188,5 @@ mod tests {
                 ("src/util.py", true),
             ]
         );
-    }
-
-    #[test]
-    fn map_directory_puts_the_mentioned_file_first() {
-        let dir = project();
-        let counter = ybs_context_budget::CharsPerToken::default();
-        let map = crate::map_directory(dir.path(), |_| false, "look at src/util.py", 500, &counter);
-        assert_eq!(
-            map.text,
-            "src/util.py:\n  def f()\n.gitignore\nREADME.md\nsrc/main.rs:\n  fn main()\n"
-        );
-        assert_eq!((map.files_total, map.files_shown), (4, 4));
-        let off = crate::map_directory(dir.path(), |_| false, "", 0, &counter);
-        assert!(off.text.is_empty());
-    }
-
-    #[test]
-    fn a_mapper_reparses_changed_files_and_forgets_removed_ones() {
-        let dir = project();
-        let counter = ybs_context_budget::CharsPerToken::default();
-        let mut mapper = crate::Mapper::new();
-        let map = |mapper: &mut crate::Mapper| {
-            let files = scan(dir.path(), |_| false);
-            mapper.map(dir.path(), &files, &[], 500, &counter).text
-        };
-        let first = map(&mut mapper);
-        let sources = read(dir.path(), &scan(dir.path(), |_| false));
-        assert_eq!(first, crate::build(&sources, &[], 500, &counter).text);
-        assert_eq!(map(&mut mapper), first);
-        fs::write(
-            dir.path().join("src/main.rs"),
-            "fn main() {}
-fn second() {}
-",
-        )
-        .unwrap();
-        fs::remove_file(dir.path().join("src/util.py")).unwrap();
-        let second = map(&mut mapper);
-        assert!(
-            second.contains("src/main.rs:\n  fn main()\n  fn second()\n"),
-            "{second}"
-        );
-        assert!(!second.contains("util.py"), "{second}");
-        assert_eq!(mapper.known.len(), 3);
     }
 }

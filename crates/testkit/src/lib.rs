@@ -5,6 +5,16 @@
 //! Every provider, ybs and bb7 test runs against it instead of the network, in process with
 //! [`FakeLlm`] or as a separate process with the `fake-llm` binary.
 //!
+//! # Layout
+//!
+//! - `script`: what a test scripts ([`Script`], [`Turn`], [`Fault`], the models), also the
+//!   JSON format of `fake-llm`.
+//! - `openai`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
+//!   `Wire` trait of `wire`.
+//! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
+//!   faults, model lists, the `/_fake/` control endpoints.
+//! - `mcp` and `bin/`: the fake MCP server, and the `fake-llm` and `fake-mcp` binaries.
+//!
 //! ```
 //! use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn, Usage};
 //!

@@ -2,6 +2,18 @@
 //! trait, the registry, the path sandbox, the built-in tools, bb7's edit algorithms, external
 //! tools and the Linux shell sandbox.
 //!
+//! # Layout
+//!
+//! - Calling a tool: the [`Tool`] trait and the [`ToolContext`] a call runs with (`tool`, its
+//!   [`CancelFlag`] in `cancel`), argument schemas (`schema`), the [`ToolRegistry`]
+//!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
+//! - The tools: `builtins/` (the six built-ins), `external` (tools loaded from a directory),
+//!   `bb7_edit/` (bb7's edit algorithms: pure, the daemon does the I/O).
+//! - The fences: `path_sandbox` ([`PathSandbox`]), `safe_fs` (opening without following
+//!   links), `protected` (blocked and read-only paths known by identity), `shell/` (running
+//!   `run_shell` commands: the policy, blocked commands, the environment allow-list and the
+//!   sandbox's layers) over `process` (a child process with a timeout and cancellation).
+//!
 //! The agent builds a [`PathSandbox`] and a [`ToolContext`] from its config, a
 //! [`ToolRegistry`] with the built-ins and the external tools, and for each tool call asks the
 //! [`ConfirmationPolicy`] whether the user must confirm, then runs
@@ -60,6 +72,7 @@
 
 pub mod bb7_edit;
 pub mod builtins;
+mod cancel;
 pub mod confirm;
 pub mod error;
 pub mod external;
@@ -73,6 +86,7 @@ pub mod shell;
 pub mod tool;
 pub mod truncate;
 
+pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};
 pub use error::ToolError;
 pub use external::{
@@ -82,7 +96,7 @@ pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
-pub use tool::{CancelFlag, SessionState, Tool, ToolContext};
+pub use tool::{SessionState, Tool, ToolContext};
 pub use truncate::truncate_output;
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.

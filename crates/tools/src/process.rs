@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 
-use crate::tool::CancelFlag;
+use crate::cancel::CancelFlag;
 
 /// What a finished (or killed) child produced.
 #[derive(Debug)]

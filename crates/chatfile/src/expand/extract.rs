@@ -1,8 +1,9 @@
 //! The last step: options, tool requests and `meta` come out of the message list; what stays
 //! is the conversation.
 
-use super::{ExpandError, ExpandedMessage, Expansion, ToolRequest, ToolRequestKind};
-use crate::convert;
+use super::error::ExpandError;
+use super::message::{ExpandedMessage, Expansion, ToolRequest, ToolRequestKind};
+use super::trace;
 
 /// Roles of the reference implementation's workflow engine, which has no counterpart here.
 const WORKFLOW_ROLES: [&str; 5] = ["association", "kb", "job", "inline_job", "introduce"];
@@ -19,11 +20,11 @@ pub(super) fn extract(messages: Vec<ExpandedMessage>) -> Result<Expansion, Expan
                 expansion.messages.push(message);
             }
             "function_call" => {
-                convert::tool_call(&message)?;
+                trace::tool_call(&message)?;
                 expansion.messages.push(message);
             }
             "function_call_output" => {
-                convert::tool_result(&message)?;
+                trace::tool_result(&message)?;
                 expansion.messages.push(message);
             }
             "endpoint" | "backend" | "model" | "agent" | "previous_response_id" => {

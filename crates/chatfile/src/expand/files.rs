@@ -4,69 +4,72 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{ExpandError, ExpandedMessage, Expander, Source};
+use super::error::{ExpandError, Source};
+use super::message::ExpandedMessage;
+use super::resolve::resolve;
 use crate::grammar::strip;
 
 fn exists(path: &Path) -> bool {
     path.exists()
 }
 
-impl Expander {
-    pub(super) fn files(
-        &self,
-        messages: Vec<ExpandedMessage>,
-    ) -> Result<Vec<ExpandedMessage>, ExpandError> {
-        let mut out = Vec::with_capacity(messages.len());
-        for message in messages {
-            let fits: fn(&Path) -> bool = match message.role.as_str() {
-                "file" => Path::is_file,
-                "directory" => Path::is_dir,
-                "image" | "pdf" => exists,
-                _ => {
-                    out.push(message);
-                    continue;
-                }
-            };
-            let written = strip(&message.content).to_owned();
-            let found = self
-                .resolve(&message.source.file, &written, fits)
-                .ok_or_else(|| ExpandError::FileNotFound {
+/// Replaces `file` and `directory` lines with the files' text as user messages, and resolves
+/// the paths of `image` and `pdf` lines.
+pub(super) fn files(
+    working_dir: &Path,
+    messages: Vec<ExpandedMessage>,
+) -> Result<Vec<ExpandedMessage>, ExpandError> {
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        let fits: fn(&Path) -> bool = match message.role.as_str() {
+            "file" => Path::is_file,
+            "directory" => Path::is_dir,
+            "image" | "pdf" => exists,
+            _ => {
+                out.push(message);
+                continue;
+            }
+        };
+        let written = strip(&message.content).to_owned();
+        let found =
+            resolve(working_dir, &message.source.file, &written, fits).ok_or_else(|| {
+                ExpandError::FileNotFound {
                     at: message.source.clone(),
                     path: written.clone(),
-                })?;
-            match message.role.as_str() {
-                "file" => out.push(file_message(&message.source, &written, &found)?),
-                "directory" => {
-                    let files = walk(&found).map_err(|source| ExpandError::Read {
-                        at: message.source.clone(),
-                        path: found.clone(),
-                        source,
-                    })?;
-                    for relative in files {
-                        let name = format!(
-                            "{}/{}",
-                            written.trim_end_matches('/'),
-                            relative
-                                .components()
-                                .map(|part| part.as_os_str().to_string_lossy())
-                                .collect::<Vec<_>>()
-                                .join("/")
-                        );
-                        out.push(file_message(
-                            &message.source,
-                            &name,
-                            &found.join(&relative),
-                        )?);
-                    }
                 }
-                _ => out.push(ExpandedMessage {
-                    content: found.display().to_string(),
-                    ..message
-                }),
+            })?;
+        match message.role.as_str() {
+            "file" => out.push(file_message(&message.source, &written, &found)?),
+            "directory" => {
+                let files = walk(&found).map_err(|source| ExpandError::Read {
+                    at: message.source.clone(),
+                    path: found.clone(),
+                    source,
+                })?;
+                for relative in files {
+                    let name = format!(
+                        "{}/{}",
+                        written.trim_end_matches('/'),
+                        relative
+                            .components()
+                            .map(|part| part.as_os_str().to_string_lossy())
+                            .collect::<Vec<_>>()
+                            .join("/")
+                    );
+                    out.push(file_message(
+                        &message.source,
+                        &name,
+                        &found.join(&relative),
+                    )?);
+                }
             }
+            _ => out.push(ExpandedMessage {
+                content: found.display().to_string(),
+                ..message
+            }),
         }
-        Ok(out)
     }
+    Ok(out)
 }
 
 /// `<file name="NAME">\nCONTENT\n</file>` as a user message.

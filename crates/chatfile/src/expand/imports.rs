@@ -3,8 +3,18 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{ExpandError, ExpandedMessage, Expander, sourced};
+use super::error::ExpandError;
+use super::message::{ExpandedMessage, sourced};
+use super::resolve::resolve;
 use crate::grammar::strip;
+
+/// Expands the messages of an imported file the way the top chat's are (imports, clear,
+/// clean, files), with the chain of files that led to it.
+pub(super) type ExpandImported<'a> =
+    dyn Fn(Vec<ExpandedMessage>, &mut Vec<ChainLink>) -> Expanded + 'a;
+
+/// Messages after a step, or why the chat cannot be expanded.
+type Expanded = Result<Vec<ExpandedMessage>, ExpandError>;
 
 /// One file on the way from the top chat to the one being expanded.
 #[derive(Debug, Clone)]
@@ -24,55 +34,56 @@ impl ChainLink {
     }
 }
 
-impl Expander {
-    pub(super) fn imports(
-        &self,
-        messages: Vec<ExpandedMessage>,
-        chain: &mut Vec<ChainLink>,
-    ) -> Result<Vec<ExpandedMessage>, ExpandError> {
-        let mut out = Vec::with_capacity(messages.len());
-        for message in messages {
-            let role = message.role.as_str();
-            if !matches!(role, "import" | "continue" | "last") {
-                out.push(message);
-                continue;
-            }
-            let written = strip(&message.content);
-            if written.is_empty() {
-                // An empty import imports nothing (clean would drop it anyway).
-                continue;
-            }
-            let found = self
-                .resolve(&message.source.file, written, Path::is_file)
-                .ok_or_else(|| ExpandError::ImportNotFound {
-                    at: message.source.clone(),
-                    path: written.to_owned(),
-                })?;
-            let link = ChainLink::new(&found);
-            if let Some(first) = chain.iter().position(|seen| seen.identity == link.identity) {
-                let names: Vec<String> = chain[first..]
-                    .iter()
-                    .chain(std::iter::once(&link))
-                    .map(|seen| seen.shown.display().to_string())
-                    .collect();
-                return Err(ExpandError::ImportCycle {
-                    at: message.source.clone(),
-                    chain: names.join(" -> "),
-                });
-            }
-            let text = fs::read_to_string(&found).map_err(|source| ExpandError::Read {
-                at: message.source.clone(),
-                path: found.clone(),
-                source,
-            })?;
-            let selected = select(role, sourced(&text, &found));
-            chain.push(link);
-            let expanded = self.expand_messages(selected, chain);
-            chain.pop();
-            out.extend(expanded?);
+/// Splices in the files that `import`, `continue` and `last` name, each expanded by `expand`;
+/// an import that leads back to a file on `chain` is an error.
+pub(super) fn imports(
+    working_dir: &Path,
+    messages: Vec<ExpandedMessage>,
+    chain: &mut Vec<ChainLink>,
+    expand: &ExpandImported<'_>,
+) -> Expanded {
+    let mut out = Vec::with_capacity(messages.len());
+    for message in messages {
+        let role = message.role.as_str();
+        if !matches!(role, "import" | "continue" | "last") {
+            out.push(message);
+            continue;
         }
-        Ok(out)
+        let written = strip(&message.content);
+        if written.is_empty() {
+            // An empty import imports nothing (clean would drop it anyway).
+            continue;
+        }
+        let found = resolve(working_dir, &message.source.file, written, Path::is_file).ok_or_else(
+            || ExpandError::ImportNotFound {
+                at: message.source.clone(),
+                path: written.to_owned(),
+            },
+        )?;
+        let link = ChainLink::new(&found);
+        if let Some(first) = chain.iter().position(|seen| seen.identity == link.identity) {
+            let names: Vec<String> = chain[first..]
+                .iter()
+                .chain(std::iter::once(&link))
+                .map(|seen| seen.shown.display().to_string())
+                .collect();
+            return Err(ExpandError::ImportCycle {
+                at: message.source.clone(),
+                chain: names.join(" -> "),
+            });
+        }
+        let text = fs::read_to_string(&found).map_err(|source| ExpandError::Read {
+            at: message.source.clone(),
+            path: found.clone(),
+            source,
+        })?;
+        let selected = select(role, sourced(&text, &found));
+        chain.push(link);
+        let expanded = expand(selected, chain);
+        chain.pop();
+        out.extend(expanded?);
     }
+    Ok(out)
 }
 
 /// What each import role takes from the imported file: `import` every message but

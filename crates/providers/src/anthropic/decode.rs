@@ -149,10 +149,20 @@ impl Decoder for AnthropicDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::replay;
+    use crate::decode::decode_recorded;
+    use crate::framing::Framing;
     use bytes::Bytes;
     use serde_json::{Value, json};
     use ybs_core::{Accumulator, ErrorKind, Part};
+
+    /// The body decoded by this module's decoder alone, framed as the kind's streams are.
+    fn replay<I>(kind: ProviderKind, chunks: I) -> Vec<Result<StreamEvent, LlmError>>
+    where
+        I: IntoIterator<Item = Bytes>,
+        I::IntoIter: Send + 'static,
+    {
+        decode_recorded(&mut AnthropicDecoder::default(), Framing::Sse, kind, chunks)
+    }
 
     fn body(events: &[Value]) -> String {
         events

@@ -225,10 +225,20 @@ impl Decoder for OpenAiDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::decode::replay;
+    use crate::decode::decode_recorded;
+    use crate::framing::Framing;
     use bytes::Bytes;
     use serde_json::json;
     use ybs_core::Accumulator;
+
+    /// The body decoded by this module's decoder alone, framed as the kind's streams are.
+    fn replay<I>(kind: ProviderKind, chunks: I) -> Vec<Result<StreamEvent, LlmError>>
+    where
+        I: IntoIterator<Item = Bytes>,
+        I::IntoIter: Send + 'static,
+    {
+        decode_recorded(&mut OpenAiDecoder::new(kind), Framing::Sse, kind, chunks)
+    }
 
     fn body(frames: &[Value]) -> String {
         let mut body = String::from(": OPENROUTER PROCESSING\n\n");

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::{spec, text_of};
+use super::shared::{spec, text_of};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// The `edit_file` tool (spec 3.3).

@@ -9,7 +9,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::{positive, spec};
+use super::shared::{positive, spec};
 use crate::protected::FileId;
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 

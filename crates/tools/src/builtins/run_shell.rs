@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::spec;
+use super::shared::spec;
 use crate::shell::{self, ShellError};
 use crate::{Args, Tool, ToolContext, ToolError};
 

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::list_files::walker;
-use super::{positive, spec};
+use super::shared::{positive, spec};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// Lines longer than this many characters are cut in results.

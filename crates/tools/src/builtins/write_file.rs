@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::spec;
+use super::shared::spec;
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// The `write_file` tool (spec 3.2).

@@ -30,8 +30,11 @@ use landlock::{
 };
 
 use super::child::{self, ChildPlan};
-use super::namespaces::{self, Layout, Plan};
-use super::{ShellLimits, ShellSandboxError, seccomp};
+use super::error::ShellSandboxError;
+use super::namespaces::{Layout, Plan};
+use super::policy::ShellLimits;
+use super::seccomp;
+use super::support::support;
 
 /// The Landlock ABI whose rights we ask for (best effort above ABI 1).
 const TARGET_ABI: ABI = ABI::V5;
@@ -92,7 +95,7 @@ pub(crate) fn prepare(
     access: &Grants<'_>,
     limits: &ShellLimits,
 ) -> Result<ChildPlan, ShellSandboxError> {
-    let support = namespaces::support();
+    let support = support();
     let namespaces = match support.mount {
         Ok(()) => Plan::new(
             &Layout {

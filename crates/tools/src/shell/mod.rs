@@ -1,8 +1,11 @@
 //! Running shell commands for `run_shell`: blocked commands refused first, then `/bin/sh -c`
 //! in its own process group with a timeout, sandboxed unless the user opted out.
 //!
+//! The policy ([`ShellPolicy`]) and the errors ([`ShellError`]) sit below everything here;
+//! this module runs a command through the layers.
+//!
 //! On Linux the sandbox is layered (`linux`): user, mount and PID namespaces
-//! (`namespaces`), resource limits, no inherited descriptors, no capabilities, Landlock and
+//! (`namespaces`, what the kernel allows of them probed once by `support`), resource limits, no inherited descriptors, no capabilities, Landlock and
 //! seccomp (`seccomp`), all applied by the child to itself (`child`). On macOS it is
 //! `sandbox-exec` (`macos`, untested). When the sandbox is enabled but Landlock or seccomp
 //! cannot be enforced, the command is not run and the error says so; it never silently runs
@@ -11,7 +14,7 @@
 //! threat model.
 //!
 //! Every command gets a private temp dir (`TMPDIR`, removed afterwards) and an environment
-//! from an allow-list without anything that looks like a secret ([`env`]). Sandboxed, its
+//! from an allow-list without anything that looks like a secret ([`env`](mod@env)). Sandboxed, its
 //! `HOME` is that temp dir. Unsandboxed (`--no-sandbox`), a command can still leave its
 //! process group with `setsid` and outlive the timeout; sandboxed it cannot.
 
@@ -21,153 +24,31 @@ mod cgroup;
 #[cfg(target_os = "linux")]
 mod child;
 pub mod env;
+mod error;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(target_os = "linux")]
 mod namespaces;
+mod policy;
 #[cfg(target_os = "linux")]
 mod seccomp;
 pub mod status;
+#[cfg(target_os = "linux")]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use crate::cancel::CancelFlag;
 use crate::path_sandbox::PathSandbox;
 use crate::process::{self, ProcessOutput};
-use crate::tool::CancelFlag;
 
 pub use blocked::find_blocked;
-
-/// How `run_shell` runs commands (from the `safety` and `tools.builtin.run_shell` config).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ShellPolicy {
-    /// Whether commands run sandboxed (`safety.sandbox_enabled`; `--no-sandbox` turns it off).
-    pub sandbox_enabled: bool,
-    /// Commands refused before running (`safety.blocked_commands`).
-    pub blocked_commands: Vec<String>,
-    /// The timeout when the call gives none (`tools.builtin.run_shell.timeout_seconds`).
-    pub default_timeout: Duration,
-    /// The longest timeout a call may ask for.
-    pub max_timeout: Duration,
-    /// The most bytes kept of each of stdout and stderr.
-    pub output_cap_bytes: usize,
-    /// The shell that runs the command with `-c`.
-    pub shell: PathBuf,
-    /// Environment variables passed besides [`env::DEFAULT_ALLOWED`] (`safety.shell_env`;
-    /// a trailing `*` matches a prefix).
-    pub env: Vec<String>,
-    /// Resource limits of sandboxed commands (`tools.builtin.run_shell.limits`).
-    pub limits: ShellLimits,
-}
-
-/// Resource limits of a sandboxed command (`setrlimit`); `None` leaves one as inherited.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellLimits {
-    /// `RLIMIT_NPROC`: processes (threads count too) of the command's user.
-    pub max_processes: Option<u64>,
-    /// `RLIMIT_AS`: bytes of address space of each process.
-    pub max_memory_bytes: Option<u64>,
-    /// `RLIMIT_FSIZE`: the largest file a command may write, in bytes.
-    pub max_file_bytes: Option<u64>,
-    /// `RLIMIT_CORE`: core dump size (0: none, so a crash does not dump memory to disk).
-    pub max_core_bytes: Option<u64>,
-}
-
-impl Default for ShellLimits {
-    fn default() -> Self {
-        ShellLimits {
-            max_processes: Some(1024),
-            max_memory_bytes: Some(16 * 1024 * 1024 * 1024),
-            max_file_bytes: Some(8 * 1024 * 1024 * 1024),
-            max_core_bytes: Some(0),
-        }
-    }
-}
-
-#[cfg(target_os = "linux")]
-impl ShellLimits {
-    /// The limits as `setrlimit` pairs, each capped at the current hard limit (which an
-    /// unprivileged process cannot raise).
-    fn rlimits(&self) -> Vec<(rustix::process::Resource, u64)> {
-        use rustix::process::Resource;
-        [
-            (Resource::Nproc, self.max_processes),
-            (Resource::As, self.max_memory_bytes),
-            (Resource::Fsize, self.max_file_bytes),
-            (Resource::Core, self.max_core_bytes),
-        ]
-        .into_iter()
-        .filter_map(|(resource, value)| {
-            let value = value?;
-            let hard = rustix::process::getrlimit(resource).maximum;
-            Some((resource, hard.map_or(value, |h| h.min(value))))
-        })
-        .collect()
-    }
-}
-
-impl Default for ShellPolicy {
-    fn default() -> Self {
-        ShellPolicy {
-            sandbox_enabled: true,
-            blocked_commands: ["rm -rf /", "sudo", "chmod 777"].map(String::from).to_vec(),
-            default_timeout: Duration::from_secs(30),
-            max_timeout: Duration::from_secs(600),
-            output_cap_bytes: 1024 * 1024,
-            shell: PathBuf::from("/bin/sh"),
-            env: Vec::new(),
-            limits: ShellLimits::default(),
-        }
-    }
-}
-
-/// Why the shell sandbox could not be set up. The command was not run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ShellSandboxError {
-    /// The kernel or platform cannot enforce the sandbox.
-    #[error(
-        "the shell sandbox cannot be enforced on this system: {0}; the command was NOT run. Use a kernel with Landlock (Linux 5.13+) and seccomp, or disable sandboxing explicitly with --no-sandbox (safety.sandbox_enabled: false)"
-    )]
-    Unavailable(String),
-    /// A Landlock rule could not be added.
-    #[error("the shell sandbox could not add a Landlock rule for {0}; the command was NOT run")]
-    Rules(String),
-    /// A blocked path no longer names what it named at start (it was moved or replaced).
-    #[error(
-        "the blocked path `{0}` was moved or replaced since ybs started, so it can no longer be hidden by name; the command was NOT run. Put it back (or restart ybs to block what is there now)"
-    )]
-    BlockedMoved(String),
-    /// The seccomp filter could not be built.
-    #[error("the shell sandbox could not build its seccomp filter: {0}; the command was NOT run")]
-    Seccomp(String),
-}
-
-/// Why a shell command did not produce a result.
-#[derive(Debug, thiserror::Error)]
-pub enum ShellError {
-    /// The command matches an entry of `blocked_commands`.
-    #[error(
-        "command refused: it matches the blocked command `{0}` (safety.blocked_commands); run something else"
-    )]
-    Blocked(String),
-    /// The sandbox could not be enforced.
-    #[error(transparent)]
-    Sandbox(#[from] ShellSandboxError),
-    /// The private temp dir could not be made.
-    #[error("cannot create a private temp directory for the command: {0}")]
-    TempDir(std::io::Error),
-    /// The shell could not be started.
-    #[error("cannot start `{shell}`: {source}")]
-    Spawn {
-        /// The shell.
-        shell: String,
-        /// Why.
-        source: std::io::Error,
-    },
-}
+pub use error::{ShellError, ShellSandboxError};
+pub use policy::{ShellLimits, ShellPolicy};
 
 /// Runs `command` with `sh -c` in `working_dir` (already checked by the sandbox).
 pub fn run(

@@ -16,29 +16,17 @@
 //!   `/dev/null` over a file. Blocked directories look empty, also to `stat`.
 //!
 //! Landlock forbids the sandboxed command to undo any of these mounts. Whether the kernel
-//! allows all this is probed once per process ([`support`]); what it does not allow is
+//! allows all this is probed once per process (`super::support`); what it does not allow is
 //! reported (see `super::status`) and covered by Landlock and seccomp alone.
 
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 
 use rustix::fs::{Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 use rustix::thread::UnshareFlags;
-
-/// What the kernel lets us set up, probed once.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Support {
-    /// User and mount namespaces with read-only remounts: `Err` says why not.
-    pub mount: Result<(), String>,
-    /// A PID namespace with its own `/proc` (only when `mount` is `Ok`).
-    pub pid: Result<(), String>,
-}
 
 /// What the child does in its namespaces; everything is prepared before the fork.
 pub(crate) struct Plan {
@@ -249,61 +237,6 @@ fn write_proc(path: &CStr, bytes: &[u8]) -> io::Result<()> {
     let fd = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
     rustix::io::write(&fd, bytes)?;
     Ok(())
-}
-
-/// What this process can give its children, probed once by starting `/bin/sh -c exit` with
-/// a plan that uses every mount operation.
-pub(crate) fn support() -> &'static Support {
-    static SUPPORT: OnceLock<Support> = OnceLock::new();
-    SUPPORT.get_or_init(|| {
-        let dir = match tempfile::tempdir() {
-            Ok(dir) => dir,
-            Err(e) => {
-                let why = format!("no temp dir to probe with ({e})");
-                return Support {
-                    mount: Err(why.clone()),
-                    pid: Err(why),
-                };
-            }
-        };
-        let base = std::fs::canonicalize(dir.path()).unwrap_or_else(|_| dir.path().into());
-        let hidden = base.join("a/hidden");
-        let _ = std::fs::create_dir_all(&hidden);
-        let layout = Layout {
-            writable: std::slice::from_ref(&base),
-            blocked: std::slice::from_ref(&hidden),
-            read_only: &[],
-        };
-        let mount = probe(&layout, false);
-        let pid = match &mount {
-            Ok(()) => probe(&layout, true),
-            Err(_) => Err("it needs the mount namespace".into()),
-        };
-        Support { mount, pid }
-    })
-}
-
-fn probe(layout: &Layout<'_>, pid: bool) -> Result<(), String> {
-    let plan = Plan::new(layout, pid).ok_or("a probe path is not valid")?;
-    let mut probe = Command::new("/bin/sh");
-    probe
-        .args(["-c", "exit 0"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    // SAFETY: runs between fork and exec; the namespace steps make only system calls on data
-    // prepared before the fork.
-    #[allow(unsafe_code)]
-    unsafe {
-        probe.pre_exec(move || super::child::enter_namespaces(&plan));
-    }
-    match probe.status() {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => Err(format!("the probe exited with {status}")),
-        Err(e) => Err(super::child::describe(&e)
-            .map(|(_, why)| why)
-            .unwrap_or_else(|| e.to_string())),
-    }
 }
 
 /// The blocked paths that exist and are not inside another one (mounting over the outer one

@@ -23,7 +23,7 @@ use seccompiler::{
     SeccompRule, TargetArch,
 };
 
-use super::ShellSandboxError;
+use super::error::ShellSandboxError;
 
 /// `clone3` is answered with `ENOSYS` so callers fall back to `clone`.
 const CLONE3: i64 = 435;

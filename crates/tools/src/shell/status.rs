@@ -71,7 +71,7 @@ pub fn status(policy: &ShellPolicy, sandbox: &PathSandbox) -> SandboxStatus {
 
 #[cfg(target_os = "linux")]
 fn layers() -> Vec<Layer> {
-    let support = super::namespaces::support();
+    let support = super::support::support();
     let abi = landlock_abi();
     let always = |name: &'static str| Layer {
         name,

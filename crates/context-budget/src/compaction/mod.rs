@@ -10,91 +10,24 @@
 //! the messages to summarize are too long, the oldest are left out of the request (and a single
 //! overlong message is cut) rather than sending a request that would overflow.
 
+mod error;
+mod request;
+mod settings;
+
 use std::collections::HashMap;
 
 use ybs_core::{Message, Part, Role};
 
 use crate::counter::TokenCounter;
-use crate::message::{MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS, count_message};
+use crate::message::count_message;
+use request::build_request;
+
+pub use error::CompactionError;
+pub use request::{SUMMARY_INSTRUCTIONS, TRUNCATION_MARKER};
+pub use settings::CompactionSettings;
 
 /// What starts the message that replaces the summarized messages.
 pub const SUMMARY_PREFIX: &str = "[Previous conversation summary]";
-
-/// The system instruction of the summarization request.
-pub const SUMMARY_INSTRUCTIONS: &str = "You are compacting the history of a conversation \
-between a user and an AI coding assistant so that it can continue within a limited context \
-window. Summarize the transcript you are given: the user's goals and requests, decisions made, \
-files read or changed (with their paths), commands run and their important results, errors met, \
-and any work still in progress or promised next. Keep exact identifiers, paths and numbers. Be \
-concise; do not add anything that is not in the transcript.";
-
-/// The marker appended to a message cut short to fit the summarization request.
-pub const TRUNCATION_MARKER: &str = "\n[... truncated]";
-
-/// The compaction settings of the ybs config (`context` section) plus the planner's own knobs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CompactionSettings {
-    /// `context.max_tokens`: the conversation's budget (default 32000).
-    pub max_tokens: usize,
-    /// `context.compaction_threshold`: compact when the conversation reaches this fraction of
-    /// `max_tokens` (default 0.95).
-    pub threshold: f64,
-    /// Never keep fewer than this many newest (non-system) messages (default 5).
-    pub min_keep_messages: usize,
-    /// Room left in the summarization request for the summary itself (default 1024).
-    pub summary_reserve_tokens: usize,
-}
-
-impl Default for CompactionSettings {
-    fn default() -> Self {
-        CompactionSettings {
-            max_tokens: 32_000,
-            threshold: 0.95,
-            min_keep_messages: 5,
-            summary_reserve_tokens: 1024,
-        }
-    }
-}
-
-impl CompactionSettings {
-    /// The token count at which compaction starts: `ceil(threshold * max_tokens)`.
-    pub fn trigger_tokens(&self) -> usize {
-        (self.threshold * self.max_tokens as f64).ceil() as usize
-    }
-
-    /// Whether a conversation of `tokens` tokens has reached the threshold.
-    pub fn needs_compaction(&self, tokens: usize) -> bool {
-        tokens >= self.trigger_tokens()
-    }
-}
-
-/// Why no compaction could be planned.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CompactionError {
-    /// Everything outside system messages must be kept, so there is nothing to summarize.
-    #[error(
-        "nothing to compact: all {messages} messages must be kept (the newest {min_keep} are \
-         always kept and a tool call stays with its result); raise context.max_tokens or start \
-         a new session"
-    )]
-    NothingToSummarize {
-        /// Non-system messages in the conversation.
-        messages: usize,
-        /// The minimum kept.
-        min_keep: usize,
-    },
-    /// The budget cannot hold even the summarization instructions plus the summary reserve.
-    #[error(
-        "cannot compact: the summarization request needs at least {needed} tokens but \
-         context.max_tokens is {max_tokens}; raise context.max_tokens"
-    )]
-    BudgetTooSmall {
-        /// The smallest possible request plus the reserve.
-        needed: usize,
-        /// `context.max_tokens`.
-        max_tokens: usize,
-    },
-}
 
 /// A planned compaction.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,195 +177,9 @@ fn split_points(messages: &[Message], others: &[usize]) -> Vec<bool> {
         .collect()
 }
 
-struct Request {
-    messages: Vec<Message>,
-    tokens: usize,
-    omitted: usize,
-    truncated: bool,
-}
-
-const TRANSCRIPT_HEADER: &str = "Summarize this conversation transcript:";
-const SEPARATOR: &str = "\n\n";
-
-fn build_request(
-    messages: &[Message],
-    summarized: &[usize],
-    counter: &dyn TokenCounter,
-    settings: &CompactionSettings,
-) -> Result<Request, CompactionError> {
-    let limit = settings
-        .max_tokens
-        .saturating_sub(settings.summary_reserve_tokens);
-    let entries: Vec<String> = summarized
-        .iter()
-        .map(|&index| render(&messages[index]))
-        .collect();
-    let separator_tokens = counter.count(SEPARATOR);
-    let fixed = request_tokens(counter, &transcript(&[], 0, None));
-    if fixed > limit {
-        return Err(CompactionError::BudgetTooSmall {
-            needed: fixed.saturating_add(settings.summary_reserve_tokens),
-            max_tokens: settings.max_tokens,
-        });
-    }
-
-    // Newest first, take whole entries while the estimate fits; the omission note costs a few
-    // tokens, so keep a small margin for it.
-    let note_margin = counter.count(&omission_note(summarized.len())) + separator_tokens;
-    let room = limit.saturating_sub(fixed).saturating_sub(note_margin);
-    let mut start = entries.len();
-    let mut used = 0usize;
-    while start > 0 {
-        let cost = counter.count(&entries[start - 1]) + separator_tokens;
-        if used.saturating_add(cost) > room {
-            break;
-        }
-        used += cost;
-        start -= 1;
-    }
-
-    let mut truncated_last = None;
-    if start == entries.len()
-        && let Some(last) = entries.last()
-    {
-        // Not even the newest message fits whole: cut it to the room there is.
-        truncated_last = Some(truncate_to(
-            counter,
-            last,
-            room.saturating_sub(separator_tokens),
-        ));
-        start = entries.len() - 1;
-    }
-
-    // The per-entry estimate can differ from the joined text by a token here and there under
-    // BPE; drop more old entries until the real count fits.
-    loop {
-        let text = transcript(&entries[start..], start, truncated_last.as_deref());
-        let tokens = request_tokens(counter, &text);
-        if tokens <= limit || start + 1 >= entries.len() {
-            if tokens > limit {
-                // Only the (possibly cut) newest entry is left and it still does not fit.
-                let text = transcript(&[], entries.len(), None);
-                let tokens = request_tokens(counter, &text);
-                return Ok(Request {
-                    messages: request_messages(text),
-                    tokens,
-                    omitted: entries.len(),
-                    truncated: false,
-                });
-            }
-            return Ok(Request {
-                messages: request_messages(text),
-                tokens,
-                omitted: start,
-                truncated: truncated_last.is_some(),
-            });
-        }
-        start += 1;
-    }
-}
-
-fn omission_note(omitted: usize) -> String {
-    format!("({omitted} earlier messages did not fit and are left out.)")
-}
-
-/// The transcript text: header, an omission note when `omitted > 0`, then the entries. When
-/// `replacement_last` is given it stands for the last entry (a cut version of it).
-fn transcript(entries: &[String], omitted: usize, replacement_last: Option<&str>) -> String {
-    let mut text = String::from(TRANSCRIPT_HEADER);
-    if omitted > 0 {
-        text.push_str(SEPARATOR);
-        text.push_str(&omission_note(omitted));
-    }
-    let count = entries.len();
-    for (position, entry) in entries.iter().enumerate() {
-        text.push_str(SEPARATOR);
-        match replacement_last {
-            Some(cut) if position + 1 == count => text.push_str(cut),
-            _ => text.push_str(entry),
-        }
-    }
-    text
-}
-
-fn request_messages(transcript: String) -> Vec<Message> {
-    vec![
-        Message::system(SUMMARY_INSTRUCTIONS),
-        Message::user(transcript),
-    ]
-}
-
-fn request_tokens(counter: &dyn TokenCounter, transcript: &str) -> usize {
-    counter.count(SUMMARY_INSTRUCTIONS)
-        + counter.count(transcript)
-        + 2 * MESSAGE_OVERHEAD_TOKENS
-        + REPLY_PRIMING_TOKENS
-}
-
-/// The longest prefix of `text` (on a char boundary) that, with the truncation marker, costs
-/// at most `budget` tokens. Binary search over char positions: O(log n) counts.
-fn truncate_to(counter: &dyn TokenCounter, text: &str, budget: usize) -> String {
-    let boundaries: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
-    let cut = |chars: usize| -> String {
-        let end = boundaries.get(chars).copied().unwrap_or(text.len());
-        format!("{}{TRUNCATION_MARKER}", &text[..end])
-    };
-    let (mut low, mut high) = (0usize, boundaries.len());
-    while low < high {
-        let mid = low + (high - low).div_ceil(2);
-        if counter.count(&cut(mid)) <= budget {
-            low = mid;
-        } else {
-            high = mid - 1;
-        }
-    }
-    cut(low)
-}
-
-/// One message as transcript text.
-fn render(message: &Message) -> String {
-    let mut text = format!("{}:", message.role);
-    for part in &message.parts {
-        text.push('\n');
-        match part {
-            Part::Text { content } | Part::Raw { content } => text.push_str(content),
-            Part::Code { content, language } => {
-                text.push_str("```");
-                text.push_str(language.as_deref().unwrap_or(""));
-                text.push('\n');
-                text.push_str(content);
-                text.push_str("\n```");
-            }
-            Part::Thinking(thinking) => {
-                text.push_str("[thinking] ");
-                text.push_str(&thinking.content);
-            }
-            Part::File { path } => text.push_str(&format!("[file {path}]")),
-            Part::ContextEvent(event) => {
-                text.push_str(&format!("[{} {}]", event.action, event.path))
-            }
-            Part::ToolCall(call) => text.push_str(&format!(
-                "[tool call {} {}]",
-                call.name,
-                call.arguments_text()
-            )),
-            Part::ToolResult(result) => {
-                let label = if result.is_error {
-                    "tool error"
-                } else {
-                    "tool result"
-                };
-                text.push_str(&format!("[{label}] {}", result.content));
-            }
-            Part::Image(_) => text.push_str("[image]"),
-            Part::Unknown(value) => text.push_str(&value.to_string()),
-        }
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
+    use super::request::TRANSCRIPT_HEADER;
     use super::*;
     use crate::counter::CharsPerToken;
     use ybs_core::{ToolCall, ToolResult};

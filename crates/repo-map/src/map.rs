@@ -1,0 +1,218 @@
+//! Building the map: the symbols of every file, ranked, fitted to the budget; a [`Mapper`] that
+//! re-parses only what changed; [`map_directory`] with the walk's I/O.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+use ybs_context_budget::TokenCounter;
+
+use crate::extract::{Extractor, Symbols};
+use crate::fit::{Block, fit};
+use crate::lang::Lang;
+use crate::mention;
+use crate::parallel;
+use crate::rank::rank;
+use crate::source::{MappedFile, SourceFile};
+use crate::walk::{self, FileMeta, scan};
+
+/// A map fitted to its budget.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RepoMap {
+    /// The map: one block per file, highest-ranked first; empty when nothing fits.
+    pub text: String,
+    /// Its size as the counter counts it.
+    pub tokens: usize,
+    /// How many files the project has.
+    pub files_total: usize,
+    /// How many of them the map shows.
+    pub files_shown: usize,
+}
+
+/// The symbols of every file (parsed in parallel, in the order of `files`).
+pub fn extract_all(files: &[SourceFile]) -> Vec<MappedFile> {
+    parallel::map(files, Extractor::new, |extractor, file| MappedFile {
+        path: file.path.clone(),
+        symbols: match (Lang::of(&file.path), &file.content) {
+            (Some(lang), Some(content)) => extractor.extract(lang, content),
+            _ => Symbols::default(),
+        },
+    })
+}
+
+/// The map of `files` within `budget` tokens of `counter`, the files whose paths are in
+/// `mentioned` first. The same input gives the same text, byte for byte.
+pub fn build(
+    files: &[SourceFile],
+    mentioned: &[String],
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> RepoMap {
+    if budget == 0 {
+        return RepoMap {
+            files_total: files.len(),
+            ..RepoMap::default()
+        };
+    }
+    build_from(&extract_all(files), mentioned, budget, counter)
+}
+
+/// [`build`] from files whose symbols are already extracted.
+pub fn build_from(
+    mapped: &[MappedFile],
+    mentioned: &[String],
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> RepoMap {
+    let mentioned: BTreeSet<String> = mentioned.iter().cloned().collect();
+    let order = rank(mapped, &mentioned);
+    let blocks: Vec<Block> = (order.iter())
+        .map(|ranked| block(&mapped[ranked.index]))
+        .collect();
+    let fitted = fit(&blocks, budget, counter);
+    RepoMap {
+        text: fitted.text,
+        tokens: fitted.tokens,
+        files_total: mapped.len(),
+        files_shown: fitted.files_shown,
+    }
+}
+
+/// Maps one directory again and again, parsing only the files whose size or modification
+/// time changed since the last map (a session's map after an edit re-reads one file).
+#[derive(Debug, Clone, Default)]
+pub struct Mapper {
+    known: HashMap<String, (FileMeta, Symbols)>,
+}
+
+impl Mapper {
+    /// A mapper that knows no file yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The map of `files` (a [`scan`] of `root`), like [`build`] over [`walk::read`], with the
+    /// symbols of unchanged files taken from the last call.
+    pub fn map(
+        &mut self,
+        root: &Path,
+        files: &[FileMeta],
+        mentioned: &[String],
+        budget: usize,
+        counter: &dyn TokenCounter,
+    ) -> RepoMap {
+        let changed: Vec<FileMeta> = (files.iter())
+            .filter(
+                |meta| !matches!(self.known.get(&meta.path), Some((known, _)) if known == *meta),
+            )
+            .cloned()
+            .collect();
+        let fresh = extract_all(&walk::read(root, &changed));
+        let mut known = std::mem::take(&mut self.known);
+        for (meta, file) in changed.into_iter().zip(fresh) {
+            known.insert(meta.path.clone(), (meta, file.symbols));
+        }
+        // Forget the files that are gone.
+        let mut mapped = Vec::with_capacity(files.len());
+        for meta in files {
+            if let Some((meta, symbols)) = known.remove(&meta.path) {
+                mapped.push(MappedFile {
+                    path: meta.path.clone(),
+                    symbols: symbols.clone(),
+                });
+                self.known.insert(meta.path.clone(), (meta, symbols));
+            }
+        }
+        build_from(&mapped, mentioned, budget, counter)
+    }
+}
+
+/// A file's block: its definitions indented by depth.
+fn block(file: &MappedFile) -> Block<'_> {
+    Block {
+        path: &file.path,
+        lines: (file.symbols.definitions.iter())
+            .map(|definition| {
+                format!(
+                    "{}{}",
+                    "  ".repeat(definition.depth + 1),
+                    definition.signature
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Walks `root` ([`walk::scan`], leaving out what `skip` says), reads the files
+/// ([`walk::read`]) and [`build`]s their map, the files that `mentioned_text` names
+/// ([`mentioned`](crate::mentioned)) first.
+pub fn map_directory<F>(
+    root: &Path,
+    skip: F,
+    mentioned_text: &str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> RepoMap
+where
+    F: Fn(&Path) -> bool + Send + Sync + 'static,
+{
+    let files = scan(root, skip);
+    let mentioned: Vec<String> =
+        mention::mentioned(mentioned_text, files.iter().map(|f| f.path.as_str()))
+            .into_iter()
+            .collect();
+    let sources = walk::read(root, &files);
+    build(&sources, &mentioned, budget, counter)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::*;
+    use crate::walk::read;
+    use crate::walk::tests::project;
+
+    #[test]
+    fn map_directory_puts_the_mentioned_file_first() {
+        let dir = project();
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let map = map_directory(dir.path(), |_| false, "look at src/util.py", 500, &counter);
+        assert_eq!(
+            map.text,
+            "src/util.py:\n  def f()\n.gitignore\nREADME.md\nsrc/main.rs:\n  fn main()\n"
+        );
+        assert_eq!((map.files_total, map.files_shown), (4, 4));
+        let off = map_directory(dir.path(), |_| false, "", 0, &counter);
+        assert!(off.text.is_empty());
+    }
+
+    #[test]
+    fn a_mapper_reparses_changed_files_and_forgets_removed_ones() {
+        let dir = project();
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let mut mapper = Mapper::new();
+        let map = |mapper: &mut Mapper| {
+            let files = scan(dir.path(), |_| false);
+            mapper.map(dir.path(), &files, &[], 500, &counter).text
+        };
+        let first = map(&mut mapper);
+        let sources = read(dir.path(), &scan(dir.path(), |_| false));
+        assert_eq!(first, build(&sources, &[], 500, &counter).text);
+        assert_eq!(map(&mut mapper), first);
+        fs::write(
+            dir.path().join("src/main.rs"),
+            "fn main() {}
+fn second() {}
+",
+        )
+        .unwrap();
+        fs::remove_file(dir.path().join("src/util.py")).unwrap();
+        let second = map(&mut mapper);
+        assert!(
+            second.contains("src/main.rs:\n  fn main()\n  fn second()\n"),
+            "{second}"
+        );
+        assert!(!second.contains("util.py"), "{second}");
+        assert_eq!(mapper.known.len(), 3);
+    }
+}

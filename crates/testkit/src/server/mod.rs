@@ -1,0 +1,253 @@
+//! The HTTP server: the [`FakeLlm`] handle and its thread, routing, and request recording.
+//! Below it: the chat replies with their faults (`chat`), the model lists (`models`), the
+//! control endpoints (`control`), over the state they share (`state`).
+
+mod chat;
+mod control;
+mod models;
+mod respond;
+mod state;
+
+use std::collections::BTreeMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+use crate::Error;
+use crate::anthropic::Anthropic;
+use crate::ollama::Ollama;
+use crate::openai::OpenAi;
+use crate::script::{Script, Turn};
+use chat::chat;
+use control::control_endpoint;
+use models::{models_delay, ollama_show, ollama_tags, openai_models, openrouter_models};
+use respond::json_response;
+use state::Shared;
+
+pub use state::RecordedRequest;
+
+/// A running fake LLM server on `127.0.0.1`, serving every wire format at once.
+///
+/// It runs on its own thread with its own tokio runtime, so it works from plain `#[test]`s
+/// and from `#[tokio::test]`s alike. Dropping it stops the server and drops open connections.
+#[derive(Debug)]
+pub struct FakeLlm {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl FakeLlm {
+    /// Starts a server on an ephemeral port.
+    pub fn start(script: Script) -> Result<Self, Error> {
+        Self::start_on(script, 0)
+    }
+
+    /// Starts a server on this port (0 for an ephemeral one).
+    pub fn start_on(script: Script, port: u16) -> Result<Self, Error> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))
+            .map_err(|source| Error::Bind { port, source })?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|source| Error::Bind { port, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| Error::Bind { port, source })?;
+        let shared = Arc::new(Shared::new(script));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(Error::Runtime)?;
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<io::Result<()>>();
+        let app = router(Arc::clone(&shared));
+        let thread = std::thread::Builder::new()
+            .name(format!("fake-llm-{}", addr.port()))
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => {
+                            let _ = ready_tx.send(Ok(()));
+                            listener
+                        }
+                        Err(err) => {
+                            let _ = ready_tx.send(Err(err));
+                            return;
+                        }
+                    };
+                    tokio::select! {
+                        _ = axum::serve(listener, app) => {}
+                        _ = stop => {}
+                    }
+                });
+            })
+            .map_err(Error::Runtime)?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(source)) => return Err(Error::Bind { port, source }),
+            Err(_) => {
+                return Err(Error::Runtime(io::Error::other(
+                    "the server thread ended before it started listening",
+                )));
+            }
+        }
+        Ok(Self {
+            addr,
+            shared,
+            shutdown: Some(shutdown),
+            thread: Some(thread),
+        })
+    }
+
+    /// The base URL, `http://127.0.0.1:PORT` (no trailing slash).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The base URL joined with a path, e.g. `url("/v1/chat/completions")`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url(), path)
+    }
+
+    /// The socket address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The requests received so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.lock().requests.clone()
+    }
+
+    /// The last request received, if any.
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        self.shared.lock().requests.last().cloned()
+    }
+
+    /// Forgets the recorded requests.
+    pub fn clear_requests(&self) {
+        self.shared.lock().requests.clear();
+    }
+
+    /// Appends a turn to the queue.
+    pub fn push_turn(&self, turn: Turn) {
+        self.shared.lock().turns.push_back(turn);
+    }
+
+    /// Appends turns to the queue.
+    pub fn push_turns(&self, turns: impl IntoIterator<Item = Turn>) {
+        self.shared.lock().turns.extend(turns);
+    }
+
+    /// How many scripted turns are left.
+    pub fn remaining_turns(&self) -> usize {
+        self.shared.lock().turns.len()
+    }
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    Router::new().fallback(handle).with_state(shared)
+}
+
+async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &json!({"error": format!("fake-llm: cannot read request body: {err}")}),
+            );
+        }
+    };
+    let path = parts.uri.path().to_owned();
+    let body = parse_body(&bytes);
+    if let Some(control) = path.strip_prefix("/_fake/") {
+        return control_endpoint(&shared, &parts.method, control, body);
+    }
+    shared.lock().requests.push(RecordedRequest {
+        method: parts.method.to_string(),
+        path: path.clone(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: header_map(&parts.headers),
+        body: body.clone(),
+    });
+    let method = &parts.method;
+    match (method.as_str(), path.as_str()) {
+        ("POST", "/v1/chat/completions") => {
+            chat(&shared, &OpenAi { openrouter: false }, &path, &body).await
+        }
+        ("POST", "/api/v1/chat/completions") => {
+            chat(&shared, &OpenAi { openrouter: true }, &path, &body).await
+        }
+        ("POST", "/v1/messages") => chat(&shared, &Anthropic, &path, &body).await,
+        ("POST", "/api/chat") => chat(&shared, &Ollama, &path, &body).await,
+        ("GET", "/v1/models") => {
+            models_delay(&shared).await;
+            json_response(StatusCode::OK, &openai_models(&shared))
+        }
+        ("GET", "/api/v1/models") => {
+            models_delay(&shared).await;
+            json_response(StatusCode::OK, &openrouter_models(&shared))
+        }
+        ("GET", "/api/v1/credits") => {
+            let credits = shared.lock().credits.clone();
+            json_response(
+                StatusCode::OK,
+                &json!({"data": {
+                    "total_credits": credits.total_credits,
+                    "total_usage": credits.total_usage,
+                }}),
+            )
+        }
+        ("GET", "/api/tags") => json_response(StatusCode::OK, &ollama_tags(&shared)),
+        ("POST", "/api/show") => ollama_show(&shared, &body),
+        _ => json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": format!("fake-llm: no route for {method} {path}")}),
+        ),
+    }
+}
+
+fn parse_body(bytes: &Bytes) -> Value {
+    if bytes.is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(bytes).into_owned()))
+}
+
+fn header_map(headers: &HeaderMap) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = BTreeMap::new();
+    for (name, value) in headers {
+        let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+        out.entry(name.as_str().to_owned())
+            .and_modify(|old| {
+                old.push_str(", ");
+                old.push_str(&value);
+            })
+            .or_insert(value);
+    }
+    out
+}
