@@ -6,26 +6,26 @@
 //! (`chats/index.json`, changed only under an advisory lock on `chats/.index.lock`) and
 //! per-chat PID locks (`chats/{id}/lock`).
 //!
-//! The protocol loop is [`server`] (with what its tasks share in [`shared`]), the state
-//! machine and the actions that do not call a model are [`session`], the store [`store`],
-//! context operations [`context`], outputs and statuses [`files`], fork/edit/search
-//! [`history`], instruction files [`instructions`] and per-user config and state
-//! [`global`]. Where this daemon differs from the first bb7 on purpose, and what it adds, is
+//! The protocol loop is [`protocol::server`] (with what its tasks share in [`protocol::shared`]), the state
+//! machine and the actions that do not call a model are [`session`], the store [`store::chats`],
+//! context operations [`session::context`], outputs and statuses [`session::files`], fork/edit/search
+//! [`session::history`], instruction files [`store::instructions`] and per-user config and state
+//! [`store::global`]. Where this daemon differs from the first bb7 on purpose, and what it adds, is
 //! listed in the crate's `README.md`.
 //!
 //! Safety (threat model in `SECURITY.md`): every file under `.bb7/` is reached through
-//! [`confined`] (opened beneath the project root, no link followed, regular files only), a
-//! send's writes land all or nothing through [`commit`], chats a cloned repository may have
-//! planted are checked by [`trust`] (`chat_get` then carries `untrusted` with the reason; such
-//! a chat is not restored by `init` and not sent), and [`lock`] makes chat locks exclusive.
+//! [`store::confined`] (opened beneath the project root, no link followed, regular files only), a
+//! send's writes land all or nothing through [`store::commit`], chats a cloned repository may have
+//! planted are checked by [`store::trust`] (`chat_get` then carries `untrusted` with the reason; such
+//! a chat is not restored by `init` and not sent), and [`store::lock`] makes chat locks exclusive.
 //!
-//! The model-calling half: [`settings`] (config checks: `Config file not found:
-//! ~/.config/bb7/config.json`, `API key not set in config`), [`prompt`] (the system message),
-//! [`assemble`] (the one structured user message), [`send`] (streaming, tool calls applied
+//! The model-calling half: [`send::settings`] (config checks: `Config file not found:
+//! ~/.config/bb7/config.json`, `API key not set in config`), [`send::prompt`] (the system message),
+//! [`send::assemble`] (the one structured user message), [`send`] (streaming, tool calls applied
 //! with `ybs_tools::bb7_edit`, cancel, the WYSIWYG trim loop, `diff_error`, hidden repair),
-//! [`tool_calls`] (the reply's file tools as the first bb7 treats them), [`calls`]
+//! [`send::tool_calls`] (the reply's file tools as the first bb7 treats them), [`send::calls`]
 //! (`estimate_tokens`, `estimate_text_tokens`, `get_models`, `get_balance`,
-//! `generate_title`), [`titles`] and [`usage_log`] (`~/.bb7/usage.csv`).
+//! `generate_title`), [`send::titles`] and [`store::usage_log`] (`~/.bb7/usage.csv`).
 //!
 //! Model-side choices where the specs are silent:
 //!
@@ -86,41 +86,12 @@
 //!   queued work. Network calls (`get_models`, `get_balance`, titles, a send's model list)
 //!   run in the background and never hold the session up.
 
-pub mod active;
-pub mod assemble;
-pub mod atomic;
-pub mod calls;
-pub mod commit;
-pub mod confined;
-pub mod context;
-pub mod dirs;
-pub mod error;
-pub mod events;
-pub mod files;
-pub mod global;
-pub mod history;
-pub mod instructions;
-pub mod lock;
-pub mod logfile;
-pub mod model;
-pub mod paths;
-pub mod prompt;
 pub mod protocol;
 pub mod send;
-pub mod server;
 pub mod session;
-pub mod settings;
-pub mod shared;
 pub mod store;
-#[cfg(test)]
-mod test_support;
-pub mod titles;
-pub mod tokens;
-pub mod tool_calls;
-pub mod trust;
-pub mod usage_log;
 
-pub use error::{Error, Result};
-pub use global::Home;
+pub use protocol::error::{Error, Result};
 pub use protocol::{Reply, Request};
 pub use session::Session;
+pub use store::global::Home;

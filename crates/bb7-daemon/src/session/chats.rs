@@ -4,16 +4,16 @@
 use std::path::Path;
 
 use super::Session;
-use crate::active::version_of;
-use crate::confined::Confined;
-use crate::dirs;
-use crate::error::{Error, Result};
-use crate::global::{Config, new_chat_model};
-use crate::history::{self, SearchResult};
-use crate::lock;
-use crate::model::{Chat, ContextFile};
-use crate::paths;
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::session::history::{self, SearchResult};
+use crate::store::active::version_of;
+use crate::store::chats::ChatStore;
+use crate::store::confined::Confined;
+use crate::store::dirs;
+use crate::store::global::{Config, new_chat_model};
+use crate::store::lock;
+use crate::store::model::{Chat, ContextFile};
+use crate::store::paths;
 
 impl Session {
     pub(super) fn chat_new(
@@ -65,7 +65,7 @@ impl Session {
                 active
                     .store
                     .fs()
-                    .read_to_string(&crate::active::storage_path(&from, file)?)
+                    .read_to_string(&crate::store::active::storage_path(&from, file)?)
             } else {
                 let (Some(root), Some(project)) = (self.root.as_deref(), project.as_ref()) else {
                     continue;
@@ -176,7 +176,7 @@ impl Session {
             .as_ref()
             .is_some_and(|active| active.chat.id == id)
         {
-            return Err(Error::Invalid(crate::shared::BUSY.into()));
+            return Err(Error::Invalid(crate::protocol::shared::BUSY.into()));
         }
         self.move_chat(id, to, false)
     }
@@ -227,7 +227,7 @@ impl Session {
         std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
         dirs::move_dir(&source_dir, &target_dir)?;
         chat.global = to_global;
-        chat.created = crate::model::now_rfc3339();
+        chat.created = crate::store::model::now_rfc3339();
         if to_global {
             let _ = into.fs().remove_all(&into.output_dir(id)?);
             // Global chats expose no file tools: everything in context becomes read-only.
@@ -243,16 +243,16 @@ impl Session {
                 let Some(relative) = paths::relative_to(&root, Path::new(&file.path)) else {
                     continue;
                 };
-                let old = crate::active::storage_path(&context_dir, file)?;
+                let old = crate::store::active::storage_path(&context_dir, file)?;
                 let moved = ContextFile {
                     path: relative,
                     external: false,
                     readonly: false,
                     ..file.clone()
                 };
-                let new = crate::active::storage_path(&context_dir, &moved)?;
+                let new = crate::store::active::storage_path(&context_dir, &moved)?;
                 if let Ok(content) = into.fs().read_to_string(&old) {
-                    crate::atomic::write_in(into.fs(), &new, content.as_bytes())?;
+                    crate::store::atomic::write_in(into.fs(), &new, content.as_bytes())?;
                     let _ = into.fs().remove_file(&old);
                     *file = ContextFile {
                         version: version_of(&moved, &content),

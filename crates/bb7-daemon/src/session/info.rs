@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::Session;
-use crate::error::{Error, Result};
-use crate::instructions;
 use crate::protocol::Reply;
+use crate::protocol::error::{Error, Result};
+use crate::store::instructions;
 
 impl Session {
     pub(super) fn chat_get(&mut self) -> Result<Reply> {
@@ -37,7 +37,7 @@ impl Session {
         if chat.global {
             reply = reply.with("global", true);
         }
-        if let Some(why) = crate::trust::audit(&active.store, chat, active.root.as_deref()) {
+        if let Some(why) = crate::store::trust::audit(&active.store, chat, active.root.as_deref()) {
             reply = reply.with("untrusted", why);
         }
         Ok(reply)
@@ -66,7 +66,7 @@ impl Session {
                 format!(
                     "{}{}",
                     instructions::SYSTEM_TEMPLATE,
-                    crate::prompt::BUILTIN
+                    crate::send::prompt::BUILTIN
                 ),
             ),
             _ => {
@@ -77,12 +77,12 @@ impl Session {
         };
         // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
         let fs = match (level, self.root.as_deref()) {
-            ("project", Some(root)) => crate::confined::Confined::new(root),
-            _ => crate::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
+            ("project", Some(root)) => crate::store::confined::Confined::new(root),
+            _ => crate::store::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
         };
         match fs.kind(&path) {
-            Ok(None) => crate::atomic::write_in(&fs, &path, template.as_bytes())?,
-            Ok(Some(crate::confined::Kind::File)) => {}
+            Ok(None) => crate::store::atomic::write_in(&fs, &path, template.as_bytes())?,
+            Ok(Some(crate::store::confined::Kind::File)) => {}
             Ok(Some(_)) => {
                 return Err(Error::Instructions(format!(
                     "{} is not a regular file; bb7 does not follow links or read special files there",

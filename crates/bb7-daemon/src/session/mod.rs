@@ -14,20 +14,25 @@
 //! customization views in [`info`](self::info).
 
 mod chats;
+pub mod context;
+pub mod files;
+pub mod history;
 mod info;
 mod rewind;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use std::path::{Path, PathBuf};
 
 use ybs_core::{Message, Part, Role};
 
-use crate::active::Active;
-use crate::error::{Error, Result};
-use crate::global::{Config, GlobalState, Home};
-use crate::lock;
-use crate::model::{Chat, now};
+use crate::protocol::error::{Error, Result};
 use crate::protocol::{Reply, Request};
-use crate::store::ChatStore;
+use crate::store::active::Active;
+use crate::store::chats::ChatStore;
+use crate::store::global::{Config, GlobalState, Home};
+use crate::store::lock;
+use crate::store::model::{Chat, now};
 
 /// How long a fetched models list is used before it is fetched again.
 pub const MODELS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
@@ -463,7 +468,7 @@ impl Session {
             return Err(Error::AlreadyInitialized);
         }
         let chats = bb7.join("chats");
-        crate::confined::Confined::new(&root)
+        crate::store::confined::Confined::new(&root)
             .create_dir_all(&chats)
             .map_err(Error::io("create directory", &chats))?;
         Ok(Reply::ok())
@@ -586,7 +591,7 @@ impl Session {
     /// Why the stored chat `id` is not to be selected without the user asking, if so.
     fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
         let chat = chats::read_for_search(store, id)?;
-        crate::trust::audit(store, &chat, self.root.as_deref())
+        crate::store::trust::audit(store, &chat, self.root.as_deref())
     }
 
     fn open(&self, store: ChatStore, chat: Chat) -> Result<Active> {

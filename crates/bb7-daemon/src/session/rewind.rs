@@ -5,10 +5,10 @@
 use ybs_core::Role;
 
 use super::Session;
-use crate::error::{Error, Result};
-use crate::history;
-use crate::model::{Chat, message_text};
 use crate::protocol::Reply;
+use crate::protocol::error::{Error, Result};
+use crate::session::history;
+use crate::store::model::{Chat, message_text};
 
 impl Session {
     pub(super) fn chat_edit(
@@ -74,9 +74,9 @@ impl Session {
         let context_dir = store.context_dir(&chat.id)?;
         let mut active = self.open(store, chat)?;
         for (file, content) in &restored.files {
-            crate::atomic::write_in(
+            crate::store::atomic::write_in(
                 active.store.fs(),
-                &crate::active::storage_path(&context_dir, file)?,
+                &crate::store::active::storage_path(&context_dir, file)?,
                 content.as_bytes(),
             )?;
             active.chat.context_files.push(file.clone());

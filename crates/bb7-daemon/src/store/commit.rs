@@ -11,7 +11,7 @@
 //!    directories of commits killed before it (rolls back).
 //!
 //! All of it happens beneath the chat directory without following links (see
-//! [`crate::confined`]); a link on the way into `output/` is the spec's fatal escape.
+//! [`crate::store::confined`]); a link on the way into `output/` is the spec's fatal escape.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,12 +20,12 @@ use serde_json::Value;
 use ybs_core::{ContextAction, Message, Part};
 use ybs_tools::bb7_edit::FileWrite;
 
-use crate::active::Active;
-use crate::confined::{Confined, Refused, refusal};
-use crate::error::{Error, Result};
-use crate::events::Event;
-use crate::paths;
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::store::active::Active;
+use crate::store::chats::ChatStore;
+use crate::store::confined::{Confined, Refused, refusal};
+use crate::store::events::Event;
+use crate::store::paths;
 
 /// Prefix of staging directories (inside the chat directory, never inside `output/`).
 pub const STAGING_PREFIX: &str = ".send-";
@@ -165,7 +165,7 @@ pub fn recover(store: &ChatStore, id: &str) -> Result<()> {
         let root = fs.anchor().to_path_buf();
         if let Err(err) = roll_forward(fs, &root, &chat_dir, &store.output_dir(id)?) {
             // A link planted in output/ since: what is left is dropped, never written
-            // through (the link also makes the chat suspect, see crate::trust).
+            // through (the link also makes the chat suspect, see crate::store::trust).
             tracing::error!(chat = %id, error = %err, "abandoning the rest of a commit");
             let committed = chat_dir.join(COMMITTED);
             fs.remove_all(&committed)
@@ -260,7 +260,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = ChatStore::new(dir.path().join(".bb7/chats"), false);
         let chat = store
-            .create(crate::model::Chat::new(
+            .create(crate::store::model::Chat::new(
                 String::new(),
                 "c".into(),
                 "m".into(),

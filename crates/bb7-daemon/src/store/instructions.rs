@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::confined::{Confined, Refused, refusal};
-use crate::error::{Error, Result};
+use crate::protocol::error::{Error, Result};
+use crate::store::confined::{Confined, Refused, refusal};
 
 /// Expands a project instruction file. `display` names the file in errors, which read
 /// `{display}:{line}: {what}`.
@@ -116,8 +116,8 @@ fn resolve_include(
     if Path::new(target).is_absolute() {
         return Err("include path must be relative to project root");
     }
-    let clean =
-        crate::paths::validate_relative(target).map_err(|_| "include path escapes project root")?;
+    let clean = crate::store::paths::validate_relative(target)
+        .map_err(|_| "include path escapes project root")?;
     let root = root
         .canonicalize()
         .map_err(|_| "project root cannot be resolved")?;

@@ -1,7 +1,7 @@
 //! What the session's thread, the reader and the background tasks (streams, network
 //! calls) share: the reply output, the session's job queue and the stream in flight. This
-//! module imports no handler, so [`crate::server`], [`crate::send`], [`crate::calls`] and
-//! [`crate::titles`] can all depend on it without a cycle.
+//! module imports no handler, so [`crate::protocol::server`], [`crate::send`], [`crate::send::calls`] and
+//! [`crate::send::titles`] can all depend on it without a cycle.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -119,7 +119,7 @@ impl Shared {
     pub fn spawn_reply_for(
         &self,
         request_id: Option<String>,
-        work: impl std::future::Future<Output = crate::Result<Reply>> + Send + 'static,
+        work: impl std::future::Future<Output = crate::protocol::error::Result<Reply>> + Send + 'static,
     ) {
         let shared = self.clone();
         self.runtime.spawn(async move {
@@ -141,7 +141,7 @@ impl Shared {
 }
 
 /// The safety guard tripped: say why on stderr and exit at once with status 2.
-pub fn fatal(err: &crate::Error) -> ! {
+pub fn fatal(err: &crate::protocol::error::Error) -> ! {
     tracing::error!(error = %err, "safety guard tripped; exiting");
     eprintln!("{err}");
     std::process::exit(2);

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::protocol::error::{Error, Result};
 
 /// Moves a directory, across file systems if need be.
 pub fn move_dir(from: &Path, to: &Path) -> Result<()> {

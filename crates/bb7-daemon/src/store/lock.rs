@@ -14,8 +14,8 @@ use std::sync::Mutex;
 
 use rustix::fs::FlockOperation;
 
-use crate::confined::Confined;
-use crate::error::{Error, Result};
+use crate::protocol::error::{Error, Result};
+use crate::store::confined::Confined;
 
 /// Locks this process holds: chat directory and the open, `flock`ed lock file.
 static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use ybs_core::Usage;
 
-use crate::global::Home;
+use crate::store::global::Home;
 
 /// Appends one row for a call that cost something.
 pub fn append(home: &Home, project_root: Option<&Path>, model: &str, usage: &Usage) {

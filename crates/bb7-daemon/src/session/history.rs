@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use ybs_core::{ContextAction, ContextEvent, Message, Part, Role, SnapshotEntry};
 
-use crate::active::{normalize, storage_path, version_of};
-use crate::error::Result;
-use crate::model::{Chat, ContextFile, newest_first, search_text};
+use crate::protocol::error::Result;
+use crate::store::active::{normalize, storage_path, version_of};
+use crate::store::model::{Chat, ContextFile, newest_first, search_text};
 
 /// A file of a snapshot that is not as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,7 +56,7 @@ impl Restored {
                 })
             })
             .collect();
-        Some(Message::new(Role::System, parts).with_timestamp(crate::model::now()))
+        Some(Message::new(Role::System, parts).with_timestamp(crate::store::model::now()))
     }
 }
 
@@ -67,7 +67,7 @@ impl Restored {
 pub fn restore(
     source: &Chat,
     message_index: usize,
-    fs: &crate::confined::Confined,
+    fs: &crate::store::confined::Confined,
     context_dir: &Path,
     root: Option<&Path>,
 ) -> Result<Restored> {
@@ -106,7 +106,7 @@ pub fn restore(
         };
         let Ok(content) = storage_path(context_dir, &file).and_then(|path| {
             fs.read_to_string(&path)
-                .map_err(crate::error::Error::io("read", path))
+                .map_err(crate::protocol::error::Error::io("read", path))
         }) else {
             restored.warnings.push(deleted);
             continue;
@@ -136,7 +136,7 @@ fn local_path(file: &ContextFile, root: Option<&Path>) -> Option<PathBuf> {
     if file.external || Path::new(&file.path).is_absolute() {
         return Some(PathBuf::from(&file.path));
     }
-    root.and_then(|root| crate::paths::join(root, &file.path).ok())
+    root.and_then(|root| crate::store::paths::join(root, &file.path).ok())
 }
 
 /// One `search_chats` result.

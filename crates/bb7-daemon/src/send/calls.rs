@@ -8,12 +8,12 @@ use serde_json::{Value, json};
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
 use ybs_providers::ModelInfo;
 
-use crate::error::{Error, Result};
+use crate::protocol::error::{Error, Result};
+use crate::protocol::shared::Shared;
 use crate::protocol::{Reply, Request};
+use crate::send::settings::Settings;
+use crate::send::{prompt, titles, tokens};
 use crate::session::Session;
-use crate::settings::Settings;
-use crate::shared::Shared;
-use crate::{prompt, titles, tokens};
 
 /// Handles one of the actions above. `Ok(None)` means the reply comes later, from a
 /// background task (the network never blocks the session's thread).

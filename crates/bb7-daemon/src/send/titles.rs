@@ -11,8 +11,8 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
 use crate::protocol::Reply;
-use crate::settings::Settings;
-use crate::shared::Shared;
+use crate::protocol::shared::Shared;
+use crate::send::settings::Settings;
 
 /// Longest title, in characters.
 pub const MAX_TITLE: usize = 80;

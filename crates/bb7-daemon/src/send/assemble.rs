@@ -11,8 +11,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 use ybs_core::{ContextEvent, Message, Part};
 
-use crate::active::Active;
-use crate::error::Result;
+use crate::protocol::error::Result;
+use crate::store::active::Active;
 
 /// Where the content of a file block comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,7 +127,7 @@ pub fn collect_files(active: &Active) -> Result<Vec<FileBlock>> {
         }
         blocks.push(FileBlock {
             path: file.path.clone(),
-            id: crate::active::version_of(file, &snapshot),
+            id: crate::store::active::version_of(file, &snapshot),
             writable,
             source: Source::Context,
             lines: file.section(),

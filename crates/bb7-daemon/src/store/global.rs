@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::atomic;
-use crate::error::{Error, Result};
+use crate::protocol::error::{Error, Result};
+use crate::store::atomic;
 
 /// The model used when nothing else names one.
 pub const FALLBACK_MODEL: &str = "anthropic/claude-sonnet-4";

@@ -10,11 +10,11 @@
 
 use std::path::Path;
 
-use crate::active::Active;
-use crate::error::{Error, Result};
-use crate::model::Chat;
-use crate::paths;
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::store::active::Active;
+use crate::store::chats::ChatStore;
+use crate::store::model::Chat;
+use crate::store::paths;
 
 /// Why `chat` (stored in `store`, of the project at `root`) is not to be trusted, if it is not.
 pub fn audit(store: &ChatStore, chat: &Chat, root: Option<&Path>) -> Option<String> {

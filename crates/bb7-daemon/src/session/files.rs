@@ -8,7 +8,7 @@
 //! knows about open buffers, and keeps the file's mode and symlinks). Writes into `output/`
 //! go through [`paths::guard_write`]: a destination that resolves outside the project root
 //! is [`Error::ProjectEscape`], on which the daemon exits. Outputs are read, written and
-//! removed beneath the chat directory without following links ([`crate::confined`]); a link
+//! removed beneath the chat directory without following links ([`crate::store::confined`]); a link
 //! on the way to an output write is the same fatal escape.
 
 use std::path::{Path, PathBuf};
@@ -16,12 +16,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use ybs_core::ContextAction;
 
-use crate::active::{Active, normalize, version_of};
-use crate::atomic;
-use crate::error::{Error, Result};
-use crate::events::Event;
-use crate::model::ContextFile;
-use crate::{paths, tokens};
+use crate::protocol::error::{Error, Result};
+use crate::send::tokens;
+use crate::store::active::{Active, normalize, version_of};
+use crate::store::atomic;
+use crate::store::events::Event;
+use crate::store::model::ContextFile;
+use crate::store::paths;
 
 /// One entry of a `file_statuses` reply.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -64,9 +65,9 @@ pub struct FileStatus {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::Request;
+    use crate::protocol::Request;
 
-    use crate::test_support::initialized_session as session;
+    use crate::session::test_support::initialized_session as session;
 
     #[test]
     fn outputs_are_written_under_the_guard_and_never_for_global_chats() {
@@ -220,7 +221,7 @@ impl Active {
 
     /// Writes one output file (the model's writes) beneath the chat directory without
     /// following links; a link on the way is the safety guard's fatal escape. Sends commit
-    /// through [`crate::commit`] instead, which stages all writes of a reply first.
+    /// through [`crate::store::commit`] instead, which stages all writes of a reply first.
     pub fn write_output(&self, path: &str, content: &str) -> Result<()> {
         if self.chat.global {
             return Err(Error::Invalid("Global chats cannot write files".into()));
@@ -230,7 +231,7 @@ impl Active {
         self.store
             .fs()
             .write(&target, content.as_bytes())
-            .map_err(|err| crate::commit::escape_or_io(root, &target, err))
+            .map_err(|err| crate::store::commit::escape_or_io(root, &target, err))
     }
 
     /// All output files, as sorted project-relative paths. Links, special files and the
@@ -423,7 +424,7 @@ impl Active {
         if placed.external {
             return Ok(DiffOutcome::None);
         }
-        let project = crate::confined::Confined::new(root);
+        let project = crate::store::confined::Confined::new(root);
         let Ok(local) = project.read_to_string(&root.join(&placed.path)) else {
             return Ok(DiffOutcome::None);
         };
@@ -454,7 +455,7 @@ impl Active {
         }
         self.chat.messages.push(
             ybs_core::Message::new(ybs_core::Role::Assistant, vec![part])
-                .with_timestamp(crate::model::now()),
+                .with_timestamp(crate::store::model::now()),
         );
         self.save()?;
         Ok(DiffOutcome::Partial)

@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use crate::{Home, Request, Session};
+use crate::protocol::Request;
+use crate::session::Session;
+use crate::store::global::Home;
 
 /// A session initialized on `dir/project`, with its home in `dir/home`.
 pub(crate) fn initialized_session(dir: &Path) -> Session {

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use ybs_tools::bb7_edit::DiffMode;
 
-use crate::error::Result;
-use crate::global::Home;
-use crate::instructions;
+use crate::protocol::error::Result;
+use crate::store::global::Home;
+use crate::store::instructions;
 
 /// The built-in system prompt.
 pub const BUILTIN: &str = include_str!("system_prompt.txt");

@@ -22,9 +22,9 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
+pub use crate::protocol::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
 use crate::protocol::{self, MAX_LINE, Reply, Request, TOO_LARGE};
 use crate::session::Session;
-pub use crate::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
 
 /// One line of input, or the marker of a line that was too long.
 #[derive(Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
-pub use crate::shared::BUSY;
+pub use crate::protocol::shared::BUSY;
 
 /// The error for `cancel` when nothing (or something else) is streaming.
 pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
@@ -167,7 +167,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
         | Request::EstimateTextTokens { .. }
         | Request::GetModels { .. }
         | Request::GetBalance { .. } => {
-            crate::calls::handle(session, shared, request_id.clone(), request).map(Some)
+            crate::send::calls::handle(session, shared, request_id.clone(), request).map(Some)
         }
         Request::ChatMove { id, to } if shared.streaming() => session
             .chat_move_keeping_active(&id, &to)
@@ -180,7 +180,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
             .map(|text| (*text).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        Err(crate::Error::Invalid(format!(
+        Err(crate::protocol::error::Error::Invalid(format!(
             "Internal error while handling {action}: {why}"
         )))
     });

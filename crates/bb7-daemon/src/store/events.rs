@@ -4,7 +4,7 @@
 
 use ybs_core::{ContextAction, ContextEvent, Message, Part, Role};
 
-use crate::model::ContextFile;
+use crate::store::model::ContextFile;
 
 /// What happened to which file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,7 +65,8 @@ impl Event {
 
     /// The history message holding this event.
     pub fn into_message(self) -> Message {
-        Message::new(Role::Assistant, vec![self.into_part()]).with_timestamp(crate::model::now())
+        Message::new(Role::Assistant, vec![self.into_part()])
+            .with_timestamp(crate::store::model::now())
     }
 }
 

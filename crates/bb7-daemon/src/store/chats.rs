@@ -16,10 +16,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::confined::{Confined, Kind};
-use crate::error::{Error, Result};
-use crate::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
-use crate::{atomic, lock};
+use crate::protocol::error::{Error, Result};
+use crate::store::confined::{Confined, Kind};
+use crate::store::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
+use crate::store::{atomic, lock};
 
 /// A chats directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl ChatStore {
         // A send cut short is finished or undone first, unless another live process holds
         // the chat (then it may be committing right now).
         if lock::held_by_other(&self.fs, &dir).is_none() {
-            crate::commit::recover(self, id)?;
+            crate::store::commit::recover(self, id)?;
         }
         let path = dir.join("chat.json");
         let text = match self.fs.read_to_string(&path) {

@@ -15,6 +15,14 @@
 //! answered with `error` (`<label>: <provider message>`); the user message is saved before
 //! anything is sent, so it is never lost.
 
+pub mod assemble;
+pub mod calls;
+pub mod prompt;
+pub mod settings;
+pub mod titles;
+pub mod tokens;
+pub mod tool_calls;
+
 use std::sync::Arc;
 
 use futures::StreamExt;
@@ -30,15 +38,16 @@ use ybs_core::{
 use ybs_providers::Provider;
 use ybs_tools::bb7_edit::{BaseLookup, DiffError, DiffMode, FileWrite, apply_response, tool_specs};
 
-use crate::active::Active;
-use crate::assemble::{self, FileBlock, Input, RetryContext};
-use crate::error::{Error, Result};
-use crate::global::{GlobalState, Home};
-use crate::model::now;
 use crate::protocol::Reply;
-use crate::settings::Settings;
-use crate::shared::Shared;
-use crate::{commit, prompt, session, titles, tokens, tool_calls, usage_log};
+use crate::protocol::error::{Error, Result};
+use crate::protocol::shared::Shared;
+use crate::send::settings::Settings;
+use crate::session;
+use crate::store::active::Active;
+use crate::store::global::{GlobalState, Home};
+use crate::store::model::now;
+use crate::store::{commit, usage_log};
+use assemble::{FileBlock, Input, RetryContext};
 
 /// The system message saved after a cancelled reply.
 pub const ABORTED: &str = "Response aborted by user.";
@@ -105,7 +114,7 @@ pub fn start(
     let task_shared = shared.clone();
     shared.runtime.spawn(async move {
         let fetched = tokio::select! {
-            fetched = crate::calls::fetch_models(&settings) => Some(fetched),
+            fetched = crate::send::calls::fetch_models(&settings) => Some(fetched),
             () = cancel.cancelled() => None,
         };
         task_shared.post(move |session, shared| {
@@ -124,7 +133,7 @@ pub fn start(
             if let Err(err) = launch(session, shared, request_id.clone(), &args, settings, cancel) {
                 shared.clear_stream();
                 if err.is_fatal() {
-                    crate::shared::fatal(&err);
+                    crate::protocol::shared::fatal(&err);
                 }
                 shared.send(&Reply::error(err.to_string()).for_request(request_id.as_deref()));
             }
@@ -147,7 +156,7 @@ fn launch(
     let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
     let context_window = context_window(session, args)?;
     let active = session.active_chat()?;
-    crate::trust::require_trusted(active)?;
+    crate::store::trust::require_trusted(active)?;
     let global = active.chat.global;
     let model = text_arg(args, "model").unwrap_or_else(|| active.chat.effective_model().to_owned());
     let effort = text_arg(args, "reasoning_effort")
@@ -674,7 +683,7 @@ fn finish_done(
             // Nothing was written: the reply is kept as text and the failure is a diff_error,
             // never reported as written.
             if err.is_fatal() {
-                crate::shared::fatal(&err);
+                crate::protocol::shared::fatal(&err);
             }
             active.chat.messages.push(message);
             save(&active);
@@ -858,7 +867,7 @@ fn finish_cancelled(
     messages.push(aborted.clone());
     if let Err(err) = commit::commit(&mut active, &writes, messages) {
         if err.is_fatal() {
-            crate::shared::fatal(&err);
+            crate::protocol::shared::fatal(&err);
         }
         tracing::error!(error = %err, "the files of a cancelled reply were not written");
         if !message.parts.is_empty() {

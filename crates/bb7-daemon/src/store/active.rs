@@ -1,14 +1,14 @@
 //! The active chat: the loaded `chat.json`, the store it lives in and the project root, with
 //! the storage layout of its snapshots and outputs. Context operations are in
-//! [`crate::context`], output and status operations in [`crate::files`].
+//! [`crate::session::context`], output and status operations in [`crate::session::files`].
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::events::Event;
-use crate::model::{Chat, ContextFile};
-use crate::paths;
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::store::chats::ChatStore;
+use crate::store::events::Event;
+use crate::store::model::{Chat, ContextFile};
+use crate::store::paths;
 
 /// A chat selected in this session.
 #[derive(Debug, Clone)]

@@ -6,6 +6,10 @@
 //! foo`, `Missing required field: path`) together with the request id when one could be read.
 //! `request_id` may be a string or a number; replies always carry it as a string.
 
+pub mod error;
+pub mod server;
+pub mod shared;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -234,7 +238,7 @@ pub enum Request {
         level: String,
     },
     GetCustomizationInfo,
-    /// The model-calling half, served by [`crate::send`] and [`crate::calls`].
+    /// The model-calling half, served by [`crate::send`] and [`crate::send::calls`].
     Send {
         #[serde(flatten)]
         args: Map<String, Value>,

@@ -10,15 +10,15 @@ use std::path::Path;
 
 use ybs_core::ContextAction;
 
-use crate::active::{Active, normalize, version_of};
-use crate::atomic;
-use crate::confined::Confined;
-use crate::error::{Error, Result};
-use crate::events::Event;
-use crate::model::ContextFile;
-use crate::paths;
+use crate::protocol::error::{Error, Result};
+use crate::store::active::{Active, normalize, version_of};
+use crate::store::atomic;
+use crate::store::confined::Confined;
+use crate::store::events::Event;
+use crate::store::model::ContextFile;
+use crate::store::paths;
 
-use crate::paths::Placed;
+use crate::store::paths::Placed;
 
 impl Active {
     fn place(&self, path: &str) -> Result<Placed> {
@@ -287,11 +287,12 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::{Request, Session};
+    use crate::protocol::Request;
+    use crate::session::Session;
 
     /// An initialized session with one project chat active.
     fn session(dir: &Path) -> Session {
-        let mut session = crate::test_support::initialized_session(dir);
+        let mut session = crate::session::test_support::initialized_session(dir);
         session
             .dispatch(Request::ChatNew {
                 name: "c".into(),

@@ -8,8 +8,8 @@ use serde_json::Value;
 use ybs_providers::{OpenRouterOptions, Provider, ProviderConfig, ProviderKind, build};
 use ybs_tools::bb7_edit::DiffMode;
 
-use crate::error::{Error, Result};
-use crate::global::{Config, Home};
+use crate::protocol::error::{Error, Result};
+use crate::store::global::{Config, Home};
 
 /// The config error of the protocol spec for a missing file.
 pub const CONFIG_NOT_FOUND: &str = "Config file not found: ~/.config/bb7/config.json";

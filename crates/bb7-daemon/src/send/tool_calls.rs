@@ -20,9 +20,9 @@ use ybs_tools::bb7_edit::{
     BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE,
 };
 
-use crate::active::Active;
-use crate::assemble::{FileBlock, Source};
-use crate::paths;
+use crate::send::assemble::{FileBlock, Source};
+use crate::store::active::Active;
+use crate::store::paths;
 
 /// The paths a call names, in order, without repeats (normalised when they can be).
 pub fn call_paths(call: &ToolCall) -> Vec<String> {
