@@ -45,6 +45,9 @@ pub enum Error {
         /// The owner's process id.
         pid: u32,
     },
+    /// A state-changing action while a stream runs (only one stream at a time).
+    #[error("Another request is already in progress")]
+    Busy,
     /// A required request field is absent or empty.
     #[error("Missing required field: {0}")]
     MissingField(&'static str),

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
+use crate::protocol::error::Error;
 pub use crate::protocol::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
 use crate::protocol::{self, MAX_LINE, Reply, Request, TOO_LARGE};
 use crate::session::Session;
@@ -75,8 +76,6 @@ async fn next_line<R: AsyncRead + Unpin>(
         }
     }
 }
-
-pub use crate::protocol::shared::BUSY;
 
 /// The error for `cancel` when nothing (or something else) is streaming.
 pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
@@ -154,7 +153,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     // A `send` holds the stream slot already (taken by the reader).
     let is_send = matches!(request, Request::Send { .. });
     if !is_send && shared.streaming() && !allowed_while_streaming(session, &request) {
-        shared.send(&Reply::error(BUSY).for_request(request_id.as_deref()));
+        shared.send(&Reply::error(Error::Busy.to_string()).for_request(request_id.as_deref()));
         return true;
     }
     // A bug in one handler must not take the daemon (and the user's session) down.
@@ -180,7 +179,7 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
             .map(|text| (*text).to_owned())
             .or_else(|| panic.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        Err(crate::protocol::error::Error::Invalid(format!(
+        Err(Error::Invalid(format!(
             "Internal error while handling {action}: {why}"
         )))
     });
@@ -286,7 +285,7 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                 if !shared.reserve_stream(request_id.as_deref()) {
                     send(
                         &output,
-                        &Reply::error(BUSY).for_request(request_id.as_deref()),
+                        &Reply::error(Error::Busy.to_string()).for_request(request_id.as_deref()),
                     );
                     continue;
                 }

@@ -11,9 +11,6 @@ use tokio::sync::mpsc;
 use crate::protocol::{Reply, Request};
 use crate::session::Session;
 
-/// The error for a state-changing action while a stream runs.
-pub const BUSY: &str = "Another request is already in progress";
-
 /// Where replies go.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 

@@ -7,7 +7,6 @@ use super::Session;
 use crate::protocol::error::{Error, Result};
 use crate::session::history::{self, SearchResult};
 use crate::store::active::version_of;
-use crate::store::chats::ChatStore;
 use crate::store::confined::Confined;
 use crate::store::dirs;
 use crate::store::global::{Config, new_chat_model};
@@ -176,7 +175,7 @@ impl Session {
             .as_ref()
             .is_some_and(|active| active.chat.id == id)
         {
-            return Err(Error::Invalid(crate::protocol::shared::BUSY.into()));
+            return Err(Error::Busy);
         }
         self.move_chat(id, to, false)
     }
@@ -289,7 +288,7 @@ impl Session {
                 Some(active) if active.chat.id == id && active.store == store => {
                     active.chat.clone()
                 }
-                _ => match read_for_search(&store, &id) {
+                _ => match store.peek(&id) {
                     Some(chat) => chat,
                     None => continue,
                 },
@@ -305,16 +304,4 @@ impl Session {
 
 pub(super) fn default_name() -> String {
     format!("Chat {}", chrono::Utc::now().format("%Y-%m-%d %H:%M"))
-}
-
-/// Parses a chat for searching without migrating it on disk (search must not write).
-pub(super) fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
-    let text = store
-        .fs()
-        .read_to_string(&store.chat_dir(id).ok()?.join("chat.json"))
-        .ok()?;
-    let mut chat: Chat = serde_json::from_str(&text).ok()?;
-    chat.id = id.to_owned();
-    chat.migrate();
-    Some(chat)
 }

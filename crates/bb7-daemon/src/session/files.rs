@@ -231,7 +231,7 @@ impl Active {
         self.store
             .fs()
             .write(&target, content.as_bytes())
-            .map_err(|err| crate::store::commit::escape_or_io(root, &target, err))
+            .map_err(|err| crate::store::paths::escape_or_io(root, &target, err))
     }
 
     /// All output files, as sorted project-relative paths. Links, special files and the

@@ -590,7 +590,7 @@ impl Session {
 
     /// Why the stored chat `id` is not to be selected without the user asking, if so.
     fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
-        let chat = chats::read_for_search(store, id)?;
+        let chat = store.peek(id)?;
         crate::store::trust::audit(store, &chat, self.root.as_deref())
     }
 

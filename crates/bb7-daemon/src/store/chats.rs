@@ -96,7 +96,7 @@ impl ChatStore {
         // A send cut short is finished or undone first, unless another live process holds
         // the chat (then it may be committing right now).
         if lock::held_by_other(&self.fs, &dir).is_none() {
-            crate::store::commit::recover(self, id)?;
+            crate::store::recovery::recover(&self.fs, &dir)?;
         }
         let path = dir.join("chat.json");
         let text = match self.fs.read_to_string(&path) {
@@ -135,6 +135,19 @@ impl ChatStore {
             self.write_chat(&chat)?;
         }
         Ok(chat)
+    }
+
+    /// Parses a chat as it is on disk, without finishing a cut-short send or migrating it
+    /// (searching and trust checks must not write); `None` when it cannot be read.
+    pub fn peek(&self, id: &str) -> Option<Chat> {
+        let text = self
+            .fs
+            .read_to_string(&self.chat_dir(id).ok()?.join("chat.json"))
+            .ok()?;
+        let mut chat: Chat = serde_json::from_str(&text).ok()?;
+        chat.id = id.to_owned();
+        chat.migrate();
+        Some(chat)
     }
 
     /// Saves a chat atomically and updates its index entry.

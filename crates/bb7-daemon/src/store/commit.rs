@@ -6,14 +6,14 @@
 //!    failure here removes the directory: nothing changed.
 //! 2. **Commit point.** One rename turns the staging directory into `chats/{id}/.commit/`.
 //! 3. **Apply.** Each staged output is renamed into `output/`, then `chat.json` over the
-//!    chat's, then `.commit/` is removed. Every step can be repeated, so [`recover`] finishes
-//!    a commit that was killed after its commit point (rolls forward) and removes staging
-//!    directories of commits killed before it (rolls back).
+//!    chat's, then `.commit/` is removed. Every step can be repeated, so
+//!    [`recovery`](crate::store::recovery) finishes a commit that was killed after its commit
+//!    point (rolls forward) and removes staging directories of commits killed before it (rolls
+//!    back) the next time the chat is loaded.
 //!
 //! All of it happens beneath the chat directory without following links (see
 //! [`crate::store::confined`]); a link on the way into `output/` is the spec's fatal escape.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
@@ -22,26 +22,9 @@ use ybs_tools::bb7_edit::FileWrite;
 
 use crate::protocol::error::{Error, Result};
 use crate::store::active::Active;
-use crate::store::chats::ChatStore;
-use crate::store::confined::{Confined, Refused, refusal};
 use crate::store::events::Event;
-use crate::store::paths;
-
-/// Prefix of staging directories (inside the chat directory, never inside `output/`).
-pub const STAGING_PREFIX: &str = ".send-";
-/// The committed, not yet applied, commit.
-pub const COMMITTED: &str = ".commit";
-
-/// The safety guard's fatal error for a link met on the way to `target`, else an I/O error.
-pub fn escape_or_io(root: &Path, target: &Path, err: std::io::Error) -> Error {
-    match refusal(&err) {
-        Some(Refused::Symlink(link)) => Error::ProjectEscape {
-            root: root.to_path_buf(),
-            destination: link.clone(),
-        },
-        _ => Error::io("write", target)(err),
-    }
-}
+use crate::store::paths::{self, escape_or_io};
+use crate::store::recovery::{COMMITTED, STAGING_PREFIX, recover, roll_forward};
 
 /// Commits `writes` to `output/` and appends `messages` to the chat (the `AssistantWriteFile`
 /// events and `output_files` go on the first one), all or nothing. Returns the paths written,
@@ -68,7 +51,7 @@ pub fn commit(
     let fs = store.fs();
     let chat_dir = store.chat_dir(&active.chat.id)?;
     let output_dir = store.output_dir(&active.chat.id)?;
-    recover(&store, &active.chat.id)?;
+    recover(fs, &chat_dir)?;
 
     // Before anything is written: every target is a valid path whose directories are not
     // links (a link there is the spec's escape, which stops the daemon).
@@ -142,76 +125,6 @@ pub fn commit(
         .collect())
 }
 
-/// Brings a chat directory to a consistent state: a commit past its commit point is applied,
-/// staging directories of commits that never reached it are removed. Only call it when no
-/// other live process holds the chat.
-pub fn recover(store: &ChatStore, id: &str) -> Result<()> {
-    let fs = store.fs();
-    let chat_dir = store.chat_dir(id)?;
-    let entries = match fs.list(&chat_dir) {
-        Ok(entries) => entries,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(err) => return Err(Error::io("list", &chat_dir)(err)),
-    };
-    for (name, _) in &entries {
-        if name.starts_with(STAGING_PREFIX) {
-            tracing::warn!(chat = %id, staging = %name, "removing a send that was cut short before its commit");
-            let path = chat_dir.join(name);
-            fs.remove_all(&path).map_err(Error::io("remove", &path))?;
-        }
-    }
-    if entries.iter().any(|(name, _)| name == COMMITTED) {
-        tracing::warn!(chat = %id, "finishing a send that was cut short after its commit");
-        let root = fs.anchor().to_path_buf();
-        if let Err(err) = roll_forward(fs, &root, &chat_dir, &store.output_dir(id)?) {
-            // A link planted in output/ since: what is left is dropped, never written
-            // through (the link also makes the chat suspect, see crate::store::trust).
-            tracing::error!(chat = %id, error = %err, "abandoning the rest of a commit");
-            let committed = chat_dir.join(COMMITTED);
-            fs.remove_all(&committed)
-                .map_err(Error::io("remove", &committed))?;
-        }
-    }
-    Ok(())
-}
-
-/// Moves everything in `.commit/` into place and removes it.
-fn roll_forward(fs: &Confined, root: &Path, chat_dir: &Path, output_dir: &Path) -> Result<()> {
-    let committed = chat_dir.join(COMMITTED);
-    let staged_outputs = committed.join("output");
-    let mut odd = Vec::new();
-    let files = fs
-        .walk_files(&staged_outputs, &mut odd)
-        .map_err(Error::io("list", &staged_outputs))?;
-    // Past the commit point only a link (the fatal escape) stops this; a file that cannot
-    // be moved (something appeared in its way since the checks) is logged and left out, so
-    // a chat is never wedged by a half-applied commit.
-    for relative in files {
-        let from = staged_outputs.join(&relative);
-        let to = output_dir.join(&relative);
-        if let Err(err) = fs.rename(&from, &to) {
-            match escape_or_io(root, &to, err) {
-                fatal @ Error::ProjectEscape { .. } => return Err(fatal),
-                err => {
-                    tracing::error!(error = %err, "a committed output could not be moved into place")
-                }
-            }
-        }
-    }
-    let chat_json = committed.join("chat.json");
-    match fs.rename(&chat_json, &chat_dir.join("chat.json")) {
-        Ok(()) => {}
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-        Err(err) => {
-            tracing::error!(error = %err, "the committed chat.json could not be moved into place")
-        }
-    }
-    if let Err(err) = fs.remove_all(&committed) {
-        tracing::error!(error = %err, "could not remove {}", committed.display());
-    }
-    Ok(())
-}
-
 fn staging_name() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     format!(
@@ -253,7 +166,7 @@ fn events(active: &Active, writes: &[FileWrite]) -> Vec<Part> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::*;
+    use crate::store::chats::ChatStore;
 
     #[test]
     fn recovery_rolls_a_committed_send_forward_and_a_staged_one_back() {

@@ -13,6 +13,7 @@ pub mod lock;
 pub mod logfile;
 pub mod model;
 pub mod paths;
+pub mod recovery;
 pub mod trust;
 pub mod usage_log;
 

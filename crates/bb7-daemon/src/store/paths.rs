@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use crate::protocol::error::{Error, Result};
+use crate::store::confined::{Refused, refusal};
 
 /// Checks a project-relative path from the client: not empty, not absolute, no NUL byte, and no
 /// `..` that climbs above where it starts. Returns it with `./` segments removed.
@@ -125,6 +126,18 @@ pub fn guard_write(root: &Path, destination: &Path) -> Result<()> {
             root: root.to_path_buf(),
             destination: resolve_for_write(destination),
         })
+    }
+}
+
+/// The same guard for a write that went through [`crate::store::confined`]: a link met on the
+/// way to `target` is [`Error::ProjectEscape`], any other failure an I/O error.
+pub fn escape_or_io(root: &Path, target: &Path, err: std::io::Error) -> Error {
+    match refusal(&err) {
+        Some(Refused::Symlink(link)) => Error::ProjectEscape {
+            root: root.to_path_buf(),
+            destination: link.clone(),
+        },
+        _ => Error::io("write", target)(err),
     }
 }
 
