@@ -128,5 +128,11 @@ impl Error {
     }
 }
 
+/// A provider's error as the client shows it: `<label>: <message>`, the label one of `auth`,
+/// `quota`, `net`, `model`, `unknown` (the client offers the fitting action).
+pub fn provider_message(error: &ybs_core::LlmError) -> String {
+    format!("{}: {}", error.kind.label(), error.message)
+}
+
 /// Results of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

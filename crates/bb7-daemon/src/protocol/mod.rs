@@ -6,6 +6,7 @@
 //! foo`, `Missing required field: path`) together with the request id when one could be read.
 //! `request_id` may be a string or a number; replies always carry it as a string.
 
+pub mod dispatch;
 pub mod error;
 pub mod server;
 pub mod shared;

@@ -159,7 +159,8 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     // A bug in one handler must not take the daemon (and the user's session) down.
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match request {
         Request::Send { args } => {
-            crate::send::start(session, shared, request_id.clone(), &args).map(|()| Some(None))
+            crate::send::prepare::start(session, shared, request_id.clone(), &args)
+                .map(|()| Some(None))
         }
         Request::GenerateTitle { .. }
         | Request::EstimateTokens { .. }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
 use ybs_providers::ModelInfo;
 
-use crate::protocol::error::{Error, Result};
+use crate::protocol::error::{Error, Result, provider_message};
 use crate::protocol::shared::Shared;
 use crate::protocol::{Reply, Request};
 use crate::send::settings::Settings;
@@ -141,10 +141,6 @@ fn estimate_text(args: &serde_json::Map<String, Value>) -> Result<Reply> {
         .map(|text| tokens::count(text.as_str().unwrap_or_default()))
         .collect();
     Ok(reply.with("tokens", counts))
-}
-
-fn provider_message(error: &ybs_core::LlmError) -> String {
-    format!("{}: {}", error.kind.label(), error.message)
 }
 
 /// Fetches OpenRouter's model list.

@@ -10,7 +10,9 @@
 //!   `\n[Assistant added: PATH]\n` or `\n[Assistant modified: PATH]\n` (`N edit(s)` for a
 //!   multi-edit call), and keeps the writes
 //!   of the calls that applied even when others failed (the hidden repair builds on them);
-//! - [`entries`] is the `tool_calls` of `diff_error`: every call of the reply.
+//! - [`entries`] is the `tool_calls` of `diff_error`: every call of the reply;
+//! - [`Lookup`] is the chat's files as the edit algorithms see them, [`WithPending`] the same
+//!   with a first attempt's writes shown as output (for the hidden repair).
 
 use std::collections::{HashMap, HashSet};
 
@@ -205,6 +207,54 @@ pub fn entries(calls: &[ToolCall]) -> Vec<Value> {
             entry
         })
         .collect()
+}
+
+/// The chat's files as the edit algorithms see them: outputs, and snapshots of writable
+/// whole files (read-only, external and section files are `None`).
+pub struct Lookup<'a>(pub &'a Active);
+
+impl BaseLookup for Lookup<'_> {
+    fn output(&self, path: &str) -> Option<String> {
+        self.0.output_content(path).ok()
+    }
+
+    fn context(&self, path: &str) -> Option<String> {
+        let file = self.0.chat.find_file(path)?;
+        if file.readonly || file.external || file.section().is_some() {
+            return None;
+        }
+        self.0.read_snapshot(file).ok()
+    }
+}
+
+/// Adds the read-only refusals found by [`precheck`] to an outcome.
+pub fn with_read_only(
+    outcome: Result<Vec<FileWrite>, DiffError>,
+    checked: &Precheck,
+) -> Result<Vec<FileWrite>, DiffError> {
+    if checked.read_only.is_empty() {
+        return outcome;
+    }
+    let mut errors = checked.read_only.clone();
+    if let Err(diff) = outcome {
+        errors.extend(diff.errors);
+    }
+    Err(DiffError {
+        errors,
+        tool_calls: Vec::new(),
+    })
+}
+
+/// The first attempt's writes updated by the repair's.
+pub fn merge_writes(first: &[FileWrite], repair: Vec<FileWrite>) -> Vec<FileWrite> {
+    let mut writes: Vec<FileWrite> = first.to_vec();
+    for write in repair {
+        match writes.iter_mut().find(|known| known.path == write.path) {
+            Some(known) => *known = write,
+            None => writes.push(write),
+        }
+    }
+    writes
 }
 
 /// A lookup that sees `pending` (a first attempt's writes) as the chat's output.

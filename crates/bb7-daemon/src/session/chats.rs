@@ -6,16 +6,16 @@ use std::path::Path;
 use super::Session;
 use crate::protocol::error::{Error, Result};
 use crate::session::history::{self, SearchResult};
-use crate::store::active::version_of;
+use crate::store::active::{Active, version_of};
 use crate::store::confined::Confined;
 use crate::store::dirs;
 use crate::store::global::{Config, new_chat_model};
 use crate::store::lock;
-use crate::store::model::{Chat, ContextFile};
+use crate::store::model::{Chat, ChatSummary, ContextFile};
 use crate::store::paths;
 
 impl Session {
-    pub(super) fn chat_new(
+    pub(crate) fn chat_new(
         &mut self,
         name: &str,
         model: Option<&str>,
@@ -39,7 +39,7 @@ impl Session {
     /// `chat_new_with_context`: a new chat with the source chat's model, reasoning effort
     /// and context files as they are now: whole files are read again from disk (those that
     /// cannot be read are left out), sections keep their snapshot.
-    pub(super) fn chat_new_with_context(
+    pub(crate) fn chat_new_with_context(
         &mut self,
         source_id: &str,
         global: bool,
@@ -97,7 +97,29 @@ impl Session {
         Ok(id)
     }
 
-    pub(super) fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
+    /// `chat_list`: the chats of the store addressed, newest first.
+    pub(crate) fn chat_list(&self, global: bool) -> Result<Vec<ChatSummary>> {
+        self.store(global)?.list()
+    }
+
+    /// `chat_active`: the active chat, if any.
+    pub(crate) fn chat_active(&self) -> Result<Option<&Active>> {
+        self.require_init()?;
+        Ok(self.active.as_ref())
+    }
+
+    /// `chat_force_unlock`: removes the lock of a chat (a stale one, or another live
+    /// daemon's when the user says so).
+    pub(crate) fn chat_force_unlock(&self, id: &str, global: bool) -> Result<()> {
+        let store = self.store(global)?;
+        let dir = store.chat_dir(id)?;
+        if !store.fs().is_dir(&dir) {
+            return Err(Error::ChatNotFound);
+        }
+        lock::force_unlock(store.fs(), &dir)
+    }
+
+    pub(crate) fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
         let store = self.store(global)?;
         if let Some(active) = &self.active {
             if active.chat.id == id && active.store == store {
@@ -124,7 +146,7 @@ impl Session {
         self.activate(active)
     }
 
-    pub(super) fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
+    pub(crate) fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
         let store = self.store(global)?;
         if self
             .active
@@ -163,7 +185,7 @@ impl Session {
     /// `output/` is dropped, every context file becomes read-only and `created` is renewed.
     /// To the project: external files inside the project become relative, writable entries
     /// again (their snapshots follow). Either way the moved chat becomes the active one.
-    pub(super) fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
+    pub(crate) fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
         self.move_chat(id, to, true)
     }
 
@@ -280,7 +302,7 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn search(&self, query: &str, global: bool) -> Result<Vec<SearchResult>> {
+    pub(crate) fn search(&self, query: &str, global: bool) -> Result<Vec<SearchResult>> {
         let store = self.store(global)?;
         let mut results = Vec::new();
         for id in store.ids()? {

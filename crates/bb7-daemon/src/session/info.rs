@@ -9,7 +9,7 @@ use crate::protocol::error::{Error, Result};
 use crate::store::instructions;
 
 impl Session {
-    pub(super) fn chat_get(&mut self) -> Result<Reply> {
+    pub(crate) fn chat_get(&mut self) -> Result<Reply> {
         let home = self.home.clone();
         let root = if self.project {
             self.root.clone()
@@ -43,7 +43,7 @@ impl Session {
         Ok(reply)
     }
 
-    pub(super) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
+    pub(crate) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
         let (path, template) = match level {
             "project" => {
                 self.require_init()?;
@@ -94,7 +94,7 @@ impl Session {
         Ok(path)
     }
 
-    pub(super) fn customization_info(&self) -> Reply {
+    pub(crate) fn customization_info(&self) -> Reply {
         let global_chat = self
             .active
             .as_ref()

@@ -11,7 +11,7 @@ use crate::session::history;
 use crate::store::model::{Chat, message_text};
 
 impl Session {
-    pub(super) fn chat_edit(
+    pub(crate) fn chat_edit(
         &mut self,
         chat_id: &str,
         index: i64,
@@ -49,7 +49,7 @@ impl Session {
         Ok(restored.warnings)
     }
 
-    pub(super) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<Reply> {
+    pub(crate) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<Reply> {
         let store = self.store(global)?;
         let source = self.load(&store, chat_id)?;
         let index = user_message_index(&source, index, "fork index out of range", "fork from")?;
@@ -97,7 +97,7 @@ impl Session {
     /// answered it (the assistant and system messages up to the next user message), e.g. a
     /// failed exchange the user wants gone or wants to ask again. Context events in that
     /// span go too; outputs that no remaining assistant message produced are deleted.
-    pub(super) fn message_delete(&mut self, chat_id: &str, index: i64) -> Result<()> {
+    pub(crate) fn message_delete(&mut self, chat_id: &str, index: i64) -> Result<()> {
         let active = self.active_chat()?;
         if !chat_id.is_empty() && chat_id != active.chat.id {
             return Err(Error::Invalid("Chat is not active".into()));
