@@ -48,6 +48,9 @@ pub enum Error {
     /// A state-changing action while a stream runs (only one stream at a time).
     #[error("Another request is already in progress")]
     Busy,
+    /// `cancel` when nothing (or another request) is streaming.
+    #[error("No active request to cancel")]
+    NothingToCancel,
     /// A required request field is absent or empty.
     #[error("Missing required field: {0}")]
     MissingField(&'static str),

@@ -22,9 +22,12 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
+use crate::protocol::dispatch::{self, Routed};
 use crate::protocol::error::Error;
+use crate::protocol::parse::{self, MAX_LINE, TOO_LARGE};
+use crate::protocol::replies::Reply;
+use crate::protocol::requests::{Concurrency, Request};
 pub use crate::protocol::shared::{Change, InFlight, Job, Output, Shared, fatal, send};
-use crate::protocol::{self, MAX_LINE, Reply, Request, TOO_LARGE};
 use crate::session::Session;
 
 /// One line of input, or the marker of a line that was too long.
@@ -77,64 +80,15 @@ async fn next_line<R: AsyncRead + Unpin>(
     }
 }
 
-/// The error for `cancel` when nothing (or something else) is streaming.
-pub const NOTHING_TO_CANCEL: &str = "No active request to cancel";
-
-/// Actions that only read, answered while a stream runs.
-fn read_only(request: &Request) -> bool {
-    matches!(
-        request,
-        Request::ChatGet
-            | Request::ChatList { .. }
-            | Request::ChatActive
-            | Request::SearchChats { .. }
-            | Request::ContextList
-            | Request::GetContextFile { .. }
-            | Request::GetOutputFile { .. }
-            | Request::GetDiffPaths { .. }
-            | Request::GetFileStatuses
-            | Request::GetCustomizationInfo
-            | Request::EstimateTokens { .. }
-            | Request::EstimateTextTokens { .. }
-            | Request::GetModels { .. }
-            | Request::GetBalance { .. }
-            | Request::Shutdown
-    )
-}
-
-/// Actions answered while a stream runs: the read-only ones, `init` on the project already
-/// open (the UI reopening mid-stream; the active chat is kept), and the changes that do not
-/// touch the streaming chat's messages or context (`chat_rename` and `generate_title`, whose
-/// name survives the stream handing its chat back, `chat_force_unlock`, `bb7_init`).
-fn allowed_while_streaming(session: &Session, request: &Request) -> bool {
-    match request {
-        Request::Init { project_root } => session.initialized_at(project_root),
-        // As the first bb7, except that the chat being streamed stays where it is (and stays
-        // active).
-        Request::ChatMove { id, .. } => session.active().is_none_or(|active| active.chat.id != *id),
-        Request::ChatRename { .. }
-        | Request::ChatForceUnlock { .. }
-        | Request::Bb7Init { .. }
-        | Request::GenerateTitle { .. } => true,
-        request => read_only(request),
-    }
-}
-
-/// Answers `cancel {target_request_id}` at once (it never waits behind other work).
-fn cancel(shared: &Shared, args: &serde_json::Map<String, serde_json::Value>) -> Reply {
-    let target = args
-        .get("target_request_id")
-        .and_then(protocol::request_id_text)
-        .unwrap_or_default();
-    let Ok(slot) = shared.stream.lock() else {
-        return Reply::error(NOTHING_TO_CANCEL);
-    };
-    match slot.as_ref() {
-        Some(stream) if target.is_empty() || stream.request_id == target => {
-            stream.cancel.cancel();
-            Reply::ok()
-        }
-        _ => Reply::error(NOTHING_TO_CANCEL),
+/// Whether a queued request may run while a stream is in flight (its [`Concurrency`]).
+fn may_run_beside_stream(session: &Session, request: &Request) -> bool {
+    match request.concurrency() {
+        Concurrency::Immediate | Concurrency::ReadOnly | Concurrency::BesideStream => true,
+        // The reader took the slot for this very `send`.
+        Concurrency::Stream => true,
+        Concurrency::SameProject(project_root) => session.initialized_at(project_root),
+        Concurrency::OtherChat(id) => session.active().is_none_or(|active| active.chat.id != id),
+        Concurrency::Exclusive => false,
     }
 }
 
@@ -150,29 +104,13 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     };
     let action = request.action();
     tracing::debug!(action, "request");
-    // A `send` holds the stream slot already (taken by the reader).
-    let is_send = matches!(request, Request::Send { .. });
-    if !is_send && shared.streaming() && !allowed_while_streaming(session, &request) {
+    if shared.streaming() && !may_run_beside_stream(session, &request) {
         shared.send(&Reply::error(Error::Busy.to_string()).for_request(request_id.as_deref()));
         return true;
     }
     // A bug in one handler must not take the daemon (and the user's session) down.
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match request {
-        Request::Send { args } => {
-            crate::send::prepare::start(session, shared, request_id.clone(), &args)
-                .map(|()| Some(None))
-        }
-        Request::GenerateTitle { .. }
-        | Request::EstimateTokens { .. }
-        | Request::EstimateTextTokens { .. }
-        | Request::GetModels { .. }
-        | Request::GetBalance { .. } => {
-            crate::send::calls::handle(session, shared, request_id.clone(), request).map(Some)
-        }
-        Request::ChatMove { id, to } if shared.streaming() => session
-            .chat_move_keeping_active(&id, &to)
-            .map(|()| Some(Some(Reply::ok()))),
-        request => session.dispatch(request).map(|reply| reply.map(Some)),
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        dispatch::route(session, shared, request_id.clone(), request)
     }))
     .unwrap_or_else(|panic| {
         let why = panic
@@ -185,13 +123,12 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
         )))
     });
     match outcome {
-        // Replied by a stream task.
-        Ok(Some(None)) => true,
-        Ok(Some(Some(reply))) => {
+        Ok(Routed::Later) => true,
+        Ok(Routed::Reply(reply)) => {
             shared.send(&reply.for_request(request_id.as_deref()));
             true
         }
-        Ok(None) => {
+        Ok(Routed::Shutdown) => {
             if let Ok(slot) = shared.stream.lock() {
                 if let Some(stream) = slot.as_ref() {
                     stream.cancel.cancel();
@@ -260,41 +197,29 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
         if line.trim().is_empty() {
             continue;
         }
-        match protocol::parse_line(&line) {
+        match parse::parse_line(&line) {
             Err(rejected) => {
                 send(
                     &output,
                     &Reply::error(rejected.message).for_request(rejected.request_id.as_deref()),
                 );
             }
-            Ok((request_id, Request::Ping)) => {
-                send(&output, &Reply::ok().for_request(request_id.as_deref()))
-            }
-            Ok((request_id, Request::Version)) => send(
+            Ok((request_id, request)) if request.concurrency().is_immediate() => send(
                 &output,
-                &Reply::typed("version")
-                    .with("version", env!("CARGO_PKG_VERSION"))
-                    .for_request(request_id.as_deref()),
-            ),
-            Ok((request_id, Request::Cancel { args })) => send(
-                &output,
-                &cancel(&shared, &args).for_request(request_id.as_deref()),
+                &dispatch::immediate(&shared, request).for_request(request_id.as_deref()),
             ),
             // The stream slot is taken as the `send` is read, as the first bb7 does, so a
             // `cancel` read right after it already reaches it.
-            Ok((request_id, request @ Request::Send { .. })) => {
-                if !shared.reserve_stream(request_id.as_deref()) {
+            Ok((request_id, request)) => {
+                if request.concurrency() == Concurrency::Stream
+                    && !shared.reserve_stream(request_id.as_deref())
+                {
                     send(
                         &output,
                         &Reply::error(Error::Busy.to_string()).for_request(request_id.as_deref()),
                     );
                     continue;
                 }
-                if queue.send(Job::Request(request_id, request)).is_err() {
-                    break;
-                }
-            }
-            Ok((request_id, request)) => {
                 if queue.send(Job::Request(request_id, request)).is_err() {
                     break;
                 }

@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use crate::protocol::{Reply, Request};
+use crate::protocol::replies::Reply;
+use crate::protocol::requests::Request;
 use crate::session::Session;
 
 /// Where replies go.
@@ -103,6 +104,21 @@ impl Shared {
             .ok()
             .and_then(|slot| slot.as_ref().map(|stream| stream.cancel.clone()))
             .unwrap_or_default()
+    }
+
+    /// Cancels the stream in flight when it is the `send` `target` (any stream for ""); false
+    /// when nothing (or another request) is streaming.
+    pub fn cancel(&self, target: &str) -> bool {
+        let Ok(slot) = self.stream.lock() else {
+            return false;
+        };
+        match slot.as_ref() {
+            Some(stream) if target.is_empty() || stream.request_id == target => {
+                stream.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Forgets the stream in flight.

@@ -8,10 +8,10 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
 use ybs_core::{ContextEvent, Message, Part};
 
 use crate::protocol::error::Result;
+use crate::protocol::params::RetryContext;
 use crate::store::active::Active;
 
 /// Where the content of a file block comes from.
@@ -47,42 +47,6 @@ pub struct FileBlock {
     pub lines: Option<(u32, u32)>,
     /// The content.
     pub content: String,
-}
-
-/// The failed edits of an earlier response, sent back by the client with `send`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RetryContext {
-    /// The `errors` of the `diff_error`.
-    pub errors: Vec<String>,
-    /// The `tool_calls` of the `diff_error`.
-    pub tool_calls: Vec<Value>,
-}
-
-impl RetryContext {
-    /// Reads `retry_context: {errors, tool_calls}`; `None` when absent or empty.
-    pub fn from_value(value: Option<&Value>) -> Option<RetryContext> {
-        let value = value?;
-        let errors: Vec<String> = value
-            .get("errors")
-            .and_then(Value::as_array)
-            .map(|errors| {
-                errors
-                    .iter()
-                    .map(|error| match error {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let tool_calls = value
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        (!errors.is_empty() || !tool_calls.is_empty())
-            .then_some(RetryContext { errors, tool_calls })
-    }
 }
 
 /// Everything that goes into the user message.

@@ -4,86 +4,82 @@
 //! background and answer when they finish, so `ping`, `chat_get` or `cancel` never wait for
 //! them; they time out after 30 s.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
 use ybs_providers::ModelInfo;
 
 use crate::protocol::error::{Error, Result, provider_message};
+use crate::protocol::params::Texts;
+use crate::protocol::replies::{
+    self, FileTokens, ModelEntry, Models, Reply, TextTokenEstimate, TokenCounts, TokenEstimate,
+};
 use crate::protocol::shared::Shared;
-use crate::protocol::{Reply, Request};
 use crate::send::settings::Settings;
 use crate::send::{prompt, titles, tokens};
 use crate::session::Session;
 
-/// Handles one of the actions above. `Ok(None)` means the reply comes later, from a
-/// background task (the network never blocks the session's thread).
-pub fn handle(
+/// `get_models`: the cached list when it is younger than a day (`Some`), else fetched in
+/// the background, cached on the session and answered when it arrives (`None`).
+pub fn get_models(
     session: &mut Session,
     shared: &Shared,
     request_id: Option<String>,
-    request: Request,
-) -> Result<Option<Reply>> {
-    match request {
-        Request::EstimateTextTokens { args } => estimate_text(&args).map(Some),
-        Request::EstimateTokens { args } => {
-            let input = args
-                .get("input_text")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            estimate(session, input).map(Some)
-        }
-        Request::GetModels { .. } => {
-            if let Some(models) = session.fresh_models() {
-                return Ok(Some(models_reply(models)));
-            }
-            let settings = Settings::load(session.home())?;
-            spawn_models(shared, request_id, settings);
-            Ok(None)
-        }
-        Request::GetBalance { .. } => {
-            let settings = Settings::load(session.home())?;
-            let provider = settings.provider("")?;
-            shared.spawn_reply_for(request_id, async move {
-                let balance = provider
-                    .balance()
-                    .await
-                    .map_err(|err| Error::Invalid(provider_message(&err)))?
-                    .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
-                Ok(Reply::typed("balance")
-                    .with("total_credits", balance.total_credits)
-                    .with("total_usage", balance.total_usage))
-            });
-            Ok(None)
-        }
-        Request::GenerateTitle { args } => generate_title(session, shared, &args).map(Some),
-        other => Err(Error::NotAvailable(other.action().to_owned())),
+) -> Result<Option<Models>> {
+    if let Some(models) = session.fresh_models() {
+        return Ok(Some(models_reply(models)));
     }
+    let settings = Settings::load(session.home())?;
+    let task_shared = shared.clone();
+    shared.spawn_reply_for(request_id, async move {
+        let models = fetch_models(&settings).await?;
+        let reply = models_reply(&models);
+        task_shared.post(move |session, _| session.set_models(models));
+        Ok(Reply::new(&reply))
+    });
+    Ok(None)
+}
+
+/// `get_balance`: asked in the background, answered when the provider replies.
+pub fn get_balance(
+    session: &mut Session,
+    shared: &Shared,
+    request_id: Option<String>,
+) -> Result<()> {
+    let settings = Settings::load(session.home())?;
+    let provider = settings.provider("")?;
+    shared.spawn_reply_for(request_id, async move {
+        let balance = provider
+            .balance()
+            .await
+            .map_err(|err| Error::Invalid(provider_message(&err)))?
+            .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
+        Ok(Reply::new(&replies::Balance {
+            total_credits: balance.total_credits,
+            total_usage: balance.total_usage,
+        }))
+    });
+    Ok(())
 }
 
 /// `generate_title {chat_id, content}`: answered `ok` at once when `title_model` is set
 /// (never a paid call the user did not enable); the title is made in the background and
 /// announced with `title_updated`.
-fn generate_title(
+pub fn generate_title(
     session: &mut Session,
     shared: &Shared,
-    args: &serde_json::Map<String, Value>,
-) -> Result<Reply> {
-    let text = |name: &str| {
-        args.get(name)
-            .and_then(Value::as_str)
-            .filter(|text| !text.is_empty())
-            .map(str::to_owned)
-    };
-    let chat_id = text("chat_id").ok_or(Error::MissingField("chat_id"))?;
-    let content = text("content").ok_or(Error::MissingField("content"))?;
+    chat_id: Option<String>,
+    content: Option<String>,
+    global: bool,
+) -> Result<()> {
+    let chat_id = chat_id.ok_or(Error::MissingField("chat_id"))?;
+    let content = content.ok_or(Error::MissingField("content"))?;
     let settings = Settings::load(session.home())?;
     let model = settings
         .title_model
         .clone()
         .ok_or_else(|| Error::Invalid("title_model not configured".into()))?;
     let active = session.active().filter(|active| active.chat.id == chat_id);
-    let global = args.get("global").and_then(Value::as_bool).unwrap_or(false)
-        || active.is_some_and(|active| active.chat.global);
+    let global = global || active.is_some_and(|active| active.chat.global);
     let files: Vec<String> = active
         .map(|active| {
             active
@@ -102,45 +98,30 @@ fn generate_title(
         global,
         titles::prompt_text(&content, &files),
     );
-    Ok(Reply::ok())
+    Ok(())
 }
 
 /// The `models` reply.
-fn models_reply(models: &[ModelInfo]) -> Reply {
-    let models: Vec<Value> = models.iter().map(model_json).collect();
-    Reply::typed("models").with("models", models)
-}
-
-/// Fetches the models list in the background, caches it on the session and replies.
-fn spawn_models(shared: &Shared, request_id: Option<String>, settings: Settings) {
-    let task_shared = shared.clone();
-    shared.spawn_reply_for(request_id, async move {
-        let models = fetch_models(&settings).await?;
-        let reply = models_reply(&models);
-        task_shared.post(move |session, _| session.set_models(models));
-        Ok(reply)
-    });
+fn models_reply(models: &[ModelInfo]) -> Models {
+    Models {
+        models: models.iter().map(ModelEntry::from).collect(),
+    }
 }
 
 /// `estimate_text_tokens`: `texts` (the first client's form) gets an array of counts in the
 /// same order; the single `text` form gets one number.
-fn estimate_text(args: &serde_json::Map<String, Value>) -> Result<Reply> {
-    let reply = Reply::typed("text_token_estimate");
-    if let Some(text) = args.get("text").and_then(Value::as_str) {
-        if !args.contains_key("texts") {
-            return Ok(reply.with("tokens", tokens::count(text)));
-        }
+pub fn estimate_text(text: Option<String>, texts: Texts) -> Result<TextTokenEstimate> {
+    if let (Some(text), Texts::Absent) = (&text, &texts) {
+        return Ok(TextTokenEstimate {
+            tokens: TokenCounts::One(tokens::count(text)),
+        });
     }
-    let texts = args
-        .get("texts")
-        .and_then(Value::as_array)
-        .filter(|texts| !texts.is_empty())
-        .ok_or_else(|| Error::Invalid("Missing or empty 'texts' array".into()))?;
-    let counts: Vec<usize> = texts
-        .iter()
-        .map(|text| tokens::count(text.as_str().unwrap_or_default()))
-        .collect();
-    Ok(reply.with("tokens", counts))
+    let Texts::List(texts) = texts else {
+        return Err(Error::Invalid("Missing or empty 'texts' array".into()));
+    };
+    Ok(TextTokenEstimate {
+        tokens: TokenCounts::Each(texts.iter().map(|text| tokens::count(text)).collect()),
+    })
 }
 
 /// Fetches OpenRouter's model list.
@@ -152,40 +133,14 @@ pub async fn fetch_models(settings: &Settings) -> Result<Vec<ModelInfo>> {
         .map_err(|err| Error::Invalid(provider_message(&err)))
 }
 
-/// One model in the protocol's shape, every key present as the first bb7 sends it (`0`,
-/// `""` or `null` when the backend does not say): `id`, `name`, `description`, `created`,
-/// `expiration_date`, `context_length`, `max_completion_tokens`, `supports_reasoning`,
-/// `supports_tools` and `pricing` (`prompt`, `completion`, `input_cache_read`,
-/// `input_cache_write`, `internal_reasoning`, `discount`).
+/// One model in the protocol's shape ([`ModelEntry`]), as JSON.
 pub fn model_json(model: &ModelInfo) -> Value {
-    let pricing = model.pricing.as_ref();
-    let price = |pick: fn(&ybs_providers::Pricing) -> Option<&str>| {
-        pricing.and_then(pick).unwrap_or("").to_owned()
-    };
-    json!({
-        "id": model.id,
-        "name": model.name,
-        "description": model.description.clone().unwrap_or_default(),
-        "created": model.created.unwrap_or(0),
-        "expiration_date": model.expiration_date,
-        "context_length": model.context_length.unwrap_or(0),
-        "max_completion_tokens": model.max_completion_tokens.unwrap_or(0),
-        "supports_reasoning": model.supports_reasoning.unwrap_or(false),
-        "supports_tools": model.supports_tools.unwrap_or(false),
-        "pricing": {
-            "prompt": price(|p| Some(p.prompt.as_str())),
-            "completion": price(|p| Some(p.completion.as_str())),
-            "input_cache_read": price(|p| p.input_cache_read.as_deref()),
-            "input_cache_write": price(|p| p.input_cache_write.as_deref()),
-            "internal_reasoning": price(|p| p.internal_reasoning.as_deref()),
-            "discount": pricing.and_then(|p| p.discount).unwrap_or(0.0),
-        },
-    })
+    serde_json::to_value(ModelEntry::from(model)).unwrap_or(Value::Null)
 }
 
 /// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
 /// and added to `total`, as the first bb7 does.
-fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
+pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate> {
     let home = session.home().clone();
     let root = session.project_root().map(std::path::Path::to_path_buf);
     let active = session.active_chat()?;
@@ -240,47 +195,44 @@ fn estimate(session: &mut Session, input_text: &str) -> Result<Reply> {
             files: &files,
         },
     );
+    // As the first bb7: the text being typed counts in `total`, every file entry carries
+    // both counts (0 when there is none), and `potential_savings` sums the original tokens
+    // of the files with output.
     let input_tokens = tokens::count(input_text);
-    let estimate = ybs_context_budget::estimate::TokenEstimate {
-        total: estimate.total + input_tokens,
-        ..estimate
-    };
-    // As the first bb7: every file entry carries both counts (0 when there is none), and
-    // `potential_savings` sums the original tokens of the files with output.
-    let files: Vec<Value> = estimate
-        .files
-        .iter()
-        .map(|file| {
-            json!({
-                "path": file.path,
-                "tokens": file.tokens,
-                "has_output": file.has_output,
-                "original_tokens": file.original_tokens.unwrap_or(0),
-                "output_tokens": file.output_tokens.unwrap_or(0),
-            })
-        })
-        .collect();
-    let savings: usize = estimate
+    let potential_savings = estimate
         .files
         .iter()
         .filter(|file| file.has_output)
         .map(|file| file.original_tokens.unwrap_or(0))
         .sum();
-    let mut reply = Reply::typed("token_estimate").with("input_text", input_tokens);
-    if let Value::Object(fields) = serde_json::to_value(&estimate).unwrap_or(Value::Null) {
-        for (key, value) in fields {
-            reply.0.insert(key, value);
-        }
-    }
-    Ok(reply
-        .with("files", files)
-        .with("potential_savings", savings))
+    let files = estimate
+        .files
+        .into_iter()
+        .map(|file| FileTokens {
+            path: file.path,
+            tokens: file.tokens,
+            has_output: file.has_output,
+            original_tokens: file.original_tokens.unwrap_or(0),
+            output_tokens: file.output_tokens.unwrap_or(0),
+        })
+        .collect();
+    Ok(TokenEstimate {
+        input_text: input_tokens,
+        total: estimate.total + input_tokens,
+        context_files: estimate.context_files,
+        history: estimate.history,
+        instructions: estimate.instructions,
+        system_prompt: estimate.system_prompt,
+        files,
+        potential_savings,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
     use ybs_providers::Pricing;
 
     #[test]

@@ -4,16 +4,17 @@
 //! the files, the WYSIWYG budget's first prediction, and the user message saved before
 //! anything is sent, so it is never lost. The stream task ([`run`]) then gets a [`Plan`].
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ybs_context_budget::{Budget, PairInfo, Pairs, TokenCounter, TrimLoop, predict};
 use ybs_core::{ChatRequest, ReasoningEffort, Role};
 use ybs_tools::bb7_edit::tool_specs;
 
-use crate::protocol::Reply;
 use crate::protocol::error::{Error, Result};
+use crate::protocol::params::SendParams;
+use crate::protocol::replies::Reply;
 use crate::protocol::shared::{Shared, fatal};
-use crate::send::assemble::{self, RetryContext};
+use crate::send::assemble;
 use crate::send::record::ABORTED;
 use crate::send::run::{Plan, run};
 use crate::send::settings::Settings;
@@ -24,14 +25,6 @@ use crate::store::global::GlobalState;
 /// The context window assumed when the models list does not know the model.
 pub const UNKNOWN_CONTEXT: usize = 1_000_000;
 
-/// Reads a string argument.
-fn text_arg(args: &Map<String, Value>, name: &str) -> Option<String> {
-    args.get(name)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .filter(|text| !text.is_empty())
-}
-
 /// Starts a send on the session's thread: reserves the one stream slot (so `cancel` reaches
 /// it from now on), then prepares and streams it. When the models list (for the context
 /// window) is not cached yet it is fetched in the background first, so the protocol keeps
@@ -41,7 +34,7 @@ pub fn start(
     session: &mut Session,
     shared: &Shared,
     request_id: Option<String>,
-    args: &Map<String, Value>,
+    params: SendParams,
 ) -> Result<()> {
     let cancel = shared.stream_token(request_id.as_deref());
     let checked = (|| {
@@ -49,16 +42,18 @@ pub fn start(
             return Err(Error::Invalid(ABORTED.into()));
         }
         session.active_chat()?;
-        text_arg(args, "content").ok_or(Error::MissingField("content"))?;
+        params
+            .content
+            .as_ref()
+            .ok_or(Error::MissingField("content"))?;
         Settings::load(session.home())
     })();
     let settings = checked.inspect_err(|_| shared.clear_stream())?;
     if session.fresh_models().is_some() {
-        return launch(session, shared, request_id, args, settings, cancel).inspect_err(|_| {
+        return launch(session, shared, request_id, params, settings, cancel).inspect_err(|_| {
             shared.clear_stream();
         });
     }
-    let args = args.clone();
     let task_shared = shared.clone();
     shared.runtime.spawn(async move {
         let fetched = tokio::select! {
@@ -78,7 +73,14 @@ pub fn start(
                 shared.send(&Reply::error(ABORTED).for_request(request_id.as_deref()));
                 return;
             }
-            if let Err(err) = launch(session, shared, request_id.clone(), &args, settings, cancel) {
+            if let Err(err) = launch(
+                session,
+                shared,
+                request_id.clone(),
+                params,
+                settings,
+                cancel,
+            ) {
                 shared.clear_stream();
                 if err.is_fatal() {
                     fatal(&err);
@@ -95,19 +97,25 @@ fn launch(
     session: &mut Session,
     shared: &Shared,
     request_id: Option<String>,
-    args: &Map<String, Value>,
+    params: SendParams,
     settings: Settings,
     cancel: CancellationToken,
 ) -> Result<()> {
     let home = session.home().clone();
     let project_root = session.project_root().map(std::path::Path::to_path_buf);
-    let content = text_arg(args, "content").ok_or(Error::MissingField("content"))?;
-    let context_window = context_window(session, args)?;
+    let SendParams {
+        content,
+        model,
+        reasoning_effort,
+        retry_context: retry,
+    } = params;
+    let content = content.ok_or(Error::MissingField("content"))?;
+    let context_window = context_window(session, model.as_deref())?;
     let active = session.active_chat()?;
     crate::store::trust::require_trusted(active)?;
     let global = active.chat.global;
-    let model = text_arg(args, "model").unwrap_or_else(|| active.chat.effective_model().to_owned());
-    let effort = text_arg(args, "reasoning_effort")
+    let model = model.unwrap_or_else(|| active.chat.effective_model().to_owned());
+    let effort = reasoning_effort
         .or_else(|| Some(active.chat.reasoning_effort.clone()).filter(|e| !e.is_empty()));
     let mode = (!global).then_some(settings.diff_mode);
     let system = prompt::system_message(
@@ -120,7 +128,6 @@ fn launch(
         mode,
     )?;
     let files = assemble::collect_files(active)?;
-    let retry = RetryContext::from_value(args.get("retry_context"));
     let history = active.chat.messages.clone();
     // Automatic titles: only for the chat's first user message (as the first bb7).
     let first_exchange = !history.iter().any(|message| message.role == Role::User);
@@ -202,8 +209,8 @@ fn parse_effort(text: &str) -> Option<ReasoningEffort> {
 }
 
 /// The model's context window from the cached models list.
-fn context_window(session: &mut Session, args: &Map<String, Value>) -> Result<usize> {
-    let model = match text_arg(args, "model") {
+fn context_window(session: &mut Session, model: Option<&str>) -> Result<usize> {
+    let model = match model.map(str::to_owned) {
         Some(model) => model,
         None => session.active_chat()?.chat.effective_model().to_owned(),
     };

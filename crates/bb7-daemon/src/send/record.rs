@@ -10,7 +10,7 @@ use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
 use ybs_tools::bb7_edit::{DiffMode, FileWrite, apply_response};
 
-use crate::protocol::Reply;
+use crate::protocol::replies::{self, Counters, ErrorReply, Reply, UsageFigures};
 use crate::protocol::shared::{Shared, fatal};
 use crate::send::tool_calls::Lookup;
 use crate::store::active::Active;
@@ -77,11 +77,12 @@ impl Finish {
                     Ok(paths) => {
                         with.log_usage(&active, &usage);
                         hand_back(with.shared, active);
-                        let done = Reply::typed("done")
-                            .with("output_files", paths)
-                            .with("usage", usage_json(&usage))
-                            .with("duration", with.stamp.seconds());
-                        counters.add_to(done)
+                        Reply::new(&replies::Done {
+                            output_files: paths,
+                            usage: UsageFigures::from(&usage),
+                            duration: with.stamp.seconds(),
+                            counters,
+                        })
                     }
                     Err(err) => {
                         // Nothing was written: the reply is kept as text and the failure is a
@@ -131,7 +132,10 @@ impl Finish {
                     .push(Message::system(&message).with_timestamp(now()));
                 save(&active);
                 hand_back(with.shared, active);
-                counters.add_to(Reply::error(message))
+                Reply::new(&ErrorReply {
+                    message,
+                    counters: Some(counters),
+                })
             }
             Finish::Cancelled { reply } => {
                 keep_cancelled(&mut active, &reply, with);
@@ -158,12 +162,13 @@ impl Recorder<'_> {
         usage: &Usage,
         counters: Counters,
     ) -> Reply {
-        let reply = Reply::typed("diff_error")
-            .with("errors", errors)
-            .with("tool_calls", tool_calls)
-            .with("usage", usage_json(usage))
-            .with("duration", self.stamp.seconds());
-        counters.add_to(reply)
+        Reply::new(&replies::DiffError {
+            errors,
+            tool_calls,
+            usage: UsageFigures::from(usage),
+            duration: self.stamp.seconds(),
+            counters,
+        })
     }
 }
 
@@ -201,41 +206,12 @@ fn keep_cancelled(active: &mut Active, reply: &LlmReply, with: &Recorder<'_>) {
     }
 }
 
-/// The usage object of `done` and `diff_error`.
-pub fn usage_json(usage: &Usage) -> Value {
-    let usage = (*usage).with_total();
-    json!({
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "cached_tokens": usage.cached_tokens,
-        "total_tokens": usage.total_tokens,
-        "cost": usage.cost.unwrap_or(0.0),
-    })
-}
-
-/// The counter fields of the WYSIWYG budget.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Counters {
-    pub(super) predicted: usize,
-    pub(super) trimmed: usize,
-    pub(super) visible: usize,
-}
-
-impl Counters {
-    /// The counters of the trim loop's current attempt.
-    pub(super) fn of(trim: &TrimLoop) -> Counters {
-        Counters {
-            predicted: trim.prediction().predicted_message_count(),
-            trimmed: trim.trimmed_count(),
-            visible: trim.prediction().visible_count,
-        }
-    }
-
-    fn add_to(self, reply: Reply) -> Reply {
-        reply
-            .with("predicted", self.predicted)
-            .with("trimmed", self.trimmed)
-            .with("visible", self.visible)
+/// The counters of the trim loop's current attempt.
+pub(super) fn counters_of(trim: &TrimLoop) -> Counters {
+    Counters {
+        predicted: trim.prediction().predicted_message_count(),
+        trimmed: trim.trimmed_count(),
+        visible: trim.prediction().visible_count,
     }
 }
 

@@ -15,11 +15,13 @@ use ybs_providers::Provider;
 use ybs_tools::bb7_edit::{DiffError, DiffMode, FileWrite};
 
 use crate::protocol::error::provider_message;
+use crate::protocol::params::RetryContext;
+use crate::protocol::replies::Counters;
 use crate::protocol::shared::Shared;
-use crate::send::assemble::{self, FileBlock, Input, RetryContext};
-use crate::send::record::{Counters, Finish, Recorder, Stamp, tool_calls_of};
+use crate::send::assemble::{self, FileBlock, Input};
+use crate::send::record::{Finish, Recorder, Stamp, counters_of, tool_calls_of};
 use crate::send::settings::Settings;
-use crate::send::stream::{Streamed, line, stream_once};
+use crate::send::stream::{Streamed, chunk, stream_once};
 use crate::send::titles;
 use crate::send::tool_calls::{self, Applied, Lookup, WithPending, merge_writes, with_read_only};
 use crate::store::active::Active;
@@ -147,8 +149,8 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
         partial,
         chunks,
     } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context);
-    for chunk in &chunks {
-        shared.send(&line("chunk", chunk, rid));
+    for text in &chunks {
+        shared.send(&chunk(text, rid));
     }
     let mut usage = reply.usage;
     let mut outcome = with_read_only(outcome, &checked);
@@ -215,7 +217,7 @@ async fn send_with_trim(
         let attempt = trim.attempt();
         let request = plan.request(&plan.files, attempt.history.clone(), plan.retry.as_ref());
         let streamed = stream_once(&*plan.provider, &request, cancel, shared, rid, true).await;
-        let counters = Counters::of(&trim);
+        let counters = counters_of(&trim);
         let overflow = match &streamed.error {
             Some(error)
                 if !streamed.delivered
@@ -287,7 +289,7 @@ async fn repair_once(
     failure: Failure<'_>,
 ) -> Result<Repaired, LlmError> {
     let rid = plan.request_id.as_deref();
-    shared.send(&line("chunk", &format!("\n{REATTEMPT}\n"), rid));
+    shared.send(&chunk(&format!("\n{REATTEMPT}\n"), rid));
     let repair_context = RetryContext {
         errors: failure.diff.errors.clone(),
         tool_calls: failure.entries.to_vec(),

@@ -6,7 +6,7 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{Accumulator, ChatRequest, LlmError, Reply as LlmReply, StreamEvent};
 use ybs_providers::Provider;
 
-use crate::protocol::Reply;
+use crate::protocol::replies::{Chunk, Reply, Thinking};
 use crate::protocol::shared::Shared;
 
 /// What one streamed request gave.
@@ -39,13 +39,15 @@ pub(super) async fn stream_once(
                     StreamEvent::TextDelta { text } if !text.is_empty() => {
                         delivered = true;
                         if visible {
-                            shared.send(&line("chunk", text, request_id));
+                            shared.send(&chunk(text, request_id));
                         }
                     }
                     StreamEvent::ThinkingDelta { text, .. } if !text.is_empty() => {
                         delivered = true;
                         if visible {
-                            shared.send(&line("thinking", text, request_id));
+                            shared.send(
+                                &Reply::new(&Thinking { content: text }).for_request(request_id),
+                            );
                         }
                     }
                     StreamEvent::ToolCallStart { .. } | StreamEvent::ToolCallDelta { .. } => {
@@ -78,9 +80,7 @@ pub(super) async fn stream_once(
     }
 }
 
-/// A `chunk` or `thinking` line.
-pub(super) fn line(kind: &str, content: &str, request_id: Option<&str>) -> Reply {
-    Reply::typed(kind)
-        .with("content", content)
-        .for_request(request_id)
+/// A `chunk` line.
+pub(super) fn chunk(content: &str, request_id: Option<&str>) -> Reply {
+    Reply::new(&Chunk { content }).for_request(request_id)
 }

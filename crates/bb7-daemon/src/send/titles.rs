@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
-use crate::protocol::Reply;
+use crate::protocol::replies::{Reply, TitleUpdated};
 use crate::protocol::shared::Shared;
 use crate::send::settings::Settings;
 
@@ -74,9 +74,7 @@ pub fn prompt_text(message: &str, files: &[String]) -> String {
 
 /// The `title_updated` event.
 pub fn event(chat_id: &str, title: &str) -> Reply {
-    Reply::typed("title_updated")
-        .with("chat_id", chat_id)
-        .with("title", title)
+    Reply::new(&TitleUpdated { chat_id, title })
 }
 
 /// Generates a title in the background, then renames the chat and sends `title_updated`.

@@ -287,7 +287,7 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::protocol::Request;
+    use crate::protocol::requests::Request;
     use crate::session::Session;
 
     /// An initialized session with one project chat active.

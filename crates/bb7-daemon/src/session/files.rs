@@ -65,7 +65,7 @@ pub struct FileStatus {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::protocol::Request;
+    use crate::protocol::requests::Request;
 
     use crate::session::test_support::initialized_session as session;
 

@@ -4,12 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use super::Session;
-use crate::protocol::Reply;
 use crate::protocol::error::{Error, Result};
+use crate::protocol::replies::{ChatView, CustomizationInfo};
 use crate::store::instructions;
 
 impl Session {
-    pub(crate) fn chat_get(&mut self) -> Result<Reply> {
+    /// `chat_get`: the active chat with its instruction files' state, and why it is not
+    /// trusted when it is not.
+    pub(crate) fn chat_get(&mut self) -> Result<ChatView<'_>> {
         let home = self.home.clone();
         let root = if self.project {
             self.root.clone()
@@ -25,24 +27,22 @@ impl Session {
         } else {
             chat.model.clone()
         };
-        let mut reply = Reply::typed("chat")
-            .with("id", &chat.id)
-            .with("name", &chat.name)
-            .with("created", &chat.created)
-            .with("model", model)
-            .with("reasoning_effort", &chat.reasoning_effort)
-            .with("draft", &chat.draft)
-            .with("messages", &chat.messages)
-            .with("instructions_info", info);
-        if chat.global {
-            reply = reply.with("global", true);
-        }
-        if let Some(why) = crate::store::trust::audit(&active.store, chat, active.root.as_deref()) {
-            reply = reply.with("untrusted", why);
-        }
-        Ok(reply)
+        Ok(ChatView {
+            id: &chat.id,
+            name: &chat.name,
+            created: &chat.created,
+            model,
+            reasoning_effort: &chat.reasoning_effort,
+            draft: &chat.draft,
+            messages: &chat.messages,
+            instructions_info: info,
+            global: chat.global,
+            untrusted: crate::store::trust::audit(&active.store, chat, active.root.as_deref()),
+        })
     }
 
+    /// `prepare_instructions`: creates the instruction file of `level` from its template
+    /// when missing (never through a link) and returns its path.
     pub(crate) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
         let (path, template) = match level {
             "project" => {
@@ -94,7 +94,8 @@ impl Session {
         Ok(path)
     }
 
-    pub(crate) fn customization_info(&self) -> Reply {
+    /// `get_customization_info`: which instruction files and prompt override exist.
+    pub(crate) fn customization_info(&self) -> CustomizationInfo {
         let global_chat = self
             .active
             .as_ref()
@@ -105,13 +106,11 @@ impl Session {
             None
         };
         let info = instructions::info(&self.home.global_instructions_path(), root);
-        Reply::typed("customization_info")
-            .with("system_override", self.home.system_prompt_path().is_file())
-            .with("global_instructions", info.global_exists)
-            .with(
-                "project_instructions",
-                info.project_exists && info.project_error.is_empty(),
-            )
-            .with("project_instructions_error", info.project_error)
+        CustomizationInfo {
+            system_override: self.home.system_prompt_path().is_file(),
+            global_instructions: info.global_exists,
+            project_instructions: info.project_exists && info.project_error.is_empty(),
+            project_instructions_error: info.project_error,
+        }
     }
 }

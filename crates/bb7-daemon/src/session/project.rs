@@ -5,15 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use super::{Session, required};
-use crate::protocol::Reply;
 use crate::protocol::error::{Error, Result};
+use crate::protocol::replies::Opened;
 use crate::store::confined::Confined;
 use crate::store::global::Config;
 
 impl Session {
     /// `bb7_init`: creates `.bb7/chats` in `project_root` (refused in the home directory and
     /// where anything named `.bb7` exists).
-    pub(crate) fn bb7_init(&mut self, project_root: &str) -> Result<Reply> {
+    pub(crate) fn bb7_init(&mut self, project_root: &str) -> Result<()> {
         let root = existing_dir(&required("project_root", project_root)?)?;
         self.refuse_home(&root)?;
         let bb7 = root.join(".bb7");
@@ -26,7 +26,7 @@ impl Session {
         Confined::new(&root)
             .create_dir_all(&chats)
             .map_err(Error::io("create directory", &chats))?;
-        Ok(Reply::ok())
+        Ok(())
     }
 
     /// `~/.bb7` is the global store: the home directory never becomes a project.
@@ -60,7 +60,7 @@ impl Session {
     /// `init`: an empty `project_root` is global-only mode (chats under `~/.bb7/chats`);
     /// otherwise the directory must have `.bb7/` (`Not initialized. Run :BB7Init`) and must
     /// not be the home directory.
-    pub(crate) fn init(&mut self, project_root: &str) -> Result<Reply> {
+    pub(crate) fn init(&mut self, project_root: &str) -> Result<Opened> {
         let root = if project_root.is_empty() {
             None
         } else {
@@ -104,16 +104,14 @@ impl Session {
                 }
             }
         }
-        let mut reply = Reply::ok();
-        if !self.project {
-            reply = reply.with("global_only", true);
-        }
-        if let Ok(Some(config)) = Config::load(&self.home) {
-            if let Some(model) = config.explicit_default_model() {
-                reply = reply.with("default_model", model);
-            }
-        }
-        Ok(reply)
+        let default_model = Config::load(&self.home)
+            .ok()
+            .flatten()
+            .and_then(|config| config.explicit_default_model().map(str::to_owned));
+        Ok(Opened {
+            global_only: !self.project,
+            default_model,
+        })
     }
 }
 

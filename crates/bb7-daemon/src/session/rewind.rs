@@ -5,8 +5,8 @@
 use ybs_core::Role;
 
 use super::Session;
-use crate::protocol::Reply;
 use crate::protocol::error::{Error, Result};
+use crate::protocol::replies::ForkResult;
 use crate::session::history;
 use crate::store::model::{Chat, message_text};
 
@@ -49,7 +49,7 @@ impl Session {
         Ok(restored.warnings)
     }
 
-    pub(crate) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<Reply> {
+    pub(crate) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<ForkResult> {
         let store = self.store(global)?;
         let source = self.load(&store, chat_id)?;
         let index = user_message_index(&source, index, "fork index out of range", "fork from")?;
@@ -87,10 +87,11 @@ impl Session {
         active.save()?;
         let new_id = active.chat.id.clone();
         self.activate(active)?;
-        Ok(Reply::typed("fork_result")
-            .with("new_chat_id", new_id)
-            .with("fork_message_content", fork_text)
-            .with("context_warnings", restored.warnings))
+        Ok(ForkResult {
+            new_chat_id: new_id,
+            fork_message_content: fork_text,
+            context_warnings: restored.warnings,
+        })
     }
 
     /// `message_delete {index}`: removes the user message at `index` and the replies that
