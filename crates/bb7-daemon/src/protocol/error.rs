@@ -87,8 +87,9 @@ pub enum Error {
     /// An instruction file that does not parse.
     #[error("{0}")]
     Instructions(String),
-    /// A model-calling action handed to a handler that does not serve it ([`crate::protocol::server`]
-    /// routes them to [`crate::send`] and [`crate::send::calls`]; `Session::dispatch` alone cannot).
+    /// A model-calling action handed to a handler that does not serve it
+    /// ([`crate::protocol::dispatch::route`] sends them to [`crate::send`];
+    /// `Session::dispatch` alone cannot).
     #[error("Action not available here: {0} (model calls are served by the daemon's server loop)")]
     NotAvailable(String),
     /// A file-system failure, with what was being done.

@@ -7,10 +7,11 @@
 //! A `send` is prepared on the worker thread, then streamed by its own task on the runtime,
 //! working on a copy of the active chat; the task hands the chat back to the worker when it
 //! is done ([`Job::Internal`]). While it streams (from the moment the `send` is read, so also
-//! while its model list is fetched), read-only actions, `init` on the open project,
-//! `chat_rename`, `generate_title`, `chat_force_unlock`, `bb7_init` and `chat_move` of
-//! another chat are still answered; other state-changing ones (`sync_context` among them: it
-//! would change the streaming chat's context) get `Another request is already in progress`.
+//! while its model list is fetched), each request's [`Concurrency`] decides: read-only
+//! actions, `init` on the open project, `chat_rename`, `generate_title`, `chat_force_unlock`,
+//! `bb7_init` and `chat_move` of another chat are still answered; other state-changing ones
+//! (`sync_context` among them: it would change the streaming chat's context) get `Another
+//! request is already in progress`.
 //! Network calls (`get_models`, `get_balance`, titles) run as tasks that reply when done.
 //!
 //! The daemon stops cleanly on `shutdown`, on end of input and on SIGTERM (releasing its chat

@@ -1,7 +1,7 @@
 //! What the session's thread, the reader and the background tasks (streams, network
 //! calls) share: the reply output, the session's job queue and the stream in flight. This
-//! module imports no handler, so [`crate::protocol::server`], [`crate::send`], [`crate::send::calls`] and
-//! [`crate::send::titles`] can all depend on it without a cycle.
+//! module imports no handler, so the server loop, dispatch and the tasks of [`crate::send`]
+//! can all depend on it without a cycle.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
