@@ -90,10 +90,7 @@ impl Finish {
                         if err.is_fatal() {
                             fatal(&err);
                         }
-                        active.chat.messages.push(message);
-                        save(&active);
-                        with.log_usage(&active, &usage);
-                        hand_back(with.shared, active);
+                        with.keep_text(active, message, &usage);
                         let errors = vec![format!("output not written: {err}")];
                         with.diff_error(errors, Vec::new(), &usage, counters)
                     }
@@ -108,10 +105,7 @@ impl Finish {
             } => {
                 let mut message = assistant_message(&reply.message, with.model);
                 with.stamp.annotate(&mut message, &usage);
-                active.chat.messages.push(message);
-                save(&active);
-                with.log_usage(&active, &usage);
-                hand_back(with.shared, active);
+                with.keep_text(active, message, &usage);
                 with.diff_error(errors, tool_calls, &usage, counters)
             }
             Finish::Failed {
@@ -149,6 +143,15 @@ impl Finish {
 }
 
 impl Recorder<'_> {
+    /// Keeps the reply as text only (no file written), logs its usage and hands the chat
+    /// back.
+    fn keep_text(&self, mut active: Active, message: Message, usage: &Usage) {
+        active.chat.messages.push(message);
+        save(&active);
+        self.log_usage(&active, usage);
+        hand_back(self.shared, active);
+    }
+
     /// Appends the send's row to `usage.csv`.
     fn log_usage(&self, active: &Active, usage: &Usage) {
         usage_log::append(self.home, active.root.as_deref(), self.model, usage);
