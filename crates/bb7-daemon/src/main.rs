@@ -5,7 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use bb7_daemon::{Home, Session, server};
+use bb7_daemon::protocol::server;
+use bb7_daemon::{Home, Session};
 
 fn main() {
     if let Some(flag) = std::env::args().nth(1) {
@@ -51,9 +52,9 @@ fn init_logging(home: &Home) {
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(file) = bb7_daemon::logfile::RotatingFile::open(
+    let Ok(file) = bb7_daemon::store::logfile::RotatingFile::open(
         &dir.join("bb7.log"),
-        bb7_daemon::logfile::MAX_LOG_BYTES,
+        bb7_daemon::store::logfile::MAX_LOG_BYTES,
     ) else {
         return;
     };
