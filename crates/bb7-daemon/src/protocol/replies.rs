@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use ybs_core::Message;
 use ybs_providers::ModelInfo;
 
-use crate::session::files::FileStatus;
+use crate::session::file_status::FileStatus;
 use crate::session::history::{ContextWarning, SearchResult};
 use crate::store::instructions::InstructionsInfo;
 use crate::store::model::{ChatSummary, ContextFile};

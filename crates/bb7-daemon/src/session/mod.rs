@@ -21,6 +21,7 @@
 
 mod chats;
 pub mod context;
+pub mod file_status;
 pub mod files;
 pub mod history;
 mod info;
