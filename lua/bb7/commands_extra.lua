@@ -22,7 +22,11 @@ end
 --- :BB7EditInstructions [project|global] (project by default; global-only mode: global)
 function M.edit_instructions(cmd)
   with_project(function()
-    local level = vim.trim(cmd.args or "")
+    local level = vim.trim(cmd.args or ""):lower()
+    if level ~= "" and level ~= "project" and level ~= "global" then
+      notify.warn("Usage: :BB7EditInstructions [project|global]")
+      return
+    end
     if level == "" then
       level = state.data.global_only and "global" or "project"
     end

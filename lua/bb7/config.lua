@@ -16,6 +16,9 @@ M.defaults = {
   root = nil,
   -- Text sent with a retry after a `diff_error`.
   retry_message = "Some of your file edits failed to apply. Fix them and try again.",
+  -- Watched buffers: writing a context file open in Neovim also updates its context snapshot
+  -- (as `u` in the files pane), while the bb7 UI is open. Off: the status shows `~` instead.
+  watch = false,
   -- Fold reasoning blocks once they are complete.
   fold_thinking = true,
   -- Heuristic for the frontend context counter (see the WYSIWYG send workflow).
@@ -43,6 +46,7 @@ M.defaults = {
       { "n", "<CR>", "diff", "Show the context-to-output diff" },
       { "n", "d", "remove", "Remove from context" },
       { "n", "u", "update", "Update the context snapshot from the local file" },
+      { "n", "U", "update_all", "Update every context file that changed locally" },
       { "n", "r", "readonly", "Toggle read-only" },
       { "n", "a", "apply", "Apply the output of the file under the cursor" },
       { "n", "A", "apply_all", "Apply every output" },
@@ -64,9 +68,10 @@ M.defaults = {
       { "n", "<CR>", "toggle_thinking", "Open or close the reasoning block" },
       { "n", "<C-r>", "new_with_context", "New chat with this chat's context files" },
       { "n", "<C-f>", "fork", "Fork the chat from the user message under the cursor" },
-      { "n", "<C-e>", "edit", "Edit the user message under the cursor" },
+      -- not <C-e>/e (Vim's scroll and word motion): <LocalLeader> is for a buffer's own keys
+      { "n", "<LocalLeader>e", "edit", "Edit the user message under the cursor (asks first: the chat is cut there)" },
       { "n", "r", "retry", "Retry after failed file edits" },
-      { "n", "e", "reask", "Re-ask the failed message under the cursor" },
+      { "n", "<LocalLeader>a", "reask", "Re-ask the failed message under the cursor" },
       { "n", "d", "delete_failed", "Delete the failed message under the cursor" },
       { "n", "gb", "boundary", "Jump to the oldest message still sent (the prediction boundary)" },
       { "n", "q", "close", "Close bb7" },
@@ -91,9 +96,10 @@ M.defaults = {
       { "n", "<CR>", "send", "Send the message" },
       { "i", "<C-s>", "send", "Send the message" },
       { "n", "<C-s>", "send", "Send the message" },
-      { { "n", "i" }, "<C-c>", "cancel", "Cancel the running response" },
-      { "n", "gm", "model", "Pick a model" },
-      { "n", "ge", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
+      -- insert-mode <C-c> stays Vim's (leave insert mode); gm/ge stay motions
+      { "n", "<C-c>", "cancel", "Cancel the running response" },
+      { "n", "<LocalLeader>m", "model", "Pick a model" },
+      { "n", "<LocalLeader>e", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
       { "n", "q", "close", "Close bb7" },
     },
   },
@@ -123,6 +129,15 @@ M.defaults = {
 }
 
 M.options = vim.deepcopy(M.defaults)
+
+--- The first lhs of `action` in `pane` (nil when it has none), for messages naming a key.
+function M.key(pane, action)
+  for _, entry in ipairs((M.options.keymaps or {})[pane] or {}) do
+    if entry[3] == action then
+      return entry[2]
+    end
+  end
+end
 
 -- Merges one pane's keymap overrides. `overrides` maps an action to a new lhs, to `false`
 -- (disabled), or is a list of full entries appended as extra mappings.

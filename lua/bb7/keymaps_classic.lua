@@ -38,6 +38,7 @@ M.keymaps = {
     -- the first plugin's `x`: drop the model's output first, the context file once there is none
     { "n", "x", "reject_or_remove", "Reject the output (after a confirmation), else remove from context" },
     { "n", "u", "update", "Update the context snapshot from the local file" },
+    { "n", "U", "update_all", "Update every context file that changed locally" },
     { "n", "r", "readonly", "Toggle read-only" },
     { "n", "p", "apply", "Apply the output of the file under the cursor" },
     { "n", "P", "apply_all", "Apply every output" },

@@ -207,6 +207,8 @@ describe("long chats", function()
     fake.chats["0000000001"].global = true
     fake.chats["0000000001"].context = { { path = "/etc/hosts", content = "x", readonly = true } }
     require("bb7.state").data.scope = "global"
+    require("bb7.actions").load_chat()
+    env.settle()
     require("bb7.ui.nav").handlers.new_with_context()
     env.settle()
     t.eq(true, fake:sent("chat_new_with_context")[1].global)

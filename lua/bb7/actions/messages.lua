@@ -11,6 +11,10 @@ local sync = require("bb7.actions.sync")
 local M = {}
 local done = common.done
 
+--- Saves the input's text as the active chat's draft. While a send streams the daemon refuses
+--- `save_draft` ("Another request is already in progress"): the text is kept here and saved
+--- when the reply ends, before the chat is loaded again, so the draft the reload brings back is
+--- the one typed last (never the message just sent, never nothing over text typed meanwhile).
 function M.save_draft(text, cb)
   if not state.data.active_id then
     return done(cb, false)
@@ -18,9 +22,54 @@ function M.save_draft(text, cb)
   if state.data.chat then
     state.data.chat.draft = text
   end
+  if state.data.stream then
+    state.data.pending_draft = { chat_id = state.data.active_id, text = text }
+    return done(cb, true)
+  end
   session.request("save_draft", { draft = text }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("save the draft", reply.message)
+    end
     done(cb, reply.type ~= "error")
   end)
+end
+
+-- Saves the draft kept while a send streamed (M.save_draft), then calls cb().
+local function flush_draft(cb)
+  local pending = state.data.pending_draft
+  state.data.pending_draft = nil
+  if not pending or pending.chat_id ~= state.data.active_id then
+    return cb()
+  end
+  session.request("save_draft", { draft = pending.text }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("save the draft", reply.message)
+    end
+    cb()
+  end)
+end
+
+-- After a send the daemon refused before recording it (no model, an instruction error...):
+-- the message is not in the chat, so it goes back into the input unless something was typed.
+local function keep_unsent(content)
+  local chat = state.data.chat
+  if not chat then
+    return
+  end
+  for i = #(chat.messages or {}), 1, -1 do
+    local message = chat.messages[i]
+    if message.role == "user" then
+      if failed.text_of(message) == content then
+        return
+      end
+      break
+    end
+  end
+  if (chat.draft or "") == "" then
+    M.save_draft(content, function()
+      state.emit("chat")
+    end)
+  end
 end
 
 local function stream(content, retry_context, cb)
@@ -55,8 +104,14 @@ local function stream(content, retry_context, cb)
       notify.daemon_error("send", failed.parse(msg.message) and failed.display(msg.message) or msg.message)
     end
     if started then
-      sync.load_chat()
-      sync.refresh_balance()
+      flush_draft(function()
+        sync.load_chat(function(ok)
+          if ok and msg.type == "error" then
+            keep_unsent(content)
+          end
+        end)
+        sync.refresh_balance()
+      end)
     end
     done(cb, msg)
   end, true)
@@ -100,6 +155,7 @@ function M.send(content, retry_context, cb)
   state.data.stream = { pending = true, cancelled = false }
   session.request(action, fields, function(reply)
     state.data.stream = nil
+    state.data.pending_draft = nil
     if reply.type == "error" then
       notify.daemon_error("remove the failed message", reply.message)
       -- the input was cleared for the send: give the text back as the draft
@@ -126,6 +182,18 @@ function M.cancel(cb)
   session.request("cancel", { target_request_id = running.id }, function(reply)
     if reply.type == "error" then
       notify.daemon_error("cancel", reply.message)
+      if state.data.stream == running then
+        -- the daemon runs no such send: its end was lost, so end it here (or nothing could be
+        -- sent again until Neovim restarts)
+        if session.client then
+          session.client:forget(running.id)
+        end
+        state.data.stream = nil
+        state.emit("stream_end", { id = running.id, type = "error", message = reply.message, cancelled = true })
+        flush_draft(function()
+          sync.load_chat()
+        end)
+      end
       return done(cb, false)
     end
     done(cb, true)
@@ -164,7 +232,9 @@ function M.fork(index, cb)
   if not user_message(index) then
     return done(cb, false)
   end
-  session.request("fork_chat", { chat_id = state.data.active_id, fork_message_index = index }, function(reply)
+  local fields = common.active_store({ chat_id = state.data.active_id, fork_message_index = index })
+  common.show_active_store()
+  session.request("fork_chat", fields, function(reply)
     if reply.type ~= "fork_result" then
       notify.daemon_error("fork the chat", reply.message)
       return done(cb, false)

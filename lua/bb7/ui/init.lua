@@ -78,6 +78,8 @@ local function render_chat(force)
   M.refresh_status()
 end
 
+--- Listens to the state's events (idempotent). Done before a `:BB7Split` send too, so the
+--- preview follows a reply that started before the tab was first opened.
 local function subscribe()
   if subscribed then
     return
@@ -115,14 +117,22 @@ local function subscribe()
       for _, err in ipairs(msg.errors or {}) do
         preview.stream_notice("error", "  " .. err)
       end
-      preview.stream_notice("notice", "Press r here to retry.")
+      local retry = config.key("preview", "retry")
+      if retry then
+        preview.stream_notice("notice", "Press " .. retry .. " here to retry.")
+      end
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
-      preview.stream_notice("notice", "Press e on it to re-ask, d to delete it.")
+      local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
+      if reask and delete then
+        preview.stream_notice("notice", string.format("Press %s on it to re-ask, %s to delete it.", reask, delete))
+      end
     end
     M.refresh_status()
   end)
 end
+
+M.subscribe = subscribe
 
 -- Key handlers per pane ---------------------------------------------------------------------
 
@@ -226,6 +236,9 @@ M.handlers = {
     update = with_file_row(function(file)
       actions.update(file.path)
     end),
+    update_all = function()
+      actions.update_all()
+    end,
     readonly = with_file_row(function(file)
       actions.set_readonly(file.path, not file.readonly)
     end),
@@ -247,7 +260,20 @@ M.handlers = {
       actions.cancel()
     end,
     fork = message_action(actions.fork),
-    edit = message_action(actions.edit),
+    edit = message_action(function(index)
+      local chat = state.data.chat
+      local message = chat and chat.messages and chat.messages[index + 1]
+      if not message or message.role ~= "user" then
+        return actions.edit(index) -- says why not
+      end
+      local after = #chat.messages - index - 1
+      local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
+      vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
+        if choice == "Edit (cut the chat here)" then
+          actions.edit(index)
+        end
+      end)
+    end),
     retry = function()
       actions.retry()
     end,
@@ -291,15 +317,7 @@ local function setup_buffers()
       input.save_if_changed(actions.save_draft)
     end,
   })
-  local wgroup = vim.api.nvim_create_augroup("bb7-local-files", { clear = true })
-  vim.api.nvim_create_autocmd({ "BufWritePost", "TextChanged", "InsertLeave" }, {
-    group = wgroup,
-    callback = function(ev)
-      if vim.bo[ev.buf].buftype == "" then
-        actions.recompute_statuses()
-      end
-    end,
-  })
+  require("bb7.ui.watch").attach()
 end
 
 local function window_options(win, pane)
@@ -368,6 +386,7 @@ function M.close()
   end
   M.tab = nil
   M.wins = {}
+  require("bb7.ui.watch").detach()
 end
 
 --- Focuses one pane ("chats", "files", "preview", "input").

@@ -112,8 +112,10 @@ function M.new_with_context(cb)
     notify.warn("No active chat")
     return cb and cb(false)
   end
-  -- in the store of the chats shown (global chats too)
-  local fields = require("bb7.actions.common").scoped({ source_chat_id = source })
+  -- in the store of the active chat, whichever store the chats pane shows
+  local common = require("bb7.actions.common")
+  local fields = common.active_store({ source_chat_id = source })
+  common.show_active_store()
   session.request("chat_new_with_context", fields, function(reply)
     if reply.type == "error" then
       notify.daemon_error("create a chat", reply.message)

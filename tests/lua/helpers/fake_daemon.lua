@@ -195,8 +195,23 @@ local NEEDS_CHAT = {
   diff_local_done = true,
 }
 
+-- Answered while a send streams, as the real daemon's `allowed_while_streaming`: the
+-- read-only actions and the changes that do not touch the streaming chat. Everything else is
+-- refused with "Another request is already in progress" (save_draft among them).
+local WHILE_STREAMING = {
+  chat_get = true, chat_list = true, chat_active = true, search_chats = true, context_list = true,
+  get_context_file = true, get_output_file = true, get_diff_paths = true, get_file_statuses = true,
+  get_customization_info = true, estimate_tokens = true, estimate_text_tokens = true,
+  get_models = true, get_balance = true, shutdown = true, ping = true, version = true, cancel = true,
+  chat_rename = true, chat_force_unlock = true, bb7_init = true, generate_title = true, init = true,
+}
+
 function Fake:_handle(req)
   local a = req.action
+  local other_move = a == "chat_move" and req.id ~= self.active
+  if self.streaming and not WHILE_STREAMING[a] and a ~= "send" and not other_move then
+    return self:emit(err(req, "Another request is already in progress"))
+  end
   if a == "ping" or a == "shutdown" then
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "version" then
@@ -502,6 +517,9 @@ function Fake:_send(req, chat)
     end
     if msg.hold then
       -- waits until the test cancels (or releases) the stream
+      if not self.streaming then
+        return -- the test dropped the stream: its end never comes
+      end
       if self.streaming.cancelled then
         self.streaming = nil
         table.insert(chat.messages, { role = "assistant", parts = { { type = "text", content = table.concat(text) } } })
