@@ -60,14 +60,19 @@ function M.init()
 end
 
 -- Shows a chat picker over `chats` (bb7.picker); on a choice selects it and calls after().
-local function pick_chat(chats, prompt, after)
+-- `always` is called instead when the picker is cancelled.
+local function pick_chat(chats, prompt, after, always)
   require("bb7.picker").chats(chats, prompt, function(chat)
     if chat then
       actions.select_chat(chat.id, function(ok)
         if ok and after then
           after()
+        elseif always then
+          always()
         end
       end)
+    elseif always then
+      always()
     end
   end)
 end
@@ -92,10 +97,12 @@ function M.open()
       elseif #state.data.chats == 0 then
         ui.open()
       else
-        pick_chat(state.data.chats, "BB-7: Select a chat", function()
+        local function open()
           ui.open()
           actions.refresh_balance()
-        end)
+        end
+        -- cancelled: the UI opens with no chat selected, as the first plugin's did
+        pick_chat(state.data.chats, "BB-7: Select a chat", open, open)
       end
     end)
   end)

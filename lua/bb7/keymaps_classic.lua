@@ -19,6 +19,8 @@ M.keymaps = {
     { "n", "q", "close", "Close bb7" },
     { { "n", "i" }, "<C-c>", "close", "Close bb7" },
     { "n", "<C-x>", "cancel", "Cancel the running response" },
+    { "n", "<C-d>", "scroll_preview_down", "Scroll the preview down (from any pane)" },
+    { "n", "<C-u>", "scroll_preview_up", "Scroll the preview up (from any pane)" },
     { "n", "gc", "view_chat", "Show the chat in the preview" },
     { "n", "gf", "view_file", "Show the selected file in the preview" },
     { "n", "gd", "view_diff", "Show the selected file's diff in the preview" },
@@ -58,6 +60,8 @@ M.keymaps = {
   input = {
     { "n", "<CR>", "send", "Send the message" },
     { "i", "<S-CR>", "send", "Send the message" },
+    { { "n", "i" }, "<C-CR>", "send", "Send the message" },
+    { "i", "<C-x>", "cancel", "Cancel the running response" },
     { "n", "M", "model", "Pick a model" },
   },
 }
