@@ -69,6 +69,10 @@ local function render_chat(force)
       limit = length - fixed
     end
     preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    if data.diff_error then
+      -- the failed edits stay listed (with the key to retry) until a send replaces them
+      M.diff_error_notice(data.diff_error.errors)
+    end
   elseif #data.chats == 0 then
     preview.show_empty("No chats yet.\n\nPress n in the chats pane to start one.")
   else
@@ -80,6 +84,19 @@ end
 
 --- Listens to the state's events (idempotent). Done before a `:BB7Split` send too, so the
 --- preview follows a reply that started before the tab was first opened.
+--- Lists failed file edits under the chat, with the retry key.
+function M.diff_error_notice(errors)
+  preview.stream_notice("error", "File edits failed to apply:")
+  for _, err in ipairs(errors or {}) do
+    preview.stream_notice("error", "  " .. err)
+  end
+  local retry = config.key("preview", "retry")
+  if retry then
+    preview.stream_notice("notice", "Press " .. retry .. " here to retry.")
+  end
+  preview.stream_finish()
+end
+
 local function subscribe()
   if subscribed then
     return
@@ -113,14 +130,7 @@ local function subscribe()
     if msg.cancelled then
       preview.stream_notice("notice", "Response aborted by user.")
     elseif msg.type == "diff_error" then
-      preview.stream_notice("error", "File edits failed to apply:")
-      for _, err in ipairs(msg.errors or {}) do
-        preview.stream_notice("error", "  " .. err)
-      end
-      local retry = config.key("preview", "retry")
-      if retry then
-        preview.stream_notice("notice", "Press " .. retry .. " here to retry.")
-      end
+      M.diff_error_notice(msg.errors)
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
       local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
