@@ -93,8 +93,19 @@ function M.info()
     notify.warn("Cursor is not on a message")
     return
   end
-  local lines = M.details(message)
-  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "bb7-message-info", title = " Message " .. (entry.index + 1) .. " " })
+  -- the pair together, as the first plugin's K: the user message and its reply
+  local messages = state.data.chat.messages
+  local first = entry.index + 1
+  if message.role ~= "user" and first > 1 and messages[first - 1].role == "user" then
+    first = first - 1
+  end
+  local lines = M.details(messages[first])
+  local reply = messages[first + 1]
+  if messages[first].role == "user" and reply and reply.role ~= "user" then
+    table.insert(lines, "")
+    vim.list_extend(lines, M.details(reply))
+  end
+  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "bb7-message-info", title = " Message " .. first .. " " })
 end
 
 --- Opens or closes the reasoning block under the cursor.
