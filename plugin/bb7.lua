@@ -36,7 +36,7 @@ local function run_extra(name)
     require("bb7.commands_extra")[name](cmd)
   end
 end
-command("BB7NewChat", run_extra("new_chat"), { nargs = "?", desc = "bb7: start a new chat" })
+command("BB7NewChat", run_extra("new_chat"), { nargs = "?", desc = "bb7: start a new chat and make it active (the UI stays as it is)" })
 command("BB7EditInstructions", run_extra("edit_instructions"), { nargs = "?", complete = function()
   return { "project", "global" }
 end, desc = "bb7: edit the project or global instructions" })

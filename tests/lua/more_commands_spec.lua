@@ -22,11 +22,11 @@ describe("commands", function()
     fake = env.reset({ initialized = true })
   end)
 
-  it(":BB7NewChat [name] creates a chat and opens it", function()
+  it(":BB7NewChat [name] creates a chat and makes it active (the UI stays closed)", function()
     env.cmd("BB7NewChat refactor")
     t.eq("refactor", fake:sent("chat_new")[1].name)
     t.eq(nil, fake:sent("chat_new")[1].global)
-    t.truthy(require("bb7.ui").is_open())
+    t.falsy(require("bb7.ui").is_open())
     t.eq("refactor", require("bb7.state").data.chat.name)
   end)
 

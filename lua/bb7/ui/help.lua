@@ -41,8 +41,30 @@ function M.lines(pane)
   section(pane, keymaps[pane])
   if pane ~= "split" then
     section("global", keymaps.global)
+    M.commands(lines)
   end
   return lines, keys
+end
+
+--- Appends the `:BB7*` commands with their descriptions (from their definitions) to `lines`.
+function M.commands(lines)
+  local cmds = {}
+  for name, cmd in pairs(vim.api.nvim_get_commands({})) do
+    if name:match("^BB7") then
+      table.insert(cmds, { name, (cmd.definition or ""):gsub("^bb7: ", "") })
+    end
+  end
+  if #cmds == 0 then
+    return
+  end
+  table.sort(cmds, function(a, b)
+    return a[1] < b[1]
+  end)
+  table.insert(lines, "")
+  table.insert(lines, "Commands")
+  for _, cmd in ipairs(cmds) do
+    table.insert(lines, string.format("  :%-20s %s", cmd[1], cmd[2]))
+  end
 end
 
 local ns = vim.api.nvim_create_namespace("bb7-help")
