@@ -40,6 +40,7 @@ M.defaults = {
       { "n", "t", "title", "Regenerate the title of the chat under the cursor" },
       { "n", "s", "scope", "Switch between project and global chats" },
       { "n", "m", "move", "Move the chat under the cursor to global chats (or back to the project)" },
+      { "n", "u", "unlock", "Force-unlock the locked chat under the cursor (asks first)" },
       { "n", "q", "close", "Close bb7" },
     },
     files = {
@@ -122,6 +123,7 @@ M.defaults = {
     BB7StatusR = "Comment",
     BB7StatusSync = "DiagnosticWarn",
     BB7Pinned = "Special",
+    BB7Locked = "Comment",
     BB7DiffAdd = "DiffAdd",
     BB7DiffDelete = "DiffDelete",
     BB7DiffHeader = "Title",

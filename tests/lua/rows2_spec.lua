@@ -38,4 +38,45 @@ describe("workflow rows (2)", function()
     local help = table.concat(require("bb7.ui.help").lines("input"), "\n")
     t.truthy(help:find(":BB7NewChat%s+start a new chat and make it active"), "? lists the command")
   end)
+
+  it("a locked chat is marked in the list; <CR> on it says so, u force-unlocks it after asking", function()
+    local id = fake:new_chat("held")
+    fake.chats[id].locked = true
+    fake:new_chat("free")
+    vim.ui.select = function(_, _, cb)
+      cb(nil)
+    end
+    env.cmd("BB7")
+    local chats = require("bb7.ui.chats")
+    local buf = chats.buf()
+    t.eq({ "   free", "   held  ⊘ locked" }, lines(buf))
+    local ui = require("bb7.ui")
+    ui.focus("chats")
+    vim.api.nvim_win_set_cursor(ui.wins.chats, { 2, 0 })
+    env.notes = {}
+    feed("<CR>")
+    t.eq({ "WARN BB-7: Chat is locked by another bb7 process (u force-unlocks it)" }, env.messages())
+    t.eq(0, #fake:sent("chat_select"))
+    -- u asks; "Cancel" keeps the lock
+    local asked
+    vim.ui.select = function(items, opts, cb)
+      asked = opts.prompt
+      cb(items[2])
+    end
+    feed("u")
+    t.truthy(asked and asked:find("force unlock held?", 1, true), "asks first")
+    t.eq(0, #fake:sent("chat_force_unlock"))
+    vim.ui.select = function(items, _, cb)
+      cb(items[1])
+    end
+    feed("u")
+    t.eq(1, #fake:sent("chat_force_unlock"))
+    t.eq(id, fake:sent("chat_force_unlock")[1].id)
+    t.eq({ "   free", "   held" }, lines(buf))
+    -- on a chat that is not locked, u only says so
+    env.notes = {}
+    feed("u")
+    t.eq({ "INFO BB-7: Chat is not locked" }, env.messages())
+    t.truthy(table.concat(require("bb7.ui.help").lines("chats"), "\n"):find("Force%-unlock"), "? lists u")
+  end)
 end)

@@ -132,6 +132,18 @@ function M.search(query, cb)
   end)
 end
 
+--- Removes the lock another bb7 process holds on chat `id` (of the shown store).
+function M.force_unlock(id, cb)
+  session.request("chat_force_unlock", scoped({ id = id }), function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("unlock the chat", reply.message)
+      return done(cb, false)
+    end
+    notify.info("Chat unlocked")
+    M.refresh_chats(cb)
+  end)
+end
+
 --- Shows the other store's chats in the chats pane (project <-> global).
 function M.switch_scope(cb)
   if state.data.global_only then

@@ -192,7 +192,24 @@ end
 M.handlers = {
   chats = {
     select = with_chat_row(function(chat)
+      if chat.locked then
+        local key = config.key("chats", "unlock")
+        notify.warn("Chat is locked by another bb7 process" .. (key and (" (" .. key .. " force-unlocks it)") or ""))
+        return
+      end
       actions.select_chat(chat.id)
+    end),
+    unlock = with_chat_row(function(chat)
+      if not chat.locked then
+        notify.info("Chat is not locked")
+        return
+      end
+      local prompt = "BB-7: force unlock " .. (chat.name or chat.id) .. "? Another bb7 process holds it; both could then write it."
+      vim.ui.select({ "Force unlock", "Cancel" }, { prompt = prompt }, function(choice)
+        if choice == "Force unlock" then
+          actions.force_unlock(chat.id)
+        end
+      end)
     end),
     new = function()
       vim.ui.input({ prompt = "BB-7 new chat name (empty for default): " }, function(name)

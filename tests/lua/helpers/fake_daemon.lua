@@ -255,7 +255,7 @@ function Fake:_handle(req)
     for _, id in ipairs(self.order) do
       local c = self.chats[id]
       if c.global == global then
-        table.insert(chats, { id = id, name = c.name, created = c.created })
+        table.insert(chats, { id = id, name = c.name, created = c.created, locked = c.locked or nil })
       end
     end
     return self:emit(reply(req, { type = "chat_list", chats = chats }))
@@ -314,6 +314,9 @@ function Fake:_handle(req)
     if not c or c.global ~= (req.global == true or not self.project) then
       return self:emit(err(req, "Chat not found"))
     end
+    if c.locked then
+      return self:emit(err(req, "Chat is locked by another bb7 process (PID 1). Close it there or use chat_force_unlock"))
+    end
     self.active = req.id
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "chat_delete" then
@@ -327,6 +330,12 @@ function Fake:_handle(req)
     if self.active == req.id then
       self.active = nil
     end
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "chat_force_unlock" then
+    if not self.chats[req.id] then
+      return self:emit(err(req, "Chat not found"))
+    end
+    self.chats[req.id].locked = nil
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "chat_rename" then
     if not self.chats[req.id] then
