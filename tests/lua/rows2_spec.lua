@@ -79,4 +79,52 @@ describe("workflow rows (2)", function()
     t.eq({ "INFO BB-7: Chat is not locked" }, env.messages())
     t.truthy(table.concat(require("bb7.ui.help").lines("chats"), "\n"):find("Force%-unlock"), "? lists u")
   end)
+
+  it("a spinner with the elapsed time runs under the reply: Waiting…, then Streaming…; gone at the end", function()
+    local spinner = require("bb7.ui.spinner")
+    fake.send_script = { { hold = true } }
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("spin")
+    env.settle()
+    local ui = require("bb7.ui")
+    local pbuf = require("bb7.ui.preview").buf()
+    local function shown()
+      local marks = vim.api.nvim_buf_get_extmarks(pbuf, spinner.ns, 0, -1, { details = true })
+      local mark = marks[1]
+      return mark and mark[4].virt_lines[2][1][1], mark and mark[2]
+    end
+    require("bb7.ui.input").set_text("hello")
+    ui.handlers.input.send()
+    t.wait(function()
+      return shown() ~= nil
+    end, "spinner")
+    t.matches("Waiting… 00:00$", shown())
+    -- a minute later (the clock moved on): the spinner and the status line show it
+    local base = spinner.now()
+    spinner.now = function()
+      return base + 65000
+    end
+    t.wait(function()
+      return (shown() or ""):find("01:05", 1, true) ~= nil
+    end, "elapsed time in the spinner")
+    t.matches("streaming… 01:05", vim.wo[ui.wins.preview].winbar)
+    require("bb7.actions").cancel()
+    env.settle()
+    t.eq(nil, shown(), "no spinner after the end")
+    spinner.now = vim.uv.now
+    -- the first piece of the reply turns it into Streaming…, under the last line
+    fake.send_script = { { type = "chunk", content = "Part\nof it" }, { hold = true } }
+    require("bb7.ui.input").set_text("again")
+    ui.handlers.input.send()
+    t.wait(function()
+      return (shown() or ""):find("Streaming…", 1, true) ~= nil
+    end, "Streaming…")
+    local _, row = shown()
+    t.eq(vim.api.nvim_buf_line_count(pbuf) - 1, row)
+    require("bb7.actions").cancel()
+    env.settle()
+    t.eq(nil, shown())
+    t.falsy(spinner.running())
+    t.truthy(table.concat(require("bb7.ui.help").lines("preview"), "\n"):find("A spinner under a running reply", 1, true))
+  end)
 end)

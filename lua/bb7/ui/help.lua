@@ -5,6 +5,12 @@ local config = require("bb7.config")
 
 local M = {}
 
+-- What a pane shows that no key says, one line each, under "Notes" in its help.
+M.notes = {
+  chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
+  preview = { "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send" },
+}
+
 local TITLES = { chats = "Chats", files = "Files", info = "Info", preview = "Preview", input = "Input", split = "Split", global = "Every pane" }
 
 local function modes(mode)
@@ -39,6 +45,13 @@ function M.lines(pane)
     end
   end
   section(pane, keymaps[pane])
+  if M.notes[pane] then
+    table.insert(lines, "")
+    table.insert(lines, "Notes")
+    for _, note in ipairs(M.notes[pane]) do
+      table.insert(lines, "  " .. note)
+    end
+  end
   if pane ~= "split" then
     section("global", keymaps.global)
     M.commands(lines)
