@@ -19,6 +19,9 @@ M.defaults = {
   -- Watched buffers: writing a context file open in Neovim also updates its context snapshot
   -- (as `u` in the files pane), while the bb7 UI is open. Off: the status shows `~` instead.
   watch = false,
+  -- Auto-preview: the file under the cursor in the files pane is shown in the preview (its
+  -- diff when the preview shows a diff); the chat comes back in the chats pane or the input.
+  auto_preview = true,
   -- Fold reasoning blocks once they are complete.
   fold_thinking = true,
   -- Heuristic for the frontend context counter (see the WYSIWYG send workflow).

@@ -8,6 +8,7 @@ local M = {}
 -- What a pane shows that no key says, one line each, under "Notes" in its help.
 M.notes = {
   chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
+  files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
   preview = { "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send" },
 }
 

@@ -351,6 +351,7 @@ local function setup_buffers()
     end,
   })
   require("bb7.ui.watch").attach()
+  require("bb7.ui.autopreview").attach(M)
 end
 
 local function window_options(win, pane)
@@ -420,6 +421,7 @@ function M.close()
   M.tab = nil
   M.wins = {}
   require("bb7.ui.watch").detach()
+  require("bb7.ui.autopreview").detach()
 end
 
 --- Focuses one pane ("chats", "files", "preview", "input").
