@@ -56,6 +56,7 @@ M.defaults = {
       { "n", "A", "apply_all", "Apply every output" },
       { "n", "D", "diff_local", "Side-by-side diff of local file and output" },
       { "n", "x", "reject", "Reject (delete) the output of the file under the cursor" },
+      { "n", "za", "toggle_dir", "Open or close the directory under the cursor (<CR> on it too)" },
       { "n", "q", "close", "Close bb7" },
     },
     info = {
@@ -127,6 +128,7 @@ M.defaults = {
     BB7StatusSync = "DiagnosticWarn",
     BB7Pinned = "Special",
     BB7Locked = "Comment",
+    BB7Directory = "Directory",
     BB7DiffAdd = "DiffAdd",
     BB7DiffDelete = "DiffDelete",
     BB7DiffHeader = "Title",

@@ -172,4 +172,60 @@ describe("workflow rows (2)", function()
     t.eq("chat", require("bb7.ui.preview").mode)
     t.truthy(table.concat(require("bb7.ui.help").lines("files"), "\n"):find("Auto-preview", 1, true))
   end)
+
+  it("the files pane is a tree: directories open and close, ~ for home in external paths", function()
+    local files = require("bb7.ui.files")
+    local home = vim.env.HOME
+    local entries = {
+      { path = "src/x/a.lua", status = "M", tokens = 5 },
+      { path = "top.txt", tokens = 2 },
+      { path = "src/x/b.lua", tokens = 3 },
+      { path = "src/c.lua", tokens = 1, start_line = 1, end_line = 2, status = "S" },
+      { path = home .. "/notes/n.txt", status = "R", tokens = 4 },
+      { path = "/opt/lib/z.h", status = "R", tokens = 6 },
+    }
+    local shown = files.lines(entries, {})
+    t.eq({
+      "    ▾ src/",
+      "      ▾ x/",
+      "M       a.lua  5",
+      "        b.lua  3",
+      "S     c.lua:1-2  1",
+      "    top.txt  2",
+      "    ▾ ~/notes/",
+      "R     n.txt  4",
+      "    ▾ /opt/lib/",
+      "R     z.h  6",
+    }, shown)
+    t.eq({ "    ▸ src/  (3)", "    top.txt  2", "    ▾ ~/notes/", "R     n.txt  4", "    ▾ /opt/lib/", "R     z.h  6" },
+      (files.lines(entries, { ["src/"] = true })))
+    -- a directory with one directory in it shares its row
+    t.eq({ "    ▾ src/x/", "      a.lua  1" }, (files.lines({ { path = "src/x/a.lua", tokens = 1 } }, {})))
+
+    -- in the pane: <CR> on a directory closes it, za opens it again; file keys skip directory rows
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("tree")
+    env.settle()
+    env.write("src/a.txt", { "a" })
+    env.write("src/b.txt", { "b" })
+    env.write("top.txt", { "t" })
+    env.cmd("BB7Add src/a.txt")
+    env.cmd("BB7Add src/b.txt")
+    env.cmd("BB7Add top.txt")
+    local ui = require("bb7.ui")
+    ui.focus("files")
+    vim.api.nvim_win_set_cursor(ui.wins.files, { 1, 0 })
+    t.eq({ "    ▾ src/", "      a.txt  1", "      b.txt  1", "    top.txt  1" }, lines(files.buf()))
+    feed("<CR>")
+    t.eq({ "    ▸ src/  (2)", "    top.txt  1" }, lines(files.buf()))
+    t.eq(0, #fake:sent("get_diff_paths"), "<CR> on a directory shows no diff")
+    feed("d")
+    t.eq(0, #fake:sent("context_remove"), "d on a directory removes nothing")
+    feed("za")
+    t.eq({ "    ▾ src/", "      a.txt  1", "      b.txt  1", "    top.txt  1" }, lines(files.buf()))
+    vim.api.nvim_win_set_cursor(ui.wins.files, { 3, 0 })
+    t.eq("src/b.txt", files.current(ui.wins.files).path)
+    feed("d")
+    t.eq("src/b.txt", fake:sent("context_remove")[1].path)
+  end)
 end)

@@ -260,9 +260,17 @@ M.handlers = {
     end,
   },
   files = {
-    diff = with_file_row(function(file)
-      actions.show_diff(file.path)
-    end),
+    diff = function()
+      if files.toggle(M.wins.files) then
+        return -- <CR> on a directory opens or closes it
+      end
+      with_file_row(function(file)
+        actions.show_diff(file.path)
+      end)()
+    end,
+    toggle_dir = function()
+      files.toggle(M.wins.files)
+    end,
     remove = with_file_row(function(file)
       actions.remove(file.path, { first = file.start_line, last = file.end_line })
     end),
