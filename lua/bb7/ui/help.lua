@@ -9,7 +9,10 @@ local M = {}
 M.notes = {
   chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
   files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
-  preview = { "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send" },
+  preview = {
+    "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send",
+    "Closed and reopened, the tab keeps the focused pane, the cursors and this view (file, diff or chat)",
+  },
 }
 
 local TITLES = { chats = "Chats", files = "Files", info = "Info", preview = "Preview", input = "Input", split = "Split", global = "Every pane" }

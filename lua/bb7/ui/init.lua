@@ -10,6 +10,7 @@ local keymaps = require("bb7.keymaps")
 local keys = require("bb7.ui.keys")
 local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
+local restore = require("bb7.ui.restore")
 local spinner = require("bb7.ui.spinner")
 local state = require("bb7.state")
 local statusline = require("bb7.ui.statusline")
@@ -409,6 +410,10 @@ function M.open()
   files.render(state.data.files)
   render_chat()
   local focus = state.data.active_id and M.wins.input or M.wins.chats
+  local pane = restore.apply(M)
+  if pane and valid(M.wins[pane]) then
+    focus = M.wins[pane]
+  end
   if valid(focus) then
     vim.api.nvim_set_current_win(focus)
   end
@@ -420,6 +425,7 @@ function M.close()
     input.save_if_changed(actions.save_draft)
   end
   if M.is_open() then
+    restore.capture(M)
     if #vim.api.nvim_list_tabpages() == 1 then
       vim.cmd("tabnew")
     end
