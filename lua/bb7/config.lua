@@ -102,7 +102,7 @@ M.defaults = {
       { "i", "<C-s>", "send", "Send the message" },
       { "n", "<C-s>", "send", "Send the message" },
       -- insert-mode <C-c> stays Vim's (leave insert mode); gm/ge stay motions
-      { "n", "<C-c>", "cancel", "Cancel the running response" },
+      { "n", "<C-c>", "cancel", "Cancel the running response (or abort a pending retry)" },
       { "n", "<LocalLeader>m", "model", "Pick a model" },
       { "n", "<LocalLeader>e", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
       { "n", "q", "close", "Close bb7" },

@@ -262,4 +262,82 @@ describe("workflow rows (2)", function()
     t.eq(ui.wins.input, vim.api.nvim_get_current_win())
     t.eq("chat", preview.mode)
   end)
+
+  it("diff-error retry: the input is prefilled, any send carries the retry context, cancel aborts it", function()
+    local errors = { "edit_file edit 0 (a.txt, base=context): old_string not found in file" }
+    local calls = { { tool = "edit_file", args = { path = "a.txt" }, path = "a.txt" } }
+    local function fail()
+      fake.send_script = { { type = "diff_error", errors = errors, tool_calls = calls, usage = {} } }
+    end
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("retry")
+    env.settle()
+    local ui = require("bb7.ui")
+    local input = require("bb7.ui.input")
+    local retry_message = require("bb7.config").options.retry_message
+    fail()
+    input.set_text("edit a.txt")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq(retry_message, input.text(), "the input holds the retry")
+    -- what the user sends instead still carries the failed edits
+    fake.send_script = nil
+    input.set_text("Please try the edit of a.txt again")
+    ui.handlers.input.send()
+    env.settle()
+    local sent = fake:sent("send")[2]
+    t.eq("Please try the edit of a.txt again", sent.content)
+    t.eq({ errors = errors, tool_calls = calls }, sent.retry_context)
+    t.eq(nil, require("bb7.state").data.diff_error)
+    -- the next send has none
+    input.set_text("thanks")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq(nil, fake:sent("send")[3].retry_context)
+
+    -- cancel (<C-c> in the input) aborts: recorded in the chat, the input emptied, no context sent
+    fail()
+    input.set_text("edit again")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq(retry_message, input.text())
+    ui.focus("input")
+    env.notes = {}
+    feed("<C-c>")
+    t.eq(1, #fake:sent("add_system_message"))
+    t.eq("File changes failed to apply.", fake:sent("add_system_message")[1].message)
+    t.eq("", input.text())
+    t.eq({ "INFO BB-7: Retry aborted" }, env.messages())
+    t.truthy(vim.tbl_contains(lines(require("bb7.ui.preview").buf()), "File changes failed to apply."))
+    input.set_text("new topic")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq(nil, fake:sent("send")[5].retry_context)
+    -- a retry belongs to its chat
+    fail()
+    input.set_text("edit once more")
+    ui.handlers.input.send()
+    env.settle()
+    require("bb7.actions").new_chat("other")
+    env.settle()
+    t.eq(nil, require("bb7.actions").retry_context())
+  end)
+
+  it("classic: <C-x> in insert mode aborts the retry", function()
+    fake = env.reset({ initialized = true, setup = { keymaps = "classic" } })
+    fake.send_script = { { type = "diff_error", errors = { "e" }, tool_calls = {}, usage = {} } }
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("classic")
+    env.settle()
+    local input = require("bb7.ui.input")
+    input.set_text("go")
+    require("bb7.ui").handlers.input.send()
+    env.settle()
+    t.eq(require("bb7.config").options.retry_message, input.text())
+    t.truthy(vim.tbl_contains(lines(require("bb7.ui.preview").buf()), "The retry goes with the next message you send (the input holds one); <C-x> aborts it."))
+    require("bb7.ui").focus("input")
+    feed("A<C-x><Esc>")
+    t.eq(1, #fake:sent("add_system_message"))
+    t.eq("", input.text())
+  end)
 end)

@@ -95,7 +95,7 @@ local function stream(content, retry_context, cb)
       state.data.last_usage = msg.usage
       state.data.trimmed = tonumber(msg.trimmed) or 0
     elseif msg.type == "diff_error" then
-      state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {} }
+      state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {}, chat_id = state.data.active_id }
       state.data.last_usage = msg.usage
     end
     msg.cancelled = (running and running.cancelled) or msg.message == failed.ABORTED
@@ -174,6 +174,9 @@ function M.cancel(cb)
     notify.info("Re-ask cancelled")
     return done(cb, true)
   end
+  if not running and state.data.diff_error then
+    return M.abort_retry(cb)
+  end
   if not running or running.pending then
     notify.warn("Nothing to cancel")
     return done(cb, false)
@@ -197,6 +200,36 @@ function M.cancel(cb)
       return done(cb, false)
     end
     done(cb, true)
+  end)
+end
+
+--- The `retry_context` a send carries after a `diff_error` (the errors and the failed calls),
+--- or nil. Any send does, as in the first plugin, until the retry is aborted.
+function M.retry_context()
+  local diff = state.data.diff_error
+  if not diff then
+    return nil
+  end
+  return { errors = diff.errors, tool_calls = diff.tool_calls }
+end
+
+--- Drops the pending retry after a `diff_error` (the first plugin's <C-x>): the chat records
+--- "File changes failed to apply." and the next send goes without the failed edits.
+function M.abort_retry(cb)
+  if not state.data.diff_error then
+    notify.warn("No retry to abort")
+    return done(cb, false)
+  end
+  state.data.diff_error = nil
+  state.emit("retry_aborted")
+  session.request("add_system_message", { message = "File changes failed to apply." }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("record the aborted retry", reply.message)
+    end
+    notify.info("Retry aborted")
+    sync.load_chat(function(ok)
+      done(cb, ok)
+    end)
   end)
 end
 

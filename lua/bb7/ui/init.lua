@@ -81,6 +81,13 @@ local function render_chat(force)
     preview.show_empty("No chat selected.\n\nPick one in the chats pane (<CR>) or press n for a new one.")
   end
   input.restore(data.chat)
+  if data.diff_error and not data.diff_error.prefilled and data.chat then
+    -- once per diff_error: the retry goes with whatever is sent next, so offer a message
+    data.diff_error.prefilled = true
+    if vim.trim(input.text()) == "" then
+      input.set_text(config.options.retry_message)
+    end
+  end
   M.refresh_status()
 end
 
@@ -92,6 +99,8 @@ function M.diff_error_notice(errors)
   for _, err in ipairs(errors or {}) do
     preview.stream_notice("error", "  " .. err)
   end
+  local abort = config.key("input", "cancel") or config.key("global", "cancel")
+  preview.stream_notice("notice", "The retry goes with the next message you send (the input holds one)" .. (abort and ("; " .. abort .. " aborts it.") or "."))
   local retry = config.key("preview", "retry")
   if retry then
     preview.stream_notice("notice", "Press " .. retry .. " here to retry.")
@@ -119,6 +128,13 @@ local function subscribe()
     render_chat()
   end)
   state.on("status", M.refresh_status)
+  state.on("retry_aborted", function()
+    -- the prefilled retry message goes with the retry
+    if vim.trim(input.text()) == vim.trim(config.options.retry_message) then
+      input.set_text("")
+      input.save_if_changed(actions.save_draft)
+    end
+  end)
   state.on("stream_start", function(info)
     if preview.mode ~= "chat" then
       render_chat(true)
@@ -177,7 +193,8 @@ local function send()
     if not ok then
       return
     end
-    actions.send(input.text())
+    -- after failed file edits, any send carries the retry context (the first plugin's way)
+    actions.send(input.text(), actions.retry_context())
     if state.data.stream then
       input.set_text("")
       actions.save_draft("")

@@ -366,6 +366,9 @@ function Fake:_handle(req)
       draft = chat.draft, messages = chat.messages, reasoning_effort = chat.reasoning_effort,
       global = chat.global or nil,
     }))
+  elseif a == "add_system_message" then
+    table.insert(chat.messages, { role = "system", parts = { { type = "text", content = req.message or req.content } } })
+    return self:emit(reply(req, { type = "ok" }))
   elseif a == "save_draft" then
     chat.draft = req.draft
     return self:emit(reply(req, { type = "ok" }))
