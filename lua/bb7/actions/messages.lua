@@ -139,6 +139,13 @@ function M.send(content, retry_context, cb)
     notify.warn("Nothing to send")
     return done(cb, false)
   end
+  local instructions_error = require("bb7.instructions").error(state.data.chat)
+  if instructions_error then
+    -- blocked until fixed; the chat is read again so a fixed file lets the next send go
+    notify.warn("Fix the project instructions before sending: " .. instructions_error)
+    sync.load_chat()
+    return done(cb, false)
+  end
   local reask = state.data.reask
   if not reask or reask.chat_id ~= state.data.active_id then
     state.data.reask = nil

@@ -12,6 +12,7 @@ M.notes = {
   input = { "After failed file edits the input holds a retry: any send carries the errors; cancel aborts it" },
   preview = {
     "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send",
+    "⚠ banner at the top: the project instructions do not parse; sending waits until the file is fixed and written",
     "Closed and reopened, the tab keeps the focused pane, the cursors and this view (file, diff or chat)",
   },
 }

@@ -71,6 +71,12 @@ local function render_chat(force)
       limit = length - fixed
     end
     preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    local banner = preview.rendered and preview.rendered.banner ~= nil
+    if banner and not M.banner_shown and valid(M.wins.preview) then
+      -- the instruction-error banner is at the top: show it when it first appears
+      vim.api.nvim_win_set_cursor(M.wins.preview, { 1, 0 })
+    end
+    M.banner_shown = banner
     if data.diff_error then
       -- the failed edits stay listed (with the key to retry) until a send replaces them
       M.diff_error_notice(data.diff_error.errors)
@@ -378,6 +384,7 @@ local function setup_buffers()
   })
   require("bb7.ui.watch").attach()
   require("bb7.ui.autopreview").attach(M)
+  require("bb7.instructions").watch()
 end
 
 local function window_options(win, pane)
