@@ -381,4 +381,59 @@ describe("workflow rows (2)", function()
       t.truthy(vim.tbl_contains(lines(pbuf), "Fine."), vim.inspect(lines(pbuf)))
     end)
   end)
+
+  it("the model picker: detail pane, tool-capable filter (t), filter prompt (/)", function()
+    local picker = require("bb7.ui.model_picker")
+    local models = {
+      { id = "anthropic/claude-sonnet-4", name = "Claude Sonnet 4", context_length = 200000, max_completion_tokens = 64000,
+        supports_tools = true, supports_reasoning = true,
+        pricing = { prompt = "0.000003", completion = "0.000015", input_cache_read = "0.0000003", input_cache_write = "0.00000375", internal_reasoning = "0.000015" } },
+      { id = "openai/gpt-4o", name = "GPT-4o", context_length = 128000, supports_tools = true, pricing = { prompt = "0.0000025", completion = "0.00001" } },
+      { id = "some/chat-only", name = "Chat only", context_length = 8000, supports_tools = false, pricing = { prompt = "0", completion = "0" } },
+    }
+    local picked
+    picker.open(models, "openai/gpt-4o", function(id)
+      picked = id
+    end)
+    local s = picker.state
+    local function list()
+      return vim.api.nvim_buf_get_lines(s.buf, 0, -1, false)
+    end
+    t.eq(2, #list(), "models without tools are hidden at first")
+    t.matches("2 of 3, tools only", vim.api.nvim_win_get_config(s.win).title[1][1])
+    vim.api.nvim_win_set_cursor(s.win, { 1, 0 })
+    vim.api.nvim_exec_autocmds("CursorMoved", { buffer = s.buf })
+    t.eq({
+      "",
+      "  Claude Sonnet 4",
+      "  anthropic/claude-sonnet-4",
+      "",
+      "  Price in     $3.00 / 1M",
+      "  Price out    $15.00 / 1M",
+      "  Cache read   $0.30 / 1M",
+      "  Cache write  $3.75 / 1M",
+      "  Reasoning    $15.00 / 1M",
+      "",
+      "  Context      200k",
+      "  Max output   64k",
+      "",
+      "  Reasoning    yes",
+      "  Tools        yes",
+    }, vim.api.nvim_buf_get_lines(s.detail_buf, 0, -1, false))
+    feed("t")
+    t.eq(3, #list(), "t shows every model")
+    -- the filter prompt narrows as you type
+    feed("/")
+    t.truthy(s.prompt_win and vim.api.nvim_win_is_valid(s.prompt_win))
+    vim.api.nvim_buf_set_lines(s.prompt_buf, 0, -1, false, { "CHAT only" })
+    vim.api.nvim_exec_autocmds("TextChangedI", { buffer = s.prompt_buf })
+    t.eq(1, #list())
+    t.matches("some/chat%-only", list()[1])
+    t.eq("  Tools        no", vim.api.nvim_buf_get_lines(s.detail_buf, -2, -1, false)[1])
+    feed("<Esc>")
+    t.eq(s.win, vim.api.nvim_get_current_win(), "back in the list")
+    feed("<CR>")
+    t.eq("some/chat-only", picked)
+    t.eq(nil, picker.state)
+  end)
 end)

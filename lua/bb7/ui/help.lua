@@ -9,7 +9,10 @@ local M = {}
 M.notes = {
   chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
   files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
-  input = { "After failed file edits the input holds a retry: any send carries the errors; cancel aborts it" },
+  input = {
+    "The model picker (model key, :BB7Model): / filters, t shows models without tools, f favorite, a detail pane beside",
+    "After failed file edits the input holds a retry: any send carries the errors; cancel aborts it",
+  },
   preview = {
     "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send",
     "⚠ banner at the top: the project instructions do not parse; sending waits until the file is fixed and written",
