@@ -16,7 +16,7 @@ command("BB7Init", run("init"), { desc = "bb7: create .bb7/ in the current direc
 command("BB7", run("open"), { desc = "bb7: open or close the UI" })
 command("BB7Add", run("add"), { nargs = "?", range = true, complete = "file", desc = "bb7: add the current file, a range, or path:start:end to the chat" })
 command("BB7AddReadonly", run("add_readonly"), { nargs = "?", range = true, complete = "file", desc = "bb7: add read-only" })
-command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context" })
+command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context (in oil.nvim: the entry under the cursor)" })
 command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
 command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
 local function run_views(name)

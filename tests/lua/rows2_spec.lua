@@ -436,4 +436,46 @@ describe("workflow rows (2)", function()
     t.eq("some/chat-only", picked)
     t.eq(nil, picker.state)
   end)
+
+  it(":BB7Remove from an oil.nvim buffer (oil:///dir/): the entry under the cursor, a directory after asking", function()
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("oil")
+    env.settle()
+    env.write("a.txt", { "a" })
+    env.write("src/x.txt", { "x" })
+    env.write("src/y.txt", { "y" })
+    for _, p in ipairs({ "a.txt", "src/x.txt", "src/y.txt" }) do
+      env.cmd("BB7Add " .. p)
+    end
+    vim.cmd("tabnew")
+    local buf = vim.api.nvim_get_current_buf()
+    vim.api.nvim_buf_set_name(buf, "oil://" .. env.dir .. "/")
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "/1 src/", "/2 a.txt" })
+    vim.bo[buf].buftype = "acwrite"
+    vim.api.nvim_win_set_cursor(0, { 2, 0 })
+    env.notes = {}
+    env.cmd("BB7Remove")
+    t.eq({ { action = "context_remove", path = "a.txt" } }, vim.tbl_map(function(r)
+      return { action = r.action, path = r.path }
+    end, fake:sent("context_remove")))
+    local asked
+    vim.ui.select = function(items, opts, cb)
+      asked = opts.prompt
+      cb(items[1])
+    end
+    vim.api.nvim_win_set_cursor(0, { 1, 0 })
+    env.cmd("BB7Remove")
+    t.eq("BB-7: remove 2 files from the context?", asked)
+    local removed = vim.tbl_map(function(r)
+      return r.path
+    end, fake:sent("context_remove"))
+    table.sort(removed)
+    t.eq({ "a.txt", "src/x.txt", "src/y.txt" }, removed)
+    -- a file not in the context says so
+    env.write("b.txt", { "b" })
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, { "b.txt" })
+    env.notes = {}
+    env.cmd("BB7Remove")
+    t.eq({ "WARN BB-7: File not in context" }, env.messages())
+  end)
 end)
