@@ -28,7 +28,7 @@ end
 command("BB7Chat", run_views("chat"), { desc = "bb7: show the chat in the preview" })
 command("BB7File", run_views("file"), { nargs = "?", complete = "file", desc = "bb7: show a context or output file in the preview" })
 command("BB7Diff", run_views("diff"), { nargs = "?", complete = "file", desc = "bb7: show a file's diff in the preview" })
-command("BB7Split", run_views("split"), { desc = "bb7: a small composer to send without the bb7 tab" })
+command("BB7Split", run_views("split"), { bang = true, desc = "bb7: the chat beside the code (! a small composer instead)" })
 command("BB7Model", run("model"), { nargs = "?", bang = true, desc = "bb7: pick the model (! toggles a favorite)" })
 local function run_extra(name)
   return function(cmd)

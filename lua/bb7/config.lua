@@ -27,7 +27,12 @@ M.defaults = {
   -- Heuristic for the frontend context counter (see the WYSIWYG send workflow).
   chars_per_token = 3.5,
   user_request_allowance = 100,
+  -- `layout = "float"` (the first plugin's floating panes), "left" or "right" (a side chat
+  -- beside the code), or "tab" (its own tab); or a table with `mode` and the sizes.
   layout = {
+    mode = "tab",
+    side_width = 70,
+    side_files_height = 6,
     sidebar_width = 36,
     input_height = 8,
     files_height = 12,
@@ -174,6 +179,9 @@ function M.setup(opts)
   local rest = vim.deepcopy(opts)
   rest.keymaps = nil
   local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), rest)
+  if type(merged.layout) == "string" then
+    merged.layout = vim.tbl_extend("force", vim.deepcopy(M.defaults.layout), { mode = merged.layout })
+  end
   merged.keymaps = {}
   local base = M.defaults.keymaps
   if keymaps == "classic" or (type(keymaps) == "table" and keymaps.preset == "classic") then

@@ -478,4 +478,85 @@ describe("workflow rows (2)", function()
     env.cmd("BB7Remove")
     t.eq({ "WARN BB-7: File not in context" }, env.messages())
   end)
+
+  it('layout = "float": floating panes over the current tab with titles and footers', function()
+    fake = env.reset({ initialized = true, setup = { layout = "float" } })
+    fake:new_chat("floaty")
+    fake.active = nil
+    env.write("a.txt", { "alpha" })
+    local code = vim.api.nvim_get_current_win()
+    vim.ui.select = function(items, _, cb)
+      cb(items[1])
+    end
+    env.cmd("BB7")
+    env.cmd("BB7Add a.txt")
+    local ui = require("bb7.ui")
+    t.eq("float", ui.mode)
+    t.eq(1, #vim.api.nvim_list_tabpages(), "no tab of its own")
+    for _, pane in ipairs({ "chats", "files", "info", "preview", "input" }) do
+      t.truthy(ui.wins[pane] and vim.api.nvim_win_is_valid(ui.wins[pane]), pane)
+      t.eq("editor", vim.api.nvim_win_get_config(ui.wins[pane]).relative, pane .. " floats")
+    end
+    local function deco(pane, key)
+      local value = vim.api.nvim_win_get_config(ui.wins[pane])[key]
+      return type(value) == "table" and value[1][1] or value
+    end
+    t.eq(" Preview: floaty ", deco("preview", "title"))
+    t.eq(" 1 of 1 ", deco("chats", "footer"))
+    t.matches("^ 1 file · %d+ tokens $", deco("files", "footer"))
+    t.eq("2 files · 300 tokens (save 100)", require("bb7.ui.layouts").files_summary({
+      { path = "a", tokens = 200, status = "M", original_tokens = 100 }, { path = "b", tokens = 100 },
+    }))
+    -- :BB7 closes it again, the code window stays
+    vim.api.nvim_set_current_win(ui.wins.input)
+    env.cmd("BB7")
+    t.falsy(ui.is_open())
+    t.truthy(vim.api.nvim_win_is_valid(code))
+    t.eq(1, #vim.api.nvim_tabpage_list_wins(0))
+  end)
+
+  it('layout = "left"/"right" and :BB7Split: a side chat beside the code, with files, preview and input', function()
+    for _, side in ipairs({ "left", "right" }) do
+      fake = env.reset({ initialized = true, setup = { layout = side } })
+      fake:new_chat("side")
+      local code_file = env.write("code.lua", { "local x = 1" })
+      vim.cmd("edit " .. vim.fn.fnameescape(code_file))
+      local code = vim.api.nvim_get_current_win()
+      vim.ui.select = function(items, _, cb)
+        cb(items[1])
+      end
+      env.cmd("BB7")
+      local ui = require("bb7.ui")
+      t.eq(side, ui.mode)
+      t.eq(1, #vim.api.nvim_list_tabpages())
+      t.truthy(vim.api.nvim_win_is_valid(code), "the code stays visible")
+      t.eq(nil, ui.wins.chats)
+      for _, pane in ipairs({ "files", "preview", "input" }) do
+        t.eq("", vim.api.nvim_win_get_config(ui.wins[pane]).relative, pane .. " is a split")
+      end
+      local code_col = vim.api.nvim_win_get_position(code)[2]
+      local chat_col = vim.api.nvim_win_get_position(ui.wins.preview)[2]
+      t.truthy(side == "left" and chat_col < code_col or side == "right" and chat_col > code_col, side)
+      t.eq(ui.wins.input, vim.api.nvim_get_current_win())
+      feed("q")
+      t.falsy(ui.is_open())
+      t.eq({ code }, vim.api.nvim_tabpage_list_wins(0))
+    end
+    -- :BB7Split opens the side chat whatever the layout (here the tab one)
+    fake = env.reset({ initialized = true })
+    fake:new_chat("split side")
+    fake.active = "0000000001"
+    local code = vim.api.nvim_get_current_win()
+    env.cmd("BB7Split")
+    local ui = require("bb7.ui")
+    t.eq("right", ui.mode)
+    t.truthy(vim.api.nvim_win_is_valid(code))
+    t.eq("split side", require("bb7.state").data.chat.name)
+    -- :BB7 there closes it (as it closes the UI in any layout); again, it opens the options' layout
+    env.cmd("BB7")
+    t.falsy(ui.is_open())
+    env.cmd("BB7")
+    t.eq("tab", ui.mode)
+    t.eq(2, #vim.api.nvim_list_tabpages())
+  end)
 end)

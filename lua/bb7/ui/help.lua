@@ -7,6 +7,7 @@ local M = {}
 
 -- What a pane shows that no key says, one line each, under "Notes" in its help.
 M.notes = {
+  global = { 'Layouts: layout = "tab", "float", "left" or "right"; :BB7Split opens the side chat beside the code' },
   chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
   files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
   input = {
@@ -63,6 +64,11 @@ function M.lines(pane)
   end
   if pane ~= "split" then
     section("global", keymaps.global)
+    if pane ~= "global" then
+      for _, note in ipairs(M.notes.global) do
+        table.insert(lines, "  " .. note)
+      end
+    end
     M.commands(lines)
   end
   return lines, keys

@@ -10,6 +10,7 @@ local keymaps = require("bb7.keymaps")
 local keys = require("bb7.ui.keys")
 local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
+local layouts = require("bb7.ui.layouts")
 local restore = require("bb7.ui.restore")
 local spinner = require("bb7.ui.spinner")
 local state = require("bb7.state")
@@ -20,7 +21,8 @@ local views = require("bb7.ui.views")
 local M = {}
 
 M.wins = {} -- pane -> window
-M.tab = nil
+M.tab = nil -- the tab the UI is in (its own tab, or the tab of the float or side layout)
+M.mode = "tab" -- the layout of the open UI (bb7.ui.layouts)
 local subscribed = false
 
 local function valid(win)
@@ -28,12 +30,23 @@ local function valid(win)
 end
 
 function M.is_open()
-  return M.tab ~= nil and vim.api.nvim_tabpage_is_valid(M.tab)
+  if M.tab == nil or not vim.api.nvim_tabpage_is_valid(M.tab) then
+    return false
+  end
+  if M.mode == "tab" then
+    return true
+  end
+  for _, win in pairs(M.wins) do
+    if valid(win) then
+      return true
+    end
+  end
+  return false
 end
 
 -- Whether every pane still has its window (the user may have closed one).
 local function complete()
-  for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
+  for _, pane in ipairs(layouts.PANES[M.mode] or layouts.PANES.tab) do
     if not valid(M.wins[pane]) then
       return false
     end
@@ -44,6 +57,7 @@ M.complete = complete
 
 function M.refresh_status()
   statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))
+  layouts.update(M)
 end
 
 -- Draws the active chat (or the empty state) into the preview. `force` draws even while a
@@ -125,9 +139,11 @@ local function subscribe()
   end)
   state.on("chats", function()
     chats.render(state.data.chats, state.data.active_id)
+    layouts.update(M)
   end)
   state.on("files", function()
     files.render(state.data.files)
+    layouts.update(M)
   end)
   state.on("chat", function()
     chats.render(state.data.chats, state.data.active_id)
@@ -385,6 +401,13 @@ local function setup_buffers()
   require("bb7.ui.watch").attach()
   require("bb7.ui.autopreview").attach(M)
   require("bb7.instructions").watch()
+  vim.api.nvim_create_autocmd("CursorMoved", {
+    group = group,
+    buffer = chats.buf(),
+    callback = function()
+      layouts.update(M) -- the chats footer's "N of M"
+    end,
+  })
 end
 
 local function window_options(win, pane)
@@ -401,16 +424,48 @@ local function window_options(win, pane)
   end
 end
 
---- Opens the bb7 tab (or goes to it) and draws every pane from the current state.
-function M.open()
+-- Opens the float or side layout `mode` in the current tab.
+local function open_layout(mode)
+  local bufs = {}
+  for _, pane in ipairs(layouts.PANES[mode]) do
+    bufs[pane] = buffers.get(pane)
+  end
+  bufs.chats, bufs.files, bufs.preview, bufs.input = chats.buf(), files.buf(), preview.buf(), input.buf()
+  if mode == "float" then
+    layouts.open_float(M, bufs)
+  else
+    layouts.open_side(M, bufs, mode)
+  end
+  M.tab = vim.api.nvim_get_current_tabpage()
+  for pane, win in pairs(M.wins) do
+    window_options(win, pane)
+  end
+  if M.wins.info then
+    require("bb7.ui.info").render()
+    actions.refresh_customization()
+  end
+  require("bb7.ui.help").decorate(M.wins)
+  layouts.update(M)
+end
+
+--- Opens the bb7 UI (or goes to it) and draws every pane from the current state. The layout
+--- is the options' (`layout`), or `opts.layout` ("tab", "float", "left", "right").
+function M.open(opts)
+  opts = opts or {}
   subscribe()
   setup_buffers()
-  if M.is_open() and not complete() then
+  local mode = opts.layout or layouts.mode()
+  if M.is_open() and (not complete() or M.mode ~= mode or (mode ~= "tab" and M.tab ~= vim.api.nvim_get_current_tabpage())) then
     M.close()
   end
   if M.is_open() then
     vim.api.nvim_set_current_tabpage(M.tab)
+  elseif mode ~= "tab" then
+    M.mode = mode
+    M.wins = {}
+    open_layout(mode)
   else
+    M.mode = "tab"
     local layout = config.options.layout
     vim.cmd("tabnew")
     M.tab = vim.api.nvim_get_current_tabpage()
@@ -433,7 +488,7 @@ function M.open()
   chats.render(state.data.chats, state.data.active_id)
   files.render(state.data.files)
   render_chat()
-  local focus = state.data.active_id and M.wins.input or M.wins.chats
+  local focus = (state.data.active_id or not M.wins.chats) and M.wins.input or M.wins.chats
   local pane = restore.apply(M)
   if pane and valid(M.wins[pane]) then
     focus = M.wins[pane]
@@ -450,11 +505,18 @@ function M.close()
   end
   if M.is_open() then
     restore.capture(M)
-    if #vim.api.nvim_list_tabpages() == 1 then
-      vim.cmd("tabnew")
+    if M.mode ~= "tab" then
+      if vim.api.nvim_get_current_tabpage() ~= M.tab then
+        vim.api.nvim_set_current_tabpage(M.tab)
+      end
+      layouts.close(M)
+    else
+      if #vim.api.nvim_list_tabpages() == 1 then
+        vim.cmd("tabnew")
+      end
+      local number = vim.api.nvim_tabpage_get_number(M.tab)
+      vim.cmd(number .. "tabclose")
     end
-    local number = vim.api.nvim_tabpage_get_number(M.tab)
-    vim.cmd(number .. "tabclose")
   end
   M.tab = nil
   M.wins = {}
