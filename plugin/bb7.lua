@@ -18,6 +18,7 @@ command("BB7Add", run("add"), { nargs = "?", range = true, complete = "file", de
 command("BB7AddReadonly", run("add_readonly"), { nargs = "?", range = true, complete = "file", desc = "bb7: add read-only" })
 command("BB7Remove", run("remove"), { nargs = "?", range = true, complete = "file", desc = "bb7: remove from the chat's context (in oil.nvim: the entry under the cursor)" })
 command("BB7DiffLocal", run("diff_local"), { nargs = "?", complete = "file", desc = "bb7: diff the local file against the output" })
+command("BB7Review", run("review"), { nargs = "?", complete = "file", desc = "bb7: accept or reject the output's hunks one by one in the real buffer" })
 command("BB7Search", run("search"), { nargs = "?", desc = "bb7: search chats" })
 local function run_views(name)
   return function(cmd)

@@ -208,6 +208,18 @@ function M.diff_local(cmd)
   end)
 end
 
+--- :BB7Review [path]: the output's hunks, accepted or rejected one by one in the real buffer
+function M.review(cmd)
+  with_chat(function()
+    local t, err = target.resolve(state.data.root, { args = cmd.args }, false)
+    if not t then
+      notify.error(err)
+      return
+    end
+    require("bb7.review").start(t.path)
+  end)
+end
+
 --- :BB7Search [query]
 function M.search(cmd)
   with_project(function()

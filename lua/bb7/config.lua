@@ -62,6 +62,7 @@ M.defaults = {
       { "n", "D", "diff_local", "Side-by-side diff of local file and output" },
       { "n", "x", "reject", "Reject (delete) the output of the file under the cursor" },
       { "n", "za", "toggle_dir", "Open or close the directory under the cursor (<CR> on it too)" },
+      { "n", "<LocalLeader>h", "review", "Review the output hunk by hunk in the real buffer" },
       { "n", "q", "close", "Close bb7" },
     },
     info = {
@@ -96,7 +97,15 @@ M.defaults = {
       { "n", "<C-n>", "next_file", "Next file in the file or diff view" },
       { "n", "<C-p>", "prev_file", "Previous file in the file or diff view" },
     },
-    -- the :BB7Split composer
+    -- the hunk review in the real buffer (:BB7Review), mapped in that buffer while it runs
+    review = {
+      { "n", "<LocalLeader>a", "accept", "Take the output's hunk under the cursor" },
+      { "n", "<LocalLeader>r", "reject", "Keep the local lines of the hunk under the cursor" },
+      { "n", "]h", "next", "Next hunk" },
+      { "n", "[h", "prev", "Previous hunk" },
+      { "n", "<LocalLeader>q", "finish", "Finish the review (undecided hunks stay in the output)" },
+    },
+    -- the :BB7Split! composer
     split = {
       { { "n", "i" }, "<C-s>", "send", "Send and close the split" },
       { "n", "<CR>", "send", "Send and close the split" },

@@ -95,7 +95,7 @@ function M.build(defaults)
   for _, pane in ipairs(panes) do
     local list = vim.deepcopy(M.keymaps[pane] or {})
     local lhs_taken, action_taken = {}, {}
-    if pane ~= "global" and pane ~= "split" then
+    if pane ~= "global" and pane ~= "split" and pane ~= "review" then
       lhs_taken, action_taken = vim.deepcopy(global_lhs), vim.deepcopy(global_action)
     end
     for _, entry in ipairs(list) do

@@ -38,6 +38,7 @@ describe("doc/bb7.txt", function()
       ["Every pane ~"] = "global", ["Chats pane ~"] = "chats", ["Files pane ~"] = "files",
       ["Info pane ~"] = "info", ["Preview pane ~"] = "preview", ["Input pane ~"] = "input",
       ["Split composer (|:BB7Split|!) ~"] = "split",
+      ["Hunk review (|:BB7Review|) ~"] = "review",
     }
     local sections, pane = {}, nil
     for line in (chapter .. "\n"):gmatch("(.-)\n") do

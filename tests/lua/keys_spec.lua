@@ -18,7 +18,7 @@ end
 local function bindings(keymaps, pane)
   local out = {}
   local lists = { keymaps[pane] }
-  if pane ~= "split" then
+  if pane ~= "split" and pane ~= "review" then
     table.insert(lists, 1, keymaps.global)
   end
   for _, list in ipairs(lists) do

@@ -559,4 +559,71 @@ describe("workflow rows (2)", function()
     t.eq("tab", ui.mode)
     t.eq(2, #vim.api.nvim_list_tabpages())
   end)
+
+  it("hunk-by-hunk review in the real buffer: accept one, reject one = a partial apply (real daemon)", function()
+    local real = require("helpers.real")
+    if not real.available() then
+      print("skipped: BB7_BIN and FAKE_LLM not set")
+      return
+    end
+    real.run(function()
+      real.start({ { text = { "Capitalised." }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "notes.txt", content = "A\nb\nc\nd\nE\n" } } } } })
+      env.write("notes.txt", { "a", "b", "c", "d", "e" })
+      env.cmd("BB7")
+      require("bb7.actions").new_chat("review")
+      env.settle()
+      env.cmd("BB7Add notes.txt")
+      require("bb7.ui.input").set_text("Capitalise the first and last line")
+      require("bb7.ui").handlers.input.send()
+      real.wait_stream_end()
+      t.eq("M", require("bb7.actions.common").file_entry("notes.txt").status)
+      -- from the files pane: <LocalLeader>h
+      local ui = require("bb7.ui")
+      ui.focus("files")
+      for row, file in pairs(require("bb7.ui.files").rows) do
+        if file.path == "notes.txt" then
+          vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+        end
+      end
+      vim.g.maplocalleader = ","
+      ui.handlers.files.review()
+      env.settle()
+      local review = require("bb7.review")
+      t.truthy(review.active, "review running")
+      local buf = vim.api.nvim_get_current_buf()
+      t.eq(env.dir .. "/notes.txt", vim.api.nvim_buf_get_name(buf))
+      t.eq(2, #review.active.hunks)
+      local marks = vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, { details = true })
+      local virt = {}
+      for _, mark in ipairs(marks) do
+        for _, line in ipairs(mark[4].virt_lines or {}) do
+          table.insert(virt, line[1][1])
+        end
+      end
+      t.eq({ "+ A", "+ E" }, virt, "the output's lines inline")
+      t.eq(1, vim.api.nvim_win_get_cursor(0)[1], "on the first hunk")
+      env.notes = {}
+      feed(",a") -- accept the first
+      t.eq({ "A", "b", "c", "d", "e" }, lines(buf))
+      t.eq(5, vim.api.nvim_win_get_cursor(0)[1], "on to the next hunk")
+      feed(",r") -- reject the last: the review ends
+      env.settle()
+      t.eq(nil, review.active)
+      t.eq({ "A", "b", "c", "d", "e" }, vim.fn.readfile(env.dir .. "/notes.txt"))
+      t.eq({ "INFO BB-7: Applied part of notes.txt (the rest of the output stays)" }, env.messages())
+      t.eq(0, #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {}), "marks gone")
+      t.eq(0, #vim.tbl_filter(function(m)
+        return m.lhs == ",a"
+      end, vim.api.nvim_buf_get_keymap(buf, "n")), "keys gone")
+      t.eq("M", require("bb7.actions.common").file_entry("notes.txt").status, "the rest stays")
+      -- again: the last hunk taken, the output is applied in full
+      env.notes = {}
+      env.cmd("BB7Review notes.txt")
+      t.eq(1, #review.active.hunks)
+      feed("]h,a")
+      env.settle()
+      t.eq({ "A", "b", "c", "d", "E" }, vim.fn.readfile(env.dir .. "/notes.txt"))
+      t.eq({ "INFO BB-7: Applied notes.txt in full" }, env.messages())
+    end)
+  end)
 end)

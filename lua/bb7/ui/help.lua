@@ -62,7 +62,7 @@ function M.lines(pane)
       table.insert(lines, "  " .. note)
     end
   end
-  if pane ~= "split" then
+  if pane ~= "split" and pane ~= "review" then
     section("global", keymaps.global)
     if pane ~= "global" then
       for _, note in ipairs(M.notes.global) do

@@ -332,6 +332,9 @@ M.handlers = {
     diff_local = with_file_row(function(file)
       actions.diff_local(file.path)
     end),
+    review = with_file_row(function(file)
+      require("bb7.review").start(file.path)
+    end),
     close = function()
       M.close()
     end,
