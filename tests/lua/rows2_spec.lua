@@ -626,4 +626,92 @@ describe("workflow rows (2)", function()
       t.eq({ "INFO BB-7: Applied notes.txt in full" }, env.messages())
     end)
   end)
+
+  it("completion in the input: @file (taking one adds it) and /commands, by <C-x><C-o>", function()
+    env.write("src/a.lua", { "return 1" })
+    env.write("src/b.lua", { "return 2" })
+    env.write("README", { "read me" })
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("complete")
+    env.settle()
+    local ui = require("bb7.ui")
+    local input = require("bb7.ui.input")
+    local complete = require("bb7.complete")
+    t.eq("v:lua.require'bb7.complete'.omnifunc", vim.bo[input.buf()].omnifunc)
+    ui.focus("input")
+    vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, { "look at @src/a" })
+    vim.api.nvim_win_set_cursor(0, { 1, #"look at @src/a" })
+    t.eq(#"look at @", complete.omnifunc(1, ""))
+    local words = vim.tbl_map(function(item)
+      return item.word
+    end, complete.omnifunc(0, "src/a"))
+    t.eq({ "src/a.lua" }, words)
+    -- <C-x><C-o> and taking the item: the file is added to the context
+    feed("A<C-x><C-o><C-y><Esc>")
+    env.settle()
+    t.eq({ "look at @src/a.lua" }, lines(input.buf()))
+    t.eq("src/a.lua", fake:sent("context_add")[1] and fake:sent("context_add")[1].path)
+    -- /commands at the start of the message
+    vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, { "/ef" })
+    vim.api.nvim_win_set_cursor(0, { 1, 3 })
+    t.eq(1, complete.omnifunc(1, ""))
+    t.eq({ "effort " }, vim.tbl_map(function(item)
+      return item.word
+    end, complete.omnifunc(0, "ef")))
+    -- a known /command runs instead of being sent; other text starting with / is sent
+    input.set_text("/effort")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq(0, #fake:sent("send"))
+    t.eq("low", require("bb7.state").data.reasoning_effort)
+    t.eq("", input.text())
+    input.set_text("/etc/hosts is wrong")
+    ui.handlers.input.send()
+    env.settle()
+    t.eq("/etc/hosts is wrong", fake:sent("send")[1].content)
+    t.truthy(table.concat(require("bb7.ui.help").lines("input"), "\n"):find("@file", 1, true), "? mentions it")
+  end)
+
+  it("completion sources for nvim-cmp and blink.cmp register only when those are loaded", function()
+    t.falsy(require("bb7.complete.cmp").register(0), "no nvim-cmp: nothing registered")
+    t.falsy(require("bb7.complete.blink").register(), "no blink.cmp: nothing registered")
+    local cmp_source, cmp_sources, blink_provider
+    package.loaded.cmp = {
+      register_source = function(name, src)
+        cmp_source = { name = name, src = src }
+      end,
+      setup = { buffer = function(cfg)
+        cmp_sources = cfg.sources
+      end },
+    }
+    package.loaded["blink.cmp"] = {
+      add_source_provider = function(id, cfg)
+        blink_provider = { id = id, cfg = cfg }
+      end,
+    }
+    env.write("lib/x.lua", { "x" })
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("sources")
+    env.settle()
+    t.eq("bb7", cmp_source and cmp_source.name)
+    t.eq("bb7", cmp_sources[1].name)
+    t.eq({ id = "bb7", cfg = { name = "bb7", module = "bb7.complete.blink" } }, blink_provider)
+    -- nvim-cmp: items for "@li", and confirming one adds the file
+    local got
+    cmp_source.src:complete({ context = { cursor_before_line = "see @li", cursor = { row = 1 } } }, function(result)
+      got = result.items
+    end)
+    t.eq("lib/x.lua", got[1].insertText)
+    cmp_source.src:execute(got[1], function() end)
+    env.settle()
+    t.eq("lib/x.lua", fake:sent("context_add")[1].path)
+    -- blink.cmp: /commands
+    local blink = require("bb7.complete.blink").new()
+    local items
+    blink:get_completions({ line = "/mo", cursor = { 1, 3 } }, function(result)
+      items = result.items
+    end)
+    t.eq("model ", items[1].insertText)
+    package.loaded.cmp, package.loaded["blink.cmp"] = nil, nil
+  end)
 end)

@@ -11,6 +11,8 @@ M.notes = {
   chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
   files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
   input = {
+    "Completion (<C-x><C-o>, nvim-cmp, blink.cmp): @file offers project files (taking one adds it), / the commands",
+    "/add /remove /model /effort /new /title /help: a one-line message naming one runs it instead of sending",
     "The model picker (model key, :BB7Model): / filters, t shows models without tools, f favorite, a detail pane beside",
     "After failed file edits the input holds a retry: any send carries the errors; cancel aborts it",
   },

@@ -215,6 +215,12 @@ local function send()
     if not ok then
       return
     end
+    if require("bb7.slash").run(input.text()) then
+      -- a /command ran instead of a send
+      input.set_text("")
+      actions.save_draft("")
+      return
+    end
     -- after failed file edits, any send carries the retry context (the first plugin's way)
     actions.send(input.text(), actions.retry_context())
     if state.data.stream then
@@ -392,6 +398,9 @@ local function setup_buffers()
   end
   local buf = input.buf()
   vim.bo[buf].filetype = "markdown"
+  require("bb7.complete").attach(buf)
+  require("bb7.complete.cmp").register(buf)
+  require("bb7.complete.blink").register()
   require("bb7.ui.info").attach(buf)
   local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
   vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
