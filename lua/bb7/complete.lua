@@ -44,6 +44,10 @@ function M.project_files()
     end
   end
   files = files or walk(root)
+  -- bb7's own store (chats, snapshots) is no project file
+  files = vim.tbl_filter(function(path)
+    return not path:match("^%.bb7/")
+  end, files)
   table.sort(files)
   if #files > M.MAX_FILES then
     files = vim.list_slice(files, 1, M.MAX_FILES)

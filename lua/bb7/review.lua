@@ -67,7 +67,10 @@ local function hint()
   for _, action in ipairs({ "accept", "reject", "next", "prev", "finish" }) do
     local lhs = config.key("review", action)
     if lhs then
-      table.insert(parts, lhs .. " " .. action)
+      local leader = vim.g.maplocalleader or "\\"
+      table.insert(parts, lhs:gsub("<[Ll]ocal[Ll]eader>", function()
+        return leader == " " and "<Space>" or leader
+      end) .. " " .. action)
     end
   end
   return table.concat(parts, " · ")

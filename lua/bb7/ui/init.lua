@@ -222,8 +222,10 @@ local function send()
       return
     end
     -- after failed file edits, any send carries the retry context (the first plugin's way)
+    local running = state.data.stream
     actions.send(input.text(), actions.retry_context())
-    if state.data.stream then
+    -- cleared only when this send started (refused while another reply runs: the text stays)
+    if state.data.stream and state.data.stream ~= running then
       input.set_text("")
       actions.save_draft("")
     end

@@ -87,7 +87,11 @@ function M.detail(model)
     return { "", "  No model matches" }
   end
   local pricing = model.pricing or {}
-  local lines = { "", "  " .. (model.name or model.id), "  " .. model.id, "" }
+  local lines = { "", "  " .. (model.name or model.id) }
+  if model.name and model.name ~= model.id then
+    table.insert(lines, "  " .. model.id)
+  end
+  table.insert(lines, "")
   local function row(label, value)
     table.insert(lines, string.format("  %-12s %s", label, value))
   end
@@ -103,7 +107,8 @@ function M.detail(model)
   price_row("Reasoning", pricing.internal_reasoning)
   table.insert(lines, "")
   row("Context", tonumber(model.context_length) and format.tokens(model.context_length) or "-")
-  row("Max output", tonumber(model.max_completion_tokens) and format.tokens(model.max_completion_tokens) or "-")
+  local max_out = tonumber(model.max_completion_tokens)
+  row("Max output", max_out and max_out > 0 and format.tokens(max_out) or "-")
   table.insert(lines, "")
   local function yes(value)
     return value == true and "yes" or value == false and "no" or "?"
@@ -127,8 +132,10 @@ local function title(s, count)
   if s.filter ~= "" then
     table.insert(parts, "/" .. s.filter)
   end
-  return " BB-7 models (" .. table.concat(parts, ", ") .. ")  <CR> pick · / filter · t tools · f favorite · q close "
+  return " BB-7 models (" .. table.concat(parts, ", ") .. ") "
 end
+
+local FOOTER = " <CR> pick · / filter · t tools · f favorite · q close "
 
 local function show_detail()
   local s = M.state
@@ -169,7 +176,7 @@ local function redraw(keep_id)
     end
   end
   if vim.api.nvim_win_is_valid(s.win) then
-    vim.api.nvim_win_set_config(s.win, { title = title(s, #rows), title_pos = "center" })
+    vim.api.nvim_win_set_config(s.win, { title = title(s, #rows), title_pos = "center", footer = FOOTER, footer_pos = "center" })
   end
   show_detail()
 end
