@@ -269,6 +269,14 @@ function M.start(path, cb)
         M.finish()
       end,
     })
+    vim.api.nvim_create_autocmd({ "TextChanged", "TextChangedI" }, { buffer = buf, callback = function()
+      -- edits of your own move the hunks: show them where they are now
+      if M.active == r then
+        draw(r)
+      else
+        return true -- the review ended: drop this autocmd
+      end
+    end })
     vim.api.nvim_create_autocmd("BufWipeout", { buffer = buf, once = true, callback = function()
       if M.active == r then
         M.active = nil

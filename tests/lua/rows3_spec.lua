@@ -285,6 +285,7 @@ describe("workflow rows (3)", function()
       got = result.items
     end)
     t.eq("lib/x.lua", got[1].insertText)
+    t.eq({ newText = "lib/x.lua", range = { start = { line = 0, character = 5 }, ["end"] = { line = 0, character = 7 } } }, got[1].textEdit)
     cmp_source.src:execute(got[1], function() end)
     env.settle()
     t.eq("lib/x.lua", fake:sent("context_add")[1].path)
@@ -295,6 +296,7 @@ describe("workflow rows (3)", function()
       items = result.items
     end)
     t.eq("model ", items[1].insertText)
+    t.eq({ line = 0, character = 1 }, items[1].textEdit.range.start, "after the /")
     package.loaded.cmp, package.loaded["blink.cmp"] = nil, nil
   end)
 

@@ -25,10 +25,16 @@ function Source:get_completions(ctx, callback)
   local found = complete.context(before, row - 1)
   local items = {}
   for _, item in ipairs(complete.items(found)) do
+    local found_edit = found and {
+      newText = item.word,
+      range = { start = { line = row - 1, character = found.start }, ["end"] = { line = row - 1, character = col } },
+    }
     table.insert(items, {
       label = item.abbr,
       insertText = item.word,
       filterText = item.word,
+      -- replaces what follows the "@" or "/" (a path's slashes included)
+      textEdit = found_edit,
       detail = item.menu,
       kind = item.kind == "file" and 17 or 14,
       data = { bb7 = item.kind, path = item.path },

@@ -19,11 +19,18 @@ function source:complete(params, callback)
   local before = params.context.cursor_before_line
   local ctx = complete.context(before, params.context.cursor.row - 1)
   local items = {}
+  local row = params.context.cursor.row - 1
   for _, item in ipairs(complete.items(ctx)) do
+    local found_edit = ctx and {
+      newText = item.word,
+      range = { start = { line = row, character = ctx.start }, ["end"] = { line = row, character = #before } },
+    }
     table.insert(items, {
       label = item.abbr,
       insertText = item.word,
       filterText = item.word,
+      -- replaces what follows the "@" or "/" (a path's slashes included)
+      textEdit = found_edit,
       detail = item.menu,
       kind = item.kind == "file" and 17 or 14, -- File, Keyword
       data = { bb7 = item.kind, path = item.path },
