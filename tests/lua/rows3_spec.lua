@@ -94,6 +94,26 @@ describe("workflow rows (3)", function()
     t.falsy(ui.is_open())
     t.truthy(vim.api.nvim_win_is_valid(code))
     t.eq(1, #vim.api.nvim_tabpage_list_wins(0))
+    -- as the first plugin's: going to the code closes it, so does :q in one pane; it follows resizes
+    env.cmd("BB7")
+    t.truthy(ui.is_open())
+    vim.api.nvim_set_current_win(code)
+    env.settle()
+    t.falsy(ui.is_open(), "going to a window that is not a float closes it")
+    env.cmd("BB7")
+    vim.api.nvim_set_current_win(ui.wins.files)
+    vim.cmd("quit")
+    env.settle()
+    t.falsy(ui.is_open(), ":q in one pane closes them all")
+    t.eq({ code }, vim.api.nvim_tabpage_list_wins(0))
+    env.cmd("BB7")
+    local width = vim.api.nvim_win_get_width(ui.wins.preview)
+    local columns = vim.o.columns
+    vim.o.columns = columns - 20
+    vim.api.nvim_exec_autocmds("VimResized", {})
+    t.truthy(vim.api.nvim_win_get_width(ui.wins.preview) < width, "narrower with the editor")
+    vim.o.columns = columns
+    ui.close()
   end)
 
   it('layout = "left"/"right" and :BB7Split: a side chat beside the code, with files, preview and input', function()

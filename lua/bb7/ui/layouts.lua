@@ -89,15 +89,8 @@ function M.update(ui)
   end
 end
 
-local function float(buf, enter, row, col, width, height)
-  return vim.api.nvim_open_win(buf, enter, {
-    relative = "editor", row = row, col = col, width = math.max(width, 10), height = math.max(height, 1),
-    style = "minimal", border = "rounded", title = " ", title_pos = "left",
-  })
-end
-
---- Opens the float panes over the current tab into `ui.wins`, with `bufs` (pane -> buffer).
-function M.open_float(ui, bufs)
+-- The place of each float pane for the editor's size now: pane -> { row, col, width, height }.
+local function geometry()
   local layout = type(config.options.layout) == "table" and config.options.layout or config.defaults.layout
   local columns, lines = vim.o.columns, vim.o.lines - vim.o.cmdheight - 1
   local W = math.max(60, math.floor(columns * 0.92))
@@ -110,14 +103,70 @@ function M.open_float(ui, bufs)
   local info_h = 6
   local files_h = math.min(layout.files_height or 12, math.floor((H - 6) / 3))
   local chats_h = H - 6 - info_h - files_h
-  ui.wins.chats = float(bufs.chats, false, top, left, side, chats_h)
-  ui.wins.files = float(bufs.files, false, top + chats_h + 2, left, side, files_h)
-  ui.wins.info = float(bufs.info, false, top + chats_h + files_h + 4, left, side, info_h)
   -- right column: preview over input
   local input_h = layout.input_height or 8
   local preview_h = H - 4 - input_h
-  ui.wins.preview = float(bufs.preview, false, top, left + side + 2, right_w, preview_h)
-  ui.wins.input = float(bufs.input, false, top + preview_h + 2, left + side + 2, right_w, input_h)
+  local function place(row, col, width, height)
+    return { row = row, col = col, width = math.max(width, 10), height = math.max(height, 1) }
+  end
+  return {
+    chats = place(top, left, side, chats_h),
+    files = place(top + chats_h + 2, left, side, files_h),
+    info = place(top + chats_h + files_h + 4, left, side, info_h),
+    preview = place(top, left + side + 2, right_w, preview_h),
+    input = place(top + preview_h + 2, left + side + 2, right_w, input_h),
+  }
+end
+
+--- Opens the float panes over the current tab into `ui.wins`, with `bufs` (pane -> buffer).
+--- As in the first plugin, they follow the editor's size, and closing one (`:q`) or going to
+--- a window of the tab that is not a float closes them all (a picker's float does not).
+function M.open_float(ui, bufs)
+  for pane, place in pairs(geometry()) do
+    ui.wins[pane] = vim.api.nvim_open_win(bufs[pane], false, vim.tbl_extend("force", place, {
+      relative = "editor", style = "minimal", border = "rounded", title = " ", title_pos = "left",
+    }))
+  end
+  local group = vim.api.nvim_create_augroup("bb7-float", { clear = true })
+  vim.api.nvim_create_autocmd("VimResized", {
+    group = group,
+    callback = function()
+      for pane, place in pairs(geometry()) do
+        local win = ui.wins[pane]
+        if win and vim.api.nvim_win_is_valid(win) then
+          vim.api.nvim_win_set_config(win, vim.tbl_extend("force", place, { relative = "editor" }))
+        end
+      end
+    end,
+  })
+  local ours = {}
+  for _, win in pairs(ui.wins) do
+    ours[win] = true
+    vim.api.nvim_create_autocmd("WinClosed", {
+      group = group,
+      pattern = tostring(win),
+      callback = function()
+        vim.schedule(function()
+          if ui.mode == "float" and ui.is_open() then
+            ui.close()
+          end
+        end)
+      end,
+    })
+  end
+  vim.api.nvim_create_autocmd("WinEnter", {
+    group = group,
+    callback = function()
+      local win = vim.api.nvim_get_current_win()
+      if not ours[win] and vim.api.nvim_win_get_config(win).relative == "" then
+        vim.schedule(function()
+          if ui.mode == "float" and ui.is_open() and not ours[vim.api.nvim_get_current_win()] then
+            ui.close()
+          end
+        end)
+      end
+    end,
+  })
 end
 
 --- Opens the side chat (`side` "left" or "right") in the current tab into `ui.wins`.
@@ -142,6 +191,7 @@ end
 
 --- Closes the windows of `ui` in the current tab, keeping one window for the code.
 function M.close(ui)
+  pcall(vim.api.nvim_del_augroup_by_name, "bb7-float")
   local ours = {}
   for _, win in pairs(ui.wins) do
     if vim.api.nvim_win_is_valid(win) then
