@@ -210,7 +210,7 @@ function M.finish(cb)
     unmap(r)
     if vim.bo[r.buf].modified then
       local ok, err = pcall(vim.api.nvim_buf_call, r.buf, function()
-        vim.cmd("silent keepalt write")
+        vim.cmd("silent keepalt write ++p") -- ++p: a new file's directories too
       end)
       if not ok then
         notify.error("Cannot write " .. r.path .. ": " .. tostring(err))

@@ -168,7 +168,10 @@ describe("workflow rows (3)", function()
       return
     end
     real.run(function()
-      real.start({ { text = { "Capitalised." }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "notes.txt", content = "A\nb\nc\nd\nE\n" } } } } })
+      real.start({ { text = { "Capitalised." }, tool_calls = {
+        { id = "c1", name = "write_file", arguments = { path = "notes.txt", content = "A\nb\nc\nd\nE\n" } },
+        { id = "c2", name = "write_file", arguments = { path = "sub/new.txt", content = "fresh\nfile\n" } },
+      } } })
       env.write("notes.txt", { "a", "b", "c", "d", "e" })
       env.cmd("BB7")
       require("bb7.actions").new_chat("review")
@@ -225,6 +228,14 @@ describe("workflow rows (3)", function()
       env.settle()
       t.eq({ "A", "b", "c", "d", "E" }, vim.fn.readfile(env.dir .. "/notes.txt"))
       t.eq({ "INFO BB-7: Applied notes.txt in full" }, env.messages())
+      -- a new file (A), in a directory that does not exist yet
+      env.notes = {}
+      env.cmd("BB7Review sub/new.txt")
+      t.eq(1, #review.active.hunks)
+      feed(",a")
+      env.settle()
+      t.eq({ "fresh", "file" }, vim.fn.readfile(env.dir .. "/sub/new.txt"))
+      t.eq({ "INFO BB-7: Applied sub/new.txt in full" }, env.messages())
     end)
   end)
 
