@@ -436,4 +436,64 @@ describe("workflow rows (2)", function()
     t.eq("some/chat-only", picked)
     t.eq(nil, picker.state)
   end)
+
+  it("a chat another bb7 process holds is marked locked, and u frees it (real daemons)", function()
+    local real = require("helpers.real")
+    if not real.available() then
+      print("skipped: BB7_BIN and FAKE_LLM not set")
+      return
+    end
+    real.run(function()
+      real.start({})
+      require("bb7.actions").new_chat("held")
+      env.settle()
+      local id = require("bb7.state").data.active_id
+      require("bb7.actions").new_chat("mine")
+      env.settle()
+      -- a second daemon (another Neovim) opens "held"
+      local out = {}
+      local other = vim.system({ vim.fn.fnamemodify(real.bin, ":p") }, {
+        stdin = true,
+        stdout = function(_, data)
+          if data then
+            table.insert(out, data)
+          end
+        end,
+      })
+      other:write(vim.json.encode({ action = "init", request_id = "1", project_root = env.dir }) .. "\n")
+      other:write(vim.json.encode({ action = "chat_select", request_id = "2", id = id }) .. "\n")
+      t.wait(function()
+        return table.concat(out):find('"request_id":"2"', 1, true) ~= nil
+      end, "the other daemon selected the chat", 10000)
+      local ok, err = pcall(function()
+        env.cmd("BB7")
+        local chats = require("bb7.ui.chats")
+        local held_row
+        for row, chat in pairs(chats.rows) do
+          if chat.id == id then
+            held_row = row
+          end
+        end
+        t.truthy(held_row and chats.rows[held_row].locked, "the daemon says it is locked")
+        t.matches("held  ⊘ locked$", lines(chats.buf())[held_row])
+        local ui = require("bb7.ui")
+        ui.focus("chats")
+        vim.api.nvim_win_set_cursor(ui.wins.chats, { held_row, 0 })
+        vim.ui.select = function(items, _, cb)
+          cb(items[1])
+        end
+        env.notes = {}
+        feed("u")
+        t.eq({ "INFO BB-7: Chat unlocked" }, env.messages())
+        t.falsy(chats.rows[held_row].locked)
+        feed("<CR>")
+        env.settle()
+        t.eq(id, require("bb7.state").data.active_id, "it opens now")
+      end)
+      other:kill(15)
+      if not ok then
+        error(err, 0)
+      end
+    end)
+  end)
 end)
