@@ -20,7 +20,9 @@ describe("workflow rows (2)", function()
   end)
 
   it(":BB7NewChat makes the chat active without opening the UI; the next :BB7 opens it", function()
+    require("bb7.state").data.model = "openai/gpt-4o"
     env.cmd("BB7NewChat first")
+    t.eq("openai/gpt-4o", fake:sent("chat_new")[1].model, "with the model in use")
     local ui = require("bb7.ui")
     t.falsy(ui.is_open(), "the UI stays closed")
     t.truthy(require("bb7.state").data.active_id)

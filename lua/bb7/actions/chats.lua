@@ -42,10 +42,14 @@ function M.select_chat(id, cb)
   end)
 end
 
+--- A new chat, with the model in use (as the first plugin did), in the shown store.
 function M.new_chat(name, cb)
   local fields = scoped()
   if name and name ~= "" then
     fields.name = name
+  end
+  if state.data.model and state.data.model ~= "" then
+    fields.model = state.data.model
   end
   session.request("chat_new", fields, function(reply)
     if reply.type == "error" then
