@@ -246,8 +246,9 @@ function M.start(path, cb)
       end
       return cb and cb(false)
     end
-    local loaded = vim.fn.bufnr("^" .. vim.fn.escape(reply.local_path, "\\^$.*~[]") .. "$")
-    if loaded ~= -1 and vim.bo[loaded].modified then
+    -- exact names (see bb7.status): `a.c` must not find `a.cpp`
+    local loaded = require("bb7.status").loaded_buffers()[vim.fn.resolve(vim.fn.fnamemodify(reply.local_path, ":p"))]
+    if loaded and vim.bo[loaded].modified then
       notify.warn("Save or undo the changes to " .. path .. " first")
       return cb and cb(false)
     end

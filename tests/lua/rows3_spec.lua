@@ -349,4 +349,33 @@ describe("workflow rows (3)", function()
     require("bb7.actions").cancel()
     env.settle()
   end)
+
+  it("a review refuses a buffer with unsaved changes, and a review runs one at a time", function()
+    env.write("r.txt", { "one", "two" })
+    env.cmd("BB7")
+    require("bb7.actions").new_chat("refuse")
+    env.settle()
+    env.cmd("BB7Add r.txt")
+    fake.send_script = {
+      { type = "done", output_files = { "r.txt" }, usage = {}, write = { ["r.txt"] = "ONE\ntwo\n" } },
+    }
+    require("bb7.actions").send("caps")
+    env.settle()
+    vim.cmd("tabnew " .. vim.fn.fnameescape(env.dir .. "/r.txt"))
+    vim.api.nvim_buf_set_lines(0, 0, 1, false, { "edited" })
+    local tabs = #vim.api.nvim_list_tabpages()
+    env.notes = {}
+    env.cmd("BB7Review r.txt")
+    t.eq({ "WARN BB-7: Save or undo the changes to r.txt first" }, env.messages())
+    t.eq(tabs, #vim.api.nvim_list_tabpages())
+    t.eq(nil, require("bb7.review").active)
+    vim.cmd("silent write")
+    env.cmd("BB7Review r.txt")
+    t.truthy(require("bb7.review").active)
+    env.notes = {}
+    env.cmd("BB7Review r.txt")
+    t.eq({ "WARN BB-7: A review is running (of r.txt): finish it first" }, env.messages())
+    require("bb7.review").finish()
+    env.settle()
+  end)
 end)
