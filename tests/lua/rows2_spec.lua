@@ -162,6 +162,33 @@ describe("workflow rows (2)", function()
     ui.focus("input")
     env.settle()
     t.eq("file", preview.mode, "gf's view stays")
+    -- a diff picked with gd is followed in the files pane, past a file without output
+    require("bb7.ui.autopreview").sticky = nil
+    require("bb7.state").data.files[1].has_output = true
+    require("bb7.state").data.files[1].output_content = "changed\n"
+    local with_output = require("bb7.state").data.files[1].path
+    ui.focus("files")
+    for row, file in pairs(files.rows) do
+      if file.path == with_output then
+        vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+      end
+    end
+    feed("gd")
+    t.eq("diff", preview.mode)
+    for row, file in pairs(files.rows) do
+      if file.path ~= with_output then
+        vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+      end
+    end
+    vim.api.nvim_exec_autocmds("CursorMoved", { buffer = files.buf() })
+    t.eq("file", preview.mode, "no output: the file")
+    for row, file in pairs(files.rows) do
+      if file.path == with_output then
+        vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+      end
+    end
+    vim.api.nvim_exec_autocmds("CursorMoved", { buffer = files.buf() })
+    t.eq("diff", preview.mode, "back on a file with output: its diff again")
     -- off
     fake = env.reset({ initialized = true, setup = { auto_preview = false } })
     env.cmd("BB7")

@@ -11,6 +11,7 @@ local views = require("bb7.ui.views")
 local M = {}
 
 local GROUP = "bb7-autopreview"
+M.sticky = nil -- the view ("file" or "diff") picked with a key, which the cursor then follows
 
 --- Shows the file under the cursor of the files window `win` (nothing on a header row, a
 --- directory or the empty list).
@@ -22,13 +23,19 @@ function M.follow(win)
   if not file then
     return
   end
-  local mode = preview.mode == "diff" and file.has_output and "diff" or "file"
+  if preview.mode ~= "file" and preview.mode ~= "diff" then
+    M.sticky = nil
+  elseif not views.auto and not (M.shown and M.shown.mode == preview.mode and M.shown.path == preview.path) then
+    M.sticky = preview.mode -- picked with a key: followed in that view
+  end
+  local mode = (M.sticky or preview.mode) == "diff" and file.has_output and "diff" or "file"
   if (preview.mode == mode) and preview.path == file.path and preview.chat_id == state.data.active_id then
     return
   end
-  local explicit = (preview.mode == "file" or preview.mode == "diff") and not views.auto
+  local sticky = M.sticky
   if views.show(mode, file) then
-    views.auto = not explicit
+    views.auto = sticky == nil
+    M.shown = { mode = mode, path = file.path }
   end
 end
 
