@@ -42,7 +42,8 @@ function M.apply(ui)
     return nil
   end
   local view = saved.view
-  if (view.mode == "file" or view.mode == "diff") and view.chat_id == state.data.active_id and view.path then
+  -- (a running reply shows in the chat view: the file view waits for the next time)
+  if (view.mode == "file" or view.mode == "diff") and view.chat_id == state.data.active_id and view.path and not state.data.stream then
     for _, file in ipairs(state.data.files) do
       if file.path == view.path and (view.mode == "file" or file.has_output) then
         require("bb7.ui.views").show(view.mode, file)
