@@ -30,7 +30,7 @@ end
 local GROUP = "bb7-instructions"
 
 --- Reloads the chat (and the info pane's instruction state) when a `.bb7/instructions` file is
---- written, so the banner goes as soon as the file parses.
+--- written, so the banner goes as soon as the file parses. While the UI is open.
 function M.watch()
   local group = vim.api.nvim_create_augroup(GROUP, { clear = true })
   vim.api.nvim_create_autocmd("BufWritePost", {
@@ -46,6 +46,10 @@ function M.watch()
       actions.refresh_customization()
     end,
   })
+end
+
+function M.unwatch()
+  pcall(vim.api.nvim_del_augroup_by_name, GROUP)
 end
 
 return M

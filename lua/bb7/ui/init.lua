@@ -444,7 +444,6 @@ local function open_layout(mode)
   for _, pane in ipairs(layouts.PANES[mode]) do
     bufs[pane] = buffers.get(pane)
   end
-  bufs.chats, bufs.files, bufs.preview, bufs.input = chats.buf(), files.buf(), preview.buf(), input.buf()
   if mode == "float" then
     layouts.open_float(M, bufs)
   else
@@ -536,6 +535,7 @@ function M.close()
   M.wins = {}
   require("bb7.ui.watch").detach()
   require("bb7.ui.autopreview").detach()
+  require("bb7.instructions").unwatch()
 end
 
 --- Focuses one pane ("chats", "files", "preview", "input").
