@@ -47,11 +47,19 @@ local function walk(dir)
   return out
 end
 
+--- The absolute paths of the files under `dir` (absolute, without a trailing slash): git's
+--- tracked and untracked-not-ignored files inside a work tree, else a walk skipping hidden
+--- entries. Sorted.
+function M.files_under(dir)
+  local paths = git_files(dir) or walk(dir)
+  table.sort(paths)
+  return paths
+end
+
 --- The readable text files under `dir` (absolute): `{files = {{abs, content}}, skipped = n}`.
 function M.directory(dir)
   dir = vim.fn.fnamemodify(dir, ":p"):gsub("/$", "")
-  local paths = git_files(dir) or walk(dir)
-  table.sort(paths)
+  local paths = M.files_under(dir)
   local files, skipped = {}, 0
   for _, abs in ipairs(paths) do
     local stat = (vim.uv or vim.loop).fs_stat(abs)

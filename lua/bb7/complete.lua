@@ -7,24 +7,6 @@ local M = {}
 M.MAX_FILES = 5000
 local cache = { root = nil, at = 0, files = {} }
 
-local function walk(root)
-  local out = {}
-  for name, kind in vim.fs.dir(root, {
-    depth = 12,
-    skip = function(sub)
-      return not vim.fs.basename(sub):match("^%.")
-    end,
-  }) do
-    if kind == "file" and not vim.fs.basename(name):match("^%.") then
-      table.insert(out, name)
-      if #out >= M.MAX_FILES then
-        break
-      end
-    end
-  end
-  return out
-end
-
 --- The project's files, relative to its root: git's tracked and untracked-not-ignored files
 --- inside a work tree, else a walk skipping hidden entries. Cached for ten seconds.
 function M.project_files()
@@ -36,19 +18,15 @@ function M.project_files()
   if cache.root == root and os.time() - cache.at < 10 then
     return cache.files
   end
-  local files
-  if vim.fn.executable("git") == 1 then
-    local result = vim.system({ "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard" }, { text = true }):wait()
-    if result.code == 0 then
-      files = vim.split(result.stdout or "", "\0", { plain = true, trimempty = true })
+  local files = {}
+  local prefix = #root + 2 -- after "root/"
+  for _, abs in ipairs(require("bb7.add_targets").files_under(root)) do
+    local path = abs:sub(prefix)
+    -- bb7's own store (chats, snapshots) is no project file
+    if not path:match("^%.bb7/") then
+      table.insert(files, path)
     end
   end
-  files = files or walk(root)
-  -- bb7's own store (chats, snapshots) is no project file
-  files = vim.tbl_filter(function(path)
-    return not path:match("^%.bb7/")
-  end, files)
-  table.sort(files)
   if #files > M.MAX_FILES then
     files = vim.list_slice(files, 1, M.MAX_FILES)
   end
