@@ -114,7 +114,11 @@ pub(crate) fn support(controller: Controller) -> &'static Result<(), String> {
         Controller::Memory => &MEMORY,
     };
     cell.get_or_init(|| {
-        CommandCgroup::create(controller, 64 * 1024 * 1024)
+        let probe = match controller {
+            Controller::Pids => 16,
+            Controller::Memory => 64 * 1024 * 1024,
+        };
+        CommandCgroup::create(controller, probe)
             .map(drop)
             .map_err(|e| format!("cannot make a {} cgroup ({e})", controller.name()))
     })

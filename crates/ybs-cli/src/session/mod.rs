@@ -170,7 +170,12 @@ mod tests {
             Message::assistant("There is one file, a."),
         ];
         save(&path, &conversation).unwrap();
-        let name = path.parent().unwrap().file_name().unwrap().to_string_lossy();
+        let name = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
         assert!(name.starts_with("home-u-proj-"), "{name}");
         let loaded = load(&path, dir.path()).unwrap();
         assert_eq!(loaded.len(), 4);
