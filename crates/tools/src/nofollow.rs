@@ -324,3 +324,87 @@ fn io_error(path: &Path, source: io::Error) -> NoFollowError {
         source,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    #[test]
+    fn reads_regular_files_and_refuses_links_fifos_and_large_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/f"), "hi").unwrap();
+        let file = read(&root.join("d/f"), 10).unwrap().unwrap();
+        assert_eq!(file.bytes, b"hi");
+        assert_eq!(read(&root.join("d/none"), 10).unwrap(), None);
+        assert_eq!(read(&root.join("none/f"), 10).unwrap(), None);
+        assert!(matches!(
+            read(&root.join("d/f"), 1),
+            Err(NoFollowError::TooLarge { size: 2, .. })
+        ));
+        symlink(root.join("d"), root.join("l")).unwrap();
+        assert!(matches!(
+            read(&root.join("l/f"), 10),
+            Err(NoFollowError::Link(_))
+        ));
+        symlink(root.join("d/f"), root.join("d/g")).unwrap();
+        assert!(matches!(
+            read(&root.join("d/g"), 10),
+            Err(NoFollowError::Link(_))
+        ));
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &root.join("d/fifo"),
+            FileType::Fifo,
+            Mode::from_bits_truncate(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(
+            read(&root.join("d/fifo"), 10),
+            Err(NoFollowError::NotRegular { kind: "a FIFO", .. })
+        ));
+        assert!(matches!(
+            read(Path::new("relative"), 10),
+            Err(NoFollowError::NotPhysical(_))
+        ));
+    }
+
+    #[test]
+    fn writes_and_removals_replace_a_link_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("outside")).unwrap();
+        std::fs::write(root.join("outside/target"), "keep").unwrap();
+        std::fs::create_dir(root.join("p")).unwrap();
+        symlink(root.join("outside/target"), root.join("p/f")).unwrap();
+        write_atomic(&root.join("p/f"), b"new", 0o640).unwrap();
+        assert_eq!(std::fs::read(root.join("outside/target")).unwrap(), b"keep");
+        assert_eq!(std::fs::read(root.join("p/f")).unwrap(), b"new");
+        let mode = std::fs::metadata(root.join("p/f")).unwrap();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
+            0o640
+        );
+        // A directory on the way swapped for a link: refused.
+        symlink(root.join("outside"), root.join("q")).unwrap();
+        assert!(matches!(
+            write_atomic(&root.join("q/x"), b"x", 0o644),
+            Err(NoFollowError::Link(_))
+        ));
+        assert!(matches!(
+            remove_file(&root.join("q/target")),
+            Err(NoFollowError::Link(_))
+        ));
+        assert!(root.join("outside/target").exists());
+        // Missing directories are made; removal says whether there was something.
+        write_atomic(&root.join("a/b/c"), b"x", 0o644).unwrap();
+        assert!(remove_file(&root.join("a/b/c")).unwrap());
+        assert!(!remove_file(&root.join("a/b/c")).unwrap());
+    }
+}

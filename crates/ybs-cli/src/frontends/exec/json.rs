@@ -169,11 +169,7 @@ pub fn run(
             "{}",
             event("error", json!({ "kind": kind, "message": message }))
         );
-        let _ = writeln!(
-            err,
-            "ybs: error: {}",
-            crate::render::inert_lines(&message.to_string())
-        );
+        let _ = writeln!(err, "ybs: error: {}", crate::render::inert_lines(message));
         code
     };
     let task = match read_task(args.prompt, &mut io::stdin()) {
