@@ -29,6 +29,55 @@ fn show(output: &Output) -> String {
     )
 }
 
+/// The uid of `nobody`, which the attacks are replayed as when the tests run as root.
+const NOBODY: u32 = 65534;
+
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").is_ok_and(|meta| meta.uid() == 0)
+}
+
+/// Hands the project's whole scratch directory to `nobody`; `None` (skip) unless root.
+fn give_to_nobody(project: &Project) -> Option<()> {
+    if !running_as_root() {
+        println!("skipped: the tests already run unprivileged");
+        return None;
+    }
+    fn chown_all(path: &Path) {
+        std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+        if fs::symlink_metadata(path).unwrap().is_dir() {
+            for entry in fs::read_dir(path).unwrap().flatten() {
+                chown_all(&entry.path());
+            }
+        }
+    }
+    chown_all(project.dir.path());
+    Some(())
+}
+
+/// `ybs ARGS` in the project, as `nobody` when `nobody` is set, `input` on stdin.
+fn ybs_as(project: &Project, args: &[&str], input: &str, nobody: bool) -> Output {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let mut command = project.command(args);
+    if nobody {
+        command.uid(NOBODY).gid(NOBODY);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
 /// Runs `command`, killing it after `limit`: `None` when it had to be killed.
 fn run_within(mut command: Command, limit: Duration) -> Option<Output> {
     let mut child = command
@@ -88,6 +137,15 @@ fn with_peak_memory(command: &Command) -> (u64, Output) {
 /// write HOME's `.bash_login` nor delete its `.gitconfig`.
 #[test]
 fn undo_does_not_follow_directories_swapped_for_links_to_home() {
+    undo_through_links(false);
+}
+
+#[test]
+fn undo_does_not_follow_links_as_an_unprivileged_user_either() {
+    undo_through_links(true);
+}
+
+fn undo_through_links(nobody: bool) {
     // The links point at HOME from the project (`../home`): the shell cannot see HOME itself.
     let project = Project::new(vec![
         shell(
@@ -109,14 +167,17 @@ fn undo_does_not_follow_directories_swapped_for_links_to_home() {
     ]);
     let home = project.path("home");
     fs::write(home.join(".gitconfig"), "[user]\n\tname = me\n").unwrap();
-    let output = project.ybs(&["exec", "--yes", "tidy up"]);
+    if nobody && give_to_nobody(&project).is_none() {
+        return;
+    }
+    let output = ybs_as(&project, &["exec", "--yes", "tidy up"], "", nobody);
     assert!(output.status.success(), "{}", show(&output));
     assert!(
         fs::symlink_metadata(project.file("d"))
             .unwrap()
             .is_symlink()
     );
-    let undo = project.ybs_with_input(&["undo"], "y\n");
+    let undo = ybs_as(&project, &["undo"], "y\n", nobody);
     assert!(!undo.status.success(), "{}", show(&undo));
     let said = text(&undo.stderr) + &text(&undo.stdout);
     assert!(said.contains("symbolic link"), "{said}");
@@ -132,19 +193,32 @@ fn undo_does_not_follow_directories_swapped_for_links_to_home() {
 /// the reply goes into the directory that was `out/` when ybs started, not into HOME.
 #[test]
 fn the_last_message_is_not_written_through_a_link_the_model_planted() {
+    last_message_through_a_link(false);
+}
+
+#[test]
+fn the_last_message_is_not_written_through_a_link_as_an_unprivileged_user_either() {
+    last_message_through_a_link(true);
+}
+
+fn last_message_through_a_link(nobody: bool) {
     let project = Project::new(vec![
         shell("c1", "mv out out.old && ln -s ../home out"),
         Turn::text(["the reply"]),
     ]);
     let home = project.path("home");
     fs::create_dir(project.file("out")).unwrap();
-    let output = project.ybs(&[
+    if nobody && give_to_nobody(&project).is_none() {
+        return;
+    }
+    let args = [
         "exec",
         "--yes",
         "--output-last-message",
         "out/last.md",
         "go",
-    ]);
+    ];
+    let output = ybs_as(&project, &args, "", nobody);
     assert!(output.status.success(), "{}", show(&output));
     assert!(!home.join("last.md").exists());
     assert_eq!(project.read("out.old/last.md"), "the reply");
@@ -230,6 +304,28 @@ fn walk_sizes(dir: &Path) -> u64 {
 
 /// Z1: projects `/x/y-z` and `/x-y/z` have journals of their own: undo in one leaves the
 /// other's file alone.
+#[test]
+fn a_fifo_does_not_block_the_preview_or_undo_of_an_unprivileged_user_either() {
+    let project = Project::new(vec![
+        shell("c1", "mkfifo notes.txt"),
+        call(
+            "c2",
+            "write_file",
+            json!({"path": "notes.txt", "content": "notes\n"}),
+        ),
+        Turn::text(["Written."]),
+    ]);
+    if give_to_nobody(&project).is_none() {
+        return;
+    }
+    let mut command = project.command(&["exec", "--yes", "write notes"]);
+    std::os::unix::process::CommandExt::uid(&mut command, NOBODY);
+    std::os::unix::process::CommandExt::gid(&mut command, NOBODY);
+    let output = run_within(command, Duration::from_secs(60)).expect("ybs blocked on the FIFO");
+    assert!(output.status.success(), "{}", show(&output));
+    assert_eq!(project.read("notes.txt"), "notes\n");
+}
+
 #[test]
 fn projects_whose_paths_read_alike_do_not_share_a_journal() {
     let project = Project::new(vec![
