@@ -359,7 +359,7 @@ mod tests {
         ));
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &root.join("d/fifo"),
+            root.join("d/fifo"),
             FileType::Fifo,
             Mode::from_bits_truncate(0o600),
             0,

@@ -55,7 +55,7 @@ pub fn read_now(path: &Path) -> Result<Option<Vec<u8>>, NoFollowError> {
 }
 
 /// `path` with the links of its directory resolved (unchanged when that does not exist).
-fn physical(path: &Path) -> PathBuf {
+pub(crate) fn physical(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
         (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => parent
             .canonicalize()

@@ -276,7 +276,10 @@ fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), Un
 /// Keeps the user's current version of `path` in `dir` (next to it when `None`) before it is
 /// overwritten; returns the copy, `None` when `path` does not exist.
 pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
-    let Ok(Some(bytes)) = read_now(path) else {
+    // A session file's path may run through the user's own links (a linked data directory);
+    // a project file's path is physical already, and undo checked it has no link since.
+    let physical = super::record::physical(path);
+    let Ok(Some(bytes)) = read_now(&physical) else {
         return Ok(None);
     };
     let name = path.file_name().map_or_else(
