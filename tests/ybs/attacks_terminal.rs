@@ -106,7 +106,7 @@ fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() 
         "{screen}"
     );
     tmux.keys(&["n", "Enter"]);
-    tmux.wait_for("Denied, fine.");
+    tmux.wait_for_after("Denied, fine.", "ybs>");
     assert!(!project.join(".ybs.json").exists());
     tmux.keys(&["try the terminal", "Enter"]);
     tmux.wait_for_after(
