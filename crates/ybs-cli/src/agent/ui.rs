@@ -176,7 +176,7 @@ impl Ui for LineUi<'_> {
 
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.stop_spinner();
-        let _ = write!(self.log, "{}", prompt(reason));
+        let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
         let mut line = String::new();
         match self.input.read_line(&mut line) {

@@ -36,13 +36,21 @@ pub fn run(
     match result {
         Ok((text, warnings)) => {
             for warning in warnings {
-                writeln!(err, "ybs: warning: {warning}")?;
+                writeln!(
+                    err,
+                    "ybs: warning: {}",
+                    crate::render::inert_lines(&warning.to_string())
+                )?;
             }
             out.write_all(text.as_bytes())?;
             Ok(0)
         }
         Err(message) => {
-            writeln!(err, "ybs: error: {message}")?;
+            writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&message.to_string())
+            )?;
             Ok(1)
         }
     }

@@ -74,12 +74,20 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
     let loaded = match config::load(&host.locations, &host.env, &cli.options.overrides()) {
         Ok(loaded) => loaded,
         Err(failure) => {
-            writeln!(err, "ybs: error: {failure}")?;
+            writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&failure.to_string())
+            )?;
             return Ok(1);
         }
     };
     for warning in &loaded.warnings {
-        writeln!(err, "ybs: warning: {warning}")?;
+        writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        )?;
     }
     out.write_all(config::show(&loaded).as_bytes())?;
     let instructions =
@@ -92,7 +100,11 @@ fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
     match result {
         Ok(code) => Ok(code),
         Err(Failed(message)) => {
-            writeln!(err, "ybs: error: {message}")?;
+            writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&message.to_string())
+            )?;
             Ok(1)
         }
     }

@@ -21,7 +21,11 @@ pub fn list(
     let config = &loaded.config;
     let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     let mut policy = ybs_tools::ConfirmationPolicy::default();
     let cwd = &host.locations.cwd;
@@ -55,7 +59,11 @@ pub fn call(
     let config = &loaded.config;
     let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     let context =
         setup::tool_context(config, &surroundings(host)).map_err(|e| Failed(e.to_string()))?;

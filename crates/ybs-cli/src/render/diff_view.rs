@@ -3,6 +3,9 @@
 //! as it is, computed with `similar`; a new file's first lines; a command and where it runs),
 //! the one-line summary per file after a turn, and the whole diff for `/diff`. Colour only
 //! when the renderer has it (not with `NO_COLOR` or off a terminal): plain `+`/`-` otherwise.
+//! Every file name, line and command is made inert ([`inert`]) before it is shown, and the
+//! file is read without following a link, only when it is a regular file of at most
+//! [`MAX_PREVIEW_BYTES`]; otherwise the preview says why it shows no diff.
 
 use std::path::Path;
 
@@ -11,8 +14,11 @@ use similar::{ChangeTag, TextDiff};
 use ybs_core::ToolCall;
 use ybs_tools::ToolContext;
 
+use crate::render::inert;
 use crate::render::style::{Painter, Role};
 
+/// The largest file whose content a preview reads.
+pub const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// The most diff lines shown before a confirmation; the rest are counted.
 pub const FOLD_LINES: usize = 60;
 /// Lines kept at the start of a long hunk before a confirmation.
@@ -61,6 +67,13 @@ pub enum Preview {
         /// Where it runs.
         cwd: String,
     },
+    /// A file whose content is not shown.
+    Unshown {
+        /// The path as the model sees it.
+        path: String,
+        /// Why.
+        why: String,
+    },
 }
 
 /// The preview of `call`, when it is a call whose effect can be shown; `None` for other
@@ -75,10 +88,13 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
         "write_file" | "edit_file" => {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);
-            let before = match std::fs::read(&resolved) {
-                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(_) => return None,
+            let before = match ybs_tools::nofollow::read(&resolved, MAX_PREVIEW_BYTES) {
+                Ok(Some(file)) => Some(String::from_utf8_lossy(&file.bytes).into_owned()),
+                Ok(None) => None,
+                Err(error) => {
+                    let why = unshown(&error);
+                    return Some(Preview::Unshown { path, why });
+                }
             };
             let after = if call.name == "write_file" {
                 text("content")?.to_owned()
@@ -100,6 +116,19 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
             })
         }
         _ => None,
+    }
+}
+
+/// Why a file's content is not previewed.
+fn unshown(error: &ybs_tools::nofollow::NoFollowError) -> String {
+    use ybs_tools::nofollow::NoFollowError;
+    match error {
+        NoFollowError::TooLarge { size, limit, .. } => {
+            format!("it has {size} bytes, more than the {limit} a preview reads")
+        }
+        NoFollowError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
+        NoFollowError::Link(_) => "it is reached through a symbolic link now".into(),
+        other => other.to_string(),
     }
 }
 
@@ -125,10 +154,21 @@ fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String>
 /// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]).
 pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     match preview {
-        Preview::Shell { command, cwd } => vec![
-            format!("  {} {command}", painter.paint(Role::Dim, "$")),
-            painter.paint(Role::Dim, &format!("  in {cwd}")),
-        ],
+        Preview::Shell { command, cwd } => {
+            // Every line of the command, each made inert: nothing in it can hide another.
+            let mut lines: Vec<String> = (command.split('\n').enumerate())
+                .map(|(index, line)| {
+                    let mark = if index == 0 { "$" } else { ">" };
+                    format!("  {} {}", painter.paint(Role::Dim, mark), inert(line))
+                })
+                .collect();
+            lines.push(painter.paint(Role::Dim, &format!("  in {}", inert(cwd))));
+            lines
+        }
+        Preview::Unshown { path, why } => vec![painter.paint(
+            Role::Bold,
+            &format!("  {}: no preview ({})", inert(path), inert(why)),
+        )],
         Preview::File {
             path,
             before: None,
@@ -148,13 +188,14 @@ fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
     let mut lines = vec![painter.paint(
         Role::Bold,
         &format!(
-            "  new file {path} ({total} {}, {} bytes)",
+            "  new file {} ({total} {}, {} bytes)",
+            inert(path),
             if total == 1 { "line" } else { "lines" },
             content.len()
         ),
     )];
     for line in content.lines().take(NEW_FILE_LINES) {
-        lines.push(painter.paint(Role::Success, &format!("  +{line}")));
+        lines.push(painter.paint(Role::Success, &format!("  +{}", inert(line))));
     }
     if total > NEW_FILE_LINES {
         lines.push(painter.paint(
@@ -226,7 +267,10 @@ struct Hunk {
 /// `path: +N -M`, and `(no change)` when nothing differs.
 fn title<'a>(path: &str, diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<String> {
     let (added, removed) = count_changes(diff);
-    let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
+    let mut lines = vec![painter.paint(
+        Role::Bold,
+        &format!("  {}: +{added} -{removed}", inert(path)),
+    )];
     if added == 0 && removed == 0 {
         lines.push(painter.paint(Role::Dim, "  (no change)"));
     }
@@ -244,6 +288,7 @@ fn hunks<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<Hunk>
         let mut body = Vec::new();
         for change in hunk.iter_changes() {
             let text = change.value().trim_end_matches(['\n', '\r']);
+            let text = inert(text);
             body.push(match change.tag() {
                 ChangeTag::Insert => painter.paint(Role::Success, &format!("  +{text}")),
                 ChangeTag::Delete => painter.paint(Role::Failure, &format!("  -{text}")),
@@ -292,18 +337,20 @@ pub fn summary_line(
         _ => "",
     };
     format!(
-        "{} {} {path}{note}",
+        "{} {} {}{note}",
         painter.paint(Role::Success, &format!("+{added}")),
-        painter.paint(Role::Failure, &format!("-{removed}"))
+        painter.paint(Role::Failure, &format!("-{removed}")),
+        inert(path)
     )
 }
 
-/// `path` relative to `base` when inside it.
+/// `path` relative to `base` when inside it, made inert for the terminal.
 pub fn shown_path(path: &Path, base: &Path) -> String {
-    match path.strip_prefix(base) {
+    let shown = match path.strip_prefix(base) {
         Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
         _ => path.display().to_string(),
-    }
+    };
+    inert(&shown).into_owned()
 }
 
 #[cfg(test)]

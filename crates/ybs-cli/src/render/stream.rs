@@ -156,6 +156,7 @@ impl Renderer {
     /// A message from ybs.
     pub fn notice(&mut self, kind: Notice, message: &str) -> Vec<String> {
         let mut lines = self.flush_partial();
+        let message = &*super::inert_lines(message);
         lines.push(match kind {
             Notice::Info => self.painter.paint(Role::Dim, message),
             Notice::Warning => self
@@ -192,6 +193,8 @@ impl Renderer {
 
     fn style(&mut self, line: &str) -> String {
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // The model's bytes never reach the terminal as controls.
+        let line = &*super::inert(line);
         match self.channel {
             Channel::Text => self.markdown.style(line, self.painter),
             Channel::Reasoning => self

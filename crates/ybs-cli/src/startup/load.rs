@@ -22,10 +22,18 @@ pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig,
     let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides())
         .map_err(|failure| Failed(failure.to_string()))?;
     for warning in &loaded.warnings {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     Ok(loaded)
 }
@@ -59,7 +67,11 @@ pub fn build_agent(
         err,
     );
     for error in &report.tools.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     warn_mcp(&report.mcp, err);
     // Say now, not at the model's first command, when commands cannot run sandboxed.

@@ -83,7 +83,11 @@ pub fn run(
     let text = std::fs::read_to_string(&path).unwrap_or_default();
     let settings = &mut agent.settings;
     for warning in options::apply(&expansion.options, chat, &text, settings) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     agent.conversation = expansion
         .to_core_messages()
@@ -109,7 +113,11 @@ pub fn run(
     let appended = append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()));
     agent.journal.refresh_last();
     if let Some(error) = agent.journal.disk_error.take() {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     appended?;
     Ok(if report.stop == Stop::Finished { 0 } else { 1 })

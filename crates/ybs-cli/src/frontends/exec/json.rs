@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use ybs_context_budget::SendError;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use super::{ExecArgs, read_task, write_last_message};
+use super::{ExecArgs, LastMessage, read_task};
 use crate::agent::confirm::{Answer, ConfirmMode};
 use crate::agent::{AgentError, Stop, TurnReport, Ui};
 use crate::cli::Cli;
@@ -169,12 +169,19 @@ pub fn run(
             "{}",
             event("error", json!({ "kind": kind, "message": message }))
         );
-        let _ = writeln!(err, "ybs: error: {message}");
+        let _ = writeln!(err, "ybs: error: {}", crate::render::inert_lines(message));
         code
     };
     let task = match read_task(args.prompt, &mut io::stdin()) {
         Ok(task) => task,
         Err(message) => return fail(out, err, "usage", &message, USAGE_ERROR),
+    };
+    let last_message = match (args.last_message)
+        .map(|path| LastMessage::open(&host.locations.cwd.join(path)))
+        .transpose()
+    {
+        Ok(last_message) => last_message,
+        Err(message) => return fail(out, err, "io", &message, 1),
     };
     let mut loaded = match load::load(cli, host, err) {
         Ok(loaded) => loaded,
@@ -263,8 +270,8 @@ pub fn run(
             }),
         )
     );
-    if let Some(path) = args.last_message {
-        if let Err(message) = write_last_message(&cwd.join(path), &report.reply) {
+    if let Some(last_message) = last_message {
+        if let Err(message) = last_message.write(&report.reply) {
             return fail(out, err, "io", &message, 1);
         }
     }

@@ -54,7 +54,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         &crate::frontends::repl::prompt_files::directories(&host.locations),
     );
     for warning in &prompts.warnings {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     let cwd = &host.locations.cwd;
     let mut images = (cli.options.images.iter())
@@ -168,7 +172,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                                 .any(|p| matches!(p, ybs_core::Part::Image(_)))
                         });
                         let text = images::explain(text, had_images, &config.llm.model);
-                        let _ = writeln!(err, "ybs: error: {text}");
+                        let _ = writeln!(
+                            err,
+                            "ybs: error: {}",
+                            crate::render::inert_lines(&text.to_string())
+                        );
                     }
                 }
             }
@@ -288,7 +296,10 @@ fn read_message(
                     text.push_str(&line);
                     match crate::frontends::repl::line_editor::edit(&text) {
                         Ok(edited) => return Ok(Some(edited)),
-                        Err(error) => eprintln!("ybs: error: {error}"),
+                        Err(error) => eprintln!(
+                            "ybs: error: {}",
+                            crate::render::inert_lines(&error.to_string())
+                        ),
                     }
                 }
                 // Ctrl-C at the prompt drops what was typed.
@@ -374,7 +385,11 @@ fn slash(
             let mut ui = LineUi::new(load::renderer(config, false), out, &mut log, &mut stdin);
             let token = tokio_util::sync::CancellationToken::new();
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
-                let _ = writeln!(log, "ybs: error: {error}");
+                let _ = writeln!(
+                    log,
+                    "ybs: error: {}",
+                    crate::render::inert_lines(&error.to_string())
+                );
             }
         }
         SlashCommand::Undo | SlashCommand::Diff => {
