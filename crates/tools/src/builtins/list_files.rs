@@ -136,10 +136,8 @@ pub(crate) fn relative_to<'e>(base: &Path, entry: &'e ignore::DirEntry) -> &'e P
 /// files of a tree then cost no system call and no path comparison each.
 fn is_blocked(sandbox: &PathSandbox, entry: &ignore::DirEntry) -> bool {
     let is_dir = entry.file_type().is_none_or(|t| t.is_dir()) || entry.depth() == 0;
-    if is_dir || sandbox.may_block_name(entry.file_name()) {
-        if sandbox.is_blocked(entry.path()) {
-            return true;
-        }
+    if (is_dir || sandbox.may_block_name(entry.file_name())) && sandbox.is_blocked(entry.path()) {
+        return true;
     }
     if !is_dir
         && entry
