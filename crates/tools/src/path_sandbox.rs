@@ -231,6 +231,22 @@ impl PathSandbox {
         self.blocked_ids.binary_search(&id).is_ok()
     }
 
+    /// Whether some blocked path ends in `name` (compared as bytes): a cheap first test, for
+    /// an entry whose directory already passed, before [`is_blocked`](Self::is_blocked)
+    /// compares paths component by component.
+    pub fn may_block_name(&self, name: &std::ffi::OsStr) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        self.blocked
+            .iter()
+            .any(|b| b.as_os_str().as_bytes().ends_with(name.as_bytes()))
+    }
+
+    /// Whether some blocked path had inode `ino` (on any device) when the sandbox was built:
+    /// a cheap first test before [`is_blocked_id`](Self::is_blocked_id) needs a `stat`.
+    pub fn may_be_blocked_ino(&self, ino: u64) -> bool {
+        self.blocked_ids.iter().any(|id| id.ino == ino)
+    }
+
     /// Whether `id` is the identity a read-only path had when the sandbox was built.
     pub fn is_read_only_id(&self, id: FileId) -> bool {
         self.read_only_ids.binary_search(&id).is_ok()

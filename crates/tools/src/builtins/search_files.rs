@@ -16,7 +16,7 @@ use ignore::WalkState;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::list_files::walker;
+use super::list_files::{relative_to, walker};
 use super::shared::{positive, spec};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
@@ -131,7 +131,7 @@ impl Tool for SearchFiles {
                     if !entry.file_type().is_some_and(|t| t.is_file()) {
                         return WalkState::Continue;
                     }
-                    let relative = entry.path().strip_prefix(base).unwrap_or(entry.path());
+                    let relative = relative_to(base, &entry);
                     if filter.as_ref().is_some_and(|f| !f.is_match(relative)) {
                         return WalkState::Continue;
                     }
