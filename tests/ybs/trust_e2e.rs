@@ -2,6 +2,7 @@
 //! what the model writes cannot run a program, send a key elsewhere or weaken safety without
 //! the user's consent. Each test performs the attack with the real `ybs` against the fake LLM,
 //! with a second fake server on 127.0.0.1 as the attacker that records what reaches it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
