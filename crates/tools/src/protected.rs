@@ -164,6 +164,7 @@ mod tests {
             vec![
                 wt.join(".git"),
                 wt.join(".ybs"),
+                wt.join(".ybs.json"),
                 main_git.clone(),
                 main_git.join("worktrees/wt"),
             ]
