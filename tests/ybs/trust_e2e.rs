@@ -294,3 +294,32 @@ fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls() {
         assert!(!marker.exists(), "{} ran\n{stderr}", marker.display());
     }
 }
+
+#[test]
+fn k2_the_program_of_an_external_tool_is_read_only_to_the_model() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "scripts/lint.sh", "content": "#!/bin/sh\nenv\n"}),
+        ),
+        call(
+            "c2",
+            "run_shell",
+            json!({"command": "echo env >> scripts/lint.sh"}),
+        ),
+        Turn::text(["done"]),
+    ]);
+    fs::create_dir_all(project.file("scripts")).unwrap();
+    let script = "#!/bin/sh\necho lint ok\n";
+    project.write("scripts/lint.sh", script);
+    project.configure(|config| {
+        config["tools"]["external"] = json!([{"name": "lint", "path": "scripts/lint.sh",
+                                               "description": "lint"}]);
+    });
+    let output = project.ybs(&["exec", "--yes", "change the linter"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(project.read("scripts/lint.sh"), script, "{stderr}");
+    let results = tool_messages(project.bodies().last().unwrap());
+    assert!(results[0].1.contains("read-only"), "{results:?}");
+}
