@@ -36,7 +36,7 @@ mod fast_path_tests;
 pub use append::{AppendError, append};
 pub use convert::from_core;
 pub use expand::{
-    ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,
+    Access, ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,
     ToolRequestKind, expand_file,
 };
 pub use parse::{

@@ -12,7 +12,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::protected::{CREDENTIAL_PATHS, FileId, ids_of, read_only_paths};
+use crate::protected::{CONFIG_NAMES, CREDENTIAL_PATHS, FileId, ids_of, read_only_paths};
 
 /// The longest path, in bytes, the sandbox accepts (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -109,6 +109,7 @@ pub struct PathSandbox {
     read_only: Vec<PathBuf>,
     blocked_ids: Vec<FileId>,
     read_only_ids: Vec<FileId>,
+    kept: Vec<PathBuf>,
     blocked_at_start: Vec<(PathBuf, FileId)>,
     home: Option<PathBuf>,
 }
@@ -150,6 +151,7 @@ impl PathSandbox {
             read_only: Vec::new(),
             blocked_ids: Vec::new(),
             read_only_ids: Vec::new(),
+            kept: Vec::new(),
             blocked_at_start: Vec::new(),
             home,
         };
@@ -197,6 +199,9 @@ impl PathSandbox {
                     sandbox.read_only.push(path);
                 }
             }
+            sandbox
+                .kept
+                .extend(CONFIG_NAMES.iter().map(|name| root.join(name)));
         }
         sandbox.blocked_ids = ids_of(&sandbox.blocked);
         sandbox.read_only_ids = ids_of(&sandbox.read_only);
@@ -221,9 +226,31 @@ impl PathSandbox {
     }
 
     /// The paths that tools and commands may read but not change: each root's `.git` (with
-    /// a worktree's git directories) and `.ybs`.
+    /// a worktree's git directories), `.ybs`, `.ybs.json` and what [`Self::protect`] added.
     pub fn read_only(&self) -> &[PathBuf] {
         &self.read_only
+    }
+
+    /// The read-only paths that commands may not create either (ybs's configuration, the
+    /// chat file being answered, external tools' programs): [`crate::shell`] removes what a
+    /// command created under these names.
+    pub fn kept_from_commands(&self) -> &[PathBuf] {
+        &self.kept
+    }
+
+    /// Makes `path` read-only for the tools and commands, whether or not it exists yet, like
+    /// `.ybs.json`: for the chat file being answered and the programs of external tools.
+    /// A path outside every root is read-only anyway and is left alone.
+    pub fn protect(&mut self, path: &Path) {
+        let Ok(resolved) = resolve_physical(path) else {
+            return;
+        };
+        if self.root_of(&resolved).is_none() || self.read_only.contains(&resolved) {
+            return;
+        }
+        self.read_only.push(resolved.clone());
+        self.kept.push(resolved);
+        self.read_only_ids = ids_of(&self.read_only);
     }
 
     /// Whether `id` is the identity a blocked path had when the sandbox was built.

@@ -44,6 +44,9 @@ pub struct GlobalOptions {
     /// Show tool calls without executing them
     #[arg(long, global = true)]
     pub dry_run: bool,
+    /// Trust this project's settings and chat files for this run (see `ybs trust`)
+    #[arg(long, global = true)]
+    pub trust_project: bool,
     /// Attach an image to the (first) message; repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
@@ -96,8 +99,12 @@ pub enum Command {
         #[command(subcommand)]
         action: ChatAction,
     },
-    /// List the tools the model would see, with their source
-    Tools,
+    /// List the tools the model would see, with their source (MCP servers are not started)
+    Tools {
+        /// Start the configured MCP servers to list their tools too
+        #[arg(long)]
+        connect: bool,
+    },
     /// Run one tool directly and print its JSON result
     Tool {
         /// The tool's name
@@ -137,6 +144,24 @@ pub enum Command {
     },
     /// Print the effective configuration, each value with its source
     Config,
+    /// Trust this project's settings, or a chat file's directives, as they are now
+    #[command(
+        long_about = "Trust this project's settings, or a chat file's directives, as they are \
+                      now.\n\nA project's .ybs.json is input, not configuration you chose: its \
+                      settings that run programs (MCP servers, external tools), send data or a \
+                      key somewhere (llm.provider, llm.endpoint, an MCP server's url or headers) \
+                      or weaken safety (the sandbox, confirmations, shell_env, limits, blocked \
+                      paths) are ignored until you trust them. So are a chat file's endpoint, \
+                      backend and mcp lines for `ybs ask`. This command prints those settings and \
+                      remembers that you trust them, in $XDG_DATA_HOME/ybs/trust.json (default \
+                      ~/.local/share), by the file's real path and a digest of the settings: when \
+                      they change, they are ignored again until you trust them again. \
+                      --trust-project trusts them for one run without remembering."
+    )]
+    Trust {
+        /// A chat file to trust instead of the project's settings
+        chat: Option<PathBuf>,
+    },
     /// Print a shell completion script
     Completions {
         /// The shell
@@ -151,10 +176,11 @@ impl Command {
             Command::Exec { .. } => "exec",
             Command::Ask { .. } => "ask",
             Command::Chat { .. } => "chat",
-            Command::Tools => "tools",
+            Command::Tools { .. } => "tools",
             Command::Tool { .. } => "tool",
             Command::Undo { .. } => "undo",
             Command::Config => "config",
+            Command::Trust { .. } => "trust",
             Command::Completions { .. } => "completions",
         }
     }
@@ -218,6 +244,7 @@ mod tests {
                 endpoint: Some("http://h".into()),
                 no_sandbox: true,
                 dry_run: true,
+                trust_project: false,
                 images: Vec::new(),
             }
         );
@@ -293,7 +320,16 @@ mod tests {
                 yes: true
             })
         );
-        assert_eq!(parse(&["tools"])?.command, Some(Command::Tools));
+        assert_eq!(
+            parse(&["tools"])?.command,
+            Some(Command::Tools { connect: false })
+        );
+        assert_eq!(
+            parse(&["trust", "a.chat"])?.command,
+            Some(Command::Trust {
+                chat: Some("a.chat".into())
+            })
+        );
         assert_eq!(
             parse(&["tool", "read_file", "{\"path\":\"a\"}"])?.command,
             Some(Command::Tool {

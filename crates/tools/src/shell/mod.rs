@@ -25,6 +25,7 @@ mod cgroup;
 mod child;
 pub mod env;
 mod error;
+mod kept;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
@@ -114,8 +115,14 @@ pub fn run_cancellable(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
+    let absent = kept::absent(sandbox);
     match process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel) {
-        Ok(output) => Ok(output),
+        Ok(mut output) => {
+            if let Some(note) = kept::remove_created(&absent) {
+                output.stderr.push_str(&note);
+            }
+            Ok(output)
+        }
         Err(source) => {
             #[cfg(target_os = "linux")]
             if let Some(error) = linux::explain_spawn_error(&source) {

@@ -152,6 +152,11 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
             max_core_bytes: default.max_core_bytes,
         };
     }
+    let mut sandbox = sandbox;
+    // The programs of external tools run unsandboxed: the model may not change them.
+    for tool in &config.tools.external {
+        sandbox.protect(&around.cwd.join(&tool.path));
+    }
     let mut context = ToolContext::new(sandbox, shell)?;
     if context.set_working_dir(&around.cwd).is_err() {
         // The project directory is outside the allowed paths: start at the first root.

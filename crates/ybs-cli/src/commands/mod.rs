@@ -5,6 +5,7 @@
 
 pub mod chat;
 pub mod tools;
+pub mod trust;
 pub mod undo;
 
 use std::io::{self, Write};
@@ -54,7 +55,10 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             chat::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
         }
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
-        Some(Command::Tools) => finish(tools::list(cli, host, out, err), err),
+        Some(Command::Tools { connect }) => finish(tools::list(cli, host, *connect, out, err), err),
+        Some(Command::Trust { chat }) => {
+            finish(trust::run(cli, host, chat.as_deref(), out, err), err)
+        }
         Some(Command::Tool { name, json, yes }) => {
             finish(tools::call(cli, host, name, json, *yes, out, err), err)
         }
@@ -71,7 +75,8 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
 }
 
 fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
-    let loaded = match config::load(&host.locations, &host.env, &cli.options.overrides()) {
+    let trust = crate::startup::load::run_trust(cli, host);
+    let loaded = match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
         Ok(loaded) => loaded,
         Err(failure) => {
             writeln!(
@@ -88,6 +93,9 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
             "ybs: warning: {}",
             crate::render::inert_lines(&warning.to_string())
         )?;
+    }
+    for warning in crate::startup::trust::warnings(&loaded.untrusted) {
+        writeln!(err, "ybs: warning: {warning}")?;
     }
     out.write_all(config::show(&loaded).as_bytes())?;
     let instructions =

@@ -13,6 +13,7 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 use ybs_core::ToolCall;
 use ybs_tools::ToolContext;
+use ybs_tools::protected::is_configuration;
 
 use crate::render::inert;
 use crate::render::style::{Painter, Role};
@@ -151,7 +152,9 @@ fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String>
     }
 }
 
-/// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]).
+/// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]);
+/// a file ybs reads as configuration (`.ybs.json`, `.ybs/`, `.chat`) is never folded: it is
+/// approved only from what it will really hold.
 pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     match preview {
         Preview::Shell { command, cwd } => {
@@ -173,7 +176,19 @@ pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
             path,
             before: None,
             after,
-        } => new_file(path, after, painter),
+        } => {
+            let shown = if is_configuration(Path::new(path)) {
+                usize::MAX
+            } else {
+                NEW_FILE_LINES
+            };
+            new_file(path, after, painter, shown)
+        }
+        Preview::File {
+            path,
+            before: Some(before),
+            after,
+        } if is_configuration(Path::new(path)) => diff_lines(path, before, after, painter),
         Preview::File {
             path,
             before: Some(before),
@@ -182,8 +197,8 @@ pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     }
 }
 
-/// A new file: its name, size and first lines.
-fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
+/// A new file: its name, size and first `shown` lines.
+fn new_file(path: &str, content: &str, painter: Painter, shown: usize) -> Vec<String> {
     let total = content.lines().count();
     let mut lines = vec![painter.paint(
         Role::Bold,
@@ -194,14 +209,11 @@ fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
             content.len()
         ),
     )];
-    for line in content.lines().take(NEW_FILE_LINES) {
+    for line in content.lines().take(shown) {
         lines.push(painter.paint(Role::Success, &format!("  +{}", inert(line))));
     }
-    if total > NEW_FILE_LINES {
-        lines.push(painter.paint(
-            Role::Dim,
-            &format!("  … {} more lines", total - NEW_FILE_LINES),
-        ));
+    if total > shown {
+        lines.push(painter.paint(Role::Dim, &format!("  … {} more lines", total - shown)));
     }
     lines
 }
@@ -367,6 +379,45 @@ mod tests {
             before: before.map(Into::into),
             after: after.into(),
         }
+    }
+
+    #[test]
+    fn a_configuration_file_is_shown_whole_never_folded() {
+        // Issue 26, E3: ten harmless lines, then the entry that runs a program.
+        let mut text: String = (0..10).map(|i| format!("  \"k{i}\": {i},\n")).collect();
+        text.push_str("  \"mcp\": {\"servers\": {\"x\": {\"command\": \"sh\"}}}\n");
+        for path in [
+            ".ybs.json",
+            "sub/.ybs.json",
+            ".ybs/prompts/p.md",
+            "review.chat",
+        ] {
+            let preview = Preview::File {
+                path: path.into(),
+                before: None,
+                after: text.clone(),
+            };
+            let lines = render(&preview, PLAIN, FOLD_LINES);
+            assert_eq!(lines.len(), 12, "{path}: {lines:?}");
+            assert!(lines[11].contains("\"command\": \"sh\""), "{lines:?}");
+            let before: String = (0..100).map(|i| format!("{i}\n")).collect();
+            let after: String = (0..100).map(|i| format!("x{i}\n")).collect();
+            let preview = Preview::File {
+                path: path.into(),
+                before: Some(before),
+                after,
+            };
+            let lines = render(&preview, PLAIN, 5);
+            assert!(lines.iter().all(|l| !l.contains("more")), "{lines:?}");
+            assert!(lines.iter().any(|l| l == "  +x99"), "{lines:?}");
+        }
+        let other = Preview::File {
+            path: "notes.txt".into(),
+            before: None,
+            after: text.clone(),
+        };
+        let folded = render(&other, PLAIN, FOLD_LINES);
+        assert_eq!(folded.last().map(String::as_str), Some("  … 1 more lines"));
     }
 
     #[test]

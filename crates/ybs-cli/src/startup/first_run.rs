@@ -207,7 +207,13 @@ mod tests {
     }
 
     fn loaded(host: &Host, flags: &FlagOverrides) -> LoadedConfig {
-        load(&host.locations, &host.env, flags).unwrap()
+        load(
+            &host.locations,
+            &host.env,
+            flags,
+            &crate::config::Trust::default(),
+        )
+        .unwrap()
     }
 
     /// An endpoint on 127.0.0.1 where nothing listens.

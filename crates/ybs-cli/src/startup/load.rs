@@ -14,12 +14,36 @@ use crate::agent::confirm::ConfirmMode;
 use crate::agent::setup::{self, Surroundings};
 use crate::agent::{Agent, AgentError};
 use crate::cli::Cli;
-use crate::config::{Config, LoadedConfig};
+use crate::config::{Config, LoadedConfig, Trust, TrustStore};
 use crate::render::{Notice, RenderOptions, Renderer, use_color};
 
-/// Loads the configuration, printing its warnings.
+/// Loads the configuration, printing its warnings and one per setting that was ignored
+/// because the project is not trusted.
 pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig, Failed> {
-    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides())
+    let loaded = load_trusting(cli, host, &run_trust(cli, host), err)?;
+    for warning in super::trust::warnings(&loaded.untrusted) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
+    Ok(loaded)
+}
+
+/// What this run trusts: what the user recorded, and everything with `--trust-project`.
+pub fn run_trust(cli: &Cli, host: &Host) -> Trust {
+    Trust {
+        everything: cli.options.trust_project,
+        store: TrustStore::open(host.data_home.as_deref()),
+    }
+}
+
+/// Loads the configuration with `trust`, printing its warnings (not the ignored settings:
+/// [`LoadedConfig::untrusted`] has them).
+pub fn load_trusting(
+    cli: &Cli,
+    host: &Host,
+    trust: &Trust,
+    err: &mut dyn Write,
+) -> Result<LoadedConfig, Failed> {
+    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides(), trust)
         .map_err(|failure| Failed(failure.to_string()))?;
     for warning in &loaded.warnings {
         let _ = writeln!(

@@ -4,6 +4,7 @@
 
 pub mod options;
 pub mod tool_lines;
+pub mod trust;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
@@ -37,9 +38,15 @@ pub fn run(
     if let Some(question) = question {
         append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
     }
+    let around = load::surroundings(host);
     let mut expansion = Expander::new(cwd)
+        .with_access(trust::access(&config, &around)?)
         .expand_file(&path)
         .map_err(|e| Failed(e.to_string()))?;
+    let run_trust = load::run_trust(cli, host);
+    for warning in trust::withhold_untrusted(&mut expansion, &config, &path, &run_trust) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
+    }
     let options = expansion.options.effective();
     if let Some(model) = options.get("model") {
         config.llm.model = model.clone();
@@ -76,6 +83,8 @@ pub fn run(
     tool_lines::keep_named_servers(&expansion, &mut config);
     let mut agent = load::build_agent(&config, host, ("ask", mode), cli.options.dry_run, err)?;
     agent.journal.before_next_turn(chat_before);
+    // The model may not change the chat it answers (it would become the next ask's input).
+    agent.tool_context.sandbox.protect(&path);
     let failures = tool_lines::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     load::warn_mcp(&failures, err);
     tool_lines::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;

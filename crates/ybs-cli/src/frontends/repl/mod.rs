@@ -2,12 +2,14 @@
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
 //! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
-//! files as commands ([`prompt_files`]) and `@path` attachments ([`attach`]).
+//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]) and the question
+//! about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
 pub mod line_editor;
 pub mod prompt_files;
 pub mod slash;
+pub mod trust;
 pub mod undo;
 
 use std::io::{self, IsTerminal, Write};
@@ -33,7 +35,7 @@ use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let mut loaded = load::load(cli, host, err)?;
+    let mut loaded = trust::load_asking(cli, host, out, err)?;
     let picked = match crate::startup::first_run::check(&mut loaded, host, err) {
         Ok(note) => note,
         Err(code) => return Ok(code),

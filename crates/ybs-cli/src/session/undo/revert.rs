@@ -6,7 +6,6 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ybs_core::{Message, Role};
 
@@ -379,11 +378,8 @@ fn drop_commit(root: &Path, commit: &str, turn: &TurnRecord) -> Result<(), UndoE
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String, UndoError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
+    let output = crate::project::safe_git::git_command(root)
+        .and_then(|mut command| command.args(args).output())
         .map_err(|error| UndoError::Git {
             command: args.join(" "),
             stderr: error.to_string(),
