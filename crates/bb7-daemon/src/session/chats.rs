@@ -236,17 +236,37 @@ impl Session {
             ));
         }
         let target_dir = into.chat_dir(id)?;
-        if target_dir.exists() {
+        let target_exists = into
+            .fs()
+            .kind(&target_dir)
+            .map_err(Error::io("inspect", &target_dir))?
+            .is_some();
+        // A cross-device move killed after its copy reached the target: finish it.
+        let finishing = target_exists && dirs::half_moved(from.fs(), &source_dir);
+        if target_exists && !finishing {
             return Err(Error::Invalid(format!(
                 "chat ID already exists in {to} scope"
             )));
         }
-        let mut chat = self.load(&from, id)?;
+        let mut chat = if finishing {
+            into.load(id)?
+        } else {
+            self.load(&from, id)?
+        };
         if activate {
             self.release_active();
         }
-        std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
-        dirs::move_dir(&source_dir, &target_dir)?;
+        if finishing {
+            from.fs()
+                .remove_all(&source_dir)
+                .map_err(Error::io("remove", &source_dir))?;
+        } else {
+            into.fs()
+                .create_dir_all(into.dir())
+                .map_err(Error::io("create directory", into.dir()))?;
+            dirs::move_dir(from.fs(), &source_dir, into.fs(), &target_dir)
+                .map_err(Error::io("move", &source_dir))?;
+        }
         chat.global = to_global;
         chat.created = crate::store::model::now_rfc3339();
         if to_global {

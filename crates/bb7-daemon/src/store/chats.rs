@@ -254,7 +254,11 @@ impl ChatStore {
         };
         let mut ids = Vec::new();
         for (name, kind) in entries {
-            if kind == Kind::Dir && self.fs.is_file(&self.dir.join(&name).join("chat.json")) {
+            // A name that is no id (a move's temporary copy) is not a chat.
+            if kind == Kind::Dir
+                && self.chat_dir(&name).is_ok()
+                && self.fs.is_file(&self.dir.join(&name).join("chat.json"))
+            {
                 ids.push(name);
             }
         }

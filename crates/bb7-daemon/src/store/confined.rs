@@ -336,6 +336,23 @@ impl Confined {
         Ok(())
     }
 
+    /// Renames `from` (below this anchor) to `to` (below `other`'s anchor), creating `to`'s
+    /// parents; neither path may pass through a link. `to` must not exist (a directory there
+    /// is never replaced). Across file systems this fails with `CrossesDevices`.
+    pub fn rename_into(&self, from: &Path, other: &Confined, to: &Path) -> io::Result<()> {
+        let (from_dir, from_name) = self.parent(from, false)?;
+        let (to_dir, to_name) = other.parent(to, true)?;
+        match rustix::fs::statat(&to_dir, to_name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) => return Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+            Err(rustix::io::Errno::NOENT) => {}
+            Err(err) => return Err(err.into()),
+        }
+        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        rustix::fs::fsync(&to_dir)?;
+        rustix::fs::fsync(&from_dir)?;
+        Ok(())
+    }
+
     /// The entries of the directory `path`, sorted by name, with what each is.
     pub fn list(&self, path: &Path) -> io::Result<Vec<(String, Kind)>> {
         let dir = self.open_dir(path, false)?;

@@ -1,0 +1,258 @@
+//! Issue 31, the second attack on the daemon: each test performs one attack (a hostile
+//! repository, a second daemon, a kill midway, a full disk) against the real `bb7` binary and
+//! checks its replies and what is on disk. Model replies come from the fake OpenRouter server
+//! on 127.0.0.1.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Daemon, World};
+use serde_json::{Value, json};
+
+fn ok(reply: Value) -> Value {
+    assert_eq!(reply["type"], "ok", "{reply}");
+    reply
+}
+
+fn global_chats(world: &World) -> PathBuf {
+    world.home().join(".bb7/chats")
+}
+
+fn list_ids(daemon: &mut Daemon, global: bool) -> Vec<String> {
+    let reply = daemon.call(json!({"action":"chat_list","global":global}));
+    reply["chats"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .iter()
+        .map(|chat| chat["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Every file below `dir`, relative and sorted.
+fn files_below(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(here) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&here) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A global chat holding a snapshot of a file outside the project (the user's secret).
+fn global_chat_with_secret(daemon: &mut Daemon, world: &World) -> String {
+    let secret = world.root().join("secret.txt");
+    std::fs::write(&secret, "SECRET-KEY-MATERIAL\n").unwrap();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine","global":true}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ok(daemon.call(json!({"action":"context_add","path":secret.display().to_string()})));
+    id
+}
+
+// Item 1: a repository shipping `.bb7/chats` (or `.bb7`) as a link into its work tree cannot
+// make `chat_move` put a chat there.
+#[test]
+fn chat_move_into_a_linked_chats_dir_writes_nothing_and_loses_nothing() {
+    for linked in [".bb7/chats", ".bb7"] {
+        let world = World::new();
+        let mut daemon = world.open_project();
+        let id = global_chat_with_secret(&mut daemon, &world);
+        // A pull replaces the project's store by a link into the work tree.
+        let leak = world.project().join("docs/leak");
+        std::fs::create_dir_all(&leak).unwrap();
+        let link = world.project().join(linked);
+        std::fs::remove_dir_all(&link).unwrap();
+        symlink(&leak, &link).unwrap();
+        let reply = daemon.call(json!({"action":"chat_move","id":id,"to":"project"}));
+        assert_eq!(reply["type"], "error", "{linked}: {reply}");
+        assert_eq!(files_below(&leak), Vec::<String>::new(), "{linked}");
+        assert!(list_ids(&mut daemon, true).contains(&id), "{linked}");
+        let snapshot_dir = global_chats(&world).join(&id).join("context/_external");
+        let kept = files_below(&snapshot_dir);
+        assert_eq!(kept.len(), 1, "{linked}: the snapshot stays: {kept:?}");
+    }
+}
+
+/// A tmpfs mounted on `dir` (root only); `None` where mounting is not allowed.
+struct Mount(PathBuf);
+
+impl Mount {
+    fn tmpfs(dir: &Path, size: &str) -> Option<Mount> {
+        std::fs::create_dir_all(dir).unwrap();
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        status.success().then(|| Mount(dir.to_path_buf()))
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+// Item 1: a move between file systems is all or nothing, and a move cut short after its copy
+// reached the target is finished by the next `chat_move` instead of refused.
+#[test]
+fn chat_move_across_file_systems_is_all_or_nothing_and_a_cut_short_move_finishes() {
+    let world = World::new();
+    let Some(_mount) = Mount::tmpfs(&world.home().join(".bb7"), "16m") else {
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let mut daemon = world.open_project();
+    let id = global_chat_with_secret(&mut daemon, &world);
+    let global_dir = global_chats(&world).join(&id);
+    let before = files_below(&global_dir);
+    ok(daemon.call(json!({"action":"chat_new","name":"other","global":true})));
+    ok(daemon.call(json!({"action":"chat_move","id":id,"to":"project"})));
+    let moved = world.chats_dir().join(&id);
+    assert!(!global_dir.exists());
+    let after: Vec<String> = files_below(&moved)
+        .into_iter()
+        .filter(|name| name != "lock")
+        .collect();
+    let before: Vec<String> = before.into_iter().filter(|name| name != "lock").collect();
+    assert_eq!(after, before);
+    let leftovers: Vec<String> = std::fs::read_dir(world.chats_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".bb7-tmp"))
+        .collect();
+    assert_eq!(leftovers, Vec::<String>::new());
+    assert!(list_ids(&mut daemon, false).contains(&id));
+    assert!(!list_ids(&mut daemon, true).contains(&id));
+
+    // The state a kill leaves after the copy was renamed into place but before the source
+    // was removed: the chat in both stores, the source marked. A kill earlier leaves a
+    // temporary copy, which is no chat and is cleared by the next attempt.
+    let back = global_chats(&world).join(&id);
+    Command::new("cp")
+        .arg("-a")
+        .arg(&moved)
+        .arg(&back)
+        .status()
+        .unwrap();
+    std::fs::write(moved.join(".bb7-moved"), "").unwrap();
+    let staging = world.chats_dir().join(format!(".bb7-tmp-move-{id}"));
+    std::fs::create_dir_all(staging.join("context")).unwrap();
+    std::fs::write(staging.join("chat.json"), "{}").unwrap();
+    assert!(!list_ids(&mut daemon, false).contains(&format!(".bb7-tmp-move-{id}")));
+    ok(daemon.call(json!({"action":"chat_move","id":id,"to":"global"})));
+    assert!(!moved.exists(), "the marked source is removed");
+    assert!(back.join("chat.json").is_file());
+    assert!(!back.join(".bb7-moved").exists());
+    assert!(list_ids(&mut daemon, true).contains(&id));
+    assert!(!list_ids(&mut daemon, false).contains(&id));
+    // Without the marker, an existing target is still refused.
+    let third = daemon.call(json!({"action":"chat_new","name":"third"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    std::fs::create_dir_all(global_chats(&world).join(&third)).unwrap();
+    let reply = daemon.call(json!({"action":"chat_move","id":third,"to":"global"}));
+    assert_eq!(reply["type"], "error", "{reply}");
+    assert!(world.chats_dir().join(&third).join("chat.json").is_file());
+}
+
+/// Plants `count` global chats of about `size` bytes each, to make `search_chats` slow.
+fn plant_big_global_chats(world: &World, count: usize, size: usize) {
+    let chats = global_chats(world);
+    let filler = "lorem ipsum ".repeat(size / 12);
+    for n in 0..count {
+        let id = format!("b{n:09}");
+        let dir = chats.join(&id);
+        std::fs::create_dir_all(&dir).unwrap();
+        let chat = json!({"version": 2, "id": id, "name": "big", "model": "test/model",
+            "created": "2026-01-01T00:00:00Z", "draft": "", "context_files": [],
+            "messages": [{"role": "user", "parts": [{"type": "text", "content": filler}]}]});
+        std::fs::write(dir.join("chat.json"), chat.to_string()).unwrap();
+    }
+}
+
+// Item 2: a change read while the stream ran, but handled after it ended (behind a slow
+// read-only request), neither loses the committed reply nor works on the replaced copy.
+#[test]
+fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply() {
+    use ybs_testkit::{FakeLlm, Model, Script, Turn};
+    let world = World::new();
+    let server = FakeLlm::start(
+        Script::new(vec![
+            Turn::text(["REPLY-ONE ", "REPLY-TWO ", "REPLY-END"]).with_delay_ms(150),
+        ])
+        .with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(&server.base_url(), "test/model", json!({}));
+    world.write("notes.txt", "notes\n");
+    plant_big_global_chats(&world, 40, 1_500_000);
+    let mut daemon = world.open_project();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
+    loop {
+        let line = daemon.read_reply().unwrap();
+        if line["request_id"] == "s" && line["type"] == "chunk" {
+            break;
+        }
+        assert_ne!(line["type"], "done", "{line}");
+    }
+    for request in [
+        json!({"request_id":"slow","action":"search_chats","query":"nowhere-to-be-found","global":true}),
+        json!({"request_id":"add","action":"context_add","path":"notes.txt"}),
+        json!({"request_id":"draft","action":"save_draft","draft":"DRAFT-TEXT"}),
+    ] {
+        daemon.send_line(&request.to_string());
+    }
+    let mut finals = std::collections::HashMap::new();
+    while finals.len() < 4 {
+        let line = daemon.read_reply().unwrap();
+        let rid = line["request_id"].as_str().unwrap_or_default().to_owned();
+        if line["type"] != "chunk" && !rid.is_empty() {
+            finals.insert(rid, line);
+        }
+    }
+    assert_eq!(finals["s"]["type"], "done", "{:?}", finals["s"]);
+    let on_disk = || {
+        std::fs::read_to_string(world.chats_dir().join(&id).join("chat.json")).unwrap()
+    };
+    assert!(on_disk().contains("REPLY-END"), "{}", on_disk());
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert!(view.to_string().contains("REPLY-END"), "{view}");
+    // Each change either waited for the stream (refused as busy) or applies to the chat
+    // holding the reply; none is silently dropped.
+    for (rid, seen) in [("add", "notes.txt"), ("draft", "DRAFT-TEXT")] {
+        let reply = &finals[rid];
+        if reply["type"] == "ok" {
+            assert!(on_disk().contains(seen), "{rid} answered ok: {}", on_disk());
+            assert!(view.to_string().contains(seen), "{rid}: {view}");
+        } else {
+            assert_eq!(reply["message"], "Another request is already in progress", "{reply}");
+        }
+    }
+    // The next write keeps the reply too.
+    ok(daemon.call(json!({"action":"save_draft","draft":"later"})));
+    assert!(on_disk().contains("REPLY-END"), "{}", on_disk());
+}
