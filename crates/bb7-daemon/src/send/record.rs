@@ -294,11 +294,13 @@ fn save(active: &Active) {
     }
 }
 
-/// Gives the chat back to the session (and ends the one-stream-at-a-time window). Done
-/// before the final reply is sent, so a request the client sends after it sees the new state.
+/// Gives the chat back to the session and only then ends the one-stream-at-a-time window,
+/// both on the session's thread: a request queued before the chat is back is still judged
+/// beside the stream, so none works on the old copy. The final reply is posted after this
+/// job (see `run`), so a `send` read after it finds the slot free.
 fn hand_back(shared: &Shared, active: Active) {
-    shared.post(move |session, _| session.restore_active(active));
-    // Freed here, not in the posted job: a `send` read right after the final reply must
-    // find the slot free (the chat is handed back before that `send` is handled).
-    shared.clear_stream();
+    shared.post(move |session, shared| {
+        session.restore_active(active);
+        shared.clear_stream();
+    });
 }

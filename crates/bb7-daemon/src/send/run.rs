@@ -90,7 +90,8 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         stamp: &stamp,
     };
     let reply = finish.record(active, &recorder);
-    shared.send(&reply.for_request(request_id.as_deref()));
+    // Answered on the session's thread, after the chat is back and the slot free.
+    shared.post(move |_, shared| shared.send(&reply.for_request(request_id.as_deref())));
     if title {
         spawn_title(&shared, &settings, chat, &latest, &title_files);
     }
