@@ -256,3 +256,96 @@ fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply()
     ok(daemon.call(json!({"action":"save_draft","draft":"later"})));
     assert!(on_disk().contains("REPLY-END"), "{}", on_disk());
 }
+
+// Item 8: `apply_file` (and `get_diff_paths`, whose local side the client may save) refuse
+// the destinations `apply_file_as` refuses; the output is kept.
+#[test]
+fn apply_file_never_sends_the_client_into_bb7_git_or_out_of_the_project() {
+    let world = World::new();
+    let mut daemon = world.open_project();
+    let other = daemon.call(json!({"action":"chat_new","name":"other"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ssh = world.home().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    symlink(&ssh, world.project().join("keys")).unwrap();
+    std::fs::create_dir_all(world.project().join(".git")).unwrap();
+    symlink(world.project().join(".git"), world.project().join("gitdir")).unwrap();
+    let other_chat = format!(".bb7/chats/{other}/chat.json");
+    let hostile = [
+        ".bb7/instructions",
+        ".git/hooks/pre-commit",
+        other_chat.as_str(),
+        ".GIT/config",
+        "keys/authorized_keys",
+        "gitdir/config",
+    ];
+    let output = world.chats_dir().join(&id).join("output");
+    for name in hostile {
+        let file = output.join(name);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, "ssh-ed25519 ATTACKER\n").unwrap();
+    }
+    for name in hostile {
+        let reply = daemon.call(json!({"action":"apply_file","path":name}));
+        assert_eq!(reply["type"], "error", "{name}: {reply}");
+        assert!(reply.get("content").is_none(), "{name}: {reply}");
+        let message = reply["message"].as_str().unwrap();
+        assert!(
+            message.contains("inside .bb7/ or .git/") || message.contains("outside the project"),
+            "{name}: {message}"
+        );
+        let diff = daemon.call(json!({"action":"get_diff_paths","path":name}));
+        assert_eq!(diff["type"], "error", "{name}: {diff}");
+        assert!(output.join(name).is_file(), "{name}: the output is kept");
+    }
+    assert!(!ssh.join("authorized_keys").exists());
+    assert!(!world.project().join(".bb7/instructions").exists());
+    let view = daemon.call(json!({"action":"chat_get"}));
+    let added = view["context_files"].as_array().map_or(0, Vec::len);
+    assert_eq!(added, 0, "nothing was applied: {view}");
+}
+
+// Item 12: a `.commit/` shipped in a repository (its `chat.json` naming a file outside the
+// project) is never rolled forward past `init`'s trust check: it is discarded.
+#[test]
+fn a_shipped_commit_is_discarded_not_rolled_forward() {
+    let world = World::new();
+    let secret = world.root().join("secret.txt");
+    std::fs::write(&secret, "SECRET-KEY-MATERIAL\n").unwrap();
+    let id = "aaaaaaaaaa";
+    let dir = world.chats_dir().join(id);
+    std::fs::create_dir_all(dir.join("context")).unwrap();
+    let chat = |context: Value, name: &str| {
+        json!({"version": 2, "id": id, "name": name, "created": "2026-01-01T00:00:00Z",
+            "model": "test/model", "draft": "", "context_files": context, "messages": []})
+    };
+    std::fs::write(dir.join("chat.json"), chat(json!([]), "clean").to_string()).unwrap();
+    let hostile = chat(
+        json!([{"path": secret.display().to_string(), "readonly": false, "external": false,
+            "version": "0000000000000000"}]),
+        "rolled",
+    );
+    std::fs::create_dir_all(dir.join(".commit/output")).unwrap();
+    std::fs::write(dir.join(".commit/chat.json"), hostile.to_string()).unwrap();
+    std::fs::write(dir.join(".commit/stamp"), "2049:12345\n").unwrap();
+    std::fs::write(dir.join(".commit/output/planted.txt"), "x").unwrap();
+    let index = json!({"version": 1, "active_chat_id": id, "chats": [
+        {"id": id, "name": "clean", "created": "2026-01-01T00:00:00Z"}]});
+    std::fs::write(world.chats_dir().join("index.json"), index.to_string()).unwrap();
+    let mut daemon = world.open_project();
+    let select = daemon.call(json!({"action":"chat_select","id":id}));
+    assert_eq!(select["type"], "ok", "{select}");
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(view["name"], "clean", "{view}");
+    assert!(!view.to_string().contains("secret.txt"), "{view}");
+    assert!(!dir.join(".commit").exists());
+    assert!(!dir.join("output/planted.txt").exists());
+    let on_disk = std::fs::read_to_string(dir.join("chat.json")).unwrap();
+    assert!(!on_disk.contains("secret.txt"), "{on_disk}");
+}
