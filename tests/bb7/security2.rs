@@ -235,9 +235,8 @@ fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply()
         }
     }
     assert_eq!(finals["s"]["type"], "done", "{:?}", finals["s"]);
-    let on_disk = || {
-        std::fs::read_to_string(world.chats_dir().join(&id).join("chat.json")).unwrap()
-    };
+    let on_disk =
+        || std::fs::read_to_string(world.chats_dir().join(&id).join("chat.json")).unwrap();
     assert!(on_disk().contains("REPLY-END"), "{}", on_disk());
     let view = daemon.call(json!({"action":"chat_get"}));
     assert!(view.to_string().contains("REPLY-END"), "{view}");
@@ -249,7 +248,10 @@ fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply()
             assert!(on_disk().contains(seen), "{rid} answered ok: {}", on_disk());
             assert!(view.to_string().contains(seen), "{rid}: {view}");
         } else {
-            assert_eq!(reply["message"], "Another request is already in progress", "{reply}");
+            assert_eq!(
+                reply["message"], "Another request is already in progress",
+                "{reply}"
+            );
         }
     }
     // The next write keeps the reply too.
@@ -348,4 +350,90 @@ fn a_shipped_commit_is_discarded_not_rolled_forward() {
     assert!(!dir.join("output/planted.txt").exists());
     let on_disk = std::fs::read_to_string(dir.join("chat.json")).unwrap();
     assert!(!on_disk.contains("secret.txt"), "{on_disk}");
+}
+
+// Item 3: `chat_rename` and `chat_delete` of a chat another daemon may hold run under the
+// chat's lock: no rename answered `ok` is lost to the holder's stale copy, and a delete
+// racing a delete answers a clear error for a chat that is gone.
+#[test]
+fn renames_and_deletes_from_a_second_daemon_take_the_chat_lock() {
+    let world = World::new();
+    let mut holder = world.open_project();
+    let mut renamer = world.open_project();
+    let target = holder.call(json!({"action":"chat_new","name":"start"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = holder.call(json!({"action":"chat_new","name":"other"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let held = target.clone();
+    let renames = std::thread::spawn(move || {
+        let mut last_ok = None;
+        for n in 0..60 {
+            let name = format!("renamed-{n}");
+            let reply = renamer.call(json!({"action":"chat_rename","id":target,"name":name}));
+            match reply["type"].as_str() {
+                Some("ok") => last_ok = Some(name),
+                _ => assert!(
+                    reply["message"].as_str().unwrap().contains("locked"),
+                    "{reply}"
+                ),
+            }
+        }
+        (renamer, target, last_ok)
+    });
+    for n in 0..30 {
+        // The renamer may hold the lock for a moment: then the select is refused.
+        let selected = holder.call(json!({"action":"chat_select","id":held}));
+        if selected["type"] == "ok" {
+            ok(holder.call(json!({"action":"save_draft","draft":format!("draft {n}")})));
+        } else {
+            assert!(
+                selected["message"].as_str().unwrap().contains("locked"),
+                "{selected}"
+            );
+        }
+        ok(holder.call(json!({"action":"chat_select","id":other})));
+    }
+    let (mut renamer, target, last_ok) = renames.join().unwrap();
+    let on_disk: Value = serde_json::from_str(
+        &std::fs::read_to_string(world.chats_dir().join(&target).join("chat.json")).unwrap(),
+    )
+    .unwrap();
+    if let Some(name) = last_ok {
+        assert_eq!(
+            on_disk["name"],
+            json!(name),
+            "the last accepted rename holds"
+        );
+    }
+    // Two daemons deleting one chat: one succeeds, the other says it is gone (or locked).
+    ok(holder.call(json!({"action":"chat_select","id":other})));
+    let doomed = holder.call(json!({"action":"chat_new","name":"doomed"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    ok(holder.call(json!({"action":"chat_select","id":other})));
+    let first = json!({"request_id":"d1","action":"chat_delete","id":doomed});
+    let second = json!({"request_id":"d2","action":"chat_delete","id":doomed});
+    holder.send_line(&first.to_string());
+    renamer.send_line(&second.to_string());
+    let (a, b) = (holder.read_reply().unwrap(), renamer.read_reply().unwrap());
+    let oks = [&a, &b]
+        .iter()
+        .filter(|reply| reply["type"] == "ok")
+        .count();
+    assert_eq!(oks, 1, "{a} {b}");
+    for reply in [&a, &b] {
+        if reply["type"] == "error" {
+            let message = reply["message"].as_str().unwrap();
+            assert!(
+                !message.contains("not empty") && !message.contains("os error"),
+                "{message}"
+            );
+        }
+    }
+    assert!(!world.chats_dir().join(&doomed).exists());
 }

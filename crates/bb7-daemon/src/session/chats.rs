@@ -173,12 +173,12 @@ impl Session {
             active.chat.name = name.to_owned();
             return active.save();
         }
-        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
-            return Err(Error::ChatLocked { pid });
-        }
-        let mut chat = store.load(id)?;
-        chat.name = name.to_owned();
-        store.save(&chat)
+        // Read and written under the chat's lock: a daemon holding it keeps it to itself.
+        lock::with_lock(store.fs(), &store.chat_dir(id)?, || {
+            let mut chat = store.load(id)?;
+            chat.name = name.to_owned();
+            store.save(&chat)
+        })
     }
 
     /// `chat_move {id, to}`. To the global store: refused while the chat has pending output;
