@@ -437,3 +437,116 @@ fn renames_and_deletes_from_a_second_daemon_take_the_chat_lock() {
     }
     assert!(!world.chats_dir().join(&doomed).exists());
 }
+
+/// Plants a chat (as a cloned repository ships it) using `model`, remembered as active.
+fn plant_chat_with_model(world: &World, model: &str) -> String {
+    let id = "cccccccccc";
+    let dir = world.chats_dir().join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let chat = json!({"version": 2, "id": id, "name": "restored", "model": model,
+        "created": "2026-01-01T00:00:00Z", "draft": "", "context_files": [], "messages": []});
+    std::fs::write(dir.join("chat.json"), chat.to_string()).unwrap();
+    let index = json!({"version": 1, "active_chat_id": id, "chats": [
+        {"id": id, "name": "restored", "created": "2026-01-01T00:00:00Z"}]});
+    std::fs::write(world.chats_dir().join("index.json"), index.to_string()).unwrap();
+    id.to_owned()
+}
+
+// Item 10: a restored chat's hostile model name neither forges a usage row nor a formula in
+// `usage.csv`, and becomes `last_model` only once the provider accepted it.
+#[test]
+fn a_hostile_model_name_forges_no_usage_row_and_is_not_remembered_when_refused() {
+    use ybs_testkit::{FakeLlm, Fault, Model, Script, Turn, Usage};
+    let world = World::new();
+    let hostile = "evil\n2026-01-01T00:00:00,/p,m,1,1,1,999999.000000\n=HYPERLINK(\"http://x\")";
+    let server = FakeLlm::start(
+        Script::new(vec![
+            Turn::text(["no"]).with_fault(Fault::Status {
+                status: 404,
+                body: None,
+                retry_after: None,
+            }),
+            Turn::text(["fine"]).with_usage(Usage::new(10, 5).with_cost(0.01)),
+        ])
+        .with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(&server.base_url(), "test/model", json!({}));
+    std::fs::create_dir_all(world.chats_dir()).unwrap();
+    plant_chat_with_model(&world, hostile);
+    let mut daemon = world.open_project();
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(view["model"], hostile, "{view}");
+    let state = world.home().join(".bb7/state.json");
+    let refused = daemon.send("s1", "hello");
+    assert_eq!(refused.last().unwrap()["type"], "error", "{refused:?}");
+    let remembered = std::fs::read_to_string(&state).unwrap_or_default();
+    assert!(!remembered.contains("evil"), "{remembered}");
+    let done = daemon.send("s2", "again");
+    assert_eq!(done.last().unwrap()["type"], "done", "{done:?}");
+    let csv = std::fs::read_to_string(world.home().join(".bb7/usage.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 1, "one row, none forged: {csv}");
+    assert!(!lines[0].contains("\n"));
+    assert!(lines[0].contains("\"evil\\u{a}2026"), "{csv}");
+    assert!(lines[0].contains("\\u{a}=HYPERLINK"), "{csv}");
+    assert!(!csv.lines().any(|line| line.starts_with('=')), "{csv}");
+}
+
+/// Fills the file system holding `dir` until a write fails; returns the filler's path.
+fn fill(dir: &Path) -> PathBuf {
+    use std::io::Write;
+    let path = dir.join("filler");
+    let mut file = std::fs::File::create(&path).unwrap();
+    let block = vec![b'x'; 4096];
+    while file
+        .write_all(&block)
+        .and_then(|()| file.sync_all())
+        .is_ok()
+    {}
+    path
+}
+
+// Item 4: on a full disk a send answers `error` and leaves the chat as it was, in memory
+// too: the next write does not save its message, a resend after space is freed holds it once.
+#[test]
+fn a_send_on_a_full_disk_leaves_the_chat_as_it_was() {
+    use ybs_testkit::{FakeLlm, Model, Script, Turn};
+    let world = World::new();
+    let server = FakeLlm::start(
+        Script::new(vec![Turn::text(["fine"])]).with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(&server.base_url(), "test/model", json!({}));
+    let bb7 = world.project().join(".bb7");
+    let Some(_mount) = Mount::tmpfs(&bb7, "1m") else {
+        eprintln!("skipped: mounting a tmpfs needs root");
+        return;
+    };
+    let mut daemon = world.open_project();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let filler = fill(&bb7);
+    let message = format!("UNIQUE-MESSAGE {}", "y".repeat(20_000));
+    let failed = daemon.send("s1", &message);
+    assert_eq!(failed.last().unwrap()["type"], "error", "{failed:?}");
+    std::fs::remove_file(&filler).unwrap();
+    ok(daemon.call(json!({"action":"save_draft","draft":"later"})));
+    let chat_json = world.chats_dir().join(&id).join("chat.json");
+    let on_disk = std::fs::read_to_string(&chat_json).unwrap();
+    assert!(
+        !on_disk.contains("UNIQUE-MESSAGE"),
+        "the failed send is not saved later"
+    );
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert!(
+        !view.to_string().contains("UNIQUE-MESSAGE"),
+        "nor kept in memory"
+    );
+    let done = daemon.send("s2", &message);
+    assert_eq!(done.last().unwrap()["type"], "done", "{done:?}");
+    let on_disk = std::fs::read_to_string(&chat_json).unwrap();
+    assert_eq!(on_disk.matches("UNIQUE-MESSAGE").count(), 1, "sent once");
+}

@@ -14,7 +14,7 @@ use crate::protocol::replies::{self, Counters, ErrorReply, Reply, UsageFigures};
 use crate::protocol::shared::{Shared, fatal};
 use crate::send::tool_calls::Lookup;
 use crate::store::active::Active;
-use crate::store::global::Home;
+use crate::store::global::{GlobalState, Home};
 use crate::store::model::now;
 use crate::store::{commit, usage_log};
 
@@ -64,6 +64,13 @@ impl Finish {
     /// Records the send in `active` (and `usage.csv`), hands the chat back to the session
     /// and returns the final reply (without its request id).
     pub(super) fn record(self, mut active: Active, with: &Recorder<'_>) -> Reply {
+        // A reply came back: the provider accepted the model, which becomes `last_model` for
+        // new chats (never a model name a restored chat merely carries).
+        if matches!(self, Finish::Done { .. } | Finish::DiffError { .. }) {
+            if let Err(err) = GlobalState::record_model(with.home, with.model) {
+                tracing::warn!(error = %err, "could not remember the model");
+            }
+        }
         match self {
             Finish::Done {
                 reply,
