@@ -550,3 +550,28 @@ fn a_send_on_a_full_disk_leaves_the_chat_as_it_was() {
     let on_disk = std::fs::read_to_string(&chat_json).unwrap();
     assert_eq!(on_disk.matches("UNIQUE-MESSAGE").count(), 1, "sent once");
 }
+
+// Item 6: instructions that expand past the bound (20,000 includes of a 1 MiB file) are an
+// instruction error in `chat_get`, not a 4 GiB allocation that aborts the daemon.
+#[test]
+fn instructions_expanding_past_the_bound_are_an_instruction_error() {
+    let world = World::new();
+    let mut daemon = world.open_project();
+    ok(daemon.call(json!({"action":"chat_new","name":"mine"})));
+    world.write("big.txt", &"b".repeat(1 << 20));
+    world.write(".bb7/instructions", &"@include big.txt\n".repeat(20_000));
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(
+        view["type"],
+        "chat",
+        "{}",
+        &view.to_string()[..300.min(view.to_string().len())]
+    );
+    let info = view["instructions_info"].to_string();
+    assert!(info.contains("exceed 1024 KiB"), "{info}");
+    assert!(
+        view.to_string().len() < 100_000,
+        "the expansion is not sent to the client"
+    );
+    ok(daemon.call(json!({"action":"ping"})));
+}

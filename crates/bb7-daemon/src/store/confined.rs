@@ -233,6 +233,18 @@ impl Confined {
         Ok(bytes)
     }
 
+    /// At most `limit` bytes of a regular file and whether it held more (the rest is not
+    /// read, so a huge file costs no memory).
+    pub fn read_at_most(&self, path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
+        let mut bytes = Vec::new();
+        self.open_file(path)?
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        let more = bytes.len() as u64 > limit;
+        bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok((bytes, more))
+    }
+
     /// The whole content of a regular UTF-8 file.
     pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
         let mut text = String::new();

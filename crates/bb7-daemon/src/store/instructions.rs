@@ -12,8 +12,12 @@ use std::path::{Path, PathBuf};
 use crate::protocol::error::{Error, Result};
 use crate::store::confined::{Confined, Refused, refusal};
 
+/// The most instructions may hold once includes are expanded: they go with every message.
+pub const MAX_EXPANDED: usize = 1 << 20;
+
 /// Expands a project instruction file. `display` names the file in errors, which read
-/// `{display}:{line}: {what}`.
+/// `{display}:{line}: {what}`; instructions over [`MAX_EXPANDED`] bytes are such an error
+/// (an include is read no further than the room left).
 pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
@@ -33,21 +37,25 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
             continue;
         }
         match include_target(line) {
+            None if out.len() + raw.len() > MAX_EXPANDED => return Err(fail(too_large())),
             None => out.push_str(raw),
             Some(Err(what)) => return Err(fail(what.to_owned())),
             Some(Ok(target)) => {
                 let resolved =
                     resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
-                let included = read_include(&resolved).map_err(|err| match refusal(&err) {
-                    Some(Refused::NotRegular(_)) => {
-                        fail(format!("include is not a regular file: {target}"))
-                    }
-                    Some(_) => fail("include path escapes project root".to_owned()),
-                    None if err.kind() == std::io::ErrorKind::NotFound => {
-                        fail(format!("include file not found: {target}"))
-                    }
-                    None => fail(format!("include read failed: {err}")),
-                })?;
+                let room = MAX_EXPANDED.saturating_sub(out.len());
+                let included =
+                    read_include(&resolved, room).map_err(|err| match refusal(&err) {
+                        Some(Refused::NotRegular(_)) => {
+                            fail(format!("include is not a regular file: {target}"))
+                        }
+                        Some(_) => fail("include path escapes project root".to_owned()),
+                        None if err.kind() == std::io::ErrorKind::NotFound => {
+                            fail(format!("include file not found: {target}"))
+                        }
+                        None if err.kind() == std::io::ErrorKind::FileTooLarge => fail(too_large()),
+                        None => fail(format!("include read failed: {err}")),
+                    })?;
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -56,6 +64,13 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
         }
     }
     Ok(out)
+}
+
+fn too_large() -> String {
+    format!(
+        "instructions exceed {} KiB once includes are expanded",
+        MAX_EXPANDED / 1024
+    )
 }
 
 /// Drops `@@` comment lines outside fences (used for the global file).
@@ -105,8 +120,14 @@ fn include_target(line: &str) -> Option<std::result::Result<String, &'static str
 
 /// Reads a resolved include (`root` and the resolved path are canonical, so walking it
 /// without following links only fails if a link was swapped in since it was resolved).
-fn read_include((root, path): &(PathBuf, PathBuf)) -> std::io::Result<String> {
-    Confined::new(root).read_to_string(path)
+/// More than `room` bytes is a `FileTooLarge` error.
+fn read_include((root, path): &(PathBuf, PathBuf), room: usize) -> std::io::Result<String> {
+    let (bytes, more) = Confined::new(root).read_at_most(path, room as u64)?;
+    if more {
+        return Err(std::io::ErrorKind::FileTooLarge.into());
+    }
+    String::from_utf8(bytes)
+        .map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidData, err))
 }
 
 fn resolve_include(
@@ -264,6 +285,11 @@ mod tests {
             "I:1: include file not found: missing.md"
         );
         assert_eq!(err("@include\n"), "I:1: @include missing path");
+        std::fs::write(dir.path().join("big.txt"), "x".repeat(1 << 19)).unwrap();
+        assert_eq!(
+            err(&"@include big.txt\n".repeat(3)),
+            "I:2: instructions exceed 1024 KiB once includes are expanded"
+        );
         assert_eq!(err("@include \"a\n"), "I:1: @include missing closing quote");
         assert_eq!(
             err("@include \"a\" b\n"),
