@@ -575,3 +575,34 @@ fn instructions_expanding_past_the_bound_are_an_instruction_error() {
     );
     ok(daemon.call(json!({"action":"ping"})));
 }
+
+// Item 11: a context path holding a newline and an escape sequence, logged at `init`, forges
+// no log line and puts no raw escape byte in the log.
+#[test]
+fn hostile_strings_are_escaped_in_the_log() {
+    let world = World::new();
+    let id = "dddddddddd";
+    let dir = world.chats_dir().join(id);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = "/outside\n2026-01-01T00:00:00Z  WARN FORGED line\x1b[31m";
+    let chat = json!({"version": 2, "id": id, "name": "restored", "model": "m",
+        "created": "2026-01-01T00:00:00Z", "draft": "", "messages": [],
+        "context_files": [{"path": path, "readonly": false, "external": false,
+            "version": "0000000000000000"}]});
+    std::fs::write(dir.join("chat.json"), chat.to_string()).unwrap();
+    let index = json!({"version": 1, "active_chat_id": id, "chats": [
+        {"id": id, "name": "restored", "created": "2026-01-01T00:00:00Z"}]});
+    std::fs::write(world.chats_dir().join("index.json"), index.to_string()).unwrap();
+    let daemon = world.open_project();
+    drop(daemon);
+    let log = std::fs::read(world.home().join(".bb7/logs/bb7.log")).unwrap();
+    let text = String::from_utf8_lossy(&log);
+    assert!(text.contains("FORGED"), "the path was logged: {text}");
+    assert!(!log.contains(&0x1b), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|line| line.starts_with("2026-01-01T00:00:00Z")),
+        "{text}"
+    );
+}
