@@ -606,3 +606,56 @@ fn hostile_strings_are_escaped_in_the_log() {
         "{text}"
     );
 }
+
+// Item 13: a name the user sets while the first exchange streams is not replaced by the
+// automatic title.
+#[test]
+fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
+    use ybs_testkit::{FakeLlm, Model, Script, Turn};
+    let world = World::new();
+    let server = FakeLlm::start(
+        Script::new(vec![
+            Turn::text(["one ", "two ", "three"]).with_delay_ms(150),
+            Turn::text(["\"Automatic Title\""]),
+        ])
+        .with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(
+        &server.base_url(),
+        "test/model",
+        json!({"title_model": "test/model"}),
+    );
+    let mut daemon = world.open_project();
+    let id = daemon.call(json!({"action":"chat_new","name":"start"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
+    loop {
+        let line = daemon.read_reply().unwrap();
+        if line["request_id"] == "s" && line["type"] == "chunk" {
+            break;
+        }
+    }
+    daemon.send_line(
+        &json!({"request_id":"r","action":"chat_rename","id":id,"name":"Mine"}).to_string(),
+    );
+    let mut done = false;
+    while !done {
+        let line = daemon.read_reply().unwrap();
+        done = line["request_id"] == "s" && line["type"] == "done";
+    }
+    // Give the title request time to come back and be handled.
+    for _ in 0..50 {
+        if server.requests().len() >= 3 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let list = daemon.call(json!({"action":"chat_list"}));
+    assert_eq!(list["chats"][0]["name"], "Mine", "{list}");
+    let on_disk = std::fs::read_to_string(world.chats_dir().join(&id).join("chat.json")).unwrap();
+    assert!(on_disk.contains("\"Mine\""), "{on_disk}");
+}

@@ -81,7 +81,12 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         title_files,
         ..
     } = plan;
-    let chat = (active.chat.id.clone(), active.chat.global);
+    // The name the chat had when the send began: an automatic title replaces only that.
+    let chat = (
+        active.chat.id.clone(),
+        active.chat.global,
+        active.chat.name.clone(),
+    );
     let recorder = Recorder {
         shared: &shared,
         home: &home,
@@ -376,7 +381,7 @@ impl Plan {
 fn spawn_title(
     shared: &Shared,
     settings: &Settings,
-    (chat_id, global): (String, bool),
+    (chat_id, global, name): (String, bool, String),
     latest: &str,
     files: &[String],
 ) {
@@ -385,8 +390,7 @@ fn spawn_title(
             shared,
             settings,
             title_model,
-            chat_id,
-            global,
+            (chat_id, global, name),
             titles::prompt_text(latest, files),
         );
     }

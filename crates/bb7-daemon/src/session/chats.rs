@@ -159,6 +159,17 @@ impl Session {
         store.delete(id)
     }
 
+    /// The current name of a chat (the active one's in memory), if it can be read.
+    pub fn chat_name(&self, id: &str, global: bool) -> Option<String> {
+        let store = self.store(global).ok()?;
+        match &self.active {
+            Some(active) if active.chat.id == id && active.store == store => {
+                Some(active.chat.name.clone())
+            }
+            _ => store.peek(id).map(|chat| chat.name),
+        }
+    }
+
     /// Renames a chat (the active one in memory too).
     pub fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
         if name.trim().is_empty() {
