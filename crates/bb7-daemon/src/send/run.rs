@@ -154,7 +154,17 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
         outcome,
         partial,
         chunks,
-    } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context);
+    } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context, cancel);
+    // `cancel` after the stream ended stops the processing of its tool calls too: its text
+    // is kept, its tool calls (not all processed) are not applied again.
+    if cancel.is_cancelled() {
+        let mut reply = reply;
+        reply
+            .message
+            .parts
+            .retain(|part| !matches!(part, ybs_core::Part::ToolCall(_)));
+        return Finish::Cancelled { reply };
+    }
     for text in &chunks {
         shared.send(&chunk(text, rid));
     }
@@ -317,7 +327,7 @@ async fn repair_once(
     };
     let repaired = match tool_calls::precheck(mode, &repair_calls, &plan.active) {
         Ok(checked) => with_read_only(
-            tool_calls::apply(mode, &repair_calls, &lookup, |_| true).outcome,
+            tool_calls::apply(mode, &repair_calls, &lookup, |_| true, cancel).outcome,
             &checked,
         ),
         Err(message) => Err(DiffError {

@@ -134,16 +134,22 @@ pub struct Applied {
 }
 
 /// Applies `calls` in order against `lookup`; `in_context` tells added from modified files.
+/// Processing stops at the first call after `cancel` is cancelled (the caller then ends the
+/// send as cancelled).
 pub fn apply<L: BaseLookup + ?Sized>(
     mode: DiffMode,
     calls: &[ToolCall],
     lookup: &L,
     in_context: impl Fn(&str) -> bool,
+    cancel: &tokio_util::sync::CancellationToken,
 ) -> Applied {
     let mut buffer = PendingBuffer::new(mode, lookup);
     let mut chunks = Vec::new();
     let mut touched: Vec<String> = Vec::new();
     for call in calls {
+        if cancel.is_cancelled() {
+            break;
+        }
         if buffer.apply(call).is_err() {
             continue;
         }
@@ -330,5 +336,25 @@ mod tests {
                 json!({"tool": "edit_file", "args_raw": "{not json"}),
             ]
         );
+    }
+
+    #[test]
+    fn a_cancel_stops_processing_the_calls() {
+        let calls: Vec<ToolCall> = (0..1000)
+            .map(|n| {
+                call(
+                    WRITE_FILE,
+                    json!({"path": format!("f{n}.txt"), "content": "x"}),
+                )
+            })
+            .collect();
+        let lookup = ybs_tools::bb7_edit::MemoryLookup::new();
+        let live = tokio_util::sync::CancellationToken::new();
+        let all = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &live);
+        assert_eq!(all.chunks.len(), 1000);
+        let cancelled = tokio_util::sync::CancellationToken::new();
+        cancelled.cancel();
+        let none = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &cancelled);
+        assert!(none.chunks.is_empty() && none.partial.is_empty());
     }
 }
