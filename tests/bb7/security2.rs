@@ -659,3 +659,53 @@ fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
     let on_disk = std::fs::read_to_string(world.chats_dir().join(&id).join("chat.json")).unwrap();
     assert!(on_disk.contains("\"Mine\""), "{on_disk}");
 }
+
+// Item 13: `shutdown` during a stream records the abort (as a cancel does) before the
+// daemon exits, and leaves no temporary file.
+#[test]
+fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
+    use ybs_testkit::{FakeLlm, Model, Script, Turn};
+    let world = World::new();
+    let server = FakeLlm::start(
+        Script::new(vec![
+            Turn::text(["PARTIAL ", "more ", "more ", "more ", "end"]).with_delay_ms(300),
+        ])
+        .with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(&server.base_url(), "test/model", json!({}));
+    let mut daemon = world.open_project();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
+    loop {
+        let line = daemon.read_reply().unwrap();
+        if line["request_id"] == "s" && line["type"] == "chunk" {
+            break;
+        }
+    }
+    daemon.send_line(&json!({"request_id":"q","action":"shutdown"}).to_string());
+    let mut lines = Vec::new();
+    while let Some(line) = daemon.read_reply() {
+        lines.push(line);
+    }
+    let (status, _) = daemon.wait();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["request_id"] == "q" && line["type"] == "ok"),
+        "{lines:?}"
+    );
+    let dir = world.chats_dir().join(&id);
+    let chat = std::fs::read_to_string(dir.join("chat.json")).unwrap();
+    assert!(chat.contains("PARTIAL"), "what streamed is kept: {chat}");
+    assert!(chat.contains("\"system\""), "the abort is recorded: {chat}");
+    let temps: Vec<String> = files_below(&dir)
+        .into_iter()
+        .filter(|name| name.contains(".bb7-tmp"))
+        .collect();
+    assert_eq!(temps, Vec::<String>::new());
+}
