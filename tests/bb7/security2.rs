@@ -709,3 +709,36 @@ fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
         .collect();
     assert_eq!(temps, Vec::<String>::new());
 }
+
+// Item 13: a model output named like the daemon's temporary files is refused as a diff
+// error, not announced as written and then silently dropped.
+#[test]
+fn a_temp_named_model_path_is_a_diff_error_not_a_silent_drop() {
+    use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn};
+    let world = World::new();
+    let server = FakeLlm::start(
+        Script::new(vec![Turn::text(["ok"]).with_tool_call(ToolCall::new(
+            "c1",
+            "write_file",
+            json!({"path":"src/.tmpabcdef","content":"x\n"}),
+        ))])
+        .with_models([Model::new("test/model", 200_000)]),
+    )
+    .unwrap();
+    world.configure(&server.base_url(), "test/model", json!({}));
+    let mut daemon = world.open_project();
+    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let lines = daemon.send("s", "write it");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "diff_error", "{lines:?}");
+    assert!(
+        last.to_string()
+            .contains("reserved for bb7's temporary files"),
+        "{last}"
+    );
+    let output = world.chats_dir().join(&id).join("output");
+    assert_eq!(files_below(&output), Vec::<String>::new());
+}

@@ -54,7 +54,8 @@ pub fn call_paths(call: &ToolCall) -> Vec<String> {
 /// What [`precheck`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Precheck {
-    /// Errors for calls touching read-only context files (each names its file).
+    /// Errors for calls touching read-only context files or writing a name reserved for
+    /// temporary files (each names its file).
     pub read_only: Vec<String>,
 }
 
@@ -79,6 +80,8 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                     found.read_only.push(format!(
                         "write_file ({path}): {path} is read-only in context and cannot be written"
                     ));
+                } else if is_temp_path(&path) {
+                    found.read_only.push(temp_name_error("write_file", &path));
                 }
                 produced.insert(path);
             }
@@ -91,6 +94,10 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 }
                 let paths = call_paths(call);
                 for path in &paths {
+                    if is_temp_path(path) {
+                        found.read_only.push(temp_name_error("edit_file", path));
+                        continue;
+                    }
                     if mode == DiffMode::Anchored && produced.contains(path) {
                         return Err(format!(
                             "Duplicate file output for path in single response: {path}"
@@ -113,6 +120,18 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
         }
     }
     Ok(found)
+}
+
+/// Whether a component of `path` is named like the daemon's temporary files, which are
+/// never listed as outputs: such a write would be announced and then silently dropped.
+fn is_temp_path(path: &str) -> bool {
+    path.split('/').any(crate::store::confined::is_temp_name)
+}
+
+fn temp_name_error(tool: &str, path: &str) -> String {
+    format!(
+        "{tool} ({path}): names like {path} are reserved for bb7's temporary files; choose another name"
+    )
 }
 
 /// Whether `path` is in context and may not be written by the model.
