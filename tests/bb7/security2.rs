@@ -742,3 +742,29 @@ fn a_temp_named_model_path_is_a_diff_error_not_a_silent_drop() {
     let output = world.chats_dir().join(&id).join("output");
     assert_eq!(files_below(&output), Vec::<String>::new());
 }
+
+// Item 9 (the daemon's half): what shipped instructions include is shown, path and size, in
+// `chat_get` and `get_customization_info`.
+#[test]
+fn included_files_are_listed_with_their_sizes() {
+    let world = World::new();
+    let mut daemon = world.open_project();
+    ok(daemon.call(json!({"action":"chat_new","name":"mine"})));
+    world.write(".env", "API_KEY=secret\n");
+    world.write("notes.md", "notes\n");
+    world.write(
+        ".bb7/instructions",
+        "intro\n@include .env\n@include notes.md\n",
+    );
+    let view = daemon.call(json!({"action":"chat_get"}));
+    assert_eq!(
+        view["instructions_info"]["project_includes"],
+        json!([{"path": ".env", "bytes": 15}, {"path": "notes.md", "bytes": 6}]),
+        "{view}"
+    );
+    let info = daemon.call(json!({"action":"get_customization_info"}));
+    assert_eq!(
+        info["project_includes"], view["instructions_info"]["project_includes"],
+        "{info}"
+    );
+}

@@ -19,6 +19,16 @@ pub const MAX_EXPANDED: usize = 1 << 20;
 /// `{display}:{line}: {what}`; instructions over [`MAX_EXPANDED`] bytes are such an error
 /// (an include is read no further than the room left).
 pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> {
+    expand_listing(text, project_root, display, &mut Vec::new())
+}
+
+/// [`expand`], listing each included file (as written) and its size in `included`.
+fn expand_listing(
+    text: &str,
+    project_root: &Path,
+    display: &str,
+    included_files: &mut Vec<Included>,
+) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
     for (number, raw) in text.split_inclusive('\n').enumerate() {
@@ -56,6 +66,10 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
                         None if err.kind() == std::io::ErrorKind::FileTooLarge => fail(too_large()),
                         None => fail(format!("include read failed: {err}")),
                     })?;
+                included_files.push(Included {
+                    path: target.clone(),
+                    bytes: included.len(),
+                });
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -168,6 +182,19 @@ pub struct InstructionsInfo {
     /// Why it does not parse ("" when it does).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub project_error: String,
+    /// Every file the project file includes, in order, with its size: these go with every
+    /// message, so the user can see what a shipped file makes the daemon send.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_includes: Vec<Included>,
+}
+
+/// A file an `@include` brought in.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Included {
+    /// The path as the directive names it (relative to the project root).
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: usize,
 }
 
 /// Collects [`InstructionsInfo`]; `project_root` is `None` for global chats.
@@ -183,7 +210,7 @@ pub fn info(global_path: &Path, project_root: Option<&Path>) -> InstructionsInfo
         // A link or FIFO there "exists" and is reported as an error by the load.
         info.project_exists = matches!(Confined::new(root).kind(&path), Ok(Some(_)));
         if info.project_exists {
-            if let Err(err) = load_project(root) {
+            if let Err(err) = load_project_listing(root, &mut info.project_includes) {
                 info.project_error = err.to_string();
             }
         }
@@ -198,9 +225,13 @@ pub fn project_file(root: &Path) -> PathBuf {
 
 /// The expanded project instructions ("" when the file does not exist).
 pub fn load_project(root: &Path) -> Result<String> {
+    load_project_listing(root, &mut Vec::new())
+}
+
+fn load_project_listing(root: &Path, included: &mut Vec<Included>) -> Result<String> {
     let path = project_file(root);
     match Confined::new(root).read_to_string(&path) {
-        Ok(text) => expand(&text, root, &path.display().to_string()),
+        Ok(text) => expand_listing(&text, root, &path.display().to_string(), included),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(err) => match refusal(&err) {
             Some(Refused::Symlink(_)) => Err(Error::Instructions(format!(
