@@ -44,7 +44,8 @@ fn init_logging(home: &Home) {
     if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
-            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_writer(|| bb7_daemon::store::logfile::Escaped(std::io::stderr()))
             .try_init();
         return;
     }
@@ -61,6 +62,6 @@ fn init_logging(home: &Home) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(Mutex::new(file))
+        .with_writer(Mutex::new(bb7_daemon::store::logfile::Escaped(file)))
         .try_init();
 }

@@ -293,6 +293,9 @@ pub struct CustomizationInfo {
     pub project_instructions: bool,
     /// Why they do not parse (`""` when they do).
     pub project_instructions_error: String,
+    /// The files the project instructions include, with their sizes (left out when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_includes: Vec<crate::store::instructions::Included>,
 }
 
 /// `token_estimate`: what the next request would cost, in cl100k tokens.

@@ -147,6 +147,32 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     }
 }
 
+/// How long stopping waits for a cancelled stream to record its abort.
+const STREAM_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// On the way out with a stream in flight (already cancelled): runs the stream's hand-back
+/// jobs until the chat is back, so the abort is recorded and no temporary file is left
+/// behind; requests still queued get no reply. Gives up after [`STREAM_GRACE`].
+fn finish_stream(session: &mut Session, shared: &Shared, jobs: &mut mpsc::UnboundedReceiver<Job>) {
+    let deadline = std::time::Instant::now() + STREAM_GRACE;
+    while shared.streaming() && std::time::Instant::now() < deadline {
+        match jobs.try_recv() {
+            Ok(Job::Internal(change)) => change(session, shared),
+            Ok(Job::Request(..) | Job::Stop) => {}
+            Err(mpsc::error::TryRecvError::Empty) => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(mpsc::error::TryRecvError::Disconnected) => break,
+        }
+    }
+    // What the stream posted after the hand-back (its final reply).
+    while let Ok(job) = jobs.try_recv() {
+        if let Job::Internal(change) = job {
+            change(session, shared);
+        }
+    }
+}
+
 /// Runs the daemon until shutdown, end of input or SIGTERM. Returns the exit status.
 pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Output) -> i32 {
     let (queue, mut jobs) = mpsc::unbounded_channel::<Job>();
@@ -166,6 +192,7 @@ pub async fn serve<R: AsyncRead + Unpin>(session: Session, input: R, output: Out
                 if !stop {
                     let _ = exit_tx.send(());
                 }
+                finish_stream(&mut session, &worker_shared, &mut jobs);
                 break;
             }
         }

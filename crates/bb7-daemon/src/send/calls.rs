@@ -90,12 +90,12 @@ pub fn generate_title(
                 .collect()
         })
         .unwrap_or_default();
+    let name = session.chat_name(&chat_id, global).unwrap_or_default();
     titles::spawn_automatic(
         shared,
         &settings,
         model,
-        chat_id,
-        global,
+        (chat_id, global, name),
         titles::prompt_text(&content, &files),
     );
     Ok(())

@@ -20,7 +20,6 @@ use crate::send::run::{Plan, run};
 use crate::send::settings::Settings;
 use crate::send::{calls, prompt, tokens};
 use crate::session::{self, Session};
-use crate::store::global::GlobalState;
 
 /// The context window assumed when the models list does not know the model.
 pub const UNKNOWN_CONTEXT: usize = 1_000_000;
@@ -173,14 +172,19 @@ fn launch(
     }
     let provider = settings.provider(&model)?;
 
+    let before = (active.chat.messages.len(), active.chat.model.clone());
     session::push_user_message(active, &content, &model);
     // As the first bb7: the chat remembers the model it was last sent with. The draft is the
     // client's: it is left as it is.
     active.chat.model = model.clone();
-    active.save()?;
-    if let Err(err) = GlobalState::record_model(&home, &model) {
-        tracing::warn!(error = %err, "could not remember the model");
+    if let Err(err) = active.save() {
+        // Not saved (a full disk): the chat stays as it was, in memory too, so no later
+        // write saves this message and a resend does not duplicate it.
+        active.chat.messages.truncate(before.0);
+        active.chat.model = before.1;
+        return Err(err);
     }
+    // `last_model` is recorded once the provider accepted the model (see `record`).
 
     let plan = Plan {
         request_id,

@@ -14,7 +14,7 @@ use crate::protocol::replies::{self, Counters, ErrorReply, Reply, UsageFigures};
 use crate::protocol::shared::{Shared, fatal};
 use crate::send::tool_calls::Lookup;
 use crate::store::active::Active;
-use crate::store::global::Home;
+use crate::store::global::{GlobalState, Home};
 use crate::store::model::now;
 use crate::store::{commit, usage_log};
 
@@ -64,6 +64,13 @@ impl Finish {
     /// Records the send in `active` (and `usage.csv`), hands the chat back to the session
     /// and returns the final reply (without its request id).
     pub(super) fn record(self, mut active: Active, with: &Recorder<'_>) -> Reply {
+        // A reply came back: the provider accepted the model, which becomes `last_model` for
+        // new chats (never a model name a restored chat merely carries).
+        if matches!(self, Finish::Done { .. } | Finish::DiffError { .. }) {
+            if let Err(err) = GlobalState::record_model(with.home, with.model) {
+                tracing::warn!(error = %err, "could not remember the model");
+            }
+        }
         match self {
             Finish::Done {
                 reply,
@@ -294,11 +301,13 @@ fn save(active: &Active) {
     }
 }
 
-/// Gives the chat back to the session (and ends the one-stream-at-a-time window). Done
-/// before the final reply is sent, so a request the client sends after it sees the new state.
+/// Gives the chat back to the session and only then ends the one-stream-at-a-time window,
+/// both on the session's thread: a request queued before the chat is back is still judged
+/// beside the stream, so none works on the old copy. The final reply is posted after this
+/// job (see `run`), so a `send` read after it finds the slot free.
 fn hand_back(shared: &Shared, active: Active) {
-    shared.post(move |session, _| session.restore_active(active));
-    // Freed here, not in the posted job: a `send` read right after the final reply must
-    // find the slot free (the chat is handed back before that `send` is handled).
-    shared.clear_stream();
+    shared.post(move |session, shared| {
+        session.restore_active(active);
+        shared.clear_stream();
+    });
 }

@@ -81,7 +81,12 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         title_files,
         ..
     } = plan;
-    let chat = (active.chat.id.clone(), active.chat.global);
+    // The name the chat had when the send began: an automatic title replaces only that.
+    let chat = (
+        active.chat.id.clone(),
+        active.chat.global,
+        active.chat.name.clone(),
+    );
     let recorder = Recorder {
         shared: &shared,
         home: &home,
@@ -90,7 +95,8 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         stamp: &stamp,
     };
     let reply = finish.record(active, &recorder);
-    shared.send(&reply.for_request(request_id.as_deref()));
+    // Answered on the session's thread, after the chat is back and the slot free.
+    shared.post(move |_, shared| shared.send(&reply.for_request(request_id.as_deref())));
     if title {
         spawn_title(&shared, &settings, chat, &latest, &title_files);
     }
@@ -148,7 +154,17 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
         outcome,
         partial,
         chunks,
-    } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context);
+    } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context, cancel);
+    // `cancel` after the stream ended stops the processing of its tool calls too: its text
+    // is kept, its tool calls (not all processed) are not applied again.
+    if cancel.is_cancelled() {
+        let mut reply = reply;
+        reply
+            .message
+            .parts
+            .retain(|part| !matches!(part, ybs_core::Part::ToolCall(_)));
+        return Finish::Cancelled { reply };
+    }
     for text in &chunks {
         shared.send(&chunk(text, rid));
     }
@@ -311,7 +327,7 @@ async fn repair_once(
     };
     let repaired = match tool_calls::precheck(mode, &repair_calls, &plan.active) {
         Ok(checked) => with_read_only(
-            tool_calls::apply(mode, &repair_calls, &lookup, |_| true).outcome,
+            tool_calls::apply(mode, &repair_calls, &lookup, |_| true, cancel).outcome,
             &checked,
         ),
         Err(message) => Err(DiffError {
@@ -375,7 +391,7 @@ impl Plan {
 fn spawn_title(
     shared: &Shared,
     settings: &Settings,
-    (chat_id, global): (String, bool),
+    (chat_id, global, name): (String, bool, String),
     latest: &str,
     files: &[String],
 ) {
@@ -384,8 +400,7 @@ fn spawn_title(
             shared,
             settings,
             title_model,
-            chat_id,
-            global,
+            (chat_id, global, name),
             titles::prompt_text(latest, files),
         );
     }

@@ -77,13 +77,13 @@ pub fn event(chat_id: &str, title: &str) -> Reply {
     Reply::new(&TitleUpdated { chat_id, title })
 }
 
-/// Generates a title in the background, then renames the chat and sends `title_updated`.
+/// Generates a title in the background, then renames the chat and sends `title_updated`,
+/// unless the chat's name is no longer `name` (the user renamed it meanwhile: theirs stays).
 pub fn spawn_automatic(
     shared: &Shared,
     settings: &Settings,
     model: String,
-    chat_id: String,
-    global: bool,
+    (chat_id, global, name): (String, bool, String),
     content: String,
 ) {
     let shared = shared.clone();
@@ -92,6 +92,10 @@ pub fn spawn_automatic(
     runtime.spawn(async move {
         match generate(&settings, &model, &content).await {
             Ok(title) => shared.post(move |session, shared| {
+                if session.chat_name(&chat_id, global).is_some_and(|now| now != name) {
+                    tracing::info!(chat = %chat_id, "renamed by the user meanwhile: no automatic title");
+                    return;
+                }
                 match session.chat_rename(&chat_id, &title, global) {
                     Ok(()) => shared.send(&event(&chat_id, &title)),
                     Err(err) => tracing::warn!(error = %err, "could not save the title"),

@@ -54,7 +54,8 @@ pub fn call_paths(call: &ToolCall) -> Vec<String> {
 /// What [`precheck`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Precheck {
-    /// Errors for calls touching read-only context files (each names its file).
+    /// Errors for calls touching read-only context files or writing a name reserved for
+    /// temporary files (each names its file).
     pub read_only: Vec<String>,
 }
 
@@ -79,6 +80,8 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                     found.read_only.push(format!(
                         "write_file ({path}): {path} is read-only in context and cannot be written"
                     ));
+                } else if is_temp_path(&path) {
+                    found.read_only.push(temp_name_error("write_file", &path));
                 }
                 produced.insert(path);
             }
@@ -91,6 +94,10 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 }
                 let paths = call_paths(call);
                 for path in &paths {
+                    if is_temp_path(path) {
+                        found.read_only.push(temp_name_error("edit_file", path));
+                        continue;
+                    }
                     if mode == DiffMode::Anchored && produced.contains(path) {
                         return Err(format!(
                             "Duplicate file output for path in single response: {path}"
@@ -115,6 +122,18 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
     Ok(found)
 }
 
+/// Whether a component of `path` is named like the daemon's temporary files, which are
+/// never listed as outputs: such a write would be announced and then silently dropped.
+fn is_temp_path(path: &str) -> bool {
+    path.split('/').any(crate::store::confined::is_temp_name)
+}
+
+fn temp_name_error(tool: &str, path: &str) -> String {
+    format!(
+        "{tool} ({path}): names like {path} are reserved for bb7's temporary files; choose another name"
+    )
+}
+
 /// Whether `path` is in context and may not be written by the model.
 fn is_read_only(active: &Active, path: &str) -> bool {
     active.chat.find_file(path).is_some_and(|file| {
@@ -134,16 +153,22 @@ pub struct Applied {
 }
 
 /// Applies `calls` in order against `lookup`; `in_context` tells added from modified files.
+/// Processing stops at the first call after `cancel` is cancelled (the caller then ends the
+/// send as cancelled).
 pub fn apply<L: BaseLookup + ?Sized>(
     mode: DiffMode,
     calls: &[ToolCall],
     lookup: &L,
     in_context: impl Fn(&str) -> bool,
+    cancel: &tokio_util::sync::CancellationToken,
 ) -> Applied {
     let mut buffer = PendingBuffer::new(mode, lookup);
     let mut chunks = Vec::new();
     let mut touched: Vec<String> = Vec::new();
     for call in calls {
+        if cancel.is_cancelled() {
+            break;
+        }
         if buffer.apply(call).is_err() {
             continue;
         }
@@ -330,5 +355,25 @@ mod tests {
                 json!({"tool": "edit_file", "args_raw": "{not json"}),
             ]
         );
+    }
+
+    #[test]
+    fn a_cancel_stops_processing_the_calls() {
+        let calls: Vec<ToolCall> = (0..1000)
+            .map(|n| {
+                call(
+                    WRITE_FILE,
+                    json!({"path": format!("f{n}.txt"), "content": "x"}),
+                )
+            })
+            .collect();
+        let lookup = ybs_tools::bb7_edit::MemoryLookup::new();
+        let live = tokio_util::sync::CancellationToken::new();
+        let all = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &live);
+        assert_eq!(all.chunks.len(), 1000);
+        let cancelled = tokio_util::sync::CancellationToken::new();
+        cancelled.cancel();
+        let none = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &cancelled);
+        assert!(none.chunks.is_empty() && none.partial.is_empty());
     }
 }

@@ -159,6 +159,17 @@ impl Session {
         store.delete(id)
     }
 
+    /// The current name of a chat (the active one's in memory), if it can be read.
+    pub fn chat_name(&self, id: &str, global: bool) -> Option<String> {
+        let store = self.store(global).ok()?;
+        match &self.active {
+            Some(active) if active.chat.id == id && active.store == store => {
+                Some(active.chat.name.clone())
+            }
+            _ => store.peek(id).map(|chat| chat.name),
+        }
+    }
+
     /// Renames a chat (the active one in memory too).
     pub fn chat_rename(&mut self, id: &str, name: &str, global: bool) -> Result<()> {
         if name.trim().is_empty() {
@@ -173,12 +184,12 @@ impl Session {
             active.chat.name = name.to_owned();
             return active.save();
         }
-        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
-            return Err(Error::ChatLocked { pid });
-        }
-        let mut chat = store.load(id)?;
-        chat.name = name.to_owned();
-        store.save(&chat)
+        // Read and written under the chat's lock: a daemon holding it keeps it to itself.
+        lock::with_lock(store.fs(), &store.chat_dir(id)?, || {
+            let mut chat = store.load(id)?;
+            chat.name = name.to_owned();
+            store.save(&chat)
+        })
     }
 
     /// `chat_move {id, to}`. To the global store: refused while the chat has pending output;
@@ -236,17 +247,37 @@ impl Session {
             ));
         }
         let target_dir = into.chat_dir(id)?;
-        if target_dir.exists() {
+        let target_exists = into
+            .fs()
+            .kind(&target_dir)
+            .map_err(Error::io("inspect", &target_dir))?
+            .is_some();
+        // A cross-device move killed after its copy reached the target: finish it.
+        let finishing = target_exists && dirs::half_moved(from.fs(), &source_dir);
+        if target_exists && !finishing {
             return Err(Error::Invalid(format!(
                 "chat ID already exists in {to} scope"
             )));
         }
-        let mut chat = self.load(&from, id)?;
+        let mut chat = if finishing {
+            into.load(id)?
+        } else {
+            self.load(&from, id)?
+        };
         if activate {
             self.release_active();
         }
-        std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
-        dirs::move_dir(&source_dir, &target_dir)?;
+        if finishing {
+            from.fs()
+                .remove_all(&source_dir)
+                .map_err(Error::io("remove", &source_dir))?;
+        } else {
+            into.fs()
+                .create_dir_all(into.dir())
+                .map_err(Error::io("create directory", into.dir()))?;
+            dirs::move_dir(from.fs(), &source_dir, into.fs(), &target_dir)
+                .map_err(Error::io("move", &source_dir))?;
+        }
         chat.global = to_global;
         chat.created = crate::store::model::now_rfc3339();
         if to_global {

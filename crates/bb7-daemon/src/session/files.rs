@@ -284,9 +284,12 @@ impl Active {
 
     /// `apply_file`: makes the output the context snapshot (adding the file to context when
     /// the model created it), records `UserApplyFile` and removes the output. Returns the
-    /// applied content, which the client writes to the project file.
+    /// applied content, which the client writes to the project file; so `path` gets
+    /// `apply_file_as`'s destination checks: nothing inside `.bb7/` or `.git/` (any case) or
+    /// resolving outside the project.
     pub fn apply(&mut self, path: &str) -> Result<String> {
         let path = paths::validate_relative(path)?;
+        self.destination(&path)?;
         let content = self.output_content(&path)?;
         let event = self.adopt_as_context(&path, &content, ContextAction::UserApplyFile)?;
         self.record(event);
@@ -363,6 +366,8 @@ impl Active {
 
     /// `get_diff_paths`: absolute paths of the output and of the local file.
     pub fn diff_paths(&self, path: &str) -> Result<(PathBuf, PathBuf)> {
+        // The client may save the local side: the same checks as applying it.
+        self.destination(path)?;
         let output = self.output_path(path)?;
         if !self.store.fs().is_file(&output) {
             return Err(Error::FileNotFound);

@@ -111,6 +111,7 @@ impl Session {
             global_instructions: info.global_exists,
             project_instructions: info.project_exists && info.project_error.is_empty(),
             project_instructions_error: info.project_error,
+            project_includes: info.project_includes,
         }
     }
 }

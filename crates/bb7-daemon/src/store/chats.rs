@@ -209,16 +209,14 @@ impl ChatStore {
     /// Deletes a chat and its index entry.
     pub fn delete(&self, id: &str) -> Result<()> {
         let dir = self.chat_dir(id)?;
-        if self.fs.kind(&dir).ok().flatten().is_none() {
-            return Err(Error::ChatNotFound);
+        let remove = || self.fs.remove_all(&dir).map_err(Error::io("remove", &dir));
+        match self.fs.kind(&dir).ok().flatten() {
+            None => return Err(Error::ChatNotFound),
+            // Under the chat's lock, so a second daemon can neither hold it nor delete it too.
+            Some(Kind::Dir) => lock::with_lock(&self.fs, &dir, remove)?,
+            // A planted link (or file) is removed itself, never what it points to.
+            Some(_) => remove()?,
         }
-        if let Some(pid) = lock::held_by_other(&self.fs, &dir) {
-            return Err(Error::ChatLocked { pid });
-        }
-        // A planted link is removed itself, never what it points to.
-        self.fs
-            .remove_all(&dir)
-            .map_err(Error::io("remove", &dir))?;
         self.update_index(|index| {
             index.chats.retain(|entry| entry.id != id);
             if index.active_chat_id == id {
@@ -254,7 +252,11 @@ impl ChatStore {
         };
         let mut ids = Vec::new();
         for (name, kind) in entries {
-            if kind == Kind::Dir && self.fs.is_file(&self.dir.join(&name).join("chat.json")) {
+            // A name that is no id (a move's temporary copy) is not a chat.
+            if kind == Kind::Dir
+                && self.chat_dir(&name).is_ok()
+                && self.fs.is_file(&self.dir.join(&name).join("chat.json"))
+            {
                 ids.push(name);
             }
         }

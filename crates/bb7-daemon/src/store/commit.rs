@@ -24,7 +24,7 @@ use crate::protocol::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::events::Event;
 use crate::store::paths::{self, escape_or_io};
-use crate::store::recovery::{COMMITTED, STAGING_PREFIX, recover, roll_forward};
+use crate::store::recovery::{COMMITTED, STAGING_PREFIX, STAMP, recover, roll_forward, stamp};
 
 /// Commits `writes` to `output/` and appends `messages` to the chat (the `AssistantWriteFile`
 /// events and `output_files` go on the first one), all or nothing. Returns the paths written,
@@ -86,6 +86,9 @@ pub fn commit(
     fs.create_dir(&staging)
         .map_err(Error::io("create directory", &staging))?;
     let staged = (|| -> Result<()> {
+        let path = staging.join(STAMP);
+        fs.write_new(&path, stamp(fs, &chat_dir)?.as_bytes())
+            .map_err(Error::io("write", &path))?;
         for ((relative, _), write) in targets.iter().zip(writes) {
             let path = staging.join("output").join(relative);
             // A repeated path in one reply: the later write wins, as it would in place.
@@ -167,6 +170,7 @@ fn events(active: &Active, writes: &[FileWrite]) -> Vec<Part> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use crate::store::chats::ChatStore;
+    use crate::store::recovery::{STAMP, stamp};
 
     #[test]
     fn recovery_rolls_a_committed_send_forward_and_a_staged_one_back() {
@@ -192,6 +196,11 @@ mod tests {
             serde_json::to_string(&committed).unwrap(),
         )
         .unwrap();
+        std::fs::write(
+            chat_dir.join(".commit").join(STAMP),
+            stamp(store.fs(), &chat_dir).unwrap(),
+        )
+        .unwrap();
         // And a later send killed before its commit point.
         std::fs::create_dir_all(chat_dir.join(".send-1-0/output")).unwrap();
         std::fs::write(chat_dir.join(".send-1-0/output/never.txt"), "3").unwrap();
@@ -206,5 +215,25 @@ mod tests {
         assert!(!chat_dir.join("output/never.txt").exists());
         assert!(!chat_dir.join(".commit").exists());
         assert!(!chat_dir.join(".send-1-0").exists());
+
+        // A `.commit/` without this directory's stamp (shipped, or stamped elsewhere) is
+        // discarded, never rolled forward.
+        for shipped_stamp in [None, Some("1:2\n")] {
+            std::fs::create_dir_all(chat_dir.join(".commit/output")).unwrap();
+            std::fs::write(chat_dir.join(".commit/output/planted.txt"), "x").unwrap();
+            let mut planted = loaded.clone();
+            planted.name = "planted".into();
+            std::fs::write(
+                chat_dir.join(".commit/chat.json"),
+                serde_json::to_string(&planted).unwrap(),
+            )
+            .unwrap();
+            if let Some(text) = shipped_stamp {
+                std::fs::write(chat_dir.join(".commit").join(STAMP), text).unwrap();
+            }
+            assert_eq!(store.load(&chat.id).unwrap().name, "committed");
+            assert!(!chat_dir.join("output/planted.txt").exists());
+            assert!(!chat_dir.join(".commit").exists());
+        }
     }
 }

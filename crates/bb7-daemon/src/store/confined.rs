@@ -233,6 +233,18 @@ impl Confined {
         Ok(bytes)
     }
 
+    /// At most `limit` bytes of a regular file and whether it held more (the rest is not
+    /// read, so a huge file costs no memory).
+    pub fn read_at_most(&self, path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
+        let mut bytes = Vec::new();
+        self.open_file(path)?
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        let more = bytes.len() as u64 > limit;
+        bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok((bytes, more))
+    }
+
     /// The whole content of a regular UTF-8 file.
     pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
         let mut text = String::new();
@@ -333,6 +345,23 @@ impl Confined {
         let (to_dir, to_name) = self.parent(to, true)?;
         rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
         rustix::fs::fsync(&to_dir)?;
+        Ok(())
+    }
+
+    /// Renames `from` (below this anchor) to `to` (below `other`'s anchor), creating `to`'s
+    /// parents; neither path may pass through a link. `to` must not exist (a directory there
+    /// is never replaced). Across file systems this fails with `CrossesDevices`.
+    pub fn rename_into(&self, from: &Path, other: &Confined, to: &Path) -> io::Result<()> {
+        let (from_dir, from_name) = self.parent(from, false)?;
+        let (to_dir, to_name) = other.parent(to, true)?;
+        match rustix::fs::statat(&to_dir, to_name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) => return Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+            Err(rustix::io::Errno::NOENT) => {}
+            Err(err) => return Err(err.into()),
+        }
+        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        rustix::fs::fsync(&to_dir)?;
+        rustix::fs::fsync(&from_dir)?;
         Ok(())
     }
 

@@ -1,32 +1,55 @@
-//! Directory helpers: moving a directory tree, across file systems if need be.
+//! Moving a chat directory between stores (the project's `.bb7/chats` and the global
+//! `~/.bb7/chats`), through confined I/O on both sides: no link is followed in either store,
+//! so a repository shipping `.bb7` or `.bb7/chats` as a link cannot make a move write into
+//! its work tree.
+//!
+//! A move is all or nothing. On one file system it is a single rename. Across file systems
+//! the tree is copied into a temporary directory of the target store (ignored by listings,
+//! cleared by the next attempt), the source is marked with [`MOVED_MARKER`], and only then
+//! is the copy renamed into place and the source removed. A move killed before the rename
+//! leaves the chat where it was; one killed after it leaves a marked source that the next
+//! `chat_move` finishes instead of refusing.
 
+use std::io;
 use std::path::Path;
 
-use crate::protocol::error::{Error, Result};
+use crate::store::confined::{Confined, Kind, TEMP_PREFIX};
+use crate::store::lock;
 
-/// Moves a directory, across file systems if need be.
-pub fn move_dir(from: &Path, to: &Path) -> Result<()> {
-    if std::fs::rename(from, to).is_ok() {
-        return Ok(());
+/// A file in a source chat directory whose complete copy is already in the target store.
+pub const MOVED_MARKER: &str = ".bb7-moved";
+
+/// Moves the directory `from` (below `source`'s anchor) to `to` (below `target`'s), which must
+/// not exist. Links and special files inside are not copied.
+pub fn move_dir(source: &Confined, from: &Path, target: &Confined, to: &Path) -> io::Result<()> {
+    match source.rename_into(from, target, to) {
+        Err(err) if err.kind() == io::ErrorKind::CrossesDevices => {}
+        other => return other,
     }
-    copy_dir(from, to)?;
-    std::fs::remove_dir_all(from).map_err(Error::io("remove", from))
+    let name = to.file_name().unwrap_or_default().to_string_lossy();
+    let staging = to.with_file_name(format!("{TEMP_PREFIX}move-{name}"));
+    target.remove_all(&staging)?;
+    copy_tree(source, from, target, &staging)?;
+    source.write_new(&from.join(MOVED_MARKER), b"")?;
+    target.rename(&staging, to)?;
+    source.remove_all(from)
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).map_err(Error::io("create directory", to))?;
-    for entry in std::fs::read_dir(from)
-        .map_err(Error::io("list", from))?
-        .flatten()
-    {
-        let target = to.join(entry.file_name());
-        let kind = entry
-            .file_type()
-            .map_err(Error::io("inspect", entry.path()))?;
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).map_err(Error::io("copy", entry.path()))?;
+/// Whether `from` holds the marker of a move that got as far as the target.
+pub fn half_moved(source: &Confined, from: &Path) -> bool {
+    source.is_file(&from.join(MOVED_MARKER))
+}
+
+fn copy_tree(source: &Confined, from: &Path, target: &Confined, to: &Path) -> io::Result<()> {
+    target.create_dir_all(to)?;
+    let lock_name = lock::lock_path(from);
+    for (name, kind) in source.list(from)? {
+        let (path, copy) = (from.join(&name), to.join(&name));
+        match kind {
+            Kind::Dir => copy_tree(source, &path, target, &copy)?,
+            Kind::File if name == MOVED_MARKER || path == lock_name => {}
+            Kind::File => target.write(&copy, &source.read(&path)?)?,
+            Kind::Symlink | Kind::Other => {}
         }
     }
     Ok(())

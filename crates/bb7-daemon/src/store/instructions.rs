@@ -12,9 +12,23 @@ use std::path::{Path, PathBuf};
 use crate::protocol::error::{Error, Result};
 use crate::store::confined::{Confined, Refused, refusal};
 
+/// The most instructions may hold once includes are expanded: they go with every message.
+pub const MAX_EXPANDED: usize = 1 << 20;
+
 /// Expands a project instruction file. `display` names the file in errors, which read
-/// `{display}:{line}: {what}`.
+/// `{display}:{line}: {what}`; instructions over [`MAX_EXPANDED`] bytes are such an error
+/// (an include is read no further than the room left).
 pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> {
+    expand_listing(text, project_root, display, &mut Vec::new())
+}
+
+/// [`expand`], listing each included file (as written) and its size in `included`.
+fn expand_listing(
+    text: &str,
+    project_root: &Path,
+    display: &str,
+    included_files: &mut Vec<Included>,
+) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
     for (number, raw) in text.split_inclusive('\n').enumerate() {
@@ -33,21 +47,29 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
             continue;
         }
         match include_target(line) {
+            None if out.len() + raw.len() > MAX_EXPANDED => return Err(fail(too_large())),
             None => out.push_str(raw),
             Some(Err(what)) => return Err(fail(what.to_owned())),
             Some(Ok(target)) => {
                 let resolved =
                     resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
-                let included = read_include(&resolved).map_err(|err| match refusal(&err) {
-                    Some(Refused::NotRegular(_)) => {
-                        fail(format!("include is not a regular file: {target}"))
-                    }
-                    Some(_) => fail("include path escapes project root".to_owned()),
-                    None if err.kind() == std::io::ErrorKind::NotFound => {
-                        fail(format!("include file not found: {target}"))
-                    }
-                    None => fail(format!("include read failed: {err}")),
-                })?;
+                let room = MAX_EXPANDED.saturating_sub(out.len());
+                let included =
+                    read_include(&resolved, room).map_err(|err| match refusal(&err) {
+                        Some(Refused::NotRegular(_)) => {
+                            fail(format!("include is not a regular file: {target}"))
+                        }
+                        Some(_) => fail("include path escapes project root".to_owned()),
+                        None if err.kind() == std::io::ErrorKind::NotFound => {
+                            fail(format!("include file not found: {target}"))
+                        }
+                        None if err.kind() == std::io::ErrorKind::FileTooLarge => fail(too_large()),
+                        None => fail(format!("include read failed: {err}")),
+                    })?;
+                included_files.push(Included {
+                    path: target.clone(),
+                    bytes: included.len(),
+                });
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -56,6 +78,13 @@ pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> 
         }
     }
     Ok(out)
+}
+
+fn too_large() -> String {
+    format!(
+        "instructions exceed {} KiB once includes are expanded",
+        MAX_EXPANDED / 1024
+    )
 }
 
 /// Drops `@@` comment lines outside fences (used for the global file).
@@ -105,8 +134,14 @@ fn include_target(line: &str) -> Option<std::result::Result<String, &'static str
 
 /// Reads a resolved include (`root` and the resolved path are canonical, so walking it
 /// without following links only fails if a link was swapped in since it was resolved).
-fn read_include((root, path): &(PathBuf, PathBuf)) -> std::io::Result<String> {
-    Confined::new(root).read_to_string(path)
+/// More than `room` bytes is a `FileTooLarge` error.
+fn read_include((root, path): &(PathBuf, PathBuf), room: usize) -> std::io::Result<String> {
+    let (bytes, more) = Confined::new(root).read_at_most(path, room as u64)?;
+    if more {
+        return Err(std::io::ErrorKind::FileTooLarge.into());
+    }
+    String::from_utf8(bytes)
+        .map_err(|err| std::io::Error::new(std::io::ErrorKind::InvalidData, err))
 }
 
 fn resolve_include(
@@ -147,6 +182,19 @@ pub struct InstructionsInfo {
     /// Why it does not parse ("" when it does).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub project_error: String,
+    /// Every file the project file includes, in order, with its size: these go with every
+    /// message, so the user can see what a shipped file makes the daemon send.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_includes: Vec<Included>,
+}
+
+/// A file an `@include` brought in.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Included {
+    /// The path as the directive names it (relative to the project root).
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: usize,
 }
 
 /// Collects [`InstructionsInfo`]; `project_root` is `None` for global chats.
@@ -162,7 +210,7 @@ pub fn info(global_path: &Path, project_root: Option<&Path>) -> InstructionsInfo
         // A link or FIFO there "exists" and is reported as an error by the load.
         info.project_exists = matches!(Confined::new(root).kind(&path), Ok(Some(_)));
         if info.project_exists {
-            if let Err(err) = load_project(root) {
+            if let Err(err) = load_project_listing(root, &mut info.project_includes) {
                 info.project_error = err.to_string();
             }
         }
@@ -177,9 +225,13 @@ pub fn project_file(root: &Path) -> PathBuf {
 
 /// The expanded project instructions ("" when the file does not exist).
 pub fn load_project(root: &Path) -> Result<String> {
+    load_project_listing(root, &mut Vec::new())
+}
+
+fn load_project_listing(root: &Path, included: &mut Vec<Included>) -> Result<String> {
     let path = project_file(root);
     match Confined::new(root).read_to_string(&path) {
-        Ok(text) => expand(&text, root, &path.display().to_string()),
+        Ok(text) => expand_listing(&text, root, &path.display().to_string(), included),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(err) => match refusal(&err) {
             Some(Refused::Symlink(_)) => Err(Error::Instructions(format!(
@@ -264,6 +316,11 @@ mod tests {
             "I:1: include file not found: missing.md"
         );
         assert_eq!(err("@include\n"), "I:1: @include missing path");
+        std::fs::write(dir.path().join("big.txt"), "x".repeat(1 << 19)).unwrap();
+        assert_eq!(
+            err(&"@include big.txt\n".repeat(3)),
+            "I:2: instructions exceed 1024 KiB once includes are expanded"
+        );
         assert_eq!(err("@include \"a\n"), "I:1: @include missing closing quote");
         assert_eq!(
             err("@include \"a\" b\n"),

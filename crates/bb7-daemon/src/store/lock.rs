@@ -115,6 +115,29 @@ pub fn acquire(fs: &Confined, chat_dir: &Path) -> Result<()> {
     )))
 }
 
+/// Runs `change` holding the chat's lock: taken for it (and released after) unless this
+/// process holds it already. Another live holder makes it [`Error::ChatLocked`], a chat
+/// directory that is gone [`Error::ChatNotFound`]. For changes to a chat this process has not
+/// opened (`chat_rename`, `chat_delete`), so they cannot race the daemon that holds it.
+pub fn with_lock<T>(
+    fs: &Confined,
+    chat_dir: &Path,
+    change: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    if holds(fs, chat_dir) {
+        return change();
+    }
+    if let Err(err) = acquire(fs, chat_dir) {
+        return Err(match fs.kind(chat_dir) {
+            Ok(None) => Error::ChatNotFound,
+            _ => err,
+        });
+    }
+    let result = change();
+    release(fs, chat_dir);
+    result
+}
+
 /// Releases the lock if this process holds it.
 pub fn release(fs: &Confined, chat_dir: &Path) {
     let Ok(mut held) = HELD.lock() else {

@@ -1,6 +1,11 @@
 //! The daemon's log file, `~/.bb7/logs/bb7.log`, with a size cap: when a write would take it
 //! past [`MAX_LOG_BYTES`] it is renamed to `bb7.log.1` (replacing the previous one) and a
 //! new file is started, so the logs never hold more than about twice the cap.
+//!
+//! Logged strings may come from a repository (a context path, a model name): [`Escaped`]
+//! writes each log record's control characters as visible escapes (`\n`, `\x1b`), so a
+//! value can neither forge a log line nor put a raw escape sequence on a terminal that shows
+//! the log; only the newline ending a record stays.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -72,10 +77,52 @@ impl Write for RotatingFile {
     }
 }
 
+/// A writer that escapes the control characters of each record it is given (one `write`
+/// per record, as the log formatter writes), keeping a final newline.
+#[derive(Debug)]
+pub struct Escaped<W>(pub W);
+
+impl<W: Write> Write for Escaped<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let (body, end) = match buf.strip_suffix(b"\n") {
+            Some(body) => (body, &b"\n"[..]),
+            None => (buf, &b""[..]),
+        };
+        let mut clean = Vec::with_capacity(buf.len());
+        for &byte in body {
+            match byte {
+                b'\n' => clean.extend_from_slice(b"\\n"),
+                b'\r' => clean.extend_from_slice(b"\\r"),
+                b'\t' => clean.push(b'\t'),
+                0..=0x1f | 0x7f => clean.extend_from_slice(format!("\\x{byte:02x}").as_bytes()),
+                _ => clean.push(byte),
+            }
+        }
+        clean.extend_from_slice(end);
+        self.0.write_all(&clean)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn records_keep_one_line_and_no_raw_escape() {
+        let mut out = Escaped(Vec::new());
+        out.write_all(b"WARN path=a\n2026 FORGED \x1b[31mred\t!\n")
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.0).unwrap(),
+            "WARN path=a\\n2026 FORGED \\x1b[31mred\t!\n"
+        );
+    }
 
     #[test]
     fn rotates_at_the_cap_keeping_one_previous_file() {

@@ -16,6 +16,18 @@ use crate::store::paths::escape_or_io;
 pub const STAGING_PREFIX: &str = ".send-";
 /// The committed, not yet applied, commit.
 pub const COMMITTED: &str = ".commit";
+/// The file in a staged commit naming the chat directory it was staged in (see [`stamp`]).
+pub const STAMP: &str = "stamp";
+
+/// The device and inode of `chat_dir`, written into every commit the daemon stages. A
+/// `.commit/` a repository ships cannot carry it (a clone's directories get new inodes), so
+/// recovery never rolls forward a commit this daemon did not stage in this very directory.
+pub fn stamp(fs: &Confined, chat_dir: &Path) -> Result<String> {
+    let (dev, ino) = fs
+        .identity(chat_dir)
+        .map_err(Error::io("inspect", chat_dir))?;
+    Ok(format!("{dev}:{ino}\n"))
+}
 
 /// Brings the chat directory `chat_dir` to a consistent state: a commit past its commit point
 /// is applied, staging directories of commits that never reached it are removed. Only call it
@@ -38,6 +50,16 @@ pub fn recover(fs: &Confined, chat_dir: &Path) -> Result<()> {
         }
     }
     if entries.iter().any(|(name, _)| name == COMMITTED) {
+        let committed = chat_dir.join(COMMITTED);
+        let staged_here = fs
+            .read_to_string(&committed.join(STAMP))
+            .is_ok_and(|found| stamp(fs, chat_dir).is_ok_and(|expected| found == expected));
+        if !staged_here {
+            tracing::warn!(chat = %id, "discarding a .commit/ this daemon did not stage (shipped or copied)");
+            fs.remove_all(&committed)
+                .map_err(Error::io("remove", &committed))?;
+            return Ok(());
+        }
         tracing::warn!(chat = %id, "finishing a send that was cut short after its commit");
         let root = fs.anchor().to_path_buf();
         if let Err(err) = roll_forward(fs, &root, chat_dir, &chat_dir.join("output")) {
