@@ -81,3 +81,28 @@ fn chat_parse_print_and_expand_work_through_the_binary() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(text(&missing.stderr).starts_with("ybs: error: "));
 }
+
+#[test]
+fn chat_expand_reads_no_file_the_sandbox_blocks() {
+    let project = Project::new(Vec::new());
+    let ssh = project.path("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE KEY 26").unwrap();
+    for line in ["file", "import"] {
+        project.write(
+            "key.chat",
+            &format!(
+                "{line}: {}\n\nuser:\nwhat is this?\n",
+                ssh.join("id_rsa").display()
+            ),
+        );
+        let output = project.ybs(&["chat", "expand", "key.chat"]);
+        assert_eq!(output.status.code(), Some(1), "{line}");
+        assert!(
+            text(&output.stderr).contains("may not be read"),
+            "{line}: {}",
+            text(&output.stderr)
+        );
+        assert!(!text(&output.stdout).contains("PRIVATE KEY 26"), "{line}");
+    }
+}

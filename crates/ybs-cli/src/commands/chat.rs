@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use ybs_chatfile::{ChatMessage, Expander, parse_document, print};
+use ybs_chatfile::{Access, ChatMessage, Expander, parse_document, print};
 
 use crate::cli::ChatAction;
 
@@ -24,6 +24,7 @@ struct Incoming {
 pub fn run(
     action: &ChatAction,
     cwd: &Path,
+    access: Option<Access>,
     stdin: &mut dyn Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -31,7 +32,7 @@ pub fn run(
     let result = match action {
         ChatAction::Parse { file } => parse_file(cwd, file),
         ChatAction::Print => print_stdin(stdin),
-        ChatAction::Expand { file } => expand_file(cwd, file),
+        ChatAction::Expand { file } => expand_file(cwd, file, access),
     };
     match result {
         Ok((text, warnings)) => {
@@ -106,8 +107,12 @@ fn print_stdin(stdin: &mut dyn Read) -> Outcome {
     Ok((text, Vec::new()))
 }
 
-fn expand_file(cwd: &Path, file: &Path) -> Outcome {
-    let expansion = Expander::new(cwd)
+fn expand_file(cwd: &Path, file: &Path, access: Option<Access>) -> Outcome {
+    let mut expander = Expander::new(cwd);
+    if let Some(access) = access {
+        expander = expander.with_access(access);
+    }
+    let expansion = expander
         .expand_file(&cwd.join(file))
         .map_err(|e| e.to_string())?;
     let messages: Vec<Value> = (expansion.messages.iter())

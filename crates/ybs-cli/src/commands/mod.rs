@@ -51,9 +51,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             ask::run(cli, host, chat, question.as_deref(), *yes, out, err),
             err,
         ),
-        Some(Command::Chat { action }) => {
-            chat::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
-        }
+        Some(Command::Chat { action }) => match chat_access(cli, host, action, err) {
+            Ok(access) => chat::run(
+                action,
+                &host.locations.cwd,
+                access,
+                &mut io::stdin(),
+                out,
+                err,
+            ),
+            Err(failure) => finish(Err(failure), err),
+        },
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
         Some(Command::Tools { connect }) => finish(tools::list(cli, host, *connect, out, err), err),
         Some(Command::Trust { chat }) => {
@@ -102,6 +110,24 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;
     Ok(0)
+}
+
+/// What `ybs chat expand` may read: the same path sandbox and blocked paths as `read_file`
+/// (`file:`, `import:` and the other lines that read a file); `parse` and `print` read no
+/// file but the one named, and start nothing.
+fn chat_access(
+    cli: &Cli,
+    host: &Host,
+    action: &crate::cli::ChatAction,
+    err: &mut dyn Write,
+) -> Result<Option<ybs_chatfile::Access>, Failed> {
+    if !matches!(action, crate::cli::ChatAction::Expand { .. }) {
+        return Ok(None);
+    }
+    let trust = crate::startup::load::run_trust(cli, host);
+    let loaded = crate::startup::load::load_trusting(cli, host, &trust, err)?;
+    let around = crate::startup::load::surroundings(host);
+    ask::trust::access(&loaded.config, &around).map(Some)
 }
 
 fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
