@@ -44,6 +44,9 @@ pub struct GlobalOptions {
     /// Show tool calls without executing them
     #[arg(long, global = true)]
     pub dry_run: bool,
+    /// How hard a reasoning model thinks: minimal, low, medium, high (llm.reasoning_effort)
+    #[arg(long, value_name = "LEVEL", global = true, value_parser = ["minimal", "low", "medium", "high"])]
+    pub reasoning_effort: Option<String>,
     /// Attach an image to the (first) message; repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
@@ -58,6 +61,7 @@ impl GlobalOptions {
             provider: self.provider.clone(),
             endpoint: self.endpoint.clone(),
             no_sandbox: self.no_sandbox,
+            reasoning_effort: self.reasoning_effort.clone(),
         }
     }
 }
@@ -218,6 +222,7 @@ mod tests {
                 endpoint: Some("http://h".into()),
                 no_sandbox: true,
                 dry_run: true,
+                reasoning_effort: None,
                 images: Vec::new(),
             }
         );

@@ -8,7 +8,10 @@
 //! front end and in tests.
 
 pub mod confirm;
+pub mod fit;
+pub mod limits;
 pub mod loop_guard;
+pub mod plan;
 pub mod prepare;
 pub mod pricing;
 pub mod setup;
@@ -108,6 +111,9 @@ pub enum AgentError {
     /// Compaction failed.
     #[error("cannot compact the conversation: {0}")]
     Compaction(LlmError),
+    /// Even ybs's smallest prompt does not fit the model's window; nothing was sent.
+    #[error("{0}")]
+    WindowTooSmall(String),
 }
 
 /// One conversation with its model, tools and confirmation state.
@@ -133,6 +139,14 @@ pub struct Agent {
     pub journal: crate::session::undo::Journal,
     /// The repository map of the system prompt (`None`: off).
     pub repo_map: Option<RepoMapCache>,
+    /// The model's context window and output limit.
+    pub limits: limits::Limits,
+    /// Prompt tokens of the newest request (as the provider counted them, else estimated).
+    pub last_prompt_tokens: u64,
+    /// Plan mode: only read-only tools, and the plan section in the system prompt.
+    pub plan_mode: bool,
+    /// What was left out of the prompt to fit the window.
+    shrunk: Vec<fit::Shrink>,
     counter: CachedCounter<CharsPerToken>,
     /// Whether a dry run has shown the system prompt yet.
     prompt_shown: bool,
@@ -158,9 +172,30 @@ impl Agent {
             prompt: None,
             journal: crate::session::undo::Journal::default(),
             repo_map: None,
+            limits: limits::Limits::default(),
+            last_prompt_tokens: 0,
+            plan_mode: false,
+            shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
         }
+    }
+
+    /// Runs with `limits`: the reply's size, the compaction threshold's window and, when
+    /// the server said how its tokenizer counts, the token estimates.
+    pub fn set_limits(&mut self, limits: limits::Limits) {
+        self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
+        self.settings.compaction.max_tokens =
+            usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
+        if let Some(counter) = limits.chars_per_token.and_then(|r| CharsPerToken::new(r).ok()) {
+            self.counter = CachedCounter::new(counter);
+        }
+        self.limits = limits;
+    }
+
+    /// How full the window was at the newest request: `(tokens, window)`.
+    pub fn context_fill(&self) -> Option<(u64, u64)> {
+        (self.last_prompt_tokens > 0).then_some((self.last_prompt_tokens, self.limits.window.tokens))
     }
 
     /// Uses `prompt` as the system prompt of the session.

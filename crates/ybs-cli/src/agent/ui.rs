@@ -25,8 +25,9 @@ pub trait Ui {
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
     /// A message from ybs itself.
     fn notice(&mut self, kind: Notice, message: &str);
-    /// Token usage of the turn and of the session.
-    fn usage(&mut self, turn: &Usage, session: &Usage);
+    /// Token usage of the turn and of the session, and how full the model's window was at
+    /// the newest request (`(tokens, window)`), when known.
+    fn usage(&mut self, turn: &Usage, session: &Usage, fill: Option<(u64, u64)>);
     /// Asks whether `call` may run; `reason` is the confirmation policy's.
     fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer;
 }
@@ -167,10 +168,10 @@ impl Ui for LineUi<'_> {
         self.log(lines);
     }
 
-    fn usage(&mut self, turn: &Usage, session: &Usage) {
+    fn usage(&mut self, turn: &Usage, session: &Usage, fill: Option<(u64, u64)>) {
         let held = self.renderer.finish();
         self.print(held);
-        let lines = self.renderer.usage(turn, session);
+        let lines = self.renderer.usage(turn, session, fill);
         self.log(lines);
     }
 

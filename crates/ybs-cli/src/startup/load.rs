@@ -42,13 +42,13 @@ pub fn surroundings(host: &Host) -> Surroundings {
 /// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
 /// that failed to load.
 pub fn build_agent(
-    config: &Config,
+    (config, sources): (&Config, &crate::config::Sources),
     host: &Host,
     (command, confirm): (&str, ConfirmMode),
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
+    let (mut agent, report) = setup::agent((config, sources), &surroundings(host), confirm, dry_run)
         .map_err(|failure| Failed(failure.to_string()))?;
     crate::agent::prepare::session(
         &mut agent,

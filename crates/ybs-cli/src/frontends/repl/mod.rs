@@ -40,7 +40,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     };
     let mut config = loaded.config.clone();
     let mut agent = load::build_agent(
-        &config,
+        (&config, &loaded.sources),
         host,
         ("repl", ConfirmMode::Ask),
         cli.options.dry_run,
@@ -87,7 +87,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let _ = writeln!(
         out,
         "{}",
-        crate::startup::first_run::banner(&config, sandbox_word, picked.as_deref())
+        crate::startup::first_run::banner(&config, &agent.limits, sandbox_word, picked.as_deref())
     );
     if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
@@ -342,11 +342,24 @@ fn slash(
             info(out, "conversation cleared");
         }
         SlashCommand::Usage => {
-            let lines = load::renderer(config, false)
-                .usage(&ybs_core::Usage::default(), &agent.session_usage);
+            let lines = load::renderer(config, false).usage(
+                &ybs_core::Usage::default(),
+                &agent.session_usage,
+                agent.context_fill(),
+            );
             for line in lines {
                 info(out, &line);
             }
+            info(
+                out,
+                &format!(
+                    "model limits: {} ({} from {}; output from {})",
+                    agent.limits.short(),
+                    config.llm.model,
+                    agent.limits.window.source,
+                    agent.limits.output.source
+                ),
+            );
         }
         SlashCommand::Save(file) => {
             let target = file
