@@ -47,6 +47,13 @@ pub struct GlobalOptions {
     /// How hard a reasoning model thinks: minimal, low, medium, high (llm.reasoning_effort)
     #[arg(long, value_name = "LEVEL", global = true, value_parser = ["minimal", "low", "medium", "high"])]
     pub reasoning_effort: Option<String>,
+    /// What runs without asking: ask, auto-edit (edits inside the project), full-auto
+    /// (everything, still sandboxed) (safety.approval)
+    #[arg(long, value_name = "MODE", global = true, value_parser = ["ask", "auto-edit", "full-auto"])]
+    pub approval: Option<String>,
+    /// Start in plan mode: the model only reads and proposes a plan to approve
+    #[arg(long, global = true)]
+    pub plan: bool,
     /// Attach an image to the (first) message; repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
@@ -62,6 +69,7 @@ impl GlobalOptions {
             endpoint: self.endpoint.clone(),
             no_sandbox: self.no_sandbox,
             reasoning_effort: self.reasoning_effort.clone(),
+            approval: self.approval.clone(),
         }
     }
 }
@@ -223,6 +231,8 @@ mod tests {
                 no_sandbox: true,
                 dry_run: true,
                 reasoning_effort: None,
+                approval: None,
+                plan: false,
                 images: Vec::new(),
             }
         );

@@ -7,10 +7,12 @@
 //! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
 //! front end and in tests.
 
+pub mod approve;
 pub mod confirm;
 pub mod fit;
 pub mod limits;
 pub mod loop_guard;
+pub mod permissions;
 pub mod plan;
 pub mod prepare;
 pub mod pricing;
@@ -145,6 +147,12 @@ pub struct Agent {
     pub last_prompt_tokens: u64,
     /// Plan mode: only read-only tools, and the plan section in the system prompt.
     pub plan_mode: bool,
+    /// The allow and deny rules of the session, the project and the user.
+    pub permissions: permissions::Permissions,
+    /// `safety.approval`: what runs without asking.
+    pub approval: approve::Approval,
+    /// Where "always" answers save rules.
+    pub rule_files: approve::RuleFiles,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<fit::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -175,6 +183,9 @@ impl Agent {
             limits: limits::Limits::default(),
             last_prompt_tokens: 0,
             plan_mode: false,
+            permissions: permissions::Permissions::default(),
+            approval: approve::Approval::default(),
+            rule_files: approve::RuleFiles::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
@@ -224,5 +235,6 @@ impl Agent {
         self.journal.clear();
         self.tool_context.session.clear();
         self.policy.reset_session();
+        self.permissions.clear_session();
     }
 }

@@ -30,6 +30,8 @@ pub struct FlagOverrides {
     pub no_sandbox: bool,
     /// `--reasoning-effort`: `llm.reasoning_effort`.
     pub reasoning_effort: Option<String>,
+    /// `--approval`: `safety.approval`.
+    pub approval: Option<String>,
 }
 
 /// Whether a configuration file was read.
@@ -139,6 +141,7 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
             "--reasoning-effort",
             &flags.reasoning_effort,
         ),
+        ("safety.approval", "--approval", &flags.approval),
     ];
     for (key, flag, value) in strings {
         if let Some(value) = value {

@@ -18,7 +18,7 @@ pub use error::{ConfigError, ConfigWarning};
 pub use load::{FileStatus, FlagOverrides, LoadedConfig, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use schema::{
-    AgentConfig, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
+    AgentConfig, Approval, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
     EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, PromptCache,
     SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };

@@ -185,6 +185,52 @@ pub struct SafetyConfig {
     /// Environment variables passed to shell commands besides the default allow-list
     /// (exact names, or a prefix ending in `*`).
     pub shell_env: Vec<String>,
+    /// What runs without asking: `ask` (everything that changes something asks),
+    /// `auto-edit` (edits inside the project run, commands ask), `full-auto` (everything
+    /// runs, still sandboxed).
+    pub approval: Approval,
+    /// Allow and deny rules: `run_shell(cargo test*)`, `write_file(src/*)`, `edit_file`.
+    /// Each file's rules form a layer of their own (the project's apart from the user's).
+    pub permissions: PermissionRules,
+}
+
+/// `safety.approval`: what runs without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Approval {
+    /// Ask before everything that changes something (the default).
+    #[default]
+    Ask,
+    /// Edits of files inside the project run; commands still ask.
+    AutoEdit,
+    /// Everything runs without asking (still in the sandbox; deny rules still refuse).
+    FullAuto,
+}
+
+impl Approval {
+    /// The name as written in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Approval::Ask => "ask",
+            Approval::AutoEdit => "auto-edit",
+            Approval::FullAuto => "full-auto",
+        }
+    }
+
+    /// Reads a name.
+    pub fn parse(text: &str) -> Option<Approval> {
+        serde_json::from_value(serde_json::Value::String(text.trim().to_owned())).ok()
+    }
+}
+
+/// `safety.permissions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PermissionRules {
+    /// Calls that run without asking.
+    pub allow: Vec<String>,
+    /// Calls that never run.
+    pub deny: Vec<String>,
 }
 
 impl Default for SafetyConfig {
@@ -196,6 +242,8 @@ impl Default for SafetyConfig {
             require_confirmation: strings(&["write_file", "run_shell", "delete_file"]),
             blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
             shell_env: Vec::new(),
+            approval: Approval::Ask,
+            permissions: PermissionRules::default(),
         }
     }
 }

@@ -42,13 +42,13 @@ pub fn surroundings(host: &Host) -> Surroundings {
 /// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
 /// that failed to load.
 pub fn build_agent(
-    (config, sources): (&Config, &crate::config::Sources),
+    (config, loaded): (&Config, &LoadedConfig),
     host: &Host,
     (command, confirm): (&str, ConfirmMode),
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent((config, sources), &surroundings(host), confirm, dry_run)
+    let (mut agent, report) = setup::agent((config, &loaded.sources), &surroundings(host), confirm, dry_run)
         .map_err(|failure| Failed(failure.to_string()))?;
     crate::agent::prepare::session(
         &mut agent,
@@ -62,6 +62,17 @@ pub fn build_agent(
         let _ = writeln!(err, "ybs: warning: {error}");
     }
     warn_mcp(&report.mcp, err);
+    // The project's rules are a layer of their own, so that a trust check can leave it out.
+    let (layers, errors) = crate::agent::permissions::store::load_layers(&loaded.files, true);
+    for error in errors {
+        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
+    }
+    agent.permissions = crate::agent::permissions::Permissions::new(layers);
+    agent.approval = config.safety.approval;
+    agent.rule_files = crate::agent::approve::RuleFiles {
+        project: Some(host.locations.cwd.join(".ybs.json")),
+        user: host.locations.user_file(),
+    };
     // Say now, not at the model's first command, when commands cannot run sandboxed.
     if agent.registry.is_enabled("run_shell") && !dry_run {
         let context = &agent.tool_context;

@@ -205,11 +205,12 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match load::build_agent((config, &loaded.sources), host, ("exec", mode), cli.options.dry_run, err)
+    let mut agent = match load::build_agent((config, &loaded), host, ("exec", mode), cli.options.dry_run, err)
     {
         Ok(agent) => agent,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
+    agent.plan_mode = cli.options.plan;
     let resumed = match turn::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),
