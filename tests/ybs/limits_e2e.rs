@@ -40,7 +40,9 @@ fn a_200k_model_gets_its_window_and_output_limit() {
     );
     assert!(stdout.contains("| ctx 41% of 200k"), "{stdout}");
     assert!(
-        stdout.contains("model limits: context 200k, output 32k (big/model from the provider's GET /models"),
+        stdout.contains(
+            "model limits: context 200k, output 32k (big/model from the provider's GET /models"
+        ),
         "{stdout}"
     );
     let bodies = project.bodies();
@@ -87,11 +89,18 @@ fn a_conversation_far_below_a_200k_window_is_not_compacted() {
     let output = project.ybs_with_input(&[], &format!("{big}\nnext\n"));
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(!stdout.contains("compact"), "{}", &stdout[..stdout.len().min(2000)]);
+    assert!(
+        !stdout.contains("compact"),
+        "{}",
+        &stdout[..stdout.len().min(2000)]
+    );
     let bodies = project.bodies();
     assert_eq!(bodies.len(), 2);
     let second = bodies[1].to_string();
-    assert!(second.contains("word word word"), "the big message was kept");
+    assert!(
+        second.contains("word word word"),
+        "the big message was kept"
+    );
 }
 
 /// A project whose server is a small llama.cpp: `n_ctx` tokens of four bytes each, counted on
@@ -152,7 +161,9 @@ fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("the model's context window of 512 tokens (the provider's GET /props) is too small"),
+        stderr.contains(
+            "the model's context window of 512 tokens (the provider's GET /props) is too small"
+        ),
         "{stderr}"
     );
     assert!(stderr.contains("llama-server -c 8192"), "{stderr}");

@@ -33,7 +33,10 @@ fn allow_rules_cover_whole_chains_and_deny_rules_refuse() {
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let results = tool_messages(project.bodies().last().unwrap());
-    assert!(results[0].1.contains("one") && results[0].1.contains("two"), "{results:?}");
+    assert!(
+        results[0].1.contains("one") && results[0].1.contains("two"),
+        "{results:?}"
+    );
     assert!(results[1].1.contains("denied"), "{results:?}");
     assert!(!project.file("made.txt").exists());
     assert!(results[2].1.contains("denied"), "{results:?}");
@@ -49,7 +52,11 @@ fn allow_rules_cover_whole_chains_and_deny_rules_refuse() {
 fn full_auto_asks_nothing_and_auto_edit_only_edits() {
     let turns = || {
         vec![
-            call("c1", "write_file", json!({"path": "a.txt", "content": "hi\n"})),
+            call(
+                "c1",
+                "write_file",
+                json!({"path": "a.txt", "content": "hi\n"}),
+            ),
             shell("c2", "touch b.txt"),
             Turn::text(["Done."]),
         ]
@@ -58,7 +65,10 @@ fn full_auto_asks_nothing_and_auto_edit_only_edits() {
     let output = project.ybs(&["exec", "--approval", "auto-edit", "go"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(project.read("a.txt"), "hi\n");
-    assert!(!project.file("b.txt").exists(), "the command still needed a yes");
+    assert!(
+        !project.file("b.txt").exists(),
+        "the command still needed a yes"
+    );
 
     let project = Project::new(turns());
     project.configure(|config| config["safety"]["approval"] = json!("full-auto"));
@@ -81,9 +91,18 @@ fn always_saves_the_chosen_rule_in_the_project() {
     let output = project.ybs_with_input(&[], "first\na\n1p\nsecond\n/permissions\n");
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(stdout.contains("[1] run_shell(cargo --version)"), "{stdout}");
+    assert!(
+        stdout.contains("[1] run_shell(cargo --version)"),
+        "{stdout}"
+    );
     assert_eq!(stdout.matches("Allow? [y]es").count(), 1, "{stdout}");
-    assert!(stdout.contains("1. allow run_shell(cargo --version)  (project)"), "{stdout}");
+    assert!(
+        stdout.contains("1. allow run_shell(cargo --version)  (project)"),
+        "{stdout}"
+    );
     let saved: serde_json::Value = serde_json::from_str(&project.read(".ybs.json")).unwrap();
-    assert_eq!(saved["safety"]["permissions"]["allow"], json!(["run_shell(cargo --version)"]));
+    assert_eq!(
+        saved["safety"]["permissions"]["allow"],
+        json!(["run_shell(cargo --version)"])
+    );
 }

@@ -10,9 +10,13 @@ use serde_json::{Value, json};
 use ybs_testkit::Turn;
 
 fn tool_names(body: &Value) -> Vec<String> {
-    (body["tools"].as_array().map(Vec::as_slice).unwrap_or_default().iter())
-        .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
-        .collect()
+    (body["tools"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter())
+    .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+    .collect()
 }
 
 fn system(body: &Value) -> String {
@@ -22,9 +26,17 @@ fn system(body: &Value) -> String {
 #[test]
 fn a_plan_is_made_read_only_approved_and_carried_out() {
     let project = Project::new(vec![
-        call("c1", "write_file", json!({"path": "a.txt", "content": "too early\n"})),
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "a.txt", "content": "too early\n"}),
+        ),
         Turn::text(["1. Write a.txt saying hi."]),
-        call("c2", "write_file", json!({"path": "a.txt", "content": "hi\n"})),
+        call(
+            "c2",
+            "write_file",
+            json!({"path": "a.txt", "content": "hi\n"}),
+        ),
         Turn::text(["Done."]),
     ]);
     // /plan on, the task, approve the plan, then allow the write it leads to.
@@ -32,7 +44,10 @@ fn a_plan_is_made_read_only_approved_and_carried_out() {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(stdout.contains("plan mode on"), "{stdout}");
-    assert!(stdout.contains("plan mode off: carrying out the plan"), "{stdout}");
+    assert!(
+        stdout.contains("plan mode off: carrying out the plan"),
+        "{stdout}"
+    );
     let bodies = project.bodies();
     assert_eq!(bodies.len(), 4, "{stdout}");
     for body in &bodies[..2] {
@@ -48,7 +63,8 @@ fn a_plan_is_made_read_only_approved_and_carried_out() {
     let approved = bodies[2]["messages"].as_array().unwrap();
     let last = approved.last().unwrap()["content"].as_str().unwrap();
     assert!(
-        last.starts_with("Plan mode is off. Carry out this plan now") && last.contains("1. Write a.txt saying hi."),
+        last.starts_with("Plan mode is off. Carry out this plan now")
+            && last.contains("1. Write a.txt saying hi."),
         "{last}"
     );
     assert!(tool_names(&bodies[2]).contains(&"write_file".to_owned()));
@@ -62,6 +78,9 @@ fn exec_with_plan_offers_only_read_only_tools() {
     let output = project.ybs(&["exec", "--plan", "--yes", "plan it"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     let body = &project.bodies()[0];
-    assert_eq!(tool_names(body), ["read_file", "list_files", "search_files"]);
+    assert_eq!(
+        tool_names(body),
+        ["read_file", "list_files", "search_files"]
+    );
     assert!(system(body).contains("Plan mode is on"));
 }

@@ -122,9 +122,13 @@ impl PriceTable {
         for (model, entry) in file.models {
             let name = normalize(&model);
             if let (Some(context), Some(max_output)) = (entry.context, entry.max_output) {
-                table
-                    .limits
-                    .insert(name.clone(), CatalogLimits { context, max_output });
+                table.limits.insert(
+                    name.clone(),
+                    CatalogLimits {
+                        context,
+                        max_output,
+                    },
+                );
             }
             table.models.insert(
                 name,

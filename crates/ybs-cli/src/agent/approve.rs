@@ -109,14 +109,27 @@ impl Agent {
                     &format!("saved allow `{rule}` in {}", path.display()),
                 ),
                 Err(error) => {
-                    ui.notice(Notice::Warning, &format!("{error}; kept for this session only"));
+                    ui.notice(
+                        Notice::Warning,
+                        &format!("{error}; kept for this session only"),
+                    );
                     self.permissions.allow(Layer::Session, rule);
                     return;
                 }
             }
         } else if layer != Layer::Session {
-            ui.notice(Notice::Warning, "no configuration file to save in; kept for this session");
+            ui.notice(
+                Notice::Warning,
+                "no configuration file to save in; kept for this session",
+            );
         }
-        self.permissions.allow(if file.is_some() { layer } else { Layer::Session }, rule);
+        self.permissions.allow(
+            if file.is_some() {
+                layer
+            } else {
+                Layer::Session
+            },
+            rule,
+        );
     }
 }

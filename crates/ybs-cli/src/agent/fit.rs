@@ -177,7 +177,11 @@ impl Agent {
 /// `spec` with its description cut to the first sentence and no parameter descriptions.
 fn short_spec(mut spec: ToolSpec) -> ToolSpec {
     let first = spec.description.lines().next().unwrap_or_default();
-    let sentence = first.split_inclusive(". ").next().unwrap_or(first).trim_end();
+    let sentence = first
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or(first)
+        .trim_end();
     spec.description = sentence.to_owned();
     strip_descriptions(&mut spec.parameters);
     spec

@@ -265,18 +265,40 @@ mod tests {
     fn the_provider_wins_over_the_catalog_and_the_configuration_over_both() {
         let config = Config::default();
         let sources = Sources::default();
-        let limits = resolve(&config, &sources, Some(&said(Some(100_000), None)), Some(SONNET));
+        let limits = resolve(
+            &config,
+            &sources,
+            Some(&said(Some(100_000), None)),
+            Some(SONNET),
+        );
         assert_eq!(limits.window.tokens, 100_000);
-        assert_eq!(limits.window.source, LimitSource::Provider("GET /models".into()));
+        assert_eq!(
+            limits.window.source,
+            LimitSource::Provider("GET /models".into())
+        );
         assert_eq!(limits.output.tokens, OUTPUT_CAP);
         assert_eq!(limits.output.source, LimitSource::Catalog);
-        assert!(limits.output.note.as_deref().is_some_and(|n| n.contains("64,000")));
+        assert!(
+            limits
+                .output
+                .note
+                .as_deref()
+                .is_some_and(|n| n.contains("64,000"))
+        );
 
         let mut config = Config::default();
         config.context.max_tokens = Some(50_000);
         config.llm.max_tokens = Some(1_000);
-        let limits = resolve(&config, &sources, Some(&said(Some(100_000), Some(8))), Some(SONNET));
-        assert_eq!((limits.window.tokens, limits.output.tokens), (50_000, 1_000));
+        let limits = resolve(
+            &config,
+            &sources,
+            Some(&said(Some(100_000), Some(8))),
+            Some(SONNET),
+        );
+        assert_eq!(
+            (limits.window.tokens, limits.output.tokens),
+            (50_000, 1_000)
+        );
         assert!(matches!(limits.window.source, LimitSource::Configured(_)));
     }
 
@@ -308,9 +330,17 @@ mod tests {
     #[test]
     fn the_big_apis_are_not_asked_about_models_the_catalog_knows() {
         let config = Config::default();
-        assert!(!worth_asking(&config, ProviderKind::Anthropic, Some(SONNET)));
+        assert!(!worth_asking(
+            &config,
+            ProviderKind::Anthropic,
+            Some(SONNET)
+        ));
         assert!(worth_asking(&config, ProviderKind::Anthropic, None));
-        assert!(worth_asking(&config, ProviderKind::OpenRouter, Some(SONNET)));
+        assert!(worth_asking(
+            &config,
+            ProviderKind::OpenRouter,
+            Some(SONNET)
+        ));
         assert!(worth_asking(&config, ProviderKind::LlamaCpp, None));
     }
 }

@@ -198,7 +198,10 @@ impl Agent {
         self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
         self.settings.compaction.max_tokens =
             usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
-        if let Some(counter) = limits.chars_per_token.and_then(|r| CharsPerToken::new(r).ok()) {
+        if let Some(counter) = limits
+            .chars_per_token
+            .and_then(|r| CharsPerToken::new(r).ok())
+        {
             self.counter = CachedCounter::new(counter);
         }
         self.limits = limits;
@@ -206,7 +209,8 @@ impl Agent {
 
     /// How full the window was at the newest request: `(tokens, window)`.
     pub fn context_fill(&self) -> Option<(u64, u64)> {
-        (self.last_prompt_tokens > 0).then_some((self.last_prompt_tokens, self.limits.window.tokens))
+        (self.last_prompt_tokens > 0)
+            .then_some((self.last_prompt_tokens, self.limits.window.tokens))
     }
 
     /// Uses `prompt` as the system prompt of the session.

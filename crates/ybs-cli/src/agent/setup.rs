@@ -17,9 +17,9 @@ use ybs_tools::{
 };
 
 use crate::agent::confirm::ConfirmMode;
+use crate::agent::limits;
 use crate::agent::pricing::price_table;
 use crate::agent::{Agent, AgentSettings};
-use crate::agent::limits;
 use crate::config::{Config, PromptCache, Sources};
 use crate::mcp::{self, McpFailure, McpServerSpec};
 use crate::prompt::repo_map::RepoMapCache;

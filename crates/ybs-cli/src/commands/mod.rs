@@ -89,11 +89,20 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
     out.write_all(config::show(&loaded).as_bytes())?;
     let llm = &loaded.config.llm;
     let how = picked.map_or_else(String::new, |note| format!(" (using {note})"));
-    writeln!(out, "# Effective provider and model: {} {}{how}", llm.provider, llm.model)?;
+    writeln!(
+        out,
+        "# Effective provider and model: {} {}{how}",
+        llm.provider, llm.model
+    )?;
     let config = &loaded.config;
     let limits = crate::agent::setup::provider(config, &host.env).and_then(|provider| {
         let prices = crate::agent::pricing::price_table(&config.llm.prices)?;
-        Ok(crate::agent::limits::discover(config, &loaded.sources, provider.as_ref(), &prices))
+        Ok(crate::agent::limits::discover(
+            config,
+            &loaded.sources,
+            provider.as_ref(),
+            &prices,
+        ))
     });
     match limits {
         Ok(limits) => out.write_all(limits.describe().as_bytes())?,

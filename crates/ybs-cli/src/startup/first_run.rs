@@ -310,7 +310,12 @@ mod tests {
     fn the_banner_names_provider_model_window_and_sandbox() {
         let mut config = crate::config::Config::default();
         let limits = crate::agent::limits::Limits::default();
-        let line = banner(&config, &limits, "sandbox on", Some("openai from OPENAI_API_KEY"));
+        let line = banner(
+            &config,
+            &limits,
+            "sandbox on",
+            Some("openai from OPENAI_API_KEY"),
+        );
         assert!(
             line.contains("(ollama qwen3:14b, context 32k, output 8,000, sandbox on"),
             "{line}"
@@ -322,6 +327,9 @@ mod tests {
         config.safety.sandbox_enabled = false;
         config.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);
         let line = banner(&config, &limits, "sandbox OFF", None);
-        assert!(line.contains("output 8,000, effort high, sandbox OFF)"), "{line}");
+        assert!(
+            line.contains("output 8,000, effort high, sandbox OFF)"),
+            "{line}"
+        );
     }
 }

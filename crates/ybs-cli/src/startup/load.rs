@@ -48,8 +48,13 @@ pub fn build_agent(
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent((config, &loaded.sources), &surroundings(host), confirm, dry_run)
-        .map_err(|failure| Failed(failure.to_string()))?;
+    let (mut agent, report) = setup::agent(
+        (config, &loaded.sources),
+        &surroundings(host),
+        confirm,
+        dry_run,
+    )
+    .map_err(|failure| Failed(failure.to_string()))?;
     crate::agent::prepare::session(
         &mut agent,
         config,

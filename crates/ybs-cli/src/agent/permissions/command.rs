@@ -202,8 +202,7 @@ impl Walk<'_> {
     /// relative path outside [`PROTECTED_NAMES`].
     fn redirect(&mut self, node: Node<'_>) {
         let text = self.text(node).to_owned();
-        let input = (text.trim_start_matches(|c: char| c.is_ascii_digit()))
-            .starts_with('<')
+        let input = (text.trim_start_matches(|c: char| c.is_ascii_digit())).starts_with('<')
             && !text.contains("<>");
         let mut destination = None;
         let mut cursor = node.walk();
@@ -280,7 +279,9 @@ fn is_safe_target(target: &str) -> bool {
     if target.is_empty() || target.starts_with('/') || target.starts_with('~') {
         return false;
     }
-    let mut parts = target.split('/').filter(|part| !part.is_empty() && *part != ".");
+    let mut parts = target
+        .split('/')
+        .filter(|part| !part.is_empty() && *part != ".");
     if target.split('/').any(|part| part == "..") {
         return false;
     }
@@ -398,7 +399,12 @@ mod tests {
 
     #[test]
     fn redirections_into_protected_paths_are_not_plain() {
-        for line in ["cargo test > out.txt", "ls 2>&1 | head", "ls > /dev/null", "wc < a.txt"] {
+        for line in [
+            "cargo test > out.txt",
+            "ls 2>&1 | head",
+            "ls > /dev/null",
+            "wc < a.txt",
+        ] {
             assert!(parse(line).plain, "{line}");
         }
         for line in [
@@ -411,7 +417,10 @@ mod tests {
         ] {
             let parsed = parse(line);
             assert!(!parsed.plain, "{line}");
-            assert!(parsed.not_plain.unwrap().contains("redirects output"), "{line}");
+            assert!(
+                parsed.not_plain.unwrap().contains("redirects output"),
+                "{line}"
+            );
         }
     }
 }

@@ -54,7 +54,9 @@ impl Rule {
         let (tool, pattern) = match text.split_once('(') {
             Some((tool, rest)) => {
                 let pattern = rest.strip_suffix(')').ok_or_else(|| {
-                    format!("permission rule `{text}` has no closing `)`; write TOOL or TOOL(PATTERN)")
+                    format!(
+                        "permission rule `{text}` has no closing `)`; write TOOL or TOOL(PATTERN)"
+                    )
                 })?;
                 (tool.trim(), Some(pattern.trim().to_owned()))
             }
@@ -180,7 +182,10 @@ impl Permissions {
             None => {
                 self.layers.push((layer, RuleSet::default()));
                 self.layers.sort_by_key(|(layer, _)| *layer);
-                self.layers.iter().position(|(l, _)| *l == layer).unwrap_or(0)
+                self.layers
+                    .iter()
+                    .position(|(l, _)| *l == layer)
+                    .unwrap_or(0)
             }
         };
         let set = &mut self.layers[index].1;
@@ -241,7 +246,11 @@ impl Permissions {
             let line = args.get("command").and_then(Value::as_str).unwrap_or("");
             let parsed = command::parse(line);
             for (layer, rule) in rules(|set| &set.deny) {
-                if parsed.commands.iter().any(|words| rule.matches_words(words)) {
+                if parsed
+                    .commands
+                    .iter()
+                    .any(|words| rule.matches_words(words))
+                {
                     return Verdict::Deny {
                         rule: rule.clone(),
                         layer,
@@ -269,7 +278,8 @@ impl Permissions {
             };
         }
         let path = args.get("path").and_then(Value::as_str).unwrap_or("");
-        if let Some((layer, rule)) = rules(|set| &set.deny).find(|(_, rule)| rule.matches_path(path))
+        if let Some((layer, rule)) =
+            rules(|set| &set.deny).find(|(_, rule)| rule.matches_path(path))
         {
             return Verdict::Deny {
                 rule: rule.clone(),
@@ -293,7 +303,11 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
         pattern: Some(pattern),
     };
     if tool == "run_shell" {
-        let line = args.get("command").and_then(Value::as_str).unwrap_or("").trim();
+        let line = args
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .trim();
         let parsed = command::parse(line);
         if parsed.plain && parsed.commands.len() == 1 {
             let words = &parsed.commands[0];
@@ -345,26 +359,49 @@ mod tests {
 
     #[test]
     fn every_command_of_a_chain_must_be_allowed() {
-        let p = rules(&["run_shell(git status)", "run_shell(cargo test*)", "run_shell(ls*)"], &[]);
+        let p = rules(
+            &[
+                "run_shell(git status)",
+                "run_shell(cargo test*)",
+                "run_shell(ls*)",
+            ],
+            &[],
+        );
         assert_eq!(shell(&p, "git status"), Verdict::Allow);
         assert_eq!(shell(&p, "cargo test --all && ls -la | ls"), Verdict::Allow);
         assert_eq!(shell(&p, "cargo tests"), Verdict::Ask { why: None });
-        assert_eq!(shell(&p, "git status; rm -rf target"), Verdict::Ask { why: None });
+        assert_eq!(
+            shell(&p, "git status; rm -rf target"),
+            Verdict::Ask { why: None }
+        );
         assert_eq!(shell(&p, "git status --short"), Verdict::Ask { why: None });
         let Verdict::Ask { why: Some(why) } = shell(&p, "ls $(rm -rf ~)") else {
             panic!("a substitution matched an allow rule");
         };
         assert!(why.contains("command substitution"), "{why}");
-        assert!(matches!(shell(&p, "ls > .git/config"), Verdict::Ask { why: Some(_) }));
-        assert!(matches!(shell(&p, "ls `rm x`"), Verdict::Ask { why: Some(_) }));
+        assert!(matches!(
+            shell(&p, "ls > .git/config"),
+            Verdict::Ask { why: Some(_) }
+        ));
+        assert!(matches!(
+            shell(&p, "ls `rm x`"),
+            Verdict::Ask { why: Some(_) }
+        ));
     }
 
     #[test]
     fn a_deny_rule_wins_anywhere_in_the_command() {
         let p = rules(&["run_shell"], &["run_shell(git push*)"]);
         assert_eq!(shell(&p, "ls"), Verdict::Allow);
-        for command in ["git push", "ls && git push origin main", "echo $(git push -f)"] {
-            assert!(matches!(shell(&p, command), Verdict::Deny { .. }), "{command}");
+        for command in [
+            "git push",
+            "ls && git push origin main",
+            "echo $(git push -f)",
+        ] {
+            assert!(
+                matches!(shell(&p, command), Verdict::Deny { .. }),
+                "{command}"
+            );
         }
     }
 
@@ -382,7 +419,11 @@ mod tests {
             .collect();
         assert_eq!(
             offered,
-            ["run_shell(cargo test --all)", "run_shell(cargo test*)", "run_shell"]
+            [
+                "run_shell(cargo test --all)",
+                "run_shell(cargo test*)",
+                "run_shell"
+            ]
         );
         assert_eq!(offers("run_shell", &json!({"command": "ls | wc"})).len(), 1);
     }
@@ -396,7 +437,11 @@ mod tests {
             .collect();
         assert_eq!(
             listed,
-            ["session allow write_file", "user allow run_shell(ls*)", "user deny run_shell(git push*)"]
+            [
+                "session allow write_file",
+                "user allow run_shell(ls*)",
+                "user deny run_shell(git push*)"
+            ]
         );
         let removed = p.remove(1).unwrap();
         assert_eq!(removed.2.to_string(), "run_shell(ls*)");

@@ -35,7 +35,10 @@ pub fn read_rules(path: &Path) -> Result<RuleSet, String> {
         (items.iter())
             .map(|item| {
                 let text = item.as_str().ok_or_else(|| {
-                    format!("safety.permissions.{kind} of {}: {item} is not a rule", path.display())
+                    format!(
+                        "safety.permissions.{kind} of {}: {item} is not a rule",
+                        path.display()
+                    )
                 })?;
                 Rule::parse(text).map_err(|error| format!("{}: {error}", path.display()))
             })
@@ -76,12 +79,16 @@ pub fn load_layers(
 /// Adds `rule` to the `kind` (`allow` or `deny`) rules of the file at `path` (created when
 /// missing), keeping everything else of it; written to a temporary file and renamed over it.
 pub fn save_rule(path: &Path, kind: &str, rule: &Rule) -> Result<(), String> {
-    edit(path, |list| {
-        let text = Value::String(rule.to_string());
-        if !list.contains(&text) {
-            list.push(text);
-        }
-    }, kind)
+    edit(
+        path,
+        |list| {
+            let text = Value::String(rule.to_string());
+            if !list.contains(&text) {
+                list.push(text);
+            }
+        },
+        kind,
+    )
 }
 
 /// Removes `rule` from the `kind` rules of the file at `path`.
@@ -121,7 +128,8 @@ fn edit(path: &Path, change: impl FnOnce(&mut Vec<Value>), kind: &str) -> Result
         .ok_or_else(|| format!("safety.permissions.{kind} in {shown} is not a list"))?;
     change(list);
     let text = serde_json::to_string_pretty(&value).map_err(|error| error.to_string())?;
-    write_atomically(path, &format!("{text}\n")).map_err(|error| format!("cannot write {shown}: {error}"))
+    write_atomically(path, &format!("{text}\n"))
+        .map_err(|error| format!("cannot write {shown}: {error}"))
 }
 
 /// Writes `text` to a temporary file beside `path`, then renames it over `path` (its mode
@@ -153,12 +161,19 @@ mod tests {
         save_rule(&path, "allow", &rule).unwrap();
         let value: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(value["llm"]["model"], "m");
-        assert_eq!(value["safety"]["permissions"]["allow"], json!(["run_shell(cargo test*)"]));
+        assert_eq!(
+            value["safety"]["permissions"]["allow"],
+            json!(["run_shell(cargo test*)"])
+        );
         assert_eq!(read_rules(&path).unwrap().allow, vec![rule.clone()]);
         remove_rule(&path, "allow", &rule).unwrap();
         assert!(read_rules(&path).unwrap().allow.is_empty());
         std::fs::write(&path, "{broken").unwrap();
-        assert!(save_rule(&path, "allow", &rule).unwrap_err().contains("left alone"));
+        assert!(
+            save_rule(&path, "allow", &rule)
+                .unwrap_err()
+                .contains("left alone")
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{broken");
     }
 }

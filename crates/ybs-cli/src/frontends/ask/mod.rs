@@ -74,7 +74,13 @@ pub fn run(
         ConfirmMode::Deny
     };
     tool_lines::keep_named_servers(&expansion, &mut config);
-    let mut agent = load::build_agent((&config, &loaded), host, ("ask", mode), cli.options.dry_run, err)?;
+    let mut agent = load::build_agent(
+        (&config, &loaded),
+        host,
+        ("ask", mode),
+        cli.options.dry_run,
+        err,
+    )?;
     agent.journal.before_next_turn(chat_before);
     let failures = tool_lines::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     load::warn_mcp(&failures, err);

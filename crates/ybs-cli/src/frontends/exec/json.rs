@@ -205,8 +205,13 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match load::build_agent((config, &loaded), host, ("exec", mode), cli.options.dry_run, err)
-    {
+    let mut agent = match load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    ) {
         Ok(agent) => agent,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };

@@ -93,7 +93,13 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = load::build_agent((config, &loaded), host, ("exec", mode), cli.options.dry_run, err)?;
+    let mut agent = load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    )?;
     agent.plan_mode = cli.options.plan;
     let resumed = turn::resume(cli, host, &mut agent)?;
     let session_file = turn::session_file(host, resumed.as_deref());

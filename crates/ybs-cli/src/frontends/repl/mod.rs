@@ -147,9 +147,10 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                 };
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
-                let mut stdin = io::stdin().lock();
-                let mut log = io::stdout();
                 let result = {
+                    // The lock on stdin ends with the turn: reviewing a plan reads it again.
+                    let mut stdin = io::stdin().lock();
+                    let mut log = io::stdout();
                     let mut ui =
                         LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
                             .with_spinner(terminal);
@@ -443,7 +444,9 @@ fn slash(
         }
         SlashCommand::Effort(None) => {
             let effort = agent.settings.reasoning_effort;
-            let shown = effort.map_or("not set (the model's default)".to_owned(), |e| e.to_string());
+            let shown = effort.map_or("not set (the model's default)".to_owned(), |e| {
+                e.to_string()
+            });
             info(out, &format!("reasoning effort: {shown}"));
         }
         SlashCommand::Effort(Some(effort)) => {
@@ -471,29 +474,46 @@ fn slash(
         SlashCommand::Permissions(None) => {
             let rules = agent.permissions.list();
             if rules.is_empty() {
-                info(out, "no permission rules (answer [a]lways to a question to add one)");
+                info(
+                    out,
+                    "no permission rules (answer [a]lways to a question to add one)",
+                );
             }
             for (number, (layer, kind, rule)) in rules.iter().enumerate() {
-                info(out, &format!("{:>3}. {kind:<5} {rule}  ({layer})", number + 1));
+                info(
+                    out,
+                    &format!("{:>3}. {kind:<5} {rule}  ({layer})", number + 1),
+                );
             }
         }
         SlashCommand::Permissions(Some(number)) => {
-            match number.checked_sub(1).and_then(|index| agent.permissions.remove(index)) {
+            match number
+                .checked_sub(1)
+                .and_then(|index| agent.permissions.remove(index))
+            {
                 Some((layer, kind, rule)) => {
                     let file = match layer {
-                        crate::agent::permissions::Layer::Project => agent.rule_files.project.clone(),
+                        crate::agent::permissions::Layer::Project => {
+                            agent.rule_files.project.clone()
+                        }
                         crate::agent::permissions::Layer::User => agent.rule_files.user.clone(),
                         crate::agent::permissions::Layer::Session => None,
                     };
                     if let Some(path) = file {
-                        let removed = crate::agent::permissions::store::remove_rule(&path, kind, &rule);
+                        let removed =
+                            crate::agent::permissions::store::remove_rule(&path, kind, &rule);
                         if let Err(error) = removed {
                             load::notice(config, Notice::Warning, &error, out);
                         }
                     }
                     info(out, &format!("removed {kind} {rule} ({layer})"));
                 }
-                None => load::notice(config, Notice::Error, &format!("there is no rule {number}"), out),
+                None => load::notice(
+                    config,
+                    Notice::Error,
+                    &format!("there is no rule {number}"),
+                    out,
+                ),
             }
         }
         SlashCommand::Plan(on) => {

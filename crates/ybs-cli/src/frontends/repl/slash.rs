@@ -458,8 +458,6 @@ mod tests {
             assert!(help.contains(&format!("{usage} ")), "{usage}");
             assert!(help.contains(what));
         }
-        assert!(
-            help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  ")
-        );
+        assert!(help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  "));
     }
 }
