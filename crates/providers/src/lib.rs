@@ -86,8 +86,8 @@ pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
-pub use prices::{Cost, ModelPrice, PriceError, PriceTable};
-pub use provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
+pub use prices::{CatalogLimits, Cost, ModelPrice, PriceError, PriceTable};
+pub use provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
 pub use retry::RetryPolicy;
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.

@@ -67,6 +67,9 @@ pub(crate) struct FunctionTool<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub function: Function<'a>,
+    /// OpenRouter passes it on to Anthropic models: the tools end a cached prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
 }
 
 #[derive(Debug, Serialize)]
@@ -87,6 +90,7 @@ pub(crate) fn function_tools(tools: &[ToolSpec]) -> Vec<FunctionTool<'_>> {
                 description: &tool.description,
                 parameters: &tool.parameters,
             },
+            cache_control: None,
         })
         .collect()
 }

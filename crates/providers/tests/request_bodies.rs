@@ -283,7 +283,11 @@ fn cache_breakpoints_for_anthropic_and_anthropic_models_on_openrouter() {
         &cached_session("anthropic/claude-sonnet-4.5", CacheTtl::FiveMinutes),
     );
     insta::assert_json_snapshot!("cache__openrouter", openrouter);
-    assert_eq!(count_marks(&openrouter), 3, "system, two turns");
+    assert_eq!(count_marks(&openrouter), 4, "tools, system, two turns");
+    assert_eq!(
+        openrouter["tools"][0]["cache_control"]["type"], "ephemeral",
+        "{openrouter}"
+    );
 
     let hour = body(
         ProviderKind::Anthropic,

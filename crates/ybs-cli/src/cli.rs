@@ -47,6 +47,16 @@ pub struct GlobalOptions {
     /// Trust this project's settings and chat files for this run (see `ybs trust`)
     #[arg(long, global = true)]
     pub trust_project: bool,
+    /// How hard a reasoning model thinks: minimal, low, medium, high (llm.reasoning_effort)
+    #[arg(long, value_name = "LEVEL", global = true, value_parser = ["minimal", "low", "medium", "high"])]
+    pub reasoning_effort: Option<String>,
+    /// What runs without asking: ask, auto-edit (edits inside the project), full-auto
+    /// (everything, still sandboxed) (safety.approval)
+    #[arg(long, value_name = "MODE", global = true, value_parser = ["ask", "auto-edit", "full-auto"])]
+    pub approval: Option<String>,
+    /// Start in plan mode: the model only reads and proposes a plan to approve
+    #[arg(long, global = true)]
+    pub plan: bool,
     /// Attach an image to the (first) message; repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
@@ -61,6 +71,8 @@ impl GlobalOptions {
             provider: self.provider.clone(),
             endpoint: self.endpoint.clone(),
             no_sandbox: self.no_sandbox,
+            reasoning_effort: self.reasoning_effort.clone(),
+            approval: self.approval.clone(),
         }
     }
 }
@@ -245,6 +257,9 @@ mod tests {
                 no_sandbox: true,
                 dry_run: true,
                 trust_project: false,
+                reasoning_effort: None,
+                approval: None,
+                plan: false,
                 images: Vec::new(),
             }
         );

@@ -48,7 +48,7 @@ pub(crate) fn encode<'a>(
         .cache
         .as_ref()
         .filter(|_| openrouter_kind && is_anthropic_model(model))
-        .map(|marks| marks.within_limit(false, system.is_some()));
+        .map(|marks| marks.within_limit(!request.tools.is_empty(), system.is_some()));
     let mut messages = Vec::new();
     if let Some(system) = system {
         messages.push(WireMessage::new(
@@ -72,6 +72,12 @@ pub(crate) fn encode<'a>(
         }
     }
     let effort = request.reasoning_effort.map(|effort| effort.as_str());
+    let mut tools = function_tools(&request.tools);
+    if let Some(marks) = marks.as_ref().filter(|marks| marks.tools)
+        && let Some(last) = tools.last_mut()
+    {
+        last.cache_control = Some(CacheControl::new(marks.ttl));
+    }
     Ok(Request {
         model,
         messages,
@@ -79,7 +85,7 @@ pub(crate) fn encode<'a>(
         stream_options: Some(StreamOptions {
             include_usage: true,
         }),
-        tools: function_tools(&request.tools),
+        tools,
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
         temperature: request
             .temperature

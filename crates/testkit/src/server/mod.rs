@@ -29,7 +29,9 @@ use crate::openai::OpenAi;
 use crate::script::{Script, Turn};
 use chat::chat;
 use control::control_endpoint;
-use models::{models_delay, ollama_show, ollama_tags, openai_models, openrouter_models};
+use models::{
+    models_delay, ollama_show, ollama_tags, openai_models, openrouter_models, props, tokenize,
+};
 use respond::json_response;
 use state::Shared;
 
@@ -223,6 +225,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
         ("GET", "/api/tags") => json_response(StatusCode::OK, &ollama_tags(&shared)),
         ("POST", "/api/show") => ollama_show(&shared, &body),
+        ("GET", "/props") => props(&shared),
+        ("POST", "/tokenize") => tokenize(&shared, &body),
         _ => json_response(
             StatusCode::NOT_FOUND,
             &json!({"error": format!("fake-llm: no route for {method} {path}")}),

@@ -101,7 +101,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Result<Reply, Failure> {
         let mut request = ChatRequest::new(self.settings.model.clone(), messages)
-            .with_tools(self.registry.specs());
+            .with_tools(self.offered_specs());
         // A session prompt carries the map as one of its sections; a bare system prompt gets
         // it appended.
         request.system = match &self.prompt {
@@ -112,7 +112,16 @@ impl Agent {
             ),
         };
         request.temperature = self.settings.temperature;
-        request.max_tokens = self.settings.max_tokens;
+        if self.plan_mode {
+            let system = request.system.take().unwrap_or_default();
+            request.system = Some(format!(
+                "{}\n\n{}\n",
+                system.trim_end(),
+                super::plan::PLAN_SECTION
+            ));
+        }
+        let room = self.reply_room(&request.messages);
+        request.max_tokens = Some(self.settings.max_tokens.map_or(room, |max| max.min(room)));
         request.response_format = self.settings.response_format.clone();
         if let Some(ttl) = self.settings.prompt_cache {
             request.cache = Some(CacheBreakpoints::for_conversation(

@@ -40,7 +40,7 @@ impl Ui for Recorder {
     fn notice(&mut self, _kind: Notice, message: &str) {
         self.notices.push(message.to_owned());
     }
-    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+    fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.asked.push(reason.to_owned());
         self.answers.pop_front().unwrap_or(Answer::No)

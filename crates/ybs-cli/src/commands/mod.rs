@@ -84,7 +84,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
 
 fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
     let trust = crate::startup::load::run_trust(cli, host);
-    let loaded = match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
+    let mut loaded = match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
         Ok(loaded) => loaded,
         Err(failure) => {
             writeln!(
@@ -105,7 +105,33 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
     for warning in crate::startup::trust::warnings(&loaded.untrusted) {
         writeln!(err, "ybs: warning: {warning}")?;
     }
+    // The provider and model a run would use, also when picked from an API key.
+    let picked = match crate::startup::first_run::settle(&mut loaded, host) {
+        crate::startup::first_run::Choice::Picked(note) => Some(note),
+        _ => None,
+    };
     out.write_all(config::show(&loaded).as_bytes())?;
+    let llm = &loaded.config.llm;
+    let how = picked.map_or_else(String::new, |note| format!(" (using {note})"));
+    writeln!(
+        out,
+        "# Effective provider and model: {} {}{how}",
+        llm.provider, llm.model
+    )?;
+    let config = &loaded.config;
+    let limits = crate::agent::setup::provider(config, &host.env).and_then(|provider| {
+        let prices = crate::agent::pricing::price_table(&config.llm.prices)?;
+        Ok(crate::agent::limits::discover(
+            config,
+            &loaded.sources,
+            provider.as_ref(),
+            &prices,
+        ))
+    });
+    match limits {
+        Ok(limits) => out.write_all(limits.describe().as_bytes())?,
+        Err(error) => writeln!(out, "# Model limits: unknown ({error})")?,
+    }
     let instructions =
         crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;

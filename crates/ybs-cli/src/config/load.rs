@@ -30,6 +30,10 @@ pub struct FlagOverrides {
     pub endpoint: Option<String>,
     /// `--no-sandbox`: `safety.sandbox_enabled = false`.
     pub no_sandbox: bool,
+    /// `--reasoning-effort`: `llm.reasoning_effort`.
+    pub reasoning_effort: Option<String>,
+    /// `--approval`: `safety.approval`.
+    pub approval: Option<String>,
 }
 
 /// Whether a configuration file was read.
@@ -166,6 +170,12 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
         ("llm.model", "--model", &flags.model),
         ("llm.provider", "--provider", &flags.provider),
         ("llm.endpoint", "--endpoint", &flags.endpoint),
+        (
+            "llm.reasoning_effort",
+            "--reasoning-effort",
+            &flags.reasoning_effort,
+        ),
+        ("safety.approval", "--approval", &flags.approval),
     ];
     for (key, flag, value) in strings {
         if let Some(value) = value {

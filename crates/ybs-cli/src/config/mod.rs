@@ -23,7 +23,7 @@ pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use risk::{Risk, Setting, UntrustedFile};
 pub use schema::{
-    AgentConfig, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
+    AgentConfig, Approval, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
     EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, PromptCache,
     SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };

@@ -102,6 +102,21 @@ pub fn take_untrusted(
                 "sandbox_blocked_paths" | "require_confirmation" | "blocked_commands" => {
                     (Risk::WeakensSafety, subset(before, safety.get(&key)))
                 }
+                // Anything but asking lets calls run unconfirmed.
+                "approval" => {
+                    let value = safety.get(&key);
+                    (
+                        Risk::WeakensSafety,
+                        value == Some(&Value::from("ask")) || value == before,
+                    )
+                }
+                // Allow rules let calls run unconfirmed; deny rules only refuse more.
+                "permissions" => (
+                    Risk::WeakensSafety,
+                    (safety.get(&key))
+                        .and_then(|rules| rules.get("allow"))
+                        .is_none_or(|allow| allow.as_array().is_some_and(Vec::is_empty)),
+                ),
                 _ => continue,
             };
             if !stricter {
@@ -342,6 +357,20 @@ mod tests {
             json!({"llm": {"model": "m", "temperature": 0.1},
                    "context": {"repo_map_tokens": 0}, "ui": {"theme": "x"}})
         );
+    }
+
+    #[test]
+    fn an_approval_mode_or_allow_rules_need_trust_and_deny_rules_do_not() {
+        let (keys, rest) = taken(json!({
+            "safety": {"approval": "full-auto",
+                       "permissions": {"allow": ["run_shell(git push*)"], "deny": []}}
+        }));
+        assert_eq!(keys, ["safety.approval", "safety.permissions"]);
+        assert_eq!(rest, json!({"safety": {}}));
+        let (keys, _) = taken(json!({
+            "safety": {"approval": "ask", "permissions": {"deny": ["run_shell(git push*)"]}}
+        }));
+        assert!(keys.is_empty(), "{keys:?}");
     }
 
     #[test]

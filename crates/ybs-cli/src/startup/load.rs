@@ -74,14 +74,19 @@ pub fn surroundings(host: &Host) -> Surroundings {
 /// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
 /// that failed to load.
 pub fn build_agent(
-    config: &Config,
+    (config, loaded): (&Config, &LoadedConfig),
     host: &Host,
     (command, confirm): (&str, ConfirmMode),
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
-        .map_err(|failure| Failed(failure.to_string()))?;
+    let (mut agent, report) = setup::agent(
+        (config, &loaded.sources),
+        &surroundings(host),
+        confirm,
+        dry_run,
+    )
+    .map_err(|failure| Failed(failure.to_string()))?;
     crate::agent::prepare::session(
         &mut agent,
         config,
@@ -98,6 +103,22 @@ pub fn build_agent(
         );
     }
     warn_mcp(&report.mcp, err);
+    // The project's rules are a layer of their own: left out while the project's file has
+    // settings waiting for trust (its allow rules are among them).
+    let project_trusted = !(loaded.files.iter())
+        .filter(|status| status.file.role == crate::config::FileRole::Project)
+        .any(|status| (loaded.untrusted.iter()).any(|file| file.path == status.file.path));
+    let (layers, errors) =
+        crate::agent::permissions::store::load_layers(&loaded.files, project_trusted);
+    for error in errors {
+        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
+    }
+    agent.permissions = crate::agent::permissions::Permissions::new(layers);
+    agent.approval = config.safety.approval;
+    agent.rule_files = crate::agent::approve::RuleFiles {
+        project: Some(host.locations.cwd.join(".ybs.json")),
+        user: host.locations.user_file(),
+    };
     // Say now, not at the model's first command, when commands cannot run sandboxed.
     if agent.registry.is_enabled("run_shell") && !dry_run {
         let context = &agent.tool_context;

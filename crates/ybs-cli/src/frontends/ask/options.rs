@@ -135,7 +135,7 @@ mod tests {
 
     fn settings() -> AgentSettings {
         let (agent, _) = crate::agent::setup::agent(
-            &Config::default(),
+            (&Config::default(), &crate::config::Sources::default()),
             &crate::agent::setup::Surroundings {
                 cwd: std::env::temp_dir(),
                 home: Some(std::env::temp_dir()),

@@ -116,7 +116,7 @@ impl Ui for JsonUi<'_> {
         self.emit("notice", json!({ "level": level, "message": message }));
     }
 
-    fn usage(&mut self, turn: &Usage, _session: &Usage) {
+    fn usage(&mut self, turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {
         self.emit("usage", json!({ "usage": turn }));
     }
 
@@ -131,6 +131,7 @@ fn error_kind(error: &AgentError) -> &'static str {
         AgentError::Send(SendError::Provider(llm)) => llm.kind.name(),
         AgentError::Send(SendError::Budget(_)) => "context_budget",
         AgentError::Compaction(_) => "compaction",
+        AgentError::WindowTooSmall(_) => "context_budget",
     }
 }
 
@@ -211,11 +212,17 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match load::build_agent(config, host, ("exec", mode), cli.options.dry_run, err)
-    {
+    let mut agent = match load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    ) {
         Ok(agent) => agent,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
+    agent.plan_mode = cli.options.plan;
     let resumed = match turn::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),

@@ -125,7 +125,14 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = load::build_agent(config, host, ("exec", mode), cli.options.dry_run, err)?;
+    let mut agent = load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    )?;
+    agent.plan_mode = cli.options.plan;
     let resumed = turn::resume(cli, host, &mut agent)?;
     let session_file = turn::session_file(host, resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);
