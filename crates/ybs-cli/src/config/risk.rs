@@ -366,7 +366,7 @@ mod tests {
                        "permissions": {"allow": ["run_shell(git push*)"], "deny": []}}
         }));
         assert_eq!(keys, ["safety.approval", "safety.permissions"]);
-        assert_eq!(rest, json!({"safety": {}}));
+        assert_eq!(rest, json!({}));
         let (keys, _) = taken(json!({
             "safety": {"approval": "ask", "permissions": {"deny": ["run_shell(git push*)"]}}
         }));
