@@ -8,8 +8,8 @@ use crate::error::ConfigError;
 use crate::http::Transport;
 use crate::ollama::{self, OllamaProvider};
 use crate::openai::{self, OpenAiProvider};
-use crate::responses::ResponsesProvider;
 use crate::provider::Provider;
+use crate::responses::ResponsesProvider;
 
 /// Builds the provider `config` describes, reading a missing API key from the kind's
 /// environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OPENROUTER_API_KEY`,
@@ -82,10 +82,9 @@ pub fn resolve_api_key(
     });
     // The Responses API is OpenAI's own, but compatible local servers take it keyless.
     let at_openai = config.kind == ProviderKind::Responses
-        && config
-            .endpoint
-            .as_deref()
-            .is_none_or(|endpoint| endpoint.trim().is_empty() || endpoint.contains("api.openai.com"));
+        && config.endpoint.as_deref().is_none_or(|endpoint| {
+            endpoint.trim().is_empty() || endpoint.contains("api.openai.com")
+        });
     if key.is_none() && (config.kind.requires_api_key() || at_openai) {
         return Err(ConfigError::MissingApiKey { kind: config.kind });
     }

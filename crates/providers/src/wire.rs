@@ -64,7 +64,10 @@ pub(crate) fn with_extra(body: impl Serialize, request: &ChatRequest) -> Result<
 }
 
 /// [`with_extra`] as the bytes sent.
-pub(crate) fn extra_bytes(body: impl Serialize, request: &ChatRequest) -> Result<Vec<u8>, LlmError> {
+pub(crate) fn extra_bytes(
+    body: impl Serialize,
+    request: &ChatRequest,
+) -> Result<Vec<u8>, LlmError> {
     json_bytes(with_extra(body, request)?)
 }
 

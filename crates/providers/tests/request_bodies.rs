@@ -344,12 +344,21 @@ fn responses_session_features() {
                 })]),
                 ..Thinking::default()
             }),
-            Part::ToolCall(ToolCall::new("call_1", "read_file", json!({"path": "a.txt"}))),
+            Part::ToolCall(ToolCall::new(
+                "call_1",
+                "read_file",
+                json!({"path": "a.txt"}),
+            )),
         ],
     );
     let result = Message::new(
         Role::Tool,
-        vec![Part::ToolResult(ToolResult { call_id: "call_1".into(), name: Some("read_file".into()), content: "alpha".into(), is_error: false })],
+        vec![Part::ToolResult(ToolResult {
+            call_id: "call_1".into(),
+            name: Some("read_file".into()),
+            content: "alpha".into(),
+            is_error: false,
+        })],
     );
     let question = Message::new(
         Role::User,
@@ -393,7 +402,9 @@ fn pdfs_are_refused_by_apis_without_documents() {
         let provider = build_with_env(&config, |_| None).unwrap();
         let error = provider.request_body(&request).unwrap_err();
         assert!(
-            error.message.contains("cannot take PDF documents (paper.pdf)"),
+            error
+                .message
+                .contains("cannot take PDF documents (paper.pdf)"),
             "{kind}: {}",
             error.message
         );

@@ -72,7 +72,8 @@ impl Provider for AnthropicProvider {
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/v1/messages", self.base);
-        let body = load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, self.headers(), body, cancel)
     }
 

@@ -87,7 +87,8 @@ impl Provider for OllamaProvider {
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/api/chat", self.base);
-        let body = load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, HeaderMap::new(), body, cancel)
     }
 

@@ -90,7 +90,8 @@ impl Provider for OpenAiProvider {
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/chat/completions", self.base);
-        let body = load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, self.headers(), body, cancel)
     }
 

@@ -29,6 +29,8 @@ pub(crate) struct ResponsesDecoder {
     call_arguments: Vec<bool>,
     /// Output indexes of items whose text (or reasoning) streamed as deltas.
     streamed: Vec<usize>,
+    /// Item ids seen in events without an `output_index`, in order: their position stands in.
+    item_ids: Vec<String>,
     id_sent: bool,
     done: bool,
 }
@@ -57,6 +59,32 @@ fn str_field<'a>(item: &'a Value, key: &str) -> &'a str {
 }
 
 impl ResponsesDecoder {
+    /// Where an event's item sits: its `output_index`, else (servers that leave it out) a
+    /// number for its item id, past any real index.
+    fn position(&mut self, event: &Event) -> usize {
+        if let Some(index) = event.output_index {
+            return index;
+        }
+        let id = event
+            .item_id
+            .as_deref()
+            .or_else(|| {
+                event
+                    .item
+                    .as_ref()
+                    .and_then(|item| item.get("id")?.as_str())
+            })
+            .unwrap_or_default();
+        let at = match self.item_ids.iter().position(|known| known == id) {
+            Some(at) => at,
+            None => {
+                self.item_ids.push(id.to_owned());
+                self.item_ids.len() - 1
+            }
+        };
+        usize::MAX / 2 + at
+    }
+
     fn response_id(&mut self, response: Option<&Response>, out: &mut Vec<StreamEvent>) {
         if self.id_sent {
             return;
@@ -105,7 +133,12 @@ impl ResponsesDecoder {
                 out.push(StreamEvent::ToolCallEnd { index });
             }
             "message" if !streamed => {
-                for part in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                for part in item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     push_text(out, str_field(part, "text").to_owned());
                     push_text(out, str_field(part, "refusal").to_owned());
                 }
@@ -113,7 +146,10 @@ impl ResponsesDecoder {
             "reasoning" => {
                 if !streamed {
                     let texts = ["summary", "content"].into_iter().flat_map(|key| {
-                        item.get(key).and_then(Value::as_array).into_iter().flatten()
+                        item.get(key)
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
                     });
                     let text: Vec<&str> = texts.map(|part| str_field(part, "text")).collect();
                     push_thinking(out, text.join("\n\n"));
@@ -144,9 +180,9 @@ impl Decoder for ResponsesDecoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
-        let event: Event =
-            serde_json::from_str(data).map_err(|error| malformed(KIND, &error.to_string(), data))?;
-        let output_index = event.output_index.unwrap_or_default();
+        let event: Event = serde_json::from_str(data)
+            .map_err(|error| malformed(KIND, &error.to_string(), data))?;
+        let output_index = self.position(&event);
         match event.kind.as_str() {
             "response.created" | "response.in_progress" => {
                 self.response_id(event.response.as_ref(), out);
@@ -207,7 +243,11 @@ impl Decoder for ResponsesDecoder {
                     Some(error) => error_parts(error),
                     None => (
                         event.message.unwrap_or_default(),
-                        event.code.as_ref().and_then(Value::as_str).map(str::to_owned),
+                        event
+                            .code
+                            .as_ref()
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
                     ),
                 };
                 let status = error.as_ref().and_then(error_status);

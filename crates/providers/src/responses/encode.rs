@@ -5,9 +5,7 @@ use std::path::Path;
 use serde_json::{Map, Value, json};
 use ybs_core::{ChatRequest, LlmError, Message, Part, ResponseFormat, Role, ToolChoice};
 
-use super::wire::{
-    Content, ContentPart, Item, Reasoning, Request, TextOptions, Tool, TypedItem,
-};
+use super::wire::{Content, ContentPart, Item, Reasoning, Request, TextOptions, Tool, TypedItem};
 use crate::images::{ImageSource, is_document, source};
 use crate::openai::encode::is_openai_reasoning_model;
 use crate::text::{message_text, part_text, temperature, thinking};
@@ -129,7 +127,11 @@ fn encode_message(message: &Message, out: &mut Vec<Item>) -> Result<(), LlmError
 }
 
 fn user_content(message: &Message) -> Result<Option<Content>, LlmError> {
-    if !message.parts.iter().any(|part| matches!(part, Part::Image(_))) {
+    if !message
+        .parts
+        .iter()
+        .any(|part| matches!(part, Part::Image(_)))
+    {
         let text = message_text(message);
         return Ok((!text.is_empty()).then_some(Content::Text(text)));
     }

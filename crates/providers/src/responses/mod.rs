@@ -93,6 +93,9 @@ mod tests {
             base_url("https://api.openai.com/v1/responses"),
             "https://api.openai.com/v1"
         );
-        assert_eq!(base_url("http://127.0.0.1:8080"), "http://127.0.0.1:8080/v1");
+        assert_eq!(
+            base_url("http://127.0.0.1:8080"),
+            "http://127.0.0.1:8080/v1"
+        );
     }
 }

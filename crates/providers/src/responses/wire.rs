@@ -110,6 +110,8 @@ pub(crate) struct Event {
     pub response: Option<Response>,
     pub item: Option<Value>,
     pub output_index: Option<usize>,
+    /// The item an event is about (llama.cpp gives this but no `output_index`).
+    pub item_id: Option<String>,
     pub delta: Option<String>,
     pub message: Option<String>,
     pub code: Option<Value>,
