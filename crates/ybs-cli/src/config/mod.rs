@@ -19,8 +19,8 @@ pub use load::{FileStatus, FlagOverrides, LoadedConfig, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use schema::{
     AgentConfig, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
-    EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, PromptCache,
-    SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
+    EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, NamedEndpoint,
+    PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };
 pub use show::{is_secret_key, mask_secret, show};
 pub use source::{Source, Sources};
