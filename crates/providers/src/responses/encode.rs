@@ -152,17 +152,17 @@ fn user_content(message: &Message) -> Result<Option<Content>, LlmError> {
                     .and_then(|name| name.to_str())
                     .unwrap_or("document.pdf")
                     .to_owned();
-                parts.push(ContentPart::InputFile {
+                parts.push(ContentPart::File {
                     filename,
                     file_data: url,
                 });
             } else {
-                parts.push(ContentPart::InputImage { image_url: url });
+                parts.push(ContentPart::Image { image_url: url });
             }
         } else if let Some(text) = part_text(part) {
             match parts.last_mut() {
-                Some(ContentPart::InputText { text: last }) => last.push_str(&text),
-                _ => parts.push(ContentPart::InputText {
+                Some(ContentPart::Text { text: last }) => last.push_str(&text),
+                _ => parts.push(ContentPart::Text {
                     text: text.into_owned(),
                 }),
             }

@@ -81,11 +81,14 @@ pub(crate) enum Content {
 }
 
 #[derive(Debug, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type")]
 pub(crate) enum ContentPart {
-    InputText { text: String },
-    InputImage { image_url: String },
-    InputFile { filename: String, file_data: String },
+    #[serde(rename = "input_text")]
+    Text { text: String },
+    #[serde(rename = "input_image")]
+    Image { image_url: String },
+    #[serde(rename = "input_file")]
+    File { filename: String, file_data: String },
 }
 
 #[derive(Debug, Serialize)]
