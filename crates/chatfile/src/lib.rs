@@ -33,7 +33,7 @@ mod print;
 #[cfg(test)]
 mod fast_path_tests;
 
-pub use append::{AppendError, append};
+pub use append::{AppendError, append, appended_text};
 pub use convert::from_core;
 pub use expand::{
     Access, ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,

@@ -9,7 +9,7 @@
 //!
 //! - `script`: what a test scripts ([`Script`], [`Turn`], [`Fault`], the models), also the
 //!   JSON format of `fake-llm`.
-//! - `openai`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
+//! - `openai`, `responses`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
 //!   `Wire` trait of `wire`.
 //! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
 //!   faults, model lists, the `/_fake/` control endpoints.
@@ -44,6 +44,7 @@
 //! | `GET /v1/models` | OpenAI model list |
 //! | `GET /api/v1/models` | OpenRouter model list (`id`, `name`, `context_length`, `pricing` as strings, `supported_parameters`) |
 //! | `GET /api/v1/credits` | OpenRouter `{"data":{"total_credits":..,"total_usage":..}}` |
+//! | `POST /v1/responses` | OpenAI Responses; SSE with `event:` lines when `"stream": true`, ids `resp_fake_N`, a turn's web searches as `web_search_call` items |
 //! | `POST /v1/messages` | Anthropic Messages; SSE with `event:` lines when `"stream": true` |
 //! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
 //! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
@@ -177,6 +178,7 @@ mod anthropic;
 pub mod mcp;
 mod ollama;
 mod openai;
+mod responses;
 mod script;
 mod server;
 mod wire;

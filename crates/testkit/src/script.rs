@@ -141,6 +141,10 @@ pub struct Turn {
     /// Tool calls, after the text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// Queries of hosted web searches the server runs before replying (OpenAI Responses
+    /// `web_search_call` items; the other wire formats have none and leave them out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub web_searches: Vec<String>,
     /// Token usage and cost; zeros when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -199,6 +203,13 @@ impl Turn {
     #[must_use]
     pub fn with_thinking<S: Into<String>>(mut self, chunks: impl IntoIterator<Item = S>) -> Self {
         self.thinking.extend(chunks.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a hosted web search with this query (Responses wire format only).
+    #[must_use]
+    pub fn with_web_search(mut self, query: impl Into<String>) -> Self {
+        self.web_searches.push(query.into());
         self
     }
 

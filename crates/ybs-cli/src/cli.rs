@@ -95,6 +95,15 @@ pub enum Command {
         output_last_message: Option<PathBuf>,
     },
     /// Answer from a .chat file and append the reply to it
+    #[command(
+        long_about = "Answer from a .chat file and append the reply to it. The question (if \
+                      given) and the reply are written together once the model has replied; a \
+                      failed turn leaves the file as it was, and `ybs undo` takes a turn back. \
+                      Only the tools named on `tool:` lines (or offered by `mcp:` servers) are \
+                      offered to the model: with no `tool:` line, no tools are offered. \
+                      --model, --provider and --endpoint win over the chat's model:, backend: \
+                      and endpoint: lines."
+    )]
     Ask {
         /// The chat file
         #[arg(long, value_name = "FILE")]

@@ -15,7 +15,7 @@ use crate::config::{OllamaOptions, ProviderKind};
 use crate::http::Transport;
 use crate::images::load_images;
 use crate::provider::{ChatStream, ModelInfo, ModelLimits, Provider};
-use crate::wire::{from_answer, json_bytes, json_value, model_for};
+use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
 /// A provider speaking Ollama's native API.
 #[derive(Debug)]
@@ -90,12 +90,13 @@ impl Provider for OllamaProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        json_value(self.encode(request)?)
+        with_extra(self.encode(request)?, request)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/api/chat", self.base);
-        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, HeaderMap::new(), body, cancel)
     }
 

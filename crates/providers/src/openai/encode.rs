@@ -40,6 +40,7 @@ pub(crate) fn encode<'a>(
     kind: ProviderKind,
     openrouter: &OpenRouterOptions,
 ) -> Result<Request<'a>, LlmError> {
+    crate::images::refuse_documents(request, kind.display_name())?;
     let openrouter_kind = kind == ProviderKind::OpenRouter;
     let system = request.system.as_deref().filter(|s| !s.is_empty());
     // OpenRouter passes cache breakpoints on content parts through to Anthropic models;
@@ -140,7 +141,7 @@ fn mark_last_part(message: &mut WireMessage, control: CacheControl) {
 
 /// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...) accept no temperature but the
 /// default; sending one is a 400, so it is left out for them.
-fn is_openai_reasoning_model(model: &str) -> bool {
+pub(crate) fn is_openai_reasoning_model(model: &str) -> bool {
     let model = model.rsplit('/').next().unwrap_or(model);
     let o_series = model.starts_with('o') && model[1..].starts_with(|c: char| c.is_ascii_digit());
     o_series || (model.starts_with("gpt-5") && !model.starts_with("gpt-5-chat"))

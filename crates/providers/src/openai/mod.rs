@@ -3,7 +3,7 @@
 //! llama.cpp and any custom server.
 
 pub(crate) mod decode;
-mod encode;
+pub(crate) mod encode;
 mod wire;
 
 use async_trait::async_trait;
@@ -16,7 +16,7 @@ use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
 use crate::provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
-use crate::wire::{from_answer, json_bytes, json_value, model_for};
+use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
 /// A provider speaking OpenAI's chat-completions API.
 #[derive(Debug)]
@@ -85,12 +85,13 @@ impl Provider for OpenAiProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        json_value(self.encode(request)?)
+        with_extra(self.encode(request)?, request)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/chat/completions", self.base);
-        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, self.headers(), body, cancel)
     }
 
@@ -104,7 +105,7 @@ impl Provider for OpenAiProvider {
         let mut body = self.encode(&request)?;
         body.stream = false;
         body.stream_options = None;
-        let body = json_value(body)?;
+        let body = with_extra(body, &request)?;
         let headers = self.headers();
         let answer = tokio::select! {
             answer = self.http.post_json(&url, &headers, &body) => answer?,
@@ -194,7 +195,7 @@ impl Provider for OpenAiProvider {
 
 /// A `/models` answer as [`ModelInfo`]s. OpenRouter's `supported_parameters` tell whether a
 /// model takes tools (`tools`) and reasoning (`reasoning`, `include_reasoning`).
-fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
+pub(crate) fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
     let list: wire::ModelList = from_answer(kind, "model list", &value)?;
     Ok(list
         .data

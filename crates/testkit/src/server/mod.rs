@@ -26,6 +26,7 @@ use crate::Error;
 use crate::anthropic::Anthropic;
 use crate::ollama::Ollama;
 use crate::openai::OpenAi;
+use crate::responses::Responses;
 use crate::script::{Script, Turn};
 use chat::chat;
 use control::control_endpoint;
@@ -203,6 +204,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ("POST", "/api/v1/chat/completions") => {
             chat(&shared, &OpenAi { openrouter: true }, &path, &body).await
         }
+        ("POST", "/v1/responses") => chat(&shared, &Responses, &path, &body).await,
         ("POST", "/v1/messages") => chat(&shared, &Anthropic, &path, &body).await,
         ("POST", "/api/chat") => chat(&shared, &Ollama, &path, &body).await,
         ("GET", "/v1/models") => {

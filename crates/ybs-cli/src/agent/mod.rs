@@ -9,6 +9,7 @@
 
 pub mod approve;
 pub mod confirm;
+pub mod extras;
 pub mod fit;
 pub mod limits;
 pub mod loop_guard;
@@ -35,6 +36,7 @@ use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 
 use crate::agent::confirm::ConfirmMode;
 use crate::prompt::repo_map::RepoMapCache;
+pub use extras::{RequestExtras, ResponseChain};
 pub use ui::{LineUi, Ui};
 
 /// The note kept after a reply the user cancelled.
@@ -74,6 +76,8 @@ pub struct AgentSettings {
     pub top_p: Option<f32>,
     /// A sampling seed (a chat file's `seed` option).
     pub seed: Option<u64>,
+    /// A chat file's stored reply to continue, web search and pass-through body fields.
+    pub extras: RequestExtras,
 }
 
 /// Why a turn ended.

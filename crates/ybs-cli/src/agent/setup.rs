@@ -269,6 +269,7 @@ pub fn agent(
         reasoning_effort: config.llm.reasoning_effort,
         top_p: None,
         seed: None,
+        extras: Default::default(),
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);

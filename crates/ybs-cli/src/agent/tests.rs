@@ -75,6 +75,7 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
         reasoning_effort: None,
         top_p: None,
         seed: None,
+        extras: Default::default(),
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)

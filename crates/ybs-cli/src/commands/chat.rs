@@ -143,7 +143,15 @@ mod tests {
 
     fn go(action: ChatAction, cwd: &Path, input: &str) -> (u8, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(&action, cwd, None, &mut input.as_bytes(), &mut out, &mut err).unwrap();
+        let code = run(
+            &action,
+            cwd,
+            None,
+            &mut input.as_bytes(),
+            &mut out,
+            &mut err,
+        )
+        .unwrap();
         (
             code,
             String::from_utf8(out).unwrap(),

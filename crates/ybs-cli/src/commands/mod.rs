@@ -84,17 +84,18 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
 
 fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
     let trust = crate::startup::load::run_trust(cli, host);
-    let mut loaded = match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
-        Ok(loaded) => loaded,
-        Err(failure) => {
-            writeln!(
-                err,
-                "ybs: error: {}",
-                crate::render::inert_lines(&failure.to_string())
-            )?;
-            return Ok(1);
-        }
-    };
+    let mut loaded =
+        match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
+            Ok(loaded) => loaded,
+            Err(failure) => {
+                writeln!(
+                    err,
+                    "ybs: error: {}",
+                    crate::render::inert_lines(&failure.to_string())
+                )?;
+                return Ok(1);
+            }
+        };
     for warning in &loaded.warnings {
         writeln!(
             err,

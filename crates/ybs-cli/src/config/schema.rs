@@ -84,6 +84,37 @@ pub struct LlmConfig {
     /// `{"my-model": {"input": 1.0, "output": 2.0, "cache_write": 1.25, "cache_read": 0.1}}`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, ModelPrice>,
+    /// Named endpoints a chat file selects with `endpoint: NAME`:
+    /// `{"nano": {"provider": "openai", "backend": "responses", "model": "gpt-5-nano"}}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub endpoints: BTreeMap<String, NamedEndpoint>,
+}
+
+/// `llm.endpoints.NAME`: a provider, its URL, model and request options under one name; what
+/// it leaves out comes from `llm`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NamedEndpoint {
+    /// The provider's name (`openai`, `responses`, `anthropic`...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The wire API, where a provider has two: `responses` makes an `openai` (or any
+    /// OpenAI-compatible URL) endpoint speak the Responses API.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// The base URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The API key; `null` means the provider's usual environment variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// Request options, as a chat file's `option:` lines give them (`reasoning_effort`,
+    /// `temperature`, or any body field).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, Value>,
 }
 
 /// `llm.prompt_cache`.
@@ -113,6 +144,7 @@ impl Default for LlmConfig {
             prompt_cache: PromptCache::Auto,
             reasoning_effort: None,
             prices: BTreeMap::new(),
+            endpoints: BTreeMap::new(),
         }
     }
 }

@@ -107,6 +107,7 @@ impl Renderer {
             StreamEvent::Done { .. } => self.finish(),
             StreamEvent::RedactedThinking { .. }
             | StreamEvent::ReasoningDetail { .. }
+            | StreamEvent::ResponseId { .. }
             | StreamEvent::ToolCallDelta { .. }
             | StreamEvent::ToolCallEnd { .. }
             | StreamEvent::Usage(_) => Vec::new(),
