@@ -76,7 +76,6 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         home,
         settings,
         base,
-        mode,
         latest,
         title_files,
         ..
@@ -86,7 +85,6 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         shared: &shared,
         home: &home,
         model: &base.model,
-        mode,
         stamp: &stamp,
     };
     let reply = finish.record(active, &recorder);
@@ -168,6 +166,12 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
                     usage += repaired.usage;
                     entries.extend(repaired.entries);
                     outcome = repaired.outcome;
+                }
+                // A cancel during the repair is a cancel like any other: the first bb7's
+                // client matches its exact text.
+                Err(_) if cancel.is_cancelled() => return Finish::Cancelled { reply },
+                Err(error) if error.kind == ybs_core::ErrorKind::Cancelled => {
+                    return Finish::Cancelled { reply };
                 }
                 Err(error) => {
                     return Finish::Failed {

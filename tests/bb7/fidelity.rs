@@ -1,0 +1,163 @@
+//! Issue #32: what the model is sent and what a reply's end looks like, as the first bb7 does
+//! it. Each test drives the real binary against the fake OpenRouter of `ybs-testkit` and
+//! checks the protocol lines, the saved chat and the requests; the test names give the item.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Daemon, World};
+use serde_json::{Value, json};
+use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn};
+
+const MODEL: &str = "test/model";
+const A_RS: &str = "fn alpha() {\n    one();\n}\n";
+
+struct Setup {
+    world: World,
+    server: FakeLlm,
+    daemon: Daemon,
+    chat: String,
+}
+
+fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
+    let world = World::new();
+    let script = Script::new(turns).with_models([Model::new(MODEL, 200_000)]);
+    let server = FakeLlm::start(script).unwrap();
+    world.configure(&server.base_url(), MODEL, extra);
+    world.write("src/a.rs", A_RS);
+    world.write("docs/readme.md", "# Readme\n");
+    let mut daemon = world.open_project();
+    let chat = daemon.call(json!({"action":"chat_new","name":"t"}))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (path, readonly) in [("src/a.rs", false), ("docs/readme.md", true)] {
+        let content = world.read(path);
+        let reply = daemon.call(
+            json!({"action":"context_add","path":path,"content":content,"readonly":readonly}),
+        );
+        assert_eq!(reply["type"], "ok", "{reply}");
+    }
+    Setup {
+        world,
+        server,
+        daemon,
+        chat,
+    }
+}
+
+fn a_rs_id() -> String {
+    ybs_core::file_id("src/a.rs", A_RS)
+}
+
+fn write(path: &str, content: &str) -> ToolCall {
+    ToolCall::new("w", "write_file", json!({"path":path,"content":content}))
+}
+
+fn edit(old: &str, new: &str) -> ToolCall {
+    ToolCall::new(
+        "e",
+        "edit_file",
+        json!({"edits":[{"path":"src/a.rs","file_id":a_rs_id(),"old_string":old,"new_string":new}]}),
+    )
+}
+
+fn messages(daemon: &mut Daemon) -> Vec<Value> {
+    daemon.call(json!({"action":"chat_get"}))["messages"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn has_output(world: &World, chat: &str, path: &str) -> bool {
+    world.chats_dir().join(chat).join("output").join(path).exists()
+}
+
+/// The text of the last system message of the chat.
+fn last_system(daemon: &mut Daemon) -> Value {
+    let all = messages(daemon);
+    let last = all.last().unwrap().clone();
+    assert_eq!(last["role"], "system", "{last}");
+    last["parts"][0]["content"].clone()
+}
+
+/// Lines up to the final reply of `send` `s1`, cancelling it after the first line whose
+/// content is `trigger`.
+fn send_and_cancel_at(daemon: &mut Daemon, trigger: &str) -> Vec<Value> {
+    daemon.send_line(&json!({"request_id":"s1","action":"send","content":"go"}).to_string());
+    let mut lines = Vec::new();
+    let mut cancelled = false;
+    loop {
+        let line = daemon.read_reply().unwrap();
+        if line["request_id"] == "c1" {
+            continue;
+        }
+        let last = matches!(line["type"].as_str(), Some("done" | "diff_error" | "error"));
+        if !cancelled && line["content"].as_str() == Some(trigger) {
+            daemon.send_line(
+                &json!({"request_id":"c1","action":"cancel","target_request_id":"s1"}).to_string(),
+            );
+            cancelled = true;
+        }
+        lines.push(line);
+        if last {
+            return lines;
+        }
+    }
+}
+
+#[test]
+fn item1_a_cancel_during_the_hidden_repair_reads_as_a_cancel() {
+    let first = Turn::text(["Editing."]).with_tool_call(edit("missing();", "x();"));
+    let slow: Vec<String> = (0..200).map(|i| format!("r{i} ")).collect();
+    let repair = Turn::text(slow)
+        .with_delay_ms(20)
+        .with_tool_call(edit("one();", "uno();"));
+    let Setup {
+        world,
+        mut daemon,
+        chat,
+        server: _server,
+    } = setup(
+        vec![first, repair],
+        json!({"auto_retry_partial_edits": true}),
+    );
+    let lines = send_and_cancel_at(&mut daemon, "\n[Reattempting to apply file changes...]\n");
+    assert_eq!(
+        lines.last().unwrap(),
+        &json!({"type":"error","request_id":"s1","message":"Response aborted by user."})
+    );
+    assert_eq!(last_system(&mut daemon), "Response aborted by user.");
+    let all = messages(&mut daemon);
+    let kept = &all[all.len() - 2];
+    assert_eq!(kept["role"], "assistant");
+    assert_eq!(kept["parts"][0]["content"], "Editing.");
+    assert!(!has_output(&world, &chat, "src/a.rs"));
+}
+
+#[test]
+fn item5_a_cancel_writes_no_file_of_the_complete_calls() {
+    let long = "x".repeat(400);
+    let turn = Turn::text(["start"])
+        .with_tool_call(write("new.txt", "n\n"))
+        .with_tool_call(write("slow.txt", &long).in_fragments(150))
+        .with_delay_ms(20);
+    let Setup {
+        world,
+        mut daemon,
+        chat,
+        server: _server,
+    } = setup(vec![turn], json!({}));
+    daemon.send_line(&json!({"request_id":"s1","action":"send","content":"go"}).to_string());
+    assert_eq!(daemon.read_reply().unwrap()["content"], "start");
+    // The first call is complete well before the second one's 150 fragments are.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    daemon.send_line(
+        &json!({"request_id":"c1","action":"cancel","target_request_id":"s1"}).to_string(),
+    );
+    let mut replies = vec![daemon.read_reply().unwrap(), daemon.read_reply().unwrap()];
+    replies.sort_by_key(|reply| reply["request_id"].as_str().unwrap().to_owned());
+    assert_eq!(replies[1]["message"], "Response aborted by user.", "{replies:?}");
+    assert!(!has_output(&world, &chat, "new.txt"));
+    assert_eq!(last_system(&mut daemon), "Response aborted by user.");
+}
