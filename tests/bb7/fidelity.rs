@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Daemon, World};
+use common::{Daemon, World, chat_requests};
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn};
 
@@ -160,4 +160,98 @@ fn item5_a_cancel_writes_no_file_of_the_complete_calls() {
     assert_eq!(replies[1]["message"], "Response aborted by user.", "{replies:?}");
     assert!(!has_output(&world, &chat, "new.txt"));
     assert_eq!(last_system(&mut daemon), "Response aborted by user.");
+}
+
+#[test]
+fn item5_a_write_after_an_edit_of_the_same_path_ends_the_reply() {
+    let turn = Turn::text(["Both."])
+        .with_tool_call(edit("one();", "uno();"))
+        .with_tool_call(write("src/a.rs", "replaced\n"));
+    let Setup {
+        world,
+        mut daemon,
+        chat,
+        server: _server,
+    } = setup(vec![turn], json!({}));
+    let lines = daemon.send("s1", "go");
+    let chunks: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "chunk")
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    // Item 6: the call before the bad one is announced.
+    assert_eq!(chunks, ["Both.", "\n[Assistant modified: 1 edit(s)]\n"]);
+    let message = "Duplicate write_file for path in single response: src/a.rs";
+    let last = lines.last().unwrap();
+    assert_eq!((&last["type"], &last["message"]), (&json!("error"), &json!(message)));
+    assert_eq!(last_system(&mut daemon), message);
+    assert!(!has_output(&world, &chat, "src/a.rs"));
+}
+
+#[test]
+fn item6_a_path_outside_the_context_ends_the_reply_after_the_earlier_calls() {
+    let outside = ToolCall::new(
+        "o",
+        "edit_file",
+        json!({"edits":[{"path":"nowhere.rs","file_id":"00000000","old_string":"a","new_string":"b"}]}),
+    );
+    let turn = Turn::default()
+        .with_tool_call(write("new.txt", "n\n"))
+        .with_tool_call(ToolCall::new(
+            "e",
+            "edit_file",
+            json!({"edits":[
+                {"path":"src/a.rs","file_id":a_rs_id(),"old_string":"one();","new_string":"uno();"},
+                {"path":"src/a.rs","file_id":a_rs_id(),"old_string":"same","new_string":"same"}
+            ]}),
+        ))
+        .with_tool_call(outside);
+    let Setup {
+        world,
+        mut daemon,
+        chat,
+        server: _server,
+    } = setup(vec![turn], json!({}));
+    let lines = daemon.send("s1", "go");
+    let chunks: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "chunk")
+        .map(|l| l["content"].as_str().unwrap())
+        .collect();
+    // The no-op edit is not counted.
+    assert_eq!(
+        chunks,
+        [
+            "\n[Assistant added: new.txt]\n",
+            "\n[Assistant modified: 1 edit(s)]\n"
+        ]
+    );
+    let message = "edit_file: nowhere.rs not in context or output";
+    assert_eq!(lines.last().unwrap()["message"], message);
+    assert_eq!(last_system(&mut daemon), message);
+    assert!(!has_output(&world, &chat, "new.txt"));
+}
+
+#[test]
+fn item4_the_hidden_repair_asks_for_no_reasoning() {
+    let first = Turn::text(["Editing."]).with_tool_call(edit("missing();", "x();"));
+    let repair = Turn::default().with_tool_call(edit("one();", "uno();"));
+    let Setup {
+        server,
+        mut daemon,
+        world: _world,
+        chat: _chat,
+    } = setup(
+        vec![first, repair],
+        json!({"auto_retry_partial_edits": true}),
+    );
+    let lines = daemon.stream(
+        "s1",
+        json!({"action":"send","content":"go","reasoning_effort":"high"}),
+    );
+    assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
+    let requests = chat_requests(&server);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0]["reasoning"]["effort"], "high", "{}", requests[0]);
+    assert!(requests[1].get("reasoning").is_none(), "{}", requests[1]);
 }
