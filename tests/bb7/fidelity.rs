@@ -255,3 +255,56 @@ fn item4_the_hidden_repair_asks_for_no_reasoning() {
     assert_eq!(requests[0]["reasoning"]["effort"], "high", "{}", requests[0]);
     assert!(requests[1].get("reasoning").is_none(), "{}", requests[1]);
 }
+
+#[test]
+fn item7_edit_errors_read_as_the_first_bb7_words_them() {
+    let empty = Turn::default().with_tool_call(edit("", "x();"));
+    let Setup {
+        mut daemon,
+        world: _world,
+        chat: _chat,
+        server: _server,
+    } = setup(vec![empty], json!({}));
+    let last = daemon.send("s1", "go").pop().unwrap();
+    assert_eq!(last["type"], "diff_error", "{last}");
+    assert_eq!(
+        last["errors"],
+        json!(["edit_file edit 0 (src/a.rs, base=context): old_string is empty but file has content"])
+    );
+
+    let anchored = |changes: Value| {
+        Turn::default().with_tool_call(ToolCall::new(
+            "a",
+            "edit_file",
+            json!({"path":"src/a.rs","file_id":a_rs_id(),"changes":changes}),
+        ))
+    };
+    let missing = anchored(json!([
+        {"start":["fn alpha() {"],"content":["fn alpha() {"]},
+        {"start":["nope","more"],"content":["x"]}
+    ]));
+    let overlap = anchored(json!([
+        {"start":["fn alpha() {"],"end":["}"],"content":["a"]},
+        {"start":["    one();"],"content":["b"]}
+    ]));
+    let Setup {
+        mut daemon,
+        world: _world,
+        chat: _chat,
+        server: _server,
+    } = setup(vec![missing, overlap], json!({"diff_mode":"anchored"}));
+    let last = daemon.send("s1", "go").pop().unwrap();
+    assert_eq!(
+        last["errors"],
+        json!(["edit_file src/a.rs: change 1: anchor not found (start: \"nope\" ...)"]),
+        "{last}"
+    );
+    let last = daemon.send("s2", "again").pop().unwrap();
+    assert_eq!(
+        last["errors"],
+        json!([
+            "edit_file src/a.rs: change 1: regions overlap (lines 1-3 and 2-2) (start: \"    one();\")"
+        ]),
+        "{last}"
+    );
+}

@@ -497,7 +497,7 @@ fn empty_old_string_only_on_empty_file() {
     assert_eq!(e, SearchReplaceError::EmptyOldString);
     assert_eq!(
         e.to_string(),
-        "old_string is empty, which is only allowed on an empty file; quote the text to replace"
+        "old_string is empty but file has content"
     );
 }
 
