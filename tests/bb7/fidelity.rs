@@ -70,7 +70,12 @@ fn messages(daemon: &mut Daemon) -> Vec<Value> {
 }
 
 fn has_output(world: &World, chat: &str, path: &str) -> bool {
-    world.chats_dir().join(chat).join("output").join(path).exists()
+    world
+        .chats_dir()
+        .join(chat)
+        .join("output")
+        .join(path)
+        .exists()
 }
 
 /// The text of the last system message of the chat.
@@ -157,7 +162,10 @@ fn item5_a_cancel_writes_no_file_of_the_complete_calls() {
     );
     let mut replies = vec![daemon.read_reply().unwrap(), daemon.read_reply().unwrap()];
     replies.sort_by_key(|reply| reply["request_id"].as_str().unwrap().to_owned());
-    assert_eq!(replies[1]["message"], "Response aborted by user.", "{replies:?}");
+    assert_eq!(
+        replies[1]["message"], "Response aborted by user.",
+        "{replies:?}"
+    );
     assert!(!has_output(&world, &chat, "new.txt"));
     assert_eq!(last_system(&mut daemon), "Response aborted by user.");
 }
@@ -183,7 +191,10 @@ fn item5_a_write_after_an_edit_of_the_same_path_ends_the_reply() {
     assert_eq!(chunks, ["Both.", "\n[Assistant modified: 1 edit(s)]\n"]);
     let message = "Duplicate write_file for path in single response: src/a.rs";
     let last = lines.last().unwrap();
-    assert_eq!((&last["type"], &last["message"]), (&json!("error"), &json!(message)));
+    assert_eq!(
+        (&last["type"], &last["message"]),
+        (&json!("error"), &json!(message))
+    );
     assert_eq!(last_system(&mut daemon), message);
     assert!(!has_output(&world, &chat, "src/a.rs"));
 }
@@ -252,7 +263,11 @@ fn item4_the_hidden_repair_asks_for_no_reasoning() {
     assert_eq!(lines.last().unwrap()["type"], "done", "{lines:?}");
     let requests = chat_requests(&server);
     assert_eq!(requests.len(), 2);
-    assert_eq!(requests[0]["reasoning"]["effort"], "high", "{}", requests[0]);
+    assert_eq!(
+        requests[0]["reasoning"]["effort"], "high",
+        "{}",
+        requests[0]
+    );
     assert!(requests[1].get("reasoning").is_none(), "{}", requests[1]);
 }
 
@@ -269,7 +284,9 @@ fn item7_edit_errors_read_as_the_first_bb7_words_them() {
     assert_eq!(last["type"], "diff_error", "{last}");
     assert_eq!(
         last["errors"],
-        json!(["edit_file edit 0 (src/a.rs, base=context): old_string is empty but file has content"])
+        json!([
+            "edit_file edit 0 (src/a.rs, base=context): old_string is empty but file has content"
+        ])
     );
 
     let anchored = |changes: Value| {

@@ -567,9 +567,7 @@ fn empty_old_string_fills_an_empty_file_only() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec![
-            "edit_file a.txt (base=context): old_string is empty but file has content"
-        ]
+        vec!["edit_file a.txt (base=context): old_string is empty but file has content"]
     );
 }
 

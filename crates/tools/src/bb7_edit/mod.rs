@@ -69,7 +69,8 @@ mod search_replace;
 mod text;
 
 pub use anchored::{
-    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored, describe_anchored_error,
+    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored,
+    describe_anchored_error,
 };
 pub use mode::{DiffMode, DiffModeError};
 pub use pending::{

@@ -94,7 +94,11 @@ impl fmt::Display for SearchReplaceError {
         match self {
             SearchReplaceError::NotFound => f.write_str("old_string not found in file"),
             SearchReplaceError::NotUnique { count, lines } => {
-                write!(f, "old_string not unique ({count} matches at lines {})", list_lines(lines))
+                write!(
+                    f,
+                    "old_string not unique ({count} matches at lines {})",
+                    list_lines(lines)
+                )
             }
             // The first bb7's words for a raw-substring (last pass) ambiguity.
             SearchReplaceError::NotUniqueSubstring => {
