@@ -8,11 +8,10 @@
 use serde_json::{Map, Value, json};
 use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
-use ybs_tools::bb7_edit::{DiffMode, FileWrite, apply_response};
+use ybs_tools::bb7_edit::FileWrite;
 
 use crate::protocol::replies::{self, Counters, ErrorReply, Reply, UsageFigures};
 use crate::protocol::shared::{Shared, fatal};
-use crate::send::tool_calls::Lookup;
 use crate::store::active::Active;
 use crate::store::global::{GlobalState, Home};
 use crate::store::model::now;
@@ -46,8 +45,8 @@ pub(super) enum Finish {
         message: String,
         counters: Counters,
     },
-    /// The user cancelled: what streamed and the files of its complete tool calls are kept,
-    /// then the abort message; the `send` is answered with the error [`ABORTED`].
+    /// The user cancelled: what streamed is kept (no file is written), then the abort
+    /// message; the `send` is answered with the error [`ABORTED`].
     Cancelled { reply: LlmReply },
 }
 
@@ -56,7 +55,6 @@ pub(super) struct Recorder<'a> {
     pub(super) shared: &'a Shared,
     pub(super) home: &'a Home,
     pub(super) model: &'a str,
-    pub(super) mode: Option<DiffMode>,
     pub(super) stamp: &'a Stamp,
 }
 
@@ -182,38 +180,20 @@ impl Recorder<'_> {
     }
 }
 
-/// Keeps what a cancelled stream gave: its text and thinking, the files of its complete tool
-/// calls when they all apply, then the abort message.
+/// Keeps what a cancelled stream gave: its text and thinking, then the abort message. As in
+/// the first bb7, no tool call of a cancelled reply is applied (it only ever handles them once
+/// a reply is complete), so a cancel writes no file.
 fn keep_cancelled(active: &mut Active, reply: &LlmReply, with: &Recorder<'_>) {
-    let calls: Vec<ToolCall> = tool_calls_of(&reply.message)
-        .into_iter()
-        .filter(|call| call.arguments_error.is_none() && !call.name.is_empty())
-        .collect();
-    let writes = match with.mode {
-        Some(mode) if !calls.is_empty() => {
-            apply_response(mode, &calls, &Lookup(active)).unwrap_or_default()
-        }
-        _ => Vec::new(),
-    };
     let mut message = assistant_message(&reply.message, with.model);
     with.stamp.annotate(&mut message, &reply.usage);
-    let aborted = Message::system(ABORTED).with_timestamp(now());
-    let mut messages = Vec::new();
-    if !message.parts.is_empty() || !writes.is_empty() {
-        messages.push(message.clone());
+    if !message.parts.is_empty() {
+        active.chat.messages.push(message);
     }
-    messages.push(aborted.clone());
-    if let Err(err) = commit::commit(active, &writes, messages) {
-        if err.is_fatal() {
-            fatal(&err);
-        }
-        tracing::error!(error = %err, "the files of a cancelled reply were not written");
-        if !message.parts.is_empty() {
-            active.chat.messages.push(message);
-        }
-        active.chat.messages.push(aborted);
-        save(active);
-    }
+    active
+        .chat
+        .messages
+        .push(Message::system(ABORTED).with_timestamp(now()));
+    save(active);
 }
 
 /// The counters of the trim loop's current attempt.

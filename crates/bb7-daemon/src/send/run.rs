@@ -76,7 +76,6 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         home,
         settings,
         base,
-        mode,
         latest,
         title_files,
         ..
@@ -91,7 +90,6 @@ pub async fn run(plan: Plan, shared: Shared, cancel: CancellationToken) {
         shared: &shared,
         home: &home,
         model: &base.model,
-        mode,
         stamp: &stamp,
     };
     let reply = finish.record(active, &recorder);
@@ -139,17 +137,24 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
             counters,
         };
     };
+    let in_context = |path: &str| plan.active.chat.find_file(path).is_some();
     let checked = match tool_calls::precheck(mode, &calls, &plan.active) {
         Ok(checked) => checked,
-        Err(message) => {
+        Err(ending) => {
+            // As the first bb7: the calls before the bad one are announced, nothing is
+            // written, and the reply ends with the error (saved as a system message).
+            let before = &calls[..ending.at.min(calls.len())];
+            let announced = tool_calls::apply(mode, before, &Lookup(&plan.active), in_context);
+            for text in &announced.chunks {
+                shared.send(&chunk(text, rid));
+            }
             return Finish::Failed {
                 partial: Some(reply),
-                message,
+                message: ending.message,
                 counters,
             };
         }
     };
-    let in_context = |path: &str| plan.active.chat.find_file(path).is_some();
     let Applied {
         outcome,
         partial,
@@ -184,6 +189,12 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
                     usage += repaired.usage;
                     entries.extend(repaired.entries);
                     outcome = repaired.outcome;
+                }
+                // A cancel during the repair is a cancel like any other: the first bb7's
+                // client matches its exact text.
+                Err(_) if cancel.is_cancelled() => return Finish::Cancelled { reply },
+                Err(error) if error.kind == ybs_core::ErrorKind::Cancelled => {
+                    return Finish::Cancelled { reply };
                 }
                 Err(error) => {
                     return Finish::Failed {
@@ -311,7 +322,9 @@ async fn repair_once(
         tool_calls: failure.entries.to_vec(),
     };
     let pending_files = tool_calls::with_pending(&plan.files, failure.partial);
-    let request = plan.request(&pending_files, failure.range, Some(&repair_context));
+    let mut request = plan.request(&pending_files, failure.range, Some(&repair_context));
+    // As the first bb7: the repair asks for no reasoning, whatever the send asked for.
+    request.reasoning_effort = None;
     let repair = stream_once(&*plan.provider, &request, cancel, shared, rid, false).await;
     if let Some(error) = repair.error {
         return Err(error);
@@ -330,8 +343,8 @@ async fn repair_once(
             tool_calls::apply(mode, &repair_calls, &lookup, |_| true, cancel).outcome,
             &checked,
         ),
-        Err(message) => Err(DiffError {
-            errors: vec![message],
+        Err(ending) => Err(DiffError {
+            errors: vec![ending.message],
             tool_calls: Vec::new(),
         }),
     };

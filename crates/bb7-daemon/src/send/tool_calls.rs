@@ -2,7 +2,7 @@
 //! algorithms of `ybs_tools::bb7_edit`:
 //!
 //! - [`precheck`] finds what ends the whole reply with an `error` instead of a `diff_error`
-//!   (two `write_file` calls to one path, `edit_file` arguments the first bb7 cannot read
+//!   (a `write_file` of a path the reply already wrote or edited, `edit_file` arguments the first bb7 cannot read
 //!   (`ybs_tools::bb7_edit::read_error`), an edit of a path
 //!   neither in context, output nor written earlier in the reply, a second anchored edit of
 //!   one path) and the calls that touch a read-only context file (a `diff_error` naming it);
@@ -59,20 +59,30 @@ pub struct Precheck {
     pub read_only: Vec<String>,
 }
 
-/// Checks a reply's calls before they are applied. `Err` is the text of the `error` that
-/// ends the reply.
-pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<Precheck, String> {
-    let mut written: HashSet<String> = HashSet::new();
+/// What ends a reply with an `error` instead of a `diff_error`: the text, and the index of
+/// the call that caused it (the calls before it are still announced, as in the first bb7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ending {
+    /// The index of the bad call in the reply.
+    pub at: usize,
+    /// The `error`'s text (also saved as a system message).
+    pub message: String,
+}
+
+/// Checks a reply's calls before they are applied. `Err` says what ends the reply.
+pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<Precheck, Ending> {
     let mut produced: HashSet<String> = HashSet::new();
     let mut found = Precheck::default();
-    for call in calls {
+    for (at, call) in calls.iter().enumerate() {
+        let end = |message: String| Err(Ending { at, message });
         match call.name.as_str() {
             WRITE_FILE => {
                 let Some(path) = call_paths(call).into_iter().next() else {
                     continue;
                 };
-                if !written.insert(path.clone()) {
-                    return Err(format!(
+                // As the first bb7: a write of a path the reply already wrote or edited ends it.
+                if produced.contains(&path) {
+                    return end(format!(
                         "Duplicate write_file for path in single response: {path}"
                     ));
                 }
@@ -87,10 +97,10 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
             }
             EDIT_FILE => {
                 if let Some(why) = &call.arguments_error {
-                    return Err(format!("edit_file parse error: {why}"));
+                    return end(format!("edit_file parse error: {why}"));
                 }
                 if let Some(why) = ybs_tools::bb7_edit::read_error(mode, &call.arguments) {
-                    return Err(format!("edit_file parse error: {why}"));
+                    return end(format!("edit_file parse error: {why}"));
                 }
                 let paths = call_paths(call);
                 for path in &paths {
@@ -99,7 +109,7 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                         continue;
                     }
                     if mode == DiffMode::Anchored && produced.contains(path) {
-                        return Err(format!(
+                        return end(format!(
                             "Duplicate file output for path in single response: {path}"
                         ));
                     }
@@ -111,7 +121,7 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                             "edit_file ({path}): {path} is read-only in context and cannot be edited"
                         )),
                         Some(_) => {}
-                        None => return Err(format!("edit_file: {path} not in context or output")),
+                        None => return end(format!("edit_file: {path} not in context or output")),
                     }
                 }
                 produced.extend(paths);
@@ -178,8 +188,15 @@ pub fn apply<L: BaseLookup + ?Sized>(
             (WRITE_FILE, [path, ..], _) if !in_context(path) => {
                 format!("Assistant added: {path}")
             }
-            // As the first bb7: a multi-edit call is announced by its number of edits.
-            (EDIT_FILE, _, Some(edits)) => format!("Assistant modified: {} edit(s)", edits.len()),
+            // As the first bb7: a multi-edit call is announced by its number of edits, the
+            // no-ops (old equal to new) left out.
+            (EDIT_FILE, _, Some(edits)) => {
+                let changing = edits
+                    .iter()
+                    .filter(|edit| edit.get("old_string") != edit.get("new_string"))
+                    .count();
+                format!("Assistant modified: {changing} edit(s)")
+            }
             (_, paths, _) => format!("Assistant modified: {}", paths.join(", ")),
         };
         chunks.push(format!("\n[{chunk}]\n"));

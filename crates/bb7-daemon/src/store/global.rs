@@ -12,7 +12,7 @@ use crate::protocol::error::{Error, Result};
 use crate::store::atomic;
 
 /// The model used when nothing else names one.
-pub const FALLBACK_MODEL: &str = "anthropic/claude-sonnet-4";
+pub const FALLBACK_MODEL: &str = "anthropic/claude-sonnet-4.6";
 
 /// Where the per-user files are.
 #[derive(Debug, Clone, PartialEq, Eq)]
