@@ -144,7 +144,8 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
             // As the first bb7: the calls before the bad one are announced, nothing is
             // written, and the reply ends with the error (saved as a system message).
             let before = &calls[..ending.at.min(calls.len())];
-            let announced = tool_calls::apply(mode, before, &Lookup(&plan.active), in_context);
+            let announced =
+                tool_calls::apply(mode, before, &Lookup(&plan.active), in_context, cancel);
             for text in &announced.chunks {
                 shared.send(&chunk(text, rid));
             }
