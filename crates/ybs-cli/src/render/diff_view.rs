@@ -100,15 +100,10 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
             let after = if call.name == "write_file" {
                 text("content")?.to_owned()
             } else {
-                let replace_all = (call.arguments.get("replace_all"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                edited(
-                    before.as_deref()?,
-                    text("old_text")?,
-                    text("new_text")?,
-                    replace_all,
-                )?
+                let edits = ybs_tools::builtins::edits_of(&call.arguments).ok()?;
+                let (after, _) =
+                    ybs_tools::builtins::apply_edits(before.as_deref()?, &edits, &path).ok()?;
+                after
             };
             Some(Preview::File {
                 path,
@@ -130,25 +125,6 @@ fn unshown(error: &ybs_tools::nofollow::NoFollowError) -> String {
         NoFollowError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
         NoFollowError::Link(_) => "it is reached through a symbolic link now".into(),
         other => other.to_string(),
-    }
-}
-
-/// The text `edit_file` would write, or `None` where it would refuse: the same matching
-/// (exact, unique unless `replace_all`, LF text matched in a CRLF file).
-fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String> {
-    if old.is_empty() {
-        return None;
-    }
-    let (old, new) = if text.contains("\r\n") && !old.contains('\r') {
-        (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
-    } else {
-        (old.to_owned(), new.to_owned())
-    };
-    match text.matches(old.as_str()).count() {
-        0 => None,
-        1 => Some(text.replace(&old, &new)),
-        _ if replace_all => Some(text.replace(&old, &new)),
-        _ => None,
     }
 }
 
@@ -538,8 +514,22 @@ mod tests {
         assert_eq!(lines[11], "  … 2 more lines");
     }
 
+    /// What the preview computes for an `edit_file` call's arguments.
+    fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String> {
+        let args =
+            serde_json::json!({"old_text": old, "new_text": new, "replace_all": replace_all});
+        let edits = ybs_tools::builtins::edits_of(&args).ok()?;
+        Some(ybs_tools::builtins::apply_edits(text, &edits, "f").ok()?.0)
+    }
+
     #[test]
     fn edits_are_previewed_as_the_tool_would_apply_them() {
+        let both = serde_json::json!({"edits": [
+            {"old_text": "a", "new_text": "b"}, {"old_text": "c", "new_text": "d"}
+        ]});
+        let edits = ybs_tools::builtins::edits_of(&both).unwrap();
+        let applied = ybs_tools::builtins::apply_edits("a c\n", &edits, "f").map(|r| r.0);
+        assert_eq!(applied.as_deref(), Ok("b d\n"));
         assert_eq!(edited("a b a", "b", "c", false).as_deref(), Some("a c a"));
         assert_eq!(edited("a b a", "a", "c", false), None);
         assert_eq!(edited("a b a", "a", "c", true).as_deref(), Some("c b c"));
