@@ -3,8 +3,6 @@
 //! and last the user, whose "always" can become a rule of the session, the project or the
 //! user.
 
-use std::path::PathBuf;
-
 use ybs_core::ToolCall;
 use ybs_tools::{Confirmation, Decision};
 
@@ -13,15 +11,6 @@ use super::{Agent, Ui};
 use crate::agent::confirm::{Answer, Settle};
 pub use crate::config::Approval;
 use crate::render::Notice;
-
-/// The files that "always" answers may save rules in.
-#[derive(Debug, Clone, Default)]
-pub struct RuleFiles {
-    /// The project's `.ybs.json`.
-    pub project: Option<PathBuf>,
-    /// The user's configuration file.
-    pub user: Option<PathBuf>,
-}
 
 /// The tools that edit one file named by their `path`.
 const EDITORS: [&str; 3] = ["write_file", "edit_file", "delete_file"];

@@ -8,6 +8,7 @@ use ybs_context_budget::{TokenCounter, conversation_tokens};
 use ybs_core::{Message, ToolSpec};
 
 use super::limits::thousands;
+use super::shrink::Shrink;
 use super::{Agent, AgentError, Ui};
 use crate::render::Notice;
 
@@ -21,37 +22,6 @@ const SAFETY: f64 = 0.9;
 
 /// The fewest tokens a reply may be given.
 const MIN_REPLY: u64 = 128;
-
-/// What may be left out, in order, to make the prompt fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shrink {
-    /// The repository map.
-    RepoMap,
-    /// The project's instruction files.
-    Instructions,
-    /// ybs's full instructions give way to [`SHORT_BASE`].
-    ShortInstructions,
-    /// The tools' descriptions are cut to their first sentence, parameters' left out.
-    ShortToolDescriptions,
-}
-
-impl Shrink {
-    const ORDER: [Shrink; 4] = [
-        Shrink::RepoMap,
-        Shrink::Instructions,
-        Shrink::ShortInstructions,
-        Shrink::ShortToolDescriptions,
-    ];
-
-    fn said(self) -> &'static str {
-        match self {
-            Shrink::RepoMap => "the repository map was left out",
-            Shrink::Instructions => "the project's instructions (AGENTS.md) were left out",
-            Shrink::ShortInstructions => "ybs's instructions were shortened",
-            Shrink::ShortToolDescriptions => "the tools' descriptions were shortened",
-        }
-    }
-}
 
 impl Agent {
     /// The tools as the model is offered them: all enabled ones, read-only ones only in plan

@@ -18,6 +18,7 @@ pub mod plan;
 pub mod prepare;
 pub mod pricing;
 pub mod setup;
+pub mod shrink;
 
 mod send;
 #[cfg(test)]
@@ -156,9 +157,9 @@ pub struct Agent {
     /// `safety.approval`: what runs without asking.
     pub approval: approve::Approval,
     /// Where "always" answers save rules.
-    pub rule_files: approve::RuleFiles,
+    pub rule_files: permissions::RuleFiles,
     /// What was left out of the prompt to fit the window.
-    shrunk: Vec<fit::Shrink>,
+    shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
     /// Whether a dry run has shown the system prompt yet.
     prompt_shown: bool,
@@ -189,7 +190,7 @@ impl Agent {
             plan_mode: false,
             permissions: permissions::Permissions::default(),
             approval: approve::Approval::default(),
-            rule_files: approve::RuleFiles::default(),
+            rule_files: permissions::RuleFiles::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

@@ -305,7 +305,7 @@ mod tests {
     }
 
     fn defaults() -> Map<String, Value> {
-        super::super::load::defaults()
+        object(serde_json::to_value(crate::config::schema::Config::default()).unwrap())
     }
 
     fn taken(layer: Value) -> (Vec<String>, Value) {

@@ -12,6 +12,7 @@ pub mod command;
 pub mod store;
 
 use std::fmt;
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -324,6 +325,15 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
         pattern: None,
     });
     offers
+}
+
+/// The files that "always" answers may save rules in.
+#[derive(Debug, Clone, Default)]
+pub struct RuleFiles {
+    /// The project's `.ybs.json`.
+    pub project: Option<PathBuf>,
+    /// The user's configuration file.
+    pub user: Option<PathBuf>,
 }
 
 #[cfg(test)]
