@@ -99,7 +99,7 @@ fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() 
     tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
     tmux.wait_for("ybs>");
     tmux.keys(&["list the files", "Enter"]);
-    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
+    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways (a rule):");
     assert!(screen.contains("  $ ls -la\n"), "{screen}");
     assert!(
         screen.contains("  > echo pwned > .ybs.json #^[[2K^[[1A^[[2K  $ ls -la"),
@@ -111,7 +111,7 @@ fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() 
     tmux.keys(&["try the terminal", "Enter"]);
     tmux.wait_for_after(
         "try the terminal",
-        "Allow? [y]es / [n]o / [a]lways this session:",
+        "Allow? [y]es / [n]o / [a]lways (a rule):",
     );
     tmux.keys(&["y", "Enter"]);
     tmux.wait_for("Tried the terminal.");
