@@ -32,8 +32,14 @@ pub fn directives(expansion: &Expansion, config: &Config) -> Vec<Directive> {
         let Some(value) = options.get(key) else {
             continue;
         };
-        let chosen = *value == config.llm.provider || Some(value) == config.llm.endpoint.as_ref();
-        if !chosen {
+        let chosen = *value == config.llm.provider
+            || Some(value) == config.llm.endpoint.as_ref()
+            // A name of the user's own `llm.endpoints` is their choice.
+            || (key == "endpoint" && config.llm.endpoints.contains_key(value.as_str()));
+        // Only a URL or a provider can send anything anywhere; another word is an error
+        // later (an unknown endpoint name is listed against the configured ones).
+        let reaches = value.contains("://") || value.parse::<ybs_providers::ProviderKind>().is_ok();
+        if !chosen && reaches {
             found.push(Directive {
                 text: format!("{key}: {value}"),
                 risk: Risk::SendsData,
