@@ -13,6 +13,7 @@ pub mod extras;
 pub mod fit;
 pub mod limits;
 pub mod loop_guard;
+pub mod network;
 pub mod permissions;
 pub mod plan;
 pub mod prepare;
@@ -156,6 +157,8 @@ pub struct Agent {
     pub permissions: permissions::Permissions,
     /// `safety.approval`: what runs without asking.
     pub approval: approve::Approval,
+    /// `safety.network`: what a `run_shell` call that asks for the network gets.
+    pub network: crate::config::Network,
     /// Where "always" answers save rules.
     pub rule_files: permissions::RuleFiles,
     /// What was left out of the prompt to fit the window.
@@ -190,6 +193,7 @@ impl Agent {
             plan_mode: false,
             permissions: permissions::Permissions::default(),
             approval: approve::Approval::default(),
+            network: crate::config::Network::default(),
             rule_files: permissions::RuleFiles::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
