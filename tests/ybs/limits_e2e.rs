@@ -65,6 +65,41 @@ fn a_200k_model_gets_its_window_and_output_limit() {
 }
 
 #[test]
+fn switching_the_model_resolves_its_own_limits() {
+    let mut big = Model::new("big/model", 200_000);
+    big.max_completion_tokens = Some(64_000);
+    let mut small = Model::new("small/model", 16_000);
+    small.max_completion_tokens = Some(2_000);
+    let project = Project::with_script(
+        Script::new([Turn::text(["Big."]), Turn::text(["Small."])]).with_models([big, small]),
+    );
+    let endpoint = format!("{}/api/v1", project.llm.base_url());
+    project.configure(|config| {
+        config["llm"] = json!({"provider": "openrouter", "model": "big/model",
+                               "endpoint": endpoint, "api_key": "sk-or-test"});
+    });
+    let output = project.ybs_with_input(&[], "hi\n/model small/model\nagain\n/usage\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains(
+            "now using openrouter small/model (context 16k, output 2,000; context from the \
+             provider's GET /models)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("model limits: context 16k, output 2,000 (small/model from"),
+        "{stdout}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies[0]["max_tokens"], json!(32_000), "{}", bodies[0]);
+    assert_eq!(bodies[1]["model"], "small/model");
+    let asked = bodies[1]["max_tokens"].as_u64().unwrap();
+    assert!(asked <= 2_000, "{}", bodies[1]);
+}
+
+#[test]
 fn a_configured_window_and_output_win_over_the_providers() {
     let project = openrouter_project(vec![Turn::text(["Hello."])]);
     project.configure(|config| {

@@ -207,12 +207,11 @@ impl Agent {
         self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
         self.settings.compaction.max_tokens =
             usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
-        if let Some(counter) = limits
-            .chars_per_token
+        // A model switched to without a known tokenizer is estimated as any other.
+        let counter = (limits.chars_per_token)
             .and_then(|r| CharsPerToken::new(r).ok())
-        {
-            self.counter = CachedCounter::new(counter);
-        }
+            .unwrap_or_default();
+        self.counter = CachedCounter::new(counter);
         self.limits = limits;
     }
 

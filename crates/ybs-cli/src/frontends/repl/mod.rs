@@ -238,23 +238,6 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     Ok(0)
 }
 
-/// The context window of `model` as the provider lists it; `None` when unknown or the list
-/// does not come within a few seconds.
-fn context_window(
-    runtime: &tokio::runtime::Runtime,
-    provider: &dyn ybs_providers::Provider,
-    model: &str,
-) -> Option<u64> {
-    let listing = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(5), provider.list_models()).await
-    });
-    let models = listing.ok()?.ok()?;
-    models
-        .into_iter()
-        .find(|info| info.id == model)
-        .and_then(|info| info.context_length)
-}
-
 /// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.
 fn reload_tools(agent: &mut Agent, config: &Config, out: &mut dyn Write) {
     let report = agent.registry.reload();
@@ -591,17 +574,39 @@ fn switch(
     }
     match crate::agent::setup::provider(&next, &context.host.env) {
         Ok(provider) => {
-            let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
+            // The new model's own window and output limit (the configured ones still win).
+            let limits = crate::agent::limits::discover_on(
+                context.runtime,
+                &next,
+                &context.loaded.sources,
+                provider.as_ref(),
+                &agent.settings.prices,
+            );
+            // Ollama is told the window it loads the model with.
+            let provider = match provider.kind() {
+                ProviderKind::Ollama => crate::agent::setup::provider_with_window(
+                    &next,
+                    &context.host.env,
+                    Some(limits.window.tokens),
+                )
+                .unwrap_or(provider),
+                _ => provider,
+            };
             agent.provider = provider;
             agent.settings.model = next.llm.model.clone();
+            agent.set_limits(limits);
             *config = next;
             let _ = writeln!(
                 out,
-                "now using {} {}",
-                config.llm.provider, config.llm.model
+                "now using {} {} ({}; context from {})",
+                config.llm.provider,
+                config.llm.model,
+                agent.limits.short(),
+                agent.limits.window.source
             );
             let tokens = agent.conversation_tokens();
-            if let Some(window) = window.filter(|&window| window < tokens as u64) {
+            let window = agent.limits.window.tokens;
+            if window < tokens as u64 {
                 let message = format!(
                     "the conversation (about {tokens} tokens) is larger than the context window \
                      of {} ({window} tokens); older messages will be dropped on the next turn \
