@@ -9,7 +9,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::fixture::{MODEL, Setup, write_call as write};
+use common::fixture::{Setup, write_call as write};
 use common::{Daemon, World, chat_requests};
 use serde_json::{Value, json};
 use ybs_testkit::{Script, ToolCall, Turn, Usage};

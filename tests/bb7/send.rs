@@ -6,7 +6,7 @@
 mod common;
 
 use common::fixture::{MODEL, Setup};
-use common::{Daemon, Redactor, World, chat_requests};
+use common::{Redactor, World, chat_requests};
 use serde_json::{Value, json};
 use ybs_testkit::{Fault, Script, ToolCall, Turn, Usage};
 
