@@ -493,6 +493,8 @@ fn item14_the_debug_switch_logs_the_whole_exchange() {
     ] {
         assert!(text.contains(part), "{part:?} not in the log:\n{text}");
     }
+    // The whole exchange, but never the key.
+    assert!(!text.contains("sk-test"));
 }
 
 #[test]
@@ -654,4 +656,24 @@ fn item5_a_write_after_a_failed_edit_of_the_same_path_is_a_diff_error() {
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{last}");
     assert_eq!(last["tool_calls"].as_array().unwrap().len(), 2, "{last}");
+}
+
+#[test]
+fn item13_an_oversized_line_is_an_error_and_the_daemon_goes_on() {
+    let Setup {
+        mut daemon,
+        world: _world,
+        chat: _chat,
+        server: _server,
+    } = setup(Vec::new(), json!({}));
+    let content = "x".repeat(1024 * 1024 + 10);
+    daemon
+        .send_line(&json!({"request_id":"big","action":"save_draft","draft":content}).to_string());
+    let reply = daemon.read_reply().unwrap();
+    assert_eq!(
+        reply["message"],
+        "Request too large (max 1MB). Reduce context size or split the request."
+    );
+    // Unlike the first bb7, which exits here.
+    assert_eq!(daemon.call(json!({"action":"ping"}))["type"], "ok");
 }
