@@ -151,6 +151,7 @@ impl Ui for LineUi<'_> {
     }
 
     fn preview(&mut self, preview: &crate::render::diff_view::Preview) {
+        self.renderer.preview(preview);
         let painter = crate::render::style::Painter {
             color: self.renderer.options().color,
         };

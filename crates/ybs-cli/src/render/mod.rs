@@ -22,6 +22,7 @@ pub mod spinner;
 mod stream;
 pub mod style;
 mod tool;
+pub mod tool_summary;
 
 pub use inert::{inert, inert_lines};
 pub use stream::{Notice, RenderOptions, Renderer};
