@@ -2,12 +2,16 @@
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
 //! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
-//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]) and the question
-//! about a project's settings that wait for trust ([`trust`]).
+//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
+//! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/init` and the
+//! question about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
+pub mod last;
 pub mod line_editor;
 pub mod prompt_files;
+pub mod sessions;
+pub mod shell;
 pub mod slash;
 pub mod trust;
 pub mod undo;
@@ -32,6 +36,9 @@ use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::{images, load, turn};
 use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
+
+/// What `/init` sends: have the model write the project's AGENTS.md.
+const INIT: &str = include_str!("init.md");
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
@@ -116,6 +123,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         if hangup.swap(false, Ordering::SeqCst) {
             reload_tools(&mut agent, &config, out);
         }
+        if let Some(command) = shell::command(&text) {
+            let painter = load::renderer(&config, terminal).painter();
+            if let Err(error) = shell::run(command, &mut agent, &runtime, painter, out) {
+                load::notice(&config, Notice::Error, &error, out);
+            }
+            continue;
+        }
         let input = match prompts.message(&text) {
             Some(message) => Ok(Input::Message(message)),
             None if text.trim().starts_with("/image ") => {
@@ -136,7 +150,21 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     continue;
                 }
             },
-            None => parse_input(&text),
+            None => match parse_input(&text) {
+                Ok(Input::Command(SlashCommand::Init)) => Ok(Input::Message(INIT.to_owned())),
+                Ok(Input::Command(SlashCommand::Resume(number))) => {
+                    let current = sessions::Current {
+                        agent: &mut agent,
+                        file: &mut session_file,
+                    };
+                    let mut ask = |question: &str| editor.readline(question).ok();
+                    if let Err(error) = sessions::resume(host, current, number, &mut ask, out) {
+                        load::notice(&config, Notice::Error, &error, out);
+                    }
+                    continue;
+                }
+                other => other,
+            },
         };
         match input {
             Ok(Input::Empty) => {}
@@ -544,6 +572,24 @@ fn slash(
                 },
             );
         }
+        SlashCommand::Last => {
+            let painter = load::renderer(config, false).painter();
+            match last::lines(&agent.conversation, painter) {
+                Some(lines) => info(out, &lines.join("\n")),
+                None => info(out, "no tool has run in this conversation yet"),
+            }
+        }
+        SlashCommand::Fork => {
+            let current = sessions::Current {
+                agent,
+                file: session_file,
+            };
+            if let Err(error) = sessions::fork(context.host, current, out) {
+                load::notice(config, Notice::Error, &error, out);
+            }
+        }
+        // Handled where the line is read.
+        SlashCommand::Init | SlashCommand::Resume(_) => {}
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
             undo::run(&command, agent, (config, session), out);
