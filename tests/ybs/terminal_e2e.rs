@@ -1,6 +1,7 @@
 //! The REPL of a daily agent on a real terminal (tmux, as in `repl_pty.rs`): tool results
 //! shown as a person wants them (`Read src/main.rs (120 lines)`, a command's exit code and last
-//! lines) while the model gets them whole, `/last`; `!command`; `/fork` and `/resume`; `/init`.
+//! lines) while the model gets them whole, `/last`; `!command`; `/fork` and `/resume`; `/init`;
+//! the bell when a turn ends or a confirmation waits, and none with `ui.notify: false`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod pty;
@@ -275,4 +276,61 @@ fn init_has_the_model_write_agents_md_after_approval() {
     let first = &requests(&llm)[0];
     let asked = first.last().unwrap()["content"].to_string();
     assert!(asked.contains("Write an AGENTS.md file"), "{asked}");
+}
+
+/// The bytes the pane printed, as recorded by `pipe-pane`.
+fn raw_run(notify: bool) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let llm = FakeLlm::start(Script::new([
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "a.txt", "content": "a\n"}),
+        ),
+        Turn::text(["Finished the file."]),
+    ]))
+    .unwrap();
+    let settings = json!({"ui": {"notify": notify, "notify_after_seconds": 0}});
+    let config = setup(root, &llm, settings);
+    let project = root.join("project");
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
+    let raw = root.join("raw.log");
+    let pipe = format!("cat >> '{}'", raw.display());
+    tmux.run(&["pipe-pane", "-o", "-t", "ybs", &pipe]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["write a", "Enter"]);
+    tmux.wait_for("Allow?");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for_after("Finished the file.", "ybs>");
+    tmux.keys(&["/usage", "Enter"]);
+    tmux.wait_for("model limits:");
+    drop(tmux);
+    String::from_utf8_lossy(&fs::read(&raw).unwrap()).into_owned()
+}
+
+#[test]
+fn the_bell_rings_when_a_confirmation_waits_and_a_turn_ends_unless_turned_off() {
+    if tmux_missing() {
+        return;
+    }
+    let raw = raw_run(true);
+    let asked = raw.find("Allow?").unwrap();
+    let bell_before_asking = raw[..asked].rfind('\u{7}').unwrap();
+    assert!(
+        raw[bell_before_asking..asked].contains("requires confirmation"),
+        "the bell comes with the question: {raw:?}"
+    );
+    let done = raw.find("Finished the file.").unwrap();
+    assert!(
+        raw[done..].contains('\u{7}'),
+        "the end of the turn rings: {raw:?}"
+    );
+    let quiet = raw_run(false);
+    assert!(quiet.contains("Finished the file."), "{quiet:?}");
+    assert!(
+        !quiet.contains('\u{7}'),
+        "ui.notify: false rings nothing: {quiet:?}"
+    );
 }

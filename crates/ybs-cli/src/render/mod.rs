@@ -17,6 +17,7 @@ pub mod inert;
 
 mod inline;
 mod markdown;
+pub mod notify;
 mod numbers;
 pub mod spinner;
 mod stream;

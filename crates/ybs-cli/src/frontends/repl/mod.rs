@@ -108,6 +108,14 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if cli.options.plan {
         agent.plan_mode = true;
     }
+    let notifier = (terminal)
+        .then(|| {
+            crate::render::notify::Notifier::for_this_terminal(
+                config.ui.notify,
+                config.ui.notify_after_seconds,
+            )
+        })
+        .flatten();
     // An approved plan is the next message, sent without reading one.
     let mut pending: Option<String> = None;
     loop {
@@ -181,18 +189,23 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                 };
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
+                let started = std::time::Instant::now();
                 let result = {
                     // The lock on stdin ends with the turn: reviewing a plan reads it again.
                     let mut stdin = io::stdin().lock();
                     let mut log = io::stdout();
                     let mut ui =
                         LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
-                            .with_spinner(terminal);
+                            .with_spinner(terminal)
+                            .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(load::cancellable(async |token| {
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
+                if let Some(notifier) = notifier.filter(|n| n.long_enough(started.elapsed())) {
+                    let _ = write!(out, "{}", notifier.sequence("ybs: the turn is done"));
+                }
                 match result {
                     Ok(report) => {
                         turn::after_turn(
