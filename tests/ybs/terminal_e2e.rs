@@ -4,6 +4,7 @@
 //! the bell when a turn ends or a confirmation waits, and none with `ui.notify: false`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 mod pty;
 
 use std::fs;
@@ -332,5 +333,55 @@ fn the_bell_rings_when_a_confirmation_waits_and_a_turn_ends_unless_turned_off() 
     assert!(
         !quiet.contains('\u{7}'),
         "ui.notify: false rings nothing: {quiet:?}"
+    );
+}
+
+#[test]
+fn a_bang_command_does_not_run_in_a_dry_run_nor_with_run_shell_disabled() {
+    let project = common::Project::new(Vec::new());
+    let output = project.ybs_with_input(&["--dry-run"], "!touch made.txt\n");
+    let shown = format!(
+        "{}{}",
+        common::text(&output.stdout),
+        common::text(&output.stderr)
+    );
+    assert!(
+        shown.contains("dry run: `touch made.txt` was not run"),
+        "{shown}"
+    );
+    assert!(!project.file("made.txt").exists());
+    project.configure(|config| {
+        config["tools"] = json!({"builtin": {"run_shell": {"enabled": false}}})
+    });
+    let output = project.ybs_with_input(&[], "!touch made.txt\n");
+    let shown = format!(
+        "{}{}",
+        common::text(&output.stdout),
+        common::text(&output.stderr)
+    );
+    assert!(shown.contains("which is disabled here"), "{shown}");
+    assert!(!project.file("made.txt").exists());
+    assert!(project.bodies().is_empty());
+}
+
+#[test]
+fn a_bang_command_runs_in_the_sandbox() {
+    let project = common::Project::new(Vec::new());
+    let outside = project.dir.path().join("outside.txt");
+    let line = format!(
+        "!echo inside > inside.txt; touch '{}'; echo status $?\n",
+        outside.display()
+    );
+    let output = project.ybs_with_input(&[], &line);
+    let stdout = common::text(&output.stdout);
+    if !stdout.contains("sandbox: on (Landlock") {
+        eprintln!("no full sandbox on this machine: skipping\n{stdout}");
+        return;
+    }
+    assert!(stdout.contains("\nstatus 1\n"), "{stdout}");
+    assert_eq!(project.read("inside.txt"), "inside\n");
+    assert!(
+        !outside.exists(),
+        "the sandbox kept the command in the project"
     );
 }

@@ -1,7 +1,8 @@
 //! `!command` at the REPL prompt: the user's own shell command, run by the `run_shell` tool
 //! (so in the sandbox, with its limits, and Ctrl-C stops it), its output shown and added to
 //! the conversation as a user message, so the model sees it with the next request. The user
-//! typed it, so it is not confirmed; with `run_shell` disabled it does not run.
+//! typed it, so it is not confirmed; with `run_shell` disabled, or in a dry run, it does not
+//! run.
 
 use std::io::Write;
 
@@ -32,6 +33,9 @@ pub fn run(
 ) -> Result<(), String> {
     if command.is_empty() {
         return Err("`!` needs a command: !cargo test".into());
+    }
+    if agent.settings.dry_run {
+        return Err(format!("dry run: `{command}` was not run"));
     }
     if !agent.registry.is_enabled("run_shell") {
         return Err("`!command` runs through the run_shell tool, which is disabled here".into());
