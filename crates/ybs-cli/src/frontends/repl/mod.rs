@@ -3,7 +3,8 @@
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
 //! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
 //! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
-//! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/init` and the
+//! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/model` and
+//! `/provider` ([`switch`]), `/init` and the
 //! question about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
@@ -13,6 +14,7 @@ pub mod prompt_files;
 pub mod sessions;
 pub mod shell;
 pub mod slash;
+pub mod switch;
 pub mod trust;
 pub mod undo;
 
@@ -277,23 +279,6 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.save_history(history);
     }
     Ok(0)
-}
-
-/// The context window of `model` as the provider lists it; `None` when unknown or the list
-/// does not come within a few seconds.
-fn context_window(
-    runtime: &tokio::runtime::Runtime,
-    provider: &dyn ybs_providers::Provider,
-    model: &str,
-) -> Option<u64> {
-    let listing = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(5), provider.list_models()).await
-    });
-    let models = listing.ok()?.ok()?;
-    models
-        .into_iter()
-        .find(|info| info.id == model)
-        .and_then(|info| info.context_length)
 }
 
 /// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.
@@ -607,7 +592,14 @@ fn slash(
             let session = session_file.as_deref();
             undo::run(&command, agent, (config, session), out);
         }
-        SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
+        SlashCommand::Model(model) => switch::switch(
+            (context.host, context.runtime),
+            agent,
+            config,
+            None,
+            Some(model),
+            out,
+        ),
         SlashCommand::Provider(ProviderAction::List) => {
             let names: Vec<&str> = ProviderKind::ALL
                 .iter()
@@ -625,51 +617,13 @@ fn slash(
                 crate::agent::setup::endpoint(config)
             ),
         ),
-        SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
-            switch(context, agent, config, Some(name), model, out)
-        }
-    }
-}
-
-/// Switches provider and/or model, keeping the conversation (spec 7.5).
-fn switch(
-    context: &Context<'_>,
-    agent: &mut Agent,
-    config: &mut Config,
-    provider: Option<String>,
-    model: Option<String>,
-    out: &mut dyn Write,
-) {
-    let mut next = config.clone();
-    if let Some(provider) = provider {
-        next.llm.provider = provider;
-        next.llm.endpoint = None;
-    }
-    if let Some(model) = model {
-        next.llm.model = model;
-    }
-    match crate::agent::setup::provider(&next, &context.host.env) {
-        Ok(provider) => {
-            let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
-            agent.provider = provider;
-            agent.settings.model = next.llm.model.clone();
-            *config = next;
-            let _ = writeln!(
-                out,
-                "now using {} {}",
-                config.llm.provider, config.llm.model
-            );
-            let tokens = agent.conversation_tokens();
-            if let Some(window) = window.filter(|&window| window < tokens as u64) {
-                let message = format!(
-                    "the conversation (about {tokens} tokens) is larger than the context window \
-                     of {} ({window} tokens); older messages will be dropped on the next turn \
-                     (or /compact now)",
-                    config.llm.model
-                );
-                load::notice(config, Notice::Warning, &message, out);
-            }
-        }
-        Err(error) => load::notice(config, Notice::Error, &error.to_string(), out),
+        SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(
+            (context.host, context.runtime),
+            agent,
+            config,
+            Some(name),
+            model,
+            out,
+        ),
     }
 }
