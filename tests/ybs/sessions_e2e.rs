@@ -1,5 +1,6 @@
 //! `ybs sessions` lists this project's saved sessions (date, size, first request), newest
-//! first; `--continue` goes on with the newest; `ybs --help` names both.
+//! first; `--continue` goes on with the newest; `ybs --help` names them and the REPL's new
+//! commands.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -73,4 +74,15 @@ fn the_help_names_the_new_commands() {
         "{help}"
     );
     assert!(help.contains("--continue"), "{help}");
+    for named in [
+        "!COMMAND",
+        "/last",
+        "/resume",
+        "/fork",
+        "/init",
+        "ui.notify",
+        "--image",
+    ] {
+        assert!(help.contains(named), "{named} in {help}");
+    }
 }

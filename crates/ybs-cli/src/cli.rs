@@ -9,7 +9,18 @@ use crate::config::FlagOverrides;
 
 /// ybs: a local-first terminal coding agent with sandboxed tools.
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
-#[command(name = "ybs", version, about, long_about = None)]
+#[command(
+    name = "ybs",
+    version,
+    about,
+    long_about = None,
+    after_help = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
+                  command in the sandbox and adds its output to the conversation; /last shows \
+                  the last tool result whole (the terminal shows a summary); /resume picks a \
+                  saved session, /fork copies this one into a new session; /init has the model \
+                  write an AGENTS.md. The terminal bell (or an OSC 9 notification) tells when a \
+                  long turn ends or a confirmation waits; ui.notify: false turns it off."
+)]
 pub struct Cli {
     /// Options that override the configuration.
     #[command(flatten)]
@@ -72,7 +83,7 @@ pub struct GlobalOptions {
     /// Start in plan mode: the model only reads and proposes a plan to approve
     #[arg(long, global = true)]
     pub plan: bool,
-    /// Attach an image to the (first) message; repeatable
+    /// Attach an image to the (first) message (exec, exec --json and the REPL); repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
 }
