@@ -211,7 +211,8 @@ fn fork_and_resume_pick_sessions_on_a_terminal() {
     tmux.keys(&["/fork", "Enter"]);
     tmux.wait_for("later turns are saved there");
     tmux.keys(&["a question of the fork", "Enter"]);
-    tmux.wait_for_after("Answer two.", "ybs>");
+    let screen = tmux.wait_for_after("Answer two.", "ybs>");
+    assert!(!screen.contains("warning"), "{screen}");
     tmux.keys(&["/resume", "Enter"]);
     let screen = tmux.wait_for("resume which");
     let picker = &screen[screen.rfind("/resume").unwrap()..];

@@ -83,6 +83,8 @@ pub fn fork(host: &Host, current: Current<'_>, out: &mut dyn Write) -> Result<()
     let dir = session::sessions_dir(data, &host.locations.cwd);
     let path = session::new_session_path(&dir);
     session::save(&path, &current.agent.conversation).map_err(|error| error.to_string())?;
+    // What the next turn's save finds there is ours.
+    current.agent.journal.wrote_session(&path);
     let from = current
         .file
         .replace(path.clone())
