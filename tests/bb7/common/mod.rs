@@ -2,6 +2,8 @@
 //! directory, request/reply plumbing and redaction for snapshots.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+pub mod fixture;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};

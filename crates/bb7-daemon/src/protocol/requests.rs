@@ -219,7 +219,10 @@ requests! {
         path: String,
         #[serde(default)]
         content: String,
+        // Missing lines are 0, refused as not positive (the first bb7's error).
+        #[serde(default)]
         start_line: i64,
+        #[serde(default)]
         end_line: i64,
     } -> Ack, Exclusive;
     /// Re-snapshots a context file.
@@ -235,7 +238,10 @@ requests! {
     /// Removes a section from the context.
     "context_remove_section" => ContextRemoveSection {
         path: String,
+        // Missing lines are 0, refused as not positive (the first bb7's error).
+        #[serde(default)]
         start_line: i64,
+        #[serde(default)]
         end_line: i64,
     } -> Ack, Exclusive;
     /// The context files.

@@ -18,16 +18,15 @@ use crate::send::settings::Settings;
 use crate::send::{prompt, titles, tokens};
 use crate::session::Session;
 
-/// `get_models`: the cached list when it is younger than a day (`Some`), else fetched in
-/// the background, cached on the session and answered when it arrives (`None`).
+/// `get_models`: fetched in the background, cached on the session and answered when it
+/// arrives (always `None`: nothing is answered at once).
 pub fn get_models(
     session: &mut Session,
     shared: &Shared,
     request_id: Option<String>,
 ) -> Result<Option<Models>> {
-    if let Some(models) = session.fresh_models() {
-        return Ok(Some(models_reply(models)));
-    }
+    // As the first bb7: every `get_models` asks the provider (the client's refresh must not
+    // get a stale list); the answer also refreshes the cache `send` reads context windows from.
     let settings = Settings::load(session.home())?;
     let task_shared = shared.clone();
     shared.spawn_reply_for(request_id, async move {
@@ -196,7 +195,7 @@ pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate
         },
     );
     // As the first bb7: the text being typed counts in `total`, every file entry carries
-    // both counts (0 when there is none), and `potential_savings` sums the original tokens
+    // both counts (its own tokens as `original_tokens`, 0 output when there is none), and `potential_savings` sums the original tokens
     // of the files with output.
     let input_tokens = tokens::count(input_text);
     let potential_savings = estimate
@@ -212,7 +211,12 @@ pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate
             path: file.path,
             tokens: file.tokens,
             has_output: file.has_output,
-            original_tokens: file.original_tokens.unwrap_or(0),
+            // A file without output is all original (the first bb7 counts it there too).
+            original_tokens: file.original_tokens.unwrap_or(if file.has_output {
+                0
+            } else {
+                file.tokens
+            }),
             output_tokens: file.output_tokens.unwrap_or(0),
         })
         .collect();

@@ -114,8 +114,9 @@ fn launch(
     crate::store::trust::require_trusted(active)?;
     let global = active.chat.global;
     let model = model.unwrap_or_else(|| active.chat.effective_model().to_owned());
-    let effort = reasoning_effort
-        .or_else(|| Some(active.chat.reasoning_effort.clone()).filter(|e| !e.is_empty()));
+    // As the first bb7: only the send's own `reasoning_effort` asks for reasoning (both
+    // clients send it whenever the chat's setting is not `none`).
+    let effort = reasoning_effort.filter(|effort| !effort.is_empty());
     let mode = (!global).then_some(settings.diff_mode);
     let system = prompt::system_message(
         &home,

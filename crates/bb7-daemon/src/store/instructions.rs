@@ -246,27 +246,41 @@ fn load_project_listing(root: &Path, included: &mut Vec<Included>) -> Result<Str
 /// Template written by `prepare_instructions` for a new project file.
 pub const PROJECT_TEMPLATE: &str = "@@ BB-7 project instructions\n\
 @@\n\
-@@ Everything in this file (after stripping comments and expanding includes)\n\
-@@ is sent with every request: keep it focused.\n\
-@@ Lines starting with @@ are comments.\n\
-@@ @include <path>               include a file (relative to the project root)\n\
-@@ @include \"path with spaces\"   quoted form\n\
-@@ Included files must be inside the project and are not parsed again.\n\
-@@ Directives are ignored inside fenced code blocks (``` or ~~~).\n\
+@@ What this file holds (without its comments, with its includes expanded) goes\n\
+@@ with every request of this project: keep it short and to the point.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
+@@ To pull another file in, use the @include directive:\n\
+@@\n\
+@@ @include <path>                a file, relative to the project root\n\
+@@ @include \"path with spaces\"    the quoted form, for names with spaces\n\
+@@\n\
+@@ Included files must lie inside the project; they are inserted as they are\n\
+@@ and not read for directives again. Directives inside fenced code blocks\n\
+@@ (``` or ~~~) are plain text.\n\
+@@\n\
+@@ For example:\n\
+@@ @include ARCHITECTURE.md\n\
+\n\
+# Project context (Markdown is fine)\n\
 \n";
 
 /// Template written by `prepare_instructions` for a new global file.
 pub const GLOBAL_TEMPLATE: &str = "@@ BB-7 global instructions\n\
 @@\n\
-@@ This file is sent with every request, in every project. Use it for preferences that\n\
-@@ are not project-specific. Lines starting with @@ are comments.\n\
+@@ This file goes with every request, in every project. Put here what is true\n\
+@@ whatever the project: your background and experience, your tools and\n\
+@@ environment, how you like answers written, what you want to learn more about.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
 \n";
 
-/// Template written by `prepare_instructions` for a new system prompt override.
+/// Template written by `prepare_instructions` for a new system prompt override (the
+/// built-in prompt follows it, to edit).
 pub const SYSTEM_TEMPLATE: &str = "@@ BB-7 system prompt override\n\
 @@\n\
-@@ When this file has content besides comments, it replaces the built-in system prompt.\n\
-@@ Lines starting with @@ are comments.\n\
+@@ When this file has anything besides comments, it replaces the built-in system\n\
+@@ prompt completely. Change it carefully: the system prompt decides how BB-7\n\
+@@ behaves.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
 \n";
 
 #[cfg(test)]

@@ -275,7 +275,12 @@ pub fn agent(
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);
     agent.set_limits(limits);
-    agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
+    agent.repo_map = RepoMapCache::new(
+        &around.cwd,
+        around.home.as_deref(),
+        config.context.repo_map_tokens,
+        sandbox,
+    );
     Ok((agent, SetupReport { tools: report, mcp }))
 }
 

@@ -50,6 +50,8 @@ pub struct LineUi<'a> {
     /// Where to draw the waiting spinner, if anywhere.
     spinner: Option<SharedWriter>,
     spinning: Option<Spinner>,
+    /// Rung when a confirmation waits.
+    notifier: Option<crate::render::notify::Notifier>,
 }
 
 impl<'a> LineUi<'a> {
@@ -67,7 +69,15 @@ impl<'a> LineUi<'a> {
             input,
             spinner: None,
             spinning: None,
+            notifier: None,
         }
+    }
+
+    /// Notifies with `notifier` (the caller checked the log is a terminal) when a
+    /// confirmation waits.
+    pub fn with_notifier(mut self, notifier: Option<crate::render::notify::Notifier>) -> Self {
+        self.notifier = notifier;
+        self
     }
 
     /// With `on`, animates a spinner on stderr from each request until the first streamed
@@ -151,6 +161,7 @@ impl Ui for LineUi<'_> {
     }
 
     fn preview(&mut self, preview: &crate::render::diff_view::Preview) {
+        self.renderer.preview(preview);
         let painter = crate::render::style::Painter {
             color: self.renderer.options().color,
         };
@@ -185,6 +196,13 @@ impl Ui for LineUi<'_> {
 
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.stop_spinner();
+        if let Some(notifier) = &self.notifier {
+            let _ = write!(
+                self.log,
+                "{}",
+                notifier.sequence("ybs: a tool call waits for your confirmation")
+            );
+        }
         let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
         let mut line = String::new();

@@ -476,6 +476,11 @@ pub struct UiConfig {
     pub show_reasoning: bool,
     /// The colour theme of highlighted code blocks (a bundled syntect theme name).
     pub theme: String,
+    /// Ring the terminal's bell (or send an OSC 9 notification where the terminal shows it)
+    /// when a long turn finishes or a confirmation waits.
+    pub notify: bool,
+    /// How long a turn must take, in seconds, for its end to notify.
+    pub notify_after_seconds: u64,
 }
 
 /// The default of `ui.theme`, one of the highlighter's bundled themes; also the theme used
@@ -491,6 +496,8 @@ impl Default for UiConfig {
             stream_responses: true,
             show_reasoning: true,
             theme: DEFAULT_THEME.to_owned(),
+            notify: true,
+            notify_after_seconds: 5,
         }
     }
 }
