@@ -49,6 +49,7 @@
 //! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
 //! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
 //! | `GET /props`, `POST /tokenize` | llama.cpp's window (`default_generation_settings.n_ctx`) and token count, only with a script `window` |
+//! | `GET /api/v0/models`, `GET /api/v0/models/{id}` | LM Studio's own model list and entry (`max_context_length`, `loaded_context_length` when loaded), only with a script `lm_studio` |
 //!
 //! Each chat request takes the next turn from the queue and renders it in the format of the
 //! endpoint hit. When the queue is empty the reply is HTTP 500 with the provider's error shape
@@ -117,8 +118,12 @@
 //! (M tokens), try increasing it","type":"exceed_context_size_error",..}}` without using a
 //! turn.
 //!
+//! `"lm_studio": true` makes it answer LM Studio's own `/api/v0/models` too: each model's
+//! `context_length` as `max_context_length`, and its `loaded_context_length` when it has one.
+//!
 //! Model fields: `id`, `name`, `context_length`, `max_completion_tokens`, `prompt_price`, `completion_price`
-//! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama).
+//! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama),
+//! `loaded_context_length` (LM Studio).
 //!
 //! # Faults
 //!

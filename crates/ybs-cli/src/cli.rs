@@ -80,6 +80,10 @@ pub struct GlobalOptions {
     /// (everything, still sandboxed) (safety.approval)
     #[arg(long, value_name = "MODE", global = true, value_parser = ["ask", "auto-edit", "full-auto"])]
     pub approval: Option<String>,
+    /// Whether a shell command may ask for the network: off, ask (the user is asked, with
+    /// the model's reason), on (safety.network)
+    #[arg(long, value_name = "MODE", global = true, value_parser = ["off", "ask", "on"])]
+    pub network: Option<String>,
     /// Start in plan mode: the model only reads and proposes a plan to approve
     #[arg(long, global = true)]
     pub plan: bool,
@@ -99,6 +103,7 @@ impl GlobalOptions {
             no_sandbox: self.no_sandbox,
             reasoning_effort: self.reasoning_effort.clone(),
             approval: self.approval.clone(),
+            network: self.network.clone(),
         }
     }
 }
@@ -304,6 +309,7 @@ mod tests {
                 trust_project: false,
                 reasoning_effort: None,
                 approval: None,
+                network: None,
                 plan: false,
                 images: Vec::new(),
             }

@@ -15,7 +15,7 @@ use crate::tool::Tool;
 pub use edit_file::{Edit, EditFile, apply_edits, edits_of};
 pub use list_files::ListFiles;
 pub use read_file::ReadFile;
-pub use run_shell::RunShell;
+pub use run_shell::{NETWORK_OFF, RunShell};
 pub use search_files::SearchFiles;
 pub use write_file::WriteFile;
 

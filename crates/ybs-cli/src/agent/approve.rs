@@ -1,7 +1,7 @@
 //! Whether a tool call may run: the permission rules first (a deny rule refuses, allow
-//! rules covering the call run it), then the confirmation policy, then the approval mode,
-//! and last the user, whose "always" can become a rule of the session, the project or the
-//! user.
+//! rules covering the call run it), then the confirmation policy (and, for a command that
+//! asks for the network, `safety.network`), then the approval mode, and last the user,
+//! whose "always" can become a rule of the session, the project or the user.
 
 use ybs_core::ToolCall;
 use ybs_tools::{Confirmation, Decision};
@@ -29,12 +29,17 @@ impl Agent {
             Verdict::Allow => return true,
             Verdict::Ask { why } => why,
         };
-        let reason = match self
-            .policy
-            .check(&call.name, &call.arguments, &self.tool_context)
-        {
-            Confirmation::NotNeeded => return true,
-            Confirmation::Required { reason } => reason,
+        // A call that asks for the network asks the user even where the tool would not.
+        let network = super::network::question(call, self.network);
+        let reason = match (
+            self.policy
+                .check(&call.name, &call.arguments, &self.tool_context),
+            network,
+        ) {
+            (Confirmation::NotNeeded, None) => return true,
+            (Confirmation::NotNeeded, Some(network)) => format!("`{}`: {network}", call.name),
+            (Confirmation::Required { reason }, None) => reason,
+            (Confirmation::Required { reason }, Some(network)) => format!("{reason}; {network}"),
         };
         match self.approval {
             Approval::FullAuto => return true,

@@ -13,6 +13,7 @@ pub mod extras;
 pub mod fit;
 pub mod limits;
 pub mod loop_guard;
+pub mod network;
 pub mod permissions;
 pub mod plan;
 pub mod prepare;
@@ -156,6 +157,8 @@ pub struct Agent {
     pub permissions: permissions::Permissions,
     /// `safety.approval`: what runs without asking.
     pub approval: approve::Approval,
+    /// `safety.network`: what a `run_shell` call that asks for the network gets.
+    pub network: crate::config::Network,
     /// Where "always" answers save rules.
     pub rule_files: permissions::RuleFiles,
     /// What was left out of the prompt to fit the window.
@@ -190,6 +193,7 @@ impl Agent {
             plan_mode: false,
             permissions: permissions::Permissions::default(),
             approval: approve::Approval::default(),
+            network: crate::config::Network::default(),
             rule_files: permissions::RuleFiles::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
@@ -203,12 +207,11 @@ impl Agent {
         self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
         self.settings.compaction.max_tokens =
             usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
-        if let Some(counter) = limits
-            .chars_per_token
+        // A model switched to without a known tokenizer is estimated as any other.
+        let counter = (limits.chars_per_token)
             .and_then(|r| CharsPerToken::new(r).ok())
-        {
-            self.counter = CachedCounter::new(counter);
-        }
+            .unwrap_or_default();
+        self.counter = CachedCounter::new(counter);
         self.limits = limits;
     }
 

@@ -142,6 +142,7 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
     let mut shell = ShellPolicy {
         sandbox_enabled: safety.sandbox_enabled,
         blocked_commands: safety.blocked_commands.clone(),
+        network_allowed: safety.network != crate::config::Network::Off,
         ..ShellPolicy::default()
     };
     if let Some(seconds) = config.tools.builtin.run_shell.timeout_seconds {

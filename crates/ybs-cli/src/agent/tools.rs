@@ -60,6 +60,15 @@ impl Agent {
                 "Dry run: this call was shown to the user, not executed.",
             );
         }
+        if self.network == crate::config::Network::Off && super::network::asks(call) {
+            ui.notice(
+                Notice::Warning,
+                "run_shell asked for the network; refused (safety.network: off)",
+            );
+            let result = error_result(call, ybs_tools::builtins::NETWORK_OFF);
+            ui.tool_result(&call.name, &result);
+            return result;
+        }
         if !self.allowed(call, ui) {
             let result = error_result(call, &denied_result(&call.name));
             ui.tool_result(&call.name, &result);

@@ -25,7 +25,7 @@ pub use risk::{Risk, Setting, UntrustedFile};
 pub use schema::{
     AgentConfig, Approval, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
     EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, NamedEndpoint,
-    PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
+    Network, PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };
 pub use show::{is_secret_key, mask_secret, show};
 pub use source::{Source, Sources};

@@ -110,6 +110,20 @@ pub fn take_untrusted(
                         value == Some(&Value::from("ask")) || value == before,
                     )
                 }
+                // The network may only get stricter: off, then ask, then on.
+                "network" => {
+                    let rank = |value: Option<&Value>| match value.and_then(Value::as_str) {
+                        Some("off") => Some(0),
+                        Some("ask") | None => Some(1),
+                        Some("on") => Some(2),
+                        Some(_) => None,
+                    };
+                    let value = rank(safety.get(&key));
+                    (
+                        Risk::WeakensSafety,
+                        value.is_some() && value <= rank(before).or(Some(1)),
+                    )
+                }
                 // Allow rules let calls run unconfirmed; deny rules only refuse more.
                 "permissions" => (
                     Risk::WeakensSafety,
@@ -371,6 +385,21 @@ mod tests {
             "safety": {"approval": "ask", "permissions": {"deny": ["run_shell(git push*)"]}}
         }));
         assert!(keys.is_empty(), "{keys:?}");
+    }
+
+    #[test]
+    fn the_network_may_only_get_stricter() {
+        for (wanted, needs_trust) in [("on", true), ("ask", false), ("off", false), ("x", true)] {
+            let (keys, _) = taken(json!({"safety": {"network": wanted}}));
+            assert_eq!(keys.len(), usize::from(needs_trust), "{wanted}: {keys:?}");
+        }
+        let mut current = defaults();
+        current["safety"]["network"] = json!("off");
+        for (wanted, needs_trust) in [("ask", true), ("off", false)] {
+            let mut layer = object(json!({"safety": {"network": wanted}}));
+            let taken = take_untrusted(&mut layer, &current);
+            assert_eq!(taken.len(), usize::from(needs_trust), "{wanted}");
+        }
     }
 
     #[test]

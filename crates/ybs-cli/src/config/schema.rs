@@ -221,6 +221,10 @@ pub struct SafetyConfig {
     /// `auto-edit` (edits inside the project run, commands ask), `full-auto` (everything
     /// runs, still sandboxed).
     pub approval: Approval,
+    /// Whether a `run_shell` call may ask for the network: `off` (refused), `ask` (the user
+    /// is asked, with the model's reason), `on` (as any other command). Commands that do not
+    /// ask never have it while the sandbox is on.
+    pub network: Network,
     /// Allow and deny rules: `run_shell(cargo test*)`, `write_file(src/*)`, `edit_file`.
     /// Each file's rules form a layer of their own (the project's apart from the user's).
     pub permissions: PermissionRules,
@@ -255,6 +259,36 @@ impl Approval {
     }
 }
 
+/// `safety.network`: what a `run_shell` call that asks for the network gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// Refused: the model is told the network is off.
+    Off,
+    /// The user is asked, with the model's reason (the default); rules and approval modes
+    /// settle it as for other calls.
+    #[default]
+    Ask,
+    /// Settled as any other command.
+    On,
+}
+
+impl Network {
+    /// The name as written in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::Off => "off",
+            Network::Ask => "ask",
+            Network::On => "on",
+        }
+    }
+
+    /// Reads a name.
+    pub fn parse(text: &str) -> Option<Network> {
+        serde_json::from_value(serde_json::Value::String(text.trim().to_owned())).ok()
+    }
+}
+
 /// `safety.permissions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -275,6 +309,7 @@ impl Default for SafetyConfig {
             blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
             shell_env: Vec::new(),
             approval: Approval::Ask,
+            network: Network::Ask,
             permissions: PermissionRules::default(),
         }
     }

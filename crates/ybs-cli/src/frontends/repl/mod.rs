@@ -593,7 +593,7 @@ fn slash(
             undo::run(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch::switch(
-            (context.host, context.runtime),
+            (context.host, context.runtime, &context.loaded.sources),
             agent,
             config,
             None,
@@ -618,7 +618,7 @@ fn slash(
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(
-            (context.host, context.runtime),
+            (context.host, context.runtime, &context.loaded.sources),
             agent,
             config,
             Some(name),

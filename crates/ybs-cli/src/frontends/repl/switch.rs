@@ -1,34 +1,18 @@
 //! `/model` and `/provider NAME`: another provider or model for the rest of the session,
-//! keeping the conversation, with a warning when it no longer fits the new model's window.
+//! keeping the conversation, with the new model's own limits (learnt as at startup) and a
+//! warning when the conversation no longer fits its window.
 
 use std::io::Write;
 
 use crate::agent::Agent;
-use crate::config::Config;
+use crate::config::{Config, Sources};
 use crate::render::Notice;
 use crate::startup::host::Host;
 use crate::startup::load;
 
-/// The context window of `model` as the provider lists it; `None` when unknown or the list
-/// does not come within a few seconds.
-fn context_window(
-    runtime: &tokio::runtime::Runtime,
-    provider: &dyn ybs_providers::Provider,
-    model: &str,
-) -> Option<u64> {
-    let listing = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(5), provider.list_models()).await
-    });
-    let models = listing.ok()?.ok()?;
-    models
-        .into_iter()
-        .find(|info| info.id == model)
-        .and_then(|info| info.context_length)
-}
-
 /// Switches provider and/or model, keeping the conversation (spec 7.5).
 pub(super) fn switch(
-    (host, runtime): (&Host, &tokio::runtime::Runtime),
+    (host, runtime, sources): (&Host, &tokio::runtime::Runtime, &Sources),
     agent: &mut Agent,
     config: &mut Config,
     provider: Option<String>,
@@ -45,17 +29,39 @@ pub(super) fn switch(
     }
     match crate::agent::setup::provider(&next, &host.env) {
         Ok(provider) => {
-            let window = context_window(runtime, provider.as_ref(), &next.llm.model);
+            // The new model's own window and output limit (the configured ones still win).
+            let limits = crate::agent::limits::discover_on(
+                runtime,
+                &next,
+                sources,
+                provider.as_ref(),
+                &agent.settings.prices,
+            );
+            // Ollama is told the window it loads the model with.
+            let provider = match provider.kind() {
+                ybs_providers::ProviderKind::Ollama => crate::agent::setup::provider_with_window(
+                    &next,
+                    &host.env,
+                    Some(limits.window.tokens),
+                )
+                .unwrap_or(provider),
+                _ => provider,
+            };
             agent.provider = provider;
             agent.settings.model = next.llm.model.clone();
+            agent.set_limits(limits);
             *config = next;
             let _ = writeln!(
                 out,
-                "now using {} {}",
-                config.llm.provider, config.llm.model
+                "now using {} {} ({}; context from {})",
+                config.llm.provider,
+                config.llm.model,
+                agent.limits.short(),
+                agent.limits.window.source
             );
             let tokens = agent.conversation_tokens();
-            if let Some(window) = window.filter(|&window| window < tokens as u64) {
+            let window = agent.limits.window.tokens;
+            if window < tokens as u64 {
                 let message = format!(
                     "the conversation (about {tokens} tokens) is larger than the context window \
                      of {} ({window} tokens); older messages will be dropped on the next turn \
