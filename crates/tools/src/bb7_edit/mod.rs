@@ -67,9 +67,10 @@ mod read_check;
 mod schema;
 mod search_replace;
 mod text;
+mod work;
 
 pub use anchored::{
-    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored,
+    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored, apply_anchored_with,
     describe_anchored_error,
 };
 pub use mode::{DiffMode, DiffModeError};
@@ -81,4 +82,6 @@ pub use read_check::read_error;
 pub use schema::{EDIT_FILE, WRITE_FILE, edit_file_spec, tool_specs, write_file_spec};
 pub use search_replace::{
     MatchPass, Replaced, SearchReplace, SearchReplaceError, apply_search_replace,
+    apply_search_replace_with,
 };
+pub use work::{DEFAULT_WORK_LIMIT, MatchWork};
