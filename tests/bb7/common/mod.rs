@@ -8,6 +8,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 
 use serde_json::{Value, json};
 
+mod streams;
+
 /// A temporary world: a home directory and a project directory.
 pub struct World {
     pub dir: tempfile::TempDir,
@@ -92,15 +94,10 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn spawn(home: &Path) -> Daemon {
-        let mut child = Command::new(ybs_e2e::binary("bb7"))
-            .env("HOME", home)
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("BB7_LOG_STDERR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn bb7");
+        Daemon::spawn_with(home, &[])
+    }
+
+    fn from_child(mut child: Child) -> Daemon {
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Daemon {
