@@ -45,7 +45,11 @@ fn a_long_match_is_still_found_by_each_line_pass() {
     let got = apply_search_replace_with(&file, &edit, &mut work).unwrap();
     assert_eq!(got.pass, Some(MatchPass::Indentation));
     assert_eq!(got.replacements, 1);
-    assert!(got.content.ends_with("    x\n    done\n"), "{}", &got.content[..40]);
+    assert!(
+        got.content.ends_with("    x\n    done\n"),
+        "{}",
+        &got.content[..40]
+    );
     assert!(work.steps() <= 30 * (file.len() + old.len()) as u64);
 }
 
@@ -111,7 +115,8 @@ fn a_response_past_the_limit_fails_once_with_a_clear_error_and_stops_matching() 
         .map(|_| edit_call("src/big.rs", &id, "missing text", "x"))
         .collect();
     let limit = 50_000_000;
-    let mut buffer = PendingBuffer::new(DiffMode::SearchReplaceMulti, &lookup).with_work_limit(limit);
+    let mut buffer =
+        PendingBuffer::new(DiffMode::SearchReplaceMulti, &lookup).with_work_limit(limit);
     for call in &calls {
         let _ = buffer.apply(call);
     }
@@ -142,7 +147,9 @@ fn a_response_past_the_limit_fails_once_with_a_clear_error_and_stops_matching() 
 
 #[test]
 fn an_ordinary_response_stays_far_below_the_default_limit() {
-    let content: String = (0..8_000).map(|n| format!("fn item_{n}() {{}}\n")).collect();
+    let content: String = (0..8_000)
+        .map(|n| format!("fn item_{n}() {{}}\n"))
+        .collect();
     let lookup = MemoryLookup::new().with_context("src/big.rs", content.as_str());
     let mut buffer = PendingBuffer::new(DiffMode::SearchReplaceMulti, &lookup);
     let id = file_id("src/big.rs", &content);
@@ -153,5 +160,20 @@ fn an_ordinary_response_stays_far_below_the_default_limit() {
     }
     assert!(buffer.work().steps() < buffer.work().limit() / 20);
     let writes = buffer.finish().unwrap();
-    assert!(writes[0].content.contains("fn edited_19() {}\nfn item_1901() {}\n"));
+    assert!(
+        writes[0]
+            .content
+            .contains("fn edited_19() {}\nfn item_1901() {}\n")
+    );
+}
+
+#[test]
+fn a_replace_all_that_would_grow_past_the_limit_stops_building() {
+    // 100,000 matches of a 1 MB `new_string` would make 100 GB.
+    let file = "x\n".repeat(100_000);
+    let edit = SearchReplace::new("x", "y".repeat(1 << 20)).replace_all(true);
+    let mut work = MatchWork::new(64 << 20);
+    let err = apply_search_replace_with(&file, &edit, &mut work).unwrap_err();
+    assert_eq!(err, SearchReplaceError::WorkLimit { limit: 64 << 20 });
+    assert!(work.steps() < (64 << 20) + (2 << 20), "{}", work.steps());
 }

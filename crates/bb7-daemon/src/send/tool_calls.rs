@@ -175,8 +175,13 @@ pub fn apply<L: BaseLookup + ?Sized>(
     let mut buffer = PendingBuffer::new(mode, lookup);
     let mut chunks = Vec::new();
     let mut touched: Vec<String> = Vec::new();
-    for call in calls {
+    for (done, call) in calls.iter().enumerate() {
         if cancel.is_cancelled() {
+            tracing::info!(
+                done,
+                of = calls.len(),
+                "cancelled: the tool calls left are not processed"
+            );
             break;
         }
         if buffer.apply(call).is_err() {

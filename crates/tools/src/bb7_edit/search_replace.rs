@@ -192,7 +192,7 @@ pub fn apply_search_replace_with(
         MatchPass::Normalized,
     ];
     for pass in passes {
-        let matches = find(content, &lines, edit, pass, eol, work);
+        let matches = find(content, &lines, edit, pass, eol, work)?;
         if matches.is_empty() {
             continue;
         }
@@ -231,33 +231,51 @@ fn find(
     pass: MatchPass,
     eol: &str,
     work: &mut MatchWork,
-) -> Vec<Match> {
+) -> Result<Vec<Match>, SearchReplaceError> {
     let new = || text::with_eol(&edit.new_string, eol);
     if matches!(pass, MatchPass::Exact | MatchPass::Normalized) {
         // Substring search (two-way): linear in both texts.
         work.charge(content.len() + edit.old_string.len());
     }
     match pass {
-        MatchPass::Exact => content
-            .match_indices(edit.old_string.as_str())
-            .map(|(at, s)| (at, at + s.len()))
-            .filter(|&(start, end)| !splits_crlf(content, start) && !splits_crlf(content, end))
-            .map(|(start, end)| Match {
-                start,
-                end,
-                replacement: new(),
-            })
-            .collect(),
-        MatchPass::Normalized => normalized_matches(content, &edit.old_string)
-            .into_iter()
-            .map(|(start, end)| Match {
-                start,
-                end,
-                replacement: new(),
-            })
-            .collect(),
+        MatchPass::Exact => {
+            let ranges = content
+                .match_indices(edit.old_string.as_str())
+                .map(|(at, s)| (at, at + s.len()))
+                .filter(|&(start, end)| !splits_crlf(content, start) && !splits_crlf(content, end));
+            replace_each(ranges, new, work)
+        }
+        MatchPass::Normalized => {
+            replace_each(normalized_matches(content, &edit.old_string), new, work)
+        }
         _ => line_matches(content, lines, edit, pass, eol, work),
     }
+}
+
+/// The matches of `ranges`, each replaced by `new()`; each replacement is counted as work, and
+/// when the work is used up (a `replace_all` of a long `new_string` matching thousands of
+/// times) no more is built: `WorkLimit`.
+fn replace_each(
+    ranges: impl IntoIterator<Item = (usize, usize)>,
+    new: impl Fn() -> String,
+    work: &mut MatchWork,
+) -> Result<Vec<Match>, SearchReplaceError> {
+    let mut out = Vec::new();
+    for (start, end) in ranges {
+        let replacement = new();
+        work.charge(replacement.len());
+        out.push(Match {
+            start,
+            end,
+            replacement,
+        });
+        if work.exhausted() {
+            return Err(SearchReplaceError::WorkLimit {
+                limit: work.limit(),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Whether byte offset `at` falls between the `\r` and `\n` of a CRLF (a match may not
@@ -356,11 +374,11 @@ fn line_matches(
     pass: MatchPass,
     eol: &str,
     work: &mut MatchWork,
-) -> Vec<Match> {
+) -> Result<Vec<Match>, SearchReplaceError> {
     let (old, trailing_nl) = text::split_text(&edit.old_string);
     let k = old.len();
     if k == 0 || k > lines.len() || (pass == MatchPass::CutOff && k < 2) {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let line_text = |l: &Line| &content[l.start..l.end];
     let edge = |j: usize| match j {
@@ -397,7 +415,9 @@ fn line_matches(
         let mut found = [LineMatch::Whole; 2];
         let fits = edges.iter().zip(found.iter_mut()).all(|(&j, slot)| {
             work.charge(texts[i + j].len() + old[j].len());
-            line_eq(pass, texts[i + j], old[j], edge(j)).map(|m| *slot = m).is_some()
+            line_eq(pass, texts[i + j], old[j], edge(j))
+                .map(|m| *slot = m)
+                .is_some()
         });
         if !fits {
             continue;
@@ -412,17 +432,17 @@ fn line_matches(
             how: &how,
             trailing_nl,
         };
-        out.push(line_match(
-            content,
-            &lines[i..i + k],
-            &quoted,
-            edit,
-            pass,
-            eol,
-        ));
+        let found = line_match(content, &lines[i..i + k], &quoted, edit, pass, eol);
+        work.charge(found.replacement.len());
+        out.push(found);
+        if work.exhausted() {
+            return Err(SearchReplaceError::WorkLimit {
+                limit: work.limit(),
+            });
+        }
         free = i + k;
     }
-    out
+    Ok(out)
 }
 
 /// The model's `old_string` lines and how each matched its file line.
