@@ -4,6 +4,8 @@
 //! first bb7's client, which never does, gets the error naming the file. Every include is
 //! listed with its size and why it needs consent.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use std::process::Command;

@@ -4,6 +4,8 @@
 //! after the stream ended stops the processing of its tool calls. No timing thresholds: the
 //! tests look at the order of the replies, at what the daemon answers and at its log.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::World;

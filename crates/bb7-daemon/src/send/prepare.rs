@@ -1,8 +1,10 @@
 //! Preparing a send on the session's thread ([`start`]): the checks (an active, trusted chat,
 //! `content`, the config), the models list for the context window (fetched in the
-//! background when it is not cached, so the protocol keeps answering), the system message,
-//! the files, the WYSIWYG budget's first prediction, and the user message saved before
-//! anything is sent, so it is never lost. The stream task ([`run`]) then gets a [`Plan`].
+//! background when it is not cached, so the protocol keeps answering) and the budget's token
+//! counts (made in the background first, so a huge file never holds the session), the
+//! system message, the files, the WYSIWYG budget's first prediction, and the user message
+//! saved before anything is sent, so it is never lost. The stream task ([`run`]) then gets a
+//! [`Plan`].
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

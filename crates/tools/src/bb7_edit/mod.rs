@@ -55,6 +55,9 @@
 //!   `file_id mismatch: got A, expected B` (B: the id the model was shown, or of the pending
 //!   content for a file this response created). Paths are normalised ([`normalize_path`]);
 //!   absolute paths and `..` are refused, and a second `write_file` of one path is an error.
+//! - Matching is bounded ([`MatchWork`]): each edit takes time linear in the file and the
+//!   quoted text, and a response's edits share a work limit ([`DEFAULT_WORK_LIMIT`] steps);
+//!   past it every further edit fails with `edit matching stopped: ...` (reported once).
 //! - Files keep their line endings (text the model sends is converted to the file's; CRLF
 //!   files stay CRLF) and their trailing-newline state. All offsets are taken at char
 //!   boundaries, so any UTF-8 text is safe.
