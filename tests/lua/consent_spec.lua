@@ -115,3 +115,46 @@ describe("include consent", function()
     t.eq(1, #fake:sent("send"))
   end)
 end)
+
+local real = require("helpers.real")
+if real.available() then
+  describe("include consent with the real daemon", function()
+    it("an ignored include is refused until the user allows it, then sent", function()
+      real.run(function()
+        real.start({ { text = { "answered" } } })
+        env.write(".gitignore", { ".env" })
+        env.write(".env", { "API_KEY=secret" })
+        env.write(".bb7/instructions", { "@include .env" })
+        env.cmd("BB7")
+        require("bb7.actions").new_chat("consent")
+        env.settle()
+        local chat = require("bb7.state").data.chat
+        t.eq(
+          { { path = ".env", bytes = 15, needs_consent = "ignored" } },
+          chat.instructions_info.project_includes
+        )
+        t.truthy(chat.instructions_info.project_error:find("include .env is ignored by git", 1, true))
+        local questions = {}
+        local consent = require("bb7.consent")
+        consent.confirm = function(question)
+          table.insert(questions, question)
+          return #questions > 1
+        end
+        -- refused: nothing is sent
+        require("bb7.ui.input").set_text("hello")
+        require("bb7.ui").handlers.input.send()
+        env.settle()
+        t.eq(1, #questions)
+        t.falsy(require("bb7.state").data.stream)
+        t.eq("hello", require("bb7.ui.input").text())
+        -- allowed: the daemon is told, the error goes, the reply comes
+        require("bb7.ui").handlers.input.send()
+        local ended = real.wait_stream_end()
+        t.eq(2, #questions)
+        t.eq("done", ended.type, vim.inspect(ended))
+        t.eq(nil, require("bb7.state").data.chat.instructions_info.project_error)
+        t.eq({ ".env" }, consent.allowed(require("bb7.state").data.root))
+      end)
+    end)
+  end)
+end
