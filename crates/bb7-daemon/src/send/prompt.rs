@@ -66,10 +66,11 @@ pub fn diff_mode_prompt(mode: DiffMode) -> &'static str {
 pub fn system_message(
     home: &Home,
     project_root: Option<&Path>,
+    allowed: &[String],
     mode: Option<DiffMode>,
 ) -> Result<String> {
     let mut out = base_prompt(home);
-    for block in instruction_blocks(home, project_root)? {
+    for block in instruction_blocks(home, project_root, allowed)? {
         ensure_blank_line(&mut out);
         out.push_str(&block);
     }
@@ -85,8 +86,13 @@ pub fn base_prompt(home: &Home) -> String {
     read_override(&home.system_prompt_path()).unwrap_or_else(|| BUILTIN.to_owned())
 }
 
-/// The wrapped instruction blocks: global, then project (each only when it has content).
-pub fn instruction_blocks(home: &Home, project_root: Option<&Path>) -> Result<Vec<String>> {
+/// The wrapped instruction blocks: global, then project (each only when it has content);
+/// `allowed`: the includes the user allowed although git does not vouch for them.
+pub fn instruction_blocks(
+    home: &Home,
+    project_root: Option<&Path>,
+    allowed: &[String],
+) -> Result<Vec<String>> {
     let mut blocks = Vec::new();
     if let Ok(text) = std::fs::read_to_string(home.global_instructions_path()) {
         blocks.extend(wrap(
@@ -99,7 +105,7 @@ pub fn instruction_blocks(home: &Home, project_root: Option<&Path>) -> Result<Ve
         blocks.extend(wrap(
             "project-instructions",
             PROJECT_SOURCE,
-            &instructions::load_project(root)?,
+            &instructions::load_project(root, allowed)?,
         ));
     }
     Ok(blocks)
@@ -146,12 +152,12 @@ mod tests {
         std::fs::create_dir_all(root.join(".bb7")).unwrap();
         std::fs::create_dir_all(&home.config_dir).unwrap();
 
-        let plain = system_message(&home, Some(&root), None).unwrap();
+        let plain = system_message(&home, Some(&root), &[], None).unwrap();
         assert_eq!(plain, BUILTIN);
 
         std::fs::write(home.global_instructions_path(), "@@ comment\nUse tabs.\n").unwrap();
         std::fs::write(root.join(".bb7/instructions"), "Be brief.\n").unwrap();
-        let full = system_message(&home, Some(&root), Some(DiffMode::Anchored)).unwrap();
+        let full = system_message(&home, Some(&root), &[], Some(DiffMode::Anchored)).unwrap();
         let global = "<user-instructions source=\"~/.config/bb7/instructions.md\">\nUse tabs.\n</user-instructions>\n";
         let project = "<project-instructions source=\".bb7/instructions\">\nBe brief.\n</project-instructions>\n";
         assert!(full.starts_with(BUILTIN));
@@ -162,20 +168,20 @@ mod tests {
         );
         assert!(g < p && p < m);
         // Global chats: no project instructions, no file rules.
-        let global_chat = system_message(&home, None, None).unwrap();
+        let global_chat = system_message(&home, None, &[], None).unwrap();
         assert!(
             !global_chat.contains(".bb7/instructions") && !global_chat.contains("# File tools")
         );
 
         std::fs::write(home.system_prompt_path(), "@@ only a comment\n").unwrap();
         assert!(
-            system_message(&home, None, None)
+            system_message(&home, None, &[], None)
                 .unwrap()
                 .starts_with(BUILTIN)
         );
         std::fs::write(home.system_prompt_path(), "You are mine.\n").unwrap();
         assert!(
-            system_message(&home, None, None)
+            system_message(&home, None, &[], None)
                 .unwrap()
                 .starts_with("You are mine.\n\n<user-instructions")
         );
@@ -188,7 +194,7 @@ mod tests {
         let root = dir.path().join("project");
         std::fs::create_dir_all(root.join(".bb7")).unwrap();
         std::fs::write(root.join(".bb7/instructions"), "\n    indented\nlast").unwrap();
-        let blocks = instruction_blocks(&home, Some(&root)).unwrap();
+        let blocks = instruction_blocks(&home, Some(&root), &[]).unwrap();
         assert_eq!(
             blocks,
             [
@@ -196,7 +202,11 @@ mod tests {
             ]
         );
         std::fs::write(root.join(".bb7/instructions"), " \n\t\n").unwrap();
-        assert!(instruction_blocks(&home, Some(&root)).unwrap().is_empty());
+        assert!(
+            instruction_blocks(&home, Some(&root), &[])
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
@@ -248,6 +258,6 @@ mod tests {
         let root = dir.path().join("project");
         std::fs::create_dir_all(root.join(".bb7")).unwrap();
         std::fs::write(root.join(".bb7/instructions"), "@include /etc/passwd\n").unwrap();
-        assert!(system_message(&home, Some(&root), None).is_err());
+        assert!(system_message(&home, Some(&root), &[], None).is_err());
     }
 }

@@ -158,6 +158,7 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
             };
         }
     };
+    tracing::info!(calls = calls.len(), "processing the reply's tool calls");
     let Applied {
         outcome,
         partial,

@@ -190,6 +190,11 @@ pub fn apply<L: BaseLookup + ?Sized>(
     let mut ending = None;
     for (at, call) in calls.iter().enumerate() {
         if cancel.is_cancelled() {
+            tracing::info!(
+                done = at,
+                of = calls.len(),
+                "cancelled: the tool calls left are not processed"
+            );
             break;
         }
         let paths = call_paths(call);
