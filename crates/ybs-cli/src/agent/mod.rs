@@ -11,6 +11,7 @@ pub mod approve;
 pub mod confirm;
 pub mod extras;
 pub mod fit;
+pub mod hooks;
 pub mod limits;
 pub mod loop_guard;
 pub mod permissions;
@@ -19,10 +20,12 @@ pub mod prepare;
 pub mod pricing;
 pub mod setup;
 pub mod shrink;
+pub mod subagent;
 
 mod send;
 #[cfg(test)]
 mod tests;
+pub mod todos;
 mod tools;
 mod turn;
 pub mod ui;
@@ -158,6 +161,8 @@ pub struct Agent {
     pub approval: approve::Approval,
     /// Where "always" answers save rules.
     pub rule_files: permissions::RuleFiles,
+    /// `hooks`: commands around tool calls and after turns that changed files.
+    pub hooks: crate::config::HooksConfig,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -191,6 +196,7 @@ impl Agent {
             permissions: permissions::Permissions::default(),
             approval: approve::Approval::default(),
             rule_files: permissions::RuleFiles::default(),
+            hooks: crate::config::HooksConfig::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

@@ -111,6 +111,9 @@ pub fn registry(config: &Config, home: Option<&Path>) -> (ToolRegistry, ReloadRe
         ("list_files", &builtin.list_files),
         ("search_files", &builtin.search_files),
         ("run_shell", &builtin.run_shell),
+        ("todo_write", &builtin.todo_write),
+        ("web_fetch", &builtin.web_fetch),
+        ("task", &builtin.task),
     ] {
         registry.set_enabled(name, tool.enabled);
     }
@@ -170,6 +173,9 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
         sandbox.protect(&around.cwd.join(&tool.path));
     }
     let mut context = ToolContext::new(sandbox, shell)?;
+    if let Some(seconds) = config.tools.builtin.web_fetch.timeout_seconds {
+        context.web.timeout = Duration::from_secs(seconds.max(1));
+    }
     if context.set_working_dir(&around.cwd).is_err() {
         // The project directory is outside the allowed paths: start at the first root.
     }
@@ -274,6 +280,7 @@ pub fn agent(
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);
     agent.set_limits(limits);
+    agent.hooks = config.hooks.clone();
     agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
     Ok((agent, SetupReport { tools: report, mcp }))
 }

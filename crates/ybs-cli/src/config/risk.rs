@@ -213,6 +213,24 @@ pub fn take_untrusted(
             }
         }
     }
+    // Hooks run programs; a project may only keep the user's own (or set none).
+    take_if(
+        layer,
+        "hooks",
+        &[],
+        &mut taken,
+        Risk::RunsPrograms,
+        |value| {
+            Some(value) == now(&["hooks"])
+                || value.as_object().is_some_and(|hooks| {
+                    hooks.iter().all(|(key, value)| match key.as_str() {
+                        "before_tool" | "after_tool" => value.as_array().is_some_and(Vec::is_empty),
+                        "lint" | "test" => value.is_null(),
+                        _ => false,
+                    })
+                })
+        },
+    );
     prune(layer);
     taken
 }
@@ -370,6 +388,19 @@ mod tests {
         let (keys, _) = taken(json!({
             "safety": {"approval": "ask", "permissions": {"deny": ["run_shell(git push*)"]}}
         }));
+        assert!(keys.is_empty(), "{keys:?}");
+    }
+
+    #[test]
+    fn hooks_need_trust() {
+        let (keys, rest) = taken(json!({"hooks": {"test": "cargo test"}, "ui": {"color": true}}));
+        assert_eq!(keys, ["hooks"]);
+        assert_eq!(rest, json!({"ui": {"color": true}}));
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [{"command": "true"}]}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"max_rounds": 99}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [], "lint": null}}));
         assert!(keys.is_empty(), "{keys:?}");
     }
 
