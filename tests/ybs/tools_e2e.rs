@@ -328,3 +328,43 @@ fn a_project_file_cannot_set_hooks_without_trust() {
     assert!(!project.file("pwned").exists(), "{stderr}");
     assert!(stderr.contains("hooks"), "{stderr}");
 }
+
+#[test]
+fn web_search_uses_the_providers_hosted_search_where_there_is_one() {
+    let sent = |provider: &str, endpoint: &str, path: &str, enabled: bool| {
+        let project = Project::new(vec![Turn::text(["Found."])]);
+        let endpoint = format!("{}{endpoint}", project.llm.base_url());
+        project.configure(|config| {
+            config["llm"] = json!({"provider": provider, "model": "some-model",
+                                   "endpoint": endpoint, "api_key": "sk-test"});
+            config["tools"]["builtin"]["web_search"]["enabled"] = json!(enabled);
+        });
+        succeeds(&project.ybs(&["exec", "search the web"]));
+        (project.llm.requests().into_iter())
+            .find(|request| request.path.ends_with(path))
+            .unwrap()
+            .body
+    };
+    let anthropic = sent("anthropic", "", "/messages", true);
+    let tools = anthropic["tools"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|tool| tool["type"] == "web_search_20250305" && tool["name"] == "web_search"),
+        "{tools:?}"
+    );
+    let responses = sent("responses", "/v1", "/responses", true);
+    let tools = responses["tools"].as_array().unwrap();
+    assert!(
+        tools.iter().any(|tool| tool["type"] == "web_search"),
+        "{tools:?}"
+    );
+    let openrouter = sent("openrouter", "/api/v1", "/chat/completions", true);
+    assert_eq!(openrouter["model"], "some-model:online");
+    // Not offered where the provider has no hosted search, nor when it is off (the default).
+    let plain = sent("openai-compatible", "/v1", "/chat/completions", true);
+    assert_eq!(plain["model"], "some-model");
+    assert!(!plain.to_string().contains("web_search"));
+    let off = sent("anthropic", "", "/messages", false);
+    assert!(!off.to_string().contains("web_search_20250305"));
+}

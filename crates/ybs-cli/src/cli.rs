@@ -9,7 +9,13 @@ use crate::config::FlagOverrides;
 
 /// ybs: a local-first terminal coding agent with sandboxed tools.
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
-#[command(name = "ybs", version, about, long_about = None)]
+#[command(
+    name = "ybs",
+    version,
+    about,
+    long_about = None,
+    after_help = crate::agent::tool_help::TOOLS_HELP
+)]
 pub struct Cli {
     /// Options that override the configuration.
     #[command(flatten)]

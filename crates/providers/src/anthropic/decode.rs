@@ -91,7 +91,8 @@ impl Decoder for AnthropicDecoder {
                     });
                 }
                 BlockDelta::InputJsonDelta { partial_json } => {
-                    if !partial_json.is_empty() {
+                    // A server tool's input (web search) is not a call of ours.
+                    if !partial_json.is_empty() && self.tool_blocks.contains(&index) {
                         out.push(StreamEvent::ToolCallDelta {
                             index,
                             arguments: partial_json,

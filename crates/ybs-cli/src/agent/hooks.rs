@@ -131,8 +131,12 @@ impl Agent {
         };
         let context = &self.tool_context;
         let timeout = Duration::from_secs(self.hooks.timeout_seconds.max(1));
+        // `blocked_commands` guards the model's commands; a hook is the user's own, and the
+        // call's arguments in its line are quoted data that must not trip it.
+        let mut policy = context.shell.clone();
+        policy.blocked_commands.clear();
         match shell::run(
-            &context.shell,
+            &policy,
             &context.sandbox,
             &line,
             &context.working_dir,

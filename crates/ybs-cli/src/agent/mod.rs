@@ -5,7 +5,9 @@
 //! readied for a session by [`prepare`]; a turn (`turn`) sends each request (`send`), settles
 //! and runs the tool calls (`tools`, with [`confirm`]) and stops a loop ([`loop_guard`]). What
 //! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
-//! front end and in tests.
+//! front end and in tests. Calls of one reply that change nothing run at once (`tools`); the
+//! `task` tool runs a read-only sub-agent ([`subagent`]); the configuration's [`hooks`] run
+//! around calls and check a turn's changes; [`todos`] shows and restores the task list.
 
 pub mod approve;
 pub mod confirm;
@@ -26,6 +28,7 @@ mod send;
 #[cfg(test)]
 mod tests;
 pub mod todos;
+pub mod tool_help;
 mod tools;
 mod turn;
 pub mod ui;

@@ -55,6 +55,15 @@ pub fn provider_kind(config: &Config) -> Result<ProviderKind, SetupError> {
         .map_err(|err| SetupError::Provider(format!("llm.provider: {err}")))
 }
 
+/// Whether the provider `kind` runs a web search itself when asked (`web_search`): OpenAI
+/// Responses, Anthropic, OpenRouter.
+pub fn hosted_web_search(kind: ProviderKind) -> bool {
+    matches!(
+        kind,
+        ProviderKind::Responses | ProviderKind::Anthropic | ProviderKind::OpenRouter
+    )
+}
+
 /// The endpoint requests go to: `llm.endpoint`, or the provider's default.
 pub fn endpoint(config: &Config) -> String {
     match (&config.llm.endpoint, provider_kind(config)) {
@@ -275,7 +284,11 @@ pub fn agent(
         reasoning_effort: config.llm.reasoning_effort,
         top_p: None,
         seed: None,
-        extras: Default::default(),
+        extras: crate::agent::RequestExtras {
+            web_search: config.tools.builtin.web_search.enabled
+                && hosted_web_search(provider.kind()),
+            ..Default::default()
+        },
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);

@@ -314,7 +314,7 @@ pub struct BuiltinTools {
     pub todo_write: BuiltinTool,
     /// `web_fetch`: a web page as text (asks first per domain).
     pub web_fetch: BuiltinTool,
-    /// `web_search`: the provider's hosted web search, where it has one.
+    /// `web_search`: the provider's hosted web search, where it has one (off by default).
     pub web_search: BuiltinTool,
     /// `task`: a read-only sub-agent.
     pub task: BuiltinTool,
@@ -339,7 +339,12 @@ impl Default for BuiltinTools {
                 timeout_seconds: Some(30),
                 limits: None,
             },
-            web_search: BuiltinTool::default(),
+            // Off unless asked for: each search is billed by the provider.
+            web_search: BuiltinTool {
+                enabled: false,
+                timeout_seconds: None,
+                limits: None,
+            },
             task: BuiltinTool::default(),
         }
     }

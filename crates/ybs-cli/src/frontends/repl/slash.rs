@@ -283,6 +283,7 @@ pub fn help_text() -> String {
         let _ = writeln!(text, "  {usage:<width$}  {what}");
     }
     text.push_str("Start a message with // to send a line that begins with /.\n");
+    text.push_str(crate::agent::tool_help::TOOLS_HELP);
     text
 }
 
