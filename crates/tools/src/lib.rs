@@ -5,7 +5,8 @@
 //! # Layout
 //!
 //! - Calling a tool: the [`Tool`] trait and the [`ToolContext`] a call runs with (`tool`, its
-//!   [`CancelFlag`] in `cancel`), argument schemas (`schema`), the [`ToolRegistry`]
+//!   [`CancelFlag`] in `cancel`, `web_fetch`'s bounds in `web_policy`, the session's task list
+//!   of `todo`), argument schemas (`schema`), the [`ToolRegistry`]
 //!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
 //! - The tools: `builtins/` (the built-ins), `external` (tools loaded from a directory),
 //!   `bb7_edit/` (bb7's edit algorithms: pure, the daemon does the I/O).
@@ -84,8 +85,10 @@ pub mod registry;
 pub mod safe_fs;
 pub mod schema;
 pub mod shell;
+pub mod todo;
 pub mod tool;
 pub mod truncate;
+pub mod web_policy;
 
 pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};

@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 use ybs_core::ToolSpec;
 
-use crate::builtins::Todo;
 pub use crate::cancel::CancelFlag;
 use crate::error::ToolError;
 use crate::path_sandbox::{PathSandbox, SandboxError};
 use crate::schema::Args;
 use crate::shell::ShellPolicy;
+use crate::todo::Todo;
 
 /// A tool the model can call.
 ///
@@ -47,7 +47,7 @@ pub struct ToolContext {
     /// call blocks.
     pub cancel: CancelFlag,
     /// How `web_fetch` fetches (its time and size bounds).
-    pub web: crate::builtins::WebPolicy,
+    pub web: crate::web_policy::WebPolicy,
 }
 
 impl ToolContext {
@@ -68,7 +68,7 @@ impl ToolContext {
             shell,
             session: SessionState::default(),
             cancel: CancelFlag::default(),
-            web: crate::builtins::WebPolicy::default(),
+            web: crate::web_policy::WebPolicy::default(),
         })
     }
 

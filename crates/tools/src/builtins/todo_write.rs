@@ -1,36 +1,15 @@
 //! `todo_write`: the model's short task list for the session. Each call replaces the whole
 //! list; the list is kept in the session state, where the front end shows it as it changes.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+pub use crate::todo::{Todo, TodoStatus};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The most items a list may have: a plan, not a backlog.
 pub const MAX_TODOS: usize = 50;
-
-/// Where an item of the list stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TodoStatus {
-    /// Not started.
-    Pending,
-    /// Being worked on.
-    InProgress,
-    /// Done.
-    Completed,
-}
-
-/// One item of the task list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Todo {
-    /// What is to be done, in a short line.
-    pub content: String,
-    /// Where it stands.
-    pub status: TodoStatus,
-}
 
 /// The list of a `todo_write` call's arguments (or of its result, which carries it too).
 pub fn todos_of(value: &Value) -> Result<Vec<Todo>, String> {

@@ -15,25 +15,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+pub use crate::web_policy::WebPolicy;
 use crate::{Args, CancelFlag, Tool, ToolContext, ToolError};
-
-/// How `web_fetch` fetches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WebPolicy {
-    /// The longest a fetch may take, from connecting to the last byte.
-    pub timeout: Duration,
-    /// The most bytes of a body read; the rest is cut.
-    pub max_bytes: usize,
-}
-
-impl Default for WebPolicy {
-    fn default() -> Self {
-        WebPolicy {
-            timeout: Duration::from_secs(30),
-            max_bytes: 2 * 1024 * 1024,
-        }
-    }
-}
 
 /// The most same-host redirects followed.
 const MAX_REDIRECTS: usize = 5;
