@@ -368,3 +368,66 @@ fn web_search_uses_the_providers_hosted_search_where_there_is_one() {
     let off = sent("anthropic", "", "/messages", false);
     assert!(!off.to_string().contains("web_search_20250305"));
 }
+
+#[test]
+fn sigint_cancels_a_running_sub_agent_with_the_turn() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::{Command, Stdio};
+    let slow =
+        Turn::text(["one ", "two ", "three ", "four ", "five ", "never seen"]).with_delay_ms(500);
+    let project = Project::new(vec![
+        call(
+            "t1",
+            "task",
+            json!({"description": "slow look", "prompt": "Look slowly."}),
+        ),
+        slow,
+        Turn::text(["not asked"]),
+    ]);
+    let mut child = project
+        .command(&["exec", "look"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("sub-agent started: slow look") {
+        let mut line = String::new();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+    }
+    // The sub-agent's request has reached the model: interrupt while it streams.
+    while project.bodies().len() < 2 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    stderr.read_to_string(&mut seen).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{seen}");
+    assert!(seen.contains("turn cancelled"), "{seen}");
+    assert_eq!(project.bodies().len(), 2, "the model was not asked again");
+    let dir = project.path("data/ybs/sessions");
+    let session_dir = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(&session_dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let saved = std::fs::read_to_string(file).unwrap();
+    assert!(
+        saved.contains("The sub-agent was cancelled by the user."),
+        "{saved}"
+    );
+    assert!(!saved.contains("never seen"), "{saved}");
+}
