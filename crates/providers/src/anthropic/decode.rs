@@ -209,6 +209,30 @@ mod tests {
     }
 
     #[test]
+    fn a_hosted_web_search_is_not_a_tool_call_of_ours() {
+        let events = [
+            json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 9}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"query\": \"rust\"}"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "Rust is a language."}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+            json!({"type": "message_stop"}),
+        ];
+        let mut accumulator = Accumulator::new();
+        for event in run(&events) {
+            accumulator.push(event.unwrap());
+        }
+        let reply = accumulator.finish();
+        assert_eq!(reply.message.parts, [Part::text("Rust is a language.")]);
+        assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
+    }
+
+    #[test]
     fn the_full_event_set_folds_into_the_reply() {
         let mut accumulator = Accumulator::new();
         for event in run(&recorded()) {
