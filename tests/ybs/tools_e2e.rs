@@ -431,3 +431,34 @@ fn sigint_cancels_a_running_sub_agent_with_the_turn() {
     );
     assert!(!saved.contains("never seen"), "{saved}");
 }
+
+#[test]
+fn a_test_that_keeps_failing_goes_back_at_most_max_rounds_times() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": "a.txt", "content": "one\n"}),
+        ),
+        Turn::text(["Done."]),
+        call(
+            "c2",
+            "write_file",
+            json!({"path": "a.txt", "content": "two\n"}),
+        ),
+        Turn::text(["Done again."]),
+        Turn::text(["never asked"]),
+    ]);
+    project.configure(|config| {
+        config["agent"]["max_iterations"] = json!(10);
+        config["hooks"] = json!({"lint": "echo 'lint says no'; exit 3", "max_rounds": 1});
+    });
+    let stderr = succeeds(&project.ybs(&["exec", "--yes", "change a.txt"]));
+    assert_eq!(project.bodies().len(), 4, "{stderr}");
+    assert!(stderr.contains("(round 1 of 1)"), "{stderr}");
+    assert!(
+        stderr.contains("the lint command `echo 'lint says no'; exit 3` still fails (exit code 3) after 1 rounds; stopping here"),
+        "{stderr}"
+    );
+    assert_eq!(project.llm.remaining_turns(), 1);
+}
