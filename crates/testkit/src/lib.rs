@@ -14,6 +14,7 @@
 //! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
 //!   faults, model lists, the `/_fake/` control endpoints.
 //! - `mcp` and `bin/`: the fake MCP server, and the `fake-llm` and `fake-mcp` binaries.
+//! - `web`: a fake web site ([`FakeWeb`]) for tools that fetch pages.
 //!
 //! ```
 //! use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn, Usage};
@@ -186,12 +187,14 @@ mod openai;
 mod responses;
 mod script;
 mod server;
+pub mod web;
 mod wire;
 
 use std::path::{Path, PathBuf};
 
 pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
+pub use web::FakeWeb;
 
 /// What can go wrong starting a fake server or loading a script.
 #[derive(Debug, thiserror::Error)]

@@ -7,6 +7,14 @@ use clap_complete::Shell;
 
 use crate::config::FlagOverrides;
 
+/// What `ybs --help` says of the interactive session, before the list of tools.
+const SESSION_HELP: &str = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
+                  command in the sandbox and adds its output to the conversation; /last shows \
+                  the last tool result whole (the terminal shows a summary); /resume picks a \
+                  saved session, /fork copies this one into a new session; /init has the model \
+                  write an AGENTS.md. The terminal bell (or an OSC 9 notification) tells when a \
+                  long turn ends or a confirmation waits; ui.notify: false turns it off.";
+
 /// ybs: a local-first terminal coding agent with sandboxed tools.
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
 #[command(
@@ -14,12 +22,7 @@ use crate::config::FlagOverrides;
     version,
     about,
     long_about = None,
-    after_help = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
-                  command in the sandbox and adds its output to the conversation; /last shows \
-                  the last tool result whole (the terminal shows a summary); /resume picks a \
-                  saved session, /fork copies this one into a new session; /init has the model \
-                  write an AGENTS.md. The terminal bell (or an OSC 9 notification) tells when a \
-                  long turn ends or a confirmation waits; ui.notify: false turns it off."
+    after_help = format!("{SESSION_HELP}\n\n{}", crate::agent::tool_help::TOOLS_HELP)
 )]
 pub struct Cli {
     /// Options that override the configuration.

@@ -57,13 +57,32 @@ impl Agent {
                 false
             }
             Settle::Ask => match ui.confirm(call, &reason) {
-                Answer::Yes => self.policy.record(&call.name, Decision::Allow),
+                Answer::Yes => {
+                    self.allow_host(call);
+                    self.policy.record(&call.name, Decision::Allow)
+                }
                 Answer::No => self.policy.record(&call.name, Decision::Deny),
                 Answer::Always => {
                     self.keep_rule(call, ui);
                     true
                 }
             },
+        }
+    }
+
+    /// After a yes to `web_fetch`: its host is allowed for the rest of the session (the
+    /// user is asked once per host).
+    fn allow_host(&mut self, call: &ToolCall) {
+        let url = call.arguments.get("url").and_then(|url| url.as_str());
+        if let Some(host) = (call.name == "web_fetch")
+            .then(|| url.and_then(ybs_tools::builtins::url_host))
+            .flatten()
+        {
+            let rule = permissions::Rule {
+                tool: call.name.clone(),
+                pattern: Some(host),
+            };
+            self.permissions.allow(Layer::Session, rule);
         }
     }
 

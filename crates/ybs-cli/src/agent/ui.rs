@@ -23,6 +23,8 @@ pub trait Ui {
     fn preview(&mut self, _preview: &crate::render::diff_view::Preview) {}
     /// What a tool returned.
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
+    /// The model's task list changed (`todo_write`); `todos` is the whole new list.
+    fn todos(&mut self, _todos: &[ybs_tools::builtins::Todo]) {}
     /// A message from ybs itself.
     fn notice(&mut self, kind: Notice, message: &str);
     /// Token usage of the turn and of the session, and how full the model's window was at
@@ -178,6 +180,12 @@ impl Ui for LineUi<'_> {
         self.print(held);
         let lines = self.renderer.tool_result(tool, result);
         self.log(lines);
+    }
+
+    fn todos(&mut self, todos: &[ybs_tools::builtins::Todo]) {
+        let held = self.renderer.finish();
+        self.print(held);
+        self.log(crate::agent::todos::lines(todos));
     }
 
     fn notice(&mut self, kind: Notice, message: &str) {

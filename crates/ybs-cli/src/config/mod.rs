@@ -7,6 +7,7 @@
 mod env;
 mod error;
 mod file;
+mod hooks;
 mod load;
 mod merge;
 mod paths;
@@ -19,6 +20,7 @@ mod validate;
 
 pub use env::process_env;
 pub use error::{ConfigError, ConfigWarning};
+pub use hooks::{HooksConfig, ToolHook};
 pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use risk::{Risk, Setting, UntrustedFile};

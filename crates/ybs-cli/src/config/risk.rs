@@ -227,6 +227,24 @@ pub fn take_untrusted(
             }
         }
     }
+    // Hooks run programs; a project may only keep the user's own (or set none).
+    take_if(
+        layer,
+        "hooks",
+        &[],
+        &mut taken,
+        Risk::RunsPrograms,
+        |value| {
+            Some(value) == now(&["hooks"])
+                || value.as_object().is_some_and(|hooks| {
+                    hooks.iter().all(|(key, value)| match key.as_str() {
+                        "before_tool" | "after_tool" => value.as_array().is_some_and(Vec::is_empty),
+                        "lint" | "test" => value.is_null(),
+                        _ => false,
+                    })
+                })
+        },
+    );
     prune(layer);
     taken
 }
@@ -400,6 +418,19 @@ mod tests {
             let taken = take_untrusted(&mut layer, &current);
             assert_eq!(taken.len(), usize::from(needs_trust), "{wanted}");
         }
+    }
+
+    #[test]
+    fn hooks_need_trust() {
+        let (keys, rest) = taken(json!({"hooks": {"test": "cargo test"}, "ui": {"color": true}}));
+        assert_eq!(keys, ["hooks"]);
+        assert_eq!(rest, json!({"ui": {"color": true}}));
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [{"command": "true"}]}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"max_rounds": 99}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [], "lint": null}}));
+        assert!(keys.is_empty(), "{keys:?}");
     }
 
     #[test]

@@ -31,6 +31,8 @@ pub struct Config {
     pub ui: UiConfig,
     /// MCP servers whose tools join the registry (not in spec 2.3; named by issue 7).
     pub mcp: McpConfig,
+    /// Commands run around tool calls and after turns that changed files (issue 29).
+    pub hooks: super::HooksConfig,
 }
 
 /// The schema version this build writes and understands.
@@ -48,6 +50,7 @@ impl Default for Config {
             git: GitConfig::default(),
             ui: UiConfig::default(),
             mcp: McpConfig::default(),
+            hooks: super::HooksConfig::default(),
         }
     }
 }
@@ -342,6 +345,14 @@ pub struct BuiltinTools {
     pub search_files: BuiltinTool,
     /// `run_shell`.
     pub run_shell: BuiltinTool,
+    /// `todo_write`: the model's task list.
+    pub todo_write: BuiltinTool,
+    /// `web_fetch`: a web page as text (asks first per domain).
+    pub web_fetch: BuiltinTool,
+    /// `web_search`: the provider's hosted web search, where it has one (off by default).
+    pub web_search: BuiltinTool,
+    /// `task`: a read-only sub-agent.
+    pub task: BuiltinTool,
 }
 
 impl Default for BuiltinTools {
@@ -357,6 +368,19 @@ impl Default for BuiltinTools {
                 timeout_seconds: Some(30),
                 limits: None,
             },
+            todo_write: BuiltinTool::default(),
+            web_fetch: BuiltinTool {
+                enabled: true,
+                timeout_seconds: Some(30),
+                limits: None,
+            },
+            // Off unless asked for: each search is billed by the provider.
+            web_search: BuiltinTool {
+                enabled: false,
+                timeout_seconds: None,
+                limits: None,
+            },
+            task: BuiltinTool::default(),
         }
     }
 }

@@ -64,6 +64,9 @@ const SUMMARIZERS: &[(&str, Summarizer)] = &[
     ("list_files", list_files),
     ("search_files", search_files),
     ("run_shell", run_shell),
+    ("web_fetch", web_fetch),
+    ("todo_write", todo_write),
+    ("task", task),
 ];
 
 /// The summary of `result`, a call of the tool `name`.
@@ -379,6 +382,39 @@ fn run_shell(arguments: &Value, result: &Value, _: Option<Change>) -> Option<Sum
 }
 
 /// The first `max` characters, with `…` when cut.
+/// `Fetched https://example.org/ (HTTP 200, 120 lines)`.
+fn web_fetch(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+    let url = result.get("url")?.as_str()?;
+    let lines = result.get("content")?.as_str()?.lines().count();
+    let cut = if result.get("truncated") == Some(&true.into()) {
+        ", cut at the size limit"
+    } else {
+        ""
+    };
+    ok(format!(
+        "Fetched {} (HTTP {}, {} {}{cut})",
+        truncate(url, RESULT_CHARS),
+        result.get("status").unwrap_or(&Value::Null),
+        thousands(lines as u64),
+        plural(lines, "line", "lines")
+    ))
+}
+
+/// `Tasks: 1 of 3 done` (the list itself is shown as it changes).
+fn todo_write(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+    ok(format!("Tasks: {}", result.get("summary")?.as_str()?))
+}
+
+/// `Sub-agent reported (12 lines)`.
+fn task(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+    let lines = result.get("report")?.as_str()?.lines().count();
+    ok(format!(
+        "Sub-agent reported ({} {})",
+        thousands(lines as u64),
+        plural(lines, "line", "lines")
+    ))
+}
+
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -414,6 +450,26 @@ mod tests {
             &summarize(name, &result(&content.to_string()), known),
             PLAIN,
         )
+    }
+
+    #[test]
+    fn fetches_tasks_and_sub_agents_read_as_sentences() {
+        let fetched = json!({"url": "http://127.0.0.1:9/a", "status": 200,
+            "content_type": "text/html", "content": "# A\n\nb\n", "truncated": false});
+        assert_eq!(
+            shown("web_fetch", json!({}), fetched, None),
+            ["  ✓ Fetched http://127.0.0.1:9/a (HTTP 200, 3 lines)"]
+        );
+        let todos = json!({"success": true, "summary": "1 of 2 done", "todos": []});
+        assert_eq!(
+            shown("todo_write", json!({}), todos, None),
+            ["  ✓ Tasks: 1 of 2 done"]
+        );
+        let report = json!({"success": true, "report": "found it\nin src/a.rs"});
+        assert_eq!(
+            shown("task", json!({}), report, None),
+            ["  ✓ Sub-agent reported (2 lines)"]
+        );
     }
 
     #[test]

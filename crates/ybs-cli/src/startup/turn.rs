@@ -151,5 +151,6 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
         }
     };
     agent.conversation = session::load(&path, cwd).map_err(|err| Failed(err.to_string()))?;
+    agent.restore_todos();
     Ok(Some(path))
 }
