@@ -205,6 +205,25 @@ fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
     assert!(project.bodies().is_empty(), "nothing was sent");
 }
 
+#[test]
+fn a_message_larger_than_the_window_is_refused_before_anything_is_sent() {
+    let project = small_window_project(vec![Turn::text(["never"])], 4_096);
+    let message = "line of a large pasted file with some words\n".repeat(600);
+    let output = project.ybs(&["exec", &message]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "this turn does not fit the model's context window of 4,096 tokens (the \
+             provider's GET /props)"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing more was sent"), "{stderr}");
+    assert!(!stderr.contains("pairs"), "{stderr}");
+    assert!(project.bodies().is_empty(), "nothing was sent");
+}
+
 /// A project talking to the fake LLM as LM Studio (or an unnamed server on 127.0.0.1), whose
 /// `/v1/models` says nothing of windows but whose own `/api/v0/models` does.
 fn lm_studio_project(provider: &str, model: Model) -> Project {

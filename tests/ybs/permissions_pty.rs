@@ -78,7 +78,7 @@ fn always_saves_a_rule_that_permissions_lists_and_removes_and_approval_switches(
     let screen = tmux.wait_for("[a]lways (a rule):");
     assert!(screen.contains("$ echo first-run"), "{screen}");
     tmux.keys(&["a", "Enter"]);
-    let screen = tmux.wait_for("(e.g. 1s; Enter: the last for the session)?");
+    let screen = tmux.wait_for("(e.g. 1s; Enter: the first for the session)?");
     assert!(screen.contains("[1] run_shell(echo first-run)"), "{screen}");
     assert!(screen.contains("[2] run_shell"), "{screen}");
     tmux.keys(&["1p", "Enter"]);

@@ -8,7 +8,7 @@ use std::fs;
 
 use common::{Project, call, text};
 use serde_json::{Value, json};
-use ybs_cli::prompt::repo_map::HEADING;
+use ybs_cli::prompt::repo_map::{HEADING, OUTSIDE};
 use ybs_context_budget::{CharsPerToken, TokenCounter};
 use ybs_testkit::Turn;
 
@@ -197,7 +197,8 @@ fn started_in_a_subdirectory_the_map_covers_the_repository_nearest_files_first()
     }
     let bodies = project.bodies();
     let from_web = map_section(&bodies[0]).expect("a map from web/");
-    let map = &from_web[HEADING.len()..];
+    assert!(from_web[HEADING.len()..].starts_with(OUTSIDE), "{from_web}");
+    let map = &from_web[HEADING.len() + OUTSIDE.len()..];
     // The working directory's files first, written from it; the rest of the repository
     // after them, as `../`.
     assert!(

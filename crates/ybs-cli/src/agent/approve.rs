@@ -96,7 +96,7 @@ impl Agent {
     }
 
     /// After "always": the rule the user picks, in the layer they pick (the whole tool for
-    /// the session when the front end cannot ask).
+    /// the session when the front end cannot ask); the rule kept is always said.
     fn keep_rule(&mut self, call: &ToolCall, ui: &mut dyn Ui) {
         let offers = permissions::offers(&call.name, &call.arguments);
         let choice = ui.choose_rule(&offers);
@@ -133,7 +133,12 @@ impl Agent {
         } else if layer != Layer::Session {
             ui.notice(
                 Notice::Warning,
-                "no configuration file to save in; kept for this session",
+                &format!("no configuration file to save in; allow `{rule}` kept for this session"),
+            );
+        } else {
+            ui.notice(
+                Notice::Info,
+                &format!("allow `{rule}` for this session (/permissions lists and removes it)"),
             );
         }
         self.permissions.allow(

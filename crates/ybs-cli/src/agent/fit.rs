@@ -21,7 +21,7 @@ run in a sandbox. Keep replies short, and when the task is done say what you did
 const SAFETY: f64 = 0.9;
 
 /// The fewest tokens a reply may be given.
-const MIN_REPLY: u64 = 128;
+pub(super) const MIN_REPLY: u64 = 128;
 
 impl Agent {
     /// The tools as the model is offered them: all enabled ones, read-only ones only in plan
@@ -71,8 +71,9 @@ impl Agent {
             ui.notice(
                 Notice::Warning,
                 &format!(
-                    "{}: the model's context window is {} tokens ({}), and the prompt needed \
-                     about {} of them",
+                    "{}: the model's context window is {} tokens ({}), and ybs's prompt and \
+                     tools took about {} of them, too many to leave room for the \
+                     conversation and a reply",
                     step.said(),
                     thousands(self.limits.window.tokens),
                     self.limits.window.source,

@@ -57,10 +57,11 @@ impl Agent {
             .map(|(index, &count)| PairInfo::new(index.to_string(), count))
             .collect();
         let aut = conversation_tokens(&self.counter, tail);
+        self.check_turn_fits(aut as u64)?;
         let model = self.settings.model.clone();
         let mut trim = match TrimLoop::start(model, infos, prediction, aut, budget, None) {
             Ok(trim) => trim,
-            Err(refused) => return Err(refusal(refused.result)),
+            Err(refused) => return Err(self.refusal(refused.result)),
         };
         loop {
             let attempt = trim.attempt();
@@ -92,7 +93,7 @@ impl Agent {
                         );
                         trim = next;
                     }
-                    Next::Done(finished) => return Err(refusal(finished.result)),
+                    Next::Done(finished) => return Err(self.refusal(finished.result)),
                 },
             }
         }
@@ -251,12 +252,50 @@ impl Agent {
     }
 }
 
-fn refusal(result: Result<ybs_context_budget::Delivery, SendError>) -> AgentError {
-    match result {
-        Err(error) => AgentError::Send(error),
-        Ok(_) => AgentError::Send(SendError::Provider(LlmError::new(
-            ErrorKind::Unknown,
-            "the trim loop ended without a reply",
-        ))),
+impl Agent {
+    /// Before a request: this turn (the user's message and the turn's tool results, which
+    /// no trimming drops) with ybs's prompt and tools must leave room for a reply in the
+    /// model's window, or nothing is sent.
+    fn check_turn_fits(&self, turn: u64) -> Result<(), AgentError> {
+        let fixed = self.fixed_tokens();
+        let window = self.limits.window.tokens;
+        if fixed + turn + super::fit::MIN_REPLY <= window {
+            return Ok(());
+        }
+        Err(AgentError::WindowTooSmall(self.too_large(turn, fixed)))
+    }
+
+    fn too_large(&self, turn: u64, fixed: u64) -> String {
+        use super::limits::thousands;
+        format!(
+            "this turn does not fit the model's context window of {} tokens ({}): your              message and the turn's tool results take about {} tokens and ybs's prompt and              tools about {}, with room still needed for the reply; nothing more was sent.              Shorten the message (or ask for less of a large file), or use a model or server              with a larger window (llama-server -c, Ollama num_ctx)",
+            thousands(self.limits.window.tokens),
+            self.limits.window.source,
+            thousands(turn),
+            thousands(fixed)
+        )
+    }
+
+    /// Why the trim loop gave up, in ybs's words (the budget's own speak of bb7's pairs
+    /// and filters).
+    fn refusal(&self, result: Result<ybs_context_budget::Delivery, SendError>) -> AgentError {
+        use ybs_context_budget::BudgetError;
+        match result {
+            Err(SendError::Budget(
+                BudgetError::ContextOverflowAfterTrimming { .. }
+                | BudgetError::UserPromptTooLarge { .. },
+            )) => {
+                let turn = conversation_tokens(&self.counter, &self.conversation) as u64;
+                AgentError::WindowTooSmall(format!(
+                    "the model said the request is larger than its context window, even                      with the older exchanges left out; {}",
+                    self.too_large(turn, self.fixed_tokens())
+                ))
+            }
+            Err(error) => AgentError::Send(error),
+            Ok(_) => AgentError::Send(SendError::Provider(LlmError::new(
+                ErrorKind::Unknown,
+                "the trim loop ended without a reply",
+            ))),
+        }
     }
 }

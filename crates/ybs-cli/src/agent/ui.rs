@@ -232,7 +232,7 @@ impl Ui for LineUi<'_> {
         let _ = write!(
             self.log,
             "which, and for the [s]ession, the [p]roject or the [u]ser (e.g. 1s; Enter: the \
-             last for the session)? "
+             first for the session)? "
         );
         let _ = self.log.flush();
         let mut line = String::new();
@@ -243,7 +243,9 @@ impl Ui for LineUi<'_> {
         let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
         let index = match digits.parse::<usize>() {
             Ok(number) if (1..=offers.len()).contains(&number) => number - 1,
-            _ => offers.len().checked_sub(1)?,
+            // The narrowest rule unless the user names a wider one.
+            _ if offers.is_empty() => return None,
+            _ => 0,
         };
         let layer = match answer[digits.len()..].trim() {
             "p" | "project" => Layer::Project,

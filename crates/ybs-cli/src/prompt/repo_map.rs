@@ -16,6 +16,10 @@ use ybs_tools::PathSandbox;
 pub const HEADING: &str = "Repository map: the project's files, most relevant first, with \
 their top-level definitions. It is a summary: read a file before changing it.\n\n";
 
+/// The line after the heading when the session started in a subdirectory of the repository.
+pub const OUTSIDE: &str = "Paths are written from the working directory; files under `../` \
+are outside it, for orientation: the tools may not be allowed to read them.\n\n";
+
 /// What [`RepoMapCache::refresh`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refresh {
@@ -102,7 +106,13 @@ impl RepoMapCache {
         let counter = CharsPerToken::default();
         let budget = self.budget.saturating_sub(counter.count(HEADING));
         let map = (self.mapper).map(&self.root, &files, &mentioned, budget, &counter);
-        let section = (!map.text.is_empty()).then(|| format!("{HEADING}{}", map.text));
+        let section = (!map.text.is_empty()).then(|| {
+            if self.near.is_empty() {
+                format!("{HEADING}{}", map.text)
+            } else {
+                format!("{HEADING}{OUTSIDE}{}", map.text)
+            }
+        });
         self.built = Some(Built {
             fingerprint: print,
             mentioned,
