@@ -323,3 +323,29 @@ fn k2_the_program_of_an_external_tool_is_read_only_to_the_model() {
     let results = tool_messages(project.bodies().last().unwrap());
     assert!(results[0].1.contains("read-only"), "{results:?}");
 }
+
+/// The user's `-c FILE` is read after the project file; a project setting equal to what it
+/// sets is the user's own choice and is neither asked about nor warned of.
+#[test]
+fn a_project_setting_equal_to_the_users_own_config_file_needs_no_trust() {
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    let endpoint = format!("{}/v1", project.llm.base_url());
+    project.write(
+        ".ybs.json",
+        &json!({"llm": {"provider": "openai-compatible", "endpoint": endpoint}}).to_string(),
+    );
+    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("ignored"), "{stderr}");
+    assert_eq!(project.bodies().len(), 1, "{stderr}");
+    // A different provider still needs trust.
+    project.write(
+        ".ybs.json",
+        &json!({"llm": {"provider": "openai", "endpoint": endpoint}}).to_string(),
+    );
+    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains(" llm.provider ignored"), "{stderr}");
+    assert!(!stderr.contains("llm.endpoint"), "{stderr}");
+}
