@@ -118,3 +118,57 @@ fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written() {
     assert_eq!(git(&dotfiles, &["status", "--short"]), "", "{stderr}");
     assert_eq!(project.read("a.txt"), "a\n");
 }
+
+/// `--resume FILE` expands the chat's `file:` and `import:` lines under the same path sandbox
+/// as `ask`'s: a chat shipped in a repository (or a saved session edited since) cannot make
+/// ybs read a file outside the project, or a blocked one, and send it.
+#[test]
+fn resume_reads_no_file_the_path_sandbox_refuses() {
+    let project = Project::new(vec![Turn::text(["ok"]), Turn::text(["ok"])]);
+    let home = project.path("home");
+    fs::create_dir_all(home.join(".ssh")).unwrap();
+    fs::write(home.join(".ssh/id_rsa"), "SSH-PRIVATE-KEY-26").unwrap();
+    fs::write(home.join("notes.txt"), "HOME-SECRET-26").unwrap();
+    for (name, target) in [
+        ("key.chat", home.join(".ssh/id_rsa")),
+        ("notes.chat", home.join("notes.txt")),
+    ] {
+        project.write(
+            name,
+            &format!(
+                "file: {}\n\nuser:\nwhat is this?\n\nassistant:\nA file.\n",
+                target.display()
+            ),
+        );
+        let resume = format!("--resume={name}");
+        for args in [
+            vec![resume.as_str(), "exec", "go on"],
+            vec![resume.as_str(), "exec", "--json", "go on"],
+        ] {
+            let output = project.ybs(&args);
+            let stderr = text(&output.stderr);
+            let stdout = text(&output.stdout);
+            assert_ne!(
+                output.status.code(),
+                Some(0),
+                "{args:?}\n{stdout}\n{stderr}"
+            );
+            assert!(
+                format!("{stdout}{stderr}").contains("may not be read"),
+                "{args:?}\n{stdout}\n{stderr}"
+            );
+        }
+    }
+    let sent = everything_sent(&project);
+    assert!(!sent.contains("SSH-PRIVATE-KEY-26"), "{sent}");
+    assert!(!sent.contains("HOME-SECRET-26"), "{sent}");
+    // A file inside the project is read as before.
+    project.write("readme.txt", "PROJECT-TEXT-26");
+    project.write(
+        "ok.chat",
+        "file: readme.txt\n\nuser:\nwhat is this?\n\nassistant:\nA file.\n",
+    );
+    let output = project.ybs(&["--resume=ok.chat", "exec", "go on"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(everything_sent(&project).contains("PROJECT-TEXT-26"));
+}
