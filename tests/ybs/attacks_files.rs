@@ -29,55 +29,6 @@ fn show(output: &Output) -> String {
     )
 }
 
-/// The uid of `nobody`, which the attacks are replayed as when the tests run as root.
-const NOBODY: u32 = 65534;
-
-fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    fs::metadata("/proc/self").is_ok_and(|meta| meta.uid() == 0)
-}
-
-/// Hands the project's whole scratch directory to `nobody`; `None` (skip) unless root.
-fn give_to_nobody(project: &Project) -> Option<()> {
-    if !running_as_root() {
-        println!("skipped: the tests already run unprivileged");
-        return None;
-    }
-    fn chown_all(path: &Path) {
-        std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
-        if fs::symlink_metadata(path).unwrap().is_dir() {
-            for entry in fs::read_dir(path).unwrap().flatten() {
-                chown_all(&entry.path());
-            }
-        }
-    }
-    chown_all(project.dir.path());
-    Some(())
-}
-
-/// `ybs ARGS` in the project, as `nobody` when `nobody` is set, `input` on stdin.
-fn ybs_as(project: &Project, args: &[&str], input: &str, nobody: bool) -> Output {
-    use std::io::Write;
-    use std::os::unix::process::CommandExt;
-    let mut command = project.command(args);
-    if nobody {
-        command.uid(NOBODY).gid(NOBODY);
-    }
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// Runs `command`, killing it after `limit`: `None` when it had to be killed.
 fn run_within(mut command: Command, limit: Duration) -> Option<Output> {
     let mut child = command
@@ -167,17 +118,17 @@ fn undo_through_links(nobody: bool) {
     ]);
     let home = project.path("home");
     fs::write(home.join(".gitconfig"), "[user]\n\tname = me\n").unwrap();
-    if nobody && give_to_nobody(&project).is_none() {
+    if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_as(&project, &["exec", "--yes", "tidy up"], "", nobody);
+    let output = project.ybs_with_input(&["exec", "--yes", "tidy up"], "");
     assert!(output.status.success(), "{}", show(&output));
     assert!(
         fs::symlink_metadata(project.file("d"))
             .unwrap()
             .is_symlink()
     );
-    let undo = ybs_as(&project, &["undo"], "y\n", nobody);
+    let undo = project.ybs_with_input(&["undo"], "y\n");
     assert!(!undo.status.success(), "{}", show(&undo));
     let said = text(&undo.stderr) + &text(&undo.stdout);
     assert!(said.contains("symbolic link"), "{said}");
@@ -208,7 +159,7 @@ fn last_message_through_a_link(nobody: bool) {
     ]);
     let home = project.path("home");
     fs::create_dir(project.file("out")).unwrap();
-    if nobody && give_to_nobody(&project).is_none() {
+    if nobody && !project.run_as_nobody() {
         return;
     }
     let args = [
@@ -218,7 +169,7 @@ fn last_message_through_a_link(nobody: bool) {
         "out/last.md",
         "go",
     ];
-    let output = ybs_as(&project, &args, "", nobody);
+    let output = project.ybs_with_input(&args, "");
     assert!(output.status.success(), "{}", show(&output));
     assert!(!home.join("last.md").exists());
     assert_eq!(project.read("out.old/last.md"), "the reply");
@@ -315,12 +266,10 @@ fn a_fifo_does_not_block_the_preview_or_undo_of_an_unprivileged_user_either() {
         ),
         Turn::text(["Written."]),
     ]);
-    if give_to_nobody(&project).is_none() {
+    if !project.run_as_nobody() {
         return;
     }
-    let mut command = project.command(&["exec", "--yes", "write notes"]);
-    std::os::unix::process::CommandExt::uid(&mut command, NOBODY);
-    std::os::unix::process::CommandExt::gid(&mut command, NOBODY);
+    let command = project.command(&["exec", "--yes", "write notes"]);
     let output = run_within(command, Duration::from_secs(60)).expect("ybs blocked on the FIFO");
     assert!(output.status.success(), "{}", show(&output));
     assert_eq!(project.read("notes.txt"), "notes\n");

@@ -2,7 +2,8 @@
 //! of it. A cloned repository's `AGENTS.md` or `CLAUDE.md` linked to a secret in HOME, a
 //! source file linked to one (for the repository map), a `.git` linked to another repository
 //! (for the environment block and the auto-commit): the request the fake LLM receives holds
-//! no byte of any of them, and the other repository is not written.
+//! no byte of any of them, and the other repository is not written. Each runs as the user who
+//! runs the tests and, when that is root, once more as `nobody`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -15,6 +16,12 @@ use common::{Project, call, text};
 use serde_json::json;
 use ybs_testkit::Turn;
 
+crate::both_users! {
+    instruction_files_and_sources_linked_out_of_the_project_are_not_sent,
+    a_git_directory_linked_to_another_repository_is_neither_read_nor_written,
+    resume_reads_no_file_the_path_sandbox_refuses,
+}
+
 /// Everything the fake LLM received, as one string.
 fn everything_sent(project: &Project) -> String {
     (project.llm.requests().iter())
@@ -24,6 +31,7 @@ fn everything_sent(project: &Project) -> String {
 
 fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let output = Command::new("git")
+        .args(["-c", "safe.directory=*"])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -41,8 +49,7 @@ fn git(dir: &std::path::Path, args: &[&str]) -> String {
     text(&output.stdout)
 }
 
-#[test]
-fn instruction_files_and_sources_linked_out_of_the_project_are_not_sent() {
+fn instruction_files_and_sources_linked_out_of_the_project_are_not_sent(nobody: bool) {
     let project = Project::new(vec![Turn::text(["ok"])]);
     let home = project.path("home");
     fs::create_dir_all(home.join(".ssh")).unwrap();
@@ -62,6 +69,9 @@ fn instruction_files_and_sources_linked_out_of_the_project_are_not_sent() {
     fs::write(dir.join("sub/deeper/lib.rs"), "pub fn project_fn() {}\n").unwrap();
     symlink(home.join("secret.rs"), dir.join("sub/deeper/leak.rs")).unwrap();
     symlink(&home, dir.join("sub/deeper/home-link")).unwrap();
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = project
         .command(&["exec", "hello"])
         .current_dir(dir.join("sub/deeper"))
@@ -85,8 +95,7 @@ fn instruction_files_and_sources_linked_out_of_the_project_are_not_sent() {
     assert!(stderr.contains("CLAUDE.md"), "{stderr}");
 }
 
-#[test]
-fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written() {
+fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written(nobody: bool) {
     let project = Project::new(vec![
         call(
             "c1",
@@ -104,6 +113,9 @@ fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written() {
     git(&dotfiles, &["commit", "-qm", "mine"]);
     let head = git(&dotfiles, &["rev-parse", "HEAD"]);
     symlink(dotfiles.join(".git"), project.file(".git")).unwrap();
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = project.ybs(&["exec", "--yes", "write a"]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
@@ -122,13 +134,15 @@ fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written() {
 /// `--resume FILE` expands the chat's `file:` and `import:` lines under the same path sandbox
 /// as `ask`'s: a chat shipped in a repository (or a saved session edited since) cannot make
 /// ybs read a file outside the project, or a blocked one, and send it.
-#[test]
-fn resume_reads_no_file_the_path_sandbox_refuses() {
+fn resume_reads_no_file_the_path_sandbox_refuses(nobody: bool) {
     let project = Project::new(vec![Turn::text(["ok"]), Turn::text(["ok"])]);
     let home = project.path("home");
     fs::create_dir_all(home.join(".ssh")).unwrap();
     fs::write(home.join(".ssh/id_rsa"), "SSH-PRIVATE-KEY-26").unwrap();
     fs::write(home.join("notes.txt"), "HOME-SECRET-26").unwrap();
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     for (name, target) in [
         ("key.chat", home.join(".ssh/id_rsa")),
         ("notes.chat", home.join("notes.txt")),
