@@ -269,10 +269,14 @@ fn b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers(nobody:
     let results = tool_messages(bodies.last().unwrap());
     assert!(results[0].1.contains("read-only"), "{results:?}");
     assert!(results[1].1.contains("read-only"), "{results:?}");
-    assert!(
-        results[2].1.contains("read-only to commands"),
-        "{results:?}"
-    );
+    // The command found `.ybs/` and `.ybs.json` taken (read-only placeholders for its run)
+    // and failed up front; nothing had to be removed afterwards.
+    let shell = &results[2].1;
+    assert!(shell.contains("Read-only file system"), "{shell}");
+    assert!(shell.contains(".ybs.json: Is a directory"), "{shell}");
+    assert!(!shell.contains("ybs: this command created"), "{shell}");
+    // The chat file being answered exists: read-only to the command.
+    assert!(shell.contains("q.chat: Read-only file system"), "{shell}");
 }
 
 fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls(nobody: bool) {

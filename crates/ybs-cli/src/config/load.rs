@@ -190,10 +190,17 @@ pub fn defaults() -> Map<String, Value> {
     }
 }
 
-/// The file's text; `None` when an optional file does not exist.
+/// The file's text; `None` when an optional file does not exist. A project's `.ybs.json`
+/// that is a directory is the empty placeholder a running command holds the name with (see
+/// the tools' shell sandbox), or one a killed ybs left: no configuration.
 fn read(config_file: &ConfigFile) -> Result<Option<String>, ConfigError> {
     match std::fs::read_to_string(&config_file.path) {
         Ok(text) => Ok(Some(text)),
+        Err(err)
+            if err.kind() == ErrorKind::IsADirectory && config_file.role == FileRole::Project =>
+        {
+            Ok(None)
+        }
         Err(err) if err.kind() == ErrorKind::NotFound => match config_file.role {
             FileRole::Explicit => Err(ConfigError::MissingExplicit {
                 path: config_file.path.clone(),

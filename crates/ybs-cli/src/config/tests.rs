@@ -254,7 +254,8 @@ fn a_missing_explicit_file_is_an_error_but_missing_others_are_not() {
 #[test]
 fn an_unreadable_file_names_the_file() {
     let fixture = Fixture::new();
-    let dir = fixture.root.join("project/.ybs.json");
+    // (A project's `.ybs.json` that is a directory is a command's placeholder: no file.)
+    let dir = fixture.root.join("home/.ybs.json");
     fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("mkdir: {err}"));
     let err = fixture
         .load(&[], &FlagOverrides::default())
@@ -400,5 +401,15 @@ fn a_project_setting_equal_to_the_users_own_needs_no_trust() -> Result<(), Strin
     // A flag is the user's choice too.
     flags.approval = Some("full-auto".into());
     assert!(untrusted(&flags)?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_project_file_that_is_a_directory_is_no_configuration() -> Result<(), String> {
+    let fixture = Fixture::new();
+    fs::create_dir_all(fixture.root.join("project/.ybs.json"))
+        .unwrap_or_else(|err| panic!("mkdir: {err}"));
+    let loaded = fixture.load(&[], &FlagOverrides::default())?;
+    assert!(loaded.files.iter().all(|status| !status.loaded));
     Ok(())
 }
