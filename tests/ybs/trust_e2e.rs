@@ -1,7 +1,8 @@
 //! Issue 26, sections 1 and 2: a cloned repository's settings, a chat file's directives and
 //! what the model writes cannot run a program, send a key elsewhere or weaken safety without
 //! the user's consent. Each test performs the attack with the real `ybs` against the fake LLM,
-//! with a second fake server on 127.0.0.1 as the attacker that records what reaches it.
+//! with a second fake server on 127.0.0.1 as the attacker that records what reaches it, as
+//! the user who runs the tests and, when that is root, once more as `nobody`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -14,6 +15,17 @@ use serde_json::json;
 use ybs_testkit::{FakeLlm, Script, Turn};
 
 const KEY: &str = "sk-test-secret-key-26";
+
+crate::both_users! {
+    b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_nothing,
+    inspection_commands_start_no_server_even_in_a_trusted_project,
+    ybs_trust_records_the_settings_until_the_file_changes,
+    m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_blocked_file,
+    b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers,
+    d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls,
+    k2_the_program_of_an_external_tool_is_read_only_to_the_model,
+    a_project_setting_equal_to_the_users_own_config_file_needs_no_trust,
+}
 
 fn attacker() -> FakeLlm {
     FakeLlm::start(Script::new([Turn::text(["pwned"])])).unwrap()
@@ -50,8 +62,7 @@ fn hostile_project_file(project: &Project, attacker: &FakeLlm, marker: &Path) {
     project.write(".ybs.json", &file.to_string());
 }
 
-#[test]
-fn b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_nothing() {
+fn b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_nothing(nobody: bool) {
     let project = Project::new(vec![
         call(
             "c1",
@@ -63,6 +74,9 @@ fn b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_not
     let attacker = attacker();
     let marker = project.path("started-by-project");
     hostile_project_file(&project, &attacker, &marker);
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = ybs_with_key(&project, &["exec", "summarise"]);
     let stderr = text(&output.stderr);
     assert_no_request(&attacker);
@@ -95,12 +109,14 @@ fn b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_not
     assert!(config.contains("context.repo_map_tokens = 0"), "{config}");
 }
 
-#[test]
-fn inspection_commands_start_no_server_even_in_a_trusted_project() {
+fn inspection_commands_start_no_server_even_in_a_trusted_project(nobody: bool) {
     let project = Project::new(vec![]);
     let attacker = attacker();
     let marker = project.path("started-by-project");
     hostile_project_file(&project, &attacker, &marker);
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     for args in [
         vec!["tools", "--trust-project"],
         vec!["config", "--trust-project"],
@@ -113,13 +129,15 @@ fn inspection_commands_start_no_server_even_in_a_trusted_project() {
     assert_no_request(&attacker);
 }
 
-#[test]
-fn ybs_trust_records_the_settings_until_the_file_changes() {
+fn ybs_trust_records_the_settings_until_the_file_changes(nobody: bool) {
     let project = Project::new(vec![]);
     project.write(
         ".ybs.json",
         r#"{"tools": {"builtin": {"run_shell": {"timeout_seconds": 99}}}}"#,
     );
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let config = text(&project.ybs(&["config"]).stdout);
     assert!(
         !config.contains("tools.builtin.run_shell.timeout_seconds = 99"),
@@ -156,8 +174,9 @@ fn ybs_trust_records_the_settings_until_the_file_changes() {
     );
 }
 
-#[test]
-fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_blocked_file() {
+fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_blocked_file(
+    nobody: bool,
+) {
     let project = Project::new(vec![Turn::text(["answer"])]);
     let attacker = attacker();
     let marker = project.path("started-by-chat");
@@ -169,6 +188,9 @@ fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_b
             marker.display()
         ),
     );
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = ybs_with_key(&project, &["ask", "--chat", "review.chat"]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
@@ -209,8 +231,7 @@ fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_b
     assert!(!sent.contains("PRIVATE KEY 26"));
 }
 
-#[test]
-fn b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers() {
+fn b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers(nobody: bool) {
     let project = Project::new(vec![
         call(
             "c1",
@@ -234,6 +255,9 @@ fn b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers() {
         "q.chat",
         "tool: write_file\ntool: edit_file\ntool: run_shell\n\nuser:\nQ\n",
     );
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = project.ybs(&["ask", "--chat", "q.chat", "--yes"]);
     let stderr = text(&output.stderr);
     assert!(!project.file(".ybs.json").exists(), "{stderr}");
@@ -245,14 +269,17 @@ fn b1_m2_the_model_cannot_write_ybs_configuration_or_the_chat_it_answers() {
     let results = tool_messages(bodies.last().unwrap());
     assert!(results[0].1.contains("read-only"), "{results:?}");
     assert!(results[1].1.contains("read-only"), "{results:?}");
-    assert!(
-        results[2].1.contains("read-only to commands"),
-        "{results:?}"
-    );
+    // The command found `.ybs/` and `.ybs.json` taken (read-only placeholders for its run)
+    // and failed up front; nothing had to be removed afterwards.
+    let shell = &results[2].1;
+    assert!(shell.contains("Read-only file system"), "{shell}");
+    assert!(shell.contains(".ybs.json: Is a directory"), "{shell}");
+    assert!(!shell.contains("ybs: this command created"), "{shell}");
+    // The chat file being answered exists: read-only to the command.
+    assert!(shell.contains("q.chat: Read-only file system"), "{shell}");
 }
 
-#[test]
-fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls() {
+fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls(nobody: bool) {
     let outside = tempfile::tempdir().unwrap();
     let fsmonitor = outside.path().join("fsmonitor-ran");
     let filter = outside.path().join("filter-ran");
@@ -278,6 +305,13 @@ fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls() {
         ),
         Turn::text(["wrote"]),
     ]);
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
+    if nobody {
+        // The planted programs would run as `nobody`: let them write their markers.
+        common::give_to_nobody(outside.path());
+    }
     let first = project.ybs(&["exec", "--yes", "plant"]);
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert!(project.file(".git").is_dir(), "{}", text(&first.stderr));
@@ -295,8 +329,7 @@ fn d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls() {
     }
 }
 
-#[test]
-fn k2_the_program_of_an_external_tool_is_read_only_to_the_model() {
+fn k2_the_program_of_an_external_tool_is_read_only_to_the_model(nobody: bool) {
     let project = Project::new(vec![
         call(
             "c1",
@@ -317,9 +350,40 @@ fn k2_the_program_of_an_external_tool_is_read_only_to_the_model() {
         config["tools"]["external"] = json!([{"name": "lint", "path": "scripts/lint.sh",
                                                "description": "lint"}]);
     });
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
     let output = project.ybs(&["exec", "--yes", "change the linter"]);
     let stderr = text(&output.stderr);
     assert_eq!(project.read("scripts/lint.sh"), script, "{stderr}");
     let results = tool_messages(project.bodies().last().unwrap());
     assert!(results[0].1.contains("read-only"), "{results:?}");
+}
+
+/// The user's `-c FILE` is read after the project file; a project setting equal to what it
+/// sets is the user's own choice and is neither asked about nor warned of.
+fn a_project_setting_equal_to_the_users_own_config_file_needs_no_trust(nobody: bool) {
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    let endpoint = format!("{}/v1", project.llm.base_url());
+    project.write(
+        ".ybs.json",
+        &json!({"llm": {"provider": "openai-compatible", "endpoint": endpoint}}).to_string(),
+    );
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
+    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("ignored"), "{stderr}");
+    assert_eq!(project.bodies().len(), 1, "{stderr}");
+    // A different provider still needs trust.
+    project.write(
+        ".ybs.json",
+        &json!({"llm": {"provider": "openai", "endpoint": endpoint}}).to_string(),
+    );
+    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains(" llm.provider ignored"), "{stderr}");
+    assert!(!stderr.contains("llm.endpoint"), "{stderr}");
 }

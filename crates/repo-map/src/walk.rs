@@ -1,8 +1,12 @@
 //! The project's files: the walk of ybs's `list_files` tool (ignore files honoured, `.git`
-//! skipped, symlinks not followed), a cheap fingerprint of it, and reading the files.
+//! skipped, symlinks not followed), a cheap fingerprint of it, and reading the files, also
+//! without following a link: a file or directory swapped for a link to a secret outside the
+//! project after the walk is not read.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
@@ -92,21 +96,63 @@ pub fn fingerprint(files: &[FileMeta]) -> u64 {
 }
 
 /// Reads the files of `files` under `root` whose language this crate parses. Any other file,
-/// and one that is too large, not UTF-8 (binary) or unreadable, keeps `content: None` and is
-/// listed by name only.
+/// and one that is too large, not UTF-8 (binary), unreadable or reached through a symbolic
+/// link (anywhere below `root`), keeps `content: None` and is listed by name only.
 pub fn read(root: &Path, files: &[FileMeta]) -> Vec<SourceFile> {
+    let root_fd = rustix::fs::open(root, DIR_FLAGS, rustix::fs::Mode::empty()).ok();
     crate::parallel::map(
         files,
         || (),
         |(), meta| SourceFile {
             path: meta.path.clone(),
             content: (meta.size <= MAX_FILE_BYTES && Lang::of(&meta.path).is_some())
-                .then(|| std::fs::read(root.join(&meta.path)).ok())
+                .then(|| read_beneath(root_fd.as_ref()?, &meta.path))
                 .flatten()
                 .and_then(|bytes| String::from_utf8(bytes).ok())
                 .filter(|text| !text.contains('\0')),
         },
     )
+}
+
+const DIR_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::RDONLY
+    .union(rustix::fs::OFlags::DIRECTORY)
+    .union(rustix::fs::OFlags::CLOEXEC);
+
+/// The bytes of the file `relative` (`/` separators) below the open directory `root`, reached
+/// one name at a time with no-follow opens, so a link anywhere on the way is not followed:
+/// a regular file of at most [`MAX_FILE_BYTES`] only (a FIFO is not waited on).
+fn read_beneath(root: &OwnedFd, relative: &str) -> Option<Vec<u8>> {
+    use rustix::fs::{FileType, Mode, OFlags};
+    let mut names = relative.split('/');
+    let name = names.next_back()?;
+    let safe = |part: &str| !part.is_empty() && part != "." && part != "..";
+    let mut dir: Option<OwnedFd> = None;
+    for part in names {
+        if !safe(part) {
+            return None;
+        }
+        let parent = dir.as_ref().unwrap_or(root);
+        let flags = DIR_FLAGS | OFlags::NOFOLLOW;
+        dir = Some(rustix::fs::openat(parent, part, flags, Mode::empty()).ok()?);
+    }
+    if !safe(name) {
+        return None;
+    }
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir.as_ref().unwrap_or(root), name, flags, Mode::empty()).ok()?;
+    let stat = rustix::fs::fstat(&fd).ok()?;
+    #[allow(clippy::unnecessary_cast)]
+    let size = stat.st_size as u64;
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || size > MAX_FILE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?.saturating_add(1));
+    std::fs::File::from(fd)
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes)
 }
 
 #[cfg(test)]
@@ -167,6 +213,44 @@ pub(crate) mod tests {
         let before = fingerprint(&scan(dir.path(), |_| false));
         fs::write(dir.path().join("build/new.rs"), "fn x() {}\n").unwrap();
         assert_eq!(fingerprint(&scan(dir.path(), |_| false)), before);
+    }
+
+    #[test]
+    fn read_follows_no_link_put_in_place_of_a_file_or_directory() {
+        let dir = project();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.rs"), "fn leaked_secret() {}\n").unwrap();
+        fs::create_dir(outside.path().join("d")).unwrap();
+        fs::write(
+            outside.path().join("d/util.py"),
+            "def leaked():\n    pass\n",
+        )
+        .unwrap();
+        let files = scan(dir.path(), |_| false);
+        // After the walk, the model swaps a file and a directory for links out.
+        fs::remove_file(dir.path().join("src/main.rs")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.rs"),
+            dir.path().join("src/main.rs"),
+        )
+        .unwrap();
+        let content = |read: &[SourceFile], path: &str| {
+            let file = read.iter().find(|file| file.path == path).unwrap();
+            file.content.clone()
+        };
+        let first = read(dir.path(), &files);
+        assert_eq!(content(&first, "src/main.rs"), None);
+        assert!(content(&first, "src/util.py").is_some());
+        fs::rename(dir.path().join("src"), dir.path().join("old-src")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("d"), dir.path().join("src")).unwrap();
+        let second = read(dir.path(), &files);
+        assert_eq!(content(&second, "src/util.py"), None);
+        // A link found by the walk is not listed at all.
+        let files = scan(dir.path(), |_| false);
+        assert!(
+            files.iter().all(|file| !file.path.starts_with("src")),
+            "{files:?}"
+        );
     }
 
     #[test]

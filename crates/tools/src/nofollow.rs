@@ -43,6 +43,17 @@ pub enum NoFollowError {
         /// The limit.
         limit: u64,
     },
+    /// The path leads, once its links are resolved, out of the directory it was to be read
+    /// from.
+    #[error("`{path}` leads to `{resolved}`, outside `{within}`; refusing to read it")]
+    Outside {
+        /// The path.
+        path: PathBuf,
+        /// Where its links lead.
+        resolved: PathBuf,
+        /// The directory it had to stay in.
+        within: PathBuf,
+    },
     /// Another I/O error.
     #[error("`{path}`: {source}")]
     Io {
@@ -106,6 +117,28 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Regular>, NoFollowError> {
     #[allow(clippy::unnecessary_cast)]
     let mode = (stat.st_mode as u32) & 0o7777;
     Ok(Some(Regular { bytes, mode }))
+}
+
+/// Where `path` leads once every link in it is resolved, if that lies inside the directory
+/// `within` (itself resolved first): a file of a project that a link inside the project
+/// names is fine, one that leads out of it is refused. `None` when `path` does not exist.
+/// Read the answer with [`read`], which follows no link, so a link swapped in between is
+/// refused rather than followed.
+pub fn resolve_within(within: &Path, path: &Path) -> Result<Option<PathBuf>, NoFollowError> {
+    let within = std::fs::canonicalize(within).map_err(|e| io_error(within, e))?;
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(resolved) => resolved,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(io_error(path, error)),
+    };
+    if !resolved.starts_with(&within) {
+        return Err(NoFollowError::Outside {
+            path: path.to_path_buf(),
+            resolved,
+            within,
+        });
+    }
+    Ok(Some(resolved))
 }
 
 /// What is at `path` now, without following a link: `None` when nothing is.
@@ -373,6 +406,30 @@ mod tests {
             read(Path::new("relative"), 10),
             Err(NoFollowError::NotPhysical(_))
         ));
+    }
+
+    #[test]
+    fn resolving_within_a_directory_allows_links_inside_and_refuses_links_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("p/sub")).unwrap();
+        std::fs::write(root.join("p/AGENTS.md"), "rules").unwrap();
+        std::fs::write(root.join("secret"), "key").unwrap();
+        symlink("../AGENTS.md", root.join("p/sub/CLAUDE.md")).unwrap();
+        symlink(root.join("secret"), root.join("p/sub/AGENTS.md")).unwrap();
+        let project = root.join("p");
+        assert_eq!(
+            resolve_within(&project, &root.join("p/sub/CLAUDE.md")).unwrap(),
+            Some(root.join("p/AGENTS.md"))
+        );
+        assert!(matches!(
+            resolve_within(&project, &root.join("p/sub/AGENTS.md")),
+            Err(NoFollowError::Outside { .. })
+        ));
+        assert_eq!(
+            resolve_within(&project, &root.join("p/none")).unwrap(),
+            None
+        );
     }
 
     #[test]

@@ -2,17 +2,60 @@
 //! its own, the in-process fake LLM, and the `ybs` binary run in it.
 #![allow(dead_code)]
 
+use std::cell::Cell;
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
 
+/// Two tests for each replay `name(nobody: bool)`: `name::as_the_user` runs it as the user
+/// who runs the tests, `name::as_nobody` as `nobody` (skipped unless that user is root).
+#[macro_export]
+macro_rules! both_users {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[test]
+                fn as_the_user() {
+                    super::$name(false);
+                }
+
+                #[test]
+                fn as_nobody() {
+                    super::$name(true);
+                }
+            }
+        )*
+    };
+}
+
 pub struct Project {
     pub dir: tempfile::TempDir,
     pub llm: FakeLlm,
+    /// Whether ybs (and the test's git) run as [`NOBODY`]: see [`Project::run_as_nobody`].
+    nobody: Cell<bool>,
+}
+
+/// The uid (and gid) of `nobody`, which attacks are replayed as when the tests run as root.
+pub const NOBODY: u32 = 65534;
+
+pub fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata("/proc/self").is_ok_and(|meta| meta.uid() == 0)
+}
+
+/// Gives `path` and everything below it to `nobody`.
+pub fn give_to_nobody(path: &Path) {
+    std::os::unix::fs::lchown(path, Some(NOBODY), Some(NOBODY)).unwrap();
+    if fs::symlink_metadata(path).unwrap().is_dir() {
+        for entry in fs::read_dir(path).unwrap().flatten() {
+            give_to_nobody(&entry.path());
+        }
+    }
 }
 
 impl Project {
@@ -34,7 +77,30 @@ impl Project {
             "ui": {"color": false}
         });
         fs::write(dir.path().join("config/ybs.json"), config.to_string()).unwrap();
-        Project { dir, llm }
+        Project {
+            dir,
+            llm,
+            nobody: Cell::new(false),
+        }
+    }
+
+    /// From now on ybs and [`Project::git`] run as `nobody`, and the scratch directory (HOME,
+    /// the data and config directories, the project) is handed to it: an attack replayed as
+    /// an unprivileged user. `false` when the tests do not run as root: the caller skips,
+    /// since the tests then run unprivileged anyway.
+    pub fn run_as_nobody(&self) -> bool {
+        if !running_as_root() {
+            println!("skipped: the tests already run unprivileged");
+            return false;
+        }
+        give_to_nobody(self.dir.path());
+        self.nobody.set(true);
+        true
+    }
+
+    /// Whether ybs runs as `nobody` (see [`Project::run_as_nobody`]).
+    pub fn as_nobody(&self) -> bool {
+        self.nobody.get()
     }
 
     pub fn path(&self, relative: &str) -> PathBuf {
@@ -66,12 +132,11 @@ impl Project {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        // ybs may end (a refusal) before it reads what it was given: a closed pipe is fine.
+        let written = child.stdin.take().unwrap().write_all(input.as_bytes());
+        if let Err(error) = written {
+            assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe, "{error}");
+        }
         child.wait_with_output().unwrap()
     }
 
@@ -93,11 +158,18 @@ impl Project {
             .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
             .env("GIT_COMMITTER_NAME", "t")
             .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+        if self.nobody.get() {
+            command.uid(NOBODY).gid(NOBODY);
+        }
         command
     }
 
     pub fn git(&self, args: &[&str]) -> String {
-        let output = Command::new("git")
+        let mut git = Command::new("git");
+        if self.nobody.get() {
+            git.uid(NOBODY).gid(NOBODY);
+        }
+        let output = git
             .args(args)
             .current_dir(self.path("project"))
             .env("HOME", self.path("home"))

@@ -1,20 +1,93 @@
 //! The read-only paths a command may not create ([`PathSandbox::kept_from_commands`]): ybs's
 //! configuration (`.ybs.json`, `.ybs/`), the chat file being answered, external tools'
-//! programs. When they exist, the mounts (or Landlock) make them read-only; a mount cannot
-//! cover a path that does not exist, so what a command created under one of these names is
-//! removed as soon as the command has ended (its processes are gone by then), before ybs or
-//! the model can use it.
+//! programs. When they exist, the mounts (or Landlock) make them read-only. A mount cannot
+//! cover a path that does not exist, so for the command's run each missing one whose
+//! directory exists is held by an empty placeholder directory ([`Placeholders`], mode
+//! `0555`, which git does not see), which the namespace then binds read-only like `.git`:
+//! creating a file or directory of that name fails (`EEXIST`, `EROFS`), and so does removing
+//! or renaming the placeholder (a mount point, `EBUSY`). The placeholders are removed when the
+//! command has ended. Where no placeholder could be made or no mount covers it (no
+//! namespaces), what a command created under one of these names is removed as soon as it
+//! has ended (its processes are gone by then), before ybs or the model can use it.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 
 use crate::path_sandbox::PathSandbox;
 
-/// The kept paths that do not exist now (links count as existing).
+/// The placeholders this process holds now, with how many running commands hold each.
+static HELD: Mutex<Option<HashMap<PathBuf, usize>>> = Mutex::new(None);
+
+/// The kept paths that do not exist now (links count as existing), or exist only as the
+/// placeholder of a command running now.
 pub(super) fn absent(sandbox: &PathSandbox) -> Vec<PathBuf> {
+    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
     (sandbox.kept_from_commands().iter())
-        .filter(|path| std::fs::symlink_metadata(path).is_err())
+        .filter(|path| {
+            std::fs::symlink_metadata(path).is_err()
+                || held.as_ref().is_some_and(|held| held.contains_key(*path))
+        })
         .cloned()
         .collect()
+}
+
+/// The placeholders of one command's run; dropping it removes those no other running
+/// command holds (an empty directory only: `rmdir`).
+pub(super) struct Placeholders(Vec<PathBuf>);
+
+impl Placeholders {
+    /// Makes an empty directory (`0555`) at each of `absent` whose parent directory exists
+    /// and that is still free, or shares the one another running command made.
+    pub(super) fn hold(absent: &[PathBuf]) -> Placeholders {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        let held = held.get_or_insert_with(HashMap::new);
+        let mut mine = Vec::new();
+        for path in absent {
+            if let Some(count) = held.get_mut(path) {
+                *count += 1;
+                mine.push(path.clone());
+                continue;
+            }
+            if !path.parent().is_some_and(|parent| {
+                std::fs::symlink_metadata(parent).is_ok_and(|meta| meta.is_dir())
+            }) {
+                continue;
+            }
+            let made = std::fs::DirBuilder::new().create(path).and_then(|()| {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o555))
+            });
+            if made.is_ok() {
+                held.insert(path.clone(), 1);
+                mine.push(path.clone());
+            }
+        }
+        Placeholders(mine)
+    }
+}
+
+impl Drop for Placeholders {
+    fn drop(&mut self) {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(held) = held.as_mut() else {
+            return;
+        };
+        for path in &self.0 {
+            let last = match held.get_mut(path) {
+                Some(count) if *count > 1 => {
+                    *count -= 1;
+                    false
+                }
+                _ => true,
+            };
+            if last {
+                held.remove(path);
+                // Not empty: the command wrote into it; `remove_created` takes it away.
+                let _ = std::fs::remove_dir(path);
+            }
+        }
+    }
 }
 
 /// Removes what exists now of `absent` (a link itself, never its target; a directory with

@@ -88,6 +88,11 @@ pub fn run_cancellable(
         .map_err(ShellError::TempDir)?;
     let temp_path = std::fs::canonicalize(temp.path()).map_err(ShellError::TempDir)?;
 
+    // The kept names that do not exist: held by placeholders while the command runs (so the
+    // namespace makes them read-only), and removed afterwards if a command made them anyway.
+    let absent = kept::absent(sandbox);
+    let placeholders = (policy.sandbox_enabled && cfg!(target_os = "linux"))
+        .then(|| kept::Placeholders::hold(&absent));
     // What must live until the command ends (its cgroup).
     let mut _guard: Option<Box<dyn std::any::Any>> = None;
     let mut cmd = if policy.sandbox_enabled {
@@ -115,8 +120,9 @@ pub fn run_cancellable(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
-    let absent = kept::absent(sandbox);
-    match process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel) {
+    let result = process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel);
+    drop(placeholders);
+    match result {
         Ok(mut output) => {
             if let Some(note) = kept::remove_created(&absent) {
                 output.stderr.push_str(&note);

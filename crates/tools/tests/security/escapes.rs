@@ -132,6 +132,59 @@ fn shell_cannot_write_git_hooks_config_or_ybs() {
     assert!(!f.root.join("g2").exists() && !f.root.join("y2").exists());
 }
 
+/// `.ybs.json` and `.ybs/` that do not exist yet cannot be created: the file tools refuse
+/// them by name, and a command finds them taken (a read-only placeholder for its run), so it
+/// fails up front; nothing is left behind, nothing needed removing.
+#[test]
+fn missing_ybs_configuration_cannot_be_created_by_the_tools_or_a_command() {
+    let f = Fixture::new();
+    for (tool, args) in [
+        ("write_file", json!({"path": ".ybs.json", "content": "{}"})),
+        (
+            "write_file",
+            json!({"path": ".ybs/prompts/p.md", "content": "plant"}),
+        ),
+    ] {
+        let message = f.err(tool, args.clone());
+        assert!(
+            message.contains("read-only for the tools"),
+            "{tool}({args}): {message}"
+        );
+    }
+    let result = run(
+        &f,
+        "echo '{}' > .ybs.json || echo no-file; mkdir -p .ybs/prompts || echo no-dir; \
+         echo p > .ybs/p.md || echo no-inside; rmdir .ybs || echo no-rmdir; \
+         mv .ybs.json x || echo no-move; ln -s a.txt .ybs.json || echo no-link; \
+         mkdir d && mv d .ybs || echo no-rename-over; ls -A",
+    );
+    let stdout = result["stdout"].as_str().unwrap();
+    for refused in [
+        "no-file",
+        "no-dir",
+        "no-inside",
+        "no-rmdir",
+        "no-move",
+        "no-link",
+        "no-rename-over",
+    ] {
+        assert!(stdout.contains(refused), "{refused}: {result}");
+    }
+    // Refused while it ran, not removed afterwards.
+    let stderr = result["stderr"].as_str().unwrap();
+    assert!(!stderr.contains("ybs: this command created"), "{result}");
+    assert!(!f.root.join(".ybs.json").exists(), "{result}");
+    assert!(!f.root.join(".ybs").exists(), "{result}");
+    assert!(!f.root.join("x").exists(), "{result}");
+    // The names are free again once it ended; the next command finds them taken again.
+    let again = run(&f, "touch .ybs.json || echo refused-again");
+    assert!(
+        again["stdout"].as_str().unwrap().contains("refused-again"),
+        "{again}"
+    );
+    assert!(!f.root.join(".ybs.json").exists());
+}
+
 #[test]
 fn a_worktree_git_dir_outside_the_root_is_readable_not_writable() {
     let f = Fixture::new();

@@ -30,6 +30,7 @@ pub fn session(
         shell: agent.tool_context.shell.shell.clone(),
         sandbox: config.safety.sandbox_enabled,
         writable: agent.tool_context.sandbox.roots().to_vec(),
+        blocked: agent.tool_context.sandbox.blocked().to_vec(),
     };
     let prompt = prompt::gather(&inputs);
     for warning in &prompt.instructions.warnings {
@@ -66,6 +67,13 @@ pub fn describe_instructions(config: &Config, locations: &ConfigLocations) -> St
     let sources = instructions::Sources {
         project_dirs: crate::project::root_to_cwd(&locations.cwd),
         user_dir: instructions::user_dir(locations),
+        blocked: ybs_tools::PathSandbox::with_home(
+            [locations.cwd.display().to_string()],
+            &config.safety.sandbox_blocked_paths,
+            locations.home.clone(),
+        )
+        .map(|sandbox| sandbox.blocked().to_vec())
+        .unwrap_or_default(),
     };
     instructions::describe(&instructions::load(
         &sources,

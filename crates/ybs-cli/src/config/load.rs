@@ -80,19 +80,35 @@ pub fn load(
     let mut warnings = Vec::new();
     let mut files = Vec::new();
     let mut untrusted = Vec::new();
+    let mut layers = Vec::new();
     for config_file in locations.files(flags.config_file.as_deref()) {
-        let Some(text) = read(&config_file)? else {
+        let parsed = match read(&config_file)? {
+            Some(text) => Some(file::parse(&config_file.path, &text)?),
+            None => None,
+        };
+        layers.push((config_file, parsed));
+    }
+    let users_own = UsersOwn {
+        explicit: (layers.iter())
+            .filter(|(file, _)| file.role == FileRole::Explicit)
+            .filter_map(|(file, parsed)| Some((file.source(), parsed.as_ref()?.value.clone())))
+            .collect(),
+        env,
+        flags,
+        defaults: &defaults,
+    };
+    for (config_file, parsed) in layers {
+        let Some(mut parsed) = parsed else {
             files.push(FileStatus {
                 file: config_file,
                 loaded: false,
             });
             continue;
         };
-        let mut parsed = file::parse(&config_file.path, &text)?;
-        warnings.extend(parsed.warnings);
+        warnings.extend(std::mem::take(&mut parsed.warnings));
         if config_file.role == FileRole::Project {
             let whole = parsed.value.clone();
-            let settings = take_untrusted(&mut parsed.value, &merged);
+            let settings = take_untrusted(&mut parsed.value, &users_own.over(&merged));
             if !settings.is_empty() {
                 let digest = digest(&fingerprint(&settings));
                 if trust.allows(&config_file.path, &digest) {
@@ -132,6 +148,32 @@ pub fn load(
     })
 }
 
+/// What the user chose that applies after the project files: `-c FILE`, the environment and
+/// the flags. A project's setting is judged against the configuration with these on top, so a
+/// value the user set themselves (in any of their own places) needs no trust.
+struct UsersOwn<'a> {
+    explicit: Vec<(Source, Map<String, Value>)>,
+    env: &'a BTreeMap<String, String>,
+    flags: &'a FlagOverrides,
+    defaults: &'a Map<String, Value>,
+}
+
+impl UsersOwn<'_> {
+    /// `merged` (the configuration before a project file) with the user's later choices on
+    /// top.
+    fn over(&self, merged: &Map<String, Value>) -> Map<String, Value> {
+        let mut view = merged.clone();
+        let mut scratch = Sources::default();
+        for (source, layer) in &self.explicit {
+            merge_object(&mut view, layer.clone(), "", source, &mut scratch);
+        }
+        // A bad variable is reported by the real load below.
+        let _ = apply_env(self.env, self.defaults, &mut view, &mut scratch);
+        apply_flags(self.flags, &mut view, &mut scratch);
+        view
+    }
+}
+
 /// The text a file's settings that need trust are recorded by: each key and its value.
 pub fn fingerprint(settings: &[Setting]) -> String {
     let pairs: Vec<(&str, &Value)> = (settings.iter())
@@ -150,10 +192,17 @@ pub fn defaults() -> Map<String, Value> {
     }
 }
 
-/// The file's text; `None` when an optional file does not exist.
+/// The file's text; `None` when an optional file does not exist. A project's `.ybs.json`
+/// that is a directory is the empty placeholder a running command holds the name with (see
+/// the tools' shell sandbox), or one a killed ybs left: no configuration.
 fn read(config_file: &ConfigFile) -> Result<Option<String>, ConfigError> {
     match std::fs::read_to_string(&config_file.path) {
         Ok(text) => Ok(Some(text)),
+        Err(err)
+            if err.kind() == ErrorKind::IsADirectory && config_file.role == FileRole::Project =>
+        {
+            Ok(None)
+        }
         Err(err) if err.kind() == ErrorKind::NotFound => match config_file.role {
             FileRole::Explicit => Err(ConfigError::MissingExplicit {
                 path: config_file.path.clone(),

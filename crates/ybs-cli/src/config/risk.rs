@@ -61,7 +61,9 @@ const LIMIT_DEFAULTS: [(&str, u64); 3] = [
 ];
 
 /// Takes the settings that need trust out of `layer` (a project file's keys), judged against
-/// `current` (the configuration before the file); returns them in file order.
+/// `current` (the user's own configuration: what is in effect before the file, with the
+/// user's later choices, `-c FILE`, the environment and the flags, on top); returns them in
+/// file order. A value equal to the user's own needs no trust.
 pub fn take_untrusted(
     layer: &mut Map<String, Value>,
     current: &Map<String, Value>,
@@ -214,7 +216,9 @@ pub fn take_untrusted(
                                     && value == &Value::Bool(false)
                             })
                         });
-                if !harmless {
+                // The user's own server of that name, as they configured it.
+                let theirs = servers.get(&name) == now(&["mcp", "servers", &name]);
+                if !harmless && !theirs {
                     let runs = servers.get(&name).and_then(|s| s.get("command")).is_some()
                         || now(&["mcp", "servers", &name, "command"]).is_some_and(|c| !c.is_null());
                     let risk = if runs {

@@ -254,7 +254,8 @@ fn a_missing_explicit_file_is_an_error_but_missing_others_are_not() {
 #[test]
 fn an_unreadable_file_names_the_file() {
     let fixture = Fixture::new();
-    let dir = fixture.root.join("project/.ybs.json");
+    // (A project's `.ybs.json` that is a directory is a command's placeholder: no file.)
+    let dir = fixture.root.join("home/.ybs.json");
     fs::create_dir_all(&dir).unwrap_or_else(|err| panic!("mkdir: {err}"));
     let err = fixture
         .load(&[], &FlagOverrides::default())
@@ -355,5 +356,60 @@ fn show_lists_every_value_with_its_source_and_masks_keys() -> Result<(), String>
         "#   {} (not found)\n",
         fixture.root.join("home/.ybs.json").display()
     )));
+    Ok(())
+}
+
+#[test]
+fn a_project_setting_equal_to_the_users_own_needs_no_trust() -> Result<(), String> {
+    let fixture = Fixture::new();
+    let explicit = fixture.write(
+        "elsewhere/mine.json",
+        r#"{"llm": {"provider": "openai-compatible", "endpoint": "http://127.0.0.1:9/v1"},
+            "mcp": {"servers": {"docs": {"url": "http://127.0.0.1:9/mcp"}}}}"#,
+    );
+    fixture.write(
+        "project/.ybs.json",
+        r#"{"llm": {"provider": "openai-compatible", "endpoint": "http://127.0.0.1:9/v1",
+                    "model": "m"},
+            "mcp": {"servers": {"docs": {"url": "http://127.0.0.1:9/mcp"}}},
+            "safety": {"approval": "full-auto"}}"#,
+    );
+    let untrusted = |flags: &FlagOverrides| -> Result<Vec<String>, String> {
+        let env = BTreeMap::new();
+        let loaded = load(&fixture.locations, &env, flags, &super::Trust::default())
+            .map_err(|err| err.to_string())?;
+        Ok((loaded.untrusted.iter())
+            .flat_map(|file| file.settings.iter().map(|setting| setting.key.clone()))
+            .collect())
+    };
+    // Without the user's `-c FILE` every one of them sends data or weakens safety.
+    assert_eq!(
+        untrusted(&FlagOverrides::default())?,
+        [
+            "llm.provider",
+            "llm.endpoint",
+            "safety.approval",
+            "mcp.servers.docs"
+        ]
+    );
+    // With it (read after the project file), the ones equal to the user's need no trust.
+    let mut flags = FlagOverrides {
+        config_file: Some(explicit),
+        ..FlagOverrides::default()
+    };
+    assert_eq!(untrusted(&flags)?, ["safety.approval"]);
+    // A flag is the user's choice too.
+    flags.approval = Some("full-auto".into());
+    assert!(untrusted(&flags)?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn a_project_file_that_is_a_directory_is_no_configuration() -> Result<(), String> {
+    let fixture = Fixture::new();
+    fs::create_dir_all(fixture.root.join("project/.ybs.json"))
+        .unwrap_or_else(|err| panic!("mkdir: {err}"));
+    let loaded = fixture.load(&[], &FlagOverrides::default())?;
+    assert!(loaded.files.iter().all(|status| !status.loaded));
     Ok(())
 }

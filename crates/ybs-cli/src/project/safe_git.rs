@@ -3,7 +3,10 @@
 //! to. So `git` is taken from an absolute `PATH` entry outside the project (never `./bin` or
 //! `node_modules/.bin`), and every program a repository's configuration can make git run is
 //! switched off for the call: hooks, the fsmonitor, clean/smudge filters, external diff and
-//! textconv drivers, signing, automatic gc and any transport.
+//! textconv drivers, signing, automatic gc and any transport. Nor does ybs run git in a
+//! project whose `.git` leads out of it (a link, or a `gitdir:` file naming a directory that
+//! is neither a worktree of that name nor a submodule's): the status of another repository,
+//! and a commit into it, would read and write outside the project.
 
 use std::ffi::OsString;
 use std::io;
@@ -26,6 +29,7 @@ const SAFE_SETTINGS: [&str; 9] = [
 /// A `git` command for `dir` (run with `-C dir`), hardened as the module says; `NotFound`
 /// when no `git` lies on an absolute `PATH` entry outside the project around `dir`.
 pub fn git_command(dir: &Path) -> io::Result<Command> {
+    check_git_dir(dir)?;
     let path = std::env::var_os("PATH").unwrap_or_default();
     let (program, search) = find_git(&path, &project_of(dir)).ok_or_else(|| {
         io::Error::new(
@@ -51,6 +55,64 @@ pub fn git_command(dir: &Path) -> io::Result<Command> {
     }
     command.arg("-C").arg(dir);
     Ok(command)
+}
+
+/// Refuses (`PermissionDenied`) the repository around `dir` when its `.git` leads out of the
+/// work tree: a symbolic link to a directory elsewhere, or a `gitdir:` file naming one that is
+/// not a linked worktree pointing back at this `.git` nor a submodule's directory under the
+/// `.git/modules` of a directory above. A repository git would find above it anyway is fine.
+pub fn check_git_dir(dir: &Path) -> io::Result<()> {
+    let Some(root) = crate::project::git_root(dir) else {
+        return Ok(());
+    };
+    let dot_git = root.join(".git");
+    let meta = std::fs::symlink_metadata(&dot_git)?;
+    let root = root.canonicalize()?;
+    let refuse = |target: &Path| {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} leads to {}, outside the project; ybs runs no git command there",
+                dot_git.display(),
+                target.display()
+            ),
+        )
+    };
+    if meta.file_type().is_symlink() {
+        let target = dot_git.canonicalize().map_err(|_| refuse(&dot_git))?;
+        return match target.starts_with(&root) {
+            true => Ok(()),
+            false => Err(refuse(&target)),
+        };
+    }
+    if !meta.is_file() {
+        return Ok(());
+    }
+    let text = ybs_tools::nofollow::read(&root.join(".git"), 64 * 1024)
+        .map_err(|error| io::Error::new(io::ErrorKind::PermissionDenied, error.to_string()))?
+        .map(|file| String::from_utf8_lossy(&file.bytes).into_owned())
+        .unwrap_or_default();
+    let named = (text.lines())
+        .find_map(|line| line.strip_prefix("gitdir:"))
+        .map(str::trim)
+        .unwrap_or_default();
+    let target = root
+        .join(named)
+        .canonicalize()
+        .map_err(|_| refuse(Path::new(named)))?;
+    let worktree = || {
+        let back = std::fs::read_to_string(target.join("gitdir")).unwrap_or_default();
+        Path::new(back.trim()).canonicalize().ok() == Some(root.join(".git"))
+    };
+    let submodule = || {
+        (root.ancestors().skip(1))
+            .any(|above| target.starts_with(above.join(".git").join("modules")))
+    };
+    if target.starts_with(&root) || worktree() || submodule() {
+        Ok(())
+    } else {
+        Err(refuse(&target))
+    }
 }
 
 fn hardened(program: &Path, search: &OsString, dir: &Path) -> Command {
@@ -163,6 +225,46 @@ mod tests {
         assert_eq!(search, outside.as_os_str());
         let only_inside = std::env::join_paths([inside]).unwrap();
         assert!(find_git(&only_inside, &project_of(&project)).is_none());
+    }
+
+    #[test]
+    fn a_git_directory_leading_out_of_the_project_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let elsewhere = base.join("elsewhere/.git");
+        std::fs::create_dir_all(elsewhere.join("worktrees/w")).unwrap();
+        let linked = base.join("linked");
+        std::fs::create_dir(&linked).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, linked.join(".git")).unwrap();
+        let error = check_git_dir(&linked).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::PermissionDenied);
+        assert!(error.to_string().contains("outside the project"), "{error}");
+        assert!(git_command(&linked).is_err());
+        // A `gitdir:` file naming another repository: refused.
+        let named = base.join("named");
+        std::fs::create_dir(&named).unwrap();
+        let gitdir = format!("gitdir: {}\n", elsewhere.display());
+        std::fs::write(named.join(".git"), &gitdir).unwrap();
+        assert!(check_git_dir(&named).is_err());
+        // A worktree whose git directory points back at it: fine.
+        let worktree = base.join("w");
+        std::fs::create_dir(&worktree).unwrap();
+        let gitdir = format!("gitdir: {}\n", elsewhere.join("worktrees/w").display());
+        std::fs::write(worktree.join(".git"), gitdir).unwrap();
+        std::fs::write(
+            elsewhere.join("worktrees/w/gitdir"),
+            format!("{}\n", worktree.join(".git").display()),
+        )
+        .unwrap();
+        check_git_dir(&worktree).unwrap();
+        // A submodule's git directory under the `.git/modules` of the repository above.
+        let outer = base.join("outer");
+        std::fs::create_dir_all(outer.join(".git/modules/sub")).unwrap();
+        std::fs::create_dir_all(outer.join("sub")).unwrap();
+        std::fs::write(outer.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+        check_git_dir(&outer.join("sub")).unwrap();
+        // A real `.git` directory, and no repository at all: fine.
+        check_git_dir(&outer).unwrap();
     }
 
     #[test]

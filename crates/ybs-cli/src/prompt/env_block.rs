@@ -26,6 +26,8 @@ pub struct Environment {
     pub date: String,
     /// The repository around the project directory, if any.
     pub git: Option<GitState>,
+    /// Whether git was not asked because the project's `.git` leads out of the project.
+    pub git_outside: bool,
     /// Whether commands run in the OS sandbox (without network).
     pub sandbox: bool,
     /// Where the tools may write.
@@ -55,6 +57,7 @@ impl Environment {
             project_dir: project_dir.to_path_buf(),
             date: today(),
             git: git_state(project_dir),
+            git_outside: crate::project::safe_git::check_git_dir(project_dir).is_err(),
             sandbox,
             writable,
         }
@@ -72,6 +75,9 @@ impl Environment {
         let _ = writeln!(out, "- Project directory: {}", self.project_dir.display());
         let _ = writeln!(out, "- Today's date: {} (UTC)", self.date);
         match &self.git {
+            None if self.git_outside => {
+                out.push_str("- Git: not read (the project's .git leads outside the project)\n")
+            }
             None => out.push_str("- Git: not a git repository\n"),
             Some(git) => {
                 let branch = match &git.branch {
@@ -209,6 +215,7 @@ mod tests {
                 status: vec![" M src/lib.rs".into()],
                 more: 3,
             }),
+            git_outside: false,
             sandbox: true,
             writable: vec!["/p/sub".into()],
         };
@@ -232,11 +239,18 @@ mod tests {
         let off = Environment {
             git: None,
             sandbox: false,
-            ..environment
+            ..environment.clone()
         }
         .render();
         assert!(off.contains("- Git: not a git repository\n"));
         assert!(off.contains("- Sandbox: off"));
+        let outside = Environment {
+            git: None,
+            git_outside: true,
+            ..environment.clone()
+        }
+        .render();
+        assert!(outside.contains("- Git: not read (the project's .git leads outside"));
     }
 
     #[test]

@@ -2,12 +2,20 @@
 //! directory (`CLAUDE.md` where a directory has no `AGENTS.md`), then the user's own
 //! `AGENTS.md` in ybs's config directory. Each file is wrapped with its path; together they
 //! are capped at `context.instructions_max_chars`.
+//!
+//! A project's files come from whoever wrote the repository: one is read only where its links
+//! lead inside the project (a `CLAUDE.md` linked to the `AGENTS.md` beside it is fine) and
+//! outside the sandbox's blocked paths, and then by a walk that follows no link, so an
+//! `AGENTS.md` linked to `~/.ssh/id_rsa` is never read, let alone sent to the model.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The file names looked for in each directory, the first found wins.
 const NAMES: [&str; 2] = ["AGENTS.md", "CLAUDE.md"];
+
+/// The most bytes read of one instruction file (far above any useful cap of characters).
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// One instruction file that was read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +46,8 @@ pub struct Sources {
     pub project_dirs: Vec<PathBuf>,
     /// ybs's configuration directory (`~/.config/ybs`), for the user's own `AGENTS.md`.
     pub user_dir: Option<PathBuf>,
+    /// The paths no project file may lead to: the sandbox's blocked paths, resolved.
+    pub blocked: Vec<PathBuf>,
 }
 
 impl Sources {
@@ -67,8 +77,13 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
     let mut instructions = Instructions::default();
     let mut budget = max_chars;
     let mut cut = Vec::new();
+    let project_root = sources.project_dirs.first();
     for path in sources.files() {
-        let content = match std::fs::read(&path) {
+        let read = match project_root.filter(|root| path.starts_with(root)) {
+            Some(root) => read_project_file(root, &path, &sources.blocked),
+            None => std::fs::read(&path).map_err(|error| error.to_string()),
+        };
+        let content = match read {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(error) => {
                 (instructions.warnings).push(format!(
@@ -117,6 +132,28 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
         ));
     }
     instructions
+}
+
+/// The bytes of the project's instruction file `path`: only where its links lead inside
+/// `root` and outside `blocked`, read by a walk that follows no link (a link swapped in since
+/// is refused), a regular file only and no more than [`MAX_FILE_BYTES`].
+fn read_project_file(root: &Path, path: &Path, blocked: &[PathBuf]) -> Result<Vec<u8>, String> {
+    use ybs_tools::nofollow;
+    let resolved = nofollow::resolve_within(root, path)
+        .map_err(|error| error.to_string())?
+        .ok_or_else(|| "it no longer exists".to_owned())?;
+    if let Some(blocked) = blocked.iter().find(|blocked| resolved.starts_with(blocked)) {
+        return Err(format!(
+            "it leads to {}, under the blocked path {}; refusing to read it",
+            resolved.display(),
+            blocked.display()
+        ));
+    }
+    match nofollow::read(&resolved, MAX_FILE_BYTES) {
+        Ok(Some(file)) => Ok(file.bytes),
+        Ok(None) => Err("it no longer exists".to_owned()),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 /// `text` unable to open or close an `<instructions>` wrapper: the `<` of any such tag
@@ -197,6 +234,7 @@ mod tests {
                 root.join("repo/a/b"),
             ],
             user_dir: Some(root.join("user")),
+            blocked: Vec::new(),
         }
     }
 
@@ -280,6 +318,7 @@ mod tests {
         let sources = Sources {
             project_dirs: vec![repo.clone()],
             user_dir: None,
+            blocked: Vec::new(),
         };
         let loaded = load(&sources, 10_000);
         let quoted = repo.display().to_string().replace('"', "&quot;");
@@ -293,5 +332,41 @@ mod tests {
         );
         assert_eq!(loaded.text.matches("</instructions>").count(), 1);
         assert_eq!(loaded.text.matches("<instructions ").count(), 1);
+    }
+
+    #[test]
+    fn a_project_file_is_read_only_where_its_links_stay_inside_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        fs::create_dir_all(repo.join("a/b")).unwrap();
+        fs::create_dir_all(repo.join("secrets")).unwrap();
+        fs::write(root.join("id_rsa"), "PRIVATE KEY").unwrap();
+        fs::write(repo.join("secrets/token"), "TOKEN").unwrap();
+        fs::write(repo.join("rules.md"), "shared rules").unwrap();
+        std::os::unix::fs::symlink(root.join("id_rsa"), repo.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink("../rules.md", repo.join("a/CLAUDE.md")).unwrap();
+        std::os::unix::fs::symlink("../../secrets/token", repo.join("a/b/AGENTS.md")).unwrap();
+        let sources = Sources {
+            project_dirs: vec![repo.clone(), repo.join("a"), repo.join("a/b")],
+            user_dir: None,
+            blocked: vec![repo.join("secrets")],
+        };
+        let loaded = load(&sources, 10_000);
+        assert!(loaded.text.contains("shared rules"), "{}", loaded.text);
+        assert!(!loaded.text.contains("PRIVATE KEY"), "{}", loaded.text);
+        assert!(!loaded.text.contains("TOKEN"), "{}", loaded.text);
+        assert_eq!(loaded.files.len(), 1);
+        assert_eq!(loaded.warnings.len(), 2, "{:?}", loaded.warnings);
+        assert!(
+            loaded.warnings[0].contains("outside"),
+            "{:?}",
+            loaded.warnings
+        );
+        assert!(
+            loaded.warnings[1].contains("blocked"),
+            "{:?}",
+            loaded.warnings
+        );
     }
 }

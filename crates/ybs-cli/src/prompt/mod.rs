@@ -74,6 +74,8 @@ pub struct PromptInputs {
     pub sandbox: bool,
     /// Where the tools may write.
     pub writable: Vec<PathBuf>,
+    /// The sandbox's blocked paths, resolved: no project file is read there.
+    pub blocked: Vec<PathBuf>,
 }
 
 /// Gathers the environment and reads the instruction files now.
@@ -87,6 +89,7 @@ pub fn gather(inputs: &PromptInputs) -> SessionPrompt {
     let sources = instructions::Sources {
         project_dirs: crate::project::root_to_cwd(&inputs.cwd),
         user_dir: inputs.user_dir.clone(),
+        blocked: inputs.blocked.clone(),
     };
     SessionPrompt {
         base: Some(BASE.to_owned()),

@@ -9,8 +9,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ybs_chatfile::{Expander, from_core, print};
+use ybs_chatfile::{Access, Expander, from_core, print};
 use ybs_core::Message;
+use ybs_tools::PathSandbox;
 
 /// Why a session could not be saved or read.
 #[derive(Debug, thiserror::Error)]
@@ -113,16 +114,31 @@ pub fn save(path: &Path, conversation: &[Message]) -> Result<(), SessionError> {
     Ok(())
 }
 
-/// Reads a saved session back as a conversation.
-pub fn load(path: &Path, cwd: &Path) -> Result<Vec<Message>, SessionError> {
+/// Reads a saved session back as a conversation. Its `file:`, `import:` and other lines that
+/// read a file may read only what `access` allows (the tools' path sandbox: [`access`]), as
+/// in `ybs ask`: a session or chat file handed to `--resume` is input, not the user's choice
+/// of files.
+pub fn load(path: &Path, cwd: &Path, access: Access) -> Result<Vec<Message>, SessionError> {
     let fail = |reason: String| SessionError::Load {
         path: path.to_owned(),
         reason,
     };
-    let expansion = (Expander::new(cwd).expand_file(path)).map_err(|err| fail(err.to_string()))?;
+    let expansion = (Expander::new(cwd).with_access(access).expand_file(path))
+        .map_err(|err| fail(err.to_string()))?;
     expansion
         .to_core_messages()
         .map_err(|err| fail(err.to_string()))
+}
+
+/// The files a chat may bring in: those `read_file` may read in `sandbox` (inside its roots,
+/// outside its blocked paths, every link resolved).
+pub fn access(sandbox: PathSandbox) -> Access {
+    Access::new(move |path: &Path| {
+        let written = path.to_string_lossy();
+        (sandbox.resolve(Path::new("/"), &written))
+            .map(|_| ())
+            .map_err(|error| error.to_string())
+    })
 }
 
 #[cfg(test)]
@@ -178,7 +194,7 @@ mod tests {
             .unwrap()
             .to_string_lossy();
         assert!(name.starts_with("home-u-proj-"), "{name}");
-        let loaded = load(&path, dir.path()).unwrap();
+        let loaded = load(&path, dir.path(), Access::default()).unwrap();
         assert_eq!(loaded.len(), 4);
         assert_eq!(loaded[0].text_content(), "list the files");
         assert_eq!(loaded[1].tool_calls().count(), 1);

@@ -150,7 +150,10 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
                 .map_err(|err| Failed(err.to_string()))?
         }
     };
-    agent.conversation = session::load(&path, cwd).map_err(|err| Failed(err.to_string()))?;
+    // The same path sandbox as the tools and `ask`'s `file:` lines.
+    let access = session::access(agent.tool_context.sandbox.clone());
+    agent.conversation =
+        session::load(&path, cwd, access).map_err(|err| Failed(err.to_string()))?;
     agent.restore_todos();
     Ok(Some(path))
 }

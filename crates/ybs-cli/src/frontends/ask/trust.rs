@@ -106,12 +106,7 @@ pub fn access(config: &Config, around: &Surroundings) -> Result<Access, Failed> 
     let sandbox = setup::tool_context(config, around)
         .map_err(|error| Failed(error.to_string()))?
         .sandbox;
-    Ok(Access::new(move |path: &Path| {
-        let written = path.to_string_lossy();
-        (sandbox.resolve(Path::new("/"), &written))
-            .map(|_| ())
-            .map_err(|error| error.to_string())
-    }))
+    Ok(crate::session::access(sandbox))
 }
 
 /// `ybs trust CHAT`: prints the chat file's directives that need trust and remembers them.

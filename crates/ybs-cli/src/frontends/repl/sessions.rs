@@ -61,7 +61,10 @@ pub fn resume(
     let picked = (number.checked_sub(1))
         .and_then(|index| found.get(index))
         .ok_or_else(|| format!("there is no session {number}"))?;
-    let conversation = session::load(&picked.path, cwd).map_err(|error| error.to_string())?;
+    // The same path sandbox as the tools and `--resume`.
+    let access = session::access(current.agent.tool_context.sandbox.clone());
+    let conversation =
+        session::load(&picked.path, cwd, access).map_err(|error| error.to_string())?;
     current.agent.clear();
     current.agent.conversation = conversation;
     *current.file = Some(picked.path.clone());
