@@ -74,8 +74,8 @@ impl<'a> Content<'a> {
     /// The stripped content, and the pieces cleared for the next message: a slice of the input
     /// when the content is one run of it, else one allocation (none when it is empty).
     pub(crate) fn take_stripped(&mut self) -> Cow<'a, str> {
-        if let [Piece::Newline, Piece::Input(text)] = self.pieces.as_slice() {
-            let text = strip(*text);
+        if let [Piece::Newline, Piece::Input(text)] = *self.pieces.as_slice() {
+            let text = strip(text);
             self.clear();
             return Cow::Borrowed(text);
         }
