@@ -1,6 +1,9 @@
 //! Benchmarks of the store's hot paths: `get_file_statuses` on a chat with 200 context files
-//! (50 of them with pending output, so their tokens are counted twice) and `search_chats` over
-//! 1,000 chats of 10 messages each (a query that matches nothing, so every chat is read).
+//! (50 of them with pending output, so their tokens are counted twice), `search_chats` over
+//! 1,000 chats of 10 messages each (a query that matches nothing, so every chat is read), and
+//! the small actions `chat_new`, `chat_list`, `context_add` (20 KB) and `context_list` in a
+//! project of 300 chats (`scripts/bench-bb7-actions` times the same through the protocol,
+//! side by side with the first bb7).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::time::Duration;
@@ -104,9 +107,75 @@ fn search(c: &mut Criterion) {
     });
 }
 
+/// About 20 KB of source text, different for each `n`.
+fn twenty_kb(n: usize) -> String {
+    let mut text = String::with_capacity(20_100);
+    let mut line = 0;
+    while text.len() < 20_000 {
+        text.push_str(&format!(
+            "    let value_{line} = compute(input_{line}, {n}); // a generated line\n"
+        ));
+        line += 1;
+    }
+    text
+}
+
+fn small_actions(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = session(dir.path());
+    for n in 0..300 {
+        session
+            .dispatch(Request::ChatNew {
+                name: format!("chat {n}"),
+                model: None,
+                global: false,
+            })
+            .unwrap();
+    }
+    c.bench_function("chat_list/300_chats", |b| {
+        b.iter(|| {
+            let reply = session
+                .dispatch(Request::ChatList { global: false })
+                .unwrap()
+                .unwrap();
+            assert!(reply.0["chats"].as_array().unwrap().len() >= 300);
+        })
+    });
+    let mut n = 0;
+    c.bench_function("context_add/20_kb", |b| {
+        b.iter(|| {
+            n += 1;
+            session
+                .dispatch(Request::ContextAdd {
+                    path: format!("src/file_{n}.rs"),
+                    content: twenty_kb(n),
+                    readonly: false,
+                })
+                .unwrap();
+        })
+    });
+    c.bench_function("context_list", |b| {
+        b.iter(|| {
+            let reply = session.dispatch(Request::ContextList).unwrap().unwrap();
+            assert!(!reply.0["files"].as_array().unwrap().is_empty());
+        })
+    });
+    c.bench_function("chat_new/300_chats", |b| {
+        b.iter(|| {
+            session
+                .dispatch(Request::ChatNew {
+                    name: "bench".into(),
+                    model: None,
+                    global: false,
+                })
+                .unwrap();
+        })
+    });
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(3)).warm_up_time(Duration::from_secs(1));
-    targets = file_statuses, search
+    targets = file_statuses, search, small_actions
 }
 criterion_main!(benches);

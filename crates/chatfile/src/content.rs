@@ -5,6 +5,8 @@
 //! lines follow the previous one in the input, so a run of them is one slice; only lines the
 //! parser rewrites (a marker removed, a command-output line) are owned strings.
 
+use std::borrow::Cow;
+
 use crate::grammar::{is_stripped, strip};
 
 enum Piece<'a> {
@@ -69,9 +71,14 @@ impl<'a> Content<'a> {
         self.input_end = None;
     }
 
-    /// The stripped content, in one allocation (none when it is empty), and the pieces cleared
-    /// for the next message.
-    pub(crate) fn take_stripped(&mut self) -> String {
+    /// The stripped content, and the pieces cleared for the next message: a slice of the input
+    /// when the content is one run of it, else one allocation (none when it is empty).
+    pub(crate) fn take_stripped(&mut self) -> Cow<'a, str> {
+        if let [Piece::Newline, Piece::Input(text)] = *self.pieces.as_slice() {
+            let text = strip(text);
+            self.clear();
+            return Cow::Borrowed(text);
+        }
         let capacity: usize = self.pieces.iter().map(|piece| piece.as_str().len()).sum();
         let mut out = String::new();
         for piece in &self.pieces {
@@ -89,7 +96,7 @@ impl<'a> Content<'a> {
         let kept = strip(&out).len();
         out.truncate(kept);
         self.clear();
-        out
+        Cow::Owned(out)
     }
 
     pub(crate) fn clear(&mut self) {

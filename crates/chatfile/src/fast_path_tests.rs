@@ -22,6 +22,8 @@ fn piece() -> impl Strategy<Value = String> {
         Just(":-- ".to_string()),
         Just(" {{{".to_string()),
         Just(" }}}".to_string()),
+        Just("{{{".to_string()),
+        Just("x:--\t".to_string()),
         Just("shell:-- ls {{{".to_string()),
         Just("shell:-- ls }}}".to_string()),
         Just("```".to_string()),
@@ -58,6 +60,13 @@ proptest! {
     fn fast_shapes_are_the_grammar_shapes(text in text()) {
         let fast: Vec<_> = Lines::new(&text).map(|(shape, line, _)| (shape, line)).collect();
         prop_assert_eq!(fast, grammar::shapes(&text));
+    }
+
+    #[test]
+    fn fast_plain_shapes_are_the_grammar_plain_shapes(text in text()) {
+        for line in text.split('\n') {
+            prop_assert_eq!(lines::plain_shape(line), grammar::classify_plain(line));
+        }
     }
 
     #[test]

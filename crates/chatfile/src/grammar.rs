@@ -1,10 +1,16 @@
-//! The pest grammar of one line (`chat.pest`) and typed answers to the questions the parser and
-//! the serializer ask about a line.
+//! The shapes of a line and typed answers to the questions the parser and the serializer ask
+//! about one. The pest grammar of `chat.pest` states the shapes; the parser reads them with the
+//! recognizers of `lines.rs`, which the tests hold equal to this grammar (only the tests run
+//! it).
 
+#[cfg(test)]
 use pest::Parser;
+#[cfg(test)]
 use pest::iterators::Pair;
+#[cfg(test)]
 use pest_derive::Parser;
 
+#[cfg(test)]
 #[derive(Parser)]
 #[grammar = "chat.pest"]
 struct LineGrammar;
@@ -60,18 +66,14 @@ pub(crate) fn classify(line: &str) -> Shape<'_> {
     first_shape(Rule::lines, line)
 }
 
-/// `Some(CmdOpen)` or `Some(CmdClose)` when `line` is a command-output marker (rules 4 and 5),
-/// asked only of lines that are neither a fence nor a `[[` line.
-pub(crate) fn command_marker(line: &str) -> Option<Shape<'_>> {
-    Some(first_shape(Rule::command_marker, line)).filter(|shape| *shape != Shape::Text)
-}
-
 /// The shape of `line` among headers, escaped headers, XML openings and text only: what a line
 /// is where the block-marker rules do not apply.
+#[cfg(test)]
 pub(crate) fn classify_plain(line: &str) -> Shape<'_> {
     first_shape(Rule::plain_line, line)
 }
 
+#[cfg(test)]
 fn first_shape(rule: Rule, line: &str) -> Shape<'_> {
     LineGrammar::parse(rule, line)
         .ok()
@@ -80,6 +82,7 @@ fn first_shape(rule: Rule, line: &str) -> Shape<'_> {
         .map_or(Shape::Text, shape_of_pair)
 }
 
+#[cfg(test)]
 fn shape_of_pair(kind: Pair<'_, Rule>) -> Shape<'_> {
     match kind.as_rule() {
         Rule::fence => Shape::Fence,
@@ -108,6 +111,7 @@ fn shape_of_pair(kind: Pair<'_, Rule>) -> Shape<'_> {
     }
 }
 
+#[cfg(test)]
 fn inner_str<'a>(pair: Pair<'a, Rule>, rule: Rule) -> &'a str {
     pair.into_inner()
         .find(|inner| inner.as_rule() == rule)

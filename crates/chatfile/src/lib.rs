@@ -5,9 +5,10 @@
 //! # Layout
 //!
 //! - Text, both ways: `parse` turns text into messages with line spans ([`parse()`],
-//!   [`parse_document`]) over the pest grammar of one line (`grammar`) and a fast path that
-//!   decides most lines from their first bytes (`lines`), property-tested equal to the grammar:
-//!   linear time, no recursion, no panics. `print` writes messages back ([`print()`]) so that
+//!   [`parse_document`], or borrowing from the text with [`parse_borrowed`]); the shape of each
+//!   line is decided from its bytes by the recognizers of `lines`, which the tests hold equal
+//!   to the pest grammar of one line (`grammar`, `chat.pest`): linear time, no recursion, no
+//!   panics. `print` writes messages back ([`print()`]) so that
 //!   `parse(print(m)) == m`, and `append` adds messages at the end of a file atomically,
 //!   without touching what is above ([`append()`]).
 //! - `expand/`: the expansion pipeline, the only part that reads the file system. An
@@ -40,8 +41,8 @@ pub use expand::{
     ToolRequestKind, expand_file,
 };
 pub use parse::{
-    BlockKind, ChatMessage, DEFAULT_ROLE, Document, LineSpan, OpenBlock, ParsedMessage, parse,
-    parse_document, parse_messages,
+    BlockKind, ChatMessage, DEFAULT_ROLE, Document, LineSpan, MessageRef, OpenBlock, ParsedMessage,
+    parse, parse_borrowed, parse_document, parse_messages,
 };
 pub use print::{INLINE_ROLES, PrintError, is_valid_role, print};
 

@@ -1,19 +1,18 @@
-//! The fast path to line shapes: lines split with `memchr`, and a shape decided from the first
-//! bytes wherever they decide it, the grammar (`chat.pest`) running only on the lines that
-//! might be a marker or an escape.
+//! The line shapes without the grammar: lines split with `memchr`, and each shape decided from
+//! the bytes, in the grammar's order, by small recognizers written from the rules of
+//! `chat.pest`.
 //!
-//! The grammar stays the statement of the shapes. A line without `:--` cannot be a
-//! command-output marker (rules 4 and 5, the only shapes whose patterns look far into a line);
-//! every other shape is fixed by its first bytes (a fence, `[[`, `<name` then `>` or
-//! whitespace and a `>`, `role:` at column 0, backslashes then `role:`), so lines are decided
-//! here, in the grammar's order, and only the marker rules of lines with `:--` (and neither a
-//! fence nor `[[`) are handed to the grammar.
-//! Closing tags are found the same way. The property tests in `fast_path_tests.rs` hold this
-//! path equal to the grammar, line by line and message by message, on arbitrary input.
+//! The grammar stays the statement of the shapes. Every shape but the command-output markers
+//! (rules 4 and 5) is fixed by a line's first bytes (a fence, `[[`, `<name` then `>` or
+//! whitespace and a `>`, `role:` at column 0, backslashes then `role:`); a marker needs `:--`
+//! somewhere on the line, whose offsets are found for the whole text in one pass, so a line
+//! without one skips those rules. Closing tags are found the same way. The property tests in
+//! `fast_path_tests.rs` hold this path equal to the grammar, line by line and message by
+//! message, on arbitrary input.
 
 use memchr::memmem::Finder;
 
-use crate::grammar::{self, Shape};
+use crate::grammar::Shape;
 
 /// The lines of a text, split on `"\n"`, each with its shape and its byte offset.
 pub(crate) struct Lines<'a> {
@@ -66,12 +65,12 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// The shape of one line, as `grammar::shapes` would give it.
-fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
+/// The shape of one line, as `grammar::shapes` would give it; `has_cmd_marker` says whether
+/// the line holds `:--` (without it, rules 4 and 5 cannot match).
+pub(crate) fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
     let bytes = line.as_bytes();
     // The block markers are decided after the leading whitespace, in the grammar's order:
-    // rules 1 and 3 by their first bytes, rules 4 and 5 (which need `:--` somewhere) by the
-    // grammar, rule 7 by its first bytes again.
+    // rules 1 and 3 by their first bytes, then rules 4 and 5, then rule 7 (in `plain_shape`).
     let lead = bytes
         .iter()
         .position(|&b| !is_lead(b))
@@ -84,11 +83,51 @@ fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
         return Shape::SquareOpen;
     }
     if has_cmd_marker {
-        if let Some(marker) = grammar::command_marker(line) {
+        if let Some(marker) = command_marker(stripped) {
             return marker;
         }
     }
-    if let Some(tag) = xml_open_tag(stripped) {
+    plain_shape(line)
+}
+
+/// The grammar's `command_marker` on a line whose leading whitespace is already cut off
+/// (`stripped`): `Some(CmdOpen)` or `Some(CmdClose)` when rule 4 or 5 matches.
+///
+/// Rule 4 (`cmd_open`): the first word runs to the first `:-- ` or Ruby whitespace, and must
+/// end at a `:-- `; a ` {{{` must follow after it. Rule 5 (`cmd_close`): a ` }}}` follows the
+/// first `:--`. All of the patterns are ASCII, so searching bytes finds what the grammar's
+/// character steps find.
+fn command_marker(stripped: &str) -> Option<Shape<'static>> {
+    let bytes = stripped.as_bytes();
+    let first_cmd = memchr::memmem::find(bytes, b":--")?;
+    let word_end = bytes[..first_cmd]
+        .iter()
+        .position(|&b| is_ruby_space(b))
+        .unwrap_or(first_cmd);
+    // The word stops at the first `:-- `, which can only be at or after the first `:--`.
+    if word_end == first_cmd {
+        let at_open = memchr::memmem::find(&bytes[first_cmd..], b":-- ")
+            .map(|at| first_cmd + at)
+            .filter(|&at| !bytes[first_cmd..at].iter().any(|&b| is_ruby_space(b)));
+        if let Some(at) = at_open {
+            if memchr::memmem::find(&bytes[at + 4..], b" {{{").is_some() {
+                return Some(Shape::CmdOpen);
+            }
+        }
+    }
+    memchr::memmem::find(&bytes[first_cmd + 3..], b" }}}").map(|_| Shape::CmdClose)
+}
+
+/// The shape of `line` among XML openings, headers, escaped headers and text only (the
+/// grammar's `plain_line`): what a line is where the block-marker rules do not apply, and the
+/// end of [`shape`] once they were ruled out.
+pub(crate) fn plain_shape(line: &str) -> Shape<'_> {
+    let bytes = line.as_bytes();
+    let lead = bytes
+        .iter()
+        .position(|&b| !is_lead(b))
+        .unwrap_or(bytes.len());
+    if let Some(tag) = xml_open_tag(&line[lead..]) {
         return Shape::XmlOpen { tag };
     }
     // Rule 8 at column 0; rule 9: backslashes, then a header shape.
@@ -107,6 +146,11 @@ fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
         }
     }
     Shape::Text
+}
+
+/// Ruby's `\s` (no NUL): the whitespace of the reference's command-output patterns.
+fn is_ruby_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
 }
 
 /// The length of the `[a-z0-9_]*` run at the start of `bytes`.
@@ -214,7 +258,7 @@ mod tests {
     #[test]
     fn plain_text_headers_and_markers() {
         let text = "hello\nuser: hi\n  ```rust\n[[x\n<file a>\n</file>\n\\user: x\nUser: no\n\nsh:-- ls {{{";
-        assert_eq!(fast(text), grammar::shapes(text));
+        assert_eq!(fast(text), crate::grammar::shapes(text));
         assert_eq!(
             fast("a\n\nb\n"),
             vec![

@@ -25,6 +25,7 @@
 //!   first header and after an inline header is a message only when it is not empty. (The
 //!   reference drops empty header blocks, so a bare `clear:` does nothing there.)
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -89,6 +90,30 @@ impl ParsedMessage {
     }
 }
 
+/// A parsed message that borrows from the text it was read from: the role always, the content
+/// whenever it is one run of the input (a block of lines the parser did not rewrite). What
+/// [`parse_borrowed`] gives, for readers that need no owned copy.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MessageRef<'a> {
+    /// The role.
+    pub role: &'a str,
+    /// The stripped content.
+    pub content: Cow<'a, str>,
+    /// The lines it spans.
+    pub span: LineSpan,
+}
+
+impl MessageRef<'_> {
+    /// The owned message with its span.
+    pub fn into_owned(self) -> ParsedMessage {
+        ParsedMessage {
+            role: self.role.to_owned(),
+            content: self.content.into_owned(),
+            span: self.span,
+        }
+    }
+}
+
 /// A kind of protected block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -137,14 +162,31 @@ pub fn parse(text: &str) -> Vec<ParsedMessage> {
 
 /// Parses a chat file into messages without spans.
 pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
-    parse(text)
+    parse_borrowed(text)
         .into_iter()
-        .map(ParsedMessage::into_message)
+        .map(|message| ChatMessage {
+            role: message.role.to_owned(),
+            content: message.content.into_owned(),
+        })
         .collect()
+}
+
+/// Parses a chat file into messages that borrow from `text` wherever they can: the same
+/// reading as [`parse`], without copying the content of messages the parser did not rewrite.
+pub fn parse_borrowed(text: &str) -> Vec<MessageRef<'_>> {
+    walk(text).0
 }
 
 /// Parses a chat file, also reporting a protected block left open at its end.
 pub fn parse_document(text: &str) -> Document {
+    let (messages, unclosed) = walk(text);
+    Document {
+        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
+        unclosed,
+    }
+}
+
+fn walk(text: &str) -> (Vec<MessageRef<'_>>, Option<OpenBlock>) {
     let last_close = last_close_lines(text);
     let mut walk = Walk::new(text, lines::first_close_tag);
     for (index, (shape, line, start)) in Lines::new(text).enumerate() {
@@ -167,7 +209,11 @@ pub(crate) fn parse_document_grammar_only(text: &str) -> Document {
         let start = line.as_ptr() as usize - text.as_ptr() as usize;
         walk.line(index, line, start, shape, &last_close);
     }
-    walk.finish()
+    let (messages, unclosed) = walk.finish();
+    Document {
+        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
+        unclosed,
+    }
 }
 
 /// For each tag name, the index of the last line holding `</name>` (rule 7 asks whether one
@@ -218,7 +264,7 @@ struct Walk<'a> {
     stack: Vec<&'a str>,
     block: Block<'a>,
     content: Content<'a>,
-    messages: Vec<ParsedMessage>,
+    messages: Vec<MessageRef<'a>>,
     /// Finds the first closing tag of a line (rule 6).
     first_close_tag: fn(&str) -> Option<&str>,
 }
@@ -354,7 +400,7 @@ impl<'a> Walk<'a> {
         let shape = match shape {
             // Rule 5 only applies inside a square block; elsewhere the line is read again
             // without the block-marker rules.
-            Shape::CmdClose => grammar::classify_plain(line),
+            Shape::CmdClose => lines::plain_shape(line),
             shape => shape,
         };
         match shape {
@@ -381,16 +427,16 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn header(&mut self, number: usize, role: &'a str, rest: &str) {
+    fn header(&mut self, number: usize, role: &'a str, rest: &'a str) {
         self.flush();
         let inline = grammar::strip(rest);
         if inline.is_empty() {
             self.block = Block::new(role, true, number, number);
             return;
         }
-        self.messages.push(ParsedMessage {
-            role: role.to_owned(),
-            content: inline.to_owned(),
+        self.messages.push(MessageRef {
+            role,
+            content: Cow::Borrowed(inline),
             span: LineSpan {
                 start: number,
                 end: number,
@@ -417,16 +463,16 @@ impl<'a> Walk<'a> {
             block.first_text.unwrap_or(block.header_line)
         };
         let end = block.last_text.max(start);
-        let role = block.role.to_owned();
+        let role = block.role;
         let content = self.content.take_stripped();
-        self.messages.push(ParsedMessage {
+        self.messages.push(MessageRef {
             role,
             content,
             span: LineSpan { start, end },
         });
     }
 
-    fn finish(mut self) -> Document {
+    fn finish(mut self) -> (Vec<MessageRef<'a>>, Option<OpenBlock>) {
         self.flush();
         let unclosed = match self.state {
             State::Normal => None,
@@ -438,9 +484,6 @@ impl<'a> Walk<'a> {
             kind,
             line: self.opened_at,
         });
-        Document {
-            messages: self.messages,
-            unclosed,
-        }
+        (self.messages, unclosed)
     }
 }

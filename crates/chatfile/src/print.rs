@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use thiserror::Error;
 
-use crate::grammar::{self, Shape};
+use crate::grammar::Shape;
 use crate::lines::{self, Lines};
 use crate::parse::ChatMessage;
 
@@ -146,7 +146,7 @@ fn write_content<'a>(out: &mut String, shaped: &mut Vec<(Shape<'a>, &'a str)>, c
         let line = shaped[index].1;
         // A command-output closer means nothing outside a square block.
         let shape = match shaped[index].0 {
-            Shape::CmdClose => grammar::classify_plain(line),
+            Shape::CmdClose => lines::plain_shape(line),
             shape => shape,
         };
         let verbatim_until = match shape {

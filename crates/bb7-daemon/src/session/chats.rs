@@ -29,7 +29,9 @@ impl Session {
         } else {
             name.to_owned()
         };
-        let chat = store.create(Chat::new(String::new(), name, model, store.is_global()))?;
+        // Remembered as the active chat in the index update that adds it, so that `activate`
+        // finds the index as it wants it and writes nothing.
+        let chat = store.create_active(Chat::new(String::new(), name, model, store.is_global()))?;
         let id = chat.id.clone();
         let active = self.open(store, chat)?;
         self.activate(active)?;

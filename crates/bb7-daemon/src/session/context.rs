@@ -12,7 +12,6 @@ use ybs_core::ContextAction;
 
 use crate::protocol::error::{Error, Result};
 use crate::store::active::{Active, normalize, version_of};
-use crate::store::atomic;
 use crate::store::confined::Confined;
 use crate::store::events::Event;
 use crate::store::model::ContextFile;
@@ -65,12 +64,16 @@ impl Active {
         })
     }
 
+    /// Writes the snapshot of a context entry; `chat.json`, saved after it, is the commit that
+    /// makes it reachable (see [`Confined::write_before_commit`]).
+    ///
+    /// [`Confined::write_before_commit`]: crate::store::confined::Confined::write_before_commit
     pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
-        atomic::write_in(
-            self.store.fs(),
-            &self.storage_path(file)?,
-            content.as_bytes(),
-        )
+        let path = self.storage_path(file)?;
+        self.store
+            .fs()
+            .write_before_commit(&path, content.as_bytes())
+            .map_err(Error::io("write", &path))
     }
 
     /// `context_add`: snapshots a whole file.

@@ -36,6 +36,18 @@ pub fn write_json_in<T: Serialize + ?Sized>(fs: &Confined, path: &Path, value: &
     write_in(fs, path, &encode(path, value)?)
 }
 
+/// Writes `value` as pretty JSON beneath `fs`'s anchor atomically but without `fsync`, for a
+/// file its reader rebuilds when it is missing or does not parse (see
+/// [`Confined::write_rebuildable`]).
+pub fn write_rebuildable_json_in<T: Serialize + ?Sized>(
+    fs: &Confined,
+    path: &Path,
+    value: &T,
+) -> Result<()> {
+    fs.write_rebuildable(path, &encode(path, value)?)
+        .map_err(Error::io("write", path))
+}
+
 fn encode<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<Vec<u8>> {
     let mut text = serde_json::to_vec_pretty(value)
         .map_err(|err| Error::Invalid(format!("cannot encode {}: {err}", path.display())))?;

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::protocol::error::{Error, Result};
 use crate::store::confined::{Confined, Kind};
+use crate::store::confined_dir::ConfinedDir;
 use crate::store::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
 use crate::store::{atomic, lock};
 
@@ -175,7 +176,17 @@ impl ChatStore {
 
     /// Creates a new chat directory (with `context/` and `output/`) under a fresh id, saves
     /// `chat` there (its id replaced) and adds it to the index.
-    pub fn create(&self, mut chat: Chat) -> Result<Chat> {
+    pub fn create(&self, chat: Chat) -> Result<Chat> {
+        self.create_with(chat, false)
+    }
+
+    /// [`create`](ChatStore::create), remembering the new chat as the active one in the same
+    /// index update (what selecting it next would write).
+    pub fn create_active(&self, chat: Chat) -> Result<Chat> {
+        self.create_with(chat, true)
+    }
+
+    fn create_with(&self, mut chat: Chat, remember: bool) -> Result<Chat> {
         self.fs
             .create_dir_all(&self.dir)
             .map_err(Error::io("create directory", &self.dir))?;
@@ -199,7 +210,24 @@ impl ChatStore {
                 .map_err(Error::io("create directory", &path))?;
         }
         chat.global = self.global;
-        if let Err(err) = self.save(&chat) {
+        // The chats directory is fsynced once `chat.json` is in, so the new directory's entry
+        // survives a power loss as the chat's file does (the index, which used to do it in
+        // passing, is written without fsync).
+        let saved = self.write_chat(&chat).and_then(|()| {
+            self.fs
+                .sync_dir(&self.dir)
+                .map_err(Error::io("sync", &self.dir))?;
+            let summary = chat.summary();
+            self.update_index(|index| {
+                index.chats.retain(|entry| entry.id != summary.id);
+                if remember {
+                    index.active_chat_id = summary.id.clone();
+                    index.active_chat_global = false;
+                }
+                index.chats.push(summary);
+            })
+        });
+        if let Err(err) = saved {
             let _ = self.fs.remove_all(&dir);
             return Err(err);
         }
@@ -226,18 +254,31 @@ impl ChatStore {
         .map(drop)
     }
 
-    /// The chats, newest first, with `locked` set for chats another live process holds.
+    /// The chats, newest first, with `locked` set for chats another live process holds. The
+    /// index is repaired first (entries whose chat is gone dropped, chats it misses added from
+    /// their `chat.json`), in the same scan of the chats directory that reads the locks.
     pub fn list(&self) -> Result<Vec<ChatSummary>> {
         if !self.fs.is_dir(&self.dir) {
             return Ok(Vec::new());
         }
-        let index = self.update_index(|_| {})?;
+        let mut locked = Vec::new();
+        let index = self.with_index_lock(|| {
+            let scan = self.scan()?;
+            let ids: Vec<String> = scan
+                .into_iter()
+                .map(|(id, pid)| {
+                    if pid.is_some() {
+                        locked.push(id.clone());
+                    }
+                    id
+                })
+                .collect();
+            self.update_index_locked(|_| {}, Some(&ids))
+        })?;
         let mut chats = index.chats;
         for chat in &mut chats {
             chat.global = self.global;
-            chat.locked = self
-                .chat_dir(&chat.id)
-                .is_ok_and(|dir| lock::held_by_other(&self.fs, &dir).is_some());
+            chat.locked = locked.binary_search(&chat.id).is_ok();
         }
         Ok(chats)
     }
@@ -245,22 +286,32 @@ impl ChatStore {
     /// The ids of all chat directories holding a `chat.json` (links to directories and
     /// links named `chat.json` do not count).
     pub fn ids(&self) -> Result<Vec<String>> {
-        let entries = match self.fs.list(&self.dir) {
-            Ok(entries) => entries,
+        Ok(self.scan()?.into_iter().map(|(id, _)| id).collect())
+    }
+
+    /// The chat directories holding a `chat.json`, sorted, each with the PID of another live
+    /// process holding its lock: one open of the chats directory, then two system calls per
+    /// chat (a `stat` of its `chat.json`, an `openat2` of its lock).
+    fn scan(&self) -> Result<Vec<(String, Option<u32>)>> {
+        let chats = match ConfinedDir::open(&self.fs, &self.dir) {
+            Ok(chats) => chats,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(err) => return Err(Error::io("list", &self.dir)(err)),
         };
-        let mut ids = Vec::new();
+        let entries = chats.list().map_err(Error::io("list", &self.dir))?;
+        let mut found = Vec::new();
         for (name, kind) in entries {
             // A name that is no id (a move's temporary copy) is not a chat.
-            if kind == Kind::Dir
-                && self.chat_dir(&name).is_ok()
-                && self.fs.is_file(&self.dir.join(&name).join("chat.json"))
-            {
-                ids.push(name);
+            if kind != Kind::Dir || self.chat_dir(&name).is_err() {
+                continue;
             }
+            if chats.kind_below(&name, "chat.json") != Some(Kind::File) {
+                continue;
+            }
+            let pid = lock::held_by_other_in(&self.fs, &chats, &name, &self.dir.join(&name));
+            found.push((name, pid));
         }
-        Ok(ids)
+        Ok(found)
     }
 
     /// The active chat id remembered in the index, and whether it is a global chat.
@@ -282,9 +333,19 @@ impl ChatStore {
     }
 
     /// Runs `change` on the index under the advisory lock: the index is read (rebuilt from the
-    /// chat directories when missing, corrupt or out of step), changed, sorted newest first and
-    /// written back atomically. Returns the index as written.
+    /// chat directories when missing or corrupt), changed, sorted newest first and written
+    /// back atomically. Returns the index as written. Entries of chats that appeared or went
+    /// away meanwhile are set right by [`list`](ChatStore::list), which scans the directories
+    /// anyway; this only changes what `change` changes.
+    ///
+    /// The index is a rebuildable cache, so it is written without `fsync`: after a power loss
+    /// it may hold the previous version, or be unreadable and then rebuilt (the remembered
+    /// active chat is then forgotten); no chat is lost, since a chat is its directory.
     pub fn update_index(&self, change: impl FnOnce(&mut Index)) -> Result<Index> {
+        self.with_index_lock(|| self.update_index_locked(change, None))
+    }
+
+    fn with_index_lock<T>(&self, locked: impl FnOnce() -> Result<T>) -> Result<T> {
         self.fs
             .create_dir_all(&self.dir)
             .map_err(Error::io("create directory", &self.dir))?;
@@ -296,12 +357,18 @@ impl ChatStore {
         lock_file
             .lock_exclusive()
             .map_err(Error::io("lock", &lock_path))?;
-        let result = self.update_index_locked(change);
+        let result = locked();
         let _ = FileExt::unlock(&lock_file);
         result
     }
 
-    fn update_index_locked(&self, change: impl FnOnce(&mut Index)) -> Result<Index> {
+    /// The index update under the lock; `ids` (the chats on disk, sorted) repairs it, and
+    /// without them it is repaired only when missing or corrupt.
+    fn update_index_locked(
+        &self,
+        change: impl FnOnce(&mut Index),
+        ids: Option<&[String]>,
+    ) -> Result<Index> {
         let path = self.index_path();
         let before: Option<Index> = self
             .fs
@@ -309,37 +376,43 @@ impl ChatStore {
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
         let mut index = before.clone().unwrap_or_default();
-        self.repair(&mut index)?;
+        match ids {
+            Some(ids) => self.repair(&mut index, ids),
+            None if before.is_none() => self.repair(&mut index, &self.ids()?),
+            None => {}
+        }
+        for entry in &mut index.chats {
+            entry.global = false;
+            entry.locked = false;
+        }
         change(&mut index);
         index.version = INDEX_VERSION;
         index
             .chats
             .sort_by(|a, b| newest_first(&a.created, &b.created).then_with(|| a.id.cmp(&b.id)));
         if before.as_ref() != Some(&index) {
-            atomic::write_json_in(&self.fs, &path, &index)?;
+            atomic::write_rebuildable_json_in(&self.fs, &path, &index)?;
         }
         Ok(index)
     }
 
-    /// Drops entries whose chat is gone and adds chats missing from the index.
-    fn repair(&self, index: &mut Index) -> Result<()> {
-        let ids = self.ids()?;
+    /// Drops entries whose chat is gone and adds chats missing from the index (`ids`: the
+    /// chats on disk, sorted).
+    fn repair(&self, index: &mut Index, ids: &[String]) {
         index
             .chats
             .retain(|entry| ids.binary_search(&entry.id).is_ok());
-        for entry in &mut index.chats {
-            entry.global = false;
-            entry.locked = false;
-        }
-        for id in ids {
-            if index.chats.iter().any(|entry| entry.id == id) {
-                continue;
-            }
-            if let Some(summary) = self.read_summary(&id) {
+        let known: std::collections::HashSet<&str> =
+            index.chats.iter().map(|entry| entry.id.as_str()).collect();
+        let missing: Vec<&String> = ids
+            .iter()
+            .filter(|id| !known.contains(id.as_str()))
+            .collect();
+        for id in missing {
+            if let Some(summary) = self.read_summary(id) {
                 index.chats.push(summary);
             }
         }
-        Ok(())
     }
 
     fn read_summary(&self, id: &str) -> Option<ChatSummary> {

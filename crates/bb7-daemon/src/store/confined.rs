@@ -174,6 +174,11 @@ impl Confined {
         self.walk(&parts, create)
     }
 
+    /// Fsyncs the directory `path`, making the entries created or renamed in it durable.
+    pub fn sync_dir(&self, path: &Path) -> io::Result<()> {
+        Ok(rustix::fs::fsync(self.open_dir(path, false)?)?)
+    }
+
     /// What `path` is (`None` when it does not exist). A link in a parent is an error.
     pub fn kind(&self, path: &Path) -> io::Result<Option<Kind>> {
         let parts = self.parts(path)?;
@@ -255,6 +260,38 @@ impl Confined {
     /// Writes `bytes` to `path` atomically, creating missing directories. A new file gets
     /// `0666` less the umask; an existing one keeps its permission bits.
     pub fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.replace(path, bytes, true, true)
+    }
+
+    /// Writes `bytes` to `path` atomically, the file fsynced before the rename but its
+    /// directory not after: for a file that a commit written next with [`write`]
+    /// (`chat.json`) makes reachable. The commit's own directory `fsync` flushes the file
+    /// system's journal, and with it this rename, on journaling file systems (ext4, XFS);
+    /// elsewhere a power loss in between may leave the commit naming a file that is missing,
+    /// never one that is torn.
+    ///
+    /// [`write`]: Confined::write
+    pub fn write_before_commit(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.replace(path, bytes, true, false)
+    }
+
+    /// Writes `bytes` to `path` atomically as [`write`](Confined::write) does, without the
+    /// two `fsync`s: for files that are rebuilt from others when missing or unreadable (the
+    /// chats index). A crash of the process still leaves the old content or the new; a power
+    /// loss may leave either, or an empty or partial file, which its reader rebuilds.
+    pub fn write_rebuildable(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        self.replace(path, bytes, false, false)
+    }
+
+    /// The atomic write: `sync_file` fsyncs the temporary file before the rename, `sync_dir`
+    /// the directory after it.
+    fn replace(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        sync_file: bool,
+        sync_dir: bool,
+    ) -> io::Result<()> {
         let (dir, name) = self.parent(path, true)?;
         let keep = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {
@@ -265,9 +302,14 @@ impl Confined {
             }
             _ => None,
         };
-        let temp = write_temp(&dir, bytes, keep)?;
-        let renamed = rustix::fs::renameat(&dir, temp.as_os_str(), &dir, name)
-            .and_then(|()| rustix::fs::fsync(&dir));
+        let temp = write_temp(&dir, bytes, keep, sync_file)?;
+        let renamed = rustix::fs::renameat(&dir, temp.as_os_str(), &dir, name).and_then(|()| {
+            if sync_dir {
+                rustix::fs::fsync(&dir)
+            } else {
+                Ok(())
+            }
+        });
         if let Err(err) = renamed {
             let _ = rustix::fs::unlinkat(&dir, temp.as_os_str(), AtFlags::empty());
             return Err(err.into());
@@ -421,9 +463,10 @@ pub fn temp_name() -> OsString {
     OsString::from(format!("{TEMP_PREFIX}{}-{n}-{nanos}", std::process::id()))
 }
 
-/// Writes `bytes` to a new temporary file in `dir` and returns its name. `mode` is applied
-/// exactly when given (to keep an existing file's bits), else `0666` less the umask.
-fn write_temp(dir: &OwnedFd, bytes: &[u8], mode: Option<Mode>) -> io::Result<OsString> {
+/// Writes `bytes` to a new temporary file in `dir` (fsynced when `sync`) and returns its
+/// name. `mode` is applied exactly when given (to keep an existing file's bits), else `0666`
+/// less the umask.
+fn write_temp(dir: &OwnedFd, bytes: &[u8], mode: Option<Mode>, sync: bool) -> io::Result<OsString> {
     let name = temp_name();
     let fd = rustix::fs::openat(
         dir,
@@ -437,7 +480,7 @@ fn write_temp(dir: &OwnedFd, bytes: &[u8], mode: Option<Mode>) -> io::Result<OsS
         if let Some(mode) = mode {
             rustix::fs::fchmod(&file, mode)?;
         }
-        file.sync_all()
+        if sync { file.sync_all() } else { Ok(()) }
     })();
     if let Err(err) = result {
         let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());

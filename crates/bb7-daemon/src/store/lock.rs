@@ -16,6 +16,7 @@ use rustix::fs::FlockOperation;
 
 use crate::protocol::error::{Error, Result};
 use crate::store::confined::Confined;
+use crate::store::confined_dir::ConfinedDir;
 
 /// Locks this process holds: chat directory and the open, `flock`ed lock file.
 static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());
@@ -68,6 +69,22 @@ pub fn held_by_other(fs: &Confined, chat_dir: &Path) -> Option<u32> {
     (pid != std::process::id() && is_alive(pid)).then_some(pid)
 }
 
+/// [`held_by_other`] for the chat `id` of the chats directory `chats` (open), whose path is
+/// `chat_dir`, so that scanning many chats does not walk from the anchor for each.
+pub fn held_by_other_in(
+    fs: &Confined,
+    chats: &ConfinedDir,
+    id: &str,
+    chat_dir: &Path,
+) -> Option<u32> {
+    if holds(fs, chat_dir) {
+        return None;
+    }
+    let text = chats.read_small_below(id, "lock", 64)?;
+    let pid = text.trim().parse::<u32>().ok()?;
+    (pid != std::process::id() && is_alive(pid)).then_some(pid)
+}
+
 /// Takes the lock for this process, or fails with [`Error::ChatLocked`].
 pub fn acquire(fs: &Confined, chat_dir: &Path) -> Result<()> {
     if holds(fs, chat_dir) {
@@ -98,11 +115,13 @@ pub fn acquire(fs: &Confined, chat_dir: &Path) -> Result<()> {
                 return Err(Error::ChatLocked { pid });
             }
         }
+        // Not fsynced: the PID only means something while this process lives, and a power
+        // loss ends it, so a PID lost with the page cache would name a dead process anyway
+        // (a lock whose process is gone is stale either way; the `flock` is what excludes).
         let written = file
             .set_len(0)
             .and_then(|()| file.rewind())
-            .and_then(|()| file.write_all(std::process::id().to_string().as_bytes()))
-            .and_then(|()| file.sync_all());
+            .and_then(|()| file.write_all(std::process::id().to_string().as_bytes()));
         written.map_err(Error::io("write", &path))?;
         if let Ok(mut held) = HELD.lock() {
             held.push((chat_dir.to_path_buf(), file));

@@ -21,6 +21,7 @@ pub mod atomic;
 pub mod chats;
 pub mod commit;
 pub mod confined;
+pub mod confined_dir;
 pub mod dirs;
 pub mod events;
 pub mod global;

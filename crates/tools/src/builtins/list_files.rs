@@ -1,7 +1,7 @@
 //! `list_files`: files matching a glob under a base directory, respecting `.gitignore` and
 //! skipping `.git`, sorted.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use globset::GlobBuilder;
@@ -60,11 +60,16 @@ impl Tool for ListFiles {
             .build()
             .map_err(|e| ToolError::failed(format!("invalid glob pattern `{pattern}`: {e}")))?
             .compile_matcher();
-        let mut files: Vec<String> =
-            walk_files(&base, &ctx.sandbox, |relative| glob.is_match(relative))
-                .iter()
-                .map(|p| ctx.display_path(p))
-                .collect();
+        // Each file is shown as `display_path` shows it: the base as shown, then the path
+        // below it (the base alone when it is the working directory).
+        let shown_base = ctx.display_path(&base);
+        let mut files = walk_files(&base, &ctx.sandbox, |relative| glob.is_match(relative));
+        if shown_base != "." {
+            let separator = if shown_base.ends_with('/') { "" } else { "/" };
+            for file in &mut files {
+                *file = format!("{shown_base}{separator}{file}");
+            }
+        }
         files.sort();
         let total = files.len();
         files.truncate(max_results);
@@ -73,8 +78,9 @@ impl Tool for ListFiles {
 }
 
 /// The regular files under `base` (not following symlinks, respecting ignore files, skipping
-/// `.git` and blocked paths) whose path relative to `base` passes `keep`, walked in parallel.
-pub(crate) fn walk_files<F>(base: &Path, sandbox: &PathSandbox, keep: F) -> Vec<PathBuf>
+/// `.git` and blocked paths) whose path relative to `base` passes `keep`, walked in parallel;
+/// each as that relative path (lossily as text), so no full path is built per file.
+pub(crate) fn walk_files<F>(base: &Path, sandbox: &PathSandbox, keep: F) -> Vec<String>
 where
     F: Fn(&Path) -> bool + Sync,
 {
@@ -89,8 +95,11 @@ where
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.file_type().is_some_and(|t| t.is_file()) && keep(relative_to(base, &entry)) {
-                local.found.push(entry.into_path());
+            if entry.file_type().is_some_and(|t| t.is_file()) {
+                let relative = relative_to(base, &entry);
+                if keep(relative) {
+                    local.found.push(relative.to_string_lossy().into_owned());
+                }
             }
             WalkState::Continue
         })
@@ -101,8 +110,8 @@ where
 /// The files one walking thread found, added to the shared list when the thread is done
 /// (one lock per thread rather than per file).
 struct Collected<'a> {
-    found: Vec<PathBuf>,
-    into: &'a Mutex<Vec<PathBuf>>,
+    found: Vec<String>,
+    into: &'a Mutex<Vec<String>>,
 }
 
 impl Drop for Collected<'_> {
