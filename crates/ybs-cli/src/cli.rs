@@ -135,6 +135,19 @@ pub enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, codecompanion.nvim,
+    /// avante.nvim)
+    Acp,
+    /// Serve ybs's tasks over MCP (stdio, or streamable HTTP on 127.0.0.1 with a token)
+    McpServer {
+        /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (the token is
+        /// YBS_MCP_TOKEN, or a random one printed on stderr)
+        #[arg(long)]
+        http: bool,
+        /// The port for --http; any free one when 0 (the URL is printed on stdout)
+        #[arg(long, default_value_t = 0, requires = "http")]
+        port: u16,
+    },
     /// Print the effective configuration, each value with its source
     Config,
     /// Print a shell completion script
@@ -154,6 +167,8 @@ impl Command {
             Command::Tools => "tools",
             Command::Tool { .. } => "tool",
             Command::Undo { .. } => "undo",
+            Command::Acp => "acp",
+            Command::McpServer { .. } => "mcp-server",
             Command::Config => "config",
             Command::Completions { .. } => "completions",
         }

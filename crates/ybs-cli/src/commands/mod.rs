@@ -13,7 +13,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, Command};
 use crate::config;
-use crate::frontends::{ask, exec, repl};
+use crate::frontends::{acp, ask, exec, mcp_server, repl};
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 
@@ -54,6 +54,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             chat::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
         }
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
+        Some(Command::Acp) => finish(acp::run(cli, host, err), err),
+        Some(Command::McpServer { http, port }) => finish(
+            mcp_server::run(cli, host, http.then_some(*port), out, err),
+            err,
+        ),
         Some(Command::Tools) => finish(tools::list(cli, host, out, err), err),
         Some(Command::Tool { name, json, yes }) => {
             finish(tools::call(cli, host, name, json, *yes, out, err), err)

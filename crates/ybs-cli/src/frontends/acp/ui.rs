@@ -1,0 +1,234 @@
+//! The agent's [`Ui`] for an editor: what it streams and asks becomes `session/update`
+//! notifications and `session/request_permission` requests on the connection.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, Notice as AcpNotice, NoticeSeverity, PermissionOption,
+    PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
+    SessionNotification, SessionUpdate, TextContent, ToolCall as AcpToolCall, ToolCallContent,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+};
+use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+
+use super::calls;
+use crate::agent::Ui;
+use crate::agent::confirm::Answer;
+use crate::render::Notice;
+use crate::render::diff_view::Preview;
+
+/// The permission choices ybs offers, as option ids.
+pub const ALLOW_ONCE: &str = "allow_once";
+/// Allow this tool for the rest of the session.
+pub const ALLOW_ALWAYS: &str = "allow_always";
+/// Do not run the call.
+pub const REJECT: &str = "reject";
+
+/// Streams one session's turn to the editor.
+pub struct AcpUi {
+    connection: ConnectionTo<Client>,
+    session: SessionId,
+    /// The project directory (paths sent are absolute).
+    cwd: PathBuf,
+    /// Whether the client takes `notice` updates; else warnings are told in the reply.
+    notices: bool,
+    /// The call being settled and its preview's content.
+    current: Option<(String, Option<ToolCallContent>)>,
+    /// Where ybs's own log lines go (stderr).
+    log: Box<dyn Write + Send>,
+}
+
+impl AcpUi {
+    /// A Ui for `session` of `connection`.
+    pub fn new(
+        connection: ConnectionTo<Client>,
+        session: SessionId,
+        cwd: PathBuf,
+        notices: bool,
+        log: Box<dyn Write + Send>,
+    ) -> Self {
+        AcpUi {
+            connection,
+            session,
+            cwd,
+            notices,
+            current: None,
+            log,
+        }
+    }
+
+    /// Sends one update; a closed connection only ends up in the log (the turn still ends
+    /// and is saved).
+    pub fn update(&mut self, update: SessionUpdate) {
+        let notification = SessionNotification::new(self.session.clone(), update);
+        if let Err(error) = self.connection.send_notification(notification) {
+            let _ = writeln!(self.log, "ybs acp: cannot send an update: {error}");
+        }
+    }
+
+    fn text(&mut self, text: &str, thought: bool) {
+        let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
+        self.update(if thought {
+            SessionUpdate::AgentThoughtChunk(chunk)
+        } else {
+            SessionUpdate::AgentMessageChunk(chunk)
+        });
+    }
+
+    fn update_call(&mut self, id: &str, fields: ToolCallUpdateFields) {
+        self.update(SessionUpdate::ToolCallUpdate(ToolCallUpdate::new(
+            id.to_owned(),
+            fields,
+        )));
+    }
+}
+
+impl Ui for AcpUi {
+    fn stream_event(&mut self, event: &StreamEvent) {
+        match event {
+            StreamEvent::TextDelta { text } => self.text(text, false),
+            StreamEvent::ThinkingDelta { text, .. } => self.text(text, true),
+            _ => {}
+        }
+    }
+
+    fn reply_done(&mut self) {}
+
+    fn tool_call(&mut self, call: &ToolCall) {
+        self.current = Some((call.id.clone(), None));
+        let update = AcpToolCall::new(call.id.clone(), calls::title(call))
+            .kind(calls::kind(&call.name))
+            .status(ToolCallStatus::Pending)
+            .locations(calls::locations(call, &self.cwd))
+            .raw_input(call.arguments.clone());
+        self.update(SessionUpdate::ToolCall(update));
+    }
+
+    fn preview(&mut self, preview: &Preview) {
+        let content = calls::preview_content(preview, &self.cwd);
+        let Some((id, _)) = self.current.take() else {
+            return;
+        };
+        self.update_call(
+            &id,
+            ToolCallUpdateFields::new().content(vec![content.clone()]),
+        );
+        self.current = Some((id, Some(content)));
+    }
+
+    fn tool_result(&mut self, _tool: &str, result: &ToolResult) {
+        let diff = match self.current.take() {
+            Some((id, content)) if id == result.call_id => content,
+            _ => None,
+        };
+        let (status, content) = calls::outcome(result, diff);
+        let fields = ToolCallUpdateFields::new()
+            .status(status)
+            .content(content)
+            .raw_output(calls::raw_output(result));
+        self.update_call(&result.call_id, fields);
+    }
+
+    fn notice(&mut self, kind: Notice, message: &str) {
+        let _ = writeln!(self.log, "ybs: {message}");
+        let severity = match kind {
+            Notice::Info => return,
+            Notice::Warning => NoticeSeverity::Warning,
+            Notice::Error => NoticeSeverity::Error,
+        };
+        if self.notices {
+            self.update(SessionUpdate::Notice(AcpNotice::new(severity, message)));
+        } else {
+            self.text(&format!("\n\n_ybs: {message}_\n\n"), false);
+        }
+    }
+
+    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+
+    fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer {
+        let content = (self.current.as_ref())
+            .filter(|(id, _)| *id == call.id)
+            .and_then(|(_, content)| content.clone());
+        let fields = ToolCallUpdateFields::new()
+            .title(calls::title(call))
+            .kind(calls::kind(&call.name))
+            .status(ToolCallStatus::Pending)
+            .locations(calls::locations(call, &self.cwd))
+            .content(content.map(|content| vec![content]))
+            .raw_input(call.arguments.clone());
+        let request = RequestPermissionRequest::new(
+            self.session.clone(),
+            ToolCallUpdate::new(call.id.clone(), fields),
+            options(),
+        );
+        let _ = writeln!(self.log, "ybs: asking the editor: {reason}");
+        let response =
+            futures::executor::block_on(self.connection.send_request(request).block_task());
+        let answer = match response {
+            Ok(response) => answer(&response.outcome),
+            Err(error) => {
+                let _ = writeln!(
+                    self.log,
+                    "ybs acp: no answer to a permission request: {error}"
+                );
+                Answer::No
+            }
+        };
+        if answer != Answer::No {
+            self.update_call(
+                &call.id,
+                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
+            );
+        }
+        answer
+    }
+}
+
+/// ybs's choices: allow once, allow the tool for the session, reject.
+pub fn options() -> Vec<PermissionOption> {
+    vec![
+        PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
+        PermissionOption::new(
+            ALLOW_ALWAYS,
+            "Always allow this tool in this session",
+            PermissionOptionKind::AllowAlways,
+        ),
+        PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
+    ]
+}
+
+/// The answer an outcome gives; a cancelled request or an unknown option is no.
+pub fn answer(outcome: &RequestPermissionOutcome) -> Answer {
+    match outcome {
+        RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
+            ALLOW_ONCE => Answer::Yes,
+            ALLOW_ALWAYS => Answer::Always,
+            _ => Answer::No,
+        },
+        _ => Answer::No,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use agent_client_protocol::v1::schema::SelectedPermissionOutcome;
+
+    use super::*;
+
+    #[test]
+    fn only_the_allow_options_allow() {
+        let selected = |id: &'static str| {
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
+        };
+        assert_eq!(answer(&selected(ALLOW_ONCE)), Answer::Yes);
+        assert_eq!(answer(&selected(ALLOW_ALWAYS)), Answer::Always);
+        assert_eq!(answer(&selected(REJECT)), Answer::No);
+        assert_eq!(answer(&selected("something else")), Answer::No);
+        assert_eq!(answer(&RequestPermissionOutcome::Cancelled), Answer::No);
+        let ids: Vec<String> = options().iter().map(|o| o.option_id.to_string()).collect();
+        assert_eq!(ids, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT]);
+    }
+}

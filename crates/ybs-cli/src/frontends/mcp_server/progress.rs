@@ -1,0 +1,108 @@
+//! The agent's [`Ui`] for an MCP caller: what happens during a task becomes
+//! `notifications/progress` messages (when the caller sent a progress token), and approvals
+//! are refused, since nobody can answer them here.
+
+use std::io::Write;
+
+use rmcp::RoleServer;
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::service::{Peer, RequestContext};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+
+use crate::agent::Ui;
+use crate::agent::confirm::Answer;
+use crate::render::Notice;
+
+/// Sends one progress message per event worth telling, in order, from the session's thread.
+pub struct Progress {
+    messages: Option<UnboundedSender<String>>,
+    /// Whether the reply being streamed was announced.
+    replying: bool,
+}
+
+impl Progress {
+    /// Progress for the request of `context`: a task on the current runtime forwards the
+    /// messages to the caller (nothing is sent without a progress token).
+    pub fn start(context: &RequestContext<RoleServer>) -> Progress {
+        let Some(token) = context.meta.get_progress_token() else {
+            return Progress {
+                messages: None,
+                replying: false,
+            };
+        };
+        let (messages, mut queue) = unbounded_channel::<String>();
+        let peer = context.peer.clone();
+        tokio::spawn(async move {
+            let mut count = 0.0;
+            while let Some(message) = queue.recv().await {
+                count += 1.0;
+                notify(&peer, &token, count, message).await;
+            }
+        });
+        Progress {
+            messages: Some(messages),
+            replying: false,
+        }
+    }
+
+    fn tell(&mut self, message: String) {
+        if let Some(messages) = &self.messages {
+            let _ = messages.send(message);
+        }
+    }
+}
+
+async fn notify(peer: &Peer<RoleServer>, token: &ProgressToken, count: f64, message: String) {
+    let param = ProgressNotificationParam::new(token.clone(), count).with_message(message);
+    if let Err(error) = peer.notify_progress(param).await {
+        let _ = writeln!(
+            std::io::stderr(),
+            "ybs mcp-server: cannot send progress: {error}"
+        );
+    }
+}
+
+impl Ui for Progress {
+    fn waiting(&mut self) {
+        self.replying = false;
+    }
+
+    fn stream_event(&mut self, event: &StreamEvent) {
+        if !self.replying && matches!(event, StreamEvent::TextDelta { .. }) {
+            self.replying = true;
+            self.tell("ybs is writing its reply".into());
+        }
+    }
+
+    fn reply_done(&mut self) {}
+
+    fn tool_call(&mut self, call: &ToolCall) {
+        let target = (call
+            .arguments
+            .get("path")
+            .or_else(|| call.arguments.get("command")))
+        .and_then(serde_json::Value::as_str)
+        .map(|target| format!(" {}", target.lines().next().unwrap_or_default()))
+        .unwrap_or_default();
+        self.tell(format!("calling {}{target}", call.name));
+    }
+
+    fn tool_result(&mut self, tool: &str, result: &ToolResult) {
+        let outcome = if result.is_error { "failed" } else { "done" };
+        self.tell(format!("{tool} {outcome}"));
+    }
+
+    fn notice(&mut self, kind: Notice, message: &str) {
+        let _ = writeln!(std::io::stderr(), "ybs: {message}");
+        if kind != Notice::Info {
+            self.tell(message.to_owned());
+        }
+    }
+
+    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+
+    fn confirm(&mut self, _call: &ToolCall, _reason: &str) -> Answer {
+        Answer::No
+    }
+}

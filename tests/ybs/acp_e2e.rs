@@ -1,0 +1,155 @@
+//! `ybs acp` with the official ACP TypeScript SDK as the editor (`tests/acp/client.mjs`): a
+//! session whose prompt leads to an edit the client approves through
+//! `session/request_permission`, a prompt cancelled while it streams, and the session loaded
+//! again by a second `ybs acp`; the model is the fake LLM.
+
+mod clients;
+mod common;
+
+use std::process::Stdio;
+
+use common::{Project, call, text};
+use serde_json::{Value, json};
+use ybs_testkit::Turn;
+
+/// The updates of `kind` (`sessionUpdate`) in a list the client saw.
+fn updates<'a>(list: &'a Value, kind: &str) -> Vec<&'a Value> {
+    (list.as_array().into_iter().flatten())
+        .filter(|update| update["sessionUpdate"] == kind)
+        .collect()
+}
+
+/// The text of the chunks of `kind`, joined.
+fn chunks(list: &Value, kind: &str) -> String {
+    (updates(list, kind).iter())
+        .filter_map(|update| update["content"]["text"].as_str())
+        .collect()
+}
+
+#[test]
+fn an_editor_approves_an_edit_cancels_a_reply_and_loads_the_session_again() {
+    let Some(node) = clients::node() else {
+        return;
+    };
+    let story: Vec<String> = (0..40).map(|n| format!("word{n} ")).collect();
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "hello", "new_text": "goodbye"}),
+        ),
+        Turn::text(["Changed ", "it."]),
+        Turn::text(story).with_delay_ms(150),
+    ]);
+    project.write("a.txt", "hello\n");
+    let output = project
+        .command_of(&node)
+        .arg(clients::acp_dir().join("client.mjs"))
+        .env("YBS_ACP_COMMAND", project.ybs_command_line().to_string())
+        .env("YBS_ACP_PROJECT", project.path("project"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    let report: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|error| panic!("{error}: {stdout}\n{stderr}"));
+    assert!(output.status.success(), "{report:#}\n{stderr}");
+
+    // initialize: images, embedded context, loadSession.
+    let capabilities = &report["initialize"]["agentCapabilities"];
+    assert_eq!(capabilities["loadSession"], true, "{report:#}");
+    assert_eq!(capabilities["promptCapabilities"]["image"], true);
+    assert_eq!(capabilities["promptCapabilities"]["embeddedContext"], true);
+    let session_id = report["session"]["sessionId"].as_str().unwrap();
+    assert!(session_id.starts_with("session-"), "{session_id}");
+    assert_eq!(report["session"]["modes"]["currentModeId"], "ask");
+
+    // The edit: one permission request with the diff and ybs's three choices, approved.
+    let edit = &report["edit"];
+    assert_eq!(edit["response"]["stopReason"], "end_turn", "{edit:#}");
+    let permissions = edit["permissions"].as_array().unwrap();
+    assert_eq!(permissions.len(), 1, "{edit:#}");
+    let asked = &permissions[0];
+    assert_eq!(asked["toolCallId"], "c1");
+    assert_eq!(asked["title"], "Edit a.txt");
+    assert_eq!(asked["kind"], "edit");
+    assert_eq!(
+        asked["options"],
+        json!([
+            ["allow_once", "allow_once"],
+            ["allow_always", "allow_always"],
+            ["reject", "reject_once"]
+        ])
+    );
+    let diff = &asked["content"][0];
+    assert_eq!(diff["type"], "diff", "{asked:#}");
+    assert_eq!(diff["oldText"], "hello\n");
+    assert_eq!(diff["newText"], "goodbye\n");
+    assert_eq!(
+        diff["path"].as_str().unwrap(),
+        project
+            .file("a.txt")
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    assert_eq!(project.read("a.txt"), "goodbye\n");
+    // The call's life: announced pending, then running, then completed with its diff.
+    let call_updates = &edit["updates"];
+    let announced = updates(call_updates, "tool_call");
+    assert_eq!(announced.len(), 1, "{call_updates:#}");
+    assert_eq!(announced[0]["status"], "pending");
+    assert_eq!(announced[0]["kind"], "edit");
+    let statuses: Vec<&str> = (updates(call_updates, "tool_call_update").iter())
+        .filter_map(|update| update["status"].as_str())
+        .collect();
+    assert_eq!(statuses, ["in_progress", "completed"], "{call_updates:#}");
+    assert_eq!(chunks(call_updates, "agent_message_chunk"), "Changed it.");
+    let usage = updates(call_updates, "usage_update");
+    assert_eq!(usage.len(), 1, "{call_updates:#}");
+    assert!(usage[0]["used"].as_u64().unwrap() > 0);
+
+    // The cancel: the reply stops early and the turn ends as cancelled.
+    let cancel = &report["cancel"];
+    assert_eq!(cancel["response"]["stopReason"], "cancelled", "{cancel:#}");
+    let streamed = chunks(&cancel["updates"], "agent_message_chunk");
+    assert!(streamed.starts_with("word0 "), "{streamed}");
+    assert!(!streamed.contains("word39"), "{streamed}");
+    assert_eq!(report["firstExit"], 0);
+
+    // session/load in a new process replays the saved conversation, in order.
+    let load = &report["load"];
+    assert_eq!(
+        load["response"]["modes"]["currentModeId"], "ask",
+        "{load:#}"
+    );
+    let replayed = &load["updates"];
+    let users = chunks(replayed, "user_message_chunk");
+    assert!(
+        users.starts_with("change hello to goodbye in a.txt"),
+        "{users}"
+    );
+    assert!(users.ends_with("tell a long story"), "{users}");
+    let replies = chunks(replayed, "agent_message_chunk");
+    assert!(replies.contains("Changed it."), "{replies}");
+    assert!(replies.contains("word0"), "{replies}");
+    let loaded_calls = updates(replayed, "tool_call");
+    assert_eq!(loaded_calls.len(), 1, "{replayed:#}");
+    assert_eq!(loaded_calls[0]["title"], "Edit a.txt");
+    // An id that could name another directory is refused.
+    let bad = report["badLoad"].as_str().unwrap();
+    assert!(bad.contains("not a ybs session id"), "{bad}");
+    assert_eq!(report["secondExit"], 0);
+
+    // The model saw the approved edit's result and the earlier turns.
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 3, "{bodies:#?}");
+    let results = common::tool_messages(&bodies[1]);
+    assert_eq!(results.len(), 1);
+    assert!(results[0].1.contains("\"success\":true"), "{results:?}");
+    // Nothing but protocol went to stdout: the SDK would have failed on anything else, and
+    // ybs's own messages are on stderr.
+    assert!(!stdout.contains("ybs:"), "{stdout}");
+}
