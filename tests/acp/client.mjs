@@ -4,15 +4,15 @@
 // Prints one JSON object with what the client saw; the Rust test that runs this script checks
 // it together with the files and the requests the fake model received.
 //
-// Environment: YBS_ACP_COMMAND (a JSON array: the ybs program and its arguments before `acp`),
-// YBS_ACP_PROJECT (the project directory).
+// Environment: ACP_E2E_YBS (a JSON array: the ybs program and its arguments before `acp`),
+// ACP_E2E_PROJECT (the project directory).
 
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
-const command = JSON.parse(process.env.YBS_ACP_COMMAND);
-const cwd = process.env.YBS_ACP_PROJECT;
+const command = JSON.parse(process.env.ACP_E2E_YBS);
+const cwd = process.env.ACP_E2E_PROJECT;
 const LIMIT_MS = 20000;
 
 function connect() {

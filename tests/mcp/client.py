@@ -3,8 +3,8 @@ it: list the tools, run a task (against the fake model the test started), contin
 session, and call with bad arguments. Prints one JSON object with what the client saw; the
 Rust test that runs this script checks it together with the files and the model's requests.
 
-Environment: YBS_MCP_COMMAND (a JSON array: the ybs program and its arguments before
-`mcp-server`), YBS_MCP_PROJECT (the project directory).
+Environment: MCP_E2E_YBS (a JSON array: the ybs program and its arguments before
+`mcp-server`), MCP_E2E_PROJECT (the project directory).
 """
 
 import asyncio
@@ -19,14 +19,14 @@ from mcp.client.stdio import stdio_client
 def seen(result):
     return {
         "text": [block.text for block in result.content if block.type == "text"],
-        "structured": result.structuredContent,
-        "is_error": bool(result.isError),
+        "structured": result.structured_content,
+        "is_error": bool(result.is_error),
     }
 
 
 async def main():
-    command = json.loads(os.environ["YBS_MCP_COMMAND"])
-    project = os.environ["YBS_MCP_PROJECT"]
+    command = json.loads(os.environ["MCP_E2E_YBS"])
+    project = os.environ["MCP_E2E_PROJECT"]
     server = StdioServerParameters(
         command=command[0],
         args=command[1:] + ["mcp-server"],
@@ -42,14 +42,14 @@ async def main():
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = await session.list_tools()
-            report["tools"] = {tool.name: tool.inputSchema for tool in tools.tools}
+            report["tools"] = {tool.name: tool.input_schema for tool in tools.tools}
             run = await session.call_tool(
                 "run_task",
                 {"prompt": "create notes.txt", "cwd": project, "approval": "auto"},
                 progress_callback=progress,
             )
             report["run"] = seen(run)
-            session_id = (run.structuredContent or {}).get("session_id")
+            session_id = (run.structured_content or {}).get("session_id")
             again = await session.call_tool(
                 "continue_session",
                 {"session_id": session_id, "prompt": "now delete nothing, just say done"},

@@ -35,8 +35,8 @@ fn an_agent_lists_the_tools_runs_a_task_and_continues_its_session() {
     let output = project
         .command_of(&python)
         .arg(clients::mcp_dir().join("client.py"))
-        .env("YBS_MCP_COMMAND", project.ybs_command_line().to_string())
-        .env("YBS_MCP_PROJECT", project.path("project"))
+        .env("MCP_E2E_YBS", project.ybs_command_line().to_string())
+        .env("MCP_E2E_PROJECT", project.path("project"))
         .stdin(Stdio::null())
         .output()
         .unwrap();

@@ -140,13 +140,16 @@ pub enum Command {
     Acp,
     /// Serve ybs's tasks over MCP (stdio, or streamable HTTP on 127.0.0.1 with a token)
     McpServer {
-        /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (the token is
-        /// YBS_MCP_TOKEN, or a random one printed on stderr)
+        /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (every request
+        /// needs the bearer token: --token-file's, or a random one printed on stderr)
         #[arg(long)]
         http: bool,
         /// The port for --http; any free one when 0 (the URL is printed on stdout)
         #[arg(long, default_value_t = 0, requires = "http")]
         port: u16,
+        /// Read the bearer token for --http from FILE (its first line)
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
     },
     /// Print the effective configuration, each value with its source
     Config,

@@ -55,10 +55,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         }
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
         Some(Command::Acp) => finish(acp::run(cli, host, err), err),
-        Some(Command::McpServer { http, port }) => finish(
-            mcp_server::run(cli, host, http.then_some(*port), out, err),
-            err,
-        ),
+        Some(Command::McpServer {
+            http,
+            port,
+            token_file,
+        }) => {
+            let http = http.then(|| mcp_server::Http {
+                port: *port,
+                token_file: token_file.clone(),
+            });
+            finish(mcp_server::run(cli, host, http, out, err), err)
+        }
         Some(Command::Tools) => finish(tools::list(cli, host, out, err), err),
         Some(Command::Tool { name, json, yes }) => {
             finish(tools::call(cli, host, name, json, *yes, out, err), err)

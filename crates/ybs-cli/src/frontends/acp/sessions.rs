@@ -3,7 +3,7 @@
 //! connection side only queues work and keeps each turn's cancellation token.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -62,7 +62,7 @@ impl Sessions {
     /// No sessions yet; they are built with `cli`'s options in `host`'s surroundings.
     pub fn new(cli: Cli, host: Host) -> Arc<Sessions> {
         Arc::new(Sessions {
-            cli,
+            cli: headless::cli_at(cli, &host),
             host,
             client: Mutex::new(ClientCapabilities::default()),
             live: Mutex::new(HashMap::new()),
@@ -94,8 +94,10 @@ impl Sessions {
         };
         let (mcp, skipped) = servers::specs(mcp, &host.locations.cwd);
         for name in skipped {
-            eprintln!(
-                "ybs: warning: MCP server `{name}` uses SSE, which ybs does not speak; going on without it"
+            let _ = writeln!(
+                headless::log(),
+                "ybs: warning: MCP server `{name}` uses SSE, which ybs does not speak; going on \
+                 without it"
             );
         }
         let project = host.locations.cwd.clone();
@@ -109,7 +111,7 @@ impl Sessions {
         };
         let (conversation_tx, conversation_rx) = futures::channel::oneshot::channel();
         let (worker, id) = Worker::start(move || {
-            let session = Headless::open(options, &mut io::stderr())?;
+            let session = Headless::open(options, &mut headless::log())?;
             let _ = conversation_tx.send(session.agent.conversation.clone());
             Ok(session)
         })
@@ -157,9 +159,9 @@ impl Sessions {
                     session_id,
                     session.cwd().to_owned(),
                     notices,
-                    Box::new(io::stderr()),
+                    headless::log(),
                 );
-                let result = session.turn(message, &mut ui, &token, &mut io::stderr());
+                let result = session.turn(message, &mut ui, &token, &mut headless::log());
                 match result {
                     Ok(report) => {
                         ui.update(usage(session));

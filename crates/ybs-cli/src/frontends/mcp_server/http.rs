@@ -1,6 +1,7 @@
 //! `ybs mcp-server --http`: streamable HTTP at `http://127.0.0.1:PORT/mcp`, every request
-//! refused without `Authorization: Bearer TOKEN`. The token is `YBS_MCP_TOKEN` when set, else
-//! a random one told on stderr; the URL is the first line on stdout.
+//! refused without `Authorization: Bearer TOKEN`. The token is the first line of
+//! `--token-file` when given, else a random one told on stderr; the URL is the first line on
+//! stdout.
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -13,33 +14,30 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::YbsServer;
+use super::{Http, YbsServer};
 use crate::startup::host::Host;
-
-/// The variable that sets the token.
-pub const TOKEN_VAR: &str = "YBS_MCP_TOKEN";
 
 /// Serves until interrupted (Ctrl-C) or the listener fails.
 pub async fn serve(
     server: YbsServer,
-    port: u16,
+    options: &Http,
     host: &Host,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), String> {
-    let token = match host.env.get(TOKEN_VAR).filter(|token| !token.is_empty()) {
-        Some(token) => token.clone(),
+    let token = match &options.token_file {
+        Some(file) => read_token(&host.locations.cwd.join(file))?,
         None => {
             let token = random_token()?;
             let _ = writeln!(
                 err,
-                "ybs mcp-server: send `Authorization: Bearer {token}` with every request (set \
-                 {TOKEN_VAR} to choose the token)"
+                "ybs mcp-server: send `Authorization: Bearer {token}` with every request \
+                 (--token-file FILE chooses the token)"
             );
             token
         }
     };
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, options.port));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|error| format!("cannot listen on {addr}: {error}"))?;
@@ -92,6 +90,17 @@ async fn authorized(request: Request, next: Next, expected: &str) -> Response {
 fn same(given: &[u8], expected: &[u8]) -> bool {
     given.len() == expected.len()
         && (given.iter().zip(expected)).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+}
+
+/// The first line of `file`, which must not be empty.
+fn read_token(file: &std::path::Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read the token file {}: {error}", file.display()))?;
+    let token = text.lines().next().unwrap_or_default().trim();
+    if token.is_empty() {
+        return Err(format!("the token file {} is empty", file.display()));
+    }
+    Ok(token.to_owned())
 }
 
 /// 32 hex digits from the system's random source.

@@ -33,12 +33,21 @@ use crate::startup::exit::Failed;
 use crate::startup::headless::{self, Headless, OpenOptions, Worker};
 use crate::startup::host::Host;
 
-/// Serves MCP until the client goes away: on stdio, or over HTTP on 127.0.0.1:`port` when
-/// `http` is set.
+/// How `--http` serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Http {
+    /// The port on 127.0.0.1 (any free one when 0).
+    pub port: u16,
+    /// Where the bearer token is read from (a random one when absent).
+    pub token_file: Option<PathBuf>,
+}
+
+/// Serves MCP until the client goes away: on stdio, or over HTTP on 127.0.0.1 when `http` is
+/// set.
 pub fn run(
     cli: &Cli,
     host: &Host,
-    http: Option<u16>,
+    http: Option<Http>,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
@@ -48,12 +57,12 @@ pub fn run(
         .build()
         .map_err(|error| Failed(format!("cannot start the async runtime: {error}")))?;
     let server = YbsServer {
-        cli: cli.clone(),
+        cli: headless::cli_at(cli.clone(), host),
         host: host.clone(),
         sessions: Arc::default(),
     };
     let result = match http {
-        Some(port) => runtime.block_on(http::serve(server, port, host, out, err)),
+        Some(options) => runtime.block_on(http::serve(server, &options, host, out, err)),
         None => runtime.block_on(serve_stdio(server)),
     };
     result.map(|()| 0).map_err(Failed)
@@ -108,7 +117,7 @@ impl YbsServer {
             command: "mcp-server",
         };
         let (worker, id) =
-            Worker::start(move || Headless::open(options, &mut std::io::stderr())).await?;
+            Worker::start(move || Headless::open(options, &mut headless::log())).await?;
         let id = id.ok_or(
             "ybs keeps sessions under $XDG_DATA_HOME or ~/.local/share; neither is available",
         )?;
@@ -125,19 +134,22 @@ impl YbsServer {
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, String> {
         let (done, finished) = futures::channel::oneshot::channel();
-        let progress = progress::Progress::start(context);
+        let (progress, forwarder) = progress::Progress::start(context);
         let cancel: CancellationToken = context.ct.clone();
         worker.send(Box::new(move |session: &mut Headless| {
             session.agent.settings.confirm = mode;
             let mut ui = progress;
-            let mut log = std::io::stderr();
+            let mut log = headless::log();
             let result = session.turn(Message::user(&prompt), &mut ui, &cancel, &mut log);
             let cwd = session.cwd().to_owned();
             let _ = done.send(result.map(|report| (report, cwd)));
         }))?;
-        let (report, cwd) = finished
-            .await
-            .map_err(|_| "the session stopped during the task".to_owned())??;
+        let finished = finished.await;
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
+        }
+        let (report, cwd) =
+            finished.map_err(|_| "the session stopped during the task".to_owned())??;
         Ok(Outcome {
             report,
             session_id,

@@ -8,6 +8,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
 use crate::agent::Ui;
@@ -23,27 +24,31 @@ pub struct Progress {
 
 impl Progress {
     /// Progress for the request of `context`: a task on the current runtime forwards the
-    /// messages to the caller (nothing is sent without a progress token).
-    pub fn start(context: &RequestContext<RoleServer>) -> Progress {
+    /// messages to the caller (nothing is sent without a progress token). The task ends once
+    /// the last message is sent after the [`Progress`] is dropped: await it before answering,
+    /// so that no progress comes after the result.
+    pub fn start(context: &RequestContext<RoleServer>) -> (Progress, Option<JoinHandle<()>>) {
         let Some(token) = context.meta.get_progress_token() else {
-            return Progress {
+            let progress = Progress {
                 messages: None,
                 replying: false,
             };
+            return (progress, None);
         };
         let (messages, mut queue) = unbounded_channel::<String>();
         let peer = context.peer.clone();
-        tokio::spawn(async move {
+        let forwarder = tokio::spawn(async move {
             let mut count = 0.0;
             while let Some(message) = queue.recv().await {
                 count += 1.0;
                 notify(&peer, &token, count, message).await;
             }
         });
-        Progress {
+        let progress = Progress {
             messages: Some(messages),
             replying: false,
-        }
+        };
+        (progress, Some(forwarder))
     }
 
     fn tell(&mut self, message: String) {
@@ -57,7 +62,7 @@ async fn notify(peer: &Peer<RoleServer>, token: &ProgressToken, count: f64, mess
     let param = ProgressNotificationParam::new(token.clone(), count).with_message(message);
     if let Err(error) = peer.notify_progress(param).await {
         let _ = writeln!(
-            std::io::stderr(),
+            crate::startup::headless::log(),
             "ybs mcp-server: cannot send progress: {error}"
         );
     }
@@ -94,8 +99,8 @@ impl Ui for Progress {
     }
 
     fn notice(&mut self, kind: Notice, message: &str) {
-        let _ = writeln!(std::io::stderr(), "ybs: {message}");
-        if kind != Notice::Info {
+        let _ = writeln!(crate::startup::headless::log(), "ybs: {message}");
+        if !matches!(kind, Notice::Info) {
             self.tell(message.to_owned());
         }
     }

@@ -130,6 +130,17 @@ impl Headless {
     }
 }
 
+/// A writer to stderr for ybs's own lines from any thread. `std::io::stderr()` would wait for
+/// the lock the `ybs` binary holds on it for its whole run; this writes to a copy of the file
+/// descriptor instead (nowhere if it cannot be copied).
+pub fn log() -> Box<dyn Write + Send> {
+    use std::os::fd::AsFd;
+    match std::io::stderr().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(std::io::sink()),
+    }
+}
+
 /// A copy of stdout for a protocol; stdout itself then goes to stderr, so that nothing but
 /// the protocol reaches the client whatever else prints.
 pub fn protocol_stdout() -> std::io::Result<std::fs::File> {
@@ -140,6 +151,15 @@ pub fn protocol_stdout() -> std::io::Result<std::fs::File> {
     let copy = std::fs::File::from(locked.as_fd().try_clone_to_owned()?);
     rustix::stdio::dup2_stdout(std::io::stderr().as_fd())?;
     Ok(copy)
+}
+
+/// `cli` with its `--config` file made absolute against where ybs was started, so that it
+/// still names the same file in a session whose project is elsewhere.
+pub fn cli_at(mut cli: Cli, host: &Host) -> Cli {
+    if let Some(config) = cli.options.config.take() {
+        cli.options.config = Some(host.locations.cwd.join(config));
+    }
+    cli
 }
 
 /// `host` with `cwd` as the project directory; `cwd` must be an absolute path of an existing
