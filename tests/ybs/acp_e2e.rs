@@ -3,6 +3,8 @@
 //! `session/request_permission`, a prompt cancelled while it streams, and the session loaded
 //! again by a second `ybs acp`; the model is the fake LLM.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod clients;
 mod common;
 

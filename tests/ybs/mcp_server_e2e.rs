@@ -3,6 +3,8 @@
 //! returns its reply, the files it changed and a session id, the session continues, and an
 //! approval nobody can answer is refused.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod clients;
 mod common;
 
