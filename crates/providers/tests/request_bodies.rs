@@ -40,7 +40,11 @@ fn body(kind: ProviderKind, request: &ChatRequest) -> Value {
 
 fn snapshot_all(case: &str, request: &ChatRequest) {
     for (name, kind) in KINDS {
-        insta::assert_json_snapshot!(format!("{case}__{name}"), body(kind, request));
+        // Keys sorted whether or not a crate built along (the ACP crate in `ybs`) turns on
+        // serde_json's `preserve_order`.
+        insta::with_settings!({sort_maps => true}, {
+            insta::assert_json_snapshot!(format!("{case}__{name}"), body(kind, request));
+        });
     }
 }
 
@@ -276,13 +280,17 @@ fn cache_breakpoints_for_anthropic_and_anthropic_models_on_openrouter() {
         ProviderKind::Anthropic,
         &cached_session("claude-sonnet-4-5", CacheTtl::FiveMinutes),
     );
-    insta::assert_json_snapshot!("cache__anthropic", anthropic);
+    insta::with_settings!({sort_maps => true}, {
+        insta::assert_json_snapshot!("cache__anthropic", anthropic);
+    });
     assert_eq!(count_marks(&anthropic), 4, "tools, system, two turns");
     let openrouter = body(
         ProviderKind::OpenRouter,
         &cached_session("anthropic/claude-sonnet-4.5", CacheTtl::FiveMinutes),
     );
-    insta::assert_json_snapshot!("cache__openrouter", openrouter);
+    insta::with_settings!({sort_maps => true}, {
+        insta::assert_json_snapshot!("cache__openrouter", openrouter);
+    });
     assert_eq!(count_marks(&openrouter), 3, "system, two turns");
 
     let hour = body(
