@@ -47,11 +47,19 @@ local function walk(dir)
   return out
 end
 
+--- The absolute paths of the files under `dir` (absolute, without a trailing slash): git's
+--- tracked and untracked-not-ignored files inside a work tree, else a walk skipping hidden
+--- entries. Sorted.
+function M.files_under(dir)
+  local paths = git_files(dir) or walk(dir)
+  table.sort(paths)
+  return paths
+end
+
 --- The readable text files under `dir` (absolute): `{files = {{abs, content}}, skipped = n}`.
 function M.directory(dir)
   dir = vim.fn.fnamemodify(dir, ":p"):gsub("/$", "")
-  local paths = git_files(dir) or walk(dir)
-  table.sort(paths)
+  local paths = M.files_under(dir)
   local files, skipped = {}, 0
   for _, abs in ipairs(paths) do
     local stat = (vim.uv or vim.loop).fs_stat(abs)
@@ -74,26 +82,41 @@ function M.tokens(files, chars_per_token)
   return total
 end
 
+-- The entry of line `lnum` of an oil buffer read from its text ("/12 name", "name/"), for when
+-- oil.nvim itself does not answer.
+local function line_entry(lnum)
+  local text = vim.fn.getline(lnum):gsub("^/%d+%s+", ""):gsub("/$", "")
+  if text == "" then
+    return nil
+  end
+  return { name = text }
+end
+
 --- The absolute paths an oil.nvim buffer points at: the entries of lines `first`..`last`
 --- (the cursor line without a range), or its directory when no entry is there. nil when the
---- current buffer is not an oil buffer.
+--- current buffer is not an oil buffer (filetype `oil` or a name `oil:///dir/`; remote
+--- `oil-ssh://` buffers are not local files).
 function M.oil(first, last)
-  if vim.bo.filetype ~= "oil" then
+  local name = vim.api.nvim_buf_get_name(0)
+  if vim.bo.filetype ~= "oil" and not name:match("^oil://") then
     return nil
   end
   local ok, oil = pcall(require, "oil")
-  if not ok then
-    return nil
+  if not ok or type(oil.get_current_dir) ~= "function" then
+    oil = nil
   end
-  local dir = oil.get_current_dir()
+  local dir = oil and oil.get_current_dir() or name:match("^oil://(/.*)$")
   if not dir then
     return nil
+  end
+  if not dir:match("/$") then
+    dir = dir .. "/"
   end
   local paths = {}
   first = first or vim.fn.line(".")
   last = last or first
   for lnum = first, last do
-    local entry = oil.get_entry_on_line(0, lnum)
+    local entry = oil and oil.get_entry_on_line(0, lnum) or (not oil and line_entry(lnum))
     if entry and entry.name and entry.name ~= ".." then
       table.insert(paths, dir .. entry.name)
     end

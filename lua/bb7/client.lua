@@ -80,6 +80,13 @@ function Client:request(action, fields, on_reply, stream)
   return id
 end
 
+--- Stops waiting for the request with this id (its later messages go to on_event).
+function Client:forget(id)
+  if id ~= nil then
+    self.pending[id] = nil
+  end
+end
+
 --- Whether the request with this id is still waiting for its reply or stream end.
 function Client:is_pending(id)
   return id ~= nil and self.pending[id] ~= nil

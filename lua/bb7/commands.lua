@@ -60,14 +60,19 @@ function M.init()
 end
 
 -- Shows a chat picker over `chats` (bb7.picker); on a choice selects it and calls after().
-local function pick_chat(chats, prompt, after)
+-- `always` is called instead when the picker is cancelled.
+local function pick_chat(chats, prompt, after, always)
   require("bb7.picker").chats(chats, prompt, function(chat)
     if chat then
       actions.select_chat(chat.id, function(ok)
         if ok and after then
           after()
+        elseif always then
+          always()
         end
       end)
+    elseif always then
+      always()
     end
   end)
 end
@@ -92,10 +97,12 @@ function M.open()
       elseif #state.data.chats == 0 then
         ui.open()
       else
-        pick_chat(state.data.chats, "BB-7: Select a chat", function()
+        local function open()
           ui.open()
           actions.refresh_balance()
-        end)
+        end
+        -- cancelled: the UI opens with no chat selected, as the first plugin's did
+        pick_chat(state.data.chats, "BB-7: Select a chat", open, open)
       end
     end)
   end)
@@ -128,9 +135,58 @@ function M.add_readonly(cmd)
   context_command(cmd, true)
 end
 
---- :BB7Remove [path[:start:end]]
+-- The context entries (whole files and sections) at or under the absolute paths `paths`.
+local function entries_under(paths)
+  local status = require("bb7.status")
+  local out = {}
+  for _, file in ipairs(state.data.files) do
+    if file.in_context ~= false then
+      local abs = status.absolute(state.data.root, file.path)
+      for _, p in ipairs(paths) do
+        if abs == p or abs:sub(1, #p + 1) == p .. "/" then
+          table.insert(out, file)
+          break
+        end
+      end
+    end
+  end
+  return out
+end
+
+-- :BB7Remove from an oil.nvim buffer: the entry under the cursor (or the range's entries); a
+-- directory removes every context file under it, after one question.
+local function remove_oil(paths)
+  local files = entries_under(paths)
+  if #files == 0 then
+    notify.warn("File not in context")
+    return
+  end
+  local function run()
+    for _, file in ipairs(files) do
+      actions.remove(file.path, { first = file.start_line, last = file.end_line })
+    end
+  end
+  if #files == 1 and vim.fn.isdirectory(paths[1]) == 0 then
+    return run()
+  end
+  local prompt = string.format("BB-7: remove %d file%s from the context?", #files, #files == 1 and "" or "s")
+  vim.ui.select({ "Remove", "Cancel" }, { prompt = prompt }, function(choice)
+    if choice == "Remove" then
+      run()
+    end
+  end)
+end
+
+--- :BB7Remove [path[:start:end]] (from an oil.nvim buffer: the entries there)
 function M.remove(cmd)
   with_chat(function()
+    if vim.trim(cmd.args or "") == "" then
+      local targets = require("bb7.add_targets")
+      local paths = cmd.range and cmd.range > 0 and targets.oil(cmd.line1, cmd.line2) or targets.oil()
+      if paths then
+        return remove_oil(paths)
+      end
+    end
     local t, err = target.resolve(state.data.root, cmd, false)
     if not t then
       notify.error(err)
@@ -149,6 +205,18 @@ function M.diff_local(cmd)
       return
     end
     actions.diff_local(t.path)
+  end)
+end
+
+--- :BB7Review [path]: the output's hunks, accepted or rejected one by one in the real buffer
+function M.review(cmd)
+  with_chat(function()
+    local t, err = target.resolve(state.data.root, { args = cmd.args }, false)
+    if not t then
+      notify.error(err)
+      return
+    end
+    require("bb7.review").start(t.path)
   end)
 end
 

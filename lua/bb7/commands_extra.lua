@@ -8,12 +8,21 @@ local state = require("bb7.state")
 local M = {}
 local with_project = require("bb7.commands").with_project
 
---- :BB7NewChat [name]
+--- :BB7NewChat [name]: as the first plugin's, it creates the chat and makes it the active one
+--- without opening the UI (so the next :BB7 opens it on the new chat); when the bb7 tab is
+--- the current one, the input is focused in insert mode.
 function M.new_chat(cmd)
   with_project(function()
     actions.new_chat(vim.trim(cmd.args or ""), function(ok)
-      if ok then
-        require("bb7.ui").open()
+      if not ok then
+        return
+      end
+      local chat = state.data.chat
+      notify.info("Created: " .. ((chat and chat.name) or state.data.active_id or "new chat"))
+      local ui = require("bb7.ui")
+      if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab and ui.complete() then
+        ui.focus("input")
+        vim.cmd("startinsert")
       end
     end)
   end)
@@ -22,7 +31,11 @@ end
 --- :BB7EditInstructions [project|global] (project by default; global-only mode: global)
 function M.edit_instructions(cmd)
   with_project(function()
-    local level = vim.trim(cmd.args or "")
+    local level = vim.trim(cmd.args or ""):lower()
+    if level ~= "" and level ~= "project" and level ~= "global" then
+      notify.warn("Usage: :BB7EditInstructions [project|global]")
+      return
+    end
     if level == "" then
       level = state.data.global_only and "global" or "project"
     end

@@ -16,12 +16,23 @@ M.defaults = {
   root = nil,
   -- Text sent with a retry after a `diff_error`.
   retry_message = "Some of your file edits failed to apply. Fix them and try again.",
+  -- Watched buffers: writing a context file open in Neovim also updates its context snapshot
+  -- (as `u` in the files pane), while the bb7 UI is open. Off: the status shows `~` instead.
+  watch = false,
+  -- Auto-preview: the file under the cursor in the files pane is shown in the preview (its
+  -- diff when the preview shows a diff); the chat comes back in the chats pane or the input.
+  auto_preview = true,
   -- Fold reasoning blocks once they are complete.
   fold_thinking = true,
   -- Heuristic for the frontend context counter (see the WYSIWYG send workflow).
   chars_per_token = 3.5,
   user_request_allowance = 100,
+  -- `layout = "float"` (the first plugin's floating panes), "left" or "right" (a side chat
+  -- beside the code), or "tab" (its own tab); or a table with `mode` and the sizes.
   layout = {
+    mode = "tab",
+    side_width = 70,
+    side_files_height = 6,
     sidebar_width = 36,
     input_height = 8,
     files_height = 12,
@@ -37,17 +48,21 @@ M.defaults = {
       { "n", "t", "title", "Regenerate the title of the chat under the cursor" },
       { "n", "s", "scope", "Switch between project and global chats" },
       { "n", "m", "move", "Move the chat under the cursor to global chats (or back to the project)" },
+      { "n", "u", "unlock", "Force-unlock the locked chat under the cursor (asks first)" },
       { "n", "q", "close", "Close bb7" },
     },
     files = {
       { "n", "<CR>", "diff", "Show the context-to-output diff" },
       { "n", "d", "remove", "Remove from context" },
       { "n", "u", "update", "Update the context snapshot from the local file" },
+      { "n", "U", "update_all", "Update every context file that changed locally" },
       { "n", "r", "readonly", "Toggle read-only" },
       { "n", "a", "apply", "Apply the output of the file under the cursor" },
       { "n", "A", "apply_all", "Apply every output" },
       { "n", "D", "diff_local", "Side-by-side diff of local file and output" },
       { "n", "x", "reject", "Reject (delete) the output of the file under the cursor" },
+      { "n", "za", "toggle_dir", "Open or close the directory under the cursor (<CR> on it too)" },
+      { "n", "<LocalLeader>h", "review", "Review the output hunk by hunk in the real buffer" },
       { "n", "q", "close", "Close bb7" },
     },
     info = {
@@ -64,9 +79,10 @@ M.defaults = {
       { "n", "<CR>", "toggle_thinking", "Open or close the reasoning block" },
       { "n", "<C-r>", "new_with_context", "New chat with this chat's context files" },
       { "n", "<C-f>", "fork", "Fork the chat from the user message under the cursor" },
-      { "n", "<C-e>", "edit", "Edit the user message under the cursor" },
+      -- not <C-e>/e (Vim's scroll and word motion): <LocalLeader> is for a buffer's own keys
+      { "n", "<LocalLeader>e", "edit", "Edit the user message under the cursor (asks first: the chat is cut there)" },
       { "n", "r", "retry", "Retry after failed file edits" },
-      { "n", "e", "reask", "Re-ask the failed message under the cursor" },
+      { "n", "<LocalLeader>a", "reask", "Re-ask the failed message under the cursor" },
       { "n", "d", "delete_failed", "Delete the failed message under the cursor" },
       { "n", "gb", "boundary", "Jump to the oldest message still sent (the prediction boundary)" },
       { "n", "q", "close", "Close bb7" },
@@ -81,7 +97,15 @@ M.defaults = {
       { "n", "<C-n>", "next_file", "Next file in the file or diff view" },
       { "n", "<C-p>", "prev_file", "Previous file in the file or diff view" },
     },
-    -- the :BB7Split composer
+    -- the hunk review in the real buffer (:BB7Review), mapped in that buffer while it runs
+    review = {
+      { "n", "<LocalLeader>a", "accept", "Take the output's hunk under the cursor" },
+      { "n", "<LocalLeader>r", "reject", "Keep the local lines of the hunk under the cursor" },
+      { "n", "]h", "next", "Next hunk" },
+      { "n", "[h", "prev", "Previous hunk" },
+      { "n", "<LocalLeader>q", "finish", "Finish the review (undecided hunks stay in the output)" },
+    },
+    -- the :BB7Split! composer
     split = {
       { { "n", "i" }, "<C-s>", "send", "Send and close the split" },
       { "n", "<CR>", "send", "Send and close the split" },
@@ -91,9 +115,10 @@ M.defaults = {
       { "n", "<CR>", "send", "Send the message" },
       { "i", "<C-s>", "send", "Send the message" },
       { "n", "<C-s>", "send", "Send the message" },
-      { { "n", "i" }, "<C-c>", "cancel", "Cancel the running response" },
-      { "n", "gm", "model", "Pick a model" },
-      { "n", "ge", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
+      -- insert-mode <C-c> stays Vim's (leave insert mode); gm/ge stay motions
+      { "n", "<C-c>", "cancel", "Cancel the running response (or abort a pending retry)" },
+      { "n", "<LocalLeader>m", "model", "Pick a model" },
+      { "n", "<LocalLeader>e", "effort", "Cycle the reasoning effort (none, low, medium, high)" },
       { "n", "q", "close", "Close bb7" },
     },
   },
@@ -116,6 +141,8 @@ M.defaults = {
     BB7StatusR = "Comment",
     BB7StatusSync = "DiagnosticWarn",
     BB7Pinned = "Special",
+    BB7Locked = "Comment",
+    BB7Directory = "Directory",
     BB7DiffAdd = "DiffAdd",
     BB7DiffDelete = "DiffDelete",
     BB7DiffHeader = "Title",
@@ -123,6 +150,15 @@ M.defaults = {
 }
 
 M.options = vim.deepcopy(M.defaults)
+
+--- The first lhs of `action` in `pane` (nil when it has none), for messages naming a key.
+function M.key(pane, action)
+  for _, entry in ipairs((M.options.keymaps or {})[pane] or {}) do
+    if entry[3] == action then
+      return entry[2]
+    end
+  end
+end
 
 -- Merges one pane's keymap overrides. `overrides` maps an action to a new lhs, to `false`
 -- (disabled), or is a list of full entries appended as extra mappings.
@@ -152,6 +188,9 @@ function M.setup(opts)
   local rest = vim.deepcopy(opts)
   rest.keymaps = nil
   local merged = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), rest)
+  if type(merged.layout) == "string" then
+    merged.layout = vim.tbl_extend("force", vim.deepcopy(M.defaults.layout), { mode = merged.layout })
+  end
   merged.keymaps = {}
   local base = M.defaults.keymaps
   if keymaps == "classic" or (type(keymaps) == "table" and keymaps.preset == "classic") then

@@ -19,6 +19,8 @@ M.extra = {
   BB7HintKey = "Special",
   BB7HintText = "Comment",
   BB7StatusStreaming = "DiagnosticWarn",
+  BB7SpinnerWaiting = "Comment",
+  BB7SpinnerStreaming = "DiagnosticInfo",
   BB7StatusUnread = "DiagnosticInfo",
 }
 

@@ -7,9 +7,12 @@ local state = require("bb7.state")
 local M = {}
 
 M.defaults = {
-  streaming = { symbol = "○ bb7", highlight = "BB7StatusStreaming" },
-  unread = { symbol = "● bb7", highlight = "BB7StatusUnread" },
+  streaming = { symbol = "○ bb7", highlight = "DiagnosticWarn" },
+  unread = { symbol = "● bb7", highlight = "DiagnosticInfo" },
 }
+
+-- The group `highlight()` names per state; `highlight` in the options only colours it.
+M.GROUPS = { streaming = "BB7StatusStreaming", unread = "BB7StatusUnread" }
 
 local value = nil -- "streaming", "unread" or nil
 local handles = {}
@@ -61,9 +64,44 @@ function M.text()
   return opt.symbol
 end
 
---- The highlight group for the current state, or nil.
+--- The highlight group for the current state, or nil (always a group name, whatever colour
+--- the options give: configs put it in statusline sections).
 function M.highlight()
-  return value and option(value).highlight or nil
+  if not value or option(value).enabled == false then
+    return nil
+  end
+  return M.GROUPS[value]
+end
+
+-- The foreground of `spec`: a group name, "#rrggbb" or a 256-colour number (the first plugin's
+-- three forms); nil when it names nothing.
+local function foreground(spec)
+  if type(spec) == "number" then
+    return { ctermfg = spec }
+  end
+  if type(spec) ~= "string" or spec == "" then
+    return nil
+  end
+  if spec:match("^#%x%x%x%x%x%x$") then
+    return { fg = spec }
+  end
+  local hl = vim.api.nvim_get_hl(0, { name = spec, link = false, create = false })
+  if hl.fg or hl.ctermfg then
+    return { fg = hl.fg, ctermfg = hl.ctermfg }
+  end
+  return nil
+end
+
+--- Defines the two statusline groups as foreground-only (the section's background stays) from
+--- `status.*.highlight` in the options. A group the user styled after setup is left alone.
+function M.define_groups()
+  for kind, group in pairs(M.GROUPS) do
+    local user = ((config.options.status or {})[kind] or {}).highlight
+    local spec = foreground(user) or foreground(M.defaults[kind].highlight)
+    if spec then
+      vim.api.nvim_set_hl(0, group, vim.tbl_extend("force", spec, { default = user == nil }))
+    end
+  end
 end
 
 --- The reply was seen: clears "unread".
@@ -91,7 +129,9 @@ function M.attach()
       end
     end),
   }
+  M.define_groups()
   local group = vim.api.nvim_create_augroup("bb7-indicator", { clear = true })
+  vim.api.nvim_create_autocmd("ColorScheme", { group = group, callback = M.define_groups })
   vim.api.nvim_create_autocmd({ "BufEnter", "TabEnter" }, {
     group = group,
     callback = function()

@@ -21,6 +21,17 @@ function M.setup(opts)
       require("bb7.session").stop()
     end,
   })
+  -- `:cd` chooses another project (the next command starts over there); `:lcd`, `:tcd` and
+  -- 'autochdir' ("window", "tabpage", "auto") do not.
+  vim.api.nvim_create_autocmd("DirChanged", {
+    group = group,
+    pattern = "global",
+    callback = function()
+      if not vim.v.event.changed_window then
+        require("bb7.session").chosen = nil
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd("ColorScheme", {
     group = group,
     callback = function()

@@ -19,6 +19,8 @@ M.keymaps = {
     { "n", "q", "close", "Close bb7" },
     { { "n", "i" }, "<C-c>", "close", "Close bb7" },
     { "n", "<C-x>", "cancel", "Cancel the running response" },
+    { "n", "<C-d>", "scroll_preview_down", "Scroll the preview down (from any pane)" },
+    { "n", "<C-u>", "scroll_preview_up", "Scroll the preview up (from any pane)" },
     { "n", "gc", "view_chat", "Show the chat in the preview" },
     { "n", "gf", "view_file", "Show the selected file in the preview" },
     { "n", "gd", "view_diff", "Show the selected file's diff in the preview" },
@@ -38,6 +40,7 @@ M.keymaps = {
     -- the first plugin's `x`: drop the model's output first, the context file once there is none
     { "n", "x", "reject_or_remove", "Reject the output (after a confirmation), else remove from context" },
     { "n", "u", "update", "Update the context snapshot from the local file" },
+    { "n", "U", "update_all", "Update every context file that changed locally" },
     { "n", "r", "readonly", "Toggle read-only" },
     { "n", "p", "apply", "Apply the output of the file under the cursor" },
     { "n", "P", "apply_all", "Apply every output" },
@@ -57,6 +60,8 @@ M.keymaps = {
   input = {
     { "n", "<CR>", "send", "Send the message" },
     { "i", "<S-CR>", "send", "Send the message" },
+    { { "n", "i" }, "<C-CR>", "send", "Send the message" },
+    { "i", "<C-x>", "cancel", "Cancel the running response" },
     { "n", "M", "model", "Pick a model" },
   },
 }
@@ -90,7 +95,7 @@ function M.build(defaults)
   for _, pane in ipairs(panes) do
     local list = vim.deepcopy(M.keymaps[pane] or {})
     local lhs_taken, action_taken = {}, {}
-    if pane ~= "global" and pane ~= "split" then
+    if pane ~= "global" and pane ~= "split" and pane ~= "review" then
       lhs_taken, action_taken = vim.deepcopy(global_lhs), vim.deepcopy(global_action)
     end
     for _, entry in ipairs(list) do

@@ -10,6 +10,8 @@ local EVENTS = {
   AssistantWriteFile = "wrote %s",
   UserWriteFile = "updated %s from the local file",
   UserApplyFile = "applied %s",
+  UserPartialApplyFile = "applied part of %s",
+  UserSetReadOnly = "set %s read-only",
   UserSaveAs = "saved %s",
   UserRejectOutput = "rejected the output of %s",
   UserAddFile = "added %s",
@@ -153,6 +155,11 @@ function M.chat(chat, opts)
     end
   end
   out.included, out.total = included, #pairs_
+  if opts.banner then
+    -- the instruction-error banner: first, so it is seen (sending waits until it is fixed)
+    push_text(out, opts.banner, "BB7Error")
+    out.banner = select(2, opts.banner:gsub("\n", "")) + 1
+  end
 
   for i, message in ipairs(messages) do
     local start = #out.lines

@@ -14,8 +14,13 @@ M.transport = nil
 local close_log = nil
 local waiting = nil -- callbacks waiting for the running `init`
 
+-- The project root once chosen: the global working directory when the session first started,
+-- kept until `:cd` changes the global one (DirChanged, set up in bb7.init). A window-local
+-- directory (`:lcd`, `:tcd`, 'autochdir') never switches the project.
+M.chosen = nil
+
 function M.root()
-  local root = config.options.root or vim.fn.getcwd()
+  local root = config.options.root or M.chosen or vim.fn.getcwd(-1, -1)
   local abs = vim.fn.fnamemodify(root, ":p")
   if #abs > 1 then
     abs = abs:gsub("/$", "")
@@ -182,6 +187,7 @@ function M.ensure(cb)
       return
     end
     state.data.root = root
+    M.chosen = root
     state.data.ready = true
     state.data.initialized = project and not reply.global_only
     if global_only then
@@ -219,6 +225,11 @@ function M.stop()
   M.client = nil
   waiting = nil
   state.data.ready = false
+  local stream = state.data.stream
+  state.data.stream = nil
+  if stream and stream.id then
+    state.emit("stream_end", { id = stream.id, type = "error", message = "bb7 daemon stopped", cancelled = true })
+  end
   if close_log then
     close_log()
     close_log = nil

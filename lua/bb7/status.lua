@@ -21,10 +21,27 @@ function M.absolute(root, path)
   return root .. "/" .. path
 end
 
---- The local content of `abs`: its loaded buffer, else the file on disk, else nil.
-function M.local_content(abs)
-  local buf = vim.fn.bufnr(abs)
-  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+--- The loaded file buffers by their resolved absolute path (exact names: `vim.fn.bufnr`
+--- matches parts of names, so `a.c` would find `a.cpp`).
+function M.loaded_buffers()
+  local out = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == "" then
+      local name = vim.api.nvim_buf_get_name(buf)
+      if name ~= "" then
+        out[vim.fn.resolve(vim.fn.fnamemodify(name, ":p"))] = buf
+      end
+    end
+  end
+  return out
+end
+
+--- The local content of `abs`: its loaded buffer, else the file on disk, else nil. `buffers`
+--- (from M.loaded_buffers) saves listing the buffers again for each of many files.
+function M.local_content(abs, buffers)
+  buffers = buffers or M.loaded_buffers()
+  local buf = buffers[vim.fn.resolve(vim.fn.fnamemodify(abs, ":p"))]
+  if buf and vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_is_loaded(buf) then
     return M.buffer_text(buf)
   end
   local file = io.open(abs, "rb")
@@ -57,10 +74,29 @@ end
 
 --- Every entry of `files` with `display_status` set, using the buffers and disk under `root`.
 function M.compute_all(root, files)
+  local buffers = M.loaded_buffers()
   for _, file in ipairs(files) do
-    file.display_status = M.compute(file, M.local_content(M.absolute(root, file.path)))
+    file.display_status = M.compute(file, M.local_content(M.absolute(root, file.path), buffers))
   end
   return files
+end
+
+-- The first plugin's statusline API lived in this module; configs calling
+-- `require("bb7.status").status()` keep working (see bb7.indicator).
+
+--- The statusline symbol ("" when idle).
+function M.status()
+  return require("bb7.indicator").text()
+end
+
+--- The highlight group of the symbol (BB7StatusStreaming, BB7StatusUnread) or nil.
+function M.status_hl()
+  return require("bb7.indicator").highlight()
+end
+
+--- "streaming", "unread" or nil.
+function M.raw_status()
+  return require("bb7.indicator").raw()
 end
 
 return M

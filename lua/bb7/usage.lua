@@ -8,14 +8,59 @@ function M.path()
   return (vim.env.HOME or vim.fn.expand("~")) .. "/.bb7/usage.csv"
 end
 
---- One row -> `{time, root, cost}`, or nil for a line that is not a row. The project root may
---- hold commas: the time is the first field and the last five are numbers and the model.
+--- The fields of an RFC 4180 line (`"a,b"` is one field, `""` inside quotes is `"`), or nil
+--- when a quote is left open.
+local function csv_fields(line)
+  local fields, pos, len = {}, 1, #line
+  while true do
+    if line:sub(pos, pos) == '"' then
+      local value, i = {}, pos + 1
+      while true do
+        local quote = line:find('"', i, true)
+        if not quote then
+          return nil
+        end
+        value[#value + 1] = line:sub(i, quote - 1)
+        if line:sub(quote + 1, quote + 1) == '"' then
+          value[#value + 1] = '"'
+          i = quote + 2
+        else
+          pos = quote + 1
+          break
+        end
+      end
+      fields[#fields + 1] = table.concat(value)
+    else
+      local comma = line:find(",", pos, true) or (len + 1)
+      fields[#fields + 1] = line:sub(pos, comma - 1)
+      pos = comma
+    end
+    if pos > len then
+      return fields
+    end
+    pos = pos + 1 -- the comma
+  end
+end
+
+--- One row -> `{time, root, cost}`, or nil for a line that is not a row. Rows the daemon
+--- writes quote a field holding `,` or `"` (RFC 4180); the first bb7 wrote the project root
+--- unquoted, commas and all, so a row without quotes takes the time as the first field and
+--- the last five as the model and the numbers.
 function M.parse_line(line)
   local time, rest = line:match("^(%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%d),(.*)$")
   if not time then
     return nil
   end
-  local root, cost = rest:match("^(.*),[^,]*,[^,]*,[^,]*,[^,]*,%s*([^,]*)%s*$")
+  local root, cost
+  if rest:find('"', 1, true) then
+    local fields = csv_fields(rest)
+    if not fields or #fields ~= 6 then
+      return nil
+    end
+    root, cost = fields[1], fields[6]
+  else
+    root, cost = rest:match("^(.*),[^,]*,[^,]*,[^,]*,[^,]*,%s*([^,]*)%s*$")
+  end
   cost = tonumber(cost)
   if not cost then
     return nil

@@ -1,5 +1,5 @@
 -- The view commands: `:BB7Chat`, `:BB7File [path]`, `:BB7Diff [path]` (open the bb7 tab when
--- needed and switch its preview) and `:BB7Split` (the small composer).
+-- needed and switch its preview) and `:BB7Split` (the side chat; with ! the small composer).
 local actions = require("bb7.actions")
 local notify = require("bb7.notify")
 local state = require("bb7.state")
@@ -73,8 +73,25 @@ function M.diff(cmd)
   show("diff", cmd)
 end
 
---- :BB7Split
-function M.split()
+--- The side of the side chat: the options' when they name one, else the right.
+local function side()
+  local mode = require("bb7.ui.layouts").mode()
+  return (mode == "left" or mode == "right") and mode or "right"
+end
+
+--- :BB7Split opens the side chat (files, preview and input in a column beside the code);
+--- :BB7Split! the small composer that sends without any of the UI.
+function M.split(cmd)
+  if not (cmd and cmd.bang) then
+    require("bb7.commands").with_project(function()
+      local ui = require("bb7.ui")
+      ui.open({ layout = side() })
+      if state.data.active_id then
+        actions.load_chat()
+      end
+    end)
+    return
+  end
   with_chat(function()
     local split = require("bb7.ui.split")
     if state.data.chat and state.data.chat.id == state.data.active_id then

@@ -191,7 +191,7 @@ fn item02_two_processes_updating_state_json_lose_nothing() {
         .collect();
     // Meanwhile this process counts under the same lock.
     for _ in 0..40 {
-        bb7_daemon::global::GlobalState::update(&home, |fields| {
+        bb7_daemon::store::global::GlobalState::update(&home, |fields| {
             let next = fields["counter"].as_u64().unwrap() + 1;
             fields.insert("counter".into(), json!(next));
         })
@@ -890,7 +890,7 @@ fn item27_the_system_template_holds_the_whole_builtin_prompt() {
     );
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.starts_with("@@ "), "{text}");
-    assert!(text.ends_with(bb7_daemon::prompt::BUILTIN), "{text}");
+    assert!(text.ends_with(bb7_daemon::send::prompt::BUILTIN), "{text}");
     let reply = daemon.call(json!({"action":"prepare_instructions","level":"nope"}));
     assert_eq!(
         reply["message"],

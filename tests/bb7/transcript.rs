@@ -5,9 +5,9 @@
 
 mod common;
 
-use bb7_daemon::active::Active;
 use bb7_daemon::session::push_user_message;
 use bb7_daemon::store::ChatStore;
+use bb7_daemon::store::active::Active;
 use common::{Daemon, Redactor, World};
 use serde_json::{Value, json};
 use ybs_core::{Message, Part};

@@ -314,12 +314,18 @@ describe("daemon lifecycle", function()
   it("reports a missing daemon with where it looked", function()
     require("bb7.session").transport = nil
     require("bb7.config").options.cmd = nil
+    -- the plugin's own target/release/bb7 may exist in this checkout: look in an empty root
+    local root = vim.fn.tempname()
+    vim.fn.mkdir(root, "p")
+    require("bb7.binary").plugin_root = function()
+      return root
+    end
     local old = vim.env.PATH
     vim.env.PATH = "/nonexistent"
     env.cmd("BB7")
     vim.env.PATH = old
     t.eq(1, #env.messages())
-    t.matches("^ERROR BB%-7: Cannot find the bb7 daemon %(looked at opts.cmd, bb7 on PATH, .*/target/release/bb7%)%. Build it with `cargo build %-%-release %-p bb7%-daemon` or set opts.cmd$", env.messages()[1])
+    t.matches("^ERROR BB%-7: Cannot find the bb7 daemon %(looked at opts.cmd, bb7 on PATH, " .. vim.pesc(root) .. "/target/release/bb7%)%. Build it with `cargo build %-%-release %-p bb7%-daemon` or set opts.cmd$", env.messages()[1])
   end)
 
   it("a dying daemon gives an error and a restart offer that restarts it", function()

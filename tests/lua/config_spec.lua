@@ -10,7 +10,7 @@ describe("config", function()
     local config = require("bb7.config")
     local opts = config.setup({})
     t.eq(false, opts.debug)
-    t.eq({ "n", "a", "apply", "Apply the output of the file under the cursor" }, opts.keymaps.files[5])
+    t.eq({ "n", "a", "apply", "Apply the output of the file under the cursor" }, opts.keymaps.files[6])
   end)
 
   it("changes a key by action, disables one with false, and adds extra entries", function()

@@ -37,7 +37,8 @@ describe("doc/bb7.txt", function()
     local headings = {
       ["Every pane ~"] = "global", ["Chats pane ~"] = "chats", ["Files pane ~"] = "files",
       ["Info pane ~"] = "info", ["Preview pane ~"] = "preview", ["Input pane ~"] = "input",
-      ["Split composer (|:BB7Split|) ~"] = "split",
+      ["Split composer (|:BB7Split|!) ~"] = "split",
+      ["Hunk review (|:BB7Review|) ~"] = "review",
     }
     local sections, pane = {}, nil
     for line in (chapter .. "\n"):gmatch("(.-)\n") do

@@ -80,7 +80,7 @@ describe(":BB7Split and status()", function()
     local bb7 = require("bb7")
     t.eq("", bb7.status())
     fake.send_script = { { type = "chunk", content = "partial" }, { hold = true } }
-    env.cmd("BB7Split")
+    env.cmd("BB7Split!")
     local split = require("bb7.ui.split")
     t.truthy(split.win and vim.api.nvim_win_is_valid(split.win), "split open")
     t.eq(split.win, vim.api.nvim_get_current_win())
@@ -117,13 +117,13 @@ describe(":BB7Split and status()", function()
     local fake = env.reset({ initialized = true })
     env.cmd("BB7Init")
     env.notes = {}
-    env.cmd("BB7Split")
+    env.cmd("BB7Split!")
     t.eq({ "WARN BB-7: No active chat" }, env.messages())
     fake:new_chat("c")
     fake.active = "0000000001"
     require("bb7.state").data.ready = false
     env.notes = {}
-    env.cmd("BB7Split")
+    env.cmd("BB7Split!")
     require("bb7.ui.split").send()
     t.eq({ "WARN BB-7: Nothing to send" }, env.messages())
     t.eq(0, #fake:sent("send"))
@@ -136,7 +136,7 @@ describe(":BB7Split and status()", function()
     fake.active = "0000000001"
     require("bb7.state").data.ready = false
     fake.send_script = { { hold = true } }
-    env.cmd("BB7Split")
+    env.cmd("BB7Split!")
     vim.api.nvim_buf_set_lines(require("bb7.ui.split").buf, 0, -1, false, { "x" })
     require("bb7.ui.split").send()
     env.settle(100)

@@ -18,7 +18,7 @@ end
 local function bindings(keymaps, pane)
   local out = {}
   local lists = { keymaps[pane] }
-  if pane ~= "split" then
+  if pane ~= "split" and pane ~= "review" then
     table.insert(lists, 1, keymaps.global)
   end
   for _, list in ipairs(lists) do
@@ -107,7 +107,7 @@ describe("keys", function()
   it("? lists the keys of global chats, reject, effort, re-ask, delete and the boundary", function()
     local help = require("bb7.ui.help")
     local expected = {
-      default = { chats = { "s", "m" }, files = { "x" }, input = { "ge" }, preview = { "e", "d", "gb" }, info = { "r" } },
+      default = { chats = { "s", "m" }, files = { "x", "U" }, input = { "<LocalLeader>e" }, preview = { "<LocalLeader>a", "d", "gb" }, info = { "r" } },
       classic = { chats = { "<C-s>", "m" }, files = { "x" }, input = { "R" }, preview = { "e", "d", "gb" }, info = { "r" } },
     }
     local descs = {

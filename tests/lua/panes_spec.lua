@@ -266,13 +266,22 @@ describe("fork and edit", function()
     t.falsy(vim.tbl_contains(shown, "second question"))
   end)
 
-  it("<C-e> truncates before the message and puts it in the input", function()
+  it("edit asks, then truncates before the message and puts it in the input", function()
+    local prompts = {}
+    vim.ui.select = function(items, opts, cb)
+      table.insert(prompts, opts.prompt)
+      cb(#prompts == 1 and items[2] or items[1])
+    end
     cursor_on("Hello world")
     require("bb7.ui").handlers.preview.edit()
     t.eq({ "WARN BB-7: Cursor is not on a user message" }, env.messages())
     cursor_on("first question")
     require("bb7.ui").handlers.preview.edit()
     env.settle()
+    t.eq(0, #fake:sent("chat_edit"), "cancelled at the question: nothing cut")
+    require("bb7.ui").handlers.preview.edit()
+    env.settle()
+    t.eq("BB-7: edit this message? The chat is cut here: 3 later messages and the outputs not applied yet are deleted.", prompts[2])
     local req = fake:sent("chat_edit")[1]
     t.eq({ "0000000001", 0, "first question" }, { req.chat_id, req.message_index, req.content })
     t.eq("first question", require("bb7.ui.input").text())

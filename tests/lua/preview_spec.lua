@@ -173,7 +173,7 @@ describe("long chats", function()
     t.eq(row_of("▌Assistant  (m/1)") + 1, vim.api.nvim_win_get_cursor(0)[1])
   end)
 
-  it("K shows time, model, reasoning, tokens, cost and duration of the message", function()
+  it("K shows time, model, reasoning, tokens, cost and duration of the message and its pair", function()
     local nav = require("bb7.ui.nav")
     local d = nav.details(fake.chats["0000000001"].messages[2])
     t.eq("Assistant", d[1])
@@ -188,7 +188,11 @@ describe("long chats", function()
       end
     end
     t.truthy(float, "a float opened")
-    t.eq(d, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false))
+    -- the user message and its reply together, whichever of the two the cursor is on
+    local pair = nav.details(fake.chats["0000000001"].messages[1])
+    table.insert(pair, "")
+    vim.list_extend(pair, d)
+    t.eq(pair, vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(float), 0, -1, false))
   end)
 
   it("<C-r> starts a new chat with the same context files", function()
@@ -207,6 +211,8 @@ describe("long chats", function()
     fake.chats["0000000001"].global = true
     fake.chats["0000000001"].context = { { path = "/etc/hosts", content = "x", readonly = true } }
     require("bb7.state").data.scope = "global"
+    require("bb7.actions").load_chat()
+    env.settle()
     require("bb7.ui.nav").handlers.new_with_context()
     env.settle()
     t.eq(true, fake:sent("chat_new_with_context")[1].global)

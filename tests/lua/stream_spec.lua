@@ -203,7 +203,8 @@ describe("send into the preview", function()
     type_and_send("Fix math")
     env.settle()
     -- the stream's lines before the chat reload replaced them
-    t.eq({ errors = errors, tool_calls = calls }, require("bb7.state").data.diff_error)
+    local pending = require("bb7.state").data.diff_error
+    t.eq({ errors = errors, tool_calls = calls }, { errors = pending.errors, tool_calls = pending.tool_calls })
     fake.send_script = nil
     require("bb7.ui").handlers.preview.retry()
     env.settle()
@@ -226,7 +227,12 @@ describe("send into the preview", function()
     }
     type_and_send("x")
     env.settle()
-    t.eq({ "File edits failed to apply:", "  edit_file edit 0 (a, base=output): all edits are no-ops", "Press r here to retry." }, vim.list_slice(shown, #shown - 2))
+    t.eq({
+      "File edits failed to apply:",
+      "  edit_file edit 0 (a, base=output): all edits are no-ops",
+      "The retry goes with the next message you send (the input holds one); <C-c> aborts it.",
+      "Press r here to retry.",
+    }, vim.list_slice(shown, #shown - 3))
   end)
 
   it("an error ends the stream with an error notification", function()

@@ -331,7 +331,7 @@ fn the_repl_asks_before_a_call_that_needs_confirmation() {
     assert!(
         stdout.contains(
             "`write_file` requires confirmation (safety.require_confirmation). Allow? [y]es / \
-             [n]o / [a]lways this session: "
+             [n]o / [a]lways (a rule): "
         ),
         "{stdout}"
     );

@@ -188,7 +188,7 @@ fn a_server_that_fails_to_start_is_reported_by_name_and_ybs_goes_on() {
     let results = tool_messages(&project.bodies()[1]);
     assert!(results[0].1.contains("good"), "{results:?}");
 
-    let output = project.ybs(&["tools"]);
+    let output = project.ybs(&["tools", "--connect"]);
     let stdout = text(&output.stdout);
     assert!(output.status.success());
     assert!(
@@ -233,6 +233,10 @@ fn ask_connects_the_server_of_a_chat_files_mcp_line_and_runs_its_tasks() {
              1 + 1?\n"
         ),
     );
+    // The chat's mcp line starts a program: ignored until the chat is trusted.
+    let trusted = project.ybs(&["trust", "m.chat"]);
+    assert!(trusted.status.success(), "{}", text(&trusted.stderr));
+    assert!(text(&trusted.stdout).contains("mcp: stdio"));
     let output = project.ybs(&["ask", "--chat", "m.chat"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert_eq!(
@@ -260,7 +264,7 @@ fn a_bad_mcp_line_names_its_line_and_leaves_the_file_alone() {
     let project = Project::new(Vec::new());
     let chat = "user:\nq\n\nmcp: ftp://nowhere\n";
     project.write("bad.chat", chat);
-    let output = project.ybs(&["ask", "--chat", "bad.chat"]);
+    let output = project.ybs(&["ask", "--chat", "bad.chat", "--trust-project"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = text(&output.stderr);
     assert!(

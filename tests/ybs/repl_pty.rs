@@ -48,7 +48,7 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
     tmux.wait_for_after("openai-compatible fake-model at http://127.0.0.1:", "ybs>");
     tmux.keys(&["please write pty.txt", "Enter"]);
     tmux.wait_for("waiting for the model…");
-    tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
+    tmux.wait_for("Allow? [y]es / [n]o / [a]lways (a rule):");
     tmux.keys(&["y", "Enter"]);
     // Ctrl-D only means end of input once the line editor is reading again.
     tmux.wait_for_after("I wrote pty.txt.", "ybs>");
@@ -102,7 +102,7 @@ fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_b
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["change a.txt", "Enter"]);
-    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways this session:");
+    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways (a rule):");
     let diff = "  a.txt: +1 -1\n  @@ -1,3 +1,3 @@\n   one\n  -two\n  +TWO\n   three\n";
     assert!(screen.contains(diff), "{screen}");
     // In colour: removed lines red, added lines green.

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use bb7_daemon::model::Chat;
 use bb7_daemon::store::ChatStore;
+use bb7_daemon::store::model::Chat;
 use bb7_daemon::{Home, Request, Session};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ybs_core::Message;

@@ -5,7 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use bb7_daemon::{Home, Session, server};
+use bb7_daemon::protocol::server;
+use bb7_daemon::{Home, Session};
 
 fn main() {
     if let Some(flag) = std::env::args().nth(1) {
@@ -43,7 +44,8 @@ fn init_logging(home: &Home) {
     if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)
-            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_writer(|| bb7_daemon::store::logfile::Escaped(std::io::stderr()))
             .try_init();
         return;
     }
@@ -51,15 +53,15 @@ fn init_logging(home: &Home) {
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(file) = bb7_daemon::logfile::RotatingFile::open(
+    let Ok(file) = bb7_daemon::store::logfile::RotatingFile::open(
         &dir.join("bb7.log"),
-        bb7_daemon::logfile::MAX_LOG_BYTES,
+        bb7_daemon::store::logfile::MAX_LOG_BYTES,
     ) else {
         return;
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
-        .with_writer(Mutex::new(file))
+        .with_writer(Mutex::new(bb7_daemon::store::logfile::Escaped(file)))
         .try_init();
 }

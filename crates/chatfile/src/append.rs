@@ -122,7 +122,7 @@ pub fn append(path: &Path, messages: &[ChatMessage]) -> Result<(), AppendError> 
 }
 
 /// The text of the file after appending: `old` unchanged, then the new messages.
-pub(crate) fn appended_text(
+pub fn appended_text(
     path: &Path,
     old: &str,
     messages: &[ChatMessage],

@@ -33,10 +33,10 @@ mod print;
 #[cfg(test)]
 mod fast_path_tests;
 
-pub use append::{AppendError, append};
+pub use append::{AppendError, append, appended_text};
 pub use convert::from_core;
 pub use expand::{
-    ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,
+    Access, ExpandError, ExpandedMessage, Expander, Expansion, Options, Source, ToolRequest,
     ToolRequestKind, expand_file,
 };
 pub use parse::{

@@ -261,6 +261,34 @@ fn images_and_pdfs_keep_their_role_with_the_path_resolved() {
             })]
         )
     );
+    assert_eq!(
+        core[1],
+        Message::new(
+            Role::User,
+            vec![Part::Image(Image {
+                media_type: Some("application/pdf".into()),
+                path: Some(fx.path("doc.pdf").display().to_string()),
+                data: None,
+            })]
+        ),
+        "a PDF is a document part, never dropped"
+    );
+}
+
+#[test]
+fn the_last_previous_response_id_marks_what_the_stored_response_has_not_seen() {
+    let fx = Fixture::new();
+    fx.write(
+        "t.chat",
+        "user:\nq1\n\nassistant:\na1\n\nprevious_response_id: r1\n\nq2\n\nassistant:\na2\n\n\
+         previous_response_id: r2\n\nq3\n",
+    );
+    let expansion = fx.expand("t.chat").unwrap();
+    let at = expansion.previous_response_at.unwrap();
+    assert_eq!(messages(&expansion)[at..], [m("user", "q3")]);
+    assert_eq!(expansion.options.sticky["previous_response_id"], "r2");
+    fx.write("n.chat", "user:\nq\n");
+    assert_eq!(fx.expand("n.chat").unwrap().previous_response_at, None);
 }
 
 #[test]

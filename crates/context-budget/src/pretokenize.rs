@@ -129,7 +129,10 @@ pub(crate) fn ascii_piece_end(bytes: &[u8], pattern: Pattern) -> Option<usize> {
         };
     }
     if first.is_ascii_digit() {
-        let (len, end) = run(bytes, 0, |b| b.is_ascii_digit());
+        // `\p{N}{1,3}`: never look past the fourth byte, or a long run of digits would be
+        // scanned again for each of its pieces (quadratic time on untrusted text).
+        let head = bytes.get(..bytes.len().min(4)).unwrap_or(bytes);
+        let (len, end) = run(head, 0, |b| b.is_ascii_digit());
         return if len >= 3 {
             Some(3)
         } else {

@@ -19,6 +19,8 @@ pub struct Reply {
     pub usage: Usage,
     /// Why the model stopped; `None` when the stream ended without saying.
     pub finish_reason: Option<FinishReason>,
+    /// The provider's id of the reply, when it gives one (OpenAI Responses).
+    pub response_id: Option<String>,
 }
 
 /// Folds [`StreamEvent`]s into a [`Reply`].
@@ -34,6 +36,7 @@ pub struct Accumulator {
     calls: BTreeMap<usize, PendingCall>,
     usage: Usage,
     finish_reason: Option<FinishReason>,
+    response_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -78,6 +81,7 @@ impl Accumulator {
             StreamEvent::ToolCallEnd { .. } => {}
             StreamEvent::Usage(usage) => self.usage = self.usage.merge_max(usage),
             StreamEvent::Done { finish_reason } => self.finish_reason = Some(finish_reason),
+            StreamEvent::ResponseId { id } => self.response_id = Some(id),
         }
     }
 
@@ -100,6 +104,7 @@ impl Accumulator {
             message: Message::new(Role::Assistant, parts),
             usage: self.usage.with_total(),
             finish_reason: self.finish_reason,
+            response_id: self.response_id,
         }
     }
 

@@ -134,8 +134,10 @@ const OVERFLOW_PHRASES: [&str; 7] = [
 ];
 /// Overflow wording of real providers that the spec's list misses: Anthropic's `prompt is too
 /// long: N tokens > M maximum`, Ollama's `prompt too long; exceeded max context length by N
-/// tokens`, and variants seen from OpenAI-compatible servers.
-const PROVIDER_OVERFLOW_PHRASES: [&str; 5] = [
+/// tokens`, llama.cpp's `request (N tokens) exceeds the available context size (M tokens)`,
+/// and variants seen from OpenAI-compatible servers.
+const PROVIDER_OVERFLOW_PHRASES: [&str; 6] = [
+    "exceeds the available context size",
     "prompt is too long",
     "prompt too long",
     "exceeded max context length",

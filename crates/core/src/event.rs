@@ -52,6 +52,12 @@ pub enum StreamEvent {
         /// The provider's index of the call.
         index: usize,
     },
+    /// The provider's id of this reply, by which a later request can continue it (OpenAI
+    /// Responses `response.id`).
+    ResponseId {
+        /// The id.
+        id: String,
+    },
     /// Token counts so far (cumulative).
     Usage(Usage),
     /// The reply is complete.

@@ -55,6 +55,22 @@ pub struct ChatRequest {
     /// Which upstream providers a router (OpenRouter) may use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<ProviderRouting>,
+    /// The stored reply this request continues (OpenAI Responses `previous_response_id`):
+    /// the provider already holds everything up to it, so `messages` are only what follows.
+    /// Providers without stored replies ignore it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_response_id: Option<String>,
+    /// Whether the provider should store the reply for a later `previous_response_id`
+    /// (OpenAI Responses `store`); `None` leaves the provider's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<bool>,
+    /// Offer the provider's hosted web search tool (OpenAI Responses `web_search`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub web_search: bool,
+    /// Further top-level fields of the request body, passed through unchanged (a chat
+    /// file's `option:` lines); a field the encoder writes itself is not overridden.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, Value>,
 }
 
 impl ChatRequest {

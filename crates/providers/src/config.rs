@@ -27,6 +27,10 @@ pub enum ProviderKind {
     LlamaCpp,
     /// Any other OpenAI-compatible server; needs an endpoint.
     OpenAiCompatible,
+    /// OpenAI's Responses API (`/v1/responses`), at OpenAI or any server that speaks it
+    /// (llama.cpp's `llama-server`...): stored replies continued by id, hosted web search,
+    /// PDF input.
+    Responses,
     /// Anthropic Messages.
     Anthropic,
     /// Ollama's native API.
@@ -40,6 +44,7 @@ pub enum ProviderKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Protocol {
     OpenAi,
+    Responses,
     Anthropic,
     Ollama,
     Unavailable,
@@ -47,7 +52,7 @@ pub(crate) enum Protocol {
 
 impl ProviderKind {
     /// Every kind, in the order they are listed to users.
-    pub const ALL: [ProviderKind; 11] = [
+    pub const ALL: [ProviderKind; 12] = [
         ProviderKind::OpenAi,
         ProviderKind::OpenRouter,
         ProviderKind::Anthropic,
@@ -58,6 +63,7 @@ impl ProviderKind {
         ProviderKind::Vllm,
         ProviderKind::LlamaCpp,
         ProviderKind::OpenAiCompatible,
+        ProviderKind::Responses,
         ProviderKind::Apple,
     ];
 
@@ -72,6 +78,7 @@ impl ProviderKind {
             ProviderKind::Vllm => "vllm",
             ProviderKind::LlamaCpp => "llamacpp",
             ProviderKind::OpenAiCompatible => "openai-compatible",
+            ProviderKind::Responses => "responses",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Ollama => "ollama",
             ProviderKind::Apple => "apple",
@@ -89,6 +96,7 @@ impl ProviderKind {
             ProviderKind::Vllm => "vLLM",
             ProviderKind::LlamaCpp => "llama.cpp",
             ProviderKind::OpenAiCompatible => "the OpenAI-compatible server",
+            ProviderKind::Responses => "the Responses API",
             ProviderKind::Anthropic => "Anthropic",
             ProviderKind::Ollama => "Ollama",
             ProviderKind::Apple => "Apple Foundation Models",
@@ -98,7 +106,7 @@ impl ProviderKind {
     /// The base URL used when the config names none (`None` for a custom server).
     pub fn default_endpoint(self) -> Option<&'static str> {
         match self {
-            ProviderKind::OpenAi => Some("https://api.openai.com/v1"),
+            ProviderKind::OpenAi | ProviderKind::Responses => Some("https://api.openai.com/v1"),
             ProviderKind::OpenRouter => Some("https://openrouter.ai/api/v1"),
             ProviderKind::DeepSeek => Some("https://api.deepseek.com/v1"),
             ProviderKind::LmStudio => Some("http://localhost:1234/v1"),
@@ -114,7 +122,7 @@ impl ProviderKind {
     /// The environment variable the API key is read from when the config has none.
     pub fn api_key_env(self) -> Option<&'static str> {
         match self {
-            ProviderKind::OpenAi => Some("OPENAI_API_KEY"),
+            ProviderKind::OpenAi | ProviderKind::Responses => Some("OPENAI_API_KEY"),
             ProviderKind::OpenRouter => Some("OPENROUTER_API_KEY"),
             ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
             ProviderKind::DeepSeek => Some("DEEPSEEK_API_KEY"),
@@ -123,7 +131,8 @@ impl ProviderKind {
     }
 
     /// Whether requests fail without an API key (hosted services) or go without one (local
-    /// servers).
+    /// servers). The Responses API needs one only at OpenAI's own endpoint (see
+    /// [`build`](crate::build)).
     pub fn requires_api_key(self) -> bool {
         matches!(
             self,
@@ -153,6 +162,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Anthropic => Protocol::Anthropic,
             ProviderKind::Ollama => Protocol::Ollama,
+            ProviderKind::Responses => Protocol::Responses,
             ProviderKind::Apple => Protocol::Unavailable,
             _ => Protocol::OpenAi,
         }
@@ -196,6 +206,7 @@ impl FromStr for ProviderKind {
         let wanted = name.trim().to_ascii_lowercase().replace('_', "-");
         let kind = match wanted.as_str() {
             "openai" => ProviderKind::OpenAi,
+            "responses" | "openai-responses" => ProviderKind::Responses,
             "openrouter" => ProviderKind::OpenRouter,
             "deepseek" => ProviderKind::DeepSeek,
             "lmstudio" | "lm-studio" => ProviderKind::LmStudio,
@@ -413,7 +424,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "unknown provider \"gemini\": use one of openai, openrouter, anthropic, ollama, \
-             deepseek, lmstudio, localai, vllm, llamacpp, openai-compatible"
+             deepseek, lmstudio, localai, vllm, llamacpp, openai-compatible, responses"
         );
     }
 

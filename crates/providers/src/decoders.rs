@@ -11,6 +11,7 @@ use crate::decode::{Decoder, decode_recorded};
 use crate::framing::Framing;
 use crate::ollama::decode::OllamaDecoder;
 use crate::openai::decode::OpenAiDecoder;
+use crate::responses::decode::ResponsesDecoder;
 
 /// How a provider kind's streams are framed.
 pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
@@ -25,6 +26,7 @@ pub(crate) fn decoder_for(kind: ProviderKind) -> Box<dyn Decoder> {
     match kind.protocol() {
         Protocol::Anthropic => Box::new(AnthropicDecoder::default()),
         Protocol::Ollama => Box::new(OllamaDecoder::default()),
+        Protocol::Responses => Box::new(ResponsesDecoder::default()),
         Protocol::OpenAi | Protocol::Unavailable => Box::new(OpenAiDecoder::new(kind)),
     }
 }

@@ -296,7 +296,7 @@ mod tests {
             err.to_string(),
             "Apple Foundation Models are not available on this platform (they run only on macOS with \
              Apple Intelligence); use one of: openai, openrouter, anthropic, ollama, deepseek, \
-             lmstudio, localai, vllm, llamacpp, openai-compatible"
+             lmstudio, localai, vllm, llamacpp, openai-compatible, responses"
         );
         assert_eq!(
             ConfigError::MissingApiKey {

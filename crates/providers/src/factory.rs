@@ -9,6 +9,7 @@ use crate::http::Transport;
 use crate::ollama::{self, OllamaProvider};
 use crate::openai::{self, OpenAiProvider};
 use crate::provider::Provider;
+use crate::responses::ResponsesProvider;
 
 /// Builds the provider `config` describes, reading a missing API key from the kind's
 /// environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OPENROUTER_API_KEY`,
@@ -47,6 +48,11 @@ pub fn build_with_env(
             model,
             config.ollama.clone(),
         )),
+        Protocol::Responses => Arc::new(ResponsesProvider::new(
+            http,
+            crate::responses::base_url(&endpoint),
+            model,
+        )),
         Protocol::OpenAi | Protocol::Unavailable => Arc::new(OpenAiProvider::new(
             http,
             openai::base_url(&endpoint),
@@ -74,7 +80,12 @@ pub fn resolve_api_key(
             .map(ApiKey::new)
             .filter(|key| !key.expose().is_empty())
     });
-    if key.is_none() && config.kind.requires_api_key() {
+    // The Responses API is OpenAI's own, but compatible local servers take it keyless.
+    let at_openai = config.kind == ProviderKind::Responses
+        && config.endpoint.as_deref().is_none_or(|endpoint| {
+            endpoint.trim().is_empty() || endpoint.contains("api.openai.com")
+        });
+    if key.is_none() && (config.kind.requires_api_key() || at_openai) {
         return Err(ConfigError::MissingApiKey { kind: config.kind });
     }
     Ok(key)

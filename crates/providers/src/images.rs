@@ -39,6 +39,42 @@ pub(crate) fn source(image: &Image) -> Result<ImageSource<'_>, LlmError> {
     }
 }
 
+/// The media type of a PDF document, which travels as an image part with this type.
+pub(crate) const PDF: &str = "application/pdf";
+
+/// Whether an image part is really a document (a PDF), which only some APIs take.
+pub(crate) fn is_document(image: &Image) -> bool {
+    image.media_type.as_deref() == Some(PDF)
+        || (image.media_type.is_none()
+            && image
+                .path
+                .as_deref()
+                .is_some_and(|path| path.to_ascii_lowercase().ends_with(".pdf")))
+}
+
+/// An error for the first document (PDF) part of `request`, for APIs that cannot take one:
+/// a document is never dropped silently.
+pub(crate) fn refuse_documents(request: &ChatRequest, api: &str) -> Result<(), LlmError> {
+    let document = request
+        .messages
+        .iter()
+        .flat_map(|message| message.parts.iter())
+        .find_map(|part| match part {
+            Part::Image(image) if is_document(image) => Some(image),
+            _ => None,
+        });
+    match document {
+        Some(image) => Err(LlmError::new(
+            ErrorKind::BadRequest,
+            format!(
+                "{api} cannot take PDF documents ({}): use the responses or anthropic provider",
+                image.path.as_deref().unwrap_or("inline data")
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn is_url(path: &str) -> bool {
     path.starts_with("http://") || path.starts_with("https://") || path.starts_with("data:")
 }
@@ -54,6 +90,7 @@ fn media_type_of(path: &str) -> Result<&'static str, LlmError> {
         "jpg" | "jpeg" => Ok("image/jpeg"),
         "gif" => Ok("image/gif"),
         "webp" => Ok("image/webp"),
+        "pdf" => Ok(PDF),
         _ => Err(LlmError::new(
             ErrorKind::BadRequest,
             format!(

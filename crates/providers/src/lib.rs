@@ -1,11 +1,12 @@
 //! Provider adapters: turns a [`ybs_core::ChatRequest`] into a stream of
 //! [`ybs_core::StreamEvent`]s for OpenAI-compatible servers (OpenAI, OpenRouter, DeepSeek,
-//! LM Studio, LocalAI, vLLM, llama.cpp, any custom URL), Anthropic Messages and Ollama, with
+//! LM Studio, LocalAI, vLLM, llama.cpp, any custom URL), OpenAI's Responses API (at OpenAI or
+//! any server that speaks it), Anthropic Messages and Ollama, with
 //! retries, timeouts, cancellation, model lists and account balance.
 //!
 //! # Layout
 //!
-//! - `openai/`, `anthropic/`, `ollama/`: one folder per API, each with its private wire types
+//! - `openai/`, `responses/`, `anthropic/`, `ollama/`: one folder per API, each with its private wire types
 //!   (`wire`), a pure encoder (`encode`: request to JSON body), a pure decoder (`decode`:
 //!   frames to events) and, in `mod.rs`, the [`Provider`] that sends through `http`.
 //! - Below the adapters: what they are built from and report (`config`, `error`, the
@@ -72,6 +73,7 @@ mod ollama;
 mod openai;
 mod prices;
 mod provider;
+mod responses;
 mod retry;
 mod text;
 mod wire;
@@ -86,8 +88,9 @@ pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
-pub use prices::{Cost, ModelPrice, PriceError, PriceTable};
-pub use provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
+pub use prices::{CatalogLimits, Cost, ModelPrice, PriceError, PriceTable};
+pub use provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
+pub use responses::ResponsesProvider;
 pub use retry::RetryPolicy;
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.

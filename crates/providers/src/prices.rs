@@ -1,8 +1,10 @@
 //! What a request cost: a price table per model (built in, overridable) and the cost of a
-//! [`Usage`] under it, with what the prompt cache saved.
+//! [`Usage`] under it, with what the prompt cache saved; and the catalog's limits of each
+//! model (context window, output tokens) for when the provider does not say.
 //!
-//! The built-in table is data (`data/prices.json`), in US dollars per million tokens. A model
-//! the table does not know has no price: callers show tokens only, never a guess.
+//! The built-in table is data (`data/prices.json`), in US dollars per million tokens and in
+//! tokens. A model the table does not know has no price and no limits: callers show tokens
+//! only and use their own defaults, never a guess.
 
 use std::collections::BTreeMap;
 
@@ -62,15 +64,41 @@ impl ModelPrice {
     }
 }
 
-/// Prices by model.
+/// What the catalog says about a model's size, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatalogLimits {
+    /// The context window: prompt and reply together.
+    pub context: u64,
+    /// The most tokens one reply may have.
+    pub max_output: u64,
+}
+
+/// Prices (and the catalog's limits) by model.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PriceTable {
     models: BTreeMap<String, ModelPrice>,
+    limits: BTreeMap<String, CatalogLimits>,
 }
 
 #[derive(Deserialize)]
 struct PriceFile {
-    models: BTreeMap<String, ModelPrice>,
+    models: BTreeMap<String, FileEntry>,
+}
+
+/// One model of the data file: its price and, optionally, its limits.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEntry {
+    input: f64,
+    output: f64,
+    #[serde(default)]
+    cache_write: Option<f64>,
+    #[serde(default)]
+    cache_read: Option<f64>,
+    #[serde(default)]
+    context: Option<u64>,
+    #[serde(default)]
+    max_output: Option<u64>,
 }
 
 /// A price table or an override that does not parse.
@@ -87,9 +115,32 @@ impl PriceTable {
 
     /// A table from JSON of the form `{"models": {"MODEL": {"input": .., "output": ..,
     /// "cache_write": .., "cache_read": ..}}}`.
+    /// Each model may also give `context` and `max_output` (its limits, in tokens).
     pub fn from_json(json: &str) -> Result<PriceTable, PriceError> {
         let file: PriceFile = serde_json::from_str(json)?;
-        Ok(PriceTable::default().with_overrides(file.models))
+        let mut table = PriceTable::default();
+        for (model, entry) in file.models {
+            let name = normalize(&model);
+            if let (Some(context), Some(max_output)) = (entry.context, entry.max_output) {
+                table.limits.insert(
+                    name.clone(),
+                    CatalogLimits {
+                        context,
+                        max_output,
+                    },
+                );
+            }
+            table.models.insert(
+                name,
+                ModelPrice {
+                    input: entry.input,
+                    output: entry.output,
+                    cache_write: entry.cache_write,
+                    cache_read: entry.cache_read,
+                },
+            );
+        }
+        Ok(table)
     }
 
     /// This table with `overrides` added, replacing the prices of models it already has.
@@ -108,6 +159,14 @@ impl PriceTable {
         self.models
             .get(&name)
             .or_else(|| self.models.get(without_date(&name)))
+    }
+
+    /// The catalog's limits of `model`, named as [`lookup`](PriceTable::lookup) takes it.
+    pub fn limits(&self, model: &str) -> Option<CatalogLimits> {
+        let name = normalize(model);
+        (self.limits.get(&name))
+            .or_else(|| self.limits.get(without_date(&name)))
+            .copied()
     }
 
     /// The number of models priced.
@@ -176,6 +235,29 @@ mod tests {
         }
         assert_eq!(table.lookup("gpt-4o-mini").map(|p| p.input), Some(0.15));
         assert_eq!(table.lookup("gpt-4o").map(|p| p.input), Some(2.5));
+    }
+
+    #[test]
+    fn every_model_of_the_catalog_has_its_limits() {
+        let table = table();
+        for model in table.models.keys() {
+            let limits = table.limits(model).unwrap_or_else(|| panic!("{model}"));
+            assert!(limits.context >= 100_000, "{model}: {limits:?}");
+            assert!(limits.max_output >= 4_096 && limits.max_output < limits.context);
+        }
+        let sonnet = table.limits("anthropic/claude-sonnet-4.5");
+        assert_eq!(
+            sonnet,
+            Some(CatalogLimits {
+                context: 200_000,
+                max_output: 64_000
+            })
+        );
+        assert_eq!(
+            table.limits("gpt-4o-2024-08-06").map(|l| l.context),
+            Some(128_000)
+        );
+        assert_eq!(table.limits("llama3.2"), None);
     }
 
     #[test]

@@ -65,6 +65,14 @@ pub trait Provider: Send + Sync + fmt::Debug {
     /// The models the backend offers.
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError>;
 
+    /// What the backend says about the limits of `model`: its context window and the most
+    /// tokens one reply may have, where it says (from [`list_models`](Provider::list_models)
+    /// unless the backend has a better source). Fields it does not give are `None`.
+    async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
+        let models = self.list_models().await?;
+        Ok(ModelLimits::from_list(&models, model, "GET /models"))
+    }
+
     /// The account's balance, for backends that have one (OpenRouter); `None` otherwise.
     async fn balance(&self) -> Result<Option<Balance>, LlmError> {
         Ok(None)
@@ -120,6 +128,39 @@ impl ModelInfo {
             description: None,
             expiration_date: None,
         }
+    }
+}
+
+/// A model's limits as its backend gives them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelLimits {
+    /// The context window in tokens (prompt and reply together).
+    pub context_window: Option<u64>,
+    /// The most tokens one reply may have.
+    pub max_output: Option<u64>,
+    /// Where the backend said it (`GET /models`, `GET /props`, `POST /api/show`).
+    pub source: String,
+    /// Characters per token of the server's own tokenizer, where it can be asked (llama.cpp's
+    /// `/tokenize`): local models' tokenizers differ much from the usual four.
+    pub chars_per_token: Option<f64>,
+}
+
+impl ModelLimits {
+    /// The limits of `model` in a model list (by id, or with a `:latest` suffix either way).
+    pub fn from_list(models: &[ModelInfo], model: &str, source: &str) -> ModelLimits {
+        let bare = |name: &str| name.strip_suffix(":latest").unwrap_or(name).to_owned();
+        let found = (models.iter()).find(|info| info.id == model || bare(&info.id) == bare(model));
+        ModelLimits {
+            context_window: found.and_then(|info| info.context_length),
+            max_output: found.and_then(|info| info.max_completion_tokens),
+            source: source.to_owned(),
+            chars_per_token: None,
+        }
+    }
+
+    /// Whether the backend said nothing.
+    pub fn is_empty(&self) -> bool {
+        self.context_window.is_none() && self.max_output.is_none()
     }
 }
 

@@ -51,6 +51,26 @@ pub(crate) fn json_bytes(body: impl Serialize) -> Result<Vec<u8>, LlmError> {
         .map_err(|error| LlmError::new(ErrorKind::BadRequest, error.to_string()))
 }
 
+/// An encoded request body as JSON with the request's pass-through fields
+/// ([`ChatRequest::extra`]) added; a field the encoder wrote is never overridden by one.
+pub(crate) fn with_extra(body: impl Serialize, request: &ChatRequest) -> Result<Value, LlmError> {
+    let mut value = json_value(body)?;
+    if let Value::Object(fields) = &mut value {
+        for (key, extra) in &request.extra {
+            fields.entry(key.clone()).or_insert_with(|| extra.clone());
+        }
+    }
+    Ok(value)
+}
+
+/// [`with_extra`] as the bytes sent.
+pub(crate) fn extra_bytes(
+    body: impl Serialize,
+    request: &ChatRequest,
+) -> Result<Vec<u8>, LlmError> {
+    json_bytes(with_extra(body, request)?)
+}
+
 /// A JSON answer (model list, credits...) read as `T`; `what` names it in the error.
 pub(crate) fn from_answer<T: DeserializeOwned>(
     kind: ProviderKind,
@@ -67,6 +87,9 @@ pub(crate) struct FunctionTool<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub function: Function<'a>,
+    /// OpenRouter passes it on to Anthropic models: the tools end a cached prefix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
 }
 
 #[derive(Debug, Serialize)]
@@ -87,6 +110,7 @@ pub(crate) fn function_tools(tools: &[ToolSpec]) -> Vec<FunctionTool<'_>> {
                 description: &tool.description,
                 parameters: &tool.parameters,
             },
+            cache_control: None,
         })
         .collect()
 }

@@ -13,8 +13,9 @@ use ybs_providers::{
     OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, build_with_env,
 };
 
-const KINDS: [(&str, ProviderKind); 5] = [
+const KINDS: [(&str, ProviderKind); 6] = [
     ("openai", ProviderKind::OpenAi),
+    ("responses", ProviderKind::Responses),
     ("openrouter", ProviderKind::OpenRouter),
     ("deepseek", ProviderKind::DeepSeek),
     ("anthropic", ProviderKind::Anthropic),
@@ -291,7 +292,11 @@ fn cache_breakpoints_for_anthropic_and_anthropic_models_on_openrouter() {
     insta::with_settings!({sort_maps => true}, {
         insta::assert_json_snapshot!("cache__openrouter", openrouter);
     });
-    assert_eq!(count_marks(&openrouter), 3, "system, two turns");
+    assert_eq!(count_marks(&openrouter), 4, "tools, system, two turns");
+    assert_eq!(
+        openrouter["tools"][0]["cache_control"]["type"], "ephemeral",
+        "{openrouter}"
+    );
 
     let hour = body(
         ProviderKind::Anthropic,
@@ -331,4 +336,94 @@ fn more_than_four_breakpoints_keep_the_newest() {
     assert!(first_user[0].get("cache_control").is_none(), "{sent}");
     let last = messages.last().unwrap()["content"].as_array().unwrap();
     assert_eq!(last.last().unwrap()["cache_control"]["type"], "ephemeral");
+}
+
+/// A Responses session continued by id: only what follows the stored reply is sent, with
+/// the hosted web search, a PDF as `input_file`, a reasoning item of the earlier turn sent
+/// back whole (encrypted content asked for, nothing stored), and pass-through fields that
+/// never override a field the encoder writes.
+#[test]
+fn responses_session_features() {
+    let earlier = Message::new(
+        Role::Assistant,
+        vec![
+            Part::Thinking(Thinking {
+                content: "Check the file.".into(),
+                details: Some(vec![json!({
+                    "type": "reasoning", "id": "rs_1", "status": "completed",
+                    "summary": [{"type": "summary_text", "text": "Check the file."}],
+                    "encrypted_content": "gAAAA"
+                })]),
+                ..Thinking::default()
+            }),
+            Part::ToolCall(ToolCall::new(
+                "call_1",
+                "read_file",
+                json!({"path": "a.txt"}),
+            )),
+        ],
+    );
+    let result = Message::new(
+        Role::Tool,
+        vec![Part::ToolResult(ToolResult {
+            call_id: "call_1".into(),
+            name: Some("read_file".into()),
+            content: "alpha".into(),
+            is_error: false,
+        })],
+    );
+    let question = Message::new(
+        Role::User,
+        vec![
+            Part::text("Summarise the paper."),
+            Part::Image(Image {
+                media_type: None,
+                path: Some("docs/paper.pdf".into()),
+                data: Some("JVBERi0xLjQ=".into()),
+            }),
+        ],
+    );
+    let mut request = ChatRequest::new("gpt-5-nano", vec![earlier, result, question]);
+    request.system = Some("Be brief.".into());
+    request.previous_response_id = Some("resp_034e".into());
+    request.store = Some(false);
+    request.web_search = true;
+    request.tools = vec![read_file_tool()];
+    request.reasoning_effort = Some(ReasoningEffort::Low);
+    request.temperature = Some(0.2);
+    request.extra.insert("service_tier".into(), json!("flex"));
+    request.extra.insert("model".into(), json!("not-this-one"));
+    insta::assert_json_snapshot!("responses_session", body(ProviderKind::Responses, &request));
+}
+
+#[test]
+fn pdfs_are_refused_by_apis_without_documents() {
+    let question = Message::new(
+        Role::User,
+        vec![Part::Image(Image {
+            media_type: None,
+            path: Some("paper.pdf".into()),
+            data: Some("JVBERi0xLjQ=".into()),
+        })],
+    );
+    let request = ChatRequest::new("", vec![question]);
+    for kind in [ProviderKind::OpenAi, ProviderKind::Ollama] {
+        let config = ProviderConfig::new(kind, "m")
+            .with_endpoint("http://127.0.0.1:9")
+            .with_api_key("sk-test");
+        let provider = build_with_env(&config, |_| None).unwrap();
+        let error = provider.request_body(&request).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("cannot take PDF documents (paper.pdf)"),
+            "{kind}: {}",
+            error.message
+        );
+    }
+    let anthropic = body(ProviderKind::Anthropic, &request);
+    assert_eq!(
+        anthropic["messages"][0]["content"][0],
+        json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQ="}})
+    );
 }

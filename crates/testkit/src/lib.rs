@@ -9,7 +9,7 @@
 //!
 //! - `script`: what a test scripts ([`Script`], [`Turn`], [`Fault`], the models), also the
 //!   JSON format of `fake-llm`.
-//! - `openai`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
+//! - `openai`, `responses`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
 //!   `Wire` trait of `wire`.
 //! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
 //!   faults, model lists, the `/_fake/` control endpoints.
@@ -44,9 +44,11 @@
 //! | `GET /v1/models` | OpenAI model list |
 //! | `GET /api/v1/models` | OpenRouter model list (`id`, `name`, `context_length`, `pricing` as strings, `supported_parameters`) |
 //! | `GET /api/v1/credits` | OpenRouter `{"data":{"total_credits":..,"total_usage":..}}` |
+//! | `POST /v1/responses` | OpenAI Responses; SSE with `event:` lines when `"stream": true`, ids `resp_fake_N`, a turn's web searches as `web_search_call` items |
 //! | `POST /v1/messages` | Anthropic Messages; SSE with `event:` lines when `"stream": true` |
 //! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
 //! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
+//! | `GET /props`, `POST /tokenize` | llama.cpp's window (`default_generation_settings.n_ctx`) and token count, only with a script `window` |
 //!
 //! Each chat request takes the next turn from the queue and renders it in the format of the
 //! endpoint hit. When the queue is empty the reply is HTTP 500 with the provider's error shape
@@ -108,7 +110,14 @@
 //! `content_filter`; default `tool_calls` if there are tool calls, else `stop`), `delay_ms`
 //! (before each streamed frame, or once before a non-streamed reply), `fault`.
 //!
-//! Model fields: `id`, `name`, `context_length`, `prompt_price`, `completion_price`
+//! `"window": {"n_ctx": 4096, "bytes_per_token": 4.0}` makes the server a small llama.cpp:
+//! `/props` and `/v1/models` (`meta.n_ctx`) announce the window, `/tokenize` counts by it, and
+//! a chat request whose JSON body is larger than the window is refused with HTTP 400
+//! `{"error":{"code":400,"message":"request (N tokens) exceeds the available context size
+//! (M tokens), try increasing it","type":"exceed_context_size_error",..}}` without using a
+//! turn.
+//!
+//! Model fields: `id`, `name`, `context_length`, `max_completion_tokens`, `prompt_price`, `completion_price`
 //! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama).
 //!
 //! # Faults
@@ -169,13 +178,14 @@ mod anthropic;
 pub mod mcp;
 mod ollama;
 mod openai;
+mod responses;
 mod script;
 mod server;
 mod wire;
 
 use std::path::{Path, PathBuf};
 
-pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage};
+pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
 
 /// What can go wrong starting a fake server or loading a script.

@@ -18,6 +18,38 @@ pub struct Script {
     pub credits: Credits,
     /// How long the model-list endpoints wait before answering (a slow backend).
     pub models_delay_ms: u64,
+    /// A context window the server enforces as llama.cpp's `llama-server` does: announced
+    /// by `GET /props` and in `GET /v1/models` (`meta.n_ctx`), counted by `POST /tokenize`,
+    /// and a chat request whose body is larger is refused with llama.cpp's error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<Window>,
+}
+
+/// The window of [`Script::window`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Window {
+    /// The window in tokens (`llama-server -c`).
+    pub n_ctx: u64,
+    /// How many bytes of a request's JSON body make one token (the whole body is counted,
+    /// which is more than the prompt the model sees, so the check errs on the strict side).
+    pub bytes_per_token: f64,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window {
+            n_ctx: 4096,
+            bytes_per_token: 4.0,
+        }
+    }
+}
+
+impl Window {
+    /// The tokens of `bytes` bytes.
+    pub fn tokens(&self, bytes: usize) -> u64 {
+        (bytes as f64 / self.bytes_per_token.max(0.01)).ceil() as u64
+    }
 }
 
 impl Default for Script {
@@ -27,6 +59,7 @@ impl Default for Script {
             models: vec![Model::default()],
             credits: Credits::default(),
             models_delay_ms: 0,
+            window: None,
         }
     }
 }
@@ -38,6 +71,13 @@ impl Script {
             turns: turns.into_iter().collect(),
             ..Self::default()
         }
+    }
+
+    /// Enforces a context window as llama.cpp does (see [`Script::window`]).
+    #[must_use]
+    pub fn with_window(mut self, window: Window) -> Self {
+        self.window = Some(window);
+        self
     }
 
     /// Replaces the model list.
@@ -101,6 +141,10 @@ pub struct Turn {
     /// Tool calls, after the text.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// Queries of hosted web searches the server runs before replying (OpenAI Responses
+    /// `web_search_call` items; the other wire formats have none and leave them out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub web_searches: Vec<String>,
     /// Token usage and cost; zeros when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
@@ -159,6 +203,13 @@ impl Turn {
     #[must_use]
     pub fn with_thinking<S: Into<String>>(mut self, chunks: impl IntoIterator<Item = S>) -> Self {
         self.thinking.extend(chunks.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds a hosted web search with this query (Responses wire format only).
+    #[must_use]
+    pub fn with_web_search(mut self, query: impl Into<String>) -> Self {
+        self.web_searches.push(query.into());
         self
     }
 
@@ -485,6 +536,9 @@ pub struct Model {
     pub name: Option<String>,
     /// Context window in tokens.
     pub context_length: u64,
+    /// The most tokens one reply may have (OpenRouter's `top_provider.max_completion_tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_completion_tokens: Option<u64>,
     /// Price per prompt token in dollars, as OpenRouter's decimal string.
     pub prompt_price: String,
     /// Price per completion token in dollars, as OpenRouter's decimal string.
@@ -501,6 +555,7 @@ impl Default for Model {
             id: "fake-model".to_owned(),
             name: None,
             context_length: 128_000,
+            max_completion_tokens: None,
             prompt_price: "0.000001".to_owned(),
             completion_price: "0.000002".to_owned(),
             supported_parameters: vec![

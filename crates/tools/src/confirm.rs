@@ -3,7 +3,8 @@
 //!
 //! A call needs confirmation when its tool is in `require_confirmation` and not allowed for
 //! the session, or when it is an `edit_file` of a file the model has not read in this session
-//! (spec 3.3). Allowing a tool "always for this session" covers both.
+//! (spec 3.3). Allowing a tool "always for this session" covers both. A change to a file ybs
+//! reads as configuration (`.ybs.json`, `.ybs/`, `.chat`) always asks.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -67,6 +68,18 @@ impl ConfirmationPolicy {
 
     /// Whether the call `name(args)` needs the user's confirmation.
     pub fn check(&self, name: &str, args: &Value, ctx: &ToolContext) -> Confirmation {
+        // A file ybs reads as configuration is never changed unasked, whatever was allowed.
+        if matches!(name, "write_file" | "edit_file" | "delete_file") {
+            let path = args.get("path").and_then(Value::as_str).unwrap_or_default();
+            if crate::protected::is_configuration(std::path::Path::new(path)) {
+                return Confirmation::Required {
+                    reason: format!(
+                        "`{name}` of `{path}`, a file ybs reads as configuration (it is shown \
+                         whole)"
+                    ),
+                };
+            }
+        }
         if self.session_allowed.contains(name) {
             return Confirmation::NotNeeded;
         }

@@ -76,6 +76,7 @@ mod cancel;
 pub mod confirm;
 pub mod error;
 pub mod external;
+pub mod nofollow;
 pub mod path_sandbox;
 pub mod process;
 pub mod protected;

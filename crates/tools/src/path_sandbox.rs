@@ -12,7 +12,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::protected::{CREDENTIAL_PATHS, FileId, ids_of, read_only_paths};
+use crate::protected::{CONFIG_NAMES, CREDENTIAL_PATHS, FileId, ids_of, read_only_paths};
 
 /// The longest path, in bytes, the sandbox accepts (Linux `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -109,6 +109,7 @@ pub struct PathSandbox {
     read_only: Vec<PathBuf>,
     blocked_ids: Vec<FileId>,
     read_only_ids: Vec<FileId>,
+    kept: Vec<PathBuf>,
     blocked_at_start: Vec<(PathBuf, FileId)>,
     home: Option<PathBuf>,
 }
@@ -150,6 +151,7 @@ impl PathSandbox {
             read_only: Vec::new(),
             blocked_ids: Vec::new(),
             read_only_ids: Vec::new(),
+            kept: Vec::new(),
             blocked_at_start: Vec::new(),
             home,
         };
@@ -197,6 +199,9 @@ impl PathSandbox {
                     sandbox.read_only.push(path);
                 }
             }
+            sandbox
+                .kept
+                .extend(CONFIG_NAMES.iter().map(|name| root.join(name)));
         }
         sandbox.blocked_ids = ids_of(&sandbox.blocked);
         sandbox.read_only_ids = ids_of(&sandbox.read_only);
@@ -221,14 +226,52 @@ impl PathSandbox {
     }
 
     /// The paths that tools and commands may read but not change: each root's `.git` (with
-    /// a worktree's git directories) and `.ybs`.
+    /// a worktree's git directories), `.ybs`, `.ybs.json` and what [`Self::protect`] added.
     pub fn read_only(&self) -> &[PathBuf] {
         &self.read_only
+    }
+
+    /// The read-only paths that commands may not create either (ybs's configuration, the
+    /// chat file being answered, external tools' programs): [`crate::shell`] removes what a
+    /// command created under these names.
+    pub fn kept_from_commands(&self) -> &[PathBuf] {
+        &self.kept
+    }
+
+    /// Makes `path` read-only for the tools and commands, whether or not it exists yet, like
+    /// `.ybs.json`: for the chat file being answered and the programs of external tools.
+    /// A path outside every root is read-only anyway and is left alone.
+    pub fn protect(&mut self, path: &Path) {
+        let Ok(resolved) = resolve_physical(path) else {
+            return;
+        };
+        if self.root_of(&resolved).is_none() || self.read_only.contains(&resolved) {
+            return;
+        }
+        self.read_only.push(resolved.clone());
+        self.kept.push(resolved);
+        self.read_only_ids = ids_of(&self.read_only);
     }
 
     /// Whether `id` is the identity a blocked path had when the sandbox was built.
     pub fn is_blocked_id(&self, id: FileId) -> bool {
         self.blocked_ids.binary_search(&id).is_ok()
+    }
+
+    /// Whether some blocked path ends in `name` (compared as bytes): a cheap first test, for
+    /// an entry whose directory already passed, before [`is_blocked`](Self::is_blocked)
+    /// compares paths component by component.
+    pub fn may_block_name(&self, name: &std::ffi::OsStr) -> bool {
+        use std::os::unix::ffi::OsStrExt;
+        self.blocked
+            .iter()
+            .any(|b| b.as_os_str().as_bytes().ends_with(name.as_bytes()))
+    }
+
+    /// Whether some blocked path had inode `ino` (on any device) when the sandbox was built:
+    /// a cheap first test before [`is_blocked_id`](Self::is_blocked_id) needs a `stat`.
+    pub fn may_be_blocked_ino(&self, ino: u64) -> bool {
+        self.blocked_ids.iter().any(|id| id.ino == ino)
     }
 
     /// Whether `id` is the identity a read-only path had when the sandbox was built.

@@ -38,7 +38,26 @@ pub const CREDENTIAL_PATHS: [&str; 19] = [
 ];
 
 /// Names inside each root that are read-only for the tools and the shell.
-pub const READ_ONLY_NAMES: [&str; 2] = [".git", ".ybs"];
+pub const READ_ONLY_NAMES: [&str; 3] = [".git", ".ybs", ".ybs.json"];
+
+/// The names of [`READ_ONLY_NAMES`] that ybs reads as its configuration: a command may not
+/// create them either (a mount cannot cover a path that does not exist, so what a command
+/// created under these names is removed when it ends).
+pub const CONFIG_NAMES: [&str; 2] = [".ybs", ".ybs.json"];
+
+/// Whether ybs reads `path` as configuration or instructions that can run programs when it
+/// starts or answers a chat: a `.ybs.json`, anything under a `.ybs` directory, a `.chat` file,
+/// a `.tool.json` sidecar. Writing one always asks, and its preview is shown whole.
+pub fn is_configuration(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    name == ".ybs.json"
+        || name.ends_with(".chat")
+        || name.ends_with(".tool.json")
+        || path.components().any(|c| c.as_os_str() == ".ybs")
+}
 
 /// The identity of a file: its device and inode, stable across renames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,6 +164,7 @@ mod tests {
             vec![
                 wt.join(".git"),
                 wt.join(".ybs"),
+                wt.join(".ybs.json"),
                 main_git.clone(),
                 main_git.join("worktrees/wt"),
             ]

@@ -84,6 +84,12 @@ pub struct Reader<'a> {
     sandbox: &'a PathSandbox,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     roots: Vec<(PathBuf, OwnedFd)>,
+    /// The directory of the last file read, as the walk from its root opened and checked it:
+    /// the files of one directory (which a search reads one after another) are opened
+    /// relative to it, one `openat` each, instead of walking from the root again. The
+    /// descriptor holds the directory itself, so a rename or a swap of its path afterwards
+    /// cannot redirect the opens through it.
+    last_parent: Option<(PathBuf, OwnedFd)>,
 }
 
 impl<'a> Reader<'a> {
@@ -92,6 +98,7 @@ impl<'a> Reader<'a> {
         Reader {
             sandbox,
             roots: Vec::new(),
+            last_parent: None,
         }
     }
 
@@ -156,9 +163,22 @@ impl<'a> Reader<'a> {
             create: false,
             write: false,
         };
-        let (parent, name) = walk.parent(&self.roots[index].1, root)?;
-        let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty())
-            .map_err(|e| errno_error(e, &shown()))?;
+        let cached = match (&self.last_parent, resolved.parent(), resolved.file_name()) {
+            (Some((dir, fd)), Some(parent), Some(name)) if dir == parent && parent != root => {
+                Some((fd, name))
+            }
+            _ => None,
+        };
+        let fd = match cached {
+            Some((parent, name)) => rustix::fs::openat(parent, name, READ_FLAGS, Mode::empty()),
+            None => {
+                let (parent, name) = walk.parent(&self.roots[index].1, root)?;
+                let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty());
+                self.last_parent = resolved.parent().map(|dir| (dir.to_path_buf(), parent));
+                fd
+            }
+        }
+        .map_err(|e| errno_error(e, &shown()))?;
         walk.check_fd(&fd)?;
         Ok(fd)
     }

@@ -516,7 +516,7 @@ fn anchored_mode_through_the_buffer() {
     let err = apply_response(DiffMode::Anchored, &[overlap], &lookup).unwrap_err();
     assert_eq!(
         err.errors,
-        vec!["edit_file a.txt: changes 1 and 2 overlap (lines 1-3 and 2-2)"]
+        vec!["edit_file a.txt: change 1: regions overlap (lines 1-3 and 2-2) (start: \"beta\")"]
     );
 }
 
@@ -567,10 +567,7 @@ fn empty_old_string_fills_an_empty_file_only() {
     .unwrap_err();
     assert_eq!(
         err.errors,
-        vec![
-            "edit_file a.txt (base=context): old_string is empty, which is only allowed on an empty file; \
-             quote the text to replace"
-        ]
+        vec!["edit_file a.txt (base=context): old_string is empty but file has content"]
     );
 }
 

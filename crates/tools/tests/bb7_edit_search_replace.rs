@@ -495,10 +495,7 @@ fn empty_old_string_only_on_empty_file() {
     assert_eq!((r.content.as_str(), r.pass), ("hello\n", None));
     let e = apply_search_replace("x\n", &SearchReplace::new("", "hello\n")).unwrap_err();
     assert_eq!(e, SearchReplaceError::EmptyOldString);
-    assert_eq!(
-        e.to_string(),
-        "old_string is empty, which is only allowed on an empty file; quote the text to replace"
-    );
+    assert_eq!(e.to_string(), "old_string is empty but file has content");
 }
 
 #[test]

@@ -197,6 +197,118 @@ fn edit_file_keeps_crlf_line_endings() {
 }
 
 #[test]
+fn edit_file_applies_a_list_of_edits_in_order() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.root.join("m.rs"),
+        "fn a() {\n    one();\n}\n\nfn b() {\n    two();\n    two();\n}\n",
+    )
+    .unwrap();
+    let result = f
+        .call(
+            "edit_file",
+            json!({"path": "m.rs", "edits": [
+                {"old_text": "fn a()", "new_text": "fn first()"},
+                // Quoted with too much indentation: matched, and the new text re-indented.
+                {"old_text": "        one();", "new_text": "        uno();\n        una();"},
+                {"old_text": "two();", "new_text": "dos();", "replace_all": true},
+                // Sees the result of the first edit.
+                {"old_text": "fn first() {", "new_text": "pub fn first() {"}
+            ]}),
+        )
+        .unwrap();
+    assert_eq!(
+        result,
+        json!({"success": true, "replacements": 5, "error": null})
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("m.rs")).unwrap(),
+        "pub fn first() {\n    uno();\n    una();\n}\n\nfn b() {\n    dos();\n    dos();\n}\n"
+    );
+}
+
+#[test]
+fn edit_file_tolerates_trailing_whitespace_and_indentation_drift() {
+    let f = Fixture::new();
+    std::fs::write(
+        f.root.join("t.py"),
+        "def f():\n        x = 1   \n        return x\n",
+    )
+    .unwrap();
+    f.call(
+        "edit_file",
+        json!({"path": "t.py", "old_text": "    x = 1\n    return x", "new_text": "    x = 2\n    return x"}),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("t.py")).unwrap(),
+        "def f():\n        x = 2\n        return x\n"
+    );
+}
+
+#[test]
+fn edit_file_list_is_all_or_nothing() {
+    let f = Fixture::new();
+    let before = std::fs::read_to_string(f.root.join("a.txt")).unwrap();
+    assert_eq!(
+        f.err(
+            "edit_file",
+            json!({"path": "a.txt", "edits": [
+                {"old_text": "alpha", "new_text": "ALPHA"},
+                {"old_text": "delta", "new_text": "DELTA"}
+            ]})
+        ),
+        "edit 2 of 2: old_text was not found in `a.txt`; read the file again and copy the exact text to replace (after the edits before it); no edit was applied, the file is unchanged"
+    );
+    std::fs::write(f.root.join("dup.txt"), "x\nx\n").unwrap();
+    assert_eq!(
+        f.err(
+            "edit_file",
+            json!({"path": "dup.txt", "edits": [
+                {"old_text": "x", "new_text": "y", "replace_all": false},
+                {"old_text": "q", "new_text": "r"}
+            ]})
+        ),
+        "edit 1 of 2: old_text is not unique in `dup.txt`: it matches 2 times (lines 1, 2); include more surrounding lines to make it unique, or set replace_all to true; no edit was applied, the file is unchanged"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("a.txt")).unwrap(),
+        before
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("dup.txt")).unwrap(),
+        "x\nx\n"
+    );
+}
+
+#[test]
+fn edit_file_argument_errors() {
+    let f = Fixture::new();
+    assert_eq!(
+        f.err(
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "alpha", "new_text": "A", "edits": [{"old_text": "b", "new_text": "c"}]})
+        ),
+        "invalid arguments for `edit_file`: give either `edits` or `old_text`/`new_text`, not both"
+    );
+    assert_eq!(
+        f.err("edit_file", json!({"path": "a.txt", "edits": []})),
+        "invalid arguments for `edit_file`: `edits` is empty; give at least one {old_text, new_text}"
+    );
+    assert_eq!(
+        f.err(
+            "edit_file",
+            json!({"path": "a.txt", "edits": [{"old_text": "alpha"}]})
+        ),
+        "invalid arguments for `edit_file`: edits[0]: missing required argument `new_text`"
+    );
+    assert_eq!(
+        f.err("edit_file", json!({"path": "a.txt", "new_text": "x"})),
+        "invalid arguments for `edit_file`: missing required argument `old_text`"
+    );
+}
+
+#[test]
 fn list_files_globs_sorted_respecting_gitignore() {
     let f = Fixture::new();
     std::fs::write(f.root.join(".gitignore"), "target/\n*.log\n").unwrap();

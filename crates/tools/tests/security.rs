@@ -7,6 +7,8 @@
 mod common;
 #[path = "security/escapes.rs"]
 mod escapes;
+#[path = "security/limits.rs"]
+mod limits;
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};

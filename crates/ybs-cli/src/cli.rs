@@ -44,6 +44,19 @@ pub struct GlobalOptions {
     /// Show tool calls without executing them
     #[arg(long, global = true)]
     pub dry_run: bool,
+    /// Trust this project's settings and chat files for this run (see `ybs trust`)
+    #[arg(long, global = true)]
+    pub trust_project: bool,
+    /// How hard a reasoning model thinks: minimal, low, medium, high (llm.reasoning_effort)
+    #[arg(long, value_name = "LEVEL", global = true, value_parser = ["minimal", "low", "medium", "high"])]
+    pub reasoning_effort: Option<String>,
+    /// What runs without asking: ask, auto-edit (edits inside the project), full-auto
+    /// (everything, still sandboxed) (safety.approval)
+    #[arg(long, value_name = "MODE", global = true, value_parser = ["ask", "auto-edit", "full-auto"])]
+    pub approval: Option<String>,
+    /// Start in plan mode: the model only reads and proposes a plan to approve
+    #[arg(long, global = true)]
+    pub plan: bool,
     /// Attach an image to the (first) message; repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
@@ -58,6 +71,8 @@ impl GlobalOptions {
             provider: self.provider.clone(),
             endpoint: self.endpoint.clone(),
             no_sandbox: self.no_sandbox,
+            reasoning_effort: self.reasoning_effort.clone(),
+            approval: self.approval.clone(),
         }
     }
 }
@@ -80,6 +95,15 @@ pub enum Command {
         output_last_message: Option<PathBuf>,
     },
     /// Answer from a .chat file and append the reply to it
+    #[command(
+        long_about = "Answer from a .chat file and append the reply to it. The question (if \
+                      given) and the reply are written together once the model has replied; a \
+                      failed turn leaves the file as it was, and `ybs undo` takes a turn back. \
+                      Only the tools named on `tool:` lines (or offered by `mcp:` servers) are \
+                      offered to the model: with no `tool:` line, no tools are offered. \
+                      --model, --provider and --endpoint win over the chat's model:, backend: \
+                      and endpoint: lines."
+    )]
     Ask {
         /// The chat file
         #[arg(long, value_name = "FILE")]
@@ -96,8 +120,12 @@ pub enum Command {
         #[command(subcommand)]
         action: ChatAction,
     },
-    /// List the tools the model would see, with their source
-    Tools,
+    /// List the tools the model would see, with their source (MCP servers are not started)
+    Tools {
+        /// Start the configured MCP servers to list their tools too
+        #[arg(long)]
+        connect: bool,
+    },
     /// Run one tool directly and print its JSON result
     Tool {
         /// The tool's name
@@ -153,6 +181,24 @@ pub enum Command {
     },
     /// Print the effective configuration, each value with its source
     Config,
+    /// Trust this project's settings, or a chat file's directives, as they are now
+    #[command(
+        long_about = "Trust this project's settings, or a chat file's directives, as they are \
+                      now.\n\nA project's .ybs.json is input, not configuration you chose: its \
+                      settings that run programs (MCP servers, external tools), send data or a \
+                      key somewhere (llm.provider, llm.endpoint, an MCP server's url or headers) \
+                      or weaken safety (the sandbox, confirmations, shell_env, limits, blocked \
+                      paths) are ignored until you trust them. So are a chat file's endpoint, \
+                      backend and mcp lines for `ybs ask`. This command prints those settings and \
+                      remembers that you trust them, in $XDG_DATA_HOME/ybs/trust.json (default \
+                      ~/.local/share), by the file's real path and a digest of the settings: when \
+                      they change, they are ignored again until you trust them again. \
+                      --trust-project trusts them for one run without remembering."
+    )]
+    Trust {
+        /// A chat file to trust instead of the project's settings
+        chat: Option<PathBuf>,
+    },
     /// Print a shell completion script
     Completions {
         /// The shell
@@ -167,12 +213,13 @@ impl Command {
             Command::Exec { .. } => "exec",
             Command::Ask { .. } => "ask",
             Command::Chat { .. } => "chat",
-            Command::Tools => "tools",
+            Command::Tools { .. } => "tools",
             Command::Tool { .. } => "tool",
             Command::Undo { .. } => "undo",
             Command::Acp => "acp",
             Command::McpServer { .. } => "mcp-server",
             Command::Config => "config",
+            Command::Trust { .. } => "trust",
             Command::Completions { .. } => "completions",
         }
     }
@@ -236,6 +283,10 @@ mod tests {
                 endpoint: Some("http://h".into()),
                 no_sandbox: true,
                 dry_run: true,
+                trust_project: false,
+                reasoning_effort: None,
+                approval: None,
+                plan: false,
                 images: Vec::new(),
             }
         );
@@ -311,7 +362,16 @@ mod tests {
                 yes: true
             })
         );
-        assert_eq!(parse(&["tools"])?.command, Some(Command::Tools));
+        assert_eq!(
+            parse(&["tools"])?.command,
+            Some(Command::Tools { connect: false })
+        );
+        assert_eq!(
+            parse(&["trust", "a.chat"])?.command,
+            Some(Command::Trust {
+                chat: Some("a.chat".into())
+            })
+        );
         assert_eq!(
             parse(&["tool", "read_file", "{\"path\":\"a\"}"])?.command,
             Some(Command::Tool {

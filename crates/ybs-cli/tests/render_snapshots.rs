@@ -91,7 +91,7 @@ fn scripted_turn(options: RenderOptions) -> String {
         cost: Some(0.0121),
         ..Usage::default()
     };
-    lines.extend(renderer.usage(&turn, &session));
+    lines.extend(renderer.usage(&turn, &session, Some((41_000, 200_000))));
     // Make escapes visible in the snapshot file.
     lines.join("\n").replace('\x1b', "␛")
 }

@@ -19,6 +19,7 @@ M.CANCEL = "Cancel"
 M.REJECT = "Reject"
 M.KEEP = "Keep"
 M.THROUGH_LINK = "Write through the link"
+M.OVERWRITE_LOCAL = "Overwrite the local changes"
 
 --- Whether a file has output that differs from what it would replace.
 local function pending_output(file)
@@ -43,6 +44,38 @@ local function may_write_buffer(dest, cb)
       notify.info("Apply cancelled")
     end
     cb(choice == M.REPLACE)
+  end)
+end
+
+-- Whether the saved local file `path` (a context file) differs from its context snapshot: the
+-- user edited it (~ or ~M) or it changed on disk since it was added. Unsaved buffer changes are
+-- asked about on their own.
+local function changed_locally(path)
+  local file = common.file_entry(path)
+  if not file or not file.in_context or file.context_content == nil then
+    return false
+  end
+  local abs = absolute(path)
+  local disk = io.open(abs, "rb")
+  if not disk then
+    return false
+  end
+  local text = disk:read("*a")
+  disk:close()
+  return text ~= file.context_content
+end
+
+-- cb(true) when the saved local changes of `path` (if any) may be overwritten.
+local function may_overwrite_local(path, cb)
+  if writeback.unsaved(absolute(path)) or not changed_locally(path) then
+    return cb(true)
+  end
+  local prompt = "BB-7: " .. path .. " changed locally since it was added to the context (update it with u to keep both)."
+  vim.ui.select({ M.OVERWRITE_LOCAL, M.CANCEL }, { prompt = prompt }, function(choice)
+    if choice ~= M.OVERWRITE_LOCAL then
+      notify.info("Apply cancelled")
+    end
+    cb(choice == M.OVERWRITE_LOCAL)
   end)
 end
 
@@ -169,14 +202,19 @@ function M.apply(path, cb)
     if not ok then
       return done(cb, false)
     end
-    apply_to(path, path, report(path, path, cb))
+    may_overwrite_local(path, function(overwrite)
+      if not overwrite then
+        return done(cb, false)
+      end
+      apply_to(path, path, report(path, path, cb))
+    end)
   end)
 end
 
 --- Applies every pending output except `!A` ones and files with unsaved buffer changes, which
 --- are counted and named.
 function M.apply_all(cb)
-  local todo, conflicts, unsaved, linked = {}, {}, {}, {}
+  local todo, conflicts, unsaved, linked, changed = {}, {}, {}, {}, {}
   for _, file in ipairs(state.data.files) do
     if pending_output(file) then
       if file.status == "!A" then
@@ -185,6 +223,8 @@ function M.apply_all(cb)
         table.insert(linked, file.path)
       elseif writeback.unsaved(absolute(file.path)) then
         table.insert(unsaved, file.path)
+      elseif changed_locally(file.path) then
+        table.insert(changed, file.path)
       else
         table.insert(todo, file.path)
       end
@@ -196,11 +236,14 @@ function M.apply_all(cb)
   if #unsaved > 0 then
     notify.warn(string.format("Skipped %d file%s with unsaved changes: %s", #unsaved, #unsaved == 1 and "" or "s", table.concat(unsaved, ", ")))
   end
+  if #changed > 0 then
+    notify.warn(string.format("Skipped %d file%s changed locally since added: %s; apply each with its own key", #changed, #changed == 1 and "" or "s", table.concat(changed, ", ")))
+  end
   if #linked > 0 then
     notify.warn(string.format("Skipped %d file%s linked outside the project: %s; apply each with its own key", #linked, #linked == 1 and "" or "s", table.concat(linked, ", ")))
   end
   if #todo == 0 then
-    if #conflicts == 0 and #unsaved == 0 and #linked == 0 then
+    if #conflicts == 0 and #unsaved == 0 and #linked == 0 and #changed == 0 then
       notify.warn("No output to apply")
     end
     return done(cb, false)

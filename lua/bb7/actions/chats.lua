@@ -42,10 +42,14 @@ function M.select_chat(id, cb)
   end)
 end
 
+--- A new chat, with the model in use (as the first plugin did), in the shown store.
 function M.new_chat(name, cb)
   local fields = scoped()
   if name and name ~= "" then
     fields.name = name
+  end
+  if state.data.model and state.data.model ~= "" then
+    fields.model = state.data.model
   end
   session.request("chat_new", fields, function(reply)
     if reply.type == "error" then
@@ -129,6 +133,18 @@ function M.search(query, cb)
       return done(cb, nil)
     end
     done(cb, reply.results or {})
+  end)
+end
+
+--- Removes the lock another bb7 process holds on chat `id` (of the shown store).
+function M.force_unlock(id, cb)
+  session.request("chat_force_unlock", scoped({ id = id }), function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("unlock the chat", reply.message)
+      return done(cb, false)
+    end
+    notify.info("Chat unlocked")
+    M.refresh_chats(cb)
   end)
 end
 

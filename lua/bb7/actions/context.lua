@@ -97,10 +97,21 @@ function M.remove(path, opts, cb)
 end
 
 --- Re-snapshots a context file from its local content.
-function M.update(path, cb)
+--- Updates the context snapshot of `path` from the local file (its buffer when loaded).
+--- Refuses when the snapshot already equals it ("Already in sync"). `opts.quiet` (the watched
+--- buffers) leaves out the "Already in sync" warning.
+function M.update(path, cb, opts)
+  opts = opts or {}
   local content = status.local_content(status.absolute(state.data.root, path))
   if content == nil then
     notify.error("Cannot read file " .. path)
+    return done(cb, false)
+  end
+  local file = common.file_entry(path)
+  if file and file.context_content ~= nil and file.context_content == content then
+    if not opts.quiet then
+      notify.info("Already in sync: " .. path)
+    end
     return done(cb, false)
   end
   session.request("context_update", { path = path, content = content }, function(reply)
@@ -112,10 +123,48 @@ function M.update(path, cb)
       end
       return done(cb, false)
     end
-    notify.info("Updated " .. path)
+    notify.info((opts.quiet and "Re-synced " or "Updated ") .. path)
     sync.load_chat()
     done(cb, true)
   end)
+end
+
+--- Updates every whole context file whose local text differs from its snapshot (`U`).
+function M.update_all(cb)
+  local todo = {}
+  local buffers = status.loaded_buffers()
+  for _, file in ipairs(state.data.files) do
+    if file.in_context and not file.start_line and file.context_content ~= nil then
+      local text = status.local_content(status.absolute(state.data.root, file.path), buffers)
+      if text ~= nil and text ~= file.context_content then
+        table.insert(todo, { path = file.path, content = text })
+      end
+    end
+  end
+  if #todo == 0 then
+    notify.info("All context files are in sync")
+    return done(cb, false)
+  end
+  local updated, failed = 0, {}
+  local function step(i)
+    if i > #todo then
+      if #failed > 0 then
+        notify.error("Failed to update " .. table.concat(failed, "; "))
+      end
+      notify.info(string.format("Updated %d file%s", updated, updated == 1 and "" or "s"))
+      sync.load_chat()
+      return done(cb, #failed == 0)
+    end
+    session.request("context_update", { path = todo[i].path, content = todo[i].content }, function(reply)
+      if reply.type == "error" then
+        table.insert(failed, todo[i].path .. ": " .. tostring(reply.message))
+      else
+        updated = updated + 1
+      end
+      step(i + 1)
+    end)
+  end
+  step(1)
 end
 
 function M.set_readonly(path, readonly, cb)
@@ -143,8 +192,16 @@ function M.show_diff(path)
   require("bb7.ui.preview").show_diff(path, file.context_content or "", file.output_content or "")
 end
 
---- `:BB7DiffLocal`: the local file and the output side by side in a new tab, native diff mode.
---- Closing the tab tells the daemon (`diff_local_done`).
+local OUTCOME = {
+  full = "Applied %s in full",
+  partial = "Applied part of %s (the rest of the output stays)",
+  none = "Took nothing from the output of %s",
+}
+
+--- `:BB7DiffLocal`: the local file and the output side by side in a new tab, native diff mode
+--- (`dp` on the output side or `do` on the local side takes a hunk). The output side is
+--- read-only. Closing the tab writes the local buffer when it changed, then tells the daemon
+--- (`diff_local_done`), which records a full or partial apply; the outcome is reported.
 function M.diff_local(path, cb)
   session.request("get_diff_paths", { path = path }, function(reply)
     if reply.type ~= "diff_paths" then
@@ -156,19 +213,41 @@ function M.diff_local(path, cb)
       return done(cb, false)
     end
     vim.cmd("tabnew " .. vim.fn.fnameescape(reply.local_path))
+    local local_buf = vim.api.nvim_get_current_buf()
     vim.cmd("diffthis")
     vim.cmd("vertical rightbelow diffsplit " .. vim.fn.fnameescape(reply.output_path))
+    local output_buf = vim.api.nvim_get_current_buf()
+    vim.bo[output_buf].modifiable = false
+    vim.bo[output_buf].readonly = true
+    vim.cmd("wincmd p")
     local tab = vim.api.nvim_get_current_tabpage()
     local group = vim.api.nvim_create_augroup("bb7-diff-local-" .. tostring(tab), { clear = true })
     vim.api.nvim_create_autocmd("TabClosed", {
       group = group,
       callback = function()
-        if not vim.api.nvim_tabpage_is_valid(tab) then
-          vim.api.nvim_del_augroup_by_id(group)
-          session.request("diff_local_done", { path = path }, function()
-            sync.refresh_files()
-          end)
+        if vim.api.nvim_tabpage_is_valid(tab) then
+          return
         end
+        vim.api.nvim_del_augroup_by_id(group)
+        if vim.api.nvim_buf_is_valid(local_buf) and vim.bo[local_buf].modified then
+          local ok, err = pcall(vim.api.nvim_buf_call, local_buf, function()
+            vim.cmd("silent keepalt write")
+          end)
+          if not ok then
+            notify.error("Cannot write " .. path .. ": " .. tostring(err))
+          end
+        end
+        if vim.api.nvim_buf_is_valid(output_buf) then
+          pcall(vim.api.nvim_buf_delete, output_buf, { force = true })
+        end
+        session.request("diff_local_done", { path = path }, function(result)
+          if result.type == "error" then
+            notify.daemon_error("record the diff of " .. path, result.message)
+          elseif OUTCOME[result.outcome] then
+            notify.info(string.format(OUTCOME[result.outcome], path))
+          end
+          sync.load_chat()
+        end)
       end,
     })
     done(cb, true)

@@ -11,6 +11,10 @@ local sync = require("bb7.actions.sync")
 local M = {}
 local done = common.done
 
+--- Saves the input's text as the active chat's draft. While a send streams the daemon refuses
+--- `save_draft` ("Another request is already in progress"): the text is kept here and saved
+--- when the reply ends, before the chat is loaded again, so the draft the reload brings back is
+--- the one typed last (never the message just sent, never nothing over text typed meanwhile).
 function M.save_draft(text, cb)
   if not state.data.active_id then
     return done(cb, false)
@@ -18,9 +22,54 @@ function M.save_draft(text, cb)
   if state.data.chat then
     state.data.chat.draft = text
   end
+  if state.data.stream then
+    state.data.pending_draft = { chat_id = state.data.active_id, text = text }
+    return done(cb, true)
+  end
   session.request("save_draft", { draft = text }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("save the draft", reply.message)
+    end
     done(cb, reply.type ~= "error")
   end)
+end
+
+-- Saves the draft kept while a send streamed (M.save_draft), then calls cb().
+local function flush_draft(cb)
+  local pending = state.data.pending_draft
+  state.data.pending_draft = nil
+  if not pending or pending.chat_id ~= state.data.active_id then
+    return cb()
+  end
+  session.request("save_draft", { draft = pending.text }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("save the draft", reply.message)
+    end
+    cb()
+  end)
+end
+
+-- After a send the daemon refused before recording it (no model, an instruction error...):
+-- the message is not in the chat, so it goes back into the input unless something was typed.
+local function keep_unsent(content)
+  local chat = state.data.chat
+  if not chat then
+    return
+  end
+  for i = #(chat.messages or {}), 1, -1 do
+    local message = chat.messages[i]
+    if message.role == "user" then
+      if failed.text_of(message) == content then
+        return
+      end
+      break
+    end
+  end
+  if (chat.draft or "") == "" then
+    M.save_draft(content, function()
+      state.emit("chat")
+    end)
+  end
 end
 
 local function stream(content, retry_context, cb)
@@ -46,7 +95,7 @@ local function stream(content, retry_context, cb)
       state.data.last_usage = msg.usage
       state.data.trimmed = tonumber(msg.trimmed) or 0
     elseif msg.type == "diff_error" then
-      state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {} }
+      state.data.diff_error = { errors = msg.errors or {}, tool_calls = msg.tool_calls or {}, chat_id = state.data.active_id }
       state.data.last_usage = msg.usage
     end
     msg.cancelled = (running and running.cancelled) or msg.message == failed.ABORTED
@@ -55,8 +104,14 @@ local function stream(content, retry_context, cb)
       notify.daemon_error("send", failed.parse(msg.message) and failed.display(msg.message) or msg.message)
     end
     if started then
-      sync.load_chat()
-      sync.refresh_balance()
+      flush_draft(function()
+        sync.load_chat(function(ok)
+          if ok and msg.type == "error" then
+            keep_unsent(content)
+          end
+        end)
+        sync.refresh_balance()
+      end)
     end
     done(cb, msg)
   end, true)
@@ -84,6 +139,13 @@ function M.send(content, retry_context, cb)
     notify.warn("Nothing to send")
     return done(cb, false)
   end
+  local instructions_error = require("bb7.instructions").error(state.data.chat)
+  if instructions_error then
+    -- blocked until fixed; the chat is read again so a fixed file lets the next send go
+    notify.warn("Fix the project instructions before sending: " .. instructions_error)
+    sync.load_chat()
+    return done(cb, false)
+  end
   local reask = state.data.reask
   if not reask or reask.chat_id ~= state.data.active_id then
     state.data.reask = nil
@@ -100,6 +162,7 @@ function M.send(content, retry_context, cb)
   state.data.stream = { pending = true, cancelled = false }
   session.request(action, fields, function(reply)
     state.data.stream = nil
+    state.data.pending_draft = nil
     if reply.type == "error" then
       notify.daemon_error("remove the failed message", reply.message)
       -- the input was cleared for the send: give the text back as the draft
@@ -118,6 +181,9 @@ function M.cancel(cb)
     notify.info("Re-ask cancelled")
     return done(cb, true)
   end
+  if not running and state.data.diff_error then
+    return M.abort_retry(cb)
+  end
   if not running or running.pending then
     notify.warn("Nothing to cancel")
     return done(cb, false)
@@ -126,9 +192,51 @@ function M.cancel(cb)
   session.request("cancel", { target_request_id = running.id }, function(reply)
     if reply.type == "error" then
       notify.daemon_error("cancel", reply.message)
+      if state.data.stream == running then
+        -- the daemon runs no such send: its end was lost, so end it here (or nothing could be
+        -- sent again until Neovim restarts)
+        if session.client then
+          session.client:forget(running.id)
+        end
+        state.data.stream = nil
+        state.emit("stream_end", { id = running.id, type = "error", message = reply.message, cancelled = true })
+        flush_draft(function()
+          sync.load_chat()
+        end)
+      end
       return done(cb, false)
     end
     done(cb, true)
+  end)
+end
+
+--- The `retry_context` a send carries after a `diff_error` (the errors and the failed calls),
+--- or nil. Any send does, as in the first plugin, until the retry is aborted.
+function M.retry_context()
+  local diff = state.data.diff_error
+  if not diff then
+    return nil
+  end
+  return { errors = diff.errors, tool_calls = diff.tool_calls }
+end
+
+--- Drops the pending retry after a `diff_error` (the first plugin's <C-x>): the chat records
+--- "File changes failed to apply." and the next send goes without the failed edits.
+function M.abort_retry(cb)
+  if not state.data.diff_error then
+    notify.warn("No retry to abort")
+    return done(cb, false)
+  end
+  state.data.diff_error = nil
+  state.emit("retry_aborted")
+  session.request("add_system_message", { message = "File changes failed to apply." }, function(reply)
+    if reply.type == "error" then
+      notify.daemon_error("record the aborted retry", reply.message)
+    end
+    notify.info("Retry aborted")
+    sync.load_chat(function(ok)
+      done(cb, ok)
+    end)
   end)
 end
 
@@ -164,7 +272,9 @@ function M.fork(index, cb)
   if not user_message(index) then
     return done(cb, false)
   end
-  session.request("fork_chat", { chat_id = state.data.active_id, fork_message_index = index }, function(reply)
+  local fields = common.active_store({ chat_id = state.data.active_id, fork_message_index = index })
+  common.show_active_store()
+  session.request("fork_chat", fields, function(reply)
     if reply.type ~= "fork_result" then
       notify.daemon_error("fork the chat", reply.message)
       return done(cb, false)

@@ -111,6 +111,10 @@ function M.load_chat(cb)
     end
     state.data.chat = reply
     state.data.active_id = reply.id
+    if state.data.diff_error and state.data.diff_error.chat_id ~= reply.id then
+      -- a pending retry belongs to the chat whose edits failed
+      state.data.diff_error = nil
+    end
     if reply.model and reply.model ~= "" then
       state.data.model = reply.model
     end

@@ -5,6 +5,8 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("bb7-chats")
 M.rows = {} -- row (1-based) -> chat
+-- after the name of a chat another bb7 process holds (the first plugin's ⊘)
+M.LOCKED = "  ⊘ locked"
 
 function M.buf()
   return buffers.get("chats")
@@ -16,7 +18,8 @@ function M.lines(chats, active_id)
   for _, chat in ipairs(chats) do
     local mark = chat.id == active_id and "▶" or " "
     local pin = chat.pinned and "★" or " "
-    table.insert(lines, string.format("%s%s %s", mark, pin, chat.name or chat.id))
+    local lock = chat.locked and M.LOCKED or ""
+    table.insert(lines, string.format("%s%s %s%s", mark, pin, chat.name or chat.id, lock))
   end
   if #lines == 0 then
     lines = { "  No chats yet: press n" }
@@ -33,6 +36,10 @@ function M.render(chats, active_id)
     M.rows[row] = chat
     if chat.pinned then
       vim.api.nvim_buf_set_extmark(buf, ns, row - 1, 0, { end_col = #"▶" + #"★" + 1, hl_group = "BB7Pinned" })
+    end
+    if chat.locked then
+      local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1] or ""
+      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, #line - #M.LOCKED, { end_col = #line, hl_group = "BB7Locked" })
     end
   end
 end

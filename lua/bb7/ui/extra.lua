@@ -87,11 +87,25 @@ function M.extend(handlers, ui)
     if not index then
       notify.warn("Cursor is not on a failed message")
     end
-    if text then
+    if not text then
+      return
+    end
+    local function take()
       input.set_text(text)
       input.saved = ""
       ui.focus("input")
     end
+    local draft = vim.trim(input.text())
+    if draft == "" or draft == vim.trim(text) then
+      return take()
+    end
+    vim.ui.select({ "Replace the draft", "Cancel" }, { prompt = "BB-7: the input holds a draft." }, function(choice)
+      if choice == "Replace the draft" then
+        take()
+      else
+        state.data.reask = nil
+      end
+    end)
   end
   handlers.preview.delete_failed = function()
     local index = message_index()

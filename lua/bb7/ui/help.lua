@@ -5,6 +5,24 @@ local config = require("bb7.config")
 
 local M = {}
 
+-- What a pane shows that no key says, one line each, under "Notes" in its help.
+M.notes = {
+  global = { 'Layouts: layout = "tab", "float", "left" or "right"; :BB7Split opens the side chat beside the code' },
+  chats = { "⊘ locked: another bb7 process holds the chat; <CR> refuses it, unlock asks, then frees it" },
+  files = { "Auto-preview: the preview shows the file under the cursor (its diff in a diff view); the input or chats bring the chat back" },
+  input = {
+    "Completion (<C-x><C-o>, nvim-cmp, blink.cmp): @file offers project files (taking one adds it), / the commands",
+    "/add /remove /model /effort /new /title /help: a one-line message naming one runs it instead of sending",
+    "The model picker (model key, :BB7Model): / filters, t shows models without tools, f favorite, a detail pane beside",
+    "After failed file edits the input holds a retry: any send carries the errors; cancel aborts it",
+  },
+  preview = {
+    "A spinner under a running reply: Waiting… (nothing yet) or Streaming…, with the time since the send",
+    "⚠ banner at the top: the project instructions do not parse; sending waits until the file is fixed and written",
+    "Closed and reopened, the tab keeps the focused pane, the cursors and this view (file, diff or chat)",
+  },
+}
+
 local TITLES = { chats = "Chats", files = "Files", info = "Info", preview = "Preview", input = "Input", split = "Split", global = "Every pane" }
 
 local function modes(mode)
@@ -39,10 +57,44 @@ function M.lines(pane)
     end
   end
   section(pane, keymaps[pane])
-  if pane ~= "split" then
+  if M.notes[pane] then
+    table.insert(lines, "")
+    table.insert(lines, "Notes")
+    for _, note in ipairs(M.notes[pane]) do
+      table.insert(lines, "  " .. note)
+    end
+  end
+  if pane ~= "split" and pane ~= "review" then
     section("global", keymaps.global)
+    if pane ~= "global" then
+      for _, note in ipairs(M.notes.global) do
+        table.insert(lines, "  " .. note)
+      end
+    end
+    M.commands(lines)
   end
   return lines, keys
+end
+
+--- Appends the `:BB7*` commands with their descriptions (from their definitions) to `lines`.
+function M.commands(lines)
+  local cmds = {}
+  for name, cmd in pairs(vim.api.nvim_get_commands({})) do
+    if name:match("^BB7") then
+      table.insert(cmds, { name, (cmd.definition or ""):gsub("^bb7: ", "") })
+    end
+  end
+  if #cmds == 0 then
+    return
+  end
+  table.sort(cmds, function(a, b)
+    return a[1] < b[1]
+  end)
+  table.insert(lines, "")
+  table.insert(lines, "Commands")
+  for _, cmd in ipairs(cmds) do
+    table.insert(lines, string.format("  :%-20s %s", cmd[1], cmd[2]))
+  end
 end
 
 local ns = vim.api.nvim_create_namespace("bb7-help")

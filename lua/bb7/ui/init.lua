@@ -10,6 +10,9 @@ local keymaps = require("bb7.keymaps")
 local keys = require("bb7.ui.keys")
 local notify = require("bb7.notify")
 local preview = require("bb7.ui.preview")
+local layouts = require("bb7.ui.layouts")
+local restore = require("bb7.ui.restore")
+local spinner = require("bb7.ui.spinner")
 local state = require("bb7.state")
 local statusline = require("bb7.ui.statusline")
 local extra = require("bb7.ui.extra")
@@ -18,7 +21,8 @@ local views = require("bb7.ui.views")
 local M = {}
 
 M.wins = {} -- pane -> window
-M.tab = nil
+M.tab = nil -- the tab the UI is in (its own tab, or the tab of the float or side layout)
+M.mode = "tab" -- the layout of the open UI (bb7.ui.layouts)
 local subscribed = false
 
 local function valid(win)
@@ -26,12 +30,23 @@ local function valid(win)
 end
 
 function M.is_open()
-  return M.tab ~= nil and vim.api.nvim_tabpage_is_valid(M.tab)
+  if M.tab == nil or not vim.api.nvim_tabpage_is_valid(M.tab) then
+    return false
+  end
+  if M.mode == "tab" then
+    return true
+  end
+  for _, win in pairs(M.wins) do
+    if valid(win) then
+      return true
+    end
+  end
+  return false
 end
 
 -- Whether every pane still has its window (the user may have closed one).
 local function complete()
-  for _, pane in ipairs({ "chats", "files", "preview", "input" }) do
+  for _, pane in ipairs(layouts.PANES[M.mode] or layouts.PANES.tab) do
     if not valid(M.wins[pane]) then
       return false
     end
@@ -42,6 +57,7 @@ M.complete = complete
 
 function M.refresh_status()
   statusline.show(M.wins.preview, statusline.text(state.data, preview.rendered))
+  layouts.update(M)
 end
 
 -- Draws the active chat (or the empty state) into the preview. `force` draws even while a
@@ -69,13 +85,47 @@ local function render_chat(force)
       limit = length - fixed
     end
     preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    local banner = preview.rendered and preview.rendered.banner ~= nil
+    if banner and not M.banner_shown and valid(M.wins.preview) then
+      -- the instruction-error banner is at the top: show it when it first appears
+      vim.api.nvim_win_set_cursor(M.wins.preview, { 1, 0 })
+    end
+    M.banner_shown = banner
+    if data.diff_error then
+      -- the failed edits stay listed (with the key to retry) until a send replaces them
+      M.diff_error_notice(data.diff_error.errors)
+    end
   elseif #data.chats == 0 then
     preview.show_empty("No chats yet.\n\nPress n in the chats pane to start one.")
   else
     preview.show_empty("No chat selected.\n\nPick one in the chats pane (<CR>) or press n for a new one.")
   end
   input.restore(data.chat)
+  if data.diff_error and not data.diff_error.prefilled and data.chat then
+    -- once per diff_error: the retry goes with whatever is sent next, so offer a message
+    data.diff_error.prefilled = true
+    if vim.trim(input.text()) == "" then
+      input.set_text(config.options.retry_message)
+    end
+  end
   M.refresh_status()
+end
+
+--- Listens to the state's events (idempotent). Done before a `:BB7Split` send too, so the
+--- preview follows a reply that started before the tab was first opened.
+--- Lists failed file edits under the chat, with the retry key.
+function M.diff_error_notice(errors)
+  preview.stream_notice("error", "File edits failed to apply:")
+  for _, err in ipairs(errors or {}) do
+    preview.stream_notice("error", "  " .. err)
+  end
+  local abort = config.key("input", "cancel") or config.key("global", "cancel")
+  preview.stream_notice("notice", "The retry goes with the next message you send (the input holds one)" .. (abort and ("; " .. abort .. " aborts it.") or "."))
+  local retry = config.key("preview", "retry")
+  if retry then
+    preview.stream_notice("notice", "Press " .. retry .. " here to retry.")
+  end
+  preview.stream_finish()
 end
 
 local function subscribe()
@@ -89,40 +139,55 @@ local function subscribe()
   end)
   state.on("chats", function()
     chats.render(state.data.chats, state.data.active_id)
+    layouts.update(M)
   end)
   state.on("files", function()
     files.render(state.data.files)
+    layouts.update(M)
   end)
   state.on("chat", function()
     chats.render(state.data.chats, state.data.active_id)
     render_chat()
   end)
   state.on("status", M.refresh_status)
+  state.on("retry_aborted", function()
+    -- the prefilled retry message goes with the retry
+    if vim.trim(input.text()) == vim.trim(config.options.retry_message) then
+      input.set_text("")
+      input.save_if_changed(actions.save_draft)
+    end
+  end)
   state.on("stream_start", function(info)
     if preview.mode ~= "chat" then
       render_chat(true)
     end
     preview.stream_start(info.content, info.model)
+    spinner.start(preview.buf(), M.refresh_status)
     M.refresh_status()
   end)
-  state.on("stream", preview.stream_message)
+  state.on("stream", function(msg)
+    preview.stream_message(msg)
+    spinner.receiving()
+  end)
   state.on("stream_end", function(msg)
+    spinner.stop()
     preview.stream_finish()
     if msg.cancelled then
       preview.stream_notice("notice", "Response aborted by user.")
     elseif msg.type == "diff_error" then
-      preview.stream_notice("error", "File edits failed to apply:")
-      for _, err in ipairs(msg.errors or {}) do
-        preview.stream_notice("error", "  " .. err)
-      end
-      preview.stream_notice("notice", "Press r here to retry.")
+      M.diff_error_notice(msg.errors)
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
-      preview.stream_notice("notice", "Press e on it to re-ask, d to delete it.")
+      local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
+      if reask and delete then
+        preview.stream_notice("notice", string.format("Press %s on it to re-ask, %s to delete it.", reask, delete))
+      end
     end
     M.refresh_status()
   end)
 end
+
+M.subscribe = subscribe
 
 -- Key handlers per pane ---------------------------------------------------------------------
 
@@ -150,8 +215,17 @@ local function send()
     if not ok then
       return
     end
-    actions.send(input.text())
-    if state.data.stream then
+    if require("bb7.slash").run(input.text()) then
+      -- a /command ran instead of a send
+      input.set_text("")
+      actions.save_draft("")
+      return
+    end
+    -- after failed file edits, any send carries the retry context (the first plugin's way)
+    local running = state.data.stream
+    actions.send(input.text(), actions.retry_context())
+    -- cleared only when this send started (refused while another reply runs: the text stays)
+    if state.data.stream and state.data.stream ~= running then
       input.set_text("")
       actions.save_draft("")
     end
@@ -172,7 +246,24 @@ end
 M.handlers = {
   chats = {
     select = with_chat_row(function(chat)
+      if chat.locked then
+        local key = config.key("chats", "unlock")
+        notify.warn("Chat is locked by another bb7 process" .. (key and (" (" .. key .. " force-unlocks it)") or ""))
+        return
+      end
       actions.select_chat(chat.id)
+    end),
+    unlock = with_chat_row(function(chat)
+      if not chat.locked then
+        notify.info("Chat is not locked")
+        return
+      end
+      local prompt = "BB-7: force unlock " .. (chat.name or chat.id) .. "? Another bb7 process holds it; both could then write it."
+      vim.ui.select({ "Force unlock", "Cancel" }, { prompt = prompt }, function(choice)
+        if choice == "Force unlock" then
+          actions.force_unlock(chat.id)
+        end
+      end)
     end),
     new = function()
       vim.ui.input({ prompt = "BB-7 new chat name (empty for default): " }, function(name)
@@ -217,15 +308,26 @@ M.handlers = {
     end,
   },
   files = {
-    diff = with_file_row(function(file)
-      actions.show_diff(file.path)
-    end),
+    diff = function()
+      if files.toggle(M.wins.files) then
+        return -- <CR> on a directory opens or closes it
+      end
+      with_file_row(function(file)
+        actions.show_diff(file.path)
+      end)()
+    end,
+    toggle_dir = function()
+      files.toggle(M.wins.files)
+    end,
     remove = with_file_row(function(file)
       actions.remove(file.path, { first = file.start_line, last = file.end_line })
     end),
     update = with_file_row(function(file)
       actions.update(file.path)
     end),
+    update_all = function()
+      actions.update_all()
+    end,
     readonly = with_file_row(function(file)
       actions.set_readonly(file.path, not file.readonly)
     end),
@@ -238,6 +340,9 @@ M.handlers = {
     diff_local = with_file_row(function(file)
       actions.diff_local(file.path)
     end),
+    review = with_file_row(function(file)
+      require("bb7.review").start(file.path)
+    end),
     close = function()
       M.close()
     end,
@@ -247,7 +352,20 @@ M.handlers = {
       actions.cancel()
     end,
     fork = message_action(actions.fork),
-    edit = message_action(actions.edit),
+    edit = message_action(function(index)
+      local chat = state.data.chat
+      local message = chat and chat.messages and chat.messages[index + 1]
+      if not message or message.role ~= "user" then
+        return actions.edit(index) -- says why not
+      end
+      local after = #chat.messages - index - 1
+      local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
+      vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
+        if choice == "Edit (cut the chat here)" then
+          actions.edit(index)
+        end
+      end)
+    end),
     retry = function()
       actions.retry()
     end,
@@ -282,6 +400,9 @@ local function setup_buffers()
   end
   local buf = input.buf()
   vim.bo[buf].filetype = "markdown"
+  require("bb7.complete").attach(buf)
+  require("bb7.complete.cmp").register(buf)
+  require("bb7.complete.blink").register()
   require("bb7.ui.info").attach(buf)
   local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
   vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
@@ -291,13 +412,14 @@ local function setup_buffers()
       input.save_if_changed(actions.save_draft)
     end,
   })
-  local wgroup = vim.api.nvim_create_augroup("bb7-local-files", { clear = true })
-  vim.api.nvim_create_autocmd({ "BufWritePost", "TextChanged", "InsertLeave" }, {
-    group = wgroup,
-    callback = function(ev)
-      if vim.bo[ev.buf].buftype == "" then
-        actions.recompute_statuses()
-      end
+  require("bb7.ui.watch").attach()
+  require("bb7.ui.autopreview").attach(M)
+  require("bb7.instructions").watch()
+  vim.api.nvim_create_autocmd("CursorMoved", {
+    group = group,
+    buffer = chats.buf(),
+    callback = function()
+      layouts.update(M) -- the chats footer's "N of M"
     end,
   })
 end
@@ -316,16 +438,47 @@ local function window_options(win, pane)
   end
 end
 
---- Opens the bb7 tab (or goes to it) and draws every pane from the current state.
-function M.open()
+-- Opens the float or side layout `mode` in the current tab.
+local function open_layout(mode)
+  local bufs = {}
+  for _, pane in ipairs(layouts.PANES[mode]) do
+    bufs[pane] = buffers.get(pane)
+  end
+  if mode == "float" then
+    layouts.open_float(M, bufs)
+  else
+    layouts.open_side(M, bufs, mode)
+  end
+  M.tab = vim.api.nvim_get_current_tabpage()
+  for pane, win in pairs(M.wins) do
+    window_options(win, pane)
+  end
+  if M.wins.info then
+    require("bb7.ui.info").render()
+    actions.refresh_customization()
+  end
+  require("bb7.ui.help").decorate(M.wins)
+  layouts.update(M)
+end
+
+--- Opens the bb7 UI (or goes to it) and draws every pane from the current state. The layout
+--- is the options' (`layout`), or `opts.layout` ("tab", "float", "left", "right").
+function M.open(opts)
+  opts = opts or {}
   subscribe()
   setup_buffers()
-  if M.is_open() and not complete() then
+  local mode = opts.layout or layouts.mode()
+  if M.is_open() and (not complete() or M.mode ~= mode or (mode ~= "tab" and M.tab ~= vim.api.nvim_get_current_tabpage())) then
     M.close()
   end
   if M.is_open() then
     vim.api.nvim_set_current_tabpage(M.tab)
+  elseif mode ~= "tab" then
+    M.mode = mode
+    M.wins = {}
+    open_layout(mode)
   else
+    M.mode = "tab"
     local layout = config.options.layout
     vim.cmd("tabnew")
     M.tab = vim.api.nvim_get_current_tabpage()
@@ -348,7 +501,11 @@ function M.open()
   chats.render(state.data.chats, state.data.active_id)
   files.render(state.data.files)
   render_chat()
-  local focus = state.data.active_id and M.wins.input or M.wins.chats
+  local focus = (state.data.active_id or not M.wins.chats) and M.wins.input or M.wins.chats
+  local pane = restore.apply(M)
+  if pane and valid(M.wins[pane]) then
+    focus = M.wins[pane]
+  end
   if valid(focus) then
     vim.api.nvim_set_current_win(focus)
   end
@@ -360,14 +517,25 @@ function M.close()
     input.save_if_changed(actions.save_draft)
   end
   if M.is_open() then
-    if #vim.api.nvim_list_tabpages() == 1 then
-      vim.cmd("tabnew")
+    restore.capture(M)
+    if M.mode ~= "tab" then
+      if vim.api.nvim_get_current_tabpage() ~= M.tab then
+        vim.api.nvim_set_current_tabpage(M.tab)
+      end
+      layouts.close(M)
+    else
+      if #vim.api.nvim_list_tabpages() == 1 then
+        vim.cmd("tabnew")
+      end
+      local number = vim.api.nvim_tabpage_get_number(M.tab)
+      vim.cmd(number .. "tabclose")
     end
-    local number = vim.api.nvim_tabpage_get_number(M.tab)
-    vim.cmd(number .. "tabclose")
   end
   M.tab = nil
   M.wins = {}
+  require("bb7.ui.watch").detach()
+  require("bb7.ui.autopreview").detach()
+  require("bb7.instructions").unwatch()
 end
 
 --- Focuses one pane ("chats", "files", "preview", "input").

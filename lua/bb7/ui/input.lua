@@ -19,6 +19,17 @@ function M.set_text(text)
   M.saved = text or ""
 end
 
+local ns = vim.api.nvim_create_namespace("bb7-input-placeholder")
+
+--- The "No chat selected" placeholder (virtual text) while no chat is active.
+function M.placeholder(active)
+  local buf = M.buf()
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  if not active then
+    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_text = { { "No chat selected", "BB7Dim" } }, virt_text_pos = "overlay" })
+  end
+end
+
 --- Shows the draft of `chat` when the chat changed or the daemon's draft changed (edit, fork).
 function M.restore(chat)
   local id = chat and chat.id or nil
@@ -27,6 +38,7 @@ function M.restore(chat)
     M.chat_id = id
     M.set_text(draft)
   end
+  M.placeholder(id ~= nil)
 end
 
 --- Saves the draft through `save(text)` when it changed since the last save.

@@ -60,6 +60,19 @@ function M.global(ui)
   handlers.prev_pane = function()
     M.cycle(ui, -1)
   end
+  -- half a page of the preview, from whichever pane has the cursor
+  local function scroll(key)
+    return function()
+      local win = ui.wins.preview
+      if win and vim.api.nvim_win_is_valid(win) then
+        vim.api.nvim_win_call(win, function()
+          vim.cmd("normal! " .. vim.api.nvim_replace_termcodes(key, true, false, true))
+        end)
+      end
+    end
+  end
+  handlers.scroll_preview_down = scroll("<C-d>")
+  handlers.scroll_preview_up = scroll("<C-u>")
   for _, pane in ipairs(M.order) do
     handlers["focus_" .. pane] = function()
       ui.focus(pane)

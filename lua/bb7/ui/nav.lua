@@ -93,8 +93,19 @@ function M.info()
     notify.warn("Cursor is not on a message")
     return
   end
-  local lines = M.details(message)
-  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "bb7-message-info", title = " Message " .. (entry.index + 1) .. " " })
+  -- the pair together, as the first plugin's K: the user message and its reply
+  local messages = state.data.chat.messages
+  local first = entry.index + 1
+  if message.role ~= "user" and first > 1 and messages[first - 1].role == "user" then
+    first = first - 1
+  end
+  local lines = M.details(messages[first])
+  local reply = messages[first + 1]
+  if messages[first].role == "user" and reply and reply.role ~= "user" then
+    table.insert(lines, "")
+    vim.list_extend(lines, M.details(reply))
+  end
+  vim.lsp.util.open_floating_preview(lines, "", { border = "rounded", focus_id = "bb7-message-info", title = " Message " .. first .. " " })
 end
 
 --- Opens or closes the reasoning block under the cursor.
@@ -112,8 +123,10 @@ function M.new_with_context(cb)
     notify.warn("No active chat")
     return cb and cb(false)
   end
-  -- in the store of the chats shown (global chats too)
-  local fields = require("bb7.actions.common").scoped({ source_chat_id = source })
+  -- in the store of the active chat, whichever store the chats pane shows
+  local common = require("bb7.actions.common")
+  local fields = common.active_store({ source_chat_id = source })
+  common.show_active_store()
   session.request("chat_new_with_context", fields, function(reply)
     if reply.type == "error" then
       notify.daemon_error("create a chat", reply.message)

@@ -167,6 +167,7 @@ function M.render_chat(chat, opts)
     chars_per_token = config.options.chars_per_token,
     allowance = config.options.user_request_allowance,
     usage_line = opts.usage and format.usage(opts.usage) or nil,
+    banner = require("bb7.instructions").banner(chat),
   }))
 end
 

@@ -42,6 +42,8 @@ function M.send()
     if not ok then
       return
     end
+    -- the preview follows the reply even when the bb7 tab opens only later
+    require("bb7.ui").subscribe()
     actions.send(text)
     if state.data.stream then
       vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, {})

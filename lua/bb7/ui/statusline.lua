@@ -23,7 +23,9 @@ function M.text(data, rendered)
     table.insert(parts, balance)
   end
   if data.stream then
-    table.insert(parts, data.stream.cancelled and "cancelling…" or "streaming…")
+    local elapsed = require("bb7.ui.spinner").elapsed()
+    local time = elapsed and (" " .. require("bb7.ui.spinner").duration(elapsed)) or ""
+    table.insert(parts, (data.stream.cancelled and "cancelling…" or "streaming…") .. time)
   end
   if rendered and rendered.total and rendered.total > 0 then
     table.insert(parts, format.counter(rendered.included, rendered.total, data.trimmed))

@@ -9,6 +9,9 @@ local status = require("bb7.status")
 
 local M = {}
 
+-- Whether the file view up was opened by the auto-preview (bb7.ui.autopreview), not a key.
+M.auto = false
+
 local windows = function()
   return {}
 end
@@ -80,11 +83,13 @@ function M.show(mode, file)
     return false
   end
   draw(mode, file)
+  M.auto = false
   return true
 end
 
 --- Back to the chat.
 function M.chat()
+  M.auto = false
   preview.mode = "chat"
   state.emit("chat")
 end

@@ -195,8 +195,23 @@ local NEEDS_CHAT = {
   diff_local_done = true,
 }
 
+-- Answered while a send streams, as the real daemon's `allowed_while_streaming`: the
+-- read-only actions and the changes that do not touch the streaming chat. Everything else is
+-- refused with "Another request is already in progress" (save_draft among them).
+local WHILE_STREAMING = {
+  chat_get = true, chat_list = true, chat_active = true, search_chats = true, context_list = true,
+  get_context_file = true, get_output_file = true, get_diff_paths = true, get_file_statuses = true,
+  get_customization_info = true, estimate_tokens = true, estimate_text_tokens = true,
+  get_models = true, get_balance = true, shutdown = true, ping = true, version = true, cancel = true,
+  chat_rename = true, chat_force_unlock = true, bb7_init = true, generate_title = true, init = true,
+}
+
 function Fake:_handle(req)
   local a = req.action
+  local other_move = a == "chat_move" and req.id ~= self.active
+  if self.streaming and not WHILE_STREAMING[a] and a ~= "send" and not other_move then
+    return self:emit(err(req, "Another request is already in progress"))
+  end
   if a == "ping" or a == "shutdown" then
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "version" then
@@ -240,7 +255,7 @@ function Fake:_handle(req)
     for _, id in ipairs(self.order) do
       local c = self.chats[id]
       if c.global == global then
-        table.insert(chats, { id = id, name = c.name, created = c.created })
+        table.insert(chats, { id = id, name = c.name, created = c.created, locked = c.locked or nil })
       end
     end
     return self:emit(reply(req, { type = "chat_list", chats = chats }))
@@ -299,6 +314,9 @@ function Fake:_handle(req)
     if not c or c.global ~= (req.global == true or not self.project) then
       return self:emit(err(req, "Chat not found"))
     end
+    if c.locked then
+      return self:emit(err(req, "Chat is locked by another bb7 process (PID 1). Close it there or use chat_force_unlock"))
+    end
     self.active = req.id
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "chat_delete" then
@@ -312,6 +330,12 @@ function Fake:_handle(req)
     if self.active == req.id then
       self.active = nil
     end
+    return self:emit(reply(req, { type = "ok" }))
+  elseif a == "chat_force_unlock" then
+    if not self.chats[req.id] then
+      return self:emit(err(req, "Chat not found"))
+    end
+    self.chats[req.id].locked = nil
     return self:emit(reply(req, { type = "ok" }))
   elseif a == "chat_rename" then
     if not self.chats[req.id] then
@@ -342,6 +366,9 @@ function Fake:_handle(req)
       draft = chat.draft, messages = chat.messages, reasoning_effort = chat.reasoning_effort,
       global = chat.global or nil,
     }))
+  elseif a == "add_system_message" then
+    table.insert(chat.messages, { role = "system", parts = { { type = "text", content = req.message or req.content } } })
+    return self:emit(reply(req, { type = "ok" }))
   elseif a == "save_draft" then
     chat.draft = req.draft
     return self:emit(reply(req, { type = "ok" }))
@@ -502,6 +529,9 @@ function Fake:_send(req, chat)
     end
     if msg.hold then
       -- waits until the test cancels (or releases) the stream
+      if not self.streaming then
+        return -- the test dropped the stream: its end never comes
+      end
       if self.streaming.cancelled then
         self.streaming = nil
         table.insert(chat.messages, { role = "assistant", parts = { { type = "text", content = table.concat(text) } } })

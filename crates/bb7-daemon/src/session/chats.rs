@@ -4,19 +4,18 @@
 use std::path::Path;
 
 use super::Session;
-use crate::active::version_of;
-use crate::confined::Confined;
-use crate::dirs;
-use crate::error::{Error, Result};
-use crate::global::{Config, new_chat_model};
-use crate::history::{self, SearchResult};
-use crate::lock;
-use crate::model::{Chat, ContextFile};
-use crate::paths;
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::session::history::{self, SearchResult};
+use crate::store::active::{Active, version_of};
+use crate::store::confined::Confined;
+use crate::store::dirs;
+use crate::store::global::{Config, new_chat_model};
+use crate::store::lock;
+use crate::store::model::{Chat, ChatSummary, ContextFile};
+use crate::store::paths;
 
 impl Session {
-    pub(super) fn chat_new(
+    pub(crate) fn chat_new(
         &mut self,
         name: &str,
         model: Option<&str>,
@@ -40,7 +39,7 @@ impl Session {
     /// `chat_new_with_context`: a new chat with the source chat's model, reasoning effort
     /// and context files as they are now: whole files are read again from disk (those that
     /// cannot be read are left out), sections keep their snapshot.
-    pub(super) fn chat_new_with_context(
+    pub(crate) fn chat_new_with_context(
         &mut self,
         source_id: &str,
         global: bool,
@@ -65,7 +64,7 @@ impl Session {
                 active
                     .store
                     .fs()
-                    .read_to_string(&crate::active::storage_path(&from, file)?)
+                    .read_to_string(&crate::store::active::storage_path(&from, file)?)
             } else {
                 let (Some(root), Some(project)) = (self.root.as_deref(), project.as_ref()) else {
                     continue;
@@ -98,7 +97,29 @@ impl Session {
         Ok(id)
     }
 
-    pub(super) fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
+    /// `chat_list`: the chats of the store addressed, newest first.
+    pub(crate) fn chat_list(&self, global: bool) -> Result<Vec<ChatSummary>> {
+        self.store(global)?.list()
+    }
+
+    /// `chat_active`: the active chat, if any.
+    pub(crate) fn chat_active(&self) -> Result<Option<&Active>> {
+        self.require_init()?;
+        Ok(self.active.as_ref())
+    }
+
+    /// `chat_force_unlock`: removes the lock of a chat (a stale one, or another live
+    /// daemon's when the user says so).
+    pub(crate) fn chat_force_unlock(&self, id: &str, global: bool) -> Result<()> {
+        let store = self.store(global)?;
+        let dir = store.chat_dir(id)?;
+        if !store.fs().is_dir(&dir) {
+            return Err(Error::ChatNotFound);
+        }
+        lock::force_unlock(store.fs(), &dir)
+    }
+
+    pub(crate) fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
         let store = self.store(global)?;
         if let Some(active) = &self.active {
             if active.chat.id == id && active.store == store {
@@ -125,7 +146,7 @@ impl Session {
         self.activate(active)
     }
 
-    pub(super) fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
+    pub(crate) fn chat_delete(&mut self, id: &str, global: bool) -> Result<()> {
         let store = self.store(global)?;
         if self
             .active
@@ -136,6 +157,17 @@ impl Session {
             store.remember_active("", false)?;
         }
         store.delete(id)
+    }
+
+    /// The current name of a chat (the active one's in memory), if it can be read.
+    pub fn chat_name(&self, id: &str, global: bool) -> Option<String> {
+        let store = self.store(global).ok()?;
+        match &self.active {
+            Some(active) if active.chat.id == id && active.store == store => {
+                Some(active.chat.name.clone())
+            }
+            _ => store.peek(id).map(|chat| chat.name),
+        }
     }
 
     /// Renames a chat (the active one in memory too).
@@ -152,19 +184,19 @@ impl Session {
             active.chat.name = name.to_owned();
             return active.save();
         }
-        if let Some(pid) = lock::held_by_other(store.fs(), &store.chat_dir(id)?) {
-            return Err(Error::ChatLocked { pid });
-        }
-        let mut chat = store.load(id)?;
-        chat.name = name.to_owned();
-        store.save(&chat)
+        // Read and written under the chat's lock: a daemon holding it keeps it to itself.
+        lock::with_lock(store.fs(), &store.chat_dir(id)?, || {
+            let mut chat = store.load(id)?;
+            chat.name = name.to_owned();
+            store.save(&chat)
+        })
     }
 
     /// `chat_move {id, to}`. To the global store: refused while the chat has pending output;
     /// `output/` is dropped, every context file becomes read-only and `created` is renewed.
     /// To the project: external files inside the project become relative, writable entries
     /// again (their snapshots follow). Either way the moved chat becomes the active one.
-    pub(super) fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
+    pub(crate) fn chat_move(&mut self, id: &str, to: &str) -> Result<()> {
         self.move_chat(id, to, true)
     }
 
@@ -176,7 +208,7 @@ impl Session {
             .as_ref()
             .is_some_and(|active| active.chat.id == id)
         {
-            return Err(Error::Invalid(crate::shared::BUSY.into()));
+            return Err(Error::Busy);
         }
         self.move_chat(id, to, false)
     }
@@ -215,19 +247,39 @@ impl Session {
             ));
         }
         let target_dir = into.chat_dir(id)?;
-        if target_dir.exists() {
+        let target_exists = into
+            .fs()
+            .kind(&target_dir)
+            .map_err(Error::io("inspect", &target_dir))?
+            .is_some();
+        // A cross-device move killed after its copy reached the target: finish it.
+        let finishing = target_exists && dirs::half_moved(from.fs(), &source_dir);
+        if target_exists && !finishing {
             return Err(Error::Invalid(format!(
                 "chat ID already exists in {to} scope"
             )));
         }
-        let mut chat = self.load(&from, id)?;
+        let mut chat = if finishing {
+            into.load(id)?
+        } else {
+            self.load(&from, id)?
+        };
         if activate {
             self.release_active();
         }
-        std::fs::create_dir_all(into.dir()).map_err(Error::io("create directory", into.dir()))?;
-        dirs::move_dir(&source_dir, &target_dir)?;
+        if finishing {
+            from.fs()
+                .remove_all(&source_dir)
+                .map_err(Error::io("remove", &source_dir))?;
+        } else {
+            into.fs()
+                .create_dir_all(into.dir())
+                .map_err(Error::io("create directory", into.dir()))?;
+            dirs::move_dir(from.fs(), &source_dir, into.fs(), &target_dir)
+                .map_err(Error::io("move", &source_dir))?;
+        }
         chat.global = to_global;
-        chat.created = crate::model::now_rfc3339();
+        chat.created = crate::store::model::now_rfc3339();
         if to_global {
             let _ = into.fs().remove_all(&into.output_dir(id)?);
             // Global chats expose no file tools: everything in context becomes read-only.
@@ -243,16 +295,16 @@ impl Session {
                 let Some(relative) = paths::relative_to(&root, Path::new(&file.path)) else {
                     continue;
                 };
-                let old = crate::active::storage_path(&context_dir, file)?;
+                let old = crate::store::active::storage_path(&context_dir, file)?;
                 let moved = ContextFile {
                     path: relative,
                     external: false,
                     readonly: false,
                     ..file.clone()
                 };
-                let new = crate::active::storage_path(&context_dir, &moved)?;
+                let new = crate::store::active::storage_path(&context_dir, &moved)?;
                 if let Ok(content) = into.fs().read_to_string(&old) {
-                    crate::atomic::write_in(into.fs(), &new, content.as_bytes())?;
+                    crate::store::atomic::write_in(into.fs(), &new, content.as_bytes())?;
                     let _ = into.fs().remove_file(&old);
                     *file = ContextFile {
                         version: version_of(&moved, &content),
@@ -281,7 +333,7 @@ impl Session {
         Ok(())
     }
 
-    pub(super) fn search(&self, query: &str, global: bool) -> Result<Vec<SearchResult>> {
+    pub(crate) fn search(&self, query: &str, global: bool) -> Result<Vec<SearchResult>> {
         let store = self.store(global)?;
         let mut results = Vec::new();
         for id in store.ids()? {
@@ -289,7 +341,7 @@ impl Session {
                 Some(active) if active.chat.id == id && active.store == store => {
                     active.chat.clone()
                 }
-                _ => match read_for_search(&store, &id) {
+                _ => match store.peek(&id) {
                     Some(chat) => chat,
                     None => continue,
                 },
@@ -305,16 +357,4 @@ impl Session {
 
 pub(super) fn default_name() -> String {
     format!("Chat {}", chrono::Utc::now().format("%Y-%m-%d %H:%M"))
-}
-
-/// Parses a chat for searching without migrating it on disk (search must not write).
-pub(super) fn read_for_search(store: &ChatStore, id: &str) -> Option<Chat> {
-    let text = store
-        .fs()
-        .read_to_string(&store.chat_dir(id).ok()?.join("chat.json"))
-        .ok()?;
-    let mut chat: Chat = serde_json::from_str(&text).ok()?;
-    chat.id = id.to_owned();
-    chat.migrate();
-    Some(chat)
 }

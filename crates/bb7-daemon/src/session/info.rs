@@ -4,12 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use super::Session;
-use crate::error::{Error, Result};
-use crate::instructions;
-use crate::protocol::Reply;
+use crate::protocol::error::{Error, Result};
+use crate::protocol::replies::{ChatView, CustomizationInfo};
+use crate::store::instructions;
 
 impl Session {
-    pub(super) fn chat_get(&mut self) -> Result<Reply> {
+    /// `chat_get`: the active chat with its instruction files' state, and why it is not
+    /// trusted when it is not.
+    pub(crate) fn chat_get(&mut self) -> Result<ChatView<'_>> {
         let home = self.home.clone();
         let root = if self.project {
             self.root.clone()
@@ -25,25 +27,23 @@ impl Session {
         } else {
             chat.model.clone()
         };
-        let mut reply = Reply::typed("chat")
-            .with("id", &chat.id)
-            .with("name", &chat.name)
-            .with("created", &chat.created)
-            .with("model", model)
-            .with("reasoning_effort", &chat.reasoning_effort)
-            .with("draft", &chat.draft)
-            .with("messages", &chat.messages)
-            .with("instructions_info", info);
-        if chat.global {
-            reply = reply.with("global", true);
-        }
-        if let Some(why) = crate::trust::audit(&active.store, chat, active.root.as_deref()) {
-            reply = reply.with("untrusted", why);
-        }
-        Ok(reply)
+        Ok(ChatView {
+            id: &chat.id,
+            name: &chat.name,
+            created: &chat.created,
+            model,
+            reasoning_effort: &chat.reasoning_effort,
+            draft: &chat.draft,
+            messages: &chat.messages,
+            instructions_info: info,
+            global: chat.global,
+            untrusted: crate::store::trust::audit(&active.store, chat, active.root.as_deref()),
+        })
     }
 
-    pub(super) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
+    /// `prepare_instructions`: creates the instruction file of `level` from its template
+    /// when missing (never through a link) and returns its path.
+    pub(crate) fn prepare_instructions(&self, level: &str) -> Result<PathBuf> {
         let (path, template) = match level {
             "project" => {
                 self.require_init()?;
@@ -66,7 +66,7 @@ impl Session {
                 format!(
                     "{}{}",
                     instructions::SYSTEM_TEMPLATE,
-                    crate::prompt::BUILTIN
+                    crate::send::prompt::BUILTIN
                 ),
             ),
             _ => {
@@ -77,12 +77,12 @@ impl Session {
         };
         // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
         let fs = match (level, self.root.as_deref()) {
-            ("project", Some(root)) => crate::confined::Confined::new(root),
-            _ => crate::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
+            ("project", Some(root)) => crate::store::confined::Confined::new(root),
+            _ => crate::store::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
         };
         match fs.kind(&path) {
-            Ok(None) => crate::atomic::write_in(&fs, &path, template.as_bytes())?,
-            Ok(Some(crate::confined::Kind::File)) => {}
+            Ok(None) => crate::store::atomic::write_in(&fs, &path, template.as_bytes())?,
+            Ok(Some(crate::store::confined::Kind::File)) => {}
             Ok(Some(_)) => {
                 return Err(Error::Instructions(format!(
                     "{} is not a regular file; bb7 does not follow links or read special files there",
@@ -94,7 +94,8 @@ impl Session {
         Ok(path)
     }
 
-    pub(super) fn customization_info(&self) -> Reply {
+    /// `get_customization_info`: which instruction files and prompt override exist.
+    pub(crate) fn customization_info(&self) -> CustomizationInfo {
         let global_chat = self
             .active
             .as_ref()
@@ -105,13 +106,12 @@ impl Session {
             None
         };
         let info = instructions::info(&self.home.global_instructions_path(), root);
-        Reply::typed("customization_info")
-            .with("system_override", self.home.system_prompt_path().is_file())
-            .with("global_instructions", info.global_exists)
-            .with(
-                "project_instructions",
-                info.project_exists && info.project_error.is_empty(),
-            )
-            .with("project_instructions_error", info.project_error)
+        CustomizationInfo {
+            system_override: self.home.system_prompt_path().is_file(),
+            global_instructions: info.global_exists,
+            project_instructions: info.project_exists && info.project_error.is_empty(),
+            project_instructions_error: info.project_error,
+            project_includes: info.project_includes,
+        }
     }
 }

@@ -9,25 +9,38 @@
 //! mode (`global_only: true`): chat actions then address the global chats under
 //! `~/.bb7/chats`. Neither `init` nor `bb7_init` accepts the home directory.
 //!
-//! The handlers live by domain: chat lifecycle in [`chats`](self::chats), history rewrites
-//! (`chat_edit`, `fork_chat`, `message_delete`) in [`rewind`](self::rewind), the chat and
-//! customization views in [`info`](self::info).
+//! This module holds the [`Session`] and what every handler needs (the store addressed, the
+//! active chat, opening and activating a chat). The handlers live by domain, each file an
+//! `impl Session` block: `init` and `bb7_init` in `project`, chat lifecycle (new, select,
+//! delete, rename, move, search, unlock) in `chats`, history rewrites (`chat_edit`,
+//! `fork_chat`, `message_delete`) in `rewind`, the draft, settings and system messages in
+//! `messages`, the chat and customization views in `info`. The operations on the active
+//! chat's files are [`context`] (snapshots) and [`files`] (outputs, statuses, applying);
+//! [`history`] restores a message's context and searches chats. Which request calls which
+//! handler is [`crate::protocol::dispatch`].
 
 mod chats;
+pub mod context;
+pub mod file_status;
+pub mod files;
+pub mod history;
 mod info;
+mod messages;
+mod project;
 mod rewind;
+#[cfg(test)]
+pub(crate) mod test_support;
 
 use std::path::{Path, PathBuf};
 
 use ybs_core::{Message, Part, Role};
 
-use crate::active::Active;
-use crate::error::{Error, Result};
-use crate::global::{Config, GlobalState, Home};
-use crate::lock;
-use crate::model::{Chat, now};
-use crate::protocol::{Reply, Request};
-use crate::store::ChatStore;
+use crate::protocol::error::{Error, Result};
+use crate::store::active::Active;
+use crate::store::chats::ChatStore;
+use crate::store::global::Home;
+use crate::store::lock;
+use crate::store::model::{Chat, now};
 
 /// How long a fetched models list is used before it is fetched again.
 pub const MODELS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
@@ -154,273 +167,7 @@ impl Session {
         }
     }
 
-    /// Handles one request; the reply has no request id yet.
-    pub fn handle(&mut self, request: Request) -> (Reply, Flow) {
-        let action = request.action();
-        match self.dispatch(request) {
-            Ok(Some(reply)) => (reply, Flow::Continue),
-            Ok(None) => (Reply::ok(), Flow::Exit),
-            Err(err) => {
-                if !err.is_fatal() {
-                    tracing::info!(action, error = %err, "request failed");
-                }
-                (Reply::error(err.to_string()), Flow::Continue)
-            }
-        }
-    }
-
-    /// Like [`handle`](Session::handle) but returns the error itself, so the caller can tell
-    /// the fatal safety-guard error apart. `Ok(None)` means shut down.
-    pub fn dispatch(&mut self, request: Request) -> Result<Option<Reply>> {
-        use Request as R;
-        let reply = match request {
-            R::Ping => Reply::ok(),
-            R::Version => Reply::typed("version").with("version", env!("CARGO_PKG_VERSION")),
-            R::Shutdown => {
-                self.release_active();
-                return Ok(None);
-            }
-            R::Bb7Init { project_root } => self.bb7_init(&project_root)?,
-            R::Init { project_root } => self.init(&project_root)?,
-            R::ChatNew {
-                name,
-                model,
-                global,
-            } => {
-                let id = self.chat_new(&name, model.as_deref(), global)?;
-                Reply::ok().with("id", id)
-            }
-            R::ChatNewWithContext {
-                source_chat_id,
-                global,
-            } => {
-                let id = self
-                    .chat_new_with_context(&required("source_chat_id", &source_chat_id)?, global)?;
-                Reply::ok().with("id", id)
-            }
-            R::ChatList { global } => {
-                let chats = self.store(global)?.list()?;
-                Reply::typed("chat_list").with("chats", chats)
-            }
-            R::ChatSelect { id, global } => {
-                self.chat_select(&required("id", &id)?, global)?;
-                Reply::ok()
-            }
-            R::ChatGet => self.chat_get()?,
-            R::ChatDelete { id, global } => {
-                self.chat_delete(&required("id", &id)?, global)?;
-                Reply::ok()
-            }
-            R::ChatRename { id, name, global } => {
-                self.chat_rename(&required("id", &id)?, &required("name", &name)?, global)?;
-                Reply::ok()
-            }
-            R::ChatMove { id, to } => {
-                self.chat_move(&required("id", &id)?, &to)?;
-                Reply::ok()
-            }
-            R::ChatActive => {
-                self.require_init()?;
-                let mut reply = Reply::typed("chat_active");
-                if let Some(active) = &self.active {
-                    reply = reply.with("id", &active.chat.id);
-                    if active.chat.global {
-                        reply = reply.with("global", true);
-                    }
-                }
-                reply
-            }
-            R::ChatForceUnlock { id, global } => {
-                let store = self.store(global)?;
-                let dir = store.chat_dir(&required("id", &id)?)?;
-                if !store.fs().is_dir(&dir) {
-                    return Err(Error::ChatNotFound);
-                }
-                lock::force_unlock(store.fs(), &dir)?;
-                Reply::ok()
-            }
-            R::SearchChats { query, global } => {
-                let results = self.search(&query, global)?;
-                Reply::typed("search_results").with("results", results)
-            }
-            R::ChatEdit {
-                chat_id,
-                message_index,
-                content,
-            } => {
-                let warnings = self.chat_edit(&chat_id, message_index, &content)?;
-                Reply::ok().with("context_warnings", warnings)
-            }
-            R::ForkChat {
-                chat_id,
-                fork_message_index,
-                global,
-            } => self.fork(&required("chat_id", &chat_id)?, fork_message_index, global)?,
-            R::MessageDelete { chat_id, index } => {
-                self.message_delete(&chat_id, index)?;
-                Reply::ok()
-            }
-            R::SaveDraft { draft } => {
-                let active = self.active_chat()?;
-                active.chat.draft = draft;
-                active.save()?;
-                Reply::ok()
-            }
-            R::SaveChatSettings {
-                model,
-                reasoning_effort,
-            } => {
-                let home = self.home.clone();
-                let active = self.active_chat()?;
-                if let Some(model) = model.filter(|model| !model.is_empty()) {
-                    GlobalState::record_model(&home, &model)?;
-                    active.chat.model = model;
-                }
-                if let Some(effort) = reasoning_effort {
-                    active.chat.reasoning_effort = effort;
-                }
-                active.save()?;
-                Reply::ok()
-            }
-            R::AddSystemMessage { content, message } => {
-                let text = message.or(content).unwrap_or_default();
-                let active = self.active_chat()?;
-                if text.is_empty() {
-                    return Err(Error::MissingField("message"));
-                }
-                // As the first bb7: blank text is accepted and adds nothing.
-                if text.trim().is_empty() {
-                    return Ok(Some(Reply::ok()));
-                }
-                active
-                    .chat
-                    .messages
-                    .push(Message::system(text).with_timestamp(now()));
-                active.save()?;
-                Reply::ok()
-            }
-            R::ContextAdd {
-                path,
-                content,
-                readonly,
-            } => {
-                self.active_chat()?
-                    .add_file(&required("path", &path)?, &content, readonly)?;
-                Reply::ok()
-            }
-            R::ContextAddSection {
-                path,
-                content,
-                start_line,
-                end_line,
-            } => {
-                self.active_chat()?.add_section(
-                    &required("path", &path)?,
-                    &content,
-                    start_line,
-                    end_line,
-                )?;
-                Reply::ok()
-            }
-            R::ContextUpdate { path, content } => {
-                self.active_chat()?
-                    .update_file(&required("path", &path)?, &content)?;
-                Reply::ok()
-            }
-            R::ContextRemove { path } => {
-                self.active_chat()?.remove_file(&required("path", &path)?)?;
-                Reply::ok()
-            }
-            R::ContextRemoveSection {
-                path,
-                start_line,
-                end_line,
-            } => {
-                self.active_chat()?.remove_section(
-                    &required("path", &path)?,
-                    start_line,
-                    end_line,
-                )?;
-                Reply::ok()
-            }
-            R::ContextList => {
-                let active = self.active_chat()?;
-                Reply::typed("context_list").with("files", &active.chat.context_files)
-            }
-            R::ContextSetReadonly { path, readonly } => {
-                self.active_chat()?
-                    .set_readonly(&required("path", &path)?, readonly)?;
-                Reply::ok()
-            }
-            R::SyncContext { path } => {
-                let path = required("path", path.as_deref().unwrap_or_default())?;
-                self.active_chat()?.sync_one(&path)?;
-                Reply::ok()
-            }
-            R::GetContextFile { path } => {
-                let path = required("path", &path)?;
-                let content = self.active_chat()?.context_content(&path)?;
-                Reply::typed("file_content")
-                    .with("path", path)
-                    .with("content", content)
-            }
-            R::GetOutputFile { path } => {
-                let path = required("path", &path)?;
-                let content = self.active_chat()?.output_content(&path)?;
-                Reply::typed("file_content")
-                    .with("path", path)
-                    .with("content", content)
-            }
-            R::GetDiffPaths { path } => {
-                let path = required("path", &path)?;
-                let (output, local) = self.active_chat()?.diff_paths(&path)?;
-                Reply::typed("diff_paths")
-                    .with("path", path)
-                    .with("output_path", output.display().to_string())
-                    .with("local_path", local.display().to_string())
-            }
-            R::GetFileStatuses => {
-                let files = self.active_chat()?.file_statuses()?;
-                Reply::typed("file_statuses").with("files", files)
-            }
-            R::ApplyFile { path } => {
-                let content = self.active_chat()?.apply(&required("path", &path)?)?;
-                Reply::ok().with("content", content)
-            }
-            R::ApplyFileAs { path, destination } => {
-                let path = required("path", &path)?;
-                let destination = required("destination", &destination)?;
-                let content = self.active_chat()?.apply_as(&path, &destination)?;
-                Reply::ok().with("content", content)
-            }
-            R::OutputDelete { path } => {
-                self.active_chat()?
-                    .reject_output(&required("path", &path)?)?;
-                Reply::ok()
-            }
-            R::DiffLocalDone { path } => {
-                let outcome = self
-                    .active_chat()?
-                    .diff_local_done(&required("path", &path)?)?;
-                Reply::ok().with("outcome", outcome.as_str())
-            }
-            R::PrepareInstructions { level } => {
-                let path = self.prepare_instructions(&required("level", &level)?)?;
-                Reply::typed("instructions_path").with("path", path.display().to_string())
-            }
-            R::GetCustomizationInfo => self.customization_info(),
-            R::Send { .. }
-            | R::Cancel { .. }
-            | R::GenerateTitle { .. }
-            | R::EstimateTokens { .. }
-            | R::EstimateTextTokens { .. }
-            | R::GetModels { .. }
-            | R::GetBalance { .. } => return Err(Error::NotAvailable(request.action().to_owned())),
-        };
-        Ok(Some(reply))
-    }
-
-    fn require_init(&self) -> Result<()> {
+    pub(crate) fn require_init(&self) -> Result<()> {
         if self.initialized {
             Ok(())
         } else {
@@ -453,109 +200,6 @@ impl Session {
         self.store(false)
     }
 
-    fn bb7_init(&mut self, project_root: &str) -> Result<Reply> {
-        let root = existing_dir(&required("project_root", project_root)?)?;
-        self.refuse_home(&root)?;
-        let bb7 = root.join(".bb7");
-        // Anything there counts, a dangling link too (creating through it would write
-        // wherever it points).
-        if bb7.symlink_metadata().is_ok() {
-            return Err(Error::AlreadyInitialized);
-        }
-        let chats = bb7.join("chats");
-        crate::confined::Confined::new(&root)
-            .create_dir_all(&chats)
-            .map_err(Error::io("create directory", &chats))?;
-        Ok(Reply::ok())
-    }
-
-    /// `~/.bb7` is the global store: the home directory never becomes a project.
-    fn refuse_home(&self, root: &Path) -> Result<()> {
-        let home = self
-            .home
-            .home
-            .canonicalize()
-            .unwrap_or_else(|_| self.home.home.clone());
-        if root == home {
-            return Err(Error::Invalid(
-                "cannot initialize BB-7 in home directory (conflicts with global data)".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Whether the session is already initialized on `project_root` (the same directory once
-    /// canonicalized): a repeated `init` then keeps the active chat, so the UI may reopen
-    /// while a stream runs.
-    pub fn initialized_at(&self, project_root: &str) -> bool {
-        if !self.initialized {
-            return false;
-        }
-        if project_root.is_empty() {
-            return !self.project;
-        }
-        existing_dir(project_root).is_ok_and(|root| self.root.as_ref() == Some(&root))
-    }
-
-    /// `init`: an empty `project_root` is global-only mode (chats under `~/.bb7/chats`);
-    /// otherwise the directory must have `.bb7/` (`Not initialized. Run :BB7Init`) and must
-    /// not be the home directory.
-    fn init(&mut self, project_root: &str) -> Result<Reply> {
-        let root = if project_root.is_empty() {
-            None
-        } else {
-            let root = existing_dir(project_root)?;
-            self.refuse_home(&root)?;
-            if !root.join(".bb7").is_dir() {
-                return Err(Error::NotBb7Project);
-            }
-            Some(root)
-        };
-        let same_root = self.initialized && self.root == root;
-        if !same_root {
-            self.release_active();
-        }
-        self.project = root.is_some();
-        self.root = root;
-        self.initialized = true;
-        if !self.project {
-            let dir = self.home.global_chats_dir();
-            std::fs::create_dir_all(&dir).map_err(Error::io("create directory", &dir))?;
-        }
-        // The UI reopening on the same project keeps the active chat (a stream may be using
-        // it); otherwise reopen, best effort, the chat this project had selected last (a
-        // global one when the index says so).
-        if self.active.is_none() {
-            let store = self.store(false)?;
-            if let Some((id, global)) = store.remembered_active() {
-                let global = global || !self.project;
-                let distrust = self
-                    .store(global)
-                    .ok()
-                    .and_then(|chats| self.distrust(&chats, &id));
-                if let Some(why) = distrust {
-                    tracing::warn!(chat = %id, reason = %why, "not restoring the last active chat");
-                } else if let Err(err) = self.chat_select(&id, global) {
-                    tracing::info!(chat = %id, error = %err, "could not restore the last active chat");
-                    // A chat another daemon holds stays remembered: it still exists.
-                    if !matches!(err, Error::ChatLocked { .. }) {
-                        let _ = store.remember_active("", false);
-                    }
-                }
-            }
-        }
-        let mut reply = Reply::ok();
-        if !self.project {
-            reply = reply.with("global_only", true);
-        }
-        if let Ok(Some(config)) = Config::load(&self.home) {
-            if let Some(model) = config.explicit_default_model() {
-                reply = reply.with("default_model", model);
-            }
-        }
-        Ok(reply)
-    }
-
     /// Makes `active` the active chat: releases the previous chat's lock and remembers the
     /// new one in its index. `active`'s lock must already be held.
     fn activate(&mut self, active: Active) -> Result<()> {
@@ -575,7 +219,8 @@ impl Session {
         Ok(())
     }
 
-    fn release_active(&mut self) {
+    /// Lets go of the active chat (its lock released), e.g. before `shutdown`.
+    pub(crate) fn release_active(&mut self) {
         if let Some(old) = self.active.take() {
             if let Ok(dir) = old.store.chat_dir(&old.chat.id) {
                 lock::release(old.store.fs(), &dir);
@@ -585,8 +230,8 @@ impl Session {
 
     /// Why the stored chat `id` is not to be selected without the user asking, if so.
     fn distrust(&self, store: &ChatStore, id: &str) -> Option<String> {
-        let chat = chats::read_for_search(store, id)?;
-        crate::trust::audit(store, &chat, self.root.as_deref())
+        let chat = store.peek(id)?;
+        crate::store::trust::audit(store, &chat, self.root.as_deref())
     }
 
     fn open(&self, store: ChatStore, chat: Chat) -> Result<Active> {
@@ -609,14 +254,8 @@ impl Session {
     }
 }
 
-impl Drop for Session {
-    fn drop(&mut self) {
-        self.release_active();
-    }
-}
-
 /// A required string field: empty counts as missing.
-fn required(field: &'static str, value: &str) -> Result<String> {
+pub(crate) fn required(field: &'static str, value: &str) -> Result<String> {
     if value.is_empty() {
         Err(Error::MissingField(field))
     } else {
@@ -624,11 +263,9 @@ fn required(field: &'static str, value: &str) -> Result<String> {
     }
 }
 
-fn existing_dir(path: &str) -> Result<PathBuf> {
-    let path = Path::new(path);
-    match path.canonicalize() {
-        Ok(real) if real.is_dir() => Ok(real),
-        _ => Err(Error::Invalid("project_root must be a directory".into())),
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.release_active();
     }
 }
 

@@ -5,13 +5,13 @@
 use ybs_core::Role;
 
 use super::Session;
-use crate::error::{Error, Result};
-use crate::history;
-use crate::model::{Chat, message_text};
-use crate::protocol::Reply;
+use crate::protocol::error::{Error, Result};
+use crate::protocol::replies::ForkResult;
+use crate::session::history;
+use crate::store::model::{Chat, message_text};
 
 impl Session {
-    pub(super) fn chat_edit(
+    pub(crate) fn chat_edit(
         &mut self,
         chat_id: &str,
         index: i64,
@@ -49,7 +49,7 @@ impl Session {
         Ok(restored.warnings)
     }
 
-    pub(super) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<Reply> {
+    pub(crate) fn fork(&mut self, chat_id: &str, index: i64, global: bool) -> Result<ForkResult> {
         let store = self.store(global)?;
         let source = self.load(&store, chat_id)?;
         let index = user_message_index(&source, index, "fork index out of range", "fork from")?;
@@ -74,9 +74,9 @@ impl Session {
         let context_dir = store.context_dir(&chat.id)?;
         let mut active = self.open(store, chat)?;
         for (file, content) in &restored.files {
-            crate::atomic::write_in(
+            crate::store::atomic::write_in(
                 active.store.fs(),
-                &crate::active::storage_path(&context_dir, file)?,
+                &crate::store::active::storage_path(&context_dir, file)?,
                 content.as_bytes(),
             )?;
             active.chat.context_files.push(file.clone());
@@ -87,17 +87,18 @@ impl Session {
         active.save()?;
         let new_id = active.chat.id.clone();
         self.activate(active)?;
-        Ok(Reply::typed("fork_result")
-            .with("new_chat_id", new_id)
-            .with("fork_message_content", fork_text)
-            .with("context_warnings", restored.warnings))
+        Ok(ForkResult {
+            new_chat_id: new_id,
+            fork_message_content: fork_text,
+            context_warnings: restored.warnings,
+        })
     }
 
     /// `message_delete {index}`: removes the user message at `index` and the replies that
     /// answered it (the assistant and system messages up to the next user message), e.g. a
     /// failed exchange the user wants gone or wants to ask again. Context events in that
     /// span go too; outputs that no remaining assistant message produced are deleted.
-    pub(super) fn message_delete(&mut self, chat_id: &str, index: i64) -> Result<()> {
+    pub(crate) fn message_delete(&mut self, chat_id: &str, index: i64) -> Result<()> {
         let active = self.active_chat()?;
         if !chat_id.is_empty() && chat_id != active.chat.id {
             return Err(Error::Invalid("Chat is not active".into()));

@@ -89,6 +89,16 @@ pub enum ExpandError {
         /// The I/O error.
         source: io::Error,
     },
+    /// The caller does not let the chat read the file (outside the sandbox, blocked).
+    #[error("{at}: {path} may not be read: {reason}")]
+    Denied {
+        /// The message that asked for the file.
+        at: Source,
+        /// The resolved path.
+        path: PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// The chat file itself could not be read.
     #[error("cannot read chat file {path}: {source}")]
     ReadChat {

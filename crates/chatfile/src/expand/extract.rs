@@ -28,6 +28,9 @@ pub(super) fn extract(messages: Vec<ExpandedMessage>) -> Result<Expansion, Expan
                 expansion.messages.push(message);
             }
             "endpoint" | "backend" | "model" | "agent" | "previous_response_id" => {
+                if role == "previous_response_id" {
+                    expansion.previous_response_at = Some(expansion.messages.len());
+                }
                 options.sticky.insert(message.role, message.content);
             }
             "format" | "persist" | "websearch" => {

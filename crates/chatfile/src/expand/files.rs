@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::{ExpandError, Source};
 use super::message::ExpandedMessage;
-use super::resolve::resolve;
+use super::resolve::{Access, resolve};
 use crate::grammar::strip;
 
 fn exists(path: &Path) -> bool {
@@ -17,6 +17,7 @@ fn exists(path: &Path) -> bool {
 /// the paths of `image` and `pdf` lines.
 pub(super) fn files(
     working_dir: &Path,
+    access: &Access,
     messages: Vec<ExpandedMessage>,
 ) -> Result<Vec<ExpandedMessage>, ExpandError> {
     let mut out = Vec::with_capacity(messages.len());
@@ -38,6 +39,7 @@ pub(super) fn files(
                     path: written.clone(),
                 }
             })?;
+        access.allow(&message.source, &found)?;
         match message.role.as_str() {
             "file" => out.push(file_message(&message.source, &written, &found)?),
             "directory" => {
@@ -56,11 +58,9 @@ pub(super) fn files(
                             .collect::<Vec<_>>()
                             .join("/")
                     );
-                    out.push(file_message(
-                        &message.source,
-                        &name,
-                        &found.join(&relative),
-                    )?);
+                    let path = found.join(&relative);
+                    access.allow(&message.source, &path)?;
+                    out.push(file_message(&message.source, &name, &path)?);
                 }
             }
             _ => out.push(ExpandedMessage {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::ExpandError;
 use super::message::{ExpandedMessage, sourced};
-use super::resolve::resolve;
+use super::resolve::{Access, resolve};
 use crate::grammar::strip;
 
 /// Expands the messages of an imported file the way the top chat's are (imports, clear,
@@ -37,7 +37,7 @@ impl ChainLink {
 /// Splices in the files that `import`, `continue` and `last` name, each expanded by `expand`;
 /// an import that leads back to a file on `chain` is an error.
 pub(super) fn imports(
-    working_dir: &Path,
+    (working_dir, access): (&Path, &Access),
     messages: Vec<ExpandedMessage>,
     chain: &mut Vec<ChainLink>,
     expand: &ExpandImported<'_>,
@@ -60,6 +60,7 @@ pub(super) fn imports(
                 path: written.to_owned(),
             },
         )?;
+        access.allow(&message.source, &found)?;
         let link = ChainLink::new(&found);
         if let Some(first) = chain.iter().position(|seen| seen.identity == link.identity) {
             let names: Vec<String> = chain[first..]

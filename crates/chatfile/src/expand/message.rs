@@ -89,6 +89,10 @@ pub struct Expansion {
     pub tools: Vec<ToolRequest>,
     /// The content of `meta` lines (bookkeeping, never sent to a model).
     pub meta: Vec<String>,
+    /// Where the last `previous_response_id` line stood, as an index into
+    /// [`messages`](Expansion::messages): the messages from here on are what the stored
+    /// response has not seen, the only ones to send with its id.
+    pub previous_response_at: Option<usize>,
 }
 
 /// The parsed messages of `text`, each with its source in `file`.

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ExpandError, Source};
 pub use message::{ExpandedMessage, Expansion, Options, ToolRequest, ToolRequestKind};
+pub use resolve::Access;
 
 use extract::extract;
 use files::files;
@@ -36,6 +37,7 @@ use message::sourced;
 #[derive(Debug, Clone)]
 pub struct Expander {
     working_dir: PathBuf,
+    access: Access,
 }
 
 impl Expander {
@@ -43,7 +45,14 @@ impl Expander {
     pub fn new(working_dir: impl Into<PathBuf>) -> Self {
         Expander {
             working_dir: working_dir.into(),
+            access: Access::default(),
         }
+    }
+
+    /// The expander with the files its chats may read limited by `access`.
+    pub fn with_access(mut self, access: Access) -> Self {
+        self.access = access;
+        self
     }
 
     /// Reads, parses and expands the chat file at `path`.
@@ -72,10 +81,15 @@ impl Expander {
     ) -> Result<Vec<ExpandedMessage>, ExpandError> {
         let expand_imported =
             |messages, chain: &mut Vec<ChainLink>| self.expand_messages(messages, chain);
-        let messages = imports(&self.working_dir, messages, chain, &expand_imported)?;
+        let messages = imports(
+            (&self.working_dir, &self.access),
+            messages,
+            chain,
+            &expand_imported,
+        )?;
         let messages = clear(messages);
         let messages = clean(messages);
-        files(&self.working_dir, messages)
+        files(&self.working_dir, &self.access, messages)
     }
 }
 

@@ -1,5 +1,5 @@
 //! An [`Expansion`] as core [`Message`]s: the tool-call trace becomes `tool_call` and
-//! `tool_result` parts, `image` and `pdf` lines image and file parts, the rest text.
+//! `tool_result` parts, `image` and `pdf` lines image parts (a PDF with its media type), the rest text.
 
 use std::collections::HashMap;
 
@@ -14,7 +14,8 @@ impl Expansion {
     /// `function_call`s as `tool_call` parts of one assistant message (joining the assistant
     /// text right before them); each `function_call_output` as a tool message with a
     /// `tool_result` part; `image` as a user message with an image part; `pdf` as a user message
-    /// with a file part.
+    /// with an image part of media type `application/pdf` (a document, which providers that
+    /// cannot take one refuse).
     pub fn to_core_messages(&self) -> Result<Vec<Message>, ExpandError> {
         let mut out: Vec<Message> = Vec::new();
         let mut names: HashMap<String, String> = HashMap::new();
@@ -54,9 +55,11 @@ impl Expansion {
                 )),
                 "pdf" => out.push(Message::new(
                     Role::User,
-                    vec![Part::File {
-                        path: message.content.clone(),
-                    }],
+                    vec![Part::Image(Image {
+                        media_type: Some("application/pdf".to_owned()),
+                        path: Some(message.content.clone()),
+                        data: None,
+                    })],
                 )),
                 _ => out.push(Message::user(message.content.clone())),
             }

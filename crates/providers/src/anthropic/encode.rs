@@ -219,8 +219,8 @@ fn blocks(message: &Message) -> Result<(&'static str, Vec<Block>), LlmError> {
                     });
                 }
             }
-            Part::Image(image) => blocks.push(Block::Image {
-                source: match source(image)? {
+            Part::Image(image) => {
+                let source = match source(image)? {
                     images::ImageSource::Url(url) => ImageSource::Url {
                         url: url.to_owned(),
                     },
@@ -228,8 +228,13 @@ fn blocks(message: &Message) -> Result<(&'static str, Vec<Block>), LlmError> {
                         media_type: media_type.to_owned(),
                         data: data.to_owned(),
                     },
-                },
-            }),
+                };
+                blocks.push(if images::is_document(image) {
+                    Block::Document { source }
+                } else {
+                    Block::Image { source }
+                });
+            }
             other => {
                 if let Some(text) = part_text(other) {
                     push_text(&mut blocks, &text);

@@ -14,7 +14,7 @@ use crate::config::ProviderKind;
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
 use crate::provider::{ChatStream, ModelInfo, Provider};
-use crate::wire::{from_answer, json_bytes, json_value, model_for};
+use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
 /// The API version this adapter speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -67,12 +67,13 @@ impl Provider for AnthropicProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        json_value(self.encode(request)?)
+        with_extra(self.encode(request)?, request)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/v1/messages", self.base);
-        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, self.headers(), body, cancel)
     }
 

@@ -97,6 +97,10 @@ pub(crate) enum Block {
     Image {
         source: ImageSource,
     },
+    /// A PDF document.
+    Document {
+        source: ImageSource,
+    },
     ToolUse {
         id: String,
         name: String,

@@ -21,6 +21,7 @@ pub(crate) fn encode<'a>(
     model: &'a str,
     options: &'a OllamaOptions,
 ) -> Result<Request<'a>, LlmError> {
+    crate::images::refuse_documents(request, "Ollama")?;
     let mut messages = Vec::new();
     if let Some(system) = request.system.as_deref().filter(|s| !s.is_empty()) {
         messages.push(WireMessage::new("system", system.to_owned()));

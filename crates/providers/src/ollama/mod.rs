@@ -14,8 +14,8 @@ use ybs_core::{ChatRequest, LlmError};
 use crate::config::{OllamaOptions, ProviderKind};
 use crate::http::Transport;
 use crate::images::load_images;
-use crate::provider::{ChatStream, ModelInfo, Provider};
-use crate::wire::{from_answer, json_bytes, json_value, model_for};
+use crate::provider::{ChatStream, ModelInfo, ModelLimits, Provider};
+use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
 /// A provider speaking Ollama's native API.
 #[derive(Debug)]
@@ -50,12 +50,20 @@ impl OllamaProvider {
     /// What `/api/show` says about a model: its context length and whether it calls tools
     /// and thinks (from `capabilities`, on Ollama versions that list them).
     async fn show(&self, name: String) -> Result<ModelInfo, LlmError> {
+        Ok(self.show_wire(name).await?.0)
+    }
+
+    /// `/api/show` as a [`ModelInfo`] and the Modelfile's `num_ctx`, if it sets one.
+    async fn show_wire(&self, name: String) -> Result<(ModelInfo, Option<u64>), LlmError> {
         let url = format!("{}/api/show", self.base);
         let value = self
             .http
             .post_json(&url, &HeaderMap::new(), &json!({ "model": name }))
             .await?;
         let show: wire::Show = from_answer(ProviderKind::Ollama, "model details", &value)?;
+        let num_ctx = (show.parameters.as_deref().unwrap_or_default().lines())
+            .filter_map(|line| line.trim().strip_prefix("num_ctx"))
+            .find_map(|value| value.trim().parse::<u64>().ok());
         let mut info = ModelInfo::new(name);
         info.context_length = show
             .model_info
@@ -67,7 +75,7 @@ impl OllamaProvider {
             info.supports_tools = has("tools");
             info.supports_reasoning = has("thinking");
         }
-        Ok(info)
+        Ok((info, num_ctx))
     }
 }
 
@@ -82,13 +90,30 @@ impl Provider for OllamaProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        json_value(self.encode(request)?)
+        with_extra(self.encode(request)?, request)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/api/chat", self.base);
-        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, HeaderMap::new(), body, cancel)
+    }
+
+    /// `/api/show`: the model's trained context length (the Modelfile's `num_ctx` when it
+    /// sets a smaller one). Ollama loads a model with the `num_ctx` a request asks for.
+    async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
+        let (info, num_ctx) = self.show_wire(model.to_owned()).await?;
+        let window = match (info.context_length, num_ctx) {
+            (Some(trained), Some(set)) => Some(trained.min(set)),
+            (trained, set) => trained.or(set),
+        };
+        Ok(ModelLimits {
+            context_window: window,
+            max_output: None,
+            source: "POST /api/show".to_owned(),
+            chars_per_token: None,
+        })
     }
 
     /// The local models from `/api/tags`, each completed by `/api/show` (four at a time).

@@ -143,4 +143,7 @@ pub(crate) struct Show {
     #[serde(default)]
     pub model_info: Map<String, Value>,
     pub capabilities: Option<Vec<String>>,
+    /// The Modelfile's parameters, one `name value` a line (`num_ctx 8192`).
+    #[serde(default)]
+    pub parameters: Option<String>,
 }

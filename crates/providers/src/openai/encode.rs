@@ -40,6 +40,7 @@ pub(crate) fn encode<'a>(
     kind: ProviderKind,
     openrouter: &OpenRouterOptions,
 ) -> Result<Request<'a>, LlmError> {
+    crate::images::refuse_documents(request, kind.display_name())?;
     let openrouter_kind = kind == ProviderKind::OpenRouter;
     let system = request.system.as_deref().filter(|s| !s.is_empty());
     // OpenRouter passes cache breakpoints on content parts through to Anthropic models;
@@ -48,7 +49,7 @@ pub(crate) fn encode<'a>(
         .cache
         .as_ref()
         .filter(|_| openrouter_kind && is_anthropic_model(model))
-        .map(|marks| marks.within_limit(false, system.is_some()));
+        .map(|marks| marks.within_limit(!request.tools.is_empty(), system.is_some()));
     let mut messages = Vec::new();
     if let Some(system) = system {
         messages.push(WireMessage::new(
@@ -72,6 +73,12 @@ pub(crate) fn encode<'a>(
         }
     }
     let effort = request.reasoning_effort.map(|effort| effort.as_str());
+    let mut tools = function_tools(&request.tools);
+    if let Some(marks) = marks.as_ref().filter(|marks| marks.tools)
+        && let Some(last) = tools.last_mut()
+    {
+        last.cache_control = Some(CacheControl::new(marks.ttl));
+    }
     Ok(Request {
         model,
         messages,
@@ -79,7 +86,7 @@ pub(crate) fn encode<'a>(
         stream_options: Some(StreamOptions {
             include_usage: true,
         }),
-        tools: function_tools(&request.tools),
+        tools,
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
         temperature: request
             .temperature
@@ -134,7 +141,7 @@ fn mark_last_part(message: &mut WireMessage, control: CacheControl) {
 
 /// OpenAI's reasoning models (o1, o3, o4-mini, gpt-5...) accept no temperature but the
 /// default; sending one is a 400, so it is left out for them.
-fn is_openai_reasoning_model(model: &str) -> bool {
+pub(crate) fn is_openai_reasoning_model(model: &str) -> bool {
     let model = model.rsplit('/').next().unwrap_or(model);
     let o_series = model.starts_with('o') && model[1..].starts_with(|c: char| c.is_ascii_digit());
     o_series || (model.starts_with("gpt-5") && !model.starts_with("gpt-5-chat"))

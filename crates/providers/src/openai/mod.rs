@@ -3,20 +3,20 @@
 //! llama.cpp and any custom server.
 
 pub(crate) mod decode;
-mod encode;
+pub(crate) mod encode;
 mod wire;
 
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use ybs_core::{Accumulator, ChatRequest, ErrorKind, FinishReason, LlmError, Reply, StreamEvent};
 
 use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
-use crate::provider::{Balance, ChatStream, ModelInfo, Pricing, Provider};
-use crate::wire::{from_answer, json_bytes, json_value, model_for};
+use crate::provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
+use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
 /// A provider speaking OpenAI's chat-completions API.
 #[derive(Debug)]
@@ -85,12 +85,13 @@ impl Provider for OpenAiProvider {
     }
 
     fn request_body(&self, request: &ChatRequest) -> Result<Value, LlmError> {
-        json_value(self.encode(request)?)
+        with_extra(self.encode(request)?, request)
     }
 
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = format!("{}/chat/completions", self.base);
-        let body = load_images(request).and_then(|request| json_bytes(self.encode(&request)?));
+        let body =
+            load_images(request).and_then(|request| extra_bytes(self.encode(&request)?, &request));
         self.http.stream(url, self.headers(), body, cancel)
     }
 
@@ -104,7 +105,7 @@ impl Provider for OpenAiProvider {
         let mut body = self.encode(&request)?;
         body.stream = false;
         body.stream_options = None;
-        let body = json_value(body)?;
+        let body = with_extra(body, &request)?;
         let headers = self.headers();
         let answer = tokio::select! {
             answer = self.http.post_json(&url, &headers, &body) => answer?,
@@ -139,6 +140,45 @@ impl Provider for OpenAiProvider {
         models(self.http.kind, value)
     }
 
+    /// `/models` (`context_length`, vLLM's `max_model_len`, llama.cpp's `meta.n_ctx`,
+    /// OpenRouter's `top_provider.max_completion_tokens`); for llama.cpp and unnamed
+    /// OpenAI-compatible servers also llama.cpp's `/props` (the window of a request slot,
+    /// which is what a request may fill) and `/tokenize` (how its tokenizer counts).
+    async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
+        let listed = self.list_models().await;
+        let mut limits = match &listed {
+            Ok(models) => ModelLimits::from_list(models, model, "GET /models"),
+            Err(_) => ModelLimits::default(),
+        };
+        let local = matches!(
+            self.http.kind,
+            ProviderKind::LlamaCpp | ProviderKind::OpenAiCompatible | ProviderKind::LocalAi
+        );
+        if local {
+            let root = server_root(&self.base);
+            let headers = self.headers();
+            if let Ok(props) = self.http.get_json(&format!("{root}/props"), &headers).await {
+                let n_ctx = (props.pointer("/default_generation_settings/n_ctx"))
+                    .or_else(|| props.get("n_ctx"))
+                    .and_then(Value::as_u64)
+                    .filter(|n| *n > 0);
+                if let Some(n_ctx) = n_ctx {
+                    limits.context_window = Some(n_ctx);
+                    limits.source = "GET /props".to_owned();
+                    let body = json!({ "content": CALIBRATION });
+                    let url = format!("{root}/tokenize");
+                    if let Ok(answer) = self.http.post_json(&url, &headers, &body).await {
+                        limits.chars_per_token = chars_per_token(&answer);
+                    }
+                }
+            }
+        }
+        if limits.is_empty() {
+            listed?;
+        }
+        Ok(limits)
+    }
+
     async fn balance(&self) -> Result<Option<Balance>, LlmError> {
         if self.http.kind != ProviderKind::OpenRouter {
             return Ok(None);
@@ -155,7 +195,7 @@ impl Provider for OpenAiProvider {
 
 /// A `/models` answer as [`ModelInfo`]s. OpenRouter's `supported_parameters` tell whether a
 /// model takes tools (`tools`) and reasoning (`reasoning`, `include_reasoning`).
-fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
+pub(crate) fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> {
     let list: wire::ModelList = from_answer(kind, "model list", &value)?;
     Ok(list
         .data
@@ -186,9 +226,10 @@ fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> 
                     },
                 })
             });
+            let n_ctx = model.meta.as_ref().and_then(|meta| meta.n_ctx);
             ModelInfo {
                 name: model.name.clone().unwrap_or_else(|| model.id.clone()),
-                context_length: model.context_length.or(model.max_model_len),
+                context_length: model.context_length.or(model.max_model_len).or(n_ctx),
                 supports_tools: supports(&["tools"]),
                 supports_reasoning: supports(&["reasoning", "include_reasoning"]),
                 pricing,
@@ -203,6 +244,25 @@ fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>, LlmError> 
             }
         })
         .collect())
+}
+
+/// A text like those a coding agent sends (prose, code, JSON), to learn how a server's
+/// tokenizer counts.
+const CALIBRATION: &str = "You are a coding agent working in a repository. Read the files \
+    before you change them, run the tests, and explain what you did.\n\n```rust\nfn main() {\n    \
+    let total: u64 = (1..=10).sum();\n    println!(\"{total}\");\n}\n```\n\
+    {\"name\": \"read_file\", \"arguments\": {\"path\": \"src/lib.rs\", \"offset\": 1}}\n";
+
+/// Characters per token from a `/tokenize` answer for [`CALIBRATION`].
+fn chars_per_token(answer: &Value) -> Option<f64> {
+    let tokens = answer.get("tokens").and_then(Value::as_array)?.len();
+    (tokens > 0).then(|| CALIBRATION.chars().count() as f64 / tokens as f64)
+}
+
+/// The server's root for its own endpoints (`/props`, `/tokenize`): the base URL without
+/// its `/v1`.
+fn server_root(base: &str) -> &str {
+    base.strip_suffix("/v1").unwrap_or(base)
 }
 
 /// The base URL of an OpenAI-compatible endpoint: a full `.../chat/completions` URL is cut
@@ -255,7 +315,8 @@ mod tests {
              "supported_parameters": ["tools", "reasoning", "temperature"]},
             {"id": "plain", "supported_parameters": ["temperature"]},
             {"id": "gpt-4o", "object": "model", "owned_by": "openai"},
-            {"id": "local", "max_model_len": 8192}
+            {"id": "local", "max_model_len": 8192},
+            {"id": "tiny", "owned_by": "llamacpp", "meta": {"n_ctx": 4096, "n_ctx_train": 32768}}
         ]});
         let got = models(ProviderKind::OpenRouter, value).unwrap();
         assert_eq!(
@@ -270,7 +331,8 @@ mod tests {
                  "description": "Balanced."},
                 {"id": "plain", "name": "plain", "supports_tools": false, "supports_reasoning": false},
                 {"id": "gpt-4o", "name": "gpt-4o"},
-                {"id": "local", "name": "local", "context_length": 8192}
+                {"id": "local", "name": "local", "context_length": 8192},
+                {"id": "tiny", "name": "tiny", "context_length": 4096}
             ])
         );
         let err = models(ProviderKind::OpenAi, json!({"data": "nope"})).unwrap_err();

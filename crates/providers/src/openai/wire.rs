@@ -229,6 +229,8 @@ pub(crate) struct WireModel {
     pub context_length: Option<u64>,
     /// vLLM.
     pub max_model_len: Option<u64>,
+    /// llama.cpp: `n_ctx`, the window it was started with.
+    pub meta: Option<ModelMeta>,
     pub pricing: Option<WirePricing>,
     pub supported_parameters: Option<Vec<String>>,
     /// OpenRouter.
@@ -239,6 +241,11 @@ pub(crate) struct WireModel {
     pub description: Option<String>,
     #[serde(default)]
     pub expiration_date: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ModelMeta {
+    pub n_ctx: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

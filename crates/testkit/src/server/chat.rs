@@ -23,6 +23,9 @@ enum Piece {
 
 /// A chat request: the next turn rendered in `wire`'s format, streamed or not, with its fault.
 pub(super) async fn chat(shared: &Shared, wire: &dyn Wire, path: &str, body: &Value) -> Response {
+    if let Some(refusal) = super::models::over_window(shared, body) {
+        return refusal;
+    }
     let (turn, seq) = {
         let mut inner = shared.lock();
         inner.chats += 1;

@@ -26,10 +26,13 @@ use crate::Error;
 use crate::anthropic::Anthropic;
 use crate::ollama::Ollama;
 use crate::openai::OpenAi;
+use crate::responses::Responses;
 use crate::script::{Script, Turn};
 use chat::chat;
 use control::control_endpoint;
-use models::{models_delay, ollama_show, ollama_tags, openai_models, openrouter_models};
+use models::{
+    models_delay, ollama_show, ollama_tags, openai_models, openrouter_models, props, tokenize,
+};
 use respond::json_response;
 use state::Shared;
 
@@ -201,6 +204,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ("POST", "/api/v1/chat/completions") => {
             chat(&shared, &OpenAi { openrouter: true }, &path, &body).await
         }
+        ("POST", "/v1/responses") => chat(&shared, &Responses, &path, &body).await,
         ("POST", "/v1/messages") => chat(&shared, &Anthropic, &path, &body).await,
         ("POST", "/api/chat") => chat(&shared, &Ollama, &path, &body).await,
         ("GET", "/v1/models") => {
@@ -223,6 +227,8 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         }
         ("GET", "/api/tags") => json_response(StatusCode::OK, &ollama_tags(&shared)),
         ("POST", "/api/show") => ollama_show(&shared, &body),
+        ("GET", "/props") => props(&shared),
+        ("POST", "/tokenize") => tokenize(&shared, &body),
         _ => json_response(
             StatusCode::NOT_FOUND,
             &json!({"error": format!("fake-llm: no route for {method} {path}")}),

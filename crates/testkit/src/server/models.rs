@@ -17,14 +17,75 @@ pub(super) async fn models_delay(shared: &Shared) {
     }
 }
 
-/// The OpenAI model list.
+/// The OpenAI model list; with a window, each entry has llama.cpp's `meta.n_ctx`.
 pub(super) fn openai_models(shared: &Shared) -> Value {
-    let models = shared.lock().models.clone();
+    let (models, window) = {
+        let inner = shared.lock();
+        (inner.models.clone(), inner.window)
+    };
     let data: Vec<Value> = models
         .iter()
-        .map(|m| json!({"id": m.id, "object": "model", "created": CREATED, "owned_by": "fake-llm"}))
+        .map(|m| {
+            let mut entry =
+                json!({"id": m.id, "object": "model", "created": CREATED, "owned_by": "fake-llm"});
+            if let Some(window) = window {
+                entry["meta"] = json!({"n_ctx": window.n_ctx, "n_ctx_train": m.context_length});
+            }
+            entry
+        })
         .collect();
     json!({"object": "list", "data": data})
+}
+
+/// llama.cpp's `GET /props`: the window of a request slot; 404 without a window.
+pub(super) fn props(shared: &Shared) -> Response {
+    match shared.lock().window {
+        Some(window) => json_response(
+            StatusCode::OK,
+            &json!({"default_generation_settings": {"n_ctx": window.n_ctx}, "total_slots": 1}),
+        ),
+        None => json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": "fake-llm: no window in the script, so no /props"}),
+        ),
+    }
+}
+
+/// llama.cpp's `POST /tokenize`: `{"tokens": [...]}`, as many as the window counts for the
+/// `content`'s bytes (the ids mean nothing).
+pub(super) fn tokenize(shared: &Shared, body: &Value) -> Response {
+    let Some(window) = shared.lock().window else {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": "fake-llm: no window in the script, so no /tokenize"}),
+        );
+    };
+    let content = body.get("content").and_then(Value::as_str).unwrap_or("");
+    let count = window.tokens(content.len());
+    let tokens: Vec<u64> = (0..count).collect();
+    json_response(StatusCode::OK, &json!({ "tokens": tokens }))
+}
+
+/// llama.cpp's refusal of a chat request larger than the window, if `body` is.
+pub(super) fn over_window(shared: &Shared, body: &Value) -> Option<Response> {
+    let window = shared.lock().window?;
+    let tokens = window.tokens(body.to_string().len());
+    (tokens > window.n_ctx).then(|| {
+        json_response(
+            StatusCode::BAD_REQUEST,
+            &json!({"error": {
+                "code": 400,
+                "message": format!(
+                    "request ({tokens} tokens) exceeds the available context size ({} tokens), \
+                     try increasing it",
+                    window.n_ctx
+                ),
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": tokens,
+                "n_ctx": window.n_ctx,
+            }}),
+        )
+    })
 }
 
 /// The OpenRouter model list, with pricing and context lengths.
@@ -57,7 +118,7 @@ pub(super) fn openrouter_models(shared: &Shared) -> Value {
                 },
                 "top_provider": {
                     "context_length": m.context_length,
-                    "max_completion_tokens": null,
+                    "max_completion_tokens": m.max_completion_tokens,
                     "is_moderated": false,
                 },
                 "per_request_limits": null,

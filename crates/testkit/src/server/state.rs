@@ -46,6 +46,8 @@ pub(super) struct Inner {
     pub(super) models_delay_ms: u64,
     /// What the credits endpoint reports.
     pub(super) credits: Credits,
+    /// The enforced context window, if any.
+    pub(super) window: Option<crate::script::Window>,
     /// Chat requests so far (numbering the reply ids).
     pub(super) chats: u64,
 }
@@ -66,6 +68,7 @@ impl Shared {
                 models: script.models,
                 models_delay_ms: script.models_delay_ms,
                 credits: script.credits,
+                window: script.window,
                 chats: 0,
             }),
         }

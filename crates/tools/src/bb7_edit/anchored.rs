@@ -38,7 +38,8 @@ impl fmt::Display for Anchor {
     }
 }
 
-/// Why an anchored edit could not be applied. Change numbers are 1-based. `Display` gives
+/// Why an anchored edit could not be applied. Change numbers are 0-based, as in the first
+/// bb7. `Display` gives
 /// the message placed after `edit_file edit <i> (...)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AnchoredError {
@@ -71,9 +72,9 @@ pub enum AnchoredError {
     },
     /// Two changes' regions share lines.
     Overlap {
-        /// The earlier change (by position in the call).
+        /// The change whose region starts first in the file.
         first: usize,
-        /// The later change.
+        /// The change whose region starts inside `first`'s.
         second: usize,
         /// 1-based inclusive line range of `first`.
         first_lines: (usize, usize),
@@ -83,31 +84,29 @@ pub enum AnchoredError {
 }
 
 impl fmt::Display for AnchoredError {
+    // In the first bb7's words, so that a model used to its errors reads ours the same way.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let prefix = |anchor: &Anchor| match anchor {
+            Anchor::Start => "",
+            Anchor::End => "end: ",
+        };
         match self {
             AnchoredError::NoChanges => f.write_str("changes is empty: give at least one change"),
+            AnchoredError::AnchorLength {
+                change,
+                anchor,
+                lines: 0,
+            } => write!(f, "change {change}: empty {anchor} anchor"),
             AnchoredError::AnchorLength {
                 change,
                 anchor,
                 lines,
             } => write!(
                 f,
-                "change {change}: {anchor} has {lines} lines, it must have 1 to {MAX_ANCHOR_LINES}"
+                "change {change}: {anchor} anchor too long ({lines} lines, max {MAX_ANCHOR_LINES})"
             ),
-            AnchoredError::NotFound {
-                change,
-                anchor: Anchor::Start,
-            } => {
-                write!(f, "change {change}: start anchor not found in file")
-            }
-            AnchoredError::NotFound {
-                change,
-                anchor: Anchor::End,
-            } => {
-                write!(
-                    f,
-                    "change {change}: end anchor not found after start anchor"
-                )
+            AnchoredError::NotFound { change, anchor } => {
+                write!(f, "change {change}: {}anchor not found", prefix(anchor))
             }
             AnchoredError::NotUnique {
                 change,
@@ -115,22 +114,52 @@ impl fmt::Display for AnchoredError {
                 lines,
             } => write!(
                 f,
-                "change {change}: {anchor} anchor not unique ({} matches at lines {})",
-                lines.len(),
+                "change {change}: {}anchor not unique (lines {})",
+                prefix(anchor),
                 list_lines(lines)
             ),
             AnchoredError::Overlap {
-                first,
                 second,
                 first_lines,
                 second_lines,
+                ..
             } => write!(
                 f,
-                "changes {first} and {second} overlap (lines {}-{} and {}-{})",
+                "change {second}: regions overlap (lines {}-{} and {}-{})",
                 first_lines.0, first_lines.1, second_lines.0, second_lines.1
             ),
         }
     }
+}
+
+impl AnchoredError {
+    /// The (0-based) change the error is about, if it is about one.
+    pub fn change(&self) -> Option<usize> {
+        match self {
+            AnchoredError::NoChanges => None,
+            AnchoredError::AnchorLength { change, .. }
+            | AnchoredError::NotFound { change, .. }
+            | AnchoredError::NotUnique { change, .. } => Some(*change),
+            AnchoredError::Overlap { second, .. } => Some(*second),
+        }
+    }
+}
+
+/// The error with the first line of its change's `start` anchor, as the first bb7 shows it:
+/// `change 0: anchor not found (start: "fn main() {" ...)` (`...` when the anchor has more
+/// lines).
+pub fn describe_anchored_error(err: &AnchoredError, changes: &[AnchoredChange]) -> String {
+    let mut text = err.to_string();
+    if let Some(start) = err.change().and_then(|i| changes.get(i)).map(|c| &c.start) {
+        if let Some(first) = start.first() {
+            text.push_str(&format!(" (start: {first:?}"));
+            if start.len() > 1 {
+                text.push_str(" ...");
+            }
+            text.push(')');
+        }
+    }
+    text
 }
 
 impl std::error::Error for AnchoredError {}
@@ -160,25 +189,24 @@ pub fn apply_anchored(content: &str, changes: &[AnchoredChange]) -> Result<Strin
     let texts: Vec<&str> = lines.iter().map(|l| &content[l.start..l.end]).collect();
     let mut regions = Vec::with_capacity(changes.len());
     for (idx, change) in changes.iter().enumerate() {
-        regions.push(locate(&texts, change, idx + 1)?);
+        regions.push(locate(&texts, change, idx)?);
     }
     let mut order: Vec<&Region> = regions.iter().collect();
     order.sort_by_key(|r| (r.first, r.change));
     for pair in order.windows(2) {
         let (a, b) = (pair[0], pair[1]);
         if b.first <= a.last {
-            let (x, y) = if a.change < b.change { (a, b) } else { (b, a) };
             return Err(AnchoredError::Overlap {
-                first: x.change,
-                second: y.change,
-                first_lines: (x.first + 1, x.last + 1),
-                second_lines: (y.first + 1, y.last + 1),
+                first: a.change,
+                second: b.change,
+                first_lines: (a.first + 1, a.last + 1),
+                second_lines: (b.first + 1, b.last + 1),
             });
         }
     }
     let mut out = content.to_owned();
     for region in order.iter().rev() {
-        let change = &changes[region.change - 1];
+        let change = &changes[region.change];
         let (first, last): (Line, Line) = (lines[region.first], lines[region.last]);
         let replacement = match &change.content {
             None => String::new(),

@@ -68,7 +68,10 @@ mod schema;
 mod search_replace;
 mod text;
 
-pub use anchored::{Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored};
+pub use anchored::{
+    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored,
+    describe_anchored_error,
+};
 pub use mode::{DiffMode, DiffModeError};
 pub use pending::{
     BaseKind, BaseLookup, DiffError, FailedToolCall, FileWrite, MemoryLookup, PendingBuffer,

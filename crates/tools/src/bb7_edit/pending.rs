@@ -385,7 +385,8 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
         match apply_anchored(&base, &call.changes) {
             Ok(content) => stage.set(&path, content),
             Err(err) => {
-                let message = self.edit_error(0, &path, Some(kind), &err.to_string());
+                let why = super::anchored::describe_anchored_error(&err, &call.changes);
+                let message = self.edit_error(0, &path, Some(kind), &why);
                 stage.fail(&path, message);
             }
         }

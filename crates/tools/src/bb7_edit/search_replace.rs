@@ -80,6 +80,8 @@ pub enum SearchReplaceError {
         /// The 1-based line of each match's start.
         lines: Vec<usize>,
     },
+    /// The last pass (raw substring) matched several times and `replace_all` was not set.
+    NotUniqueSubstring,
     /// `old_string` was empty but the file is not.
     EmptyOldString,
 }
@@ -92,11 +94,19 @@ impl fmt::Display for SearchReplaceError {
         match self {
             SearchReplaceError::NotFound => f.write_str("old_string not found in file"),
             SearchReplaceError::NotUnique { count, lines } => {
-                write!(f, "old_string not unique ({count} matches at lines {})", list_lines(lines))
+                write!(
+                    f,
+                    "old_string not unique ({count} matches at lines {})",
+                    list_lines(lines)
+                )
             }
-            SearchReplaceError::EmptyOldString => f.write_str(
-                "old_string is empty, which is only allowed on an empty file; quote the text to replace",
-            ),
+            // The first bb7's words for a raw-substring (last pass) ambiguity.
+            SearchReplaceError::NotUniqueSubstring => {
+                f.write_str("old_string not unique (multiple substring matches)")
+            }
+            SearchReplaceError::EmptyOldString => {
+                f.write_str("old_string is empty but file has content")
+            }
         }
     }
 }
@@ -158,6 +168,9 @@ pub fn apply_search_replace(
         let matches = find(content, &lines, edit, pass, eol);
         if matches.is_empty() {
             continue;
+        }
+        if matches.len() > 1 && !edit.replace_all && pass == MatchPass::Normalized {
+            return Err(SearchReplaceError::NotUniqueSubstring);
         }
         if matches.len() > 1 && !edit.replace_all {
             let starts: Vec<usize> = matches.iter().map(|m| m.start).collect();

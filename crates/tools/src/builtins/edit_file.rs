@@ -1,28 +1,59 @@
-//! `edit_file`: replace exact text, uniquely unless `replace_all`.
+//! `edit_file`: one or several text replacements in a file, applied all or nothing.
+//!
+//! Matching is bb7's ([`crate::bb7_edit::apply_search_replace`]): exact first, then the same
+//! lines with other trailing whitespace, other indentation (the new text re-indented), a first
+//! or last line quoted only in part, and CRLF/LF differences. Each edit applies to the result
+//! of the one before; one that does not match (or matches several places without
+//! `replace_all`) fails the whole call and the file is left as it was.
 
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::{spec, text_of};
+use crate::bb7_edit::{SearchReplace, SearchReplaceError, apply_search_replace};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
-/// The `edit_file` tool (spec 3.3).
+/// The `edit_file` tool (spec 3.3, with a list of edits).
 pub struct EditFile {
     spec: ToolSpec,
 }
 
 impl EditFile {
-    /// The tool with its spec schema.
+    /// The tool with its schema.
     pub fn new() -> Self {
         EditFile {
             spec: spec(
                 "edit_file",
-                "Edit a file by replacing exact text matches. Use read_file first to see current content.",
+                "Edit a file by replacing text. Use read_file first to see current content. \
+                 Either give one edit with old_text/new_text (and optionally replace_all), or \
+                 several with `edits`: a list of {old_text, new_text, replace_all} applied in \
+                 order, each to the result of the one before, all or nothing (if one fails, the \
+                 file is not changed). Each old_text must match exactly one place unless \
+                 replace_all is true; small differences in trailing whitespace and indentation \
+                 are tolerated (new_text is then re-indented to match). Prefer one call with \
+                 several edits over several calls for a change in several places of a file.",
                 json!({
-                    "path": {"type": "string", "description": "Path to file", "required": true},
-                    "old_text": {"type": "string", "description": "Exact text to find and replace (must be unique in file)", "required": true},
-                    "new_text": {"type": "string", "description": "Text to replace with", "required": true},
-                    "replace_all": {"type": "boolean", "description": "Replace all occurrences (default: false, fails if not unique)", "required": false, "default": false}
+                    "type": "object",
+                    "properties": {
+                        "path": {"type": "string", "description": "Path to file"},
+                        "old_text": {"type": "string", "description": "Text to find and replace (must be unique in file unless replace_all); not with `edits`"},
+                        "new_text": {"type": "string", "description": "Text to replace with; not with `edits`"},
+                        "replace_all": {"type": "boolean", "description": "Replace all occurrences of old_text (default: false, fails if not unique)", "default": false},
+                        "edits": {
+                            "type": "array",
+                            "description": "Several edits of the file, applied in order, all or nothing (instead of old_text/new_text)",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "old_text": {"type": "string", "description": "Text to find (must be unique unless replace_all)"},
+                                    "new_text": {"type": "string", "description": "Text to replace with"},
+                                    "replace_all": {"type": "boolean", "description": "Replace all occurrences (default: false)"}
+                                },
+                                "required": ["old_text", "new_text"]
+                            }
+                        }
+                    },
+                    "required": ["path"]
                 }),
             ),
         }
@@ -35,6 +66,117 @@ impl Default for EditFile {
     }
 }
 
+/// One replacement of an `edit_file` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// The text to find.
+    pub old_text: String,
+    /// The text to put in its place.
+    pub new_text: String,
+    /// Replace every match instead of requiring exactly one.
+    pub replace_all: bool,
+}
+
+/// The edits of an `edit_file` call's arguments: the `edits` list, or the single
+/// `old_text`/`new_text` form. An error says what is wrong with the arguments.
+pub fn edits_of(args: &Value) -> Result<Vec<Edit>, String> {
+    let single = args.get("old_text").is_some_and(|v| !v.is_null())
+        || args.get("new_text").is_some_and(|v| !v.is_null());
+    match args.get("edits").filter(|v| !v.is_null()) {
+        Some(_) if single => {
+            Err("give either `edits` or `old_text`/`new_text`, not both".to_string())
+        }
+        Some(Value::Array(list)) if list.is_empty() => {
+            Err("`edits` is empty; give at least one {old_text, new_text}".to_string())
+        }
+        Some(Value::Array(list)) => list
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                one_edit(item, args.get("replace_all")).map_err(|why| format!("edits[{i}]: {why}"))
+            })
+            .collect(),
+        Some(_) => Err("`edits` must be a list of {old_text, new_text, replace_all}".to_string()),
+        None => one_edit(args, None).map(|edit| vec![edit]),
+    }
+}
+
+/// One edit from an object with `old_text`, `new_text` and optionally `replace_all`
+/// (`outer_all`: the call's `replace_all`, which an item inherits unless it sets its own).
+fn one_edit(item: &Value, outer_all: Option<&Value>) -> Result<Edit, String> {
+    if !item.is_object() {
+        return Err("must be an object {old_text, new_text, replace_all}".to_string());
+    }
+    let text = |key: &str| match item.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        None | Some(Value::Null) => Err(format!("missing required argument `{key}`")),
+        Some(_) => Err(format!("`{key}` must be a string")),
+    };
+    let replace_all = match item
+        .get("replace_all")
+        .filter(|v| !v.is_null())
+        .or(outer_all)
+    {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("`replace_all` must be a boolean".to_string()),
+    };
+    Ok(Edit {
+        old_text: text("old_text")?,
+        new_text: text("new_text")?,
+        replace_all,
+    })
+}
+
+/// Applies `edits` to `text` in order, all or nothing: the new text and the number of
+/// replacements, or why an edit cannot be applied (`path` names the file in messages).
+pub fn apply_edits(text: &str, edits: &[Edit], path: &str) -> Result<(String, usize), String> {
+    let mut current = text.to_string();
+    let mut replacements = 0;
+    for (i, edit) in edits.iter().enumerate() {
+        let label = if edits.len() > 1 {
+            format!("edit {} of {}: ", i + 1, edits.len())
+        } else {
+            String::new()
+        };
+        let unchanged = if edits.len() > 1 {
+            "; no edit was applied, the file is unchanged"
+        } else {
+            ""
+        };
+        if edit.old_text.is_empty() {
+            return Err(format!(
+                "{label}old_text is empty; give the exact text to replace (use write_file to write a whole file){unchanged}"
+            ));
+        }
+        let request = SearchReplace::new(edit.old_text.as_str(), edit.new_text.as_str())
+            .replace_all(edit.replace_all);
+        match apply_search_replace(&current, &request) {
+            Ok(done) => {
+                current = done.content;
+                replacements += done.replacements;
+            }
+            Err(SearchReplaceError::NotUnique { count, lines }) => {
+                let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
+                return Err(format!(
+                    "{label}old_text is not unique in `{path}`: it matches {count} times (lines {}); include more surrounding lines to make it unique, or set replace_all to true{unchanged}",
+                    lines.join(", ")
+                ));
+            }
+            Err(_) => {
+                let why = not_found_message(path, &current, &edit.old_text);
+                let after = if i > 0 {
+                    " (after the edits before it)"
+                } else {
+                    ""
+                };
+                return Err(format!("{label}{why}{after}{unchanged}"));
+            }
+        }
+    }
+    Ok((current, replacements))
+}
+
 impl Tool for EditFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -42,46 +184,15 @@ impl Tool for EditFile {
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         let path = args.str("path")?;
-        let mut old_text = args.str("old_text")?.to_string();
-        let mut new_text = args.str("new_text")?.to_string();
-        let replace_all = args.bool("replace_all")?;
-        if old_text.is_empty() {
-            return Err(ToolError::failed(
-                "old_text is empty; give the exact text to replace (use write_file to write a whole file)",
-            ));
-        }
+        let edits = edits_of(&args.to_value()).map_err(|why| args.invalid(why))?;
         let resolved = ctx.resolve(path)?;
         let text = text_of(safe_fs::read(&ctx.sandbox, &resolved)?, path)?;
-        // A CRLF file edited with LF text: match and write in the file's line endings.
-        if text.contains("\r\n") && !old_text.contains('\r') {
-            old_text = old_text.replace('\n', "\r\n");
-            new_text = new_text.replace('\n', "\r\n");
-        }
-        let starts: Vec<usize> = text.match_indices(&old_text).map(|(i, _)| i).collect();
-        if starts.is_empty() {
-            return Err(ToolError::failed(not_found_message(path, &text, &old_text)));
-        }
-        if starts.len() > 1 && !replace_all {
-            let lines: Vec<String> = starts
-                .iter()
-                .map(|&i| line_of(&text, i).to_string())
-                .collect();
-            return Err(ToolError::failed(format!(
-                "old_text is not unique in `{path}`: it matches {} times (lines {}); include more surrounding lines to make it unique, or set replace_all to true",
-                starts.len(),
-                lines.join(", ")
-            )));
-        }
-        let updated = text.replace(&old_text, &new_text);
+        let (updated, replacements) =
+            apply_edits(&text, &edits, path).map_err(ToolError::failed)?;
         safe_fs::write_atomic(&ctx.sandbox, &resolved, updated.as_bytes())?;
         ctx.session.record_read(&resolved);
-        Ok(json!({"success": true, "replacements": starts.len(), "error": null}))
+        Ok(json!({"success": true, "replacements": replacements, "error": null}))
     }
-}
-
-/// The 1-based line number of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset].matches('\n').count() + 1
 }
 
 /// Says the text was not found and, when the first line of `old_text` appears with other

@@ -80,24 +80,75 @@ where
 {
     let found = Mutex::new(Vec::new());
     walker(base, sandbox).run(|| {
-        let found = &found;
         let keep = &keep;
+        let mut local = Collected {
+            found: Vec::new(),
+            into: &found,
+        };
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
             };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let relative = entry.path().strip_prefix(base).unwrap_or(entry.path());
-                if keep(relative) {
-                    if let Ok(mut found) = found.lock() {
-                        found.push(entry.into_path());
-                    }
-                }
+            if entry.file_type().is_some_and(|t| t.is_file()) && keep(relative_to(base, &entry)) {
+                local.found.push(entry.into_path());
             }
             WalkState::Continue
         })
     });
     found.into_inner().unwrap_or_default()
+}
+
+/// The files one walking thread found, added to the shared list when the thread is done
+/// (one lock per thread rather than per file).
+struct Collected<'a> {
+    found: Vec<PathBuf>,
+    into: &'a Mutex<Vec<PathBuf>>,
+}
+
+impl Drop for Collected<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut into) = self.into.lock() {
+            into.append(&mut self.found);
+        }
+    }
+}
+
+/// The path of `entry` below `base`, where the walk started: the bytes after `base` and a
+/// separator, without comparing components.
+pub(crate) fn relative_to<'e>(base: &Path, entry: &'e ignore::DirEntry) -> &'e Path {
+    use std::os::unix::ffi::OsStrExt;
+    let path = entry.path();
+    let (bytes, prefix) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
+    match bytes.strip_prefix(prefix) {
+        Some(rest) if prefix.ends_with(b"/") => Path::new(std::ffi::OsStr::from_bytes(rest)),
+        Some([b'/', rest @ ..]) => Path::new(std::ffi::OsStr::from_bytes(rest)),
+        _ => path.strip_prefix(base).unwrap_or(path),
+    }
+}
+
+/// Whether `entry` is blocked, by its path or, under another name, by its identity.
+///
+/// A directory is checked in full: its path against every blocked path and its device and
+/// inode (one `lstat` per directory) against the blocked set. The walk does not enter a
+/// blocked directory, so any other entry can only be blocked itself: its path is compared
+/// only when some blocked path ends in its name, and its identity only when its inode (which
+/// the directory listing already gave) is the inode of something blocked, on any device. The
+/// files of a tree then cost no system call and no path comparison each.
+fn is_blocked(sandbox: &PathSandbox, entry: &ignore::DirEntry) -> bool {
+    let is_dir = entry.file_type().is_none_or(|t| t.is_dir()) || entry.depth() == 0;
+    if (is_dir || sandbox.may_block_name(entry.file_name())) && sandbox.is_blocked(entry.path()) {
+        return true;
+    }
+    if !is_dir
+        && entry
+            .ino()
+            .is_some_and(|ino| !sandbox.may_be_blocked_ino(ino))
+    {
+        return false;
+    }
+    entry
+        .metadata()
+        .is_ok_and(|m| sandbox.is_blocked_id(FileId::from_meta(&m)))
 }
 
 /// A parallel walker over `base` with the tools' rules.
@@ -110,10 +161,6 @@ pub(crate) fn walker(base: &Path, sandbox: &PathSandbox) -> ignore::WalkParallel
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(move |entry| {
-            entry.file_name() != ".git"
-                && !sandbox.is_blocked(entry.path())
-                && !(entry.metadata()).is_ok_and(|m| sandbox.is_blocked_id(FileId::from_meta(&m)))
-        })
+        .filter_entry(move |entry| entry.file_name() != ".git" && !is_blocked(&sandbox, entry))
         .build_parallel()
 }

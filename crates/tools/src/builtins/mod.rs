@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::tool::Tool;
 
-pub use edit_file::EditFile;
+pub use edit_file::{Edit, EditFile, apply_edits, edits_of};
 pub use list_files::ListFiles;
 pub use read_file::ReadFile;
 pub use run_shell::RunShell;

@@ -1,5 +1,10 @@
 //! `search_files`: regex search over file contents with context lines, respecting
 //! `.gitignore`, skipping binary files, searching files in parallel.
+//!
+//! The result is bounded while searching, not after: only the first `max_results` matches
+//! (by file and line) are kept with their context as files are searched, the others are only
+//! counted, and the context is narrowed so that matches times lines of context stays under
+//! [`MAX_RESULT_LINES`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,12 +16,16 @@ use ignore::WalkState;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::list_files::walker;
+use super::list_files::{relative_to, walker};
 use super::shared::{positive, spec};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// Lines longer than this many characters are cut in results.
 const MAX_LINE_CHARS: usize = 500;
+/// The most lines (matches and their context) one result holds.
+pub const MAX_RESULT_LINES: usize = 5_000;
+/// The most matches one result holds.
+const MAX_RESULTS: usize = 1_000;
 
 /// The `search_files` tool (spec 3.5).
 pub struct SearchFiles {
@@ -75,7 +84,11 @@ impl Tool for SearchFiles {
             Some(n) => usize::try_from(n).unwrap_or(usize::MAX).min(50),
             None => 2,
         };
-        let max_results = positive(args, "max_results")?.unwrap_or(50);
+        let max_results = positive(args, "max_results")?
+            .unwrap_or(50)
+            .min(MAX_RESULTS);
+        let asked_context = context;
+        let context = context.min((MAX_RESULT_LINES / max_results).saturating_sub(1) / 2);
         let matcher = RegexMatcherBuilder::new()
             .line_terminator(Some(b'\n'))
             .build(pattern)
@@ -91,18 +104,22 @@ impl Tool for SearchFiles {
             None => None,
         };
         let base = ctx.resolve(path)?;
-        let found = Mutex::new(Vec::new());
+        let found = Mutex::new(Found::new(max_results));
+        let scope = Scope {
+            matcher: &matcher,
+            context,
+            limit: max_results,
+        };
         if base.is_file() {
             let mut searcher = searcher();
             let mut reader = safe_fs::Reader::new(&ctx.sandbox);
-            if let Some(matches) = search_file(&mut searcher, &mut reader, &matcher, &base, context)
-            {
-                found.lock().map(|mut f| f.extend(matches)).ok();
+            if let Some(file) = search_file(&mut searcher, &mut reader, &scope, &base) {
+                found.lock().map(|mut f| f.add(file)).ok();
             }
         } else if base.is_dir() {
             walker(&base, &ctx.sandbox).run(|| {
                 let found = &found;
-                let matcher = matcher.clone();
+                let scope = &scope;
                 let filter = filter.clone();
                 let base = &base;
                 let mut searcher = searcher();
@@ -114,15 +131,14 @@ impl Tool for SearchFiles {
                     if !entry.file_type().is_some_and(|t| t.is_file()) {
                         return WalkState::Continue;
                     }
-                    let relative = entry.path().strip_prefix(base).unwrap_or(entry.path());
+                    let relative = relative_to(base, &entry);
                     if filter.as_ref().is_some_and(|f| !f.is_match(relative)) {
                         return WalkState::Continue;
                     }
-                    if let Some(matches) =
-                        search_file(&mut searcher, &mut reader, &matcher, entry.path(), context)
+                    if let Some(file) = search_file(&mut searcher, &mut reader, scope, entry.path())
                     {
                         if let Ok(mut found) = found.lock() {
-                            found.extend(matches);
+                            found.add(file);
                         }
                     }
                     WalkState::Continue
@@ -131,12 +147,13 @@ impl Tool for SearchFiles {
         } else {
             return Err(ToolError::failed(format!("`{path}` does not exist")));
         }
-        let mut found = found.into_inner().unwrap_or_default();
-        found.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
-        let total = found.len();
+        let found = found
+            .into_inner()
+            .unwrap_or_else(|_| Found::new(max_results));
+        let total = found.total;
         let matches: Vec<Value> = found
+            .finish()
             .into_iter()
-            .take(max_results)
             .map(|m| {
                 json!({
                     "file": ctx.display_path(&m.file),
@@ -147,7 +164,67 @@ impl Tool for SearchFiles {
                 })
             })
             .collect();
-        Ok(json!({"matches": matches, "total_matches": total, "truncated": total > max_results}))
+        let mut result =
+            json!({"matches": matches, "total_matches": total, "truncated": total > max_results});
+        if context < asked_context {
+            result["context_lines"] = json!(context);
+            result["note"] = json!(format!(
+                "context_lines was narrowed from {asked_context} to {context} so that the result stays under {MAX_RESULT_LINES} lines; ask for fewer max_results for more context"
+            ));
+        }
+        Ok(result)
+    }
+}
+
+/// What every file is searched with.
+struct Scope<'a> {
+    matcher: &'a RegexMatcher,
+    /// Lines of context before and after each match.
+    context: usize,
+    /// The most matches kept.
+    limit: usize,
+}
+
+/// The matches of one file: how many, and the first ones with their context.
+struct FileMatches {
+    total: usize,
+    kept: Vec<Match>,
+}
+
+/// The matches kept so far: the first `limit` by file and line, and how many there were.
+struct Found {
+    limit: usize,
+    total: usize,
+    kept: Vec<Match>,
+}
+
+impl Found {
+    fn new(limit: usize) -> Self {
+        Found {
+            limit,
+            total: 0,
+            kept: Vec::new(),
+        }
+    }
+
+    /// Adds a file's matches, dropping all but the first `limit` once twice that many are held.
+    fn add(&mut self, file: FileMatches) {
+        self.total += file.total;
+        self.kept.extend(file.kept);
+        if self.kept.len() > 2 * self.limit {
+            self.trim();
+        }
+    }
+
+    fn trim(&mut self) {
+        self.kept
+            .sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
+        self.kept.truncate(self.limit);
+    }
+
+    fn finish(mut self) -> Vec<Match> {
+        self.trim();
+        self.kept
     }
 }
 
@@ -155,26 +232,30 @@ fn searcher() -> Searcher {
     SearcherBuilder::new().line_number(true).build()
 }
 
-/// The matches in one file, or `None` for files that cannot be read safely (symlink races,
-/// hard links), binary files and files without matches.
+/// The matches in one file (the first `scope.limit` with their context, the others counted),
+/// or `None` for files that cannot be read safely (symlink races, hard links), binary files
+/// and files without matches.
 fn search_file(
     searcher: &mut Searcher,
     reader: &mut safe_fs::Reader<'_>,
-    matcher: &RegexMatcher,
+    scope: &Scope<'_>,
     path: &Path,
-    context: usize,
-) -> Option<Vec<Match>> {
+) -> Option<FileMatches> {
     let bytes = reader.read(path).ok()?;
     if bytes.contains(&0) {
         return None;
     }
     let mut hits = Vec::new();
+    let mut total = 0usize;
     searcher
         .search_slice(
-            matcher,
+            scope.matcher,
             &bytes,
             Lossy(|line_number, _| {
-                hits.push(line_number);
+                total += 1;
+                if hits.len() < scope.limit {
+                    hits.push(line_number);
+                }
                 Ok(true)
             }),
         )
@@ -182,25 +263,26 @@ fn search_file(
     if hits.is_empty() {
         return None;
     }
+    let context = scope.context;
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     let shown = |i: usize| cut(lines.get(i).copied().unwrap_or(""));
-    Some(
-        hits.into_iter()
-            .map(|line| {
-                let index = usize::try_from(line).unwrap_or(1).saturating_sub(1);
-                let start = index.saturating_sub(context);
-                let end = (index + 1 + context).min(lines.len());
-                Match {
-                    file: path.to_path_buf(),
-                    line,
-                    content: shown(index),
-                    before: (start..index).map(shown).collect(),
-                    after: (index + 1..end).map(shown).collect(),
-                }
-            })
-            .collect(),
-    )
+    let kept = hits
+        .into_iter()
+        .map(|line| {
+            let index = usize::try_from(line).unwrap_or(1).saturating_sub(1);
+            let start = index.saturating_sub(context);
+            let end = (index + 1 + context).min(lines.len());
+            Match {
+                file: path.to_path_buf(),
+                line,
+                content: shown(index),
+                before: (start..index).map(shown).collect(),
+                after: (index + 1..end).map(shown).collect(),
+            }
+        })
+        .collect();
+    Some(FileMatches { total, kept })
 }
 
 fn cut(line: &str) -> String {

@@ -103,15 +103,18 @@ pub(crate) struct ChildPlan {
     /// Landlock rules for mounts the child makes itself (its `/proc` and `/dev/shm`): a
     /// rule on the directory they cover would not reach them.
     pub late_rules: Vec<(std::ffi::CString, BitFlags<AccessFs>)>,
-    /// The `cgroup.procs` of the command's pids cgroup, if it has one.
-    pub cgroup: Option<std::ffi::CString>,
+    /// The `cgroup.procs` files of the command's cgroups (pids, memory), where it has them.
+    pub cgroups: Vec<std::ffi::CString>,
 }
 
 impl ChildPlan {
     /// Runs in the child; on success the caller execs the command.
     pub(crate) fn apply(&mut self) -> io::Result<()> {
-        rustix::process::setpgid(None, None).map_err(|e| fail(Step::ProcessGroup, e))?;
-        if let Some(procs) = &self.cgroup {
+        // A session of its own (and so a process group the timeout kills): the command has
+        // no controlling terminal, so `/dev/tty` cannot reach the user's (no OSC 52 to the
+        // clipboard, no `stty -echo` that outlives ybs).
+        rustix::process::setsid().map_err(|e| fail(Step::ProcessGroup, e))?;
+        for procs in &self.cgroups {
             super::cgroup::join(procs).map_err(|e| fail(Step::Limits, e))?;
         }
         if let Some(plan) = &self.namespaces {

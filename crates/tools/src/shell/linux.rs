@@ -68,6 +68,49 @@ pub(crate) const ETC_SECRETS: [&str; 9] = [
     "/etc/security/opasswd",
 ];
 
+/// The files and directories under `/etc` that other users may not read (a file without the
+/// "others" read bit, a directory without read or search), found once: what only root (or a
+/// group) may read there, such as `/etc/wireguard` or a config file holding an API key.
+pub(crate) fn root_only_etc() -> &'static [PathBuf] {
+    static FOUND: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        let mut found = Vec::new();
+        find_unreadable(Path::new("/etc"), 0, &mut found);
+        found
+    })
+}
+
+fn find_unreadable(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    use std::os::unix::fs::PermissionsExt;
+    const MAX_DEPTH: usize = 12;
+    const MAX_FOUND: usize = 5_000;
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if found.len() >= MAX_FOUND {
+            return;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        let mode = meta.permissions().mode();
+        let open_to_others = if meta.is_dir() {
+            mode & 0o005 == 0o005
+        } else {
+            mode & 0o004 != 0
+        };
+        if !open_to_others {
+            found.push(entry.path());
+        } else if meta.is_dir() && depth < MAX_DEPTH {
+            find_unreadable(&entry.path(), depth + 1, found);
+        }
+    }
+}
+
 /// The device nodes a command may read and write.
 const DEVICES: [&str; 6] = [
     "/dev/null",
@@ -121,6 +164,12 @@ pub(crate) fn prepare(
         .cloned()
         .collect();
     blocked.extend(ETC_SECRETS.iter().map(PathBuf::from));
+    // As root the command is root in its user namespace too (so the project stays writable):
+    // without capabilities it still owns root's files, so those only root may read are
+    // carved out as well.
+    if rustix::process::geteuid().is_root() {
+        blocked.extend(root_only_etc().iter().cloned());
+    }
     let read_only: &[PathBuf] = if mounted { &[] } else { access.read_only };
 
     let landlock_error = |e: landlock::RulesetError| {
@@ -195,7 +244,7 @@ pub(crate) fn prepare(
         filters: seccomp::filters(!mounted)?,
         cwd: None,
         late_rules,
-        cgroup: None,
+        cgroups: Vec::new(),
     })
 }
 

@@ -25,6 +25,7 @@ mod cgroup;
 mod child;
 pub mod env;
 mod error;
+mod kept;
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "macos")]
@@ -114,8 +115,14 @@ pub fn run_cancellable(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
+    let absent = kept::absent(sandbox);
     match process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel) {
-        Ok(output) => Ok(output),
+        Ok(mut output) => {
+            if let Some(note) = kept::remove_created(&absent) {
+                output.stderr.push_str(&note);
+            }
+            Ok(output)
+        }
         Err(source) => {
             #[cfg(target_os = "linux")]
             if let Some(error) = linux::explain_spawn_error(&source) {
@@ -207,16 +214,24 @@ fn sandboxed_command(
         read_only: &inside,
     };
     let mut prepared = linux::prepare(&access, &policy.limits)?;
-    // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead.
-    let mut guard: Option<Box<dyn std::any::Any>> = None;
-    if let Some(max) = policy.limits.max_processes {
-        if rustix::process::geteuid().is_root() && cgroup::support().is_ok() {
-            if let Ok(group) = cgroup::PidsCgroup::create(max) {
-                prepared.cgroup = Some(group.procs());
-                guard = Some(Box::new(group));
+    // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead. A
+    // memory cgroup, where one can be made, holds the memory limit for all the command's
+    // processes together (RLIMIT_AS, which stays, is per process).
+    let mut groups = Vec::new();
+    let mut wanted = vec![(cgroup::Controller::Memory, policy.limits.max_memory_bytes)];
+    if rustix::process::geteuid().is_root() {
+        wanted.push((cgroup::Controller::Pids, policy.limits.max_processes));
+    }
+    for (controller, max) in wanted {
+        let Some(max) = max else { continue };
+        if cgroup::support(controller).is_ok() {
+            if let Ok(group) = cgroup::CommandCgroup::create(controller, max) {
+                prepared.cgroups.push(group.procs());
+                groups.push(group);
             }
         }
     }
+    let guard: Option<Box<dyn std::any::Any>> = Some(Box::new(groups));
     let mut cmd = Command::new(&policy.shell);
     cmd.arg("-c").arg(command);
     // The home directory is not readable inside the sandbox: point HOME at the private temp

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
-    SeccompRule, TargetArch,
+    SeccompRule, TargetArch, sock_filter,
 };
 
 use super::error::ShellSandboxError;
@@ -146,5 +146,62 @@ pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSa
     .map_err(error)?
     .try_into()
     .map_err(error)?;
-    Ok(vec![clone3, main])
+    Ok(vec![arch_filter()?, clone3, main])
+}
+
+/// A filter of our own, installed with the others (the kernel runs every filter and takes the
+/// strictest answer): a system call from another architecture than ybs's own kills the
+/// process (seccompiler's filters check this too), and on x86_64 a call made through the x32
+/// ABI (its number has bit 30 set) is refused, so no denied call passes under its x32 number
+/// on a kernel built with x32.
+pub(crate) fn arch_filter() -> Result<BpfProgram, ShellSandboxError> {
+    const ARCH_OFFSET: u32 = 4;
+    const NR_OFFSET: u32 = 0;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    let audit_arch = audit_arch()?;
+    let stmt = |code: u16, k: u32| sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jump = |code: u16, k: u32, jt: u8, jf: u8| sock_filter { code, jt, jf, k };
+    let eperm = u32::try_from(libc::EPERM).unwrap_or(1);
+    let mut program = vec![
+        stmt(BPF_LD | BPF_W | BPF_ABS, ARCH_OFFSET),
+        jump(BPF_JMP | BPF_JEQ | BPF_K, audit_arch, 1, 0),
+        stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_KILL_PROCESS),
+    ];
+    if cfg!(target_arch = "x86_64") {
+        program.extend([
+            stmt(BPF_LD | BPF_W | BPF_ABS, NR_OFFSET),
+            jump(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1),
+            stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ERRNO | eperm),
+        ]);
+    }
+    program.push(stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ALLOW));
+    Ok(program)
+}
+
+const BPF_LD: u16 = 0x00;
+const BPF_JMP: u16 = 0x05;
+const BPF_RET: u16 = 0x06;
+const BPF_W: u16 = 0x00;
+const BPF_ABS: u16 = 0x20;
+const BPF_JEQ: u16 = 0x10;
+const BPF_JGE: u16 = 0x30;
+const BPF_K: u16 = 0x00;
+
+/// The `AUDIT_ARCH_*` value of the architecture ybs was built for.
+fn audit_arch() -> Result<u32, ShellSandboxError> {
+    // EM_* | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE (linux/audit.h).
+    const LE64: u32 = 0x8000_0000 | 0x4000_0000;
+    match std::env::consts::ARCH {
+        "x86_64" => Ok(62 | LE64),
+        "aarch64" => Ok(183 | LE64),
+        "riscv64" => Ok(243 | LE64),
+        other => Err(ShellSandboxError::Seccomp(format!(
+            "unsupported architecture for seccomp: {other}"
+        ))),
+    }
 }

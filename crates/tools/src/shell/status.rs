@@ -73,6 +73,8 @@ pub fn status(policy: &ShellPolicy, sandbox: &PathSandbox) -> SandboxStatus {
 fn layers() -> Vec<Layer> {
     let support = super::support::support();
     let abi = landlock_abi();
+    let pids = super::cgroup::support(super::cgroup::Controller::Pids);
+    let memory = super::cgroup::support(super::cgroup::Controller::Memory);
     let always = |name: &'static str| Layer {
         name,
         applied: true,
@@ -106,16 +108,18 @@ fn layers() -> Vec<Layer> {
         always("no capabilities"),
         Layer {
             name: "process limit",
-            applied: !rustix::process::geteuid().is_root() || super::cgroup::support().is_ok(),
+            applied: !rustix::process::geteuid().is_root() || pids.is_ok(),
             note: format!(
                 "the kernel does not apply RLIMIT_NPROC to uid 0 and {}, so as root a command can start any number of processes (memory, file size and core limits do apply). Run ybs as a normal user, or where /sys/fs/cgroup is writable",
-                super::cgroup::support()
-                    .as_ref()
-                    .err()
-                    .map_or("", String::as_str)
+                pids.as_ref().err().map_or("", String::as_str)
             ),
         },
-        always("memory/file limits"),
+        // Said either way: per process, N processes of one command may each use the limit.
+        always(if memory.is_ok() {
+            "memory limit per command (cgroup), file limits"
+        } else {
+            "memory limit per process only, file limits"
+        }),
     ]
 }
 

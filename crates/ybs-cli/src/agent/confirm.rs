@@ -42,7 +42,7 @@ impl ConfirmMode {
     }
 }
 
-/// The user's answer to `[y]es / [n]o / [a]lways this session`.
+/// The user's answer to `[y]es / [n]o / [a]lways (a rule)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Answer {
     /// Run this call.
@@ -66,7 +66,7 @@ impl Answer {
 
 /// The question asked before a call runs; `reason` is the policy's.
 pub fn prompt(reason: &str) -> String {
-    format!("{reason}. Allow? [y]es / [n]o / [a]lways this session: ")
+    format!("{reason}. Allow? [y]es / [n]o / [a]lways (a rule): ")
 }
 
 /// What the model is told when its call did not run.
@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(
             prompt("`run_shell` requires confirmation (safety.require_confirmation)"),
             "`run_shell` requires confirmation (safety.require_confirmation). Allow? [y]es / \
-             [n]o / [a]lways this session: "
+             [n]o / [a]lways (a rule): "
         );
         assert!(denied_result("run_shell").starts_with("The user denied this call of run_shell;"));
     }

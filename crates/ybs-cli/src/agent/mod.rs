@@ -7,11 +7,18 @@
 //! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
 //! front end and in tests.
 
+pub mod approve;
 pub mod confirm;
+pub mod extras;
+pub mod fit;
+pub mod limits;
 pub mod loop_guard;
+pub mod permissions;
+pub mod plan;
 pub mod prepare;
 pub mod pricing;
 pub mod setup;
+pub mod shrink;
 
 mod send;
 #[cfg(test)]
@@ -30,6 +37,7 @@ use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 
 use crate::agent::confirm::ConfirmMode;
 use crate::prompt::repo_map::RepoMapCache;
+pub use extras::{RequestExtras, ResponseChain};
 pub use ui::{LineUi, Ui};
 
 /// The note kept after a reply the user cancelled.
@@ -69,6 +77,8 @@ pub struct AgentSettings {
     pub top_p: Option<f32>,
     /// A sampling seed (a chat file's `seed` option).
     pub seed: Option<u64>,
+    /// A chat file's stored reply to continue, web search and pass-through body fields.
+    pub extras: RequestExtras,
 }
 
 /// Why a turn ended.
@@ -108,6 +118,9 @@ pub enum AgentError {
     /// Compaction failed.
     #[error("cannot compact the conversation: {0}")]
     Compaction(LlmError),
+    /// Even ybs's smallest prompt does not fit the model's window; nothing was sent.
+    #[error("{0}")]
+    WindowTooSmall(String),
 }
 
 /// One conversation with its model, tools and confirmation state.
@@ -133,6 +146,20 @@ pub struct Agent {
     pub journal: crate::session::undo::Journal,
     /// The repository map of the system prompt (`None`: off).
     pub repo_map: Option<RepoMapCache>,
+    /// The model's context window and output limit.
+    pub limits: limits::Limits,
+    /// Prompt tokens of the newest request (as the provider counted them, else estimated).
+    pub last_prompt_tokens: u64,
+    /// Plan mode: only read-only tools, and the plan section in the system prompt.
+    pub plan_mode: bool,
+    /// The allow and deny rules of the session, the project and the user.
+    pub permissions: permissions::Permissions,
+    /// `safety.approval`: what runs without asking.
+    pub approval: approve::Approval,
+    /// Where "always" answers save rules.
+    pub rule_files: permissions::RuleFiles,
+    /// What was left out of the prompt to fit the window.
+    shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
     /// Whether a dry run has shown the system prompt yet.
     prompt_shown: bool,
@@ -158,9 +185,37 @@ impl Agent {
             prompt: None,
             journal: crate::session::undo::Journal::default(),
             repo_map: None,
+            limits: limits::Limits::default(),
+            last_prompt_tokens: 0,
+            plan_mode: false,
+            permissions: permissions::Permissions::default(),
+            approval: approve::Approval::default(),
+            rule_files: permissions::RuleFiles::default(),
+            shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
         }
+    }
+
+    /// Runs with `limits`: the reply's size, the compaction threshold's window and, when
+    /// the server said how its tokenizer counts, the token estimates.
+    pub fn set_limits(&mut self, limits: limits::Limits) {
+        self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
+        self.settings.compaction.max_tokens =
+            usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
+        if let Some(counter) = limits
+            .chars_per_token
+            .and_then(|r| CharsPerToken::new(r).ok())
+        {
+            self.counter = CachedCounter::new(counter);
+        }
+        self.limits = limits;
+    }
+
+    /// How full the window was at the newest request: `(tokens, window)`.
+    pub fn context_fill(&self) -> Option<(u64, u64)> {
+        (self.last_prompt_tokens > 0)
+            .then_some((self.last_prompt_tokens, self.limits.window.tokens))
     }
 
     /// Uses `prompt` as the system prompt of the session.
@@ -189,5 +244,6 @@ impl Agent {
         self.journal.clear();
         self.tool_context.session.clear();
         self.policy.reset_session();
+        self.permissions.clear_session();
     }
 }

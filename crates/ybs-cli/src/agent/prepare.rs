@@ -33,7 +33,11 @@ pub fn session(
     };
     let prompt = prompt::gather(&inputs);
     for warning in &prompt.instructions.warnings {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     agent.set_prompt(prompt);
     if let Some(data_home) = data_home {

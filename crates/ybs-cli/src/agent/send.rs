@@ -13,7 +13,7 @@ use ybs_core::{Accumulator, CacheBreakpoints, ChatRequest, ErrorKind, LlmError, 
 /// reads; the one before reads what the previous request wrote.
 const CACHED_USER_TURNS: usize = 2;
 
-use super::{Agent, AgentError, Ui};
+use super::{Agent, AgentError, ResponseChain, Ui};
 use crate::prompt::repo_map::RepoMapCache;
 use crate::render::Notice;
 
@@ -43,6 +43,9 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<Sent, AgentError> {
+        if let Some(chain) = self.settings.extras.chain.clone() {
+            return self.send_chained(chain, ui, cancel).await;
+        }
         let (history, tail) = self.conversation.split_at(*start);
         let pairs = Pairs::split(history);
         let tokens = pairs.tokens(&self.counter, history);
@@ -67,8 +70,9 @@ impl Agent {
                 .collect();
             let kept = messages.len();
             messages.extend(tail.iter().cloned());
-            match self.stream_once(messages.clone(), ui, cancel).await {
+            match self.stream_once(messages.clone(), None, ui, cancel).await {
                 Ok(reply) => {
+                    self.settings.extras.last_response_id = reply.response_id.clone();
                     if attempt.history.start > 0 {
                         // Older exchanges were not sent: drop them for good.
                         messages.truncate(kept);
@@ -94,14 +98,44 @@ impl Agent {
         }
     }
 
+    /// Sends only what the stored reply of `chain` has not seen, continuing it by id; the
+    /// reply's own id continues the next request of the turn.
+    async fn send_chained(
+        &mut self,
+        chain: ResponseChain,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Result<Sent, AgentError> {
+        let messages = self
+            .conversation
+            .get(chain.held..)
+            .unwrap_or_default()
+            .to_vec();
+        match self.stream_once(messages, Some(chain.id), ui, cancel).await {
+            Ok(reply) => {
+                let extras = &mut self.settings.extras;
+                extras.last_response_id = reply.response_id.clone();
+                extras.chain = reply.response_id.clone().map(|id| ResponseChain {
+                    id,
+                    // The reply joins the conversation next.
+                    held: self.conversation.len() + 1,
+                });
+                Ok(Sent::Reply(Box::new(reply)))
+            }
+            Err(Failure::Cancelled(partial)) => Ok(Sent::Cancelled(partial)),
+            Err(Failure::Llm(error)) => Err(AgentError::Send(SendError::Provider(error))),
+        }
+    }
+
     async fn stream_once(
         &self,
         messages: Vec<Message>,
+        previous_response_id: Option<String>,
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<Reply, Failure> {
         let mut request = ChatRequest::new(self.settings.model.clone(), messages)
-            .with_tools(self.registry.specs());
+            .with_tools(self.offered_specs());
         // A session prompt carries the map as one of its sections; a bare system prompt gets
         // it appended.
         request.system = match &self.prompt {
@@ -112,7 +146,16 @@ impl Agent {
             ),
         };
         request.temperature = self.settings.temperature;
-        request.max_tokens = self.settings.max_tokens;
+        if self.plan_mode {
+            let system = request.system.take().unwrap_or_default();
+            request.system = Some(format!(
+                "{}\n\n{}\n",
+                system.trim_end(),
+                super::plan::PLAN_SECTION
+            ));
+        }
+        let room = self.reply_room(&request.messages);
+        request.max_tokens = Some(self.settings.max_tokens.map_or(room, |max| max.min(room)));
         request.response_format = self.settings.response_format.clone();
         if let Some(ttl) = self.settings.prompt_cache {
             request.cache = Some(CacheBreakpoints::for_conversation(
@@ -125,6 +168,9 @@ impl Agent {
         request.reasoning_effort = self.settings.reasoning_effort;
         request.top_p = self.settings.top_p;
         request.seed = self.settings.seed;
+        request.previous_response_id = previous_response_id;
+        request.web_search = self.settings.extras.web_search;
+        request.extra = self.settings.extras.body.clone();
         ui.waiting();
         let mut stream = self.provider.stream(&request, cancel.clone());
         let mut accumulator = Accumulator::new();

@@ -17,9 +17,10 @@ use ybs_tools::{
 };
 
 use crate::agent::confirm::ConfirmMode;
+use crate::agent::limits;
 use crate::agent::pricing::price_table;
 use crate::agent::{Agent, AgentSettings};
-use crate::config::{Config, PromptCache};
+use crate::config::{Config, PromptCache, Sources};
 use crate::mcp::{self, McpFailure, McpServerSpec};
 use crate::prompt::repo_map::RepoMapCache;
 
@@ -68,6 +69,16 @@ pub fn provider(
     config: &Config,
     env: &BTreeMap<String, String>,
 ) -> Result<Arc<dyn Provider>, SetupError> {
+    provider_with_window(config, env, None)
+}
+
+/// [`provider`], asking Ollama to load the model with `window` tokens of context (Ollama
+/// otherwise cuts prompts to its small default).
+pub fn provider_with_window(
+    config: &Config,
+    env: &BTreeMap<String, String>,
+    window: Option<u64>,
+) -> Result<Arc<dyn Provider>, SetupError> {
     let kind = provider_kind(config)?;
     let mut provider =
         ProviderConfig::new(kind, config.llm.model.clone()).with_retry(RetryPolicy::new(
@@ -80,6 +91,7 @@ pub fn provider(
         idle: Duration::from_secs(config.llm.timeout_seconds.max(1)),
         ..Timeouts::default()
     };
+    provider.ollama.num_ctx = window.and_then(|window| u32::try_from(window).ok());
     build_with_env(&provider, |name| {
         env.get(name).cloned().or_else(|| std::env::var(name).ok())
     })
@@ -152,6 +164,11 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
             max_core_bytes: default.max_core_bytes,
         };
     }
+    let mut sandbox = sandbox;
+    // The programs of external tools run unsandboxed: the model may not change them.
+    for tool in &config.tools.external {
+        sandbox.protect(&around.cwd.join(&tool.path));
+    }
     let mut context = ToolContext::new(sandbox, shell)?;
     if context.set_working_dir(&around.cwd).is_err() {
         // The project directory is outside the allowed paths: start at the first root.
@@ -212,12 +229,17 @@ pub struct SetupReport {
 
 /// An agent of `config` with an empty conversation, with what loading its tools reported.
 pub fn agent(
-    config: &Config,
+    (config, sources): (&Config, &Sources),
     around: &Surroundings,
     confirm: ConfirmMode,
     dry_run: bool,
 ) -> Result<(Agent, SetupReport), SetupError> {
-    let provider = provider(config, &around.env)?;
+    let mut provider = provider(config, &around.env)?;
+    let prices = Arc::new(price_table(&config.llm.prices)?);
+    let limits = limits::discover(config, sources, provider.as_ref(), &prices);
+    if provider.kind() == ProviderKind::Ollama {
+        provider = provider_with_window(config, &around.env, Some(limits.window.tokens))?;
+    }
     let (mut registry, report) = registry(config, around.home.as_deref());
     let context = tool_context(config, around)?;
     let mut policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
@@ -227,12 +249,12 @@ pub fn agent(
         // ybs's own instructions; the session adds the environment and the project's instructions.
         system: Some(crate::prompt::BASE.to_owned()),
         temperature: Some(config.llm.temperature as f32),
-        max_tokens: Some(config.llm.max_tokens),
+        max_tokens: u32::try_from(limits.output.tokens).ok(),
         max_iterations: config.agent.max_iterations.max(1),
         dry_run,
         confirm,
         compaction: CompactionSettings {
-            max_tokens: usize::try_from(config.context.max_tokens).unwrap_or(usize::MAX),
+            max_tokens: usize::try_from(limits.window.tokens).unwrap_or(usize::MAX),
             threshold: config.context.compaction_threshold,
             ..CompactionSettings::default()
         },
@@ -242,14 +264,16 @@ pub fn agent(
             PromptCache::OneHour => Some(CacheTtl::OneHour),
             PromptCache::Off => None,
         },
-        prices: Arc::new(price_table(&config.llm.prices)?),
+        prices,
         stop: Vec::new(),
-        reasoning_effort: None,
+        reasoning_effort: config.llm.reasoning_effort,
         top_p: None,
         seed: None,
+        extras: Default::default(),
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);
+    agent.set_limits(limits);
     agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
     Ok((agent, SetupReport { tools: report, mcp }))
 }

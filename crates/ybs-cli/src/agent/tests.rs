@@ -40,7 +40,7 @@ impl Ui for Recorder {
     fn notice(&mut self, _kind: Notice, message: &str) {
         self.notices.push(message.to_owned());
     }
-    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+    fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.asked.push(reason.to_owned());
         self.answers.pop_front().unwrap_or(Answer::No)
@@ -75,6 +75,7 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
         reasoning_effort: None,
         top_p: None,
         seed: None,
+        extras: Default::default(),
     };
     let policy = ConfirmationPolicy::new(["write_file"]);
     Agent::new(settings, provider, ToolRegistry::new(), context, policy)

@@ -8,10 +8,9 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ToolCall, ToolResult};
 use ybs_tools::tool::CancelFlag;
-use ybs_tools::{Confirmation, Decision};
 
 use super::{Agent, Ui};
-use crate::agent::confirm::{Answer, Settle, denied_result};
+use crate::agent::confirm::denied_result;
 use crate::render::Notice;
 
 /// The tools whose successful call changes the file named by their `path` argument.
@@ -42,6 +41,15 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> ToolResult {
         ui.tool_call(call);
+        if self.plan_mode && !super::plan::READ_ONLY_TOOLS.contains(&call.name.as_str()) {
+            let result = error_result(
+                call,
+                "Plan mode is on: only read_file, list_files and search_files run. Do not \
+                 change anything yet; finish investigating and propose the plan.",
+            );
+            ui.tool_result(&call.name, &result);
+            return result;
+        }
         if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
             ui.preview(&preview);
         }
@@ -81,31 +89,6 @@ impl Agent {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
                 self.journal.before_write(&resolved);
-            }
-        }
-    }
-
-    fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
-        let reason = match self
-            .policy
-            .check(&call.name, &call.arguments, &self.tool_context)
-        {
-            Confirmation::NotNeeded => return true,
-            Confirmation::Required { reason } => reason,
-        };
-        match self.settings.confirm.settle(&call.name, true) {
-            Settle::Run => true,
-            Settle::Deny(message) => {
-                ui.notice(Notice::Warning, &message);
-                false
-            }
-            Settle::Ask => {
-                let decision = match ui.confirm(call, &reason) {
-                    Answer::Yes => Decision::Allow,
-                    Answer::Always => Decision::AllowForSession,
-                    Answer::No => Decision::Deny,
-                };
-                self.policy.record(&call.name, decision)
             }
         }
     }

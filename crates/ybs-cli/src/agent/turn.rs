@@ -2,7 +2,7 @@
 //! [`tools`](super::tools), with the loop guard, the turn's undo record and the report.
 
 use tokio_util::sync::CancellationToken;
-use ybs_core::{Message, Part, Role, ToolCall, ToolResult, Usage};
+use ybs_core::{FinishReason, Message, Part, Role, ToolCall, ToolResult, Usage};
 
 use super::loop_guard::LoopGuard;
 use super::send::Sent;
@@ -51,6 +51,7 @@ impl Agent {
             start,
         };
         self.refresh_repo_map(ui);
+        self.fit_window(ui)?;
         let mut guard = LoopGuard::new();
         let request =
             (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
@@ -77,6 +78,13 @@ impl Agent {
                 }
             };
             report.usage += reply.usage;
+            self.last_prompt_tokens = match reply.usage.prompt_tokens {
+                0 => self.fixed_tokens() + self.conversation_tokens() as u64,
+                counted => counted,
+            };
+            if reply.finish_reason == Some(FinishReason::Length) {
+                ui.notice(Notice::Warning, &self.cut_reply_notice());
+            }
             report.reply = reply.message.text_content();
             let calls: Vec<ToolCall> = reply.message.tool_calls().cloned().collect();
             self.conversation.push(reply.message);
@@ -123,6 +131,19 @@ impl Agent {
         Ok(self.finish(report, start, ui))
     }
 
+    /// What the user is told when a reply stopped at the output limit.
+    fn cut_reply_notice(&self) -> String {
+        let limit = &self.limits.output;
+        let sent = self.settings.max_tokens.map_or(limit.tokens, u64::from);
+        format!(
+            "the reply was cut at the output limit ({} tokens; the model's limit: {} from {}): \
+             say \"continue\" to have it go on, or raise llm.max_tokens",
+            super::limits::thousands(sent.min(limit.tokens)),
+            super::limits::thousands(limit.tokens),
+            limit.source
+        )
+    }
+
     /// Rebuilds the repository map if the files changed; once a turn, so that every request
     /// of a turn carries the same system prompt.
     fn refresh_repo_map(&mut self, ui: &mut dyn Ui) {
@@ -154,7 +175,7 @@ impl Agent {
             ui.notice(Notice::Warning, &error);
         }
         self.session_usage += report.usage;
-        ui.usage(&report.usage, &self.session_usage);
+        ui.usage(&report.usage, &self.session_usage, self.context_fill());
         report.start = start;
         report.changed.sort();
         report.changed.dedup();

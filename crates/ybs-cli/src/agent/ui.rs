@@ -25,10 +25,19 @@ pub trait Ui {
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
     /// A message from ybs itself.
     fn notice(&mut self, kind: Notice, message: &str);
-    /// Token usage of the turn and of the session.
-    fn usage(&mut self, turn: &Usage, session: &Usage);
+    /// Token usage of the turn and of the session, and how full the model's window was at
+    /// the newest request (`(tokens, window)`), when known.
+    fn usage(&mut self, turn: &Usage, session: &Usage, fill: Option<(u64, u64)>);
     /// Asks whether `call` may run; `reason` is the confirmation policy's.
     fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer;
+    /// After "always": which of `offers` (narrowest first) to keep, and where; `None` keeps
+    /// the last (the whole tool) for the session.
+    fn choose_rule(
+        &mut self,
+        _offers: &[crate::agent::permissions::Rule],
+    ) -> Option<(usize, crate::agent::permissions::Layer)> {
+        None
+    }
 }
 
 /// A [`Ui`] that renders the reply to one writer, tool calls, notices and usage to another
@@ -167,22 +176,55 @@ impl Ui for LineUi<'_> {
         self.log(lines);
     }
 
-    fn usage(&mut self, turn: &Usage, session: &Usage) {
+    fn usage(&mut self, turn: &Usage, session: &Usage, fill: Option<(u64, u64)>) {
         let held = self.renderer.finish();
         self.print(held);
-        let lines = self.renderer.usage(turn, session);
+        let lines = self.renderer.usage(turn, session, fill);
         self.log(lines);
     }
 
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.stop_spinner();
-        let _ = write!(self.log, "{}", prompt(reason));
+        let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
         let mut line = String::new();
         match self.input.read_line(&mut line) {
             Ok(0) | Err(_) => Answer::No,
             Ok(_) => Answer::parse(&line),
         }
+    }
+
+    fn choose_rule(
+        &mut self,
+        offers: &[crate::agent::permissions::Rule],
+    ) -> Option<(usize, crate::agent::permissions::Layer)> {
+        use crate::agent::permissions::Layer;
+        let _ = writeln!(self.log, "always allow:");
+        for (index, rule) in offers.iter().enumerate() {
+            let _ = writeln!(self.log, "  [{}] {rule}", index + 1);
+        }
+        let _ = write!(
+            self.log,
+            "which, and for the [s]ession, the [p]roject or the [u]ser (e.g. 1s; Enter: the \
+             last for the session)? "
+        );
+        let _ = self.log.flush();
+        let mut line = String::new();
+        if matches!(self.input.read_line(&mut line), Ok(0) | Err(_)) {
+            return None;
+        }
+        let answer = line.trim().to_ascii_lowercase();
+        let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
+        let index = match digits.parse::<usize>() {
+            Ok(number) if (1..=offers.len()).contains(&number) => number - 1,
+            _ => offers.len().checked_sub(1)?,
+        };
+        let layer = match answer[digits.len()..].trim() {
+            "p" | "project" => Layer::Project,
+            "u" | "user" => Layer::User,
+            _ => Layer::Session,
+        };
+        Some((index, layer))
     }
 }
 
@@ -267,7 +309,7 @@ mod tests {
         assert!(out.is_empty());
         assert_eq!(
             String::from_utf8(log).unwrap_or_default(),
-            "`run_shell` requires confirmation. Allow? [y]es / [n]o / [a]lways this session: "
+            "`run_shell` requires confirmation. Allow? [y]es / [n]o / [a]lways (a rule): "
         );
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use ybs_chatfile::{ChatMessage, Expander, parse_document, print};
+use ybs_chatfile::{Access, ChatMessage, Expander, parse_document, print};
 
 use crate::cli::ChatAction;
 
@@ -24,6 +24,7 @@ struct Incoming {
 pub fn run(
     action: &ChatAction,
     cwd: &Path,
+    access: Option<Access>,
     stdin: &mut dyn Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -31,18 +32,26 @@ pub fn run(
     let result = match action {
         ChatAction::Parse { file } => parse_file(cwd, file),
         ChatAction::Print => print_stdin(stdin),
-        ChatAction::Expand { file } => expand_file(cwd, file),
+        ChatAction::Expand { file } => expand_file(cwd, file, access),
     };
     match result {
         Ok((text, warnings)) => {
             for warning in warnings {
-                writeln!(err, "ybs: warning: {warning}")?;
+                writeln!(
+                    err,
+                    "ybs: warning: {}",
+                    crate::render::inert_lines(&warning.to_string())
+                )?;
             }
             out.write_all(text.as_bytes())?;
             Ok(0)
         }
         Err(message) => {
-            writeln!(err, "ybs: error: {message}")?;
+            writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&message.to_string())
+            )?;
             Ok(1)
         }
     }
@@ -98,8 +107,12 @@ fn print_stdin(stdin: &mut dyn Read) -> Outcome {
     Ok((text, Vec::new()))
 }
 
-fn expand_file(cwd: &Path, file: &Path) -> Outcome {
-    let expansion = Expander::new(cwd)
+fn expand_file(cwd: &Path, file: &Path, access: Option<Access>) -> Outcome {
+    let mut expander = Expander::new(cwd);
+    if let Some(access) = access {
+        expander = expander.with_access(access);
+    }
+    let expansion = expander
         .expand_file(&cwd.join(file))
         .map_err(|e| e.to_string())?;
     let messages: Vec<Value> = (expansion.messages.iter())
@@ -130,7 +143,15 @@ mod tests {
 
     fn go(action: ChatAction, cwd: &Path, input: &str) -> (u8, String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = run(&action, cwd, &mut input.as_bytes(), &mut out, &mut err).unwrap();
+        let code = run(
+            &action,
+            cwd,
+            None,
+            &mut input.as_bytes(),
+            &mut out,
+            &mut err,
+        )
+        .unwrap();
         (
             code,
             String::from_utf8(out).unwrap(),

@@ -5,6 +5,7 @@
 
 pub mod chat;
 pub mod tools;
+pub mod trust;
 pub mod undo;
 
 use std::io::{self, Write};
@@ -50,9 +51,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             ask::run(cli, host, chat, question.as_deref(), *yes, out, err),
             err,
         ),
-        Some(Command::Chat { action }) => {
-            chat::run(action, &host.locations.cwd, &mut io::stdin(), out, err)
-        }
+        Some(Command::Chat { action }) => match chat_access(cli, host, action, err) {
+            Ok(access) => chat::run(
+                action,
+                &host.locations.cwd,
+                access,
+                &mut io::stdin(),
+                out,
+                err,
+            ),
+            Err(failure) => finish(Err(failure), err),
+        },
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
         Some(Command::Acp) => finish(acp::run(cli, host, err), err),
         Some(Command::McpServer {
@@ -66,7 +75,10 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             });
             finish(mcp_server::run(cli, host, http, out, err), err)
         }
-        Some(Command::Tools) => finish(tools::list(cli, host, out, err), err),
+        Some(Command::Tools { connect }) => finish(tools::list(cli, host, *connect, out, err), err),
+        Some(Command::Trust { chat }) => {
+            finish(trust::run(cli, host, chat.as_deref(), out, err), err)
+        }
         Some(Command::Tool { name, json, yes }) => {
             finish(tools::call(cli, host, name, json, *yes, out, err), err)
         }
@@ -83,28 +95,89 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
 }
 
 fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
-    let loaded = match config::load(&host.locations, &host.env, &cli.options.overrides()) {
-        Ok(loaded) => loaded,
-        Err(failure) => {
-            writeln!(err, "ybs: error: {failure}")?;
-            return Ok(1);
-        }
-    };
+    let trust = crate::startup::load::run_trust(cli, host);
+    let mut loaded =
+        match config::load(&host.locations, &host.env, &cli.options.overrides(), &trust) {
+            Ok(loaded) => loaded,
+            Err(failure) => {
+                writeln!(
+                    err,
+                    "ybs: error: {}",
+                    crate::render::inert_lines(&failure.to_string())
+                )?;
+                return Ok(1);
+            }
+        };
     for warning in &loaded.warnings {
+        writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        )?;
+    }
+    for warning in crate::startup::trust::warnings(&loaded.untrusted) {
         writeln!(err, "ybs: warning: {warning}")?;
     }
+    // The provider and model a run would use, also when picked from an API key.
+    let picked = match crate::startup::first_run::settle(&mut loaded, host) {
+        crate::startup::first_run::Choice::Picked(note) => Some(note),
+        _ => None,
+    };
     out.write_all(config::show(&loaded).as_bytes())?;
+    let llm = &loaded.config.llm;
+    let how = picked.map_or_else(String::new, |note| format!(" (using {note})"));
+    writeln!(
+        out,
+        "# Effective provider and model: {} {}{how}",
+        llm.provider, llm.model
+    )?;
+    let config = &loaded.config;
+    let limits = crate::agent::setup::provider(config, &host.env).and_then(|provider| {
+        let prices = crate::agent::pricing::price_table(&config.llm.prices)?;
+        Ok(crate::agent::limits::discover(
+            config,
+            &loaded.sources,
+            provider.as_ref(),
+            &prices,
+        ))
+    });
+    match limits {
+        Ok(limits) => out.write_all(limits.describe().as_bytes())?,
+        Err(error) => writeln!(out, "# Model limits: unknown ({error})")?,
+    }
     let instructions =
         crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;
     Ok(0)
 }
 
+/// What `ybs chat expand` may read: the same path sandbox and blocked paths as `read_file`
+/// (`file:`, `import:` and the other lines that read a file); `parse` and `print` read no
+/// file but the one named, and start nothing.
+fn chat_access(
+    cli: &Cli,
+    host: &Host,
+    action: &crate::cli::ChatAction,
+    err: &mut dyn Write,
+) -> Result<Option<ybs_chatfile::Access>, Failed> {
+    if !matches!(action, crate::cli::ChatAction::Expand { .. }) {
+        return Ok(None);
+    }
+    let trust = crate::startup::load::run_trust(cli, host);
+    let loaded = crate::startup::load::load_trusting(cli, host, &trust, err)?;
+    let around = crate::startup::load::surroundings(host);
+    ask::trust::access(&loaded.config, &around).map(Some)
+}
+
 fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
     match result {
         Ok(code) => Ok(code),
         Err(Failed(message)) => {
-            writeln!(err, "ybs: error: {message}")?;
+            writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&message.to_string())
+            )?;
             Ok(1)
         }
     }

@@ -11,9 +11,11 @@ use crate::startup::host::Host;
 use crate::startup::load::{load, surroundings, warn_mcp};
 
 /// `ybs tools`: name, source and the first line of the description of each enabled tool.
+/// MCP servers are started only with `connect` (`--connect`): listing starts nothing.
 pub fn list(
     cli: &Cli,
     host: &Host,
+    connect: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
@@ -21,20 +23,49 @@ pub fn list(
     let config = &loaded.config;
     let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
-    let mut policy = ybs_tools::ConfirmationPolicy::default();
-    let cwd = &host.locations.cwd;
-    warn_mcp(
-        &setup::add_config_mcp_tools(config, cwd, &mut registry, &mut policy),
-        err,
-    );
-    let specs = registry.specs();
-    let width = specs.iter().map(|spec| spec.name.len()).max().unwrap_or(0);
-    for spec in specs {
-        let source = setup::tool_source(&registry, &spec.name);
-        let description = spec.description.lines().next().unwrap_or_default();
-        let _ = writeln!(out, "{:width$}  {source:8}  {description}", spec.name);
+    let mut rows: Vec<(String, &str, String)> = Vec::new();
+    if connect {
+        let mut policy = ybs_tools::ConfirmationPolicy::default();
+        let cwd = &host.locations.cwd;
+        warn_mcp(
+            &setup::add_config_mcp_tools(config, cwd, &mut registry, &mut policy),
+            err,
+        );
+    } else {
+        for (name, _) in (config.mcp.servers.iter()).filter(|(_, server)| server.enabled) {
+            rows.push((
+                format!("{}*", crate::mcp::tool_prefix(name)),
+                "mcp",
+                format!("the tools of MCP server `{name}` (not started; `ybs tools --connect` lists them)"),
+            ));
+        }
+    }
+    let mut listed: Vec<(String, &str, String)> = (registry.specs().into_iter())
+        .map(|spec| {
+            let source = setup::tool_source(&registry, &spec.name);
+            let description = spec
+                .description
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            (spec.name.clone(), source, description)
+        })
+        .collect();
+    listed.extend(rows);
+    let width = listed
+        .iter()
+        .map(|(name, ..)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, source, description) in listed {
+        let _ = writeln!(out, "{name:width$}  {source:8}  {description}");
     }
     Ok(0)
 }
@@ -55,7 +86,11 @@ pub fn call(
     let config = &loaded.config;
     let (mut registry, report) = setup::registry(config, host.locations.home.as_deref());
     for error in &report.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     let context =
         setup::tool_context(config, &surroundings(host)).map_err(|e| Failed(e.to_string()))?;

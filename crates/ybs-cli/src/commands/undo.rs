@@ -49,7 +49,7 @@ pub fn run(
         out,
         "undoing {} \"{}\" of {}",
         newest.command(),
-        crate::project::git::summary_line(newest.request()),
+        crate::render::inert(&crate::project::git::summary_line(newest.request())),
         when(newest.ended_ms())
     );
     let mut confirm = |names: &str| {
@@ -75,7 +75,11 @@ pub fn run(
         let _ = writeln!(out, "{line}");
     }
     if let Some(warning) = view::session_warning(&outcome) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     if outcome.ran_shell {
         let _ = writeln!(err, "ybs: warning: {}", view::SHELL_WARNING);
@@ -100,7 +104,7 @@ fn describe(number: usize, turn: &StoredTurn, cwd: &Path) -> String {
         "{number:>2}  {}  {:4}  \"{}\"  {}",
         when(turn.ended_ms()),
         turn.command(),
-        crate::project::git::summary_line(turn.request()),
+        crate::render::inert(&crate::project::git::summary_line(turn.request())),
         if files.is_empty() {
             "no files".to_owned()
         } else {

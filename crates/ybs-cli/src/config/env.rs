@@ -23,6 +23,9 @@ const ALIASES: [(&str, &str); 4] = [
     ("YBS_API_KEY", "llm.api_key"),
 ];
 
+/// Keys whose default is `null` (the model's value) but which take whole numbers.
+const NULLABLE_WHOLE: [&str; 2] = ["llm.max_tokens", "context.max_tokens"];
+
 /// The prefix of ybs's variables.
 pub const PREFIX: &str = "YBS_";
 
@@ -134,6 +137,9 @@ fn collect_leaves(object: &Map<String, Value>, prefix: &str, out: &mut Vec<(Stri
         };
         match value {
             Value::Object(inner) => collect_leaves(inner, &path, out),
+            Value::Null if NULLABLE_WHOLE.contains(&path.as_str()) => {
+                out.push((path, Kind::Whole));
+            }
             other => {
                 if let Some(kind) = Kind::of(other) {
                     out.push((path, kind));

@@ -11,8 +11,10 @@ use super::error::{ConfigError, ConfigWarning};
 use super::file;
 use super::merge::{merge_object, set_path};
 use super::paths::{ConfigFile, ConfigLocations, FileRole, expand_tilde};
+use super::risk::{Setting, UntrustedFile, take_untrusted};
 use super::schema::Config;
 use super::source::{Source, Sources};
+use super::trust::{Trust, digest};
 use super::validate::validate;
 
 /// The command-line flags that override configuration keys (spec section 2.2).
@@ -28,6 +30,10 @@ pub struct FlagOverrides {
     pub endpoint: Option<String>,
     /// `--no-sandbox`: `safety.sandbox_enabled = false`.
     pub no_sandbox: bool,
+    /// `--reasoning-effort`: `llm.reasoning_effort`.
+    pub reasoning_effort: Option<String>,
+    /// `--approval`: `safety.approval`.
+    pub approval: Option<String>,
 }
 
 /// Whether a configuration file was read.
@@ -50,21 +56,28 @@ pub struct LoadedConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The files considered, in order.
     pub files: Vec<FileStatus>,
+    /// The project files whose settings that need trust were not applied.
+    pub untrusted: Vec<UntrustedFile>,
 }
 
 /// Builds the configuration: defaults, then each file of `locations` (plus
 /// `flags.config_file`), merged key by key, then `env` (`YBS_*` variables named after key
-/// paths, a few short aliases, `NO_COLOR`), then `flags`.
+/// paths, a few short aliases, `NO_COLOR`), then `flags`. Of a project file (`.ybs.json` in
+/// the project), the settings that run a program, send data elsewhere or weaken safety are
+/// applied only when `trust` allows them; the others are listed in
+/// [`LoadedConfig::untrusted`].
 pub fn load(
     locations: &ConfigLocations,
     env: &BTreeMap<String, String>,
     flags: &FlagOverrides,
+    trust: &Trust,
 ) -> Result<LoadedConfig, ConfigError> {
     let defaults = defaults();
     let mut merged = defaults.clone();
     let mut sources = Sources::default();
     let mut warnings = Vec::new();
     let mut files = Vec::new();
+    let mut untrusted = Vec::new();
     for config_file in locations.files(flags.config_file.as_deref()) {
         let Some(text) = read(&config_file)? else {
             files.push(FileStatus {
@@ -73,8 +86,24 @@ pub fn load(
             });
             continue;
         };
-        let parsed = file::parse(&config_file.path, &text)?;
+        let mut parsed = file::parse(&config_file.path, &text)?;
         warnings.extend(parsed.warnings);
+        if config_file.role == FileRole::Project {
+            let whole = parsed.value.clone();
+            let settings = take_untrusted(&mut parsed.value, &merged);
+            if !settings.is_empty() {
+                let digest = digest(&fingerprint(&settings));
+                if trust.allows(&config_file.path, &digest) {
+                    parsed.value = whole;
+                } else {
+                    untrusted.push(UntrustedFile {
+                        path: config_file.path.clone(),
+                        digest,
+                        settings,
+                    });
+                }
+            }
+        }
         merge_object(
             &mut merged,
             parsed.value,
@@ -97,7 +126,16 @@ pub fn load(
         sources,
         warnings,
         files,
+        untrusted,
     })
+}
+
+/// The text a file's settings that need trust are recorded by: each key and its value.
+pub fn fingerprint(settings: &[Setting]) -> String {
+    let pairs: Vec<(&str, &Value)> = (settings.iter())
+        .map(|setting| (setting.key.as_str(), &setting.value))
+        .collect();
+    serde_json::to_string(&pairs).unwrap_or_default()
 }
 
 /// The defaults as JSON: the base every layer merges into, and the schema of the
@@ -132,6 +170,12 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
         ("llm.model", "--model", &flags.model),
         ("llm.provider", "--provider", &flags.provider),
         ("llm.endpoint", "--endpoint", &flags.endpoint),
+        (
+            "llm.reasoning_effort",
+            "--reasoning-effort",
+            &flags.reasoning_effort,
+        ),
+        ("safety.approval", "--approval", &flags.approval),
     ];
     for (key, flag, value) in strings {
         if let Some(value) = value {

@@ -1,6 +1,8 @@
 //! Configuration: the schema of spec section 2.3 with its defaults, layered from the files
 //! of section 2.1, `YBS_*` environment variables and command-line flags, with the source of
-//! every effective value.
+//! every effective value. A project's own file is input, not the user's choice: its settings
+//! that run programs, send data elsewhere or weaken safety wait for the user's trust
+//! ([`Trust`]).
 
 mod env;
 mod error;
@@ -8,22 +10,26 @@ mod file;
 mod load;
 mod merge;
 mod paths;
+mod risk;
 mod schema;
 mod show;
 mod source;
+mod trust;
 mod validate;
 
 pub use env::process_env;
 pub use error::{ConfigError, ConfigWarning};
-pub use load::{FileStatus, FlagOverrides, LoadedConfig, load};
+pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
+pub use risk::{Risk, Setting, UntrustedFile};
 pub use schema::{
-    AgentConfig, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
-    EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, PromptCache,
-    SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
+    AgentConfig, Approval, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
+    EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, NamedEndpoint,
+    PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };
 pub use show::{is_secret_key, mask_secret, show};
 pub use source::{Source, Sources};
+pub use trust::{Trust, TrustStore, digest};
 
 #[cfg(test)]
 mod tests;

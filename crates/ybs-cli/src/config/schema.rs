@@ -68,18 +68,53 @@ pub struct LlmConfig {
     pub api_key: Option<String>,
     /// Sampling temperature, 0 to 2.
     pub temperature: f64,
-    /// The most tokens one reply may have.
-    pub max_tokens: u32,
+    /// The most tokens one reply may have; `null` (the default) means the model's own
+    /// limit, capped at 32,000 (see `ybs config` for the value and where it came from).
+    pub max_tokens: Option<u32>,
     /// How long one request may take, in seconds.
     pub timeout_seconds: u64,
     /// `auto` marks prompt-cache breakpoints where the API caches only on request
     /// (Anthropic, directly or through OpenRouter) with the 5-minute cache, `1h` with the
     /// one-hour cache (writes cost more), `off` never marks them.
     pub prompt_cache: PromptCache,
+    /// How hard a reasoning model thinks: `minimal`, `low`, `medium`, `high`; `null` leaves
+    /// it to the model.
+    pub reasoning_effort: Option<ybs_core::ReasoningEffort>,
     /// Prices per million tokens by model, added to (or replacing) the built-in table:
     /// `{"my-model": {"input": 1.0, "output": 2.0, "cache_write": 1.25, "cache_read": 0.1}}`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, ModelPrice>,
+    /// Named endpoints a chat file selects with `endpoint: NAME`:
+    /// `{"nano": {"provider": "openai", "backend": "responses", "model": "gpt-5-nano"}}`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub endpoints: BTreeMap<String, NamedEndpoint>,
+}
+
+/// `llm.endpoints.NAME`: a provider, its URL, model and request options under one name; what
+/// it leaves out comes from `llm`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NamedEndpoint {
+    /// The provider's name (`openai`, `responses`, `anthropic`...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The wire API, where a provider has two: `responses` makes an `openai` (or any
+    /// OpenAI-compatible URL) endpoint speak the Responses API.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// The base URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The API key; `null` means the provider's usual environment variable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    /// Request options, as a chat file's `option:` lines give them (`reasoning_effort`,
+    /// `temperature`, or any body field).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: BTreeMap<String, Value>,
 }
 
 /// `llm.prompt_cache`.
@@ -104,10 +139,12 @@ impl Default for LlmConfig {
             endpoint: None,
             api_key: None,
             temperature: 0.7,
-            max_tokens: 4096,
+            max_tokens: None,
             timeout_seconds: 120,
             prompt_cache: PromptCache::Auto,
+            reasoning_effort: None,
             prices: BTreeMap::new(),
+            endpoints: BTreeMap::new(),
         }
     }
 }
@@ -116,8 +153,9 @@ impl Default for LlmConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ContextConfig {
-    /// The context window, in tokens.
-    pub max_tokens: u64,
+    /// The context window, in tokens; `null` (the default) means the model's, as the
+    /// provider or ybs's catalog gives it (32,000 when neither knows the model).
+    pub max_tokens: Option<u64>,
     /// The fraction of `max_tokens` at which the history is compacted (0 to 1).
     pub compaction_threshold: f64,
     /// Tokens given to the repository map.
@@ -131,7 +169,7 @@ pub struct ContextConfig {
 impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
-            max_tokens: 32_000,
+            max_tokens: None,
             compaction_threshold: 0.95,
             repo_map_tokens: 1024,
             max_tool_output_chars: 10_000,
@@ -179,6 +217,52 @@ pub struct SafetyConfig {
     /// Environment variables passed to shell commands besides the default allow-list
     /// (exact names, or a prefix ending in `*`).
     pub shell_env: Vec<String>,
+    /// What runs without asking: `ask` (everything that changes something asks),
+    /// `auto-edit` (edits inside the project run, commands ask), `full-auto` (everything
+    /// runs, still sandboxed).
+    pub approval: Approval,
+    /// Allow and deny rules: `run_shell(cargo test*)`, `write_file(src/*)`, `edit_file`.
+    /// Each file's rules form a layer of their own (the project's apart from the user's).
+    pub permissions: PermissionRules,
+}
+
+/// `safety.approval`: what runs without asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Approval {
+    /// Ask before everything that changes something (the default).
+    #[default]
+    Ask,
+    /// Edits of files inside the project run; commands still ask.
+    AutoEdit,
+    /// Everything runs without asking (still in the sandbox; deny rules still refuse).
+    FullAuto,
+}
+
+impl Approval {
+    /// The name as written in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Approval::Ask => "ask",
+            Approval::AutoEdit => "auto-edit",
+            Approval::FullAuto => "full-auto",
+        }
+    }
+
+    /// Reads a name.
+    pub fn parse(text: &str) -> Option<Approval> {
+        serde_json::from_value(serde_json::Value::String(text.trim().to_owned())).ok()
+    }
+}
+
+/// `safety.permissions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PermissionRules {
+    /// Calls that run without asking.
+    pub allow: Vec<String>,
+    /// Calls that never run.
+    pub deny: Vec<String>,
 }
 
 impl Default for SafetyConfig {
@@ -190,6 +274,8 @@ impl Default for SafetyConfig {
             require_confirmation: strings(&["write_file", "run_shell", "delete_file"]),
             blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
             shell_env: Vec::new(),
+            approval: Approval::Ask,
+            permissions: PermissionRules::default(),
         }
     }
 }

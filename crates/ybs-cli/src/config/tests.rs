@@ -43,7 +43,11 @@ impl Fixture {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        load(&self.locations, &env, flags).map_err(|err| err.to_string())
+        let trust = super::Trust {
+            everything: true,
+            ..super::Trust::default()
+        };
+        load(&self.locations, &env, flags, &trust).map_err(|err| err.to_string())
     }
 }
 
@@ -64,7 +68,7 @@ fn without_files_everything_is_the_spec_default() -> Result<(), String> {
     assert_eq!(loaded.config, expected);
     assert_eq!(loaded.config.llm.provider, "ollama");
     assert_eq!(loaded.config.llm.model, "qwen3:14b");
-    assert_eq!(loaded.config.context.max_tokens, 32_000);
+    assert_eq!(loaded.config.context.max_tokens, None);
     assert_eq!(loaded.config.agent.max_iterations, 25);
     assert_eq!(
         loaded.config.tools.builtin.run_shell.timeout_seconds,

@@ -33,9 +33,9 @@ pub fn validate(config: &Config, sources: &Sources) -> Result<(), ConfigError> {
         ));
     }
     for (key, value) in [
-        ("llm.max_tokens", u64::from(llm.max_tokens)),
+        ("llm.max_tokens", llm.max_tokens.map_or(1, u64::from)),
         ("llm.timeout_seconds", llm.timeout_seconds),
-        ("context.max_tokens", config.context.max_tokens),
+        ("context.max_tokens", config.context.max_tokens.unwrap_or(1)),
         (
             "agent.max_iterations",
             u64::from(config.agent.max_iterations),

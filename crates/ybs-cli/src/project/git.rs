@@ -4,7 +4,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The longest summary line, in characters.
 const SUMMARY_CHARS: usize = 72;
@@ -86,11 +86,31 @@ impl Git {
             return Ok(None);
         }
         let root = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim_end_matches('\n'));
-        let staged = self.output(&root, &["diff", "--cached", "--quiet"])?;
+        let staged = self.output(
+            &root,
+            &[
+                "diff",
+                "--cached",
+                "--quiet",
+                "--no-ext-diff",
+                "--no-textconv",
+            ],
+        )?;
         let staged_before = match staged.status.code() {
             Some(0) => false,
             Some(1) => true,
-            _ => return Err(failed(&["diff", "--cached", "--quiet"], &staged)),
+            _ => {
+                return Err(failed(
+                    &[
+                        "diff",
+                        "--cached",
+                        "--quiet",
+                        "--no-ext-diff",
+                        "--no-textconv",
+                    ],
+                    &staged,
+                ));
+            }
         };
         Ok(Some(Baseline {
             root,
@@ -144,7 +164,18 @@ impl Git {
         paths: &[String],
         message: &str,
     ) -> Result<Option<String>, GitError> {
-        let staged = self.output_with(root, &["diff", "--cached", "--quiet", "--"], paths)?;
+        let staged = self.output_with(
+            root,
+            &[
+                "diff",
+                "--cached",
+                "--quiet",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--",
+            ],
+            paths,
+        )?;
         if staged.status.success() {
             return Ok(None);
         }
@@ -214,17 +245,11 @@ impl Git {
     }
 
     fn output_with(&self, dir: &Path, args: &[&str], paths: &[String]) -> Result<Output, GitError> {
-        // Whatever the repository's config says, run no hook and no fsmonitor program: the
-        // model's commands could have planted them, and these calls run unsandboxed.
-        Command::new("git")
-            .args([
-                "-c",
-                "core.hooksPath=/dev/null",
-                "-c",
-                "core.fsmonitor=false",
-            ])
-            .arg("-C")
-            .arg(dir)
+        // Whatever the repository's config says, run no hook, fsmonitor, filter or diff
+        // driver: the model's commands could have planted them, and these calls run
+        // unsandboxed.
+        super::safe_git::git_command(dir)
+            .map_err(|source| GitError::Spawn { source })?
             .args(args)
             .args(paths)
             .envs(self.envs.iter().map(|(k, v)| (k, v)))

@@ -1,9 +1,11 @@
 //! The project ybs works in. Its root is the top of the git work tree around the working
 //! directory, found by walking up to the first directory holding `.git` (a directory, or a file
 //! for worktrees and submodules); config files and instruction files are looked for from
-//! there. [`git`] commits a turn's files for `git.auto_commit`.
+//! there. [`git`] commits a turn's files for `git.auto_commit`; every git command ybs runs
+//! itself is made by [`safe_git`].
 
 pub mod git;
+pub mod safe_git;
 
 use std::path::{Path, PathBuf};
 

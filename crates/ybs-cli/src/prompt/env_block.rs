@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The most `git status` lines shown; the rest are counted.
@@ -136,9 +135,8 @@ fn git_state(dir: &Path) -> Option<GitState> {
 
 /// The standard output of a git command that succeeded.
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let output = crate::project::safe_git::git_command(dir)
+        .ok()?
         .args(args)
         .output()
         .ok()?;
@@ -184,6 +182,8 @@ pub(crate) fn civil_date(days: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+
+    use std::process::Command;
 
     use super::*;
 

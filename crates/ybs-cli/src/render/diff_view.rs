@@ -3,6 +3,9 @@
 //! as it is, computed with `similar`; a new file's first lines; a command and where it runs),
 //! the one-line summary per file after a turn, and the whole diff for `/diff`. Colour only
 //! when the renderer has it (not with `NO_COLOR` or off a terminal): plain `+`/`-` otherwise.
+//! Every file name, line and command is made inert ([`inert`]) before it is shown, and the
+//! file is read without following a link, only when it is a regular file of at most
+//! [`MAX_PREVIEW_BYTES`]; otherwise the preview says why it shows no diff.
 
 use std::path::Path;
 
@@ -10,9 +13,13 @@ use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 use ybs_core::ToolCall;
 use ybs_tools::ToolContext;
+use ybs_tools::protected::is_configuration;
 
+use crate::render::inert;
 use crate::render::style::{Painter, Role};
 
+/// The largest file whose content a preview reads.
+pub const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// The most diff lines shown before a confirmation; the rest are counted.
 pub const FOLD_LINES: usize = 60;
 /// Lines kept at the start of a long hunk before a confirmation.
@@ -61,6 +68,13 @@ pub enum Preview {
         /// Where it runs.
         cwd: String,
     },
+    /// A file whose content is not shown.
+    Unshown {
+        /// The path as the model sees it.
+        path: String,
+        /// Why.
+        why: String,
+    },
 }
 
 /// The preview of `call`, when it is a call whose effect can be shown; `None` for other
@@ -75,23 +89,21 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
         "write_file" | "edit_file" => {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);
-            let before = match std::fs::read(&resolved) {
-                Ok(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(_) => return None,
+            let before = match ybs_tools::nofollow::read(&resolved, MAX_PREVIEW_BYTES) {
+                Ok(Some(file)) => Some(String::from_utf8_lossy(&file.bytes).into_owned()),
+                Ok(None) => None,
+                Err(error) => {
+                    let why = unshown(&error);
+                    return Some(Preview::Unshown { path, why });
+                }
             };
             let after = if call.name == "write_file" {
                 text("content")?.to_owned()
             } else {
-                let replace_all = (call.arguments.get("replace_all"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
-                edited(
-                    before.as_deref()?,
-                    text("old_text")?,
-                    text("new_text")?,
-                    replace_all,
-                )?
+                let edits = ybs_tools::builtins::edits_of(&call.arguments).ok()?;
+                let (after, _) =
+                    ybs_tools::builtins::apply_edits(before.as_deref()?, &edits, &path).ok()?;
+                after
             };
             Some(Preview::File {
                 path,
@@ -103,37 +115,56 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
     }
 }
 
-/// The text `edit_file` would write, or `None` where it would refuse: the same matching
-/// (exact, unique unless `replace_all`, LF text matched in a CRLF file).
-fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String> {
-    if old.is_empty() {
-        return None;
-    }
-    let (old, new) = if text.contains("\r\n") && !old.contains('\r') {
-        (old.replace('\n', "\r\n"), new.replace('\n', "\r\n"))
-    } else {
-        (old.to_owned(), new.to_owned())
-    };
-    match text.matches(old.as_str()).count() {
-        0 => None,
-        1 => Some(text.replace(&old, &new)),
-        _ if replace_all => Some(text.replace(&old, &new)),
-        _ => None,
+/// Why a file's content is not previewed.
+fn unshown(error: &ybs_tools::nofollow::NoFollowError) -> String {
+    use ybs_tools::nofollow::NoFollowError;
+    match error {
+        NoFollowError::TooLarge { size, limit, .. } => {
+            format!("it has {size} bytes, more than the {limit} a preview reads")
+        }
+        NoFollowError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
+        NoFollowError::Link(_) => "it is reached through a symbolic link now".into(),
+        other => other.to_string(),
     }
 }
 
-/// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]).
+/// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]);
+/// a file ybs reads as configuration (`.ybs.json`, `.ybs/`, `.chat`) is never folded: it is
+/// approved only from what it will really hold.
 pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     match preview {
-        Preview::Shell { command, cwd } => vec![
-            format!("  {} {command}", painter.paint(Role::Dim, "$")),
-            painter.paint(Role::Dim, &format!("  in {cwd}")),
-        ],
+        Preview::Shell { command, cwd } => {
+            // Every line of the command, each made inert: nothing in it can hide another.
+            let mut lines: Vec<String> = (command.split('\n').enumerate())
+                .map(|(index, line)| {
+                    let mark = if index == 0 { "$" } else { ">" };
+                    format!("  {} {}", painter.paint(Role::Dim, mark), inert(line))
+                })
+                .collect();
+            lines.push(painter.paint(Role::Dim, &format!("  in {}", inert(cwd))));
+            lines
+        }
+        Preview::Unshown { path, why } => vec![painter.paint(
+            Role::Bold,
+            &format!("  {}: no preview ({})", inert(path), inert(why)),
+        )],
         Preview::File {
             path,
             before: None,
             after,
-        } => new_file(path, after, painter),
+        } => {
+            let shown = if is_configuration(Path::new(path)) {
+                usize::MAX
+            } else {
+                NEW_FILE_LINES
+            };
+            new_file(path, after, painter, shown)
+        }
+        Preview::File {
+            path,
+            before: Some(before),
+            after,
+        } if is_configuration(Path::new(path)) => diff_lines(path, before, after, painter),
         Preview::File {
             path,
             before: Some(before),
@@ -142,25 +173,23 @@ pub fn render(preview: &Preview, painter: Painter, fold: usize) -> Vec<String> {
     }
 }
 
-/// A new file: its name, size and first lines.
-fn new_file(path: &str, content: &str, painter: Painter) -> Vec<String> {
+/// A new file: its name, size and first `shown` lines.
+fn new_file(path: &str, content: &str, painter: Painter, shown: usize) -> Vec<String> {
     let total = content.lines().count();
     let mut lines = vec![painter.paint(
         Role::Bold,
         &format!(
-            "  new file {path} ({total} {}, {} bytes)",
+            "  new file {} ({total} {}, {} bytes)",
+            inert(path),
             if total == 1 { "line" } else { "lines" },
             content.len()
         ),
     )];
-    for line in content.lines().take(NEW_FILE_LINES) {
-        lines.push(painter.paint(Role::Success, &format!("  +{line}")));
+    for line in content.lines().take(shown) {
+        lines.push(painter.paint(Role::Success, &format!("  +{}", inert(line))));
     }
-    if total > NEW_FILE_LINES {
-        lines.push(painter.paint(
-            Role::Dim,
-            &format!("  … {} more lines", total - NEW_FILE_LINES),
-        ));
+    if total > shown {
+        lines.push(painter.paint(Role::Dim, &format!("  … {} more lines", total - shown)));
     }
     lines
 }
@@ -226,7 +255,10 @@ struct Hunk {
 /// `path: +N -M`, and `(no change)` when nothing differs.
 fn title<'a>(path: &str, diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<String> {
     let (added, removed) = count_changes(diff);
-    let mut lines = vec![painter.paint(Role::Bold, &format!("  {path}: +{added} -{removed}"))];
+    let mut lines = vec![painter.paint(
+        Role::Bold,
+        &format!("  {}: +{added} -{removed}", inert(path)),
+    )];
     if added == 0 && removed == 0 {
         lines.push(painter.paint(Role::Dim, "  (no change)"));
     }
@@ -244,6 +276,7 @@ fn hunks<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>, painter: Painter) -> Vec<Hunk>
         let mut body = Vec::new();
         for change in hunk.iter_changes() {
             let text = change.value().trim_end_matches(['\n', '\r']);
+            let text = inert(text);
             body.push(match change.tag() {
                 ChangeTag::Insert => painter.paint(Role::Success, &format!("  +{text}")),
                 ChangeTag::Delete => painter.paint(Role::Failure, &format!("  -{text}")),
@@ -292,18 +325,20 @@ pub fn summary_line(
         _ => "",
     };
     format!(
-        "{} {} {path}{note}",
+        "{} {} {}{note}",
         painter.paint(Role::Success, &format!("+{added}")),
-        painter.paint(Role::Failure, &format!("-{removed}"))
+        painter.paint(Role::Failure, &format!("-{removed}")),
+        inert(path)
     )
 }
 
-/// `path` relative to `base` when inside it.
+/// `path` relative to `base` when inside it, made inert for the terminal.
 pub fn shown_path(path: &Path, base: &Path) -> String {
-    match path.strip_prefix(base) {
+    let shown = match path.strip_prefix(base) {
         Ok(relative) if !relative.as_os_str().is_empty() => relative.display().to_string(),
         _ => path.display().to_string(),
-    }
+    };
+    inert(&shown).into_owned()
 }
 
 #[cfg(test)]
@@ -320,6 +355,45 @@ mod tests {
             before: before.map(Into::into),
             after: after.into(),
         }
+    }
+
+    #[test]
+    fn a_configuration_file_is_shown_whole_never_folded() {
+        // Issue 26, E3: ten harmless lines, then the entry that runs a program.
+        let mut text: String = (0..10).map(|i| format!("  \"k{i}\": {i},\n")).collect();
+        text.push_str("  \"mcp\": {\"servers\": {\"x\": {\"command\": \"sh\"}}}\n");
+        for path in [
+            ".ybs.json",
+            "sub/.ybs.json",
+            ".ybs/prompts/p.md",
+            "review.chat",
+        ] {
+            let preview = Preview::File {
+                path: path.into(),
+                before: None,
+                after: text.clone(),
+            };
+            let lines = render(&preview, PLAIN, FOLD_LINES);
+            assert_eq!(lines.len(), 12, "{path}: {lines:?}");
+            assert!(lines[11].contains("\"command\": \"sh\""), "{lines:?}");
+            let before: String = (0..100).map(|i| format!("{i}\n")).collect();
+            let after: String = (0..100).map(|i| format!("x{i}\n")).collect();
+            let preview = Preview::File {
+                path: path.into(),
+                before: Some(before),
+                after,
+            };
+            let lines = render(&preview, PLAIN, 5);
+            assert!(lines.iter().all(|l| !l.contains("more")), "{lines:?}");
+            assert!(lines.iter().any(|l| l == "  +x99"), "{lines:?}");
+        }
+        let other = Preview::File {
+            path: "notes.txt".into(),
+            before: None,
+            after: text.clone(),
+        };
+        let folded = render(&other, PLAIN, FOLD_LINES);
+        assert_eq!(folded.last().map(String::as_str), Some("  … 1 more lines"));
     }
 
     #[test]
@@ -440,8 +514,22 @@ mod tests {
         assert_eq!(lines[11], "  … 2 more lines");
     }
 
+    /// What the preview computes for an `edit_file` call's arguments.
+    fn edited(text: &str, old: &str, new: &str, replace_all: bool) -> Option<String> {
+        let args =
+            serde_json::json!({"old_text": old, "new_text": new, "replace_all": replace_all});
+        let edits = ybs_tools::builtins::edits_of(&args).ok()?;
+        Some(ybs_tools::builtins::apply_edits(text, &edits, "f").ok()?.0)
+    }
+
     #[test]
     fn edits_are_previewed_as_the_tool_would_apply_them() {
+        let both = serde_json::json!({"edits": [
+            {"old_text": "a", "new_text": "b"}, {"old_text": "c", "new_text": "d"}
+        ]});
+        let edits = ybs_tools::builtins::edits_of(&both).unwrap();
+        let applied = ybs_tools::builtins::apply_edits("a c\n", &edits, "f").map(|r| r.0);
+        assert_eq!(applied.as_deref(), Ok("b d\n"));
         assert_eq!(edited("a b a", "b", "c", false).as_deref(), Some("a c a"));
         assert_eq!(edited("a b a", "a", "c", false), None);
         assert_eq!(edited("a b a", "a", "c", true).as_deref(), Some("c b c"));

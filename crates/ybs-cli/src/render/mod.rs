@@ -13,6 +13,7 @@
 
 pub mod diff_view;
 pub mod highlight;
+pub mod inert;
 
 mod inline;
 mod markdown;
@@ -22,5 +23,6 @@ mod stream;
 pub mod style;
 mod tool;
 
+pub use inert::{inert, inert_lines};
 pub use stream::{Notice, RenderOptions, Renderer};
 pub use style::use_color;

@@ -107,6 +107,7 @@ impl Renderer {
             StreamEvent::Done { .. } => self.finish(),
             StreamEvent::RedactedThinking { .. }
             | StreamEvent::ReasoningDetail { .. }
+            | StreamEvent::ResponseId { .. }
             | StreamEvent::ToolCallDelta { .. }
             | StreamEvent::ToolCallEnd { .. }
             | StreamEvent::Usage(_) => Vec::new(),
@@ -139,15 +140,24 @@ impl Renderer {
         lines
     }
 
-    /// Tokens and cost of the turn and of the session so far.
-    pub fn usage(&mut self, turn: &Usage, session: &Usage) -> Vec<String> {
+    /// Tokens and cost of the turn and of the session so far, and how full the window was
+    /// at the newest request (`ctx 41% of 200k`).
+    pub fn usage(
+        &mut self,
+        turn: &Usage,
+        session: &Usage,
+        fill: Option<(u64, u64)>,
+    ) -> Vec<String> {
         let mut lines = self.flush_partial();
         if self.options.show_token_usage {
-            let text = format!(
+            let mut text = format!(
                 "tokens: {} | session: {}",
                 usage_text(turn),
                 usage_text(session)
             );
+            if let Some((used, window)) = fill.filter(|(_, window)| *window > 0) {
+                text.push_str(&format!(" | {}", context_fill(used, window)));
+            }
             lines.push(self.painter.paint(Role::Dim, &text));
         }
         lines
@@ -156,6 +166,7 @@ impl Renderer {
     /// A message from ybs.
     pub fn notice(&mut self, kind: Notice, message: &str) -> Vec<String> {
         let mut lines = self.flush_partial();
+        let message = &*super::inert_lines(message);
         lines.push(match kind {
             Notice::Info => self.painter.paint(Role::Dim, message),
             Notice::Warning => self
@@ -192,6 +203,8 @@ impl Renderer {
 
     fn style(&mut self, line: &str) -> String {
         let line = line.strip_suffix('\r').unwrap_or(line);
+        // The model's bytes never reach the terminal as controls.
+        let line = &*super::inert(line);
         match self.channel {
             Channel::Text => self.markdown.style(line, self.painter),
             Channel::Reasoning => self
@@ -199,6 +212,15 @@ impl Renderer {
                 .paint(Role::Reasoning, &format!("{REASONING_GUTTER}{line}")),
         }
     }
+}
+
+/// `ctx 41% of 200k`: how full the model's window was.
+pub fn context_fill(used: u64, window: u64) -> String {
+    let percent = (used as f64 * 100.0 / window as f64).round() as u64;
+    format!(
+        "ctx {percent}% of {}",
+        crate::agent::limits::tokens_short(window)
+    )
 }
 
 /// `1,234 in (1,000 cached, 200 written) · 56 out (12 reasoning) · $0.0012, saved $0.0090 by
@@ -275,7 +297,7 @@ mod tests {
         assert!(renderer.tool_call(&call).is_empty());
         assert!(
             renderer
-                .usage(&Usage::default(), &Usage::default())
+                .usage(&Usage::default(), &Usage::default(), None)
                 .is_empty()
         );
         assert_eq!(renderer.text("shown\n"), ["shown"]);
@@ -309,9 +331,9 @@ mod tests {
             ..Usage::default()
         };
         assert_eq!(
-            plain().usage(&turn, &session),
+            plain().usage(&turn, &session, Some((82_000, 200_000))),
             [
-                "tokens: 1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012 | session: 5,000 in · 300 out"
+                "tokens: 1,234 in (1,000 cached) · 56 out (12 reasoning) · $0.0012 | session: 5,000 in · 300 out | ctx 41% of 200k"
             ]
         );
         let cached = Usage {
@@ -331,7 +353,7 @@ mod tests {
             ..Usage::default()
         };
         assert_eq!(
-            plain().usage(&cached, &written),
+            plain().usage(&cached, &written, None),
             [
                 "tokens: 51,000 in (48,000 cached, 2,000 written) · 1,000 out · $0.0399, saved $0.1281 by caching | session: 50,000 in (48,000 written to cache) · 0 out · $0.2010"
             ]

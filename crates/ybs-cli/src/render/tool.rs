@@ -3,6 +3,7 @@
 use serde_json::Value;
 use ybs_core::{ToolCall, ToolResult};
 
+use super::inert;
 use super::numbers::thousands;
 use super::style::{Painter, Role};
 
@@ -21,13 +22,13 @@ pub fn call_lines(call: &ToolCall, painter: Painter) -> Vec<String> {
     let head = format!(
         "{} {}",
         painter.paint(Role::Dim, "→"),
-        painter.paint(Role::ToolName, &call.name)
+        painter.paint(Role::ToolName, &inert(&call.name))
     );
     if let Some(error) = &call.arguments_error {
         let raw = call.arguments_text();
         return vec![format!(
             "{head} {} {}",
-            preview(&raw, PREVIEW_CHARS),
+            inert(&preview(&raw, PREVIEW_CHARS)),
             painter.paint(
                 Role::Failure,
                 &format!("(arguments are not valid JSON: {error})")
@@ -41,11 +42,11 @@ pub fn call_lines(call: &ToolCall, painter: Painter) -> Vec<String> {
     if compact.chars().count() + call.name.chars().count() + 3 <= CALL_LINE_CHARS
         && !compact.contains("\\n")
     {
-        return vec![format!("{head} {compact}")];
+        return vec![format!("{head} {}", inert(&compact))];
     }
     let mut lines = vec![head];
     for (name, value) in arguments {
-        lines.push(format!("    {name}: {}", fold(value, painter)));
+        lines.push(format!("    {}: {}", inert(name), fold(value, painter)));
     }
     lines
 }
@@ -63,7 +64,7 @@ fn fold(value: &Value, painter: Painter) -> String {
                 if lines == 1 { "line" } else { "lines" },
                 thousands(text.chars().count() as u64)
             );
-            format!("{shown} {}", painter.paint(Role::Dim, &size))
+            format!("{} {}", inert(&shown), painter.paint(Role::Dim, &size))
         }
         other => {
             let json = other.to_string();
@@ -72,11 +73,11 @@ fn fold(value: &Value, painter: Painter) -> String {
                 let size = format!("({} chars)", thousands(count as u64));
                 format!(
                     "{} {}",
-                    truncate(&json, PREVIEW_CHARS),
+                    inert(&truncate(&json, PREVIEW_CHARS)),
                     painter.paint(Role::Dim, &size)
                 )
             } else {
-                json
+                inert(&json).into_owned()
             }
         }
     }
@@ -109,9 +110,14 @@ pub fn result_line(name: &str, result: &ToolResult, painter: Painter) -> String 
     } else {
         ("✓", Role::Success)
     };
-    format!("  {} {name}: {summary}", painter.paint(role, mark))
-        .trim_end()
-        .to_owned()
+    format!(
+        "  {} {}: {}",
+        painter.paint(role, mark),
+        inert(name),
+        inert(&summary)
+    )
+    .trim_end()
+    .to_owned()
 }
 
 /// The first `max` characters, with `…` when cut.

@@ -43,12 +43,19 @@ pub enum SessionError {
 /// Where the sessions of project `cwd` are kept: `DATA/ybs/sessions/<cwd as a name>/`, DATA
 /// being `$XDG_DATA_HOME` or `~/.local/share`.
 pub fn sessions_dir(data_home: &Path, cwd: &Path) -> PathBuf {
-    data_home.join("ybs").join("sessions").join(dir_name(cwd))
+    let name = dir_name(cwd).unwrap_or_else(|| "root".to_owned());
+    data_home.join("ybs").join("sessions").join(name)
 }
 
-/// A directory's path as one file name: `/home/u/proj` is `home-u-proj`.
-pub fn dir_name(dir: &Path) -> String {
-    let name: String = (dir.display().to_string().chars())
+/// A directory's path as one file name: a readable part (`/home/u/proj` gives `home-u-proj`)
+/// and a hash of its real path, so that two directories never share a name (`/x/y-z` and
+/// `/x-y/z` read alike but hash apart); the root directory has none (`None`).
+pub fn dir_name(dir: &Path) -> Option<String> {
+    use sha2::Digest;
+    use std::os::unix::ffi::OsStrExt;
+    let real = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    real.parent()?;
+    let readable: String = (real.display().to_string().chars())
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' {
                 c
@@ -57,7 +64,10 @@ pub fn dir_name(dir: &Path) -> String {
             }
         })
         .collect();
-    name.trim_matches('-').to_owned()
+    let digest = sha2::Sha256::digest(real.as_os_str().as_bytes());
+    let hash: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    let readable: String = readable.trim_matches('-').chars().take(80).collect();
+    Some(format!("{readable}-{hash}"))
 }
 
 /// A new session file name in `dir`, sorting after every earlier one.
@@ -122,6 +132,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn directories_that_read_alike_get_two_names() {
+        let one = dir_name(Path::new("/x/y-z")).unwrap();
+        let two = dir_name(Path::new("/x-y/z")).unwrap();
+        assert!(
+            one.starts_with("x-y-z-") && two.starts_with("x-y-z-"),
+            "{one} {two}"
+        );
+        assert_ne!(one, two);
+        assert_eq!(dir_name(Path::new("/x/y-z")).unwrap(), one);
+        assert_eq!(dir_name(Path::new("/")), None);
+    }
+
+    #[test]
     fn a_session_with_a_tool_trace_round_trips() {
         let dir = tempfile::tempdir().unwrap();
         let path = new_session_path(&sessions_dir(dir.path(), Path::new("/home/u/proj")));
@@ -147,7 +170,13 @@ mod tests {
             Message::assistant("There is one file, a."),
         ];
         save(&path, &conversation).unwrap();
-        assert!(path.starts_with(dir.path().join("ybs/sessions/home-u-proj")));
+        let name = path
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
+        assert!(name.starts_with("home-u-proj-"), "{name}");
         let loaded = load(&path, dir.path()).unwrap();
         assert_eq!(loaded.len(), 4);
         assert_eq!(loaded[0].text_content(), "list the files");

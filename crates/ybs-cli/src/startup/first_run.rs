@@ -166,18 +166,27 @@ pub fn ollama_answers(endpoint: &str, wait: Duration) -> bool {
     false
 }
 
-/// The banner line: version, provider, model, context window, sandbox, and the note of a
-/// provider picked from the environment.
-pub fn banner(config: &crate::config::Config, sandbox: &str, note: Option<&str>) -> String {
+/// The banner line: version, provider, model, the model's window and output limit, the
+/// reasoning effort when set, the sandbox (and network), and the note of a provider picked
+/// from the environment.
+pub fn banner(
+    config: &crate::config::Config,
+    limits: &crate::agent::limits::Limits,
+    sandbox: &str,
+    note: Option<&str>,
+) -> String {
     let picked = note
         .map(|note| format!("; using {note}"))
         .unwrap_or_default();
+    let effort = (config.llm.reasoning_effort)
+        .map(|effort| format!(", effort {effort}"))
+        .unwrap_or_default();
     format!(
-        "ybs {} ({} {}, context {} tokens, {sandbox}{picked}). /help for commands, Ctrl-D to exit.",
+        "ybs {} ({} {}, {}{effort}, {sandbox}{picked}). /help for commands, Ctrl-D to exit.",
         env!("CARGO_PKG_VERSION"),
         config.llm.provider,
         config.llm.model,
-        config.context.max_tokens,
+        limits.short(),
     )
 }
 
@@ -207,7 +216,13 @@ mod tests {
     }
 
     fn loaded(host: &Host, flags: &FlagOverrides) -> LoadedConfig {
-        load(&host.locations, &host.env, flags).unwrap()
+        load(
+            &host.locations,
+            &host.env,
+            flags,
+            &crate::config::Trust::default(),
+        )
+        .unwrap()
     }
 
     /// An endpoint on 127.0.0.1 where nothing listens.
@@ -300,13 +315,27 @@ mod tests {
     #[test]
     fn the_banner_names_provider_model_window_and_sandbox() {
         let mut config = crate::config::Config::default();
-        let line = banner(&config, "sandbox on", Some("openai from OPENAI_API_KEY"));
-        assert!(line.contains("(ollama qwen3:14b, context "), "{line}");
+        let limits = crate::agent::limits::Limits::default();
+        let line = banner(
+            &config,
+            &limits,
+            "sandbox on",
+            Some("openai from OPENAI_API_KEY"),
+        );
+        assert!(
+            line.contains("(ollama qwen3:14b, context 32k, output 8,000, sandbox on"),
+            "{line}"
+        );
         assert!(
             line.contains("sandbox on; using openai from OPENAI_API_KEY)"),
             "{line}"
         );
         config.safety.sandbox_enabled = false;
-        assert!(banner(&config, "sandbox OFF", None).contains("sandbox OFF)"));
+        config.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);
+        let line = banner(&config, &limits, "sandbox OFF", None);
+        assert!(
+            line.contains("output 8,000, effort high, sandbox OFF)"),
+            "{line}"
+        );
     }
 }

@@ -14,18 +14,50 @@ use crate::agent::confirm::ConfirmMode;
 use crate::agent::setup::{self, Surroundings};
 use crate::agent::{Agent, AgentError};
 use crate::cli::Cli;
-use crate::config::{Config, LoadedConfig};
+use crate::config::{Config, LoadedConfig, Trust, TrustStore};
 use crate::render::{Notice, RenderOptions, Renderer, use_color};
 
-/// Loads the configuration, printing its warnings.
+/// Loads the configuration, printing its warnings and one per setting that was ignored
+/// because the project is not trusted.
 pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig, Failed> {
-    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides())
-        .map_err(|failure| Failed(failure.to_string()))?;
-    for warning in &loaded.warnings {
+    let loaded = load_trusting(cli, host, &run_trust(cli, host), err)?;
+    for warning in super::trust::warnings(&loaded.untrusted) {
         let _ = writeln!(err, "ybs: warning: {warning}");
     }
+    Ok(loaded)
+}
+
+/// What this run trusts: what the user recorded, and everything with `--trust-project`.
+pub fn run_trust(cli: &Cli, host: &Host) -> Trust {
+    Trust {
+        everything: cli.options.trust_project,
+        store: TrustStore::open(host.data_home.as_deref()),
+    }
+}
+
+/// Loads the configuration with `trust`, printing its warnings (not the ignored settings:
+/// [`LoadedConfig::untrusted`] has them).
+pub fn load_trusting(
+    cli: &Cli,
+    host: &Host,
+    trust: &Trust,
+    err: &mut dyn Write,
+) -> Result<LoadedConfig, Failed> {
+    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides(), trust)
+        .map_err(|failure| Failed(failure.to_string()))?;
+    for warning in &loaded.warnings {
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
+    }
     if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     Ok(loaded)
 }
@@ -42,14 +74,19 @@ pub fn surroundings(host: &Host) -> Surroundings {
 /// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
 /// that failed to load.
 pub fn build_agent(
-    config: &Config,
+    (config, loaded): (&Config, &LoadedConfig),
     host: &Host,
     (command, confirm): (&str, ConfirmMode),
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent(config, &surroundings(host), confirm, dry_run)
-        .map_err(|failure| Failed(failure.to_string()))?;
+    let (mut agent, report) = setup::agent(
+        (config, &loaded.sources),
+        &surroundings(host),
+        confirm,
+        dry_run,
+    )
+    .map_err(|failure| Failed(failure.to_string()))?;
     crate::agent::prepare::session(
         &mut agent,
         config,
@@ -59,9 +96,29 @@ pub fn build_agent(
         err,
     );
     for error in &report.tools.errors {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     warn_mcp(&report.mcp, err);
+    // The project's rules are a layer of their own: left out while the project's file has
+    // settings waiting for trust (its allow rules are among them).
+    let project_trusted = !(loaded.files.iter())
+        .filter(|status| status.file.role == crate::config::FileRole::Project)
+        .any(|status| (loaded.untrusted.iter()).any(|file| file.path == status.file.path));
+    let (layers, errors) =
+        crate::agent::permissions::store::load_layers(&loaded.files, project_trusted);
+    for error in errors {
+        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
+    }
+    agent.permissions = crate::agent::permissions::Permissions::new(layers);
+    agent.approval = config.safety.approval;
+    agent.rule_files = crate::agent::permissions::RuleFiles {
+        project: Some(host.locations.cwd.join(".ybs.json")),
+        user: host.locations.user_file(),
+    };
     // Say now, not at the model's first command, when commands cannot run sandboxed.
     if agent.registry.is_enabled("run_shell") && !dry_run {
         let context = &agent.tool_context;

@@ -1,7 +1,8 @@
 //! What the commands share before and after the agent runs: the [`host`] they run in
 //! (configuration locations, environment, data directory), how they end ([`exit`]: a failure
 //! worded for the user, the exit codes), loading the configuration and building the agent
-//! ([`load`]), the first run's provider choice ([`first_run`]), the images of a message
+//! ([`load`]), what to say about settings that wait for the user's trust ([`trust`]), the
+//! first run's provider choice ([`first_run`]), the images of a message
 //! ([`images`]), and around each turn the session file, the git baseline, the save and the
 //! commit ([`turn`]).
 
@@ -11,4 +12,5 @@ pub mod headless;
 pub mod host;
 pub mod images;
 pub mod load;
+pub mod trust;
 pub mod turn;

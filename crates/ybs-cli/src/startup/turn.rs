@@ -43,16 +43,28 @@ pub fn after_turn(
             .session_is_ours(path, before.before.as_deref())
         {
             let warning = session_changed_elsewhere(&agent.journal, path);
-            let _ = writeln!(log, "ybs: warning: {warning}");
+            let _ = writeln!(
+                log,
+                "ybs: warning: {}",
+                crate::render::inert_lines(&warning.to_string())
+            );
         }
         match session::save(path, &agent.conversation) {
             Ok(()) => agent.journal.saved_session(before),
             Err(error) => {
-                let _ = writeln!(log, "ybs: warning: {error}");
+                let _ = writeln!(
+                    log,
+                    "ybs: warning: {}",
+                    crate::render::inert_lines(&error.to_string())
+                );
             }
         }
         if let Some(error) = agent.journal.disk_error.take() {
-            let _ = writeln!(log, "ybs: warning: {error}");
+            let _ = writeln!(
+                log,
+                "ybs: warning: {}",
+                crate::render::inert_lines(&error.to_string())
+            );
         }
     }
     let Some(baseline) = baseline else { return };
@@ -66,7 +78,11 @@ pub fn after_turn(
             let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
             agent.journal.set_commit(id, baseline.root.clone());
             if let Some(error) = agent.journal.disk_error.take() {
-                let _ = writeln!(log, "ybs: warning: {error}");
+                let _ = writeln!(
+                    log,
+                    "ybs: warning: {}",
+                    crate::render::inert_lines(&error.to_string())
+                );
             }
         }
         Ok(CommitOutcome::Skipped(crate::project::git::Skip::StagedBefore)) => {
@@ -77,7 +93,11 @@ pub fn after_turn(
         }
         Ok(CommitOutcome::Skipped(crate::project::git::Skip::NothingChanged)) => {}
         Err(error) => {
-            let _ = writeln!(log, "ybs: warning: {error}");
+            let _ = writeln!(
+                log,
+                "ybs: warning: {}",
+                crate::render::inert_lines(&error.to_string())
+            );
         }
     }
 }
@@ -94,7 +114,11 @@ pub fn git_baseline(
     match Git::default().baseline(cwd) {
         Ok(baseline) => baseline,
         Err(error) => {
-            let _ = writeln!(log, "ybs: warning: {error}");
+            let _ = writeln!(
+                log,
+                "ybs: warning: {}",
+                crate::render::inert_lines(&error.to_string())
+            );
             None
         }
     }

@@ -82,6 +82,7 @@ pub fn preview_content(preview: &Preview, cwd: &Path) -> ToolCallContent {
             Diff::new(absolute(cwd, path), after.clone()).old_text(before.clone()),
         ),
         Preview::Shell { command, cwd } => text_content(format!("$ {command}\n(in {cwd})")),
+        Preview::Unshown { path, why } => text_content(format!("{path}: {why}")),
     }
 }
 

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, Cost, McpServer, PromptResponse, SessionId, SessionNotification,
-    SessionUpdate, StopReason, UsageUpdate,
+    ClientCapabilities, McpServer, PromptResponse, SessionId, SessionNotification,
+    StopReason,
 };
 use agent_client_protocol::{Client, Error, ErrorCode};
 use tokio_util::sync::CancellationToken;
@@ -163,10 +163,7 @@ impl Sessions {
                 );
                 let result = session.turn(message, &mut ui, &token, &mut headless::log());
                 match result {
-                    Ok(report) => {
-                        ui.update(usage(session));
-                        respond(Ok(PromptResponse::new(stop_reason(report.stop))));
-                    }
+                    Ok(report) => respond(Ok(PromptResponse::new(stop_reason(report.stop)))),
                     Err(message) => respond(Err(internal(message))),
                 }
             }))
@@ -206,16 +203,6 @@ pub fn replay(
         connection.send_notification(SessionNotification::new(id.clone(), update))?;
     }
     Ok(())
-}
-
-/// The context the session fills after a turn and its cost so far.
-fn usage(session: &Headless) -> SessionUpdate {
-    let used = u64::try_from(session.agent.conversation_tokens()).unwrap_or(u64::MAX);
-    let mut update = UsageUpdate::new(used, session.config.context.max_tokens);
-    if let Some(cost) = session.agent.session_usage.cost {
-        update = update.cost(Cost::new(cost, "USD"));
-    }
-    SessionUpdate::UsageUpdate(update)
 }
 
 /// Why the turn ended, in ACP's words.

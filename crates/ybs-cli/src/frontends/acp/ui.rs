@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, Notice as AcpNotice, NoticeSeverity, PermissionOption,
+    ContentBlock, ContentChunk, Cost, Notice as AcpNotice, NoticeSeverity, PermissionOption,
     PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
     SessionNotification, SessionUpdate, TextContent, ToolCall as AcpToolCall, ToolCallContent,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
@@ -146,7 +146,17 @@ impl Ui for AcpUi {
         }
     }
 
-    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+    /// How full the context window is and what the session has cost, after each turn.
+    fn usage(&mut self, _turn: &Usage, session: &Usage, fill: Option<(u64, u64)>) {
+        let Some((used, window)) = fill else {
+            return;
+        };
+        let mut update = UsageUpdate::new(used, window);
+        if let Some(cost) = session.cost {
+            update = update.cost(Cost::new(cost, "USD"));
+        }
+        self.update(SessionUpdate::UsageUpdate(update));
+    }
 
     fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer {
         let content = (self.current.as_ref())

@@ -1,24 +1,35 @@
-//! `ybs ask --chat FILE [QUESTION]`: one turn on a chat file, the reply appended to it. The
-//! file's options ([`options`]) set the request; its tool lines ([`tool_lines`]) choose the
-//! tools offered, connect MCP servers and run tasks before the model is asked.
+//! `ybs ask --chat FILE [QUESTION]`: one turn on a chat file, the question and reply appended
+//! to it together. The file's `endpoint`/`backend`/`model` ([`target`], below the command
+//! line's flags) choose where it goes, its options ([`options`]) set the request, and its tool
+//! lines ([`tool_lines`]) choose the tools offered, connect MCP servers and run tasks before
+//! the model is asked.
 
 pub mod options;
+pub mod target;
 pub mod tool_lines;
+pub mod trust;
 
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use ybs_chatfile::{ChatMessage, Expander, append, from_core};
+use ybs_chatfile::{ChatMessage, Expander, Expansion, append, appended_text, from_core};
 use ybs_core::Role;
+use ybs_providers::ProviderKind;
 
 use crate::agent::confirm::ConfirmMode;
-use crate::agent::{LineUi, Stop};
+use crate::agent::{LineUi, ResponseChain, Stop};
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::load;
 
 /// `ybs ask --chat FILE [QUESTION]`.
+///
+/// The file is read and expanded as it would read with the question appended, but nothing
+/// is written until the model has replied: then the question, the reply (with its tool-call
+/// trace) and, from the Responses API, the reply's `previous_response_id` are appended in one
+/// atomic write that `ybs undo` takes back. A failed turn writes nothing; a file with no user
+/// message after its last reply sends nothing.
 pub fn run(
     cli: &Cli,
     host: &Host,
@@ -34,36 +45,47 @@ pub fn run(
     let path = cwd.join(chat);
     // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
     let chat_before = crate::session::undo::FileRecord::now(&path);
-    if let Some(question) = question {
-        append(&path, &[ChatMessage::new("user", question)]).map_err(|e| Failed(e.to_string()))?;
-    }
-    let mut expansion = Expander::new(cwd)
-        .expand_file(&path)
-        .map_err(|e| Failed(e.to_string()))?;
-    let options = expansion.options.effective();
-    if let Some(model) = options.get("model") {
-        config.llm.model = model.clone();
-    }
-    // Scout's `backend` and named `endpoint`s map to ybs providers where the names match;
-    // an `endpoint` that is a URL is the endpoint itself.
-    for key in ["backend", "endpoint"] {
-        let Some(value) = options.get(key) else {
-            continue;
-        };
-        if value.starts_with("http://") || value.starts_with("https://") {
-            config.llm.endpoint = Some(value.clone());
-        } else if value.parse::<ybs_providers::ProviderKind>().is_ok() {
-            config.llm.provider = value.clone();
-        } else {
-            let _ = writeln!(
-                err,
-                "ybs: warning: {key} `{value}` of {} is not a ybs provider or URL; using {} \
-                 from the configuration",
-                chat.display(),
-                config.llm.provider
-            );
+    let old = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == io::ErrorKind::NotFound && question.is_some() => {
+            String::new()
         }
+        Err(error) => return Err(Failed(format!("cannot read {}: {error}", chat.display()))),
+    };
+    let asked: Vec<ChatMessage> = question
+        .map(|question| vec![ChatMessage::new("user", question)])
+        .unwrap_or_default();
+    let text = if asked.is_empty() {
+        old.clone()
+    } else {
+        appended_text(&path, &old, &asked).map_err(|e| Failed(e.to_string()))?
+    };
+    let around = load::surroundings(host);
+    let mut expansion = Expander::new(cwd)
+        .with_access(trust::access(&config, &around)?)
+        .expand_text(&text, &path)
+        .map_err(|e| Failed(e.to_string()))?;
+    let run_trust = load::run_trust(cli, host);
+    for warning in trust::withhold_untrusted(&mut expansion, &config, &path, &run_trust) {
+        let _ = writeln!(err, "ybs: warning: {warning}");
     }
+    if !awaits_reply(&expansion) {
+        let _ = writeln!(
+            err,
+            "ybs: nothing to send: {} has no user message after its last reply; write one \
+             below it (or give a QUESTION)",
+            chat.display()
+        );
+        return Ok(0);
+    }
+    let options = expansion.options.effective();
+    let (endpoint_options, target_warnings) = target::apply(&mut config, &loaded.sources, &options)
+        .map_err(|error| Failed(format!("{}: {error}", chat.display())))?;
+    for warning in target_warnings {
+        let _ = writeln!(err, "ybs: warning: {}: {warning}", chat.display());
+    }
+    let kind = config.llm.provider.parse::<ProviderKind>().ok();
+    check_documents(&expansion, kind)?;
     let format = match options.get("format") {
         Some(format) => Some(response_format(format).map_err(Failed)?),
         None => None,
@@ -74,24 +96,88 @@ pub fn run(
         ConfirmMode::Deny
     };
     tool_lines::keep_named_servers(&expansion, &mut config);
-    let mut agent = load::build_agent(&config, host, ("ask", mode), cli.options.dry_run, err)?;
+    let mut agent = load::build_agent(
+        (&config, &loaded),
+        host,
+        ("ask", mode),
+        cli.options.dry_run,
+        err,
+    )?;
     agent.journal.before_next_turn(chat_before);
+    // The model may not change the chat it answers (it would become the next ask's input).
+    agent.tool_context.sandbox.protect(&path);
+    let configured = agent.registry.names();
     let failures = tool_lines::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     load::warn_mcp(&failures, err);
-    tool_lines::run_tasks(&mut expansion, &mut agent).map_err(Failed)?;
+    let responses = kind == Some(ProviderKind::Responses);
+    let previous = options
+        .get("previous_response_id")
+        .map(|id| id.trim().to_owned());
+    let continued = match (&previous, expansion.previous_response_at) {
+        (Some(id), Some(at)) if responses && !id.is_empty() => Some((id.clone(), at)),
+        (Some(_), _) => {
+            let _ = writeln!(
+                err,
+                "ybs: warning: {}: previous_response_id continues a stored reply of the \
+                 Responses API only; {} gets the whole conversation",
+                chat.display(),
+                config.llm.provider
+            );
+            None
+        }
+        (None, _) => None,
+    };
+    if let Some((_, at)) = &continued {
+        // The stored reply holds everything before the id, tasks run then included.
+        expansion.messages.drain(..*at);
+        expansion.tools.retain(|request| request.position >= *at);
+        for request in &mut expansion.tools {
+            request.position -= at;
+        }
+    }
+    tool_lines::run_tasks(&mut expansion, &mut agent, &configured).map_err(Failed)?;
     agent.settings.response_format = format;
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
     let settings = &mut agent.settings;
+    for (key, value) in endpoint_options {
+        let value = match value {
+            serde_json::Value::String(text) => text,
+            other => other.to_string(),
+        };
+        let mut one = ybs_chatfile::Options::default();
+        one.sticky.insert(key, value);
+        for warning in options::apply(&one, chat, "", settings) {
+            let _ = writeln!(err, "ybs: warning: endpoint option: {warning}");
+        }
+    }
     for warning in options::apply(&expansion.options, chat, &text, settings) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
+    }
+    if settings.extras.web_search && !responses {
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}: websearch needs the Responses API (provider responses); {} has \
+             no hosted search (ignored)",
+            chat.display(),
+            config.llm.provider
+        );
+        settings.extras.web_search = false;
     }
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;
     crate::agent::prepare::chat(&mut agent);
+    if let Some((id, _)) = continued {
+        agent.settings.extras.chain = Some(ResponseChain { id, held: 0 });
+    }
     let start = (agent.conversation.iter())
         .rposition(|message| message.role == Role::User)
         .unwrap_or(0);
+    // Messages after the question (task traces) are in the file already.
+    let already = agent.conversation.len().saturating_sub(start + 1);
     let terminal = io::stdout().is_terminal();
     let mut no_input = io::empty();
     let result = {
@@ -101,18 +187,73 @@ pub fn run(
             agent.run_from(start, &mut ui, &token).await
         }))
     };
-    let report = result.map_err(|error| Failed(load::describe(&error, &config)))?;
+    let report = result.map_err(|error| {
+        let unwritten = if asked.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} is unchanged; the question was not written)",
+                chat.display()
+            )
+        };
+        Failed(format!("{}{unwritten}", load::describe(&error, &config)))
+    })?;
     let added = agent
         .conversation
-        .get(report.start + 1..)
+        .get(report.start + 1 + already..)
         .unwrap_or_default();
-    let appended = append(&path, &from_core(added)).map_err(|e| Failed(e.to_string()));
+    let mut written = asked;
+    written.extend(from_core(added));
+    if let Some(id) = agent.settings.extras.last_response_id.take() {
+        written.push(ChatMessage::new("previous_response_id", id));
+    }
+    let appended = append(&path, &written).map_err(|e| Failed(e.to_string()));
     agent.journal.refresh_last();
     if let Some(error) = agent.journal.disk_error.take() {
-        let _ = writeln!(err, "ybs: warning: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     appended?;
     Ok(if report.stop == Stop::Finished { 0 } else { 1 })
+}
+
+/// Whether the conversation ends with something for the model to answer: a user message
+/// (or an image or PDF of one) after the last reply.
+fn awaits_reply(expansion: &Expansion) -> bool {
+    let last = expansion.messages.iter().rev().find(|message| {
+        matches!(
+            message.role.as_str(),
+            "user" | "image" | "pdf" | "assistant" | "function_call" | "function_call_output"
+        )
+    });
+    last.is_some_and(|message| matches!(message.role.as_str(), "user" | "image" | "pdf"))
+}
+
+/// A `pdf:` line reaches the model as a document (Responses `input_file`, Anthropic
+/// `document`); for any other provider it is an error naming the line, never dropped.
+fn check_documents(expansion: &Expansion, kind: Option<ProviderKind>) -> Result<(), Failed> {
+    if matches!(
+        kind,
+        Some(ProviderKind::Responses | ProviderKind::Anthropic)
+    ) {
+        return Ok(());
+    }
+    match expansion
+        .messages
+        .iter()
+        .find(|message| message.role == "pdf")
+    {
+        Some(pdf) => Err(Failed(format!(
+            "{}: pdf {}: {} cannot take PDF documents; use the responses or anthropic provider",
+            pdf.source,
+            pdf.content,
+            kind.map_or("this provider", ProviderKind::display_name)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// A chat file's `format:` option: `json`, `:json` or `json_object` for any JSON object, or

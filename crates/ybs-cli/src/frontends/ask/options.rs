@@ -1,6 +1,7 @@
 //! A chat file's `option:` and `sticky_option:` values applied to `ask`'s request: sampling,
 //! length, stop sequences and reasoning effort, by Scout's names and by the OpenAI and
-//! Anthropic parameter names. Which are still in force (a transient option is cleared by each
+//! Anthropic parameter names; `websearch`; any other key passed through to the request body
+//! (the provider rejects what it does not take). Which are still in force (a transient option is cleared by each
 //! `assistant` message) is the chat file crate's [`Options`]; an option ybs cannot honour is a
 //! warning naming the file and line, never a silent drop.
 
@@ -86,15 +87,18 @@ fn apply_one(key: &str, value: &str, settings: &mut AgentSettings) -> Result<(),
             settings.seed = Some(number);
         }
         "persist" => return Err("persist is not supported by ybs (ignored)".into()),
-        "previous_response_id" => {
-            return Err(
-                "previous_response_id needs a Responses API backend, which ybs does not have \
-                 (ignored)"
-                    .into(),
-            );
+        // The turn's conversation and chain are `ask`'s.
+        "previous_response_id" => {}
+        "websearch" => {
+            settings.extras.web_search = !matches!(value, "false" | "no" | "off" | "0");
         }
-        "websearch" | "agent" => return Err(format!("{key} is not supported by ybs (ignored)")),
-        _ => return Err(format!("unknown option `{key}` (ignored)")),
+        "agent" => return Err(format!("{key} is not supported by ybs (ignored)")),
+        // Any other key goes into the request body as it is: a JSON value, else a string.
+        _ => {
+            let value = serde_json::from_str(value)
+                .unwrap_or_else(|_| serde_json::Value::String(value.to_owned()));
+            settings.extras.body.insert(key.to_owned(), value);
+        }
     }
     Ok(())
 }
@@ -135,7 +139,7 @@ mod tests {
 
     fn settings() -> AgentSettings {
         let (agent, _) = crate::agent::setup::agent(
-            &Config::default(),
+            (&Config::default(), &crate::config::Sources::default()),
             &crate::agent::setup::Surroundings {
                 cwd: std::env::temp_dir(),
                 home: Some(std::env::temp_dir()),
@@ -193,20 +197,17 @@ mod tests {
     fn what_cannot_be_honoured_is_a_warning_with_file_and_line() {
         let (settings, warnings) = run(
             "user:\nhi\n\noption: frobnicate 3\npersist: true\nprevious_response_id: r1\n\
-             option: temperature warm\noption: top_p lots\nsticky_option: seed 42\n",
+             option: temperature warm\noption: top_p lots\nsticky_option: seed 42\n\
+             option: service_tier flex\nwebsearch: true\nagent: Baking\n",
         );
         assert_eq!(settings.temperature, Some(0.7));
         assert_eq!(settings.seed, Some(42));
+        assert_eq!(settings.extras.body["frobnicate"], 3);
+        assert_eq!(settings.extras.body["service_tier"], "flex");
+        assert!(settings.extras.web_search);
         let all = warnings.join("\n");
-        assert!(
-            all.contains("a.chat:4: unknown option `frobnicate` (ignored)"),
-            "{all}"
-        );
         assert!(all.contains("a.chat:5: persist is not supported"), "{all}");
-        assert!(
-            all.contains("a.chat:6: previous_response_id needs a Responses API"),
-            "{all}"
-        );
+        assert!(all.contains("agent is not supported"), "{all}");
         assert!(
             all.contains("a.chat:7: temperature `warm` is not a number"),
             "{all}"
@@ -215,6 +216,6 @@ mod tests {
             all.contains("a.chat:8: top_p `lots` is not a number"),
             "{all}"
         );
-        assert_eq!(warnings.len(), 5, "{all}");
+        assert_eq!(warnings.len(), 4, "{all}");
     }
 }

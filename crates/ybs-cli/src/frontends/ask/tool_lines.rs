@@ -20,7 +20,7 @@ use crate::mcp::{self, McpFailure};
 /// `ask` does not start servers only to hide their tools.
 pub fn keep_named_servers(expansion: &Expansion, config: &mut Config) {
     let named: Vec<&str> = requests(expansion, &[ToolRequestKind::Tool])
-        .filter_map(|request| request.args.first().map(String::as_str))
+        .flat_map(|request| request.args.iter().map(String::as_str))
         .collect();
     (config.mcp.servers).retain(|server, _| {
         let prefix = mcp::tool_prefix(server);
@@ -52,9 +52,21 @@ pub fn offer_tools(
     }
     let before: BTreeSet<String> = agent.registry.names().into_iter().collect();
     let failures = setup::add_mcp_tools(specs, &mut agent.registry, &mut agent.policy);
-    let named: Vec<&str> = requests(expansion, &[ToolRequestKind::Tool])
-        .filter_map(|request| request.args.first().map(String::as_str))
-        .collect();
+    // Every word of a `tool:` line names a tool; a name ybs does not have is an error.
+    let known = agent.registry.names();
+    let mut named: Vec<&str> = Vec::new();
+    for request in requests(expansion, &[ToolRequestKind::Tool]) {
+        for word in &request.args {
+            if !known.contains(word) {
+                return Err(format!(
+                    "{}: unknown tool `{word}`; ybs has {}",
+                    request.source,
+                    known.join(", ")
+                ));
+            }
+            named.push(word);
+        }
+    }
     for name in agent.registry.names() {
         let from_chat_server = !before.contains(&name);
         let on = from_chat_server || named.contains(&name.as_str());
@@ -67,7 +79,14 @@ pub fn offer_tools(
 /// `task` as a tool call and its result, an `exec_task` as a user message, an `inline_task`
 /// as a file. Calls that need confirmation are settled like the model's; a task that fails
 /// or is refused is an error naming its line.
-pub fn run_tasks(expansion: &mut Expansion, agent: &mut Agent) -> Result<(), String> {
+///
+/// A task runs its tool whether or not a `tool:` line offers it to the model, as long as the
+/// configuration enables it (`configured`: the tools enabled before the chat chose).
+pub fn run_tasks(
+    expansion: &mut Expansion,
+    agent: &mut Agent,
+    configured: &[String],
+) -> Result<(), String> {
     let kinds = [
         ToolRequestKind::Task,
         ToolRequestKind::InlineTask,
@@ -92,7 +111,12 @@ pub fn run_tasks(expansion: &mut Expansion, agent: &mut Agent) -> Result<(), Str
                 }
             }
         }
+        let offered = agent.registry.is_enabled(&name);
+        agent
+            .registry
+            .set_enabled(&name, offered || configured.contains(&name));
         let result = agent.registry.invoke_call(&call, &agent.tool_context);
+        agent.registry.set_enabled(&name, offered);
         if result.is_error {
             return Err(format!("{at}: task `{name}` failed: {}", result.content));
         }

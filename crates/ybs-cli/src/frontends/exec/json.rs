@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use ybs_context_budget::SendError;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use super::{ExecArgs, read_task, write_last_message};
+use super::{ExecArgs, LastMessage, read_task};
 use crate::agent::confirm::{Answer, ConfirmMode};
 use crate::agent::{AgentError, Stop, TurnReport, Ui};
 use crate::cli::Cli;
@@ -116,7 +116,7 @@ impl Ui for JsonUi<'_> {
         self.emit("notice", json!({ "level": level, "message": message }));
     }
 
-    fn usage(&mut self, turn: &Usage, _session: &Usage) {
+    fn usage(&mut self, turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {
         self.emit("usage", json!({ "usage": turn }));
     }
 
@@ -131,6 +131,7 @@ fn error_kind(error: &AgentError) -> &'static str {
         AgentError::Send(SendError::Provider(llm)) => llm.kind.name(),
         AgentError::Send(SendError::Budget(_)) => "context_budget",
         AgentError::Compaction(_) => "compaction",
+        AgentError::WindowTooSmall(_) => "context_budget",
     }
 }
 
@@ -169,12 +170,19 @@ pub fn run(
             "{}",
             event("error", json!({ "kind": kind, "message": message }))
         );
-        let _ = writeln!(err, "ybs: error: {message}");
+        let _ = writeln!(err, "ybs: error: {}", crate::render::inert_lines(message));
         code
     };
     let task = match read_task(args.prompt, &mut io::stdin()) {
         Ok(task) => task,
         Err(message) => return fail(out, err, "usage", &message, USAGE_ERROR),
+    };
+    let last_message = match (args.last_message)
+        .map(|path| LastMessage::open(&host.locations.cwd.join(path)))
+        .transpose()
+    {
+        Ok(last_message) => last_message,
+        Err(message) => return fail(out, err, "io", &message, 1),
     };
     let mut loaded = match load::load(cli, host, err) {
         Ok(loaded) => loaded,
@@ -204,11 +212,17 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match load::build_agent(config, host, ("exec", mode), cli.options.dry_run, err)
-    {
+    let mut agent = match load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    ) {
         Ok(agent) => agent,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
+    agent.plan_mode = cli.options.plan;
     let resumed = match turn::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),
@@ -263,8 +277,8 @@ pub fn run(
             }),
         )
     );
-    if let Some(path) = args.last_message {
-        if let Err(message) = write_last_message(&cwd.join(path), &report.reply) {
+    if let Some(last_message) = last_message {
+        if let Err(message) = last_message.write(&report.reply) {
             return fail(out, err, "io", &message, 1);
         }
     }

@@ -45,17 +45,41 @@ pub fn read_task(prompt: Option<&str>, stdin: &mut dyn Read) -> Result<String, S
     Ok(task)
 }
 
-/// Writes the final reply to `path` (atomically; `--output-last-message`).
-pub fn write_last_message(path: &Path, text: &str) -> Result<(), String> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| failed(&e))?;
-    file.write_all(text.as_bytes()).map_err(|e| failed(&e))?;
-    file.persist(path).map_err(|e| failed(&e.error))?;
-    Ok(())
+/// Where `--output-last-message` writes the final reply: its directory, opened when ybs
+/// starts (before the model can touch it), and the file's name. The reply is written into
+/// that directory even if the model renamed it or put a link in its place meanwhile, and a
+/// link at the file's name is replaced, not followed: no link planted during the run is.
+pub struct LastMessage {
+    dir: std::os::fd::OwnedFd,
+    name: std::ffi::OsString,
+    path: std::path::PathBuf,
+}
+
+impl LastMessage {
+    /// Opens the directory of `path` (the links the user has in it now are followed).
+    pub fn open(path: &Path) -> Result<LastMessage, String> {
+        let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+        let name = (path.file_name()).ok_or_else(|| failed(&"the path names no file"))?;
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let file = std::fs::File::open(dir).map_err(|e| failed(&e))?;
+        if !file.metadata().map_err(|e| failed(&e))?.is_dir() {
+            return Err(failed(&format!("{} is not a directory", dir.display())));
+        }
+        Ok(LastMessage {
+            dir: file.into(),
+            name: name.to_owned(),
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Writes the reply, atomically, readable by the user only.
+    pub fn write(&self, text: &str) -> Result<(), String> {
+        ybs_tools::nofollow::write_atomic_at(&self.dir, &self.name, text.as_bytes(), 0o600)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
 }
 
 /// `ybs exec`: one task, non-interactively.
@@ -69,10 +93,18 @@ pub fn run(
     let task = match read_task(args.prompt, &mut io::stdin()) {
         Ok(task) => task,
         Err(message) => {
-            let _ = writeln!(err, "ybs: error: {message}");
+            let _ = writeln!(
+                err,
+                "ybs: error: {}",
+                crate::render::inert_lines(&message.to_string())
+            );
             return Ok(USAGE_ERROR);
         }
     };
+    let last_message = (args.last_message)
+        .map(|path| LastMessage::open(&host.locations.cwd.join(path)))
+        .transpose()
+        .map_err(Failed)?;
     let mut loaded = load::load(cli, host, err)?;
     match first_run::check(&mut loaded, host, err) {
         Ok(Some(note)) => {
@@ -93,7 +125,14 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = load::build_agent(config, host, ("exec", mode), cli.options.dry_run, err)?;
+    let mut agent = load::build_agent(
+        (config, &loaded),
+        host,
+        ("exec", mode),
+        cli.options.dry_run,
+        err,
+    )?;
+    agent.plan_mode = cli.options.plan;
     let resumed = turn::resume(cli, host, &mut agent)?;
     let session_file = turn::session_file(host, resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);
@@ -121,8 +160,8 @@ pub fn run(
         baseline.as_ref(),
         err,
     );
-    if let Some(path) = args.last_message {
-        write_last_message(&host.locations.cwd.join(path), &report.reply).map_err(Failed)?;
+    if let Some(last_message) = last_message {
+        last_message.write(&report.reply).map_err(Failed)?;
     }
     Ok(exit_code(report.stop))
 }
@@ -148,10 +187,35 @@ mod tests {
     #[test]
     fn the_last_message_is_written_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("last.txt");
-        write_last_message(&path, "done\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "done\n");
-        let error = write_last_message(&dir.path().join("no/such/dir/x"), "t").unwrap_err();
+        let path = dir.path().join("out/last.txt");
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        let last = LastMessage::open(&path).unwrap();
+        // The directory is swapped for a link elsewhere after it was opened.
+        std::fs::rename(dir.path().join("out"), dir.path().join("moved")).unwrap();
+        std::fs::create_dir(dir.path().join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("elsewhere"), dir.path().join("out")).unwrap();
+        last.write("done\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("moved/last.txt")).unwrap(),
+            "done\n"
+        );
+        assert!(!dir.path().join("elsewhere/last.txt").exists());
+        // A link at the name itself is replaced.
+        std::fs::write(dir.path().join("elsewhere/target"), "keep").unwrap();
+        std::fs::remove_file(dir.path().join("moved/last.txt")).unwrap();
+        std::os::unix::fs::symlink(
+            dir.path().join("elsewhere/target"),
+            dir.path().join("moved/last.txt"),
+        )
+        .unwrap();
+        last.write("again\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("elsewhere/target")).unwrap(),
+            "keep"
+        );
+        let error = LastMessage::open(&dir.path().join("no/such/dir/x"))
+            .err()
+            .unwrap();
         assert!(error.contains("cannot write"), "{error}");
     }
 }

@@ -105,7 +105,7 @@ impl Ui for Progress {
         }
     }
 
-    fn usage(&mut self, _turn: &Usage, _session: &Usage) {}
+    fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
 
     fn confirm(&mut self, _call: &ToolCall, _reason: &str) -> Answer {
         Answer::No

@@ -2,12 +2,14 @@
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
 //! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
-//! files as commands ([`prompt_files`]) and `@path` attachments ([`attach`]).
+//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]) and the question
+//! about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
 pub mod line_editor;
 pub mod prompt_files;
 pub mod slash;
+pub mod trust;
 pub mod undo;
 
 use std::io::{self, IsTerminal, Write};
@@ -33,14 +35,14 @@ use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
-    let mut loaded = load::load(cli, host, err)?;
+    let mut loaded = trust::load_asking(cli, host, out, err)?;
     let picked = match crate::startup::first_run::check(&mut loaded, host, err) {
         Ok(note) => note,
         Err(code) => return Ok(code),
     };
     let mut config = loaded.config.clone();
     let mut agent = load::build_agent(
-        &config,
+        (&config, &loaded),
         host,
         ("repl", ConfirmMode::Ask),
         cli.options.dry_run,
@@ -54,7 +56,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         &crate::frontends::repl::prompt_files::directories(&host.locations),
     );
     for warning in &prompts.warnings {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     let cwd = &host.locations.cwd;
     let mut images = (cli.options.images.iter())
@@ -87,16 +93,24 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let _ = writeln!(
         out,
         "{}",
-        crate::startup::first_run::banner(&config, sandbox_word, picked.as_deref())
+        crate::startup::first_run::banner(&config, &agent.limits, sandbox_word, picked.as_deref())
     );
     if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
     }
+    if cli.options.plan {
+        agent.plan_mode = true;
+    }
+    // An approved plan is the next message, sent without reading one.
+    let mut pending: Option<String> = None;
     loop {
-        let text = match read_message(&mut editor, &edit_slot) {
-            Ok(Some(text)) => text,
-            Ok(None) => break,
-            Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
+        let text = match pending.take() {
+            Some(text) => text,
+            None => match read_message(&mut editor, &edit_slot, agent.plan_mode) {
+                Ok(Some(text)) => text,
+                Ok(None) => break,
+                Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
+            },
         };
         let _ = editor.add_history_entry(text.as_str());
         if hangup.swap(false, Ordering::SeqCst) {
@@ -139,9 +153,10 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                 };
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
-                let mut stdin = io::stdin().lock();
-                let mut log = io::stdout();
                 let result = {
+                    // The lock on stdin ends with the turn: reviewing a plan reads it again.
+                    let mut stdin = io::stdin().lock();
+                    let mut log = io::stdout();
                     let mut ui =
                         LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
                             .with_spinner(terminal);
@@ -151,15 +166,26 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }))
                 };
                 match result {
-                    Ok(report) => turn::after_turn(
-                        &mut agent,
-                        &report,
-                        &message,
-                        &config,
-                        session_file.as_deref(),
-                        baseline.as_ref(),
-                        err,
-                    ),
+                    Ok(report) => {
+                        turn::after_turn(
+                            &mut agent,
+                            &report,
+                            &message,
+                            &config,
+                            session_file.as_deref(),
+                            baseline.as_ref(),
+                            err,
+                        );
+                        let proposed = agent.plan_mode
+                            && report.stop == crate::agent::Stop::Finished
+                            && !report.reply.trim().is_empty();
+                        if proposed && let Some(plan) = review_plan(&mut editor, &report.reply, out)
+                        {
+                            agent.plan_mode = false;
+                            let _ = writeln!(out, "plan mode off: carrying out the plan");
+                            pending = Some(crate::agent::plan::approved(&plan));
+                        }
+                    }
                     Err(error) => {
                         let text = load::describe(&error, &config);
                         let had_images = (agent.conversation.last()).is_some_and(|last| {
@@ -168,7 +194,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                                 .any(|p| matches!(p, ybs_core::Part::Image(_)))
                         });
                         let text = images::explain(text, had_images, &config.llm.model);
-                        let _ = writeln!(err, "ybs: error: {text}");
+                        let _ = writeln!(
+                            err,
+                            "ybs: error: {}",
+                            crate::render::inert_lines(&text.to_string())
+                        );
                     }
                 }
             }
@@ -267,10 +297,15 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
 fn read_message(
     editor: &mut crate::frontends::repl::line_editor::LineEditor,
     edit_slot: &crate::frontends::repl::line_editor::EditSlot,
+    plan: bool,
 ) -> Result<Option<String>, ReadlineError> {
     let mut text = String::new();
     loop {
-        let prompt = if text.is_empty() { "ybs> " } else { "...> " };
+        let prompt = match (text.is_empty(), plan) {
+            (true, false) => "ybs> ",
+            (true, true) => "plan> ",
+            (false, _) => "...> ",
+        };
         match editor.readline(prompt) {
             Ok(line) => match line.strip_suffix('\\') {
                 Some(head) => {
@@ -288,7 +323,10 @@ fn read_message(
                     text.push_str(&line);
                     match crate::frontends::repl::line_editor::edit(&text) {
                         Ok(edited) => return Ok(Some(edited)),
-                        Err(error) => eprintln!("ybs: error: {error}"),
+                        Err(error) => eprintln!(
+                            "ybs: error: {}",
+                            crate::render::inert_lines(&error.to_string())
+                        ),
                     }
                 }
                 // Ctrl-C at the prompt drops what was typed.
@@ -296,6 +334,33 @@ fn read_message(
             }
             Err(ReadlineError::Eof) => return Ok(None),
             Err(error) => return Err(error),
+        }
+    }
+}
+
+/// Asks whether the plan the model proposed is approved: `y` takes it as it is, `e` opens it
+/// in the editor first; anything else keeps planning (`None`).
+fn review_plan(
+    editor: &mut crate::frontends::repl::line_editor::LineEditor,
+    plan: &str,
+    out: &mut dyn Write,
+) -> Option<String> {
+    let answer = editor
+        .readline("approve this plan? [y]es / [e]dit / [n]o, keep planning: ")
+        .ok()?;
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Some(plan.to_owned()),
+        "e" | "edit" => match crate::frontends::repl::line_editor::edit(plan) {
+            Ok(edited) if !edited.trim().is_empty() => Some(edited),
+            Ok(_) => None,
+            Err(error) => {
+                let _ = writeln!(out, "ybs: error: {error}");
+                None
+            }
+        },
+        _ => {
+            let _ = writeln!(out, "still in plan mode: say what to change, or /plan off");
+            None
         }
     }
 }
@@ -342,11 +407,24 @@ fn slash(
             info(out, "conversation cleared");
         }
         SlashCommand::Usage => {
-            let lines = load::renderer(config, false)
-                .usage(&ybs_core::Usage::default(), &agent.session_usage);
+            let lines = load::renderer(config, false).usage(
+                &ybs_core::Usage::default(),
+                &agent.session_usage,
+                agent.context_fill(),
+            );
             for line in lines {
                 info(out, &line);
             }
+            info(
+                out,
+                &format!(
+                    "model limits: {} ({} from {}; output from {})",
+                    agent.limits.short(),
+                    config.llm.model,
+                    agent.limits.window.source,
+                    agent.limits.output.source
+                ),
+            );
         }
         SlashCommand::Save(file) => {
             let target = file
@@ -374,8 +452,97 @@ fn slash(
             let mut ui = LineUi::new(load::renderer(config, false), out, &mut log, &mut stdin);
             let token = tokio_util::sync::CancellationToken::new();
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
-                let _ = writeln!(log, "ybs: error: {error}");
+                let _ = writeln!(
+                    log,
+                    "ybs: error: {}",
+                    crate::render::inert_lines(&error.to_string())
+                );
             }
+        }
+        SlashCommand::Effort(None) => {
+            let effort = agent.settings.reasoning_effort;
+            let shown = effort.map_or("not set (the model's default)".to_owned(), |e| {
+                e.to_string()
+            });
+            info(out, &format!("reasoning effort: {shown}"));
+        }
+        SlashCommand::Effort(Some(effort)) => {
+            agent.settings.reasoning_effort = effort;
+            config.llm.reasoning_effort = effort;
+            let shown = effort.map_or("off (the model's default)".to_owned(), |e| e.to_string());
+            info(out, &format!("reasoning effort: {shown}"));
+        }
+        SlashCommand::Approval(None) => {
+            info(out, &format!("approval: {}", agent.approval.name()));
+        }
+        SlashCommand::Approval(Some(mode)) => match crate::config::Approval::parse(&mode) {
+            Some(approval) => {
+                agent.approval = approval;
+                config.safety.approval = approval;
+                info(out, &format!("approval: {}", approval.name()));
+            }
+            None => load::notice(
+                config,
+                Notice::Error,
+                &format!("unknown approval mode `{mode}`: ask, auto-edit or full-auto"),
+                out,
+            ),
+        },
+        SlashCommand::Permissions(None) => {
+            let rules = agent.permissions.list();
+            if rules.is_empty() {
+                info(
+                    out,
+                    "no permission rules (answer [a]lways to a question to add one)",
+                );
+            }
+            for (number, (layer, kind, rule)) in rules.iter().enumerate() {
+                info(
+                    out,
+                    &format!("{:>3}. {kind:<5} {rule}  ({layer})", number + 1),
+                );
+            }
+        }
+        SlashCommand::Permissions(Some(number)) => {
+            match number
+                .checked_sub(1)
+                .and_then(|index| agent.permissions.remove(index))
+            {
+                Some((layer, kind, rule)) => {
+                    let file = match layer {
+                        crate::agent::permissions::Layer::Project => {
+                            agent.rule_files.project.clone()
+                        }
+                        crate::agent::permissions::Layer::User => agent.rule_files.user.clone(),
+                        crate::agent::permissions::Layer::Session => None,
+                    };
+                    if let Some(path) = file {
+                        let removed =
+                            crate::agent::permissions::store::remove_rule(&path, kind, &rule);
+                        if let Err(error) = removed {
+                            load::notice(config, Notice::Warning, &error, out);
+                        }
+                    }
+                    info(out, &format!("removed {kind} {rule} ({layer})"));
+                }
+                None => load::notice(
+                    config,
+                    Notice::Error,
+                    &format!("there is no rule {number}"),
+                    out,
+                ),
+            }
+        }
+        SlashCommand::Plan(on) => {
+            agent.plan_mode = on.unwrap_or(!agent.plan_mode);
+            info(
+                out,
+                if agent.plan_mode {
+                    "plan mode on: the model can only read, and proposes a plan for you to approve"
+                } else {
+                    "plan mode off: the model acts again"
+                },
+            );
         }
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();

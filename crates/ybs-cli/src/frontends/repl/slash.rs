@@ -31,6 +31,14 @@ pub enum SlashCommand {
     Undo,
     /// `/diff`: the whole diff of the last turn.
     Diff,
+    /// `/effort [LEVEL|off]`: show or set the reasoning effort (`Some(None)`: off).
+    Effort(Option<Option<ybs_core::ReasoningEffort>>),
+    /// `/plan [on|off]`: switch plan mode (`None`: toggle).
+    Plan(Option<bool>),
+    /// `/approval [MODE]`: show or set the approval mode.
+    Approval(Option<String>),
+    /// `/permissions [remove N]`: list the rules, or remove rule N (from 1).
+    Permissions(Option<usize>),
 }
 
 /// What `/provider` does.
@@ -92,7 +100,7 @@ pub enum SlashError {
 }
 
 /// Each command: name, usage line, what it does.
-pub const COMMANDS: [(&str, &str, &str); 12] = [
+pub const COMMANDS: [(&str, &str, &str); 16] = [
     (
         "provider",
         "/provider list|current|NAME [MODEL]",
@@ -141,6 +149,26 @@ pub const COMMANDS: [(&str, &str, &str); 12] = [
         "put back the files the last turn changed and drop the turn (again for earlier ones)",
     ),
     ("diff", "/diff", "show everything the last turn changed"),
+    (
+        "effort",
+        "/effort [minimal|low|medium|high|off]",
+        "show or set how hard a reasoning model thinks",
+    ),
+    (
+        "approval",
+        "/approval [ask|auto-edit|full-auto]",
+        "show or set what runs without asking",
+    ),
+    (
+        "permissions",
+        "/permissions [remove N]",
+        "list the allow and deny rules, or remove rule N",
+    ),
+    (
+        "plan",
+        "/plan [on|off]",
+        "plan mode: the model only reads and proposes a plan for you to approve",
+    ),
 ];
 
 /// Reads one line typed at the prompt.
@@ -212,6 +240,33 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         "usage" => no_args(SlashCommand::Usage),
         "undo" => no_args(SlashCommand::Undo),
         "diff" => no_args(SlashCommand::Diff),
+        "effort" => match args.as_slice() {
+            [] => Ok(SlashCommand::Effort(None)),
+            ["off" | "none" | "default"] => Ok(SlashCommand::Effort(Some(None))),
+            [level] => serde_json::from_value(serde_json::Value::String(level.to_lowercase()))
+                .map(|effort| SlashCommand::Effort(Some(Some(effort))))
+                .map_err(|_| missing.clone()),
+            _ => Err(too_many),
+        },
+        "approval" => match args.as_slice() {
+            [] => Ok(SlashCommand::Approval(None)),
+            [mode] => Ok(SlashCommand::Approval(Some((*mode).to_owned()))),
+            _ => Err(too_many),
+        },
+        "permissions" => match args.as_slice() {
+            [] => Ok(SlashCommand::Permissions(None)),
+            ["remove", number] => number
+                .parse::<usize>()
+                .map(|n| SlashCommand::Permissions(Some(n)))
+                .map_err(|_| missing.clone()),
+            _ => Err(too_many),
+        },
+        "plan" => match args.as_slice() {
+            [] => Ok(SlashCommand::Plan(None)),
+            ["on"] => Ok(SlashCommand::Plan(Some(true))),
+            ["off"] => Ok(SlashCommand::Plan(Some(false))),
+            _ => Err(too_many),
+        },
         _ => no_args(SlashCommand::ReloadTools),
     }
 }
@@ -321,7 +376,7 @@ mod tests {
     #[test]
     fn an_unknown_command_says_so_and_lists_the_known_ones() {
         let known = "/provider, /model, /config, /tools, /help, /clear, /compact, /usage, /save, \
-                     /reload-tools, /undo, /diff";
+                     /reload-tools, /undo, /diff, /effort, /approval, /permissions, /plan";
         assert_eq!(
             command("/frobnicate now"),
             Err(format!(
@@ -375,14 +430,34 @@ mod tests {
     }
 
     #[test]
+    fn effort_plan_approval_and_permissions_parse() {
+        use ybs_core::ReasoningEffort;
+        assert_eq!(
+            command("/effort high"),
+            Ok(SlashCommand::Effort(Some(Some(ReasoningEffort::High))))
+        );
+        assert_eq!(command("/effort off"), Ok(SlashCommand::Effort(Some(None))));
+        assert_eq!(command("/effort"), Ok(SlashCommand::Effort(None)));
+        assert!(command("/effort extreme").is_err());
+        assert_eq!(command("/plan"), Ok(SlashCommand::Plan(None)));
+        assert_eq!(command("/plan off"), Ok(SlashCommand::Plan(Some(false))));
+        assert_eq!(
+            command("/approval full-auto"),
+            Ok(SlashCommand::Approval(Some("full-auto".into())))
+        );
+        assert_eq!(
+            command("/permissions remove 2"),
+            Ok(SlashCommand::Permissions(Some(2)))
+        );
+    }
+
+    #[test]
     fn help_lists_every_command() {
         let help = help_text();
         for (_, usage, what) in COMMANDS {
             assert!(help.contains(&format!("{usage} ")), "{usage}");
             assert!(help.contains(what));
         }
-        assert!(
-            help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  list providers")
-        );
+        assert!(help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  "));
     }
 }

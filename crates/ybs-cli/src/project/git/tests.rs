@@ -30,6 +30,14 @@ impl Repo {
         repo
     }
 
+    /// A runner whose commits fail (git refuses an author date it cannot read), while `add`
+    /// and the rest work.
+    fn failing_commits(&self) -> Git {
+        let mut envs = self.git.envs.clone();
+        envs.push(("GIT_AUTHOR_DATE".into(), "not a date".into()));
+        Git::with_env(envs)
+    }
+
     fn root(&self) -> PathBuf {
         self.dir
             .path()
@@ -175,6 +183,22 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
         root.join("fsmon.sh").to_str().unwrap_or(""),
     ]);
     repo.git_ok(&["config", "core.hooksPath", ".git/hooks"]);
+    // Issue 26, D1: filters, diff drivers and signing the repository names run nothing.
+    let program = format!("sh -c 'touch {}; cat'", marker.display());
+    for (key, value) in [
+        ("filter.x.clean", program.as_str()),
+        ("filter.x.smudge", program.as_str()),
+        ("filter.x.process", program.as_str()),
+        ("filter.x.required", "true"),
+        ("diff.y.textconv", program.as_str()),
+        ("diff.y.command", program.as_str()),
+        ("diff.external", program.as_str()),
+        ("commit.gpgsign", "true"),
+        ("gpg.program", program.as_str()),
+    ] {
+        repo.git_ok(&["config", key, value]);
+    }
+    repo.write(".gitattributes", "* filter=x diff=y\n");
     let baseline = repo.baseline();
     repo.write("b.txt", "b\n");
     let outcome = repo
@@ -195,9 +219,6 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
 fn a_failed_commit_unstages_the_turn_s_files_and_keeps_the_user_s_staged_ones() {
     let repo = Repo::new();
     let baseline = repo.baseline();
-    // Hooks are off for ybs's git calls; a signing program that does not exist fails too.
-    repo.git_ok(&["config", "commit.gpgsign", "true"]);
-    repo.git_ok(&["config", "gpg.program", "/nonexistent/gpg"]);
     repo.write("a.txt", "changed\n");
     repo.write("b.txt", "new\n");
     // Staged by the user while the turn ran.
@@ -205,7 +226,7 @@ fn a_failed_commit_unstages_the_turn_s_files_and_keeps_the_user_s_staged_ones() 
     repo.git_ok(&["add", "user.txt"]);
     let root = repo.root();
     let error = repo
-        .git
+        .failing_commits()
         .commit_turn(
             &baseline,
             &[root.join("a.txt"), root.join("b.txt")],
@@ -214,13 +235,13 @@ fn a_failed_commit_unstages_the_turn_s_files_and_keeps_the_user_s_staged_ones() 
         )
         .err()
         .unwrap_or_else(|| panic!("the commit should fail"));
-    // git words the reason differently across versions; it names the missing program.
+    // git words the reason differently across versions; it names the date.
     let message = error.to_string();
     assert!(
         message.starts_with(
             "the turn was not committed (its changes are in the work tree, unstaged): \
              git commit failed: "
-        ) && message.contains("/nonexistent/gpg")
+        ) && message.contains("date")
             && !message.contains('\n'),
         "{message}"
     );
@@ -247,13 +268,11 @@ fn a_failed_first_commit_unstages_too() {
         git: Repo::new().git,
     };
     repo.git_ok(&["init", "--quiet"]);
-    repo.git_ok(&["config", "commit.gpgsign", "true"]);
-    repo.git_ok(&["config", "gpg.program", "/nonexistent/gpg"]);
     let baseline = repo.baseline();
     repo.write("b.txt", "new\n");
     let root = repo.root();
     let result = repo
-        .git
+        .failing_commits()
         .commit_turn(&baseline, &[root.join("b.txt")], "[ybs]", "x");
     assert!(result.is_err(), "{result:?}");
     assert_eq!(repo.git_ok(&["status", "--porcelain"]), "?? b.txt\n");

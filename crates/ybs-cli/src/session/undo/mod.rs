@@ -111,7 +111,7 @@ impl Journal {
     pub fn end_turn(&mut self) -> Option<&TurnRecord> {
         let mut turn = self.current.take()?;
         for file in &mut turn.files {
-            file.after = std::fs::read(&file.path).ok();
+            file.after = record::read_now(&file.path).ok().flatten();
         }
         turn.finished = true;
         turn.ended_ms = store::now_ms();
@@ -146,7 +146,7 @@ impl Journal {
     pub fn refresh_last(&mut self) {
         if let Some(mut turn) = self.turns.pop() {
             for file in &mut turn.files {
-                file.after = std::fs::read(&file.path).ok();
+                file.after = record::read_now(&file.path).ok().flatten();
             }
             self.save(&turn, Images::All);
             self.turns.push(turn);

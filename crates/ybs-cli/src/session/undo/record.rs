@@ -1,8 +1,16 @@
 //! What a turn did, as undo keeps it: each file it wrote with its content before and after,
 //! whether it ran shell commands, its session file and its commit.
+//!
+//! Files are read as [`ybs_tools::nofollow`] reads them: by a walk from `/` that follows no
+//! link, regular files only, at most [`MAX_UNDO_BYTES`]. A file that cannot be read so is
+//! recorded as one undo cannot put back, with the reason.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+
+use ybs_tools::nofollow::{self, NoFollowError};
+
+/// The largest file undo keeps a copy of; a larger one cannot be put back by undo.
+pub const MAX_UNDO_BYTES: u64 = 16 * 1024 * 1024;
 
 /// One file a turn wrote: what it was before the turn's first write, and after the turn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,17 +23,44 @@ pub struct FileRecord {
     pub mode: Option<u32>,
     /// Its content when the turn ended; `None` when it did not exist then.
     pub after: Option<Vec<u8>>,
+    /// Why undo cannot put it back (too large, not a regular file, reached through a link),
+    /// when it cannot.
+    pub unrestorable: Option<String>,
 }
 
 impl FileRecord {
     /// The file `path` as it is now, before a write.
+    /// `path` is made physical first (its directory's links resolved, now, before the
+    /// model acts on it); the tools' paths already are.
     pub fn now(path: &Path) -> FileRecord {
+        let path = physical(path);
+        let (before, mode, unrestorable) = match nofollow::read(&path, MAX_UNDO_BYTES) {
+            Ok(Some(file)) => (Some(file.bytes), Some(file.mode), None),
+            Ok(None) => (None, None, None),
+            Err(error) => (None, None, Some(error.to_string())),
+        };
         FileRecord {
-            path: path.to_path_buf(),
-            before: std::fs::read(path).ok(),
-            mode: (std::fs::metadata(path).ok()).map(|meta| meta.permissions().mode() & 0o7777),
+            path,
+            before,
+            mode,
             after: None,
+            unrestorable,
         }
+    }
+}
+
+/// The content of the file `path` now, read as undo reads it; `None` when it does not exist.
+pub fn read_now(path: &Path) -> Result<Option<Vec<u8>>, NoFollowError> {
+    Ok(nofollow::read(path, MAX_UNDO_BYTES)?.map(|file| file.bytes))
+}
+
+/// `path` with the links of its directory resolved (unchanged when that does not exist).
+pub(crate) fn physical(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => parent
+            .canonicalize()
+            .map_or_else(|_| path.to_path_buf(), |parent| parent.join(name)),
+        _ => path.to_path_buf(),
     }
 }
 

@@ -6,10 +6,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ybs_core::{Message, Role};
 
+use super::record::read_now;
 use super::session::{SessionPlan, plan};
 use super::store::write_atomic;
 use super::{Journal, TurnRecord};
@@ -61,6 +61,9 @@ pub struct UndoOutcome {
     pub removed: Vec<PathBuf>,
     /// Copies kept of files the user had changed since the turn: (file, copy).
     pub kept: Vec<(PathBuf, PathBuf)>,
+    /// Files undo could not put back, and why (no copy was kept of them: too large, not a
+    /// regular file).
+    pub unrestorable: Vec<(PathBuf, String)>,
     /// The `[ybs]` commit dropped, if any.
     pub uncommitted: Option<String>,
     /// Whether the turn ran shell commands (not undone).
@@ -138,17 +141,21 @@ pub fn revert_turn(
     }
     // A turn that never ended (ybs was killed) has no known end state: any file that is not
     // as it was before counts as changed since.
-    let changed_since: Vec<&Path> = (turn.files.iter())
-        .filter(|file| {
-            let now = std::fs::read(&file.path).ok();
-            if turn.finished {
-                now != file.after
-            } else {
-                now != file.before
-            }
-        })
-        .map(|file| file.path.as_path())
-        .collect();
+    // A file that is reached through a link now, or is no longer a regular file, stops the
+    // undo before anything changed: undo never follows a link the model planted.
+    let mut changed_since: Vec<&Path> = Vec::new();
+    for file in turn.files.iter().filter(|file| file.unrestorable.is_none()) {
+        let now = read_now(&file.path)
+            .map_err(|error| UndoError::Io(format!("{error}; nothing was changed")))?;
+        let changed = if turn.finished {
+            now != file.after
+        } else {
+            now != file.before
+        };
+        if changed {
+            changed_since.push(&file.path);
+        }
+    }
     let mut outcome = UndoOutcome {
         ran_shell: turn.ran_shell,
         ..UndoOutcome::default()
@@ -179,7 +186,10 @@ pub fn revert_turn(
         outcome.uncommitted = Some(short(commit));
     }
     for file in turn.files.iter().rev() {
-        restore(file, &mut outcome)?;
+        match &file.unrestorable {
+            Some(why) => (outcome.unrestorable).push((file.path.clone(), why.clone())),
+            None => restore(file, &mut outcome)?,
+        }
     }
     if let Some((record, plan)) = session {
         outcome.session = rewrite_session(&record.path, plan, kept)?;
@@ -245,21 +255,17 @@ fn rewrite_session(
 /// Puts one file back.
 fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), UndoError> {
     let path = &file.path;
+    // Walked from `/` without following a link: a directory swapped for a link since the
+    // turn is refused, a link at the file itself is replaced or removed, not followed.
     match &file.before {
-        None => match std::fs::remove_file(path) {
-            Ok(()) => outcome.removed.push(path.clone()),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(UndoError::Io(format!(
-                    "cannot remove {}: {error}",
-                    path.display()
-                )));
-            }
+        None => match ybs_tools::nofollow::remove_file(path) {
+            Ok(true) => outcome.removed.push(path.clone()),
+            Ok(false) => {}
+            Err(error) => return Err(UndoError::Io(format!("cannot remove: {error}"))),
         },
         Some(bytes) => {
-            write_atomic(path, bytes, file.mode.unwrap_or(0o644)).map_err(|error| {
-                UndoError::Io(format!("cannot restore {}: {error}", path.display()))
-            })?;
+            ybs_tools::nofollow::write_atomic(path, bytes, file.mode.unwrap_or(0o644))
+                .map_err(|error| UndoError::Io(format!("cannot restore: {error}")))?;
             outcome.restored.push(path.clone());
         }
     }
@@ -269,7 +275,10 @@ fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), Un
 /// Keeps the user's current version of `path` in `dir` (next to it when `None`) before it is
 /// overwritten; returns the copy, `None` when `path` does not exist.
 pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, UndoError> {
-    let Ok(bytes) = std::fs::read(path) else {
+    // A session file's path may run through the user's own links (a linked data directory);
+    // a project file's path is physical already, and undo checked it has no link since.
+    let physical = super::record::physical(path);
+    let Ok(Some(bytes)) = read_now(&physical) else {
         return Ok(None);
     };
     let name = path.file_name().map_or_else(
@@ -289,7 +298,9 @@ pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, Und
         }
         None => {
             let copy = path.with_file_name(format!("{name}.before-undo-{stamp}"));
-            write_atomic(&copy, &bytes, 0o644).map_err(failed)?;
+            ybs_tools::nofollow::write_atomic(&copy, &bytes, 0o644).map_err(|error| {
+                UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display()))
+            })?;
             copy
         }
     };
@@ -367,11 +378,8 @@ fn drop_commit(root: &Path, commit: &str, turn: &TurnRecord) -> Result<(), UndoE
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String, UndoError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
+    let output = crate::project::safe_git::git_command(root)
+        .and_then(|mut command| command.args(args).output())
         .map_err(|error| UndoError::Git {
             command: args.join(" "),
             stderr: error.to_string(),

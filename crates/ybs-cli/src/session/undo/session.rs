@@ -94,6 +94,7 @@ mod tests {
             before,
             mode: Some(0o600),
             after: Some(after),
+            unrestorable: None,
         }
     }
 

@@ -66,6 +66,9 @@ struct FileEntry {
     exists_after: bool,
     /// Whether its content differs after the turn (always, for a turn that did not end).
     changed: bool,
+    /// Why undo cannot put it back, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unrestorable: Option<String>,
 }
 
 /// The journal on disk cannot be read: nothing was undone.
@@ -101,10 +104,9 @@ pub fn now_ms() -> u64 {
 /// nearest directory up from `cwd` that has a journal, else `cwd`.
 pub fn project_root(data_home: &Path, cwd: &Path) -> PathBuf {
     let base = data_home.join("ybs").join("undo");
-    let name = |dir: &Path| crate::session::dir_name(dir);
     let root = crate::project::git_root(cwd).or_else(|| {
         (cwd.ancestors())
-            .find(|dir| !name(dir).is_empty() && base.join(name(dir)).is_dir())
+            .find(|dir| crate::session::dir_name(dir).is_some_and(|name| base.join(name).is_dir()))
             .map(Path::to_path_buf)
     });
     root.unwrap_or_else(|| cwd.to_path_buf())
@@ -113,7 +115,8 @@ pub fn project_root(data_home: &Path, cwd: &Path) -> PathBuf {
 /// The journal directory of the project around `cwd` ([`project_root`]).
 pub fn project_dir(data_home: &Path, cwd: &Path) -> PathBuf {
     let root = project_root(data_home, cwd);
-    (data_home.join("ybs").join("undo")).join(crate::session::dir_name(&root))
+    let name = crate::session::dir_name(&root).unwrap_or_else(|| "root".to_owned());
+    (data_home.join("ybs").join("undo")).join(name)
 }
 
 /// The directory of a new run in the project directory `project`.
@@ -243,6 +246,7 @@ fn entry(file: &FileRecord, finished: bool) -> FileEntry {
         mode: file.mode,
         exists_after: finished && file.after.is_some(),
         changed: !finished || file.before != file.after,
+        unrestorable: file.unrestorable.clone(),
     }
 }
 
@@ -353,6 +357,7 @@ impl StoredTurn {
                 before,
                 mode: file.mode,
                 after,
+                unrestorable: file.unrestorable.clone(),
             })
         };
         let files = (manifest.files.iter().enumerate())
@@ -426,18 +431,18 @@ mod tests {
         let base = data.join("ybs/undo");
         assert_eq!(
             project_dir(&data, &sub),
-            base.join(crate::session::dir_name(&sub))
+            base.join(crate::session::dir_name(&sub).unwrap())
         );
         let upper = dir.path().join("w");
-        fs::create_dir_all(base.join(crate::session::dir_name(&upper))).unwrap();
+        fs::create_dir_all(base.join(crate::session::dir_name(&upper).unwrap())).unwrap();
         assert_eq!(
             project_dir(&data, &sub),
-            base.join(crate::session::dir_name(&upper))
+            base.join(crate::session::dir_name(&upper).unwrap())
         );
         fs::create_dir(dir.path().join("w/a/.git")).unwrap();
         assert_eq!(
             project_dir(&data, &sub),
-            base.join(crate::session::dir_name(&dir.path().join("w/a")))
+            base.join(crate::session::dir_name(&dir.path().join("w/a")).unwrap())
         );
     }
 }

@@ -91,11 +91,17 @@ pub fn report(outcome: &UndoOutcome, base: &Path) -> Vec<String> {
             shown_path(path, base)
         ));
     }
+    for (path, why) in &outcome.unrestorable {
+        lines.push(format!(
+            "cannot restore {}: undo kept no copy of it ({why}); it is left as it is",
+            shown_path(path, base)
+        ));
+    }
     for (path, copy) in &outcome.kept {
         lines.push(format!(
             "your version of {} is kept in {}",
             shown_path(path, base),
-            copy.display()
+            crate::render::inert(&copy.display().to_string())
         ));
     }
     if let Some(commit) = &outcome.uncommitted {
@@ -116,24 +122,24 @@ pub fn session_lines(outcome: &UndoOutcome) -> Vec<String> {
         Some(SessionChange::Restored(path)) => {
             lines.push(format!(
                 "took the turn out of the session {}",
-                path.display()
+                crate::render::inert(&path.display().to_string())
             ));
         }
         Some(SessionChange::Removed(path)) => {
             lines.push(format!(
                 "removed the session {} (the turn started it)",
-                path.display()
+                crate::render::inert(&path.display().to_string())
             ));
         }
         Some(SessionChange::Dropped { path, later, copy }) => {
             lines.push(format!(
                 "took the turn out of the session {}; the {later} turn(s) saved after it stay",
-                path.display()
+                crate::render::inert(&path.display().to_string())
             ));
             if let Some(copy) = copy {
                 lines.push(format!(
                     "the session as it was is kept in {}",
-                    copy.display()
+                    crate::render::inert(&copy.display().to_string())
                 ));
             }
         }
@@ -148,7 +154,7 @@ pub fn session_warning(outcome: &UndoOutcome) -> Option<String> {
         Some(SessionChange::Left { path, reason }) => Some(format!(
             "the session {} was left as it is: {reason}; resuming it still gives the model the \
              undone turn",
-            path.display()
+            crate::render::inert(&path.display().to_string())
         )),
         _ => None,
     }

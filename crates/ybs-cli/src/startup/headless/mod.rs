@@ -66,10 +66,15 @@ impl Headless {
         } = options;
         let failed = |Failed(message)| message;
         let loaded = load::load(&cli, &host, log).map_err(failed)?;
+        let mut agent = load::build_agent(
+            (&loaded.config, &loaded),
+            &host,
+            (command, confirm),
+            cli.options.dry_run,
+            log,
+        )
+        .map_err(failed)?;
         let config = loaded.config;
-        let mut agent =
-            load::build_agent(&config, &host, (command, confirm), cli.options.dry_run, log)
-                .map_err(failed)?;
         if !mcp.is_empty() {
             let failures =
                 crate::agent::setup::add_mcp_tools(mcp, &mut agent.registry, &mut agent.policy);

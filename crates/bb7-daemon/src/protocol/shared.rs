@@ -1,0 +1,161 @@
+//! What the session's thread, the reader and the background tasks (streams, network
+//! calls) share: the reply output, the session's job queue and the stream in flight. This
+//! module imports no handler, so the server loop, dispatch and the tasks of [`crate::send`]
+//! can all depend on it without a cycle.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use crate::protocol::replies::Reply;
+use crate::protocol::requests::Request;
+use crate::session::Session;
+
+/// Where replies go.
+pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Writes one reply line and flushes.
+pub fn send(output: &Output, reply: &Reply) {
+    let line = reply.to_line();
+    tracing::debug!(reply = %line, "reply");
+    if let Ok(mut out) = output.lock() {
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.write_all(b"\n");
+        let _ = out.flush();
+    }
+}
+
+/// A change to run on the session's thread.
+pub type Change = Box<dyn FnOnce(&mut Session, &Shared) + Send>;
+
+/// Work for the session's thread: a client request, or a change a stream task hands back
+/// (the session is only ever touched on that thread).
+pub enum Job {
+    /// A request with its id.
+    Request(Option<String>, Request),
+    /// Runs on the session's thread.
+    Internal(Change),
+    /// End of input: stop the thread.
+    Stop,
+}
+
+/// The stream in flight: its request id and how to stop it.
+#[derive(Debug, Clone)]
+pub struct InFlight {
+    /// The `send` request's id ("" when it had none).
+    pub request_id: String,
+    /// Cancels the stream.
+    pub cancel: tokio_util::sync::CancellationToken,
+}
+
+/// What the session's thread and the stream tasks share.
+#[derive(Clone)]
+pub struct Shared {
+    /// Where replies go.
+    pub output: Output,
+    /// The session's queue.
+    pub jobs: mpsc::UnboundedSender<Job>,
+    /// The stream in flight, if any (one at a time).
+    pub stream: Arc<Mutex<Option<InFlight>>>,
+    /// The runtime streams run on.
+    pub runtime: tokio::runtime::Handle,
+}
+
+impl Shared {
+    /// Writes a reply.
+    pub fn send(&self, reply: &Reply) {
+        send(&self.output, reply);
+    }
+
+    /// Whether a stream is in flight.
+    pub fn streaming(&self) -> bool {
+        self.stream
+            .lock()
+            .map(|slot| slot.is_some())
+            .unwrap_or(false)
+    }
+
+    /// Takes the one stream slot for the `send` `request_id`; false when a stream holds it.
+    pub fn reserve_stream(&self, request_id: Option<&str>) -> bool {
+        let Ok(mut slot) = self.stream.lock() else {
+            return false;
+        };
+        if slot.is_some() {
+            return false;
+        }
+        *slot = Some(InFlight {
+            request_id: request_id.unwrap_or_default().to_owned(),
+            cancel: tokio_util::sync::CancellationToken::new(),
+        });
+        true
+    }
+
+    /// The cancel token of the stream in flight (reserving the slot when it is free).
+    pub fn stream_token(&self, request_id: Option<&str>) -> tokio_util::sync::CancellationToken {
+        if let Ok(slot) = self.stream.lock() {
+            if let Some(stream) = slot.as_ref() {
+                return stream.cancel.clone();
+            }
+        }
+        self.reserve_stream(request_id);
+        self.stream
+            .lock()
+            .ok()
+            .and_then(|slot| slot.as_ref().map(|stream| stream.cancel.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Cancels the stream in flight when it is the `send` `target` (any stream for ""); false
+    /// when nothing (or another request) is streaming.
+    pub fn cancel(&self, target: &str) -> bool {
+        let Ok(slot) = self.stream.lock() else {
+            return false;
+        };
+        match slot.as_ref() {
+            Some(stream) if target.is_empty() || stream.request_id == target => {
+                stream.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Forgets the stream in flight.
+    pub fn clear_stream(&self) {
+        if let Ok(mut slot) = self.stream.lock() {
+            *slot = None;
+        }
+    }
+
+    /// Runs `work` on the runtime and writes its reply (or its error) for `request_id`.
+    pub fn spawn_reply_for(
+        &self,
+        request_id: Option<String>,
+        work: impl std::future::Future<Output = crate::protocol::error::Result<Reply>> + Send + 'static,
+    ) {
+        let shared = self.clone();
+        self.runtime.spawn(async move {
+            let reply = match work.await {
+                Ok(reply) => reply,
+                Err(err) => {
+                    tracing::info!(error = %err, "request failed");
+                    Reply::error(err.to_string())
+                }
+            };
+            shared.send(&reply.for_request(request_id.as_deref()));
+        });
+    }
+
+    /// Hands a change to the session's thread.
+    pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
+        let _ = self.jobs.send(Job::Internal(Box::new(job)));
+    }
+}
+
+/// The safety guard tripped: say why on stderr and exit at once with status 2.
+pub fn fatal(err: &crate::protocol::error::Error) -> ! {
+    tracing::error!(error = %err, "safety guard tripped; exiting");
+    eprintln!("{err}");
+    std::process::exit(2);
+}

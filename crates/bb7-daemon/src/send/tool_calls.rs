@@ -1,0 +1,396 @@
+//! A reply's `write_file` / `edit_file` calls as the first bb7 treats them, around the edit
+//! algorithms of `ybs_tools::bb7_edit`:
+//!
+//! - [`precheck`] finds what ends the whole reply with an `error` instead of a `diff_error`
+//!   (a `write_file` of a path the reply already wrote or edited, `edit_file` arguments the first bb7 cannot read
+//!   (`ybs_tools::bb7_edit::read_error`), an edit of a path
+//!   neither in context, output nor written earlier in the reply, a second anchored edit of
+//!   one path) and the calls that touch a read-only context file (a `diff_error` naming it);
+//! - [`apply`] applies the calls one by one, announcing each applied one with the chunk
+//!   `\n[Assistant added: PATH]\n` or `\n[Assistant modified: PATH]\n` (`N edit(s)` for a
+//!   multi-edit call), and keeps the writes
+//!   of the calls that applied even when others failed (the hidden repair builds on them);
+//! - [`entries`] is the `tool_calls` of `diff_error`: every call of the reply;
+//! - [`Lookup`] is the chat's files as the edit algorithms see them, [`WithPending`] the same
+//!   with a first attempt's writes shown as output (for the hidden repair).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+use ybs_core::ToolCall;
+use ybs_tools::bb7_edit::{
+    BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE,
+};
+
+use crate::send::assemble::{FileBlock, Source};
+use crate::store::active::Active;
+use crate::store::paths;
+
+/// The paths a call names, in order, without repeats (normalised when they can be).
+pub fn call_paths(call: &ToolCall) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    let mut push = |raw: Option<&str>| {
+        if let Some(raw) = raw.filter(|raw| !raw.is_empty()) {
+            let path = paths::validate_relative(raw).unwrap_or_else(|_| raw.to_owned());
+            if !found.contains(&path) {
+                found.push(path);
+            }
+        }
+    };
+    if call.arguments_error.is_some() {
+        return Vec::new();
+    }
+    match call.arguments.get("edits").and_then(Value::as_array) {
+        Some(edits) => {
+            for edit in edits {
+                push(edit.get("path").and_then(Value::as_str));
+            }
+        }
+        None => push(call.arguments.get("path").and_then(Value::as_str)),
+    }
+    found
+}
+
+/// What [`precheck`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Precheck {
+    /// Errors for calls touching read-only context files or writing a name reserved for
+    /// temporary files (each names its file).
+    pub read_only: Vec<String>,
+}
+
+/// What ends a reply with an `error` instead of a `diff_error`: the text, and the index of
+/// the call that caused it (the calls before it are still announced, as in the first bb7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ending {
+    /// The index of the bad call in the reply.
+    pub at: usize,
+    /// The `error`'s text (also saved as a system message).
+    pub message: String,
+}
+
+/// Checks a reply's calls before they are applied. `Err` says what ends the reply.
+pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<Precheck, Ending> {
+    let mut produced: HashSet<String> = HashSet::new();
+    let mut found = Precheck::default();
+    for (at, call) in calls.iter().enumerate() {
+        let end = |message: String| Err(Ending { at, message });
+        match call.name.as_str() {
+            WRITE_FILE => {
+                let Some(path) = call_paths(call).into_iter().next() else {
+                    continue;
+                };
+                // As the first bb7: a write of a path the reply already wrote or edited ends it.
+                if produced.contains(&path) {
+                    return end(format!(
+                        "Duplicate write_file for path in single response: {path}"
+                    ));
+                }
+                if is_read_only(active, &path) {
+                    found.read_only.push(format!(
+                        "write_file ({path}): {path} is read-only in context and cannot be written"
+                    ));
+                } else if is_temp_path(&path) {
+                    found.read_only.push(temp_name_error("write_file", &path));
+                }
+                produced.insert(path);
+            }
+            EDIT_FILE => {
+                if let Some(why) = &call.arguments_error {
+                    return end(format!("edit_file parse error: {why}"));
+                }
+                if let Some(why) = ybs_tools::bb7_edit::read_error(mode, &call.arguments) {
+                    return end(format!("edit_file parse error: {why}"));
+                }
+                let paths = call_paths(call);
+                for path in &paths {
+                    if is_temp_path(path) {
+                        found.read_only.push(temp_name_error("edit_file", path));
+                        continue;
+                    }
+                    if mode == DiffMode::Anchored && produced.contains(path) {
+                        return end(format!(
+                            "Duplicate file output for path in single response: {path}"
+                        ));
+                    }
+                    if produced.contains(path) || active.has_output(path) {
+                        continue;
+                    }
+                    match active.chat.find_file(path) {
+                        Some(_) if is_read_only(active, path) => found.read_only.push(format!(
+                            "edit_file ({path}): {path} is read-only in context and cannot be edited"
+                        )),
+                        Some(_) => {}
+                        None => return end(format!("edit_file: {path} not in context or output")),
+                    }
+                }
+                produced.extend(paths);
+            }
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// Whether a component of `path` is named like the daemon's temporary files, which are
+/// never listed as outputs: such a write would be announced and then silently dropped.
+fn is_temp_path(path: &str) -> bool {
+    path.split('/').any(crate::store::confined::is_temp_name)
+}
+
+fn temp_name_error(tool: &str, path: &str) -> String {
+    format!(
+        "{tool} ({path}): names like {path} are reserved for bb7's temporary files; choose another name"
+    )
+}
+
+/// Whether `path` is in context and may not be written by the model.
+fn is_read_only(active: &Active, path: &str) -> bool {
+    active.chat.find_file(path).is_some_and(|file| {
+        file.readonly || file.external || file.section().is_some() || active.chat.global
+    })
+}
+
+/// The result of [`apply`].
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// Every file to write, or why nothing may be written.
+    pub outcome: Result<Vec<FileWrite>, DiffError>,
+    /// The writes of the calls that applied (also when others failed), by path.
+    pub partial: Vec<FileWrite>,
+    /// The chunks announcing each applied call, in order.
+    pub chunks: Vec<String>,
+}
+
+/// Applies `calls` in order against `lookup`; `in_context` tells added from modified files.
+/// Processing stops at the first call after `cancel` is cancelled (the caller then ends the
+/// send as cancelled).
+pub fn apply<L: BaseLookup + ?Sized>(
+    mode: DiffMode,
+    calls: &[ToolCall],
+    lookup: &L,
+    in_context: impl Fn(&str) -> bool,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> Applied {
+    let mut buffer = PendingBuffer::new(mode, lookup);
+    let mut chunks = Vec::new();
+    let mut touched: Vec<String> = Vec::new();
+    for call in calls {
+        if cancel.is_cancelled() {
+            break;
+        }
+        if buffer.apply(call).is_err() {
+            continue;
+        }
+        let paths = call_paths(call);
+        let edits = call.arguments.get("edits").and_then(Value::as_array);
+        let chunk = match (call.name.as_str(), paths.as_slice(), edits) {
+            (WRITE_FILE, [path, ..], _) if !in_context(path) => {
+                format!("Assistant added: {path}")
+            }
+            // As the first bb7: a multi-edit call is announced by its number of edits, the
+            // no-ops (old equal to new) left out.
+            (EDIT_FILE, _, Some(edits)) => {
+                let changing = edits
+                    .iter()
+                    .filter(|edit| edit.get("old_string") != edit.get("new_string"))
+                    .count();
+                format!("Assistant modified: {changing} edit(s)")
+            }
+            (_, paths, _) => format!("Assistant modified: {}", paths.join(", ")),
+        };
+        chunks.push(format!("\n[{chunk}]\n"));
+        for path in paths {
+            if !touched.contains(&path) {
+                touched.push(path);
+            }
+        }
+    }
+    let partial = touched
+        .iter()
+        .filter_map(|path| {
+            buffer.pending(path).map(|content| FileWrite {
+                path: path.clone(),
+                content: content.to_owned(),
+            })
+        })
+        .collect();
+    Applied {
+        outcome: buffer.finish(),
+        partial,
+        chunks,
+    }
+}
+
+/// `tool_calls` of `diff_error`: every call of the reply as `{tool, args | args_raw, path}`
+/// (`path` the call's paths joined by `,`, left out when it names none).
+pub fn entries(calls: &[ToolCall]) -> Vec<Value> {
+    calls
+        .iter()
+        .map(|call| {
+            let mut entry = json!({"tool": call.name});
+            if let Value::Object(fields) = &mut entry {
+                match (&call.arguments_error, &call.arguments) {
+                    (Some(_), Value::String(raw)) => {
+                        fields.insert("args_raw".into(), json!(raw));
+                    }
+                    (Some(_), other) => {
+                        fields.insert("args_raw".into(), json!(other.to_string()));
+                    }
+                    (None, args) => {
+                        fields.insert("args".into(), args.clone());
+                    }
+                }
+                let paths = call_paths(call);
+                if !paths.is_empty() {
+                    fields.insert("path".into(), json!(paths.join(",")));
+                }
+            }
+            entry
+        })
+        .collect()
+}
+
+/// The chat's files as the edit algorithms see them: outputs, and snapshots of writable
+/// whole files (read-only, external and section files are `None`).
+pub struct Lookup<'a>(pub &'a Active);
+
+impl BaseLookup for Lookup<'_> {
+    fn output(&self, path: &str) -> Option<String> {
+        self.0.output_content(path).ok()
+    }
+
+    fn context(&self, path: &str) -> Option<String> {
+        let file = self.0.chat.find_file(path)?;
+        if file.readonly || file.external || file.section().is_some() {
+            return None;
+        }
+        self.0.read_snapshot(file).ok()
+    }
+}
+
+/// Adds the read-only refusals found by [`precheck`] to an outcome.
+pub fn with_read_only(
+    outcome: Result<Vec<FileWrite>, DiffError>,
+    checked: &Precheck,
+) -> Result<Vec<FileWrite>, DiffError> {
+    if checked.read_only.is_empty() {
+        return outcome;
+    }
+    let mut errors = checked.read_only.clone();
+    if let Err(diff) = outcome {
+        errors.extend(diff.errors);
+    }
+    Err(DiffError {
+        errors,
+        tool_calls: Vec::new(),
+    })
+}
+
+/// The first attempt's writes updated by the repair's.
+pub fn merge_writes(first: &[FileWrite], repair: Vec<FileWrite>) -> Vec<FileWrite> {
+    let mut writes: Vec<FileWrite> = first.to_vec();
+    for write in repair {
+        match writes.iter_mut().find(|known| known.path == write.path) {
+            Some(known) => *known = write,
+            None => writes.push(write),
+        }
+    }
+    writes
+}
+
+/// A lookup that sees `pending` (a first attempt's writes) as the chat's output.
+pub struct WithPending<'a, L: ?Sized> {
+    /// The chat's own files.
+    pub inner: &'a L,
+    /// Writes shown as output.
+    pub pending: HashMap<String, String>,
+}
+
+impl<L: BaseLookup + ?Sized> BaseLookup for WithPending<'_, L> {
+    fn output(&self, path: &str) -> Option<String> {
+        self.pending
+            .get(path)
+            .cloned()
+            .or_else(|| self.inner.output(path))
+    }
+
+    fn context(&self, path: &str) -> Option<String> {
+        self.inner.context(path)
+    }
+}
+
+/// The files of a request with `pending` writes shown as the model's output.
+pub fn with_pending(files: &[FileBlock], pending: &[FileWrite]) -> Vec<FileBlock> {
+    let mut files = files.to_vec();
+    for write in pending {
+        let block = FileBlock {
+            path: write.path.clone(),
+            id: write.file_id(),
+            writable: true,
+            source: Source::Output,
+            lines: None,
+            content: write.content.clone(),
+        };
+        match files
+            .iter_mut()
+            .find(|file| file.path == write.path && file.lines.is_none())
+        {
+            Some(existing) => *existing = block,
+            None => files.push(block),
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall::new("1", name, args)
+    }
+
+    #[test]
+    fn entries_list_every_call_with_its_paths() {
+        let mut broken = call(EDIT_FILE, json!("{not json"));
+        broken.arguments_error = Some("expected value".into());
+        let calls = [
+            call(WRITE_FILE, json!({"path": "a.txt", "content": "x"})),
+            call(
+                EDIT_FILE,
+                json!({"edits": [{"path": "b.rs"}, {"path": "c.rs"}, {"path": "b.rs"}]}),
+            ),
+            broken,
+        ];
+        assert_eq!(
+            entries(&calls),
+            vec![
+                json!({"tool": "write_file", "args": {"path": "a.txt", "content": "x"}, "path": "a.txt"}),
+                json!({"tool": "edit_file", "args": {"edits": [{"path": "b.rs"}, {"path": "c.rs"}, {"path": "b.rs"}]}, "path": "b.rs,c.rs"}),
+                json!({"tool": "edit_file", "args_raw": "{not json"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cancel_stops_processing_the_calls() {
+        let calls: Vec<ToolCall> = (0..1000)
+            .map(|n| {
+                call(
+                    WRITE_FILE,
+                    json!({"path": format!("f{n}.txt"), "content": "x"}),
+                )
+            })
+            .collect();
+        let lookup = ybs_tools::bb7_edit::MemoryLookup::new();
+        let live = tokio_util::sync::CancellationToken::new();
+        let all = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &live);
+        assert_eq!(all.chunks.len(), 1000);
+        let cancelled = tokio_util::sync::CancellationToken::new();
+        cancelled.cancel();
+        let none = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &cancelled);
+        assert!(none.chunks.is_empty() && none.partial.is_empty());
+    }
+}

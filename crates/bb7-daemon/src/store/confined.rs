@@ -1,0 +1,570 @@
+//! File I/O confined beneath a trusted directory (the project root for `.bb7/`, the global
+//! chats directory for `~/.bb7/chats`): every path is opened by walking from the anchor one
+//! component at a time with `O_NOFOLLOW`, so a symlink anywhere below the anchor (planted by a
+//! cloned repository or swapped in mid-operation) makes the operation fail instead of being
+//! followed. Reads accept regular files only (a FIFO or device would block or leak). Writes
+//! go to a temporary file beside the target (`O_EXCL | O_NOFOLLOW`, mode `0666` less the
+//! umask), fsynced and renamed over it, so readers and crashes see old or new content.
+//!
+//! This is the technique of `ybs_tools::safe_fs` (which is tied to the tools' sandbox), here
+//! for the daemon's own state.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+
+/// Prefix of the daemon's temporary files; never listed as outputs.
+pub const TEMP_PREFIX: &str = ".bb7-tmp-";
+
+/// Why a confined operation refused a path (carried inside an [`io::Error`]).
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// A symlink where a directory or file was expected.
+    #[error("{0} is a symbolic link; bb7 does not follow links inside its state directory")]
+    Symlink(PathBuf),
+    /// A FIFO, socket or device where a regular file was expected.
+    #[error("{0} is not a regular file")]
+    NotRegular(PathBuf),
+    /// The path is not below the anchor.
+    #[error("{0} is outside {1}")]
+    Outside(PathBuf, PathBuf),
+}
+
+/// The [`Refused`] reason inside an error from this module, if it is one.
+pub fn refusal(err: &io::Error) -> Option<&Refused> {
+    err.get_ref()
+        .and_then(|inner| inner.downcast_ref::<Refused>())
+}
+
+fn refuse(reason: Refused) -> io::Error {
+    io::Error::other(reason)
+}
+
+/// What an entry is, without following it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link.
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl Kind {
+    fn of(file_type: FileType) -> Kind {
+        match file_type {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+}
+
+/// Operations beneath `anchor`. Paths are absolute and must start with the anchor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confined {
+    anchor: PathBuf,
+}
+
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+impl Confined {
+    /// Confinement beneath `anchor` (trusted: it is opened following links).
+    pub fn new(anchor: impl Into<PathBuf>) -> Confined {
+        Confined {
+            anchor: anchor.into(),
+        }
+    }
+
+    /// The anchor.
+    pub fn anchor(&self) -> &Path {
+        &self.anchor
+    }
+
+    /// The components of `path` below the anchor.
+    fn parts<'a>(&self, path: &'a Path) -> io::Result<Vec<&'a OsStr>> {
+        let outside = || refuse(Refused::Outside(path.to_owned(), self.anchor.clone()));
+        let rest = path.strip_prefix(&self.anchor).map_err(|_| outside())?;
+        rest.components()
+            .map(|component| match component {
+                Component::Normal(part) => Ok(part),
+                _ => Err(outside()),
+            })
+            .collect()
+    }
+
+    fn open_anchor(&self, create: bool) -> io::Result<OwnedFd> {
+        if create {
+            std::fs::create_dir_all(&self.anchor)?;
+        }
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Ok(rustix::fs::open(&self.anchor, flags, Mode::empty())?)
+    }
+
+    /// Opens the directory made of `parts` below the anchor without following links,
+    /// creating missing directories when `create`.
+    fn walk(&self, parts: &[&OsStr], create: bool) -> io::Result<OwnedFd> {
+        let mut dir = self.open_anchor(create)?;
+        // On Linux one `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` does the whole walk;
+        // any failure (old kernel, seccomp, a missing directory to create, a link to report
+        // precisely) falls back to the walk below, which decides.
+        #[cfg(target_os = "linux")]
+        if !parts.is_empty() {
+            use rustix::fs::ResolveFlags;
+            let relative: PathBuf = parts.iter().collect();
+            if let Ok(fd) = rustix::fs::openat2(
+                &dir,
+                &relative,
+                DIR_FLAGS,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+            ) {
+                return Ok(fd);
+            }
+        }
+        for (depth, part) in parts.iter().enumerate() {
+            let here = || {
+                let mut shown = self.anchor.clone();
+                shown.extend(&parts[..=depth]);
+                shown
+            };
+            dir = match rustix::fs::openat(&dir, *part, DIR_FLAGS, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(rustix::io::Errno::NOENT) if create => {
+                    match rustix::fs::mkdirat(&dir, *part, Mode::from_bits_truncate(0o777)) {
+                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                        Err(err) => return Err(err.into()),
+                    }
+                    rustix::fs::openat(&dir, *part, DIR_FLAGS, Mode::empty())
+                        .map_err(|err| classify(&dir, part, here(), err))?
+                }
+                Err(err) => return Err(classify(&dir, part, here(), err)),
+            };
+        }
+        Ok(dir)
+    }
+
+    /// The open parent directory of `path` and its last component.
+    fn parent<'a>(&self, path: &'a Path, create: bool) -> io::Result<(OwnedFd, &'a OsStr)> {
+        let parts = self.parts(path)?;
+        let Some((name, dirs)) = parts.split_last() else {
+            return Err(refuse(Refused::Outside(
+                path.to_owned(),
+                self.anchor.clone(),
+            )));
+        };
+        Ok((self.walk(dirs, create)?, name))
+    }
+
+    /// Opens the directory `path` (the anchor itself included) without following links.
+    pub fn open_dir(&self, path: &Path, create: bool) -> io::Result<OwnedFd> {
+        let parts = self.parts(path)?;
+        self.walk(&parts, create)
+    }
+
+    /// What `path` is (`None` when it does not exist). A link in a parent is an error.
+    pub fn kind(&self, path: &Path) -> io::Result<Option<Kind>> {
+        let parts = self.parts(path)?;
+        let Some((name, dirs)) = parts.split_last() else {
+            return Ok(Some(Kind::Dir));
+        };
+        let dir = match self.walk(dirs, false) {
+            Ok(dir) => dir,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(err),
+        };
+        match rustix::fs::statat(&dir, *name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Ok(Some(Kind::of(FileType::from_raw_mode(stat.st_mode)))),
+            Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => Ok(None),
+            Err(err) => Err(err.into()),
+        }
+    }
+
+    /// The device and inode of `path` (not followed), to tell whether a name still refers to
+    /// a file held open.
+    pub fn identity(&self, path: &Path) -> io::Result<(u64, u64)> {
+        let (dir, name) = self.parent(path, false)?;
+        let stat = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+        Ok((stat.st_dev as u64, stat.st_ino as u64))
+    }
+
+    /// Whether `path` is a regular file (no link followed; errors count as no).
+    pub fn is_file(&self, path: &Path) -> bool {
+        matches!(self.kind(path), Ok(Some(Kind::File)))
+    }
+
+    /// Whether `path` is a directory (no link followed; errors count as no).
+    pub fn is_dir(&self, path: &Path) -> bool {
+        matches!(self.kind(path), Ok(Some(Kind::Dir)))
+    }
+
+    /// Opens a regular file for reading.
+    fn open_file(&self, path: &Path) -> io::Result<File> {
+        let (dir, name) = self.parent(path, false)?;
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
+        let fd = rustix::fs::openat(&dir, name, flags, Mode::empty())
+            .map_err(|err| classify(&dir, name, path.to_owned(), err))?;
+        let stat = rustix::fs::fstat(&fd)?;
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => Ok(File::from(fd)),
+            FileType::Directory => Err(io::Error::from(io::ErrorKind::IsADirectory)),
+            _ => Err(refuse(Refused::NotRegular(path.to_owned()))),
+        }
+    }
+
+    /// The whole content of a regular file.
+    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::new();
+        self.open_file(path)?.read_to_end(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// At most `limit` bytes of a regular file and whether it held more (the rest is not
+    /// read, so a huge file costs no memory).
+    pub fn read_at_most(&self, path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
+        let mut bytes = Vec::new();
+        self.open_file(path)?
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        let more = bytes.len() as u64 > limit;
+        bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        Ok((bytes, more))
+    }
+
+    /// The whole content of a regular UTF-8 file.
+    pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
+        let mut text = String::new();
+        self.open_file(path)?.read_to_string(&mut text)?;
+        Ok(text)
+    }
+
+    /// Writes `bytes` to `path` atomically, creating missing directories. A new file gets
+    /// `0666` less the umask; an existing one keeps its permission bits.
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let (dir, name) = self.parent(path, true)?;
+        let keep = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {
+                Some(Mode::from_raw_mode(stat.st_mode) & Mode::from_bits_truncate(0o7777))
+            }
+            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
+                return Err(io::Error::from(io::ErrorKind::IsADirectory));
+            }
+            _ => None,
+        };
+        let temp = write_temp(&dir, bytes, keep)?;
+        let renamed = rustix::fs::renameat(&dir, temp.as_os_str(), &dir, name)
+            .and_then(|()| rustix::fs::fsync(&dir));
+        if let Err(err) = renamed {
+            let _ = rustix::fs::unlinkat(&dir, temp.as_os_str(), AtFlags::empty());
+            return Err(err.into());
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` to a file that must not exist yet (no rename; fsynced).
+    pub fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let (dir, name) = self.parent(path, true)?;
+        let fd = rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_bits_truncate(0o666),
+        )?;
+        let mut file = File::from(fd);
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    /// Opens (creating it, `0666` less the umask) a file for reading and writing, for locks.
+    pub fn open_rw(&self, path: &Path) -> io::Result<File> {
+        let (dir, name) = self.parent(path, false)?;
+        let fd = rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+            Mode::from_bits_truncate(0o666),
+        )
+        .map_err(|err| classify(&dir, name, path.to_owned(), err))?;
+        let stat = rustix::fs::fstat(&fd)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(refuse(Refused::NotRegular(path.to_owned())));
+        }
+        Ok(File::from(fd))
+    }
+
+    /// Creates the directory `path`, failing with `AlreadyExists` when it is there; missing
+    /// parents are created.
+    pub fn create_dir(&self, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.parent(path, true)?;
+        rustix::fs::mkdirat(&dir, name, Mode::from_bits_truncate(0o777))?;
+        Ok(())
+    }
+
+    /// Creates `path` and its missing parents.
+    pub fn create_dir_all(&self, path: &Path) -> io::Result<()> {
+        self.open_dir(path, true).map(drop)
+    }
+
+    /// Removes a file (or symlink: the link itself, never its target).
+    pub fn remove_file(&self, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.parent(path, false)?;
+        rustix::fs::unlinkat(&dir, name, AtFlags::empty())?;
+        Ok(())
+    }
+
+    /// Removes an empty directory.
+    pub fn remove_dir(&self, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.parent(path, false)?;
+        rustix::fs::unlinkat(&dir, name, AtFlags::REMOVEDIR)?;
+        Ok(())
+    }
+
+    /// Removes `path` and everything below it; links are removed, never followed.
+    pub fn remove_all(&self, path: &Path) -> io::Result<()> {
+        let (dir, name) = self.parent(path, false)?;
+        remove_entry(&dir, name)
+    }
+
+    /// Renames `from` to `to` (both below the anchor), creating `to`'s parents.
+    pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        let (from_dir, from_name) = self.parent(from, false)?;
+        let (to_dir, to_name) = self.parent(to, true)?;
+        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        rustix::fs::fsync(&to_dir)?;
+        Ok(())
+    }
+
+    /// Renames `from` (below this anchor) to `to` (below `other`'s anchor), creating `to`'s
+    /// parents; neither path may pass through a link. `to` must not exist (a directory there
+    /// is never replaced). Across file systems this fails with `CrossesDevices`.
+    pub fn rename_into(&self, from: &Path, other: &Confined, to: &Path) -> io::Result<()> {
+        let (from_dir, from_name) = self.parent(from, false)?;
+        let (to_dir, to_name) = other.parent(to, true)?;
+        match rustix::fs::statat(&to_dir, to_name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(_) => return Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+            Err(rustix::io::Errno::NOENT) => {}
+            Err(err) => return Err(err.into()),
+        }
+        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        rustix::fs::fsync(&to_dir)?;
+        rustix::fs::fsync(&from_dir)?;
+        Ok(())
+    }
+
+    /// The entries of the directory `path`, sorted by name, with what each is.
+    pub fn list(&self, path: &Path) -> io::Result<Vec<(String, Kind)>> {
+        let dir = self.open_dir(path, false)?;
+        list_fd(&dir)
+    }
+
+    /// Every regular file below `path` (relative, `/`-separated, sorted), skipping the
+    /// daemon's temporary files. Links and special files are reported in `odd` instead.
+    pub fn walk_files(&self, path: &Path, odd: &mut Vec<String>) -> io::Result<Vec<String>> {
+        let dir = match self.open_dir(path, false) {
+            Ok(dir) => dir,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(err) => return Err(err),
+        };
+        let mut found = Vec::new();
+        let mut pending = vec![(dir, String::new())];
+        while let Some((dir, prefix)) = pending.pop() {
+            for (name, kind) in list_fd(&dir)? {
+                let relative = format!("{prefix}{name}");
+                match kind {
+                    Kind::File if is_temp_name(&name) => {}
+                    Kind::File => found.push(relative),
+                    Kind::Dir => {
+                        let child =
+                            rustix::fs::openat(&dir, name.as_str(), DIR_FLAGS, Mode::empty())?;
+                        pending.push((child, format!("{relative}/")));
+                    }
+                    Kind::Symlink | Kind::Other => odd.push(relative),
+                }
+            }
+        }
+        found.sort();
+        Ok(found)
+    }
+}
+
+/// Whether `name` is a temporary file of the daemon (or of the `tempfile` crate the daemon
+/// once used: `.tmp` and six letters or digits).
+pub fn is_temp_name(name: &str) -> bool {
+    name.starts_with(TEMP_PREFIX)
+        || (name.len() == 10
+            && name.starts_with(".tmp")
+            && name[4..].chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// A fresh temporary file name.
+pub fn temp_name() -> OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    OsString::from(format!("{TEMP_PREFIX}{}-{n}-{nanos}", std::process::id()))
+}
+
+/// Writes `bytes` to a new temporary file in `dir` and returns its name. `mode` is applied
+/// exactly when given (to keep an existing file's bits), else `0666` less the umask.
+fn write_temp(dir: &OwnedFd, bytes: &[u8], mode: Option<Mode>) -> io::Result<OsString> {
+    let name = temp_name();
+    let fd = rustix::fs::openat(
+        dir,
+        name.as_os_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_bits_truncate(0o666),
+    )?;
+    let result = (|| -> io::Result<()> {
+        let mut file = File::from(fd);
+        file.write_all(bytes)?;
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&file, mode)?;
+        }
+        file.sync_all()
+    })();
+    if let Err(err) = result {
+        let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());
+        return Err(err);
+    }
+    Ok(name)
+}
+
+fn list_fd(dir: &OwnedFd) -> io::Result<Vec<(String, Kind)>> {
+    let fd = rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())?;
+    let reader = rustix::fs::Dir::read_from(fd.as_fd())?;
+    let mut entries = Vec::new();
+    for entry in reader {
+        let entry = entry?;
+        let name = entry.file_name().to_bytes();
+        if name == b"." || name == b".." {
+            continue;
+        }
+        let Ok(name) = std::str::from_utf8(name) else {
+            continue;
+        };
+        let kind = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Kind::of(FileType::from_raw_mode(stat.st_mode)),
+            Err(rustix::io::Errno::NOENT) => continue,
+            Err(err) => return Err(err.into()),
+        };
+        entries.push((name.to_owned(), kind));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(entries)
+}
+
+fn remove_entry(dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
+    match rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty()) {
+        Ok(child) => {
+            for (entry, _) in list_fd(&child)? {
+                remove_entry(&child, OsStr::new(&entry))?;
+            }
+            rustix::fs::unlinkat(dir, name, AtFlags::REMOVEDIR)?;
+        }
+        // Not a directory (a file, a link, a FIFO): unlink the entry itself.
+        Err(rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+            rustix::fs::unlinkat(dir, name, AtFlags::empty())?;
+        }
+        Err(rustix::io::Errno::NOENT) => {}
+        Err(err) => return Err(err.into()),
+    }
+    Ok(())
+}
+
+/// Turns an open failure into a [`Refused::Symlink`] when the entry is a link.
+fn classify(dir: &OwnedFd, name: &OsStr, shown: PathBuf, err: rustix::io::Errno) -> io::Error {
+    if matches!(err, rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) {
+        let is_link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
+        if is_link {
+            return refuse(Refused::Symlink(shown));
+        }
+    }
+    err.into()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::os::unix::fs::{PermissionsExt, symlink};
+
+    use super::*;
+
+    #[test]
+    fn links_below_the_anchor_are_refused_everywhere() {
+        let anchor = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "S").unwrap();
+        symlink(outside.path(), anchor.path().join("dir")).unwrap();
+        symlink(outside.path().join("secret"), anchor.path().join("file")).unwrap();
+        let fs = Confined::new(anchor.path());
+        let err = fs.read(&anchor.path().join("dir/secret")).unwrap_err();
+        assert!(matches!(refusal(&err), Some(Refused::Symlink(_))), "{err}");
+        let err = fs.read(&anchor.path().join("file")).unwrap_err();
+        assert!(matches!(refusal(&err), Some(Refused::Symlink(_))), "{err}");
+        assert!(fs.write(&anchor.path().join("dir/new"), b"x").is_err());
+        assert!(!outside.path().join("new").exists());
+        // Writing over a link replaces the link, never writes through it.
+        fs.write(&anchor.path().join("file"), b"mine").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret")).unwrap(),
+            "S"
+        );
+        assert_eq!(
+            fs.kind(&anchor.path().join("dir")).unwrap(),
+            Some(Kind::Symlink)
+        );
+        fs.remove_all(&anchor.path().join("dir")).unwrap();
+        assert!(outside.path().join("secret").exists());
+        assert!(fs.read(Path::new("/etc/passwd")).is_err());
+    }
+
+    #[test]
+    fn fifos_are_refused_not_read() {
+        let anchor = tempfile::tempdir().unwrap();
+        let fifo = anchor.path().join("pipe");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, Mode::from_bits_truncate(0o600)).unwrap();
+        let err = Confined::new(anchor.path()).read(&fifo).unwrap_err();
+        assert!(
+            matches!(refusal(&err), Some(Refused::NotRegular(_))),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn new_files_get_ordinary_modes_and_existing_ones_keep_theirs() {
+        let anchor = tempfile::tempdir().unwrap();
+        let fs = Confined::new(anchor.path());
+        let umask = rustix::process::umask(Mode::from_bits_truncate(0o022));
+        rustix::process::umask(umask);
+        let expected = 0o666 & !umask.bits();
+        let path = anchor.path().join("a/b.txt");
+        fs.write(&path, b"one").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, expected);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        fs.write(&path, b"two").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
+        let mut odd = Vec::new();
+        assert_eq!(fs.walk_files(anchor.path(), &mut odd).unwrap(), ["a/b.txt"]);
+        assert!(odd.is_empty());
+    }
+}

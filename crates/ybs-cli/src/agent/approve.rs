@@ -1,0 +1,124 @@
+//! Whether a tool call may run: the permission rules first (a deny rule refuses, allow
+//! rules covering the call run it), then the confirmation policy, then the approval mode,
+//! and last the user, whose "always" can become a rule of the session, the project or the
+//! user.
+
+use ybs_core::ToolCall;
+use ybs_tools::{Confirmation, Decision};
+
+use super::permissions::{self, Layer, Verdict};
+use super::{Agent, Ui};
+use crate::agent::confirm::{Answer, Settle};
+pub use crate::config::Approval;
+use crate::render::Notice;
+
+/// The tools that edit one file named by their `path`.
+const EDITORS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
+
+impl Agent {
+    /// Settles `call`: whether it may run.
+    pub(super) fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
+        let why_rules = match self.permissions.check(&call.name, &call.arguments) {
+            Verdict::Deny { rule, layer } => {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("{} refused by the {layer} rule deny `{rule}`", call.name),
+                );
+                return false;
+            }
+            Verdict::Allow => return true,
+            Verdict::Ask { why } => why,
+        };
+        let reason = match self
+            .policy
+            .check(&call.name, &call.arguments, &self.tool_context)
+        {
+            Confirmation::NotNeeded => return true,
+            Confirmation::Required { reason } => reason,
+        };
+        match self.approval {
+            Approval::FullAuto => return true,
+            Approval::AutoEdit if self.edits_inside_project(call) => return true,
+            _ => {}
+        }
+        let reason = match why_rules {
+            Some(why) => format!("{reason}; no allow rule can match it: {why}"),
+            None => reason,
+        };
+        match self.settings.confirm.settle(&call.name, true) {
+            Settle::Run => true,
+            Settle::Deny(message) => {
+                ui.notice(Notice::Warning, &message);
+                false
+            }
+            Settle::Ask => match ui.confirm(call, &reason) {
+                Answer::Yes => self.policy.record(&call.name, Decision::Allow),
+                Answer::No => self.policy.record(&call.name, Decision::Deny),
+                Answer::Always => {
+                    self.keep_rule(call, ui);
+                    true
+                }
+            },
+        }
+    }
+
+    /// An edit of a file inside the project (the sandbox's roots).
+    fn edits_inside_project(&self, call: &ToolCall) -> bool {
+        if !EDITORS.contains(&call.name.as_str()) {
+            return false;
+        }
+        let path = call.arguments.get("path").and_then(|path| path.as_str());
+        path.is_some_and(|path| self.tool_context.resolve(path).is_ok())
+    }
+
+    /// After "always": the rule the user picks, in the layer they pick (the whole tool for
+    /// the session when the front end cannot ask).
+    fn keep_rule(&mut self, call: &ToolCall, ui: &mut dyn Ui) {
+        let offers = permissions::offers(&call.name, &call.arguments);
+        let choice = ui.choose_rule(&offers);
+        let (rule, layer) = match choice {
+            Some((index, layer)) => match offers.get(index) {
+                Some(rule) => (rule.clone(), layer),
+                None => return,
+            },
+            None => match offers.last() {
+                Some(rule) => (rule.clone(), Layer::Session),
+                None => return,
+            },
+        };
+        let file = match layer {
+            Layer::Session => None,
+            Layer::Project => self.rule_files.project.clone(),
+            Layer::User => self.rule_files.user.clone(),
+        };
+        if let Some(path) = &file {
+            match permissions::store::save_rule(path, "allow", &rule) {
+                Ok(()) => ui.notice(
+                    Notice::Info,
+                    &format!("saved allow `{rule}` in {}", path.display()),
+                ),
+                Err(error) => {
+                    ui.notice(
+                        Notice::Warning,
+                        &format!("{error}; kept for this session only"),
+                    );
+                    self.permissions.allow(Layer::Session, rule);
+                    return;
+                }
+            }
+        } else if layer != Layer::Session {
+            ui.notice(
+                Notice::Warning,
+                "no configuration file to save in; kept for this session",
+            );
+        }
+        self.permissions.allow(
+            if file.is_some() {
+                layer
+            } else {
+                Layer::Session
+            },
+            rule,
+        );
+    }
+}

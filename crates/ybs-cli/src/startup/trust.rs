@@ -1,0 +1,89 @@
+//! Settings that wait for trust, said to the user: one warning each where nobody can be asked
+//! (`exec`, `ask`, scripts), a question in the REPL on a terminal, and the list `ybs trust`
+//! prints before it records them.
+
+use std::io::{BufRead, Write};
+
+use crate::config::UntrustedFile;
+
+/// How to trust what was ignored, for the warnings.
+pub const HOW_TO_TRUST: &str =
+    "run `ybs trust` in the project to trust its settings, or pass --trust-project for one run";
+
+/// One warning per ignored setting, naming the file, the key and what it would do.
+pub fn warnings(files: &[UntrustedFile]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for file in files {
+        for setting in &file.settings {
+            lines.push(format!(
+                "{}: {} ignored: this project is not trusted and {}; {HOW_TO_TRUST}",
+                file.path.display(),
+                inert(&setting.key),
+                setting.risk.describe()
+            ));
+        }
+    }
+    lines
+}
+
+/// The settings, whole, as indented lines under each file's name.
+pub fn listing(files: &[UntrustedFile]) -> Vec<String> {
+    let mut lines = Vec::new();
+    for file in files {
+        lines.push(format!("  {}", file.path.display()));
+        for setting in &file.settings {
+            let value = serde_json::to_string(&setting.value).unwrap_or_default();
+            lines.push(format!("    {} = {value}", inert(&setting.key)));
+            lines.push(format!("      ({})", setting.risk.describe()));
+        }
+    }
+    lines
+}
+
+/// `text` with control characters shown as escapes, so a key cannot move the cursor.
+pub fn inert(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<char>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// What the user answered to the trust question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrustAnswer {
+    /// Trust them, and remember it.
+    Always,
+    /// Trust them for this run only.
+    Once,
+    /// Leave them ignored.
+    No,
+}
+
+/// Shows the settings of `files` and asks whether to trust them; reads the answer from
+/// `input`. An empty or unknown answer is no.
+pub fn ask(files: &[UntrustedFile], input: &mut dyn BufRead, out: &mut dyn Write) -> TrustAnswer {
+    let _ = writeln!(
+        out,
+        "This project's configuration has settings that ybs applies only if you trust them:"
+    );
+    for line in listing(files) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = write!(
+        out,
+        "Trust them? [a]lways (remembered until they change), [o]nce (this session), [N]o: "
+    );
+    let _ = out.flush();
+    let mut line = String::new();
+    let _ = input.read_line(&mut line);
+    match line.trim().to_ascii_lowercase().as_str() {
+        "a" | "always" | "y" | "yes" => TrustAnswer::Always,
+        "o" | "once" => TrustAnswer::Once,
+        _ => TrustAnswer::No,
+    }
+}

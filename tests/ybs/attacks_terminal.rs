@@ -1,0 +1,133 @@
+//! Attacks on what the terminal shows, end to end: escape sequences in the model's text, in
+//! a file name, in a new file's preview and in a command to confirm (E1, E2), and a command
+//! writing to `/dev/tty` (A01, A02). Nothing raw reaches the terminal; a confirmation shows
+//! every line of the command.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod pty;
+
+use std::fs;
+use std::process::Command;
+
+use common::{Project, call, text, tool_messages};
+use pty::{Tmux, write_fake_llm_config, ybs_command};
+use serde_json::json;
+use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
+
+const OSC52: &str = "\u{1b}]52;c;cHduZWQ=\u{7}";
+const TITLE: &str = "\u{1b}]0;owned\u{7}";
+
+/// E2 without a terminal: every place the model's bytes are shown carries them inert.
+#[test]
+fn escapes_from_the_model_reach_no_output_raw() {
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "write_file",
+            json!({"path": format!("n{TITLE}.txt"), "content": format!("x{OSC52}\n")}),
+        ),
+        call(
+            "c2",
+            "run_shell",
+            json!({"command": format!("echo '{OSC52}'")}),
+        ),
+        Turn::text([format!("Done {OSC52}{TITLE}\u{9b}31m.")]),
+    ]);
+    let output = project.ybs(&["exec", "--yes", "go"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    for stream in [&output.stdout, &output.stderr] {
+        let shown = text(stream);
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
+        assert!(!shown.contains('\u{7}'), "{shown:?}");
+        assert!(!shown.contains('\u{9b}'), "{shown:?}");
+    }
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("Done ^[]52;c;cHduZWQ=^G^[]0;owned^G<U+009B>31m."),
+        "{stdout}"
+    );
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("new file n^[]0;owned^G.txt"), "{stderr}");
+    assert!(stderr.contains("+x^[]52;c;cHduZWQ=^G"), "{stderr}");
+    // The file itself is written as asked: only the display is changed.
+    assert!(project.file(&format!("n{TITLE}.txt")).exists());
+}
+
+fn tmux_missing() -> bool {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+        return true;
+    }
+    false
+}
+
+/// E1, A01, A02 on a terminal: a command whose second line hides itself behind escapes is
+/// shown whole, every line, inert; a command run in the sandbox cannot open `/dev/tty`, so
+/// it can neither set the clipboard nor turn echo off.
+#[test]
+fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() {
+    if tmux_missing() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for sub in ["home", "data", "project"] {
+        fs::create_dir_all(root.join(sub)).unwrap();
+    }
+    let project = root.join("project");
+    let hidden = "ls -la\necho pwned > .ybs.json #\u{1b}[2K\u{1b}[1A\u{1b}[2K  $ ls -la";
+    let tty = format!(
+        "printf '{}' > /dev/tty; echo \"osc=$?\"; stty -echo < /dev/tty; echo \"stty=$?\"",
+        OSC52.replace('\u{1b}', "\\033").replace('\u{7}', "\\007")
+    );
+    let llm = FakeLlm::start(Script::new([
+        Turn::default().with_tool_call(ToolCall::new(
+            "c1",
+            "run_shell",
+            json!({ "command": hidden }),
+        )),
+        Turn::text(["Denied, fine."]),
+        Turn::default().with_tool_call(ToolCall::new("c2", "run_shell", json!({ "command": tty }))),
+        Turn::text(["Tried the terminal."]),
+    ]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    write_fake_llm_config(&config, &llm.base_url(), false);
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
+    tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["list the files", "Enter"]);
+    let screen = tmux.wait_for("Allow? [y]es / [n]o / [a]lways (a rule):");
+    assert!(screen.contains("  $ ls -la\n"), "{screen}");
+    assert!(
+        screen.contains("  > echo pwned > .ybs.json #^[[2K^[[1A^[[2K  $ ls -la"),
+        "{screen}"
+    );
+    tmux.keys(&["n", "Enter"]);
+    tmux.wait_for_after("Denied, fine.", "ybs>");
+    assert!(!project.join(".ybs.json").exists());
+    tmux.keys(&["try the terminal", "Enter"]);
+    tmux.wait_for_after(
+        "try the terminal",
+        "Allow? [y]es / [n]o / [a]lways (a rule):",
+    );
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for("Tried the terminal.");
+    let bodies: Vec<serde_json::Value> = (llm.requests().into_iter())
+        .filter(|request| request.path.ends_with("/chat/completions"))
+        .map(|request| request.body)
+        .collect();
+    let (_, result) = tool_messages(bodies.last().unwrap()).pop().unwrap();
+    assert!(
+        result.contains("osc=1") || result.contains("osc=2"),
+        "{result}"
+    );
+    assert!(result.contains("No such device or address"), "{result}");
+    assert!(!result.contains("stty=0"), "{result}");
+    // Nothing reached tmux's clipboard, and the terminal still echoes.
+    assert_eq!(tmux.run(&["list-buffers"]).trim(), "");
+    tmux.keys(&["echoed-back"]);
+    tmux.wait_for("echoed-back");
+}

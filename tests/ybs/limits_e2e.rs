@@ -1,0 +1,171 @@
+//! End to end against the fake LLM announcing its limits: a 200k model through OpenRouter
+//! (its window on the banner, in `ybs config` and the usage line, its output limit in each
+//! request, no compaction far below its window) and a llama.cpp-like server with a 4k window
+//! (the prompt shrunk to fit, a short task completed; a window too small refused before
+//! anything is sent).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Project, call, text};
+use serde_json::json;
+use ybs_testkit::{Model, Script, Turn, Usage, Window};
+
+/// A project talking to the fake LLM as OpenRouter, whose list says `big/model` has a
+/// 200,000-token window and 64,000 output tokens.
+fn openrouter_project(turns: Vec<Turn>) -> Project {
+    let mut model = Model::new("big/model", 200_000);
+    model.max_completion_tokens = Some(64_000);
+    let project = Project::with_script(Script::new(turns).with_models([model]));
+    let endpoint = format!("{}/api/v1", project.llm.base_url());
+    project.configure(|config| {
+        config["llm"] = json!({"provider": "openrouter", "model": "big/model",
+                               "endpoint": endpoint, "api_key": "sk-or-test"});
+    });
+    project
+}
+
+#[test]
+fn a_200k_model_gets_its_window_and_output_limit() {
+    let project = openrouter_project(vec![
+        Turn::text(["Hello."]).with_usage(Usage::new(82_000, 5)),
+        Turn::text(["Again."]),
+    ]);
+    let output = project.ybs_with_input(&[], "hi\n/usage\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("(openrouter big/model, context 200k, output 32k, sandbox"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("| ctx 41% of 200k"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "model limits: context 200k, output 32k (big/model from the provider's GET /models"
+        ),
+        "{stdout}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies[0]["max_tokens"], json!(32_000), "{}", bodies[0]);
+
+    let config = project.ybs(&["config"]);
+    let shown = text(&config.stdout);
+    assert!(
+        shown.contains("#   context window 200,000 tokens (the provider's GET /models)"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("#   output 32,000 tokens (the provider's GET /models, the model allows 64,000; capped at 32,000"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("# Effective provider and model: openrouter big/model"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_configured_window_and_output_win_over_the_providers() {
+    let project = openrouter_project(vec![Turn::text(["Hello."])]);
+    project.configure(|config| {
+        config["context"] = json!({"max_tokens": 50_000});
+        config["llm"]["max_tokens"] = json!(1_000);
+    });
+    let output = project.ybs(&["exec", "hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(project.bodies()[0]["max_tokens"], json!(1_000));
+    let shown = text(&project.ybs(&["config"]).stdout);
+    assert!(
+        shown.contains("#   context window 50,000 tokens (configured, "),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_conversation_far_below_a_200k_window_is_not_compacted() {
+    // About 100,000 tokens: over 95% of the old fixed 32,000, under 95% of 200,000.
+    let big = "word ".repeat(80_000);
+    let project = openrouter_project(vec![Turn::text(["Noted."]), Turn::text(["Fine."])]);
+    let output = project.ybs_with_input(&[], &format!("{big}\nnext\n"));
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        !stdout.contains("compact"),
+        "{}",
+        &stdout[..stdout.len().min(2000)]
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 2);
+    let second = bodies[1].to_string();
+    assert!(
+        second.contains("word word word"),
+        "the big message was kept"
+    );
+}
+
+/// A project whose server is a small llama.cpp: `n_ctx` tokens of four bytes each, counted on
+/// the whole request body.
+fn small_window_project(turns: Vec<Turn>, n_ctx: u64) -> Project {
+    let window = Window {
+        n_ctx,
+        bytes_per_token: 4.0,
+    };
+    let project = Project::with_script(Script::new(turns).with_window(window));
+    project.configure(|config| {
+        config["llm"]["provider"] = json!("llamacpp");
+    });
+    project
+}
+
+#[test]
+fn a_4k_window_shrinks_the_prompt_and_a_short_task_completes() {
+    let project = small_window_project(
+        vec![
+            call("c1", "read_file", json!({"path": "notes.txt"})),
+            Turn::text(["The note says hello."]),
+        ],
+        4_096,
+    );
+    project.git(&["init", "-q", "-b", "main"]);
+    for index in 0..40 {
+        project.write(
+            &format!("module_{index}.py"),
+            &format!("def function_number_{index}(argument):\n    return argument\n"),
+        );
+    }
+    project.write("AGENTS.md", &"Always be careful with the code. ".repeat(60));
+    project.write("notes.txt", "hello\n");
+    let output = project.ybs(&["exec", "what does notes.txt say?"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(text(&output.stdout).contains("The note says hello."));
+    assert!(
+        stderr.contains("the repository map was left out: the model's context window is 4,096 tokens (the provider's GET /props)"),
+        "{stderr}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 2, "no request was refused");
+    for body in &bodies {
+        let tokens = body.to_string().len() / 4;
+        assert!(tokens < 4_096, "{tokens} tokens sent");
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(!system.contains("# Repository map"), "{system}");
+        assert!(body["max_tokens"].as_u64().unwrap() <= 1_024, "{body}");
+    }
+}
+
+#[test]
+fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
+    let project = small_window_project(vec![Turn::text(["never"])], 512);
+    let output = project.ybs(&["exec", "hi"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the model's context window of 512 tokens (the provider's GET /props) is too small"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("llama-server -c 8192"), "{stderr}");
+    assert!(project.bodies().is_empty(), "nothing was sent");
+}
