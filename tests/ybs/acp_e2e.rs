@@ -1,7 +1,9 @@
-//! `ybs acp` with the official ACP TypeScript SDK as the editor (`tests/acp/client.mjs`): a
-//! session whose prompt leads to an edit the client approves through
-//! `session/request_permission`, a prompt cancelled while it streams, and the session loaded
-//! again by a second `ybs acp`; the model is the fake LLM.
+//! `ybs acp` with the official ACP TypeScript SDK as the editor: a session whose prompt
+//! leads to an edit the client approves through `session/request_permission`, a prompt
+//! cancelled while it streams, and the session loaded again by a second `ybs acp`
+//! (`tests/acp/client.mjs`); an editor offering its files, whose unsaved buffer ybs reads and
+//! edits through it, an "always" answer kept as a permission rule, and plan mode
+//! (`tests/acp/editor.mjs`). The model is the fake LLM.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -80,7 +82,9 @@ fn an_editor_approves_an_edit_cancels_a_reply_and_loads_the_session_again() {
         asked["options"],
         json!([
             ["allow_once", "allow_once"],
-            ["allow_always", "allow_always"],
+            ["always:0", "allow_always"],
+            ["always:1", "allow_always"],
+            ["always:0:user", "allow_always"],
             ["reject", "reject_once"]
         ])
     );
@@ -156,4 +160,154 @@ fn an_editor_approves_an_edit_cancels_a_reply_and_loads_the_session_again() {
     let results = common::tool_messages(&bodies[1]);
     assert_eq!(results.len(), 1);
     assert!(results[0].1.contains("\"success\":true"), "{results:?}");
+}
+
+/// Runs `script` (in `tests/acp`) against `project`; its JSON report.
+fn run_client(node: &std::path::Path, project: &Project, script: &str) -> Value {
+    let output = project
+        .command_of(node)
+        .arg(clients::acp_dir().join(script))
+        .env("ACP_E2E_YBS", project.ybs_command_line().to_string())
+        .env(
+            "ACP_E2E_PROJECT",
+            project.path("project").canonicalize().unwrap(),
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    let report: Value = serde_json::from_str(stdout.trim())
+        .unwrap_or_else(|error| panic!("{error}: {stdout}\n{stderr}"));
+    assert!(output.status.success(), "{report:#}\n{stderr}");
+    report
+}
+
+#[test]
+fn an_editor_s_unsaved_buffer_is_read_and_edited_through_it_and_plan_mode_shows_the_plan() {
+    let Some(node) = clients::node() else {
+        return;
+    };
+    let project = Project::new(vec![
+        call("c1", "read_file", json!({"path": "a.txt"})),
+        call(
+            "c2",
+            "edit_file",
+            json!({"path": "a.txt", "old_text": "unsaved hello", "new_text": "edited once"}),
+        ),
+        call(
+            "c3",
+            "write_file",
+            json!({"path": "a.txt", "content": "written\n"}),
+        ),
+        call(
+            "c4",
+            "write_file",
+            json!({"path": "a.txt", "content": "written twice\n"}),
+        ),
+        Turn::text(["All done."]),
+        Turn::text(["Plan:\n1. Add a test for parse\n2. Run cargo test\n"]),
+        Turn::text(["Carried out."]),
+    ]);
+    project.write("a.txt", "hello\n");
+    let report = run_client(&node, &project, "editor.mjs");
+    let a_txt = project
+        .file("a.txt")
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string();
+
+    // The modes: the approval modes and plan mode, starting with the configured `ask`.
+    let modes = &report["modes"];
+    assert_eq!(modes["currentModeId"], "ask", "{report:#}");
+    let ids: Vec<&str> = (modes["availableModes"].as_array().unwrap().iter())
+        .filter_map(|mode| mode["id"].as_str())
+        .collect();
+    assert_eq!(ids, ["ask", "auto-edit", "full-auto", "plan"]);
+
+    // The model read the editor's buffer, not the disk.
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 7, "{bodies:#?}");
+    let read = common::tool_messages(&bodies[1]);
+    assert!(read[0].1.contains("unsaved hello"), "{read:?}");
+    assert!(
+        (report["reads"].as_array().unwrap().iter()).all(|path| *path == json!(a_txt)),
+        "{report:#}"
+    );
+
+    // The edit of the buffer it read needs no approval. One permission request, for the
+    // first write, with the edited buffer as the old text and the rules ybs would keep;
+    // "always" for `write_file(a.txt)` lets the second write run unasked.
+    let edits = &report["phases"]["edits"];
+    assert_eq!(edits["response"]["stopReason"], "end_turn", "{edits:#}");
+    let permissions = report["permissions"].as_array().unwrap();
+    assert_eq!(permissions.len(), 1, "{report:#}");
+    assert_eq!(permissions[0]["toolCallId"], "c3");
+    let diff = &permissions[0]["content"][0];
+    assert_eq!(diff["oldText"], "edited once\n", "{diff:#}");
+    assert_eq!(diff["newText"], "written\n");
+    let always = &permissions[0]["options"][1];
+    assert_eq!(
+        *always,
+        json!([
+            "always:0",
+            "allow_always",
+            "Always allow `write_file(a.txt)` in this session"
+        ])
+    );
+    let results = common::tool_messages(&bodies[4]);
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert!(
+        (results[1..].iter()).all(|(_, content)| content.contains("\"success\":true")),
+        "{results:?}"
+    );
+
+    // Every write went through the editor; the disk was never written (the editor saves).
+    assert_eq!(
+        report["writes"],
+        json!([
+            [a_txt, "edited once\n"],
+            [a_txt, "written\n"],
+            [a_txt, "written twice\n"]
+        ])
+    );
+    assert_eq!(report["buffers"][&a_txt], "written twice\n");
+    assert_eq!(project.read("a.txt"), "hello\n");
+
+    // Plan mode: the numbered steps as a pending plan.
+    let plan = &report["phases"]["plan"]["updates"];
+    let proposed = updates(plan, "plan");
+    assert_eq!(proposed.len(), 1, "{plan:#}");
+    assert_eq!(
+        proposed[0]["entries"],
+        json!([
+            {"content": "Add a test for parse", "priority": "medium", "status": "pending"},
+            {"content": "Run cargo test", "priority": "medium", "status": "pending"}
+        ])
+    );
+    let system = bodies[5]["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(system.contains("Plan mode is on"), "{system}");
+
+    // Leaving plan mode: the next prompt hands the plan back; its steps run, then complete.
+    let carry = &report["phases"]["carry"]["updates"];
+    let statuses: Vec<&Value> = (updates(carry, "plan").iter())
+        .map(|plan| &plan["entries"][0]["status"])
+        .collect();
+    assert_eq!(
+        statuses,
+        [&json!("in_progress"), &json!("completed")],
+        "{carry:#}"
+    );
+    let messages = bodies[6]["messages"].as_array().unwrap();
+    let last = messages.last().unwrap().to_string();
+    assert!(last.contains("Plan mode is off"), "{last}");
+    assert!(last.contains("1. Add a test for parse"), "{last}");
+    assert!(last.contains("go ahead"), "{last}");
+
+    let bad = report["badMode"].as_str().unwrap();
+    assert!(bad.contains("ybs has no mode `yolo`"), "{bad}");
+    assert_eq!(report["exit"], 0);
 }

@@ -96,6 +96,19 @@ fn an_agent_lists_the_tools_runs_a_task_and_continues_its_session() {
         "{refused:#}"
     );
     assert!(!project.file("x.txt").exists());
+    // The caller is told what was refused and which argument allows it.
+    assert_eq!(
+        refused["structured"]["refused"],
+        json!(["write_file x.txt"]),
+        "{refused:#}"
+    );
+    let told = refused["text"][0].as_str().unwrap();
+    assert!(told.starts_with("I could not write x.txt."), "{told}");
+    assert!(
+        told.contains("ybs refused write_file x.txt: it needs approval")
+            && told.contains("approval: \"auto\""),
+        "{told}"
+    );
     let results = common::tool_messages(&bodies[4]);
     assert!(
         results

@@ -45,6 +45,8 @@ pub struct ToolContext {
     /// each call; clones of the context share it, so another thread can set it while the
     /// call blocks.
     pub cancel: CancelFlag,
+    /// The editor the file tools read and write through, when the front end has one.
+    pub editor: crate::editor::Editor,
 }
 
 impl ToolContext {
@@ -65,6 +67,7 @@ impl ToolContext {
             shell,
             session: SessionState::default(),
             cancel: CancelFlag::default(),
+            editor: crate::editor::Editor::default(),
         })
     }
 

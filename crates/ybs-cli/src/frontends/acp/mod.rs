@@ -10,7 +10,9 @@
 
 mod calls;
 mod content;
+mod fs;
 mod modes;
+mod plan;
 mod servers;
 mod sessions;
 mod ui;
@@ -29,7 +31,6 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::{Agent, ByteStreams, on_receive_notification, on_receive_request};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
-use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::headless;
@@ -85,7 +86,7 @@ async fn serve(
             async move |request: NewSessionRequest, responder: Responder<NewSessionResponse>, _| {
                 match on_new.open(&request.cwd, None, &request.mcp_servers).await {
                     Ok((opened, _)) => responder.respond(
-                        NewSessionResponse::new(opened.id).modes(modes::state(ConfirmMode::Ask)),
+                        NewSessionResponse::new(opened.id).modes(modes::state(opened.mode)),
                     ),
                     Err(error) => responder.respond_with_error(error),
                 }
@@ -108,9 +109,8 @@ async fn serve(
                             &conversation,
                             &opened.cwd,
                         )?;
-                        responder.respond(
-                            LoadSessionResponse::new().modes(modes::state(ConfirmMode::Ask)),
-                        )
+                        responder
+                            .respond(LoadSessionResponse::new().modes(modes::state(opened.mode)))
                     }
                     Err(error) => responder.respond_with_error(error),
                 }

@@ -1,50 +1,73 @@
-//! Session modes: how ybs settles the calls that need approval, chosen in the editor
-//! (`session/set_mode`). Until approval modes and plan mode land, these are the three
-//! confirmation modes ybs has: ask (the editor is asked), auto (like `exec --yes`) and refuse
-//! (like `exec` without `--yes`: nobody is asked, such calls are refused).
+//! Session modes, chosen in the editor (`session/set_mode`): ybs's approval modes (what runs
+//! without asking the editor: `ask`, `auto-edit`, `full-auto`, as `safety.approval` and
+//! `/approval`) and plan mode (the model only reads and proposes a plan, as `/plan`).
 
 use agent_client_protocol::v1::schema::{SessionMode, SessionModeState};
 
-use crate::agent::confirm::ConfirmMode;
+use crate::config::Approval;
+
+/// A session's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Acting, with calls settled by this approval mode.
+    Act(Approval),
+    /// Plan mode: only reading tools run, the reply is a plan.
+    Plan,
+}
 
 /// Each mode's id, name and description, in the order the editor lists them.
-const MODES: [(ConfirmMode, &str, &str, &str); 3] = [
+const MODES: [(Mode, &str, &str, &str); 4] = [
     (
-        ConfirmMode::Ask,
+        Mode::Act(Approval::Ask),
         "ask",
         "Ask",
         "Ask before edits, commands and untrusted tools",
     ),
     (
-        ConfirmMode::AssumeYes,
-        "auto",
-        "Auto",
-        "Allow every call without asking (the sandbox still applies)",
+        Mode::Act(Approval::AutoEdit),
+        "auto-edit",
+        "Auto-edit",
+        "Edit files inside the project without asking; commands still ask",
     ),
     (
-        ConfirmMode::Deny,
-        "refuse",
-        "Refuse",
-        "Refuse the calls that need approval without asking (read-only in practice)",
+        Mode::Act(Approval::FullAuto),
+        "full-auto",
+        "Full auto",
+        "Run everything without asking (still in the sandbox; deny rules still refuse)",
+    ),
+    (
+        Mode::Plan,
+        "plan",
+        "Plan",
+        "Only read and propose a plan; switch to another mode to carry it out",
     ),
 ];
 
 /// The mode of `id`.
-pub fn parse(id: &str) -> Option<ConfirmMode> {
+pub fn parse(id: &str) -> Option<Mode> {
     (MODES.iter())
         .find(|(_, mode_id, _, _)| *mode_id == id)
         .map(|(mode, ..)| *mode)
 }
 
 /// The id of `mode`.
-pub fn id(mode: ConfirmMode) -> &'static str {
+pub fn id(mode: Mode) -> &'static str {
     (MODES.iter())
         .find(|(each, ..)| *each == mode)
         .map_or("ask", |(_, id, ..)| id)
 }
 
+/// The mode a session is in.
+pub fn current(approval: Approval, plan: bool) -> Mode {
+    if plan {
+        Mode::Plan
+    } else {
+        Mode::Act(approval)
+    }
+}
+
 /// The modes with `current` selected.
-pub fn state(current: ConfirmMode) -> SessionModeState {
+pub fn state(current: Mode) -> SessionModeState {
     let modes = (MODES.iter())
         .map(|(_, id, name, description)| {
             SessionMode::new(*id, *name).description(description.to_string())
@@ -63,8 +86,13 @@ mod tests {
             assert_eq!(parse(id(mode)), Some(mode));
         }
         assert_eq!(parse("yolo"), None);
-        let state = state(ConfirmMode::Deny);
-        assert_eq!(&*state.current_mode_id.0, "refuse");
-        assert_eq!(state.available_modes.len(), 3);
+        assert_eq!(current(Approval::FullAuto, true), Mode::Plan);
+        assert_eq!(
+            current(Approval::AutoEdit, false),
+            Mode::Act(Approval::AutoEdit)
+        );
+        let state = state(Mode::Act(Approval::AutoEdit));
+        assert_eq!(&*state.current_mode_id.0, "auto-edit");
+        assert_eq!(state.available_modes.len(), 4);
     }
 }

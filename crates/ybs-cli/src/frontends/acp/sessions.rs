@@ -1,6 +1,7 @@
 //! The sessions of one ACP connection: opening (`session/new`, `session/load`), prompting,
 //! cancelling and switching modes. Each session runs on its own [`Worker`] thread; the
-//! connection side only queues work and keeps each turn's cancellation token.
+//! connection side only queues work and keeps each turn's cancellation token and the plan
+//! proposed in plan mode.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -9,15 +10,16 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    ClientCapabilities, McpServer, PromptResponse, SessionId, SessionNotification,
+    ClientCapabilities, McpServer, PlanEntryStatus, PromptResponse, SessionId, SessionNotification,
     StopReason,
 };
 use agent_client_protocol::{Client, Error, ErrorCode};
 use tokio_util::sync::CancellationToken;
 use ybs_core::Message;
 
+use super::modes::Mode;
 use super::ui::AcpUi;
-use super::{content, modes, servers};
+use super::{content, fs, modes, plan, servers};
 use crate::agent::Stop;
 use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
@@ -29,6 +31,9 @@ struct Live {
     worker: Worker,
     /// The running (or last) turn's token.
     cancel: CancellationToken,
+    /// The plan the model proposed in plan mode, handed back with the first prompt after
+    /// plan mode is left.
+    plan: Arc<Mutex<Option<String>>>,
 }
 
 /// Everything the connection's handlers share.
@@ -41,12 +46,14 @@ pub struct Sessions {
     unsaved: Mutex<u64>,
 }
 
-/// What opening a session gave: its id and the modes.
+/// What opening a session gave.
 pub struct Opened {
     /// The session id.
     pub id: String,
     /// The project directory.
     pub cwd: PathBuf,
+    /// The mode it starts in (the configured approval mode, or plan mode with `--plan`).
+    pub mode: Mode,
 }
 
 /// A failure answered to the client: invalid parameters or an internal error.
@@ -75,12 +82,16 @@ impl Sessions {
         *lock(&self.client) = capabilities;
     }
 
+    fn files(&self) -> agent_client_protocol::v1::schema::FileSystemCapabilities {
+        lock(&self.client).fs.clone()
+    }
+
     fn notices(&self) -> bool {
         (lock(&self.client).session.as_ref()).is_some_and(|session| session.notices.is_some())
     }
 
     /// Opens a session in `cwd` (a saved one when `resume` names it) with the client's MCP
-    /// servers; the session starts in ask mode.
+    /// servers; the editor is asked for every approval.
     pub async fn open(
         self: &Arc<Self>,
         cwd: &std::path::Path,
@@ -101,6 +112,7 @@ impl Sessions {
             );
         }
         let project = host.locations.cwd.clone();
+        let plan_mode = self.cli.options.plan;
         let options = OpenOptions {
             cli: self.cli.clone(),
             host,
@@ -111,13 +123,16 @@ impl Sessions {
         };
         let (conversation_tx, conversation_rx) = futures::channel::oneshot::channel();
         let (worker, id) = Worker::start(move || {
-            let session = Headless::open(options, &mut headless::log())?;
-            let _ = conversation_tx.send(session.agent.conversation.clone());
+            let mut session = Headless::open(options, &mut headless::log())?;
+            session.agent.plan_mode = plan_mode;
+            let mode = modes::current(session.agent.approval, plan_mode);
+            let _ = conversation_tx.send((session.agent.conversation.clone(), mode));
             Ok(session)
         })
         .await
         .map_err(internal)?;
-        let conversation = conversation_rx.await.unwrap_or_default();
+        let (conversation, mode) = (conversation_rx.await)
+            .unwrap_or_else(|_| (Vec::new(), Mode::Act(crate::config::Approval::Ask)));
         let id = match id {
             Some(id) => id,
             None => {
@@ -129,9 +144,15 @@ impl Sessions {
         let live = Live {
             worker,
             cancel: CancellationToken::new(),
+            plan: Arc::default(),
         };
         lock(&self.live).insert(id.clone(), live);
-        Ok((Opened { id, cwd: project }, conversation))
+        let opened = Opened {
+            id,
+            cwd: project,
+            mode,
+        };
+        Ok((opened, conversation))
     }
 
     /// Runs a prompt on session `id`; the answer goes to `respond` when the turn ends.
@@ -143,17 +164,23 @@ impl Sessions {
         respond: impl FnOnce(Result<PromptResponse, Error>) + Send + 'static,
     ) -> Result<(), Error> {
         let token = CancellationToken::new();
-        let worker = {
+        let (worker, proposed) = {
             let mut live = lock(&self.live);
             let session = (live.get_mut(&*id.0))
                 .ok_or_else(|| invalid(format!("no session `{id}` on this connection")))?;
             session.cancel = token.clone();
-            session.worker.clone()
+            (session.worker.clone(), Arc::clone(&session.plan))
         };
-        let notices = self.notices();
+        let (notices, files) = (self.notices(), self.files());
         let session_id = id.clone();
         worker
             .send(Box::new(move |session: &mut Headless| {
+                session.agent.tool_context.editor = fs::editor(
+                    connection.clone(),
+                    session_id.clone(),
+                    &files,
+                    headless::log(),
+                );
                 let mut ui = AcpUi::new(
                     connection,
                     session_id,
@@ -161,10 +188,44 @@ impl Sessions {
                     notices,
                     headless::log(),
                 );
+                let planning = session.agent.plan_mode;
+                // The first prompt after plan mode carries the plan out.
+                let carried = if planning {
+                    None
+                } else {
+                    lock(&proposed).take()
+                };
+                let (message, steps) = match &carried {
+                    Some(text) => (plan::carry_out(text, message), plan::entries(text)),
+                    None => (message, Vec::new()),
+                };
+                if !steps.is_empty() {
+                    ui.update(plan::update(&steps, PlanEntryStatus::InProgress));
+                }
                 let result = session.turn(message, &mut ui, &token, &mut headless::log());
                 match result {
-                    Ok(report) => respond(Ok(PromptResponse::new(stop_reason(report.stop)))),
-                    Err(message) => respond(Err(internal(message))),
+                    Ok(report) => {
+                        if report.stop == Stop::Finished {
+                            if planning {
+                                let steps = plan::entries(&report.reply);
+                                if !steps.is_empty() {
+                                    ui.update(plan::update(&steps, PlanEntryStatus::Pending));
+                                }
+                                *lock(&proposed) =
+                                    Some(report.reply.clone()).filter(|r| !r.trim().is_empty());
+                            } else if !steps.is_empty() {
+                                ui.update(plan::update(&steps, PlanEntryStatus::Completed));
+                            }
+                        }
+                        respond(Ok(PromptResponse::new(stop_reason(report.stop))));
+                    }
+                    Err(message) => {
+                        // The turn did not happen: the plan is still to be carried out.
+                        if let Some(text) = carried {
+                            *lock(&proposed) = Some(text);
+                        }
+                        respond(Err(internal(message)));
+                    }
                 }
             }))
             .map_err(internal)
@@ -177,16 +238,26 @@ impl Sessions {
         }
     }
 
-    /// Sets how session `id` settles calls that need approval, from its next call on.
+    /// Sets session `id`'s mode, from its next call on: an approval mode, or plan mode
+    /// (entering it forgets a plan proposed before).
     pub fn set_mode(&self, id: &SessionId, mode: &str) -> Result<(), Error> {
         let mode =
             modes::parse(mode).ok_or_else(|| invalid(format!("ybs has no mode `{mode}`")))?;
-        let worker = (lock(&self.live).get(&*id.0))
-            .map(|session| session.worker.clone())
+        let (worker, proposed) = (lock(&self.live).get(&*id.0))
+            .map(|session| (session.worker.clone(), Arc::clone(&session.plan)))
             .ok_or_else(|| invalid(format!("no session `{id}` on this connection")))?;
         worker
-            .send(Box::new(move |session: &mut Headless| {
-                session.agent.settings.confirm = mode;
+            .send(Box::new(move |session: &mut Headless| match mode {
+                Mode::Plan => {
+                    if !session.agent.plan_mode {
+                        *lock(&proposed) = None;
+                    }
+                    session.agent.plan_mode = true;
+                }
+                Mode::Act(approval) => {
+                    session.agent.plan_mode = false;
+                    session.agent.approval = approval;
+                }
             }))
             .map_err(internal)
     }

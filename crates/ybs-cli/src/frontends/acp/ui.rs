@@ -17,15 +17,17 @@ use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 use super::calls;
 use crate::agent::Ui;
 use crate::agent::confirm::Answer;
+use crate::agent::permissions::{self, Layer, Rule};
 use crate::render::Notice;
 use crate::render::diff_view::Preview;
 
-/// The permission choices ybs offers, as option ids.
+/// The permission choices ybs offers, as option ids: run the call once.
 pub const ALLOW_ONCE: &str = "allow_once";
-/// Allow this tool for the rest of the session.
-pub const ALLOW_ALWAYS: &str = "allow_always";
 /// Do not run the call.
 pub const REJECT: &str = "reject";
+/// The prefix of the "always" choices: `always:N` keeps allow rule N of the call's offers
+/// for the session, `always:N:user` saves it in the user's configuration file.
+const ALWAYS: &str = "always:";
 
 /// Streams one session's turn to the editor.
 pub struct AcpUi {
@@ -37,6 +39,8 @@ pub struct AcpUi {
     notices: bool,
     /// The call being settled and its preview's content.
     current: Option<(String, Option<ToolCallContent>)>,
+    /// The rule and layer of the last "always" answer, for [`Ui::choose_rule`].
+    chosen: Option<(usize, Layer)>,
     /// Where ybs's own log lines go (stderr).
     log: Box<dyn Write + Send>,
 }
@@ -56,6 +60,7 @@ impl AcpUi {
             cwd,
             notices,
             current: None,
+            chosen: None,
             log,
         }
     }
@@ -169,16 +174,21 @@ impl Ui for AcpUi {
             .locations(calls::locations(call, &self.cwd))
             .content(content.map(|content| vec![content]))
             .raw_input(call.arguments.clone());
+        let offers = permissions::offers(&call.name, &call.arguments);
         let request = RequestPermissionRequest::new(
             self.session.clone(),
             ToolCallUpdate::new(call.id.clone(), fields),
-            options(),
+            options(&offers),
         );
         let _ = writeln!(self.log, "ybs: asking the editor: {reason}");
         let response =
             futures::executor::block_on(self.connection.send_request(request).block_task());
         let answer = match response {
-            Ok(response) => answer(&response.outcome),
+            Ok(response) => {
+                let (answer, chosen) = answer(&response.outcome, offers.len());
+                self.chosen = chosen;
+                answer
+            }
             Err(error) => {
                 let _ = writeln!(
                     self.log,
@@ -195,30 +205,69 @@ impl Ui for AcpUi {
         }
         answer
     }
+
+    fn choose_rule(&mut self, offers: &[Rule]) -> Option<(usize, Layer)> {
+        self.chosen
+            .take()
+            .filter(|(index, _)| *index < offers.len())
+    }
 }
 
-/// ybs's choices: allow once, allow the tool for the session, reject.
-pub fn options() -> Vec<PermissionOption> {
-    vec![
-        PermissionOption::new(ALLOW_ONCE, "Allow once", PermissionOptionKind::AllowOnce),
-        PermissionOption::new(
-            ALLOW_ALWAYS,
-            "Always allow this tool in this session",
+/// ybs's choices for a call whose permission rules would be `offers` (narrowest first, the
+/// whole tool last, as the terminal offers them): allow once; always allow each rule for the
+/// session; save the narrowest in the user's configuration; reject.
+pub fn options(offers: &[Rule]) -> Vec<PermissionOption> {
+    let mut options = vec![PermissionOption::new(
+        ALLOW_ONCE,
+        "Allow once",
+        PermissionOptionKind::AllowOnce,
+    )];
+    for (index, rule) in offers.iter().enumerate() {
+        options.push(PermissionOption::new(
+            format!("{ALWAYS}{index}"),
+            format!("Always allow `{rule}` in this session"),
             PermissionOptionKind::AllowAlways,
-        ),
-        PermissionOption::new(REJECT, "Reject", PermissionOptionKind::RejectOnce),
-    ]
+        ));
+    }
+    if let Some(narrowest) = offers.first() {
+        options.push(PermissionOption::new(
+            format!("{ALWAYS}0:user"),
+            format!("Always allow `{narrowest}` (saved in your ybs configuration)"),
+            PermissionOptionKind::AllowAlways,
+        ));
+    }
+    options.push(PermissionOption::new(
+        REJECT,
+        "Reject",
+        PermissionOptionKind::RejectOnce,
+    ));
+    options
 }
 
-/// The answer an outcome gives; a cancelled request or an unknown option is no.
-pub fn answer(outcome: &RequestPermissionOutcome) -> Answer {
-    match outcome {
-        RequestPermissionOutcome::Selected(selected) => match &*selected.option_id.0 {
-            ALLOW_ONCE => Answer::Yes,
-            ALLOW_ALWAYS => Answer::Always,
-            _ => Answer::No,
-        },
-        _ => Answer::No,
+/// The answer an outcome gives, with the rule and layer of an "always" answer (one of
+/// `offers` rules); a cancelled request or an unknown option is no.
+pub fn answer(
+    outcome: &RequestPermissionOutcome,
+    offers: usize,
+) -> (Answer, Option<(usize, Layer)>) {
+    let RequestPermissionOutcome::Selected(selected) = outcome else {
+        return (Answer::No, None);
+    };
+    let id = &*selected.option_id.0;
+    if id == ALLOW_ONCE {
+        return (Answer::Yes, None);
+    }
+    let Some(always) = id.strip_prefix(ALWAYS) else {
+        return (Answer::No, None);
+    };
+    let (index, layer) = match always.split_once(':') {
+        Some((index, "user")) => (index, Layer::User),
+        Some(_) => return (Answer::No, None),
+        None => (always, Layer::Session),
+    };
+    match index.parse::<usize>() {
+        Ok(index) if index < offers => (Answer::Always, Some((index, layer))),
+        _ => (Answer::No, None),
     }
 }
 
@@ -229,16 +278,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_the_allow_options_allow() {
+    fn only_the_allow_options_allow_and_always_names_a_rule_offered() {
         let selected = |id: &'static str| {
             RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
         };
-        assert_eq!(answer(&selected(ALLOW_ONCE)), Answer::Yes);
-        assert_eq!(answer(&selected(ALLOW_ALWAYS)), Answer::Always);
-        assert_eq!(answer(&selected(REJECT)), Answer::No);
-        assert_eq!(answer(&selected("something else")), Answer::No);
-        assert_eq!(answer(&RequestPermissionOutcome::Cancelled), Answer::No);
-        let ids: Vec<String> = options().iter().map(|o| o.option_id.to_string()).collect();
-        assert_eq!(ids, [ALLOW_ONCE, ALLOW_ALWAYS, REJECT]);
+        let offers = permissions::offers(
+            "run_shell",
+            &serde_json::json!({"command": "cargo test --all"}),
+        );
+        let ids: Vec<String> = (options(&offers).iter())
+            .map(|o| o.option_id.to_string())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ALLOW_ONCE,
+                "always:0",
+                "always:1",
+                "always:2",
+                "always:0:user",
+                REJECT
+            ]
+        );
+        let names: Vec<String> = options(&offers).iter().map(|o| o.name.clone()).collect();
+        assert_eq!(
+            names[2],
+            "Always allow `run_shell(cargo test*)` in this session"
+        );
+        let n = offers.len();
+        assert_eq!(answer(&selected(ALLOW_ONCE), n), (Answer::Yes, None));
+        assert_eq!(
+            answer(&selected("always:1"), n),
+            (Answer::Always, Some((1, Layer::Session)))
+        );
+        assert_eq!(
+            answer(&selected("always:0:user"), n),
+            (Answer::Always, Some((0, Layer::User)))
+        );
+        for no in [REJECT, "always:3", "always:0:project", "always:x", "else"] {
+            assert_eq!(answer(&selected(no), n), (Answer::No, None), "{no}");
+        }
+        assert_eq!(
+            answer(&RequestPermissionOutcome::Cancelled, n),
+            (Answer::No, None)
+        );
     }
 }

@@ -4,8 +4,9 @@
 //! terminal does and runs one turn, `continue_session` runs another in the same session;
 //! each returns the final reply, the files changed and the session id, and reports progress
 //! (tool calls, results, warnings) when the caller sent a progress token. Nobody can answer
-//! an approval here: calls that need one are refused unless the caller asks for `auto`, and
-//! the sandbox and protected paths apply either way.
+//! an approval here: calls that need one are refused, and the result names them and the
+//! `approval` argument (`auto`, `auto-edit`) that allows them; the sandbox, protected paths
+//! and deny rules apply either way.
 
 mod http;
 mod progress;
@@ -29,6 +30,7 @@ use ybs_core::Message;
 use crate::agent::TurnReport;
 use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
+use crate::config::Approval;
 use crate::startup::exit::Failed;
 use crate::startup::headless::{self, Headless, OpenOptions, Worker};
 use crate::startup::host::Host;
@@ -92,15 +94,17 @@ struct Outcome {
     report: TurnReport,
     session_id: String,
     cwd: PathBuf,
+    /// The calls refused for want of an approval.
+    refused: Vec<String>,
 }
 
 impl YbsServer {
-    /// Opens a session in `cwd` (continuing the saved `resume`) settling approvals by `mode`.
+    /// Opens a session in `cwd` (continuing the saved `resume`); approvals are "asked" of
+    /// [`progress::Progress`], which refuses them.
     async fn open(
         &self,
         cwd: Option<&Path>,
         resume: Option<&str>,
-        mode: ConfirmMode,
     ) -> Result<(Worker, String), String> {
         let cwd = cwd.unwrap_or(&self.host.locations.cwd);
         let host = headless::host_at(&self.host, cwd)?;
@@ -111,7 +115,7 @@ impl YbsServer {
         let options = OpenOptions {
             cli: self.cli.clone(),
             host,
-            confirm: mode,
+            confirm: ConfirmMode::Ask,
             resume,
             mcp: Vec::new(),
             command: "mcp-server",
@@ -124,20 +128,22 @@ impl YbsServer {
         Ok((worker, id))
     }
 
-    /// Runs `prompt` as a turn of the session on `worker`, reporting to `context`'s peer.
+    /// Runs `prompt` as a turn of the session on `worker` in the approval mode `approval`
+    /// (`None`: the configured one), reporting to `context`'s peer.
     async fn task(
         &self,
         worker: &Worker,
         session_id: String,
-        mode: ConfirmMode,
+        approval: Option<Approval>,
         prompt: String,
         context: &RequestContext<RoleServer>,
     ) -> Result<Outcome, String> {
         let (done, finished) = futures::channel::oneshot::channel();
-        let (progress, forwarder) = progress::Progress::start(context);
+        let refused = Arc::new(Mutex::new(Vec::new()));
+        let (progress, forwarder) = progress::Progress::start(context, Arc::clone(&refused));
         let cancel: CancellationToken = context.ct.clone();
         worker.send(Box::new(move |session: &mut Headless| {
-            session.agent.settings.confirm = mode;
+            session.agent.approval = approval.unwrap_or(session.config.safety.approval);
             let mut ui = progress;
             let mut log = headless::log();
             let result = session.turn(Message::user(&prompt), &mut ui, &cancel, &mut log);
@@ -150,10 +156,12 @@ impl YbsServer {
         }
         let (report, cwd) =
             finished.map_err(|_| "the session stopped during the task".to_owned())??;
+        let refused = std::mem::take(&mut *lock(&refused));
         Ok(Outcome {
             report,
             session_id,
             cwd,
+            refused,
         })
     }
 
@@ -168,7 +176,7 @@ impl YbsServer {
                 let args: tools::RunTask = serde_json::from_value(arguments)
                     .map_err(|error| format!("{}: {error}", tools::RUN_TASK))?;
                 let mode = tools::approval(args.approval.as_deref())?;
-                let (worker, id) = self.open(args.cwd.as_deref(), None, mode).await?;
+                let (worker, id) = self.open(args.cwd.as_deref(), None).await?;
                 lock(&self.sessions).insert(id.clone(), worker.clone());
                 self.task(&worker, id, mode, args.prompt, context).await
             }
@@ -181,7 +189,7 @@ impl YbsServer {
                     Some(worker) => worker,
                     None => {
                         let cwd = args.cwd.as_deref();
-                        let (worker, _) = self.open(cwd, Some(&args.session_id), mode).await?;
+                        let (worker, _) = self.open(cwd, Some(&args.session_id)).await?;
                         lock(&self.sessions).insert(args.session_id.clone(), worker.clone());
                         worker
                     }
@@ -206,7 +214,7 @@ impl ServerHandler for YbsServer {
                 "ybs is a coding agent. run_task gives it a task in a project directory; it \
                  works in its sandbox and returns its reply, the files it changed and a \
                  session_id for continue_session. Edits and commands that need approval are \
-                 refused unless approval is `auto`.",
+                 refused unless approval is `auto` (or `auto-edit` for edits).",
             )
     }
 
@@ -251,9 +259,15 @@ fn result_of(outcome: &Outcome) -> CallToolResult {
         "files_changed": changed,
         "session_id": outcome.session_id,
         "stop": stop,
+        "refused": outcome.refused,
     });
     let mut result = CallToolResult::structured(structured);
-    result.content = vec![ContentBlock::text(report.reply.clone())];
+    let mut text = report.reply.clone();
+    if !outcome.refused.is_empty() {
+        let calls = outcome.refused.join(", ");
+        text.push_str(&format!("\n\n[{}]", tools::refusal(&calls)));
+    }
+    result.content = vec![ContentBlock::text(text)];
     result
 }
 

@@ -1,8 +1,9 @@
 //! The agent's [`Ui`] for an MCP caller: what happens during a task becomes
 //! `notifications/progress` messages (when the caller sent a progress token), and approvals
-//! are refused, since nobody can answer them here.
+//! are refused, since nobody can answer them here; the refused calls are kept for the result.
 
 use std::io::Write;
+use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
@@ -20,6 +21,8 @@ pub struct Progress {
     messages: Option<UnboundedSender<String>>,
     /// Whether the reply being streamed was announced.
     replying: bool,
+    /// The calls refused for want of an approval (`write_file src/a.rs`).
+    refused: Arc<Mutex<Vec<String>>>,
 }
 
 impl Progress {
@@ -27,11 +30,15 @@ impl Progress {
     /// messages to the caller (nothing is sent without a progress token). The task ends once
     /// the last message is sent after the [`Progress`] is dropped: await it before answering,
     /// so that no progress comes after the result.
-    pub fn start(context: &RequestContext<RoleServer>) -> (Progress, Option<JoinHandle<()>>) {
+    pub fn start(
+        context: &RequestContext<RoleServer>,
+        refused: Arc<Mutex<Vec<String>>>,
+    ) -> (Progress, Option<JoinHandle<()>>) {
         let Some(token) = context.meta.get_progress_token() else {
             let progress = Progress {
                 messages: None,
                 replying: false,
+                refused,
             };
             return (progress, None);
         };
@@ -47,6 +54,7 @@ impl Progress {
         let progress = Progress {
             messages: Some(messages),
             replying: false,
+            refused,
         };
         (progress, Some(forwarder))
     }
@@ -83,14 +91,7 @@ impl Ui for Progress {
     fn reply_done(&mut self) {}
 
     fn tool_call(&mut self, call: &ToolCall) {
-        let target = (call
-            .arguments
-            .get("path")
-            .or_else(|| call.arguments.get("command")))
-        .and_then(serde_json::Value::as_str)
-        .map(|target| format!(" {}", target.lines().next().unwrap_or_default()))
-        .unwrap_or_default();
-        self.tell(format!("calling {}{target}", call.name));
+        self.tell(format!("calling {}", described(call)));
     }
 
     fn tool_result(&mut self, tool: &str, result: &ToolResult) {
@@ -107,7 +108,24 @@ impl Ui for Progress {
 
     fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
 
-    fn confirm(&mut self, _call: &ToolCall, _reason: &str) -> Answer {
+    fn confirm(&mut self, call: &ToolCall, _reason: &str) -> Answer {
+        let call = described(call);
+        self.tell(super::tools::refusal(&call));
+        (self.refused.lock())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(call);
         Answer::No
     }
+}
+
+/// A call as `tool target`: its path or the first line of its command.
+fn described(call: &ToolCall) -> String {
+    let target = (call
+        .arguments
+        .get("path")
+        .or_else(|| call.arguments.get("command")))
+    .and_then(serde_json::Value::as_str)
+    .map(|target| format!(" {}", target.lines().next().unwrap_or_default()))
+    .unwrap_or_default();
+    format!("{}{target}", call.name)
 }

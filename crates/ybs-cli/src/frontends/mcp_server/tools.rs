@@ -9,7 +9,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::agent::confirm::ConfirmMode;
+use crate::config::Approval;
 
 /// The tool that starts a session.
 pub const RUN_TASK: &str = "run_task";
@@ -25,7 +25,7 @@ pub struct RunTask {
     /// The project directory (absolute); the server's working directory when absent.
     #[serde(default)]
     pub cwd: Option<PathBuf>,
-    /// `refuse` (the default) or `auto`.
+    /// `refuse` (the default), `auto-edit` or `auto`.
     #[serde(default)]
     pub approval: Option<String>,
 }
@@ -41,28 +41,44 @@ pub struct ContinueSession {
     /// The project directory of a session saved by an earlier run (absolute).
     #[serde(default)]
     pub cwd: Option<PathBuf>,
-    /// `refuse` (the default) or `auto`.
+    /// `refuse` (the default), `auto-edit` or `auto`.
     #[serde(default)]
     pub approval: Option<String>,
 }
 
-/// How calls that need approval are settled: nobody can answer them here, so they are
-/// refused, unless the caller asks for `auto` (allowed without asking; the sandbox still
-/// applies).
-pub fn approval(value: Option<&str>) -> Result<ConfirmMode, String> {
+/// The approval mode a task runs in. Nobody can answer an approval here, so the calls that
+/// would need one are refused: with `refuse` (the default) those of the configured approval
+/// mode (`safety.approval`, `ask` unless the user set another), with `auto-edit` commands
+/// only (edits inside the project run), with `auto` none (everything runs; the sandbox,
+/// protected paths and deny rules still apply). `None`: the configured mode.
+pub fn approval(value: Option<&str>) -> Result<Option<Approval>, String> {
     match value {
-        None | Some("refuse") => Ok(ConfirmMode::Deny),
-        Some("auto") => Ok(ConfirmMode::AssumeYes),
-        Some(other) => Err(format!("approval `{other}` is not `refuse` or `auto`")),
+        None | Some("refuse") => Ok(None),
+        Some("auto-edit") => Ok(Some(Approval::AutoEdit)),
+        Some("auto") => Ok(Some(Approval::FullAuto)),
+        Some(other) => Err(format!(
+            "approval `{other}` is not `refuse`, `auto-edit` or `auto`"
+        )),
     }
+}
+
+/// How the caller allows calls that need approval.
+const ALLOW_HINT: &str = "to allow such calls, run the task with approval: \"auto\" \
+                          (everything; the sandbox still applies) or \"auto-edit\" (edits \
+                          inside the project)";
+
+/// What refusing `calls` (`write_file src/a.rs`, comma-separated) tells the caller: why, and
+/// the argument that allows such calls.
+pub fn refusal(calls: &str) -> String {
+    format!("ybs refused {calls}: it needs approval, which nobody can give over MCP; {ALLOW_HINT}.")
 }
 
 /// The tools as `tools/list` shows them.
 pub fn list() -> Vec<Tool> {
     let approval = json!({
         "type": "string",
-        "enum": ["refuse", "auto"],
-        "description": "How calls that need approval (edits, commands) are settled: `refuse` (default; nobody can answer here) or `auto` (allowed; the sandbox still applies)"
+        "enum": ["refuse", "auto-edit", "auto"],
+        "description": "How calls that need approval (edits, commands) are settled, since nobody can answer here: `refuse` (default: refused, as the configured approval mode requires), `auto-edit` (edits inside the project run, commands are refused) or `auto` (everything runs; the sandbox still applies)"
     });
     let cwd = json!({
         "type": "string",
@@ -123,11 +139,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn approvals_never_ask_and_default_to_refuse() {
-        assert_eq!(approval(None), Ok(ConfirmMode::Deny));
-        assert_eq!(approval(Some("refuse")), Ok(ConfirmMode::Deny));
-        assert_eq!(approval(Some("auto")), Ok(ConfirmMode::AssumeYes));
+    fn approvals_never_ask_and_default_to_the_configured_mode() {
+        assert_eq!(approval(None), Ok(None));
+        assert_eq!(approval(Some("refuse")), Ok(None));
+        assert_eq!(approval(Some("auto-edit")), Ok(Some(Approval::AutoEdit)));
+        assert_eq!(approval(Some("auto")), Ok(Some(Approval::FullAuto)));
         assert!(approval(Some("ask")).is_err());
+        assert!(refusal("write_file a.txt").contains("approval: \"auto\""));
         let names: Vec<String> = list().iter().map(|tool| tool.name.to_string()).collect();
         assert_eq!(names, [RUN_TASK, CONTINUE_SESSION]);
     }
