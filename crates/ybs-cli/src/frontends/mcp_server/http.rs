@@ -14,12 +14,20 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use super::{Http, YbsServer};
 use crate::startup::host::Host;
 
+/// How `--http` serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Http {
+    /// The port on 127.0.0.1 (any free one when 0).
+    pub port: u16,
+    /// Where the bearer token is read from (a random one when absent).
+    pub token_file: Option<std::path::PathBuf>,
+}
+
 /// Serves until interrupted (Ctrl-C) or the listener fails.
-pub async fn serve(
-    server: YbsServer,
+pub async fn serve<S: rmcp::ServerHandler + Clone + Send + Sync + 'static>(
+    server: S,
     options: &Http,
     host: &Host,
     out: &mut dyn Write,
@@ -44,7 +52,7 @@ pub async fn serve(
     let bound = listener
         .local_addr()
         .map_err(|error| format!("cannot listen on {addr}: {error}"))?;
-    let service: StreamableHttpService<YbsServer, LocalSessionManager> = StreamableHttpService::new(
+    let service: StreamableHttpService<S, LocalSessionManager> = StreamableHttpService::new(
         move || Ok(server.clone()),
         Arc::default(),
         StreamableHttpServerConfig::default(),

@@ -35,14 +35,7 @@ use crate::startup::exit::Failed;
 use crate::startup::headless::{self, Headless, OpenOptions, Worker};
 use crate::startup::host::Host;
 
-/// How `--http` serves.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Http {
-    /// The port on 127.0.0.1 (any free one when 0).
-    pub port: u16,
-    /// Where the bearer token is read from (a random one when absent).
-    pub token_file: Option<PathBuf>,
-}
+pub use http::Http;
 
 /// Serves MCP until the client goes away: on stdio, or over HTTP on 127.0.0.1 when `http` is
 /// set.
