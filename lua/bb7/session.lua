@@ -190,6 +190,10 @@ function M.ensure(cb)
     M.chosen = root
     state.data.ready = true
     state.data.initialized = project and not reply.global_only
+    if state.data.initialized then
+      -- the includes this user allowed here before (asked once per project, bb7.consent)
+      require("bb7.consent").tell(root)
+    end
     if global_only then
       state.data.scope = "global"
     elseif state.data.global_only then

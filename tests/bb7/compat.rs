@@ -9,52 +9,19 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use common::fixture::{Setup, write_call as write};
 use common::{Daemon, World, chat_requests};
 use serde_json::{Value, json};
-use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn, Usage};
+use ybs_testkit::{Script, ToolCall, Turn, Usage};
 
-const MODEL: &str = "test/model";
 const A_RS: &str = "fn alpha() {\n    one();\n}\n";
 
-struct Setup {
-    world: World,
-    server: FakeLlm,
-    daemon: Daemon,
-    chat: String,
-}
-
 fn setup_with(script: Script, extra: Value) -> Setup {
-    let world = World::new();
-    let server = FakeLlm::start(script.with_models([Model::new(MODEL, 200_000)])).unwrap();
-    world.configure(&server.base_url(), MODEL, extra);
-    world.write("src/a.rs", A_RS);
-    world.write("docs/readme.md", "# Readme\n");
-    let mut daemon = world.open_project();
-    let chat = daemon.call(json!({"action":"chat_new","name":"t"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    for (path, readonly) in [("src/a.rs", false), ("docs/readme.md", true)] {
-        let content = world.read(path);
-        let reply = daemon.call(
-            json!({"action":"context_add","path":path,"content":content,"readonly":readonly}),
-        );
-        assert_eq!(reply["type"], "ok", "{reply}");
-    }
-    Setup {
-        world,
-        server,
-        daemon,
-        chat,
-    }
+    Setup::start(script, A_RS, extra)
 }
 
 fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
     setup_with(Script::new(turns), extra)
-}
-
-fn write(path: &str, content: &str) -> ToolCall {
-    ToolCall::new("w", "write_file", json!({"path":path,"content":content}))
 }
 
 fn edit(old: &str, new: &str) -> ToolCall {

@@ -12,6 +12,7 @@ use std::process::Command;
 
 use common::{Daemon, World};
 use serde_json::{Value, json};
+use ybs_testkit::{ToolCall, Turn};
 
 fn ok(reply: Value) -> Value {
     assert_eq!(reply["type"], "ok", "{reply}");
@@ -165,10 +166,7 @@ fn chat_move_across_file_systems_is_all_or_nothing_and_a_cut_short_move_finishes
     assert!(list_ids(&mut daemon, true).contains(&id));
     assert!(!list_ids(&mut daemon, false).contains(&id));
     // Without the marker, an existing target is still refused.
-    let third = daemon.call(json!({"action":"chat_new","name":"third"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let third = daemon.new_chat("third");
     std::fs::create_dir_all(global_chats(&world).join(&third)).unwrap();
     let reply = daemon.call(json!({"action":"chat_move","id":third,"to":"global"}));
     assert_eq!(reply["type"], "error", "{reply}");
@@ -194,31 +192,16 @@ fn plant_big_global_chats(world: &World, count: usize, size: usize) {
 // read-only request), neither loses the committed reply nor works on the replaced copy.
 #[test]
 fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply() {
-    use ybs_testkit::{FakeLlm, Model, Script, Turn};
     let world = World::new();
-    let server = FakeLlm::start(
-        Script::new(vec![
-            Turn::text(["REPLY-ONE ", "REPLY-TWO ", "REPLY-END"]).with_delay_ms(150),
-        ])
-        .with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(&server.base_url(), "test/model", json!({}));
+    let _server = world.serve(
+        vec![Turn::text(["REPLY-ONE ", "REPLY-TWO ", "REPLY-END"]).with_delay_ms(150)],
+        json!({}),
+    );
     world.write("notes.txt", "notes\n");
     plant_big_global_chats(&world, 40, 1_500_000);
     let mut daemon = world.open_project();
-    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
-    loop {
-        let line = daemon.read_reply().unwrap();
-        if line["request_id"] == "s" && line["type"] == "chunk" {
-            break;
-        }
-        assert_ne!(line["type"], "done", "{line}");
-    }
+    let id = daemon.new_chat("mine");
+    daemon.start_send("s", "hi");
     for request in [
         json!({"request_id":"slow","action":"search_chats","query":"nowhere-to-be-found","global":true}),
         json!({"request_id":"add","action":"context_add","path":"notes.txt"}),
@@ -265,14 +248,8 @@ fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply()
 fn apply_file_never_sends_the_client_into_bb7_git_or_out_of_the_project() {
     let world = World::new();
     let mut daemon = world.open_project();
-    let other = daemon.call(json!({"action":"chat_new","name":"other"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let other = daemon.new_chat("other");
+    let id = daemon.new_chat("mine");
     let ssh = world.home().join(".ssh");
     std::fs::create_dir_all(&ssh).unwrap();
     symlink(&ssh, world.project().join("keys")).unwrap();
@@ -360,14 +337,8 @@ fn renames_and_deletes_from_a_second_daemon_take_the_chat_lock() {
     let world = World::new();
     let mut holder = world.open_project();
     let mut renamer = world.open_project();
-    let target = holder.call(json!({"action":"chat_new","name":"start"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let other = holder.call(json!({"action":"chat_new","name":"other"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let target = holder.new_chat("start");
+    let other = holder.new_chat("other");
     let held = target.clone();
     let renames = std::thread::spawn(move || {
         let mut last_ok = None;
@@ -411,10 +382,7 @@ fn renames_and_deletes_from_a_second_daemon_take_the_chat_lock() {
     }
     // Two daemons deleting one chat: one succeeds, the other says it is gone (or locked).
     ok(holder.call(json!({"action":"chat_select","id":other})));
-    let doomed = holder.call(json!({"action":"chat_new","name":"doomed"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let doomed = holder.new_chat("doomed");
     ok(holder.call(json!({"action":"chat_select","id":other})));
     let first = json!({"request_id":"d1","action":"chat_delete","id":doomed});
     let second = json!({"request_id":"d2","action":"chat_delete","id":doomed});
@@ -456,22 +424,20 @@ fn plant_chat_with_model(world: &World, model: &str) -> String {
 // `usage.csv`, and becomes `last_model` only once the provider accepted it.
 #[test]
 fn a_hostile_model_name_forges_no_usage_row_and_is_not_remembered_when_refused() {
-    use ybs_testkit::{FakeLlm, Fault, Model, Script, Turn, Usage};
+    use ybs_testkit::{Fault, Usage};
     let world = World::new();
     let hostile = "evil\n2026-01-01T00:00:00,/p,m,1,1,1,999999.000000\n=HYPERLINK(\"http://x\")";
-    let server = FakeLlm::start(
-        Script::new(vec![
+    let _server = world.serve(
+        vec![
             Turn::text(["no"]).with_fault(Fault::Status {
                 status: 404,
                 body: None,
                 retry_after: None,
             }),
             Turn::text(["fine"]).with_usage(Usage::new(10, 5).with_cost(0.01)),
-        ])
-        .with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(&server.base_url(), "test/model", json!({}));
+        ],
+        json!({}),
+    );
     std::fs::create_dir_all(world.chats_dir()).unwrap();
     plant_chat_with_model(&world, hostile);
     let mut daemon = world.open_project();
@@ -511,23 +477,15 @@ fn fill(dir: &Path) -> PathBuf {
 // too: the next write does not save its message, a resend after space is freed holds it once.
 #[test]
 fn a_send_on_a_full_disk_leaves_the_chat_as_it_was() {
-    use ybs_testkit::{FakeLlm, Model, Script, Turn};
     let world = World::new();
-    let server = FakeLlm::start(
-        Script::new(vec![Turn::text(["fine"])]).with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(&server.base_url(), "test/model", json!({}));
+    let _server = world.serve(vec![Turn::text(["fine"])], json!({}));
     let bb7 = world.project().join(".bb7");
     let Some(_mount) = Mount::tmpfs(&bb7, "1m") else {
         eprintln!("skipped: mounting a tmpfs needs root");
         return;
     };
     let mut daemon = world.open_project();
-    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = daemon.new_chat("mine");
     let filler = fill(&bb7);
     let message = format!("UNIQUE-MESSAGE {}", "y".repeat(20_000));
     let failed = daemon.send("s1", &message);
@@ -611,33 +569,17 @@ fn hostile_strings_are_escaped_in_the_log() {
 // automatic title.
 #[test]
 fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
-    use ybs_testkit::{FakeLlm, Model, Script, Turn};
     let world = World::new();
-    let server = FakeLlm::start(
-        Script::new(vec![
+    let server = world.serve(
+        vec![
             Turn::text(["one ", "two ", "three"]).with_delay_ms(150),
             Turn::text(["\"Automatic Title\""]),
-        ])
-        .with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(
-        &server.base_url(),
-        "test/model",
+        ],
         json!({"title_model": "test/model"}),
     );
     let mut daemon = world.open_project();
-    let id = daemon.call(json!({"action":"chat_new","name":"start"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
-    loop {
-        let line = daemon.read_reply().unwrap();
-        if line["request_id"] == "s" && line["type"] == "chunk" {
-            break;
-        }
-    }
+    let id = daemon.new_chat("start");
+    daemon.start_send("s", "hi");
     daemon.send_line(
         &json!({"request_id":"r","action":"chat_rename","id":id,"name":"Mine"}).to_string(),
     );
@@ -664,28 +606,14 @@ fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
 // daemon exits, and leaves no temporary file.
 #[test]
 fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
-    use ybs_testkit::{FakeLlm, Model, Script, Turn};
     let world = World::new();
-    let server = FakeLlm::start(
-        Script::new(vec![
-            Turn::text(["PARTIAL ", "more ", "more ", "more ", "end"]).with_delay_ms(300),
-        ])
-        .with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(&server.base_url(), "test/model", json!({}));
+    let _server = world.serve(
+        vec![Turn::text(["PARTIAL ", "more ", "more ", "more ", "end"]).with_delay_ms(300)],
+        json!({}),
+    );
     let mut daemon = world.open_project();
-    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    daemon.send_line(&json!({"request_id":"s","action":"send","content":"hi"}).to_string());
-    loop {
-        let line = daemon.read_reply().unwrap();
-        if line["request_id"] == "s" && line["type"] == "chunk" {
-            break;
-        }
-    }
+    let id = daemon.new_chat("mine");
+    daemon.start_send("s", "hi");
     daemon.send_line(&json!({"request_id":"q","action":"shutdown"}).to_string());
     let mut lines = Vec::new();
     while let Some(line) = daemon.read_reply() {
@@ -714,23 +642,17 @@ fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
 // error, not announced as written and then silently dropped.
 #[test]
 fn a_temp_named_model_path_is_a_diff_error_not_a_silent_drop() {
-    use ybs_testkit::{FakeLlm, Model, Script, ToolCall, Turn};
     let world = World::new();
-    let server = FakeLlm::start(
-        Script::new(vec![Turn::text(["ok"]).with_tool_call(ToolCall::new(
+    let _server = world.serve(
+        vec![Turn::text(["ok"]).with_tool_call(ToolCall::new(
             "c1",
             "write_file",
             json!({"path":"src/.tmpabcdef","content":"x\n"}),
-        ))])
-        .with_models([Model::new("test/model", 200_000)]),
-    )
-    .unwrap();
-    world.configure(&server.base_url(), "test/model", json!({}));
+        ))],
+        json!({}),
+    );
     let mut daemon = world.open_project();
-    let id = daemon.call(json!({"action":"chat_new","name":"mine"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let id = daemon.new_chat("mine");
     let lines = daemon.send("s", "write it");
     let last = lines.last().unwrap();
     assert_eq!(last["type"], "diff_error", "{lines:?}");

@@ -5,47 +5,19 @@
 
 mod common;
 
-use common::{Daemon, Redactor, World, chat_requests};
+use common::fixture::{MODEL, Setup};
+use common::{Redactor, World, chat_requests};
 use serde_json::{Value, json};
-use ybs_testkit::{FakeLlm, Fault, Model, Script, ToolCall, Turn, Usage};
+use ybs_testkit::{Fault, Script, ToolCall, Turn, Usage};
 
-const MODEL: &str = "test/model";
 const A_RS: &str = "fn alpha() {\n    one();\n    two();\n}\n";
 
-struct Setup {
-    world: World,
-    server: FakeLlm,
-    daemon: Daemon,
-    chat: String,
-}
-
 fn script(turns: Vec<Turn>) -> Script {
-    Script::new(turns)
-        .with_models([Model::new(MODEL, 200_000)])
-        .with_credits(10.0, 3.45)
+    Script::new(turns).with_credits(10.0, 3.45)
 }
 
 fn setup(turns: Vec<Turn>, extra: Value) -> Setup {
-    let world = World::new();
-    let server = FakeLlm::start(script(turns)).unwrap();
-    world.configure(&server.base_url(), MODEL, extra);
-    world.write("src/a.rs", A_RS);
-    world.write("docs/readme.md", "# Readme\n");
-    let mut daemon = world.open_project();
-    let chat = daemon.call(json!({"action":"chat_new","name":"t"}))["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let added = daemon.call(json!({"action":"context_add","path":"src/a.rs","content":A_RS}));
-    assert_eq!(added["type"], "ok", "{added}");
-    let added = daemon.call(json!({"action":"context_add","path":"docs/readme.md","content":"# Readme\n","readonly":true}));
-    assert_eq!(added["type"], "ok", "{added}");
-    Setup {
-        world,
-        server,
-        daemon,
-        chat,
-    }
+    Setup::start(script(turns), A_RS, extra)
 }
 
 fn a_rs_id() -> String {
@@ -138,7 +110,8 @@ fn send_streams_and_writes_a_new_and_an_edited_file() {
         .unwrap_or_default()
         .to_owned();
     assert!(system.contains("You are BB-7"), "{system}");
-    assert!(system.contains("search_replace_multi"));
+    // The rules of the default mode, search_replace_multi.
+    assert!(system.contains("edit_file {edits: [{path, file_id"));
     let user = user_text(body);
     assert!(user.starts_with("<read-only-files>\n<file id=\""));
     assert!(user.contains(&format!(

@@ -554,7 +554,10 @@ fn switching_to_a_smaller_model_warns_and_keeps_the_conversation() {
             Turn::text(["a long answer ".repeat(40)]),
             Turn::text(["still here"]),
         ])
-        .with_models([Model::new("tiny-model", 20)]),
+        .with_models([
+            Model::new("tiny-model", 20),
+            Model::new("roomy-model", 100_000),
+        ]),
     );
     let config = project.path("config/ybs.json");
     let mut value: Value = serde_json::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
@@ -562,24 +565,38 @@ fn switching_to_a_smaller_model_warns_and_keeps_the_conversation() {
     value["llm"]["api_key"] = json!("test-key");
     value["llm"]["endpoint"] = json!(format!("{}/api/v1", project.llm.base_url()));
     fs::write(&config, value.to_string()).unwrap();
-    let output = project.ybs_with_input(&[], "hello\n/model tiny-model\nagain\n");
+    // tiny-model's 20 tokens hold not even ybs's prompt: nothing is sent to it; the
+    // conversation is still there for the next model.
+    let output = project.ybs_with_input(
+        &[],
+        "hello\n/model tiny-model\nagain\n/model roomy-model\nonce more\n",
+    );
     let stdout = text(&output.stdout);
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    let all = format!("{stdout}{}", text(&output.stderr));
+    assert!(output.status.success(), "{all}");
     assert!(
-        stdout.contains("now using openrouter tiny-model"),
+        stdout.contains("now using openrouter tiny-model (context 20, output 256;"),
         "{stdout}"
     );
     assert!(
         stdout.contains("is larger than the context window of tiny-model (20 tokens)"),
         "{stdout}"
     );
+    assert!(all.contains("context window of 20 tokens"), "{all}");
+    assert!(all.contains("nothing was sent"), "{all}");
+    assert!(
+        stdout.contains("now using openrouter roomy-model (context 100k,"),
+        "{stdout}"
+    );
     let bodies = project.bodies();
-    assert_eq!(bodies[1]["model"], "tiny-model");
+    assert_eq!(bodies.len(), 2, "{all}");
+    assert_eq!(bodies[1]["model"], "roomy-model");
     let contents: Vec<&str> = (bodies[1]["messages"].as_array().unwrap().iter())
         .filter(|message| message["role"] == "user")
         .map(|message| message["content"].as_str().unwrap_or_default())
         .collect();
-    assert_eq!(contents, ["hello", "again"]);
+    assert_eq!(contents.first(), Some(&"hello"), "{contents:?}");
+    assert_eq!(contents.last(), Some(&"once more"), "{contents:?}");
 }
 
 #[test]

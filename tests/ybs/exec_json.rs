@@ -201,3 +201,81 @@ fn exec_dash_reads_the_task_from_stdin() {
     assert_eq!(last["content"], "from stdin\n");
     assert_eq!(project.read("l.txt"), "ok");
 }
+
+#[test]
+fn an_image_reaches_the_request_and_a_missing_one_is_an_error_event() {
+    let project = Project::new(vec![Turn::text(["a red dot"])]);
+    std::fs::write(project.file("dot.png"), b"\x89PNG\r\n\x1a\nfake").unwrap();
+    let output = project.ybs(&["exec", "--json", "-i", "dot.png", "what is this?"]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(events(&output.stdout).last().unwrap()["stop"], "finished");
+    let body = &project.bodies()[0];
+    let user = body["messages"].as_array().unwrap().last().unwrap();
+    let rendered = user["content"].to_string();
+    assert!(rendered.contains("what is this?"), "{rendered}");
+    assert!(rendered.contains("data:image/png;base64,"), "{rendered}");
+
+    let missing = project.ybs(&["exec", "--json", "--image", "none.png", "hi"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let events = events(&missing.stdout);
+    assert_eq!(types(&events), ["error"]);
+    assert_eq!(events[0]["kind"], "image");
+    assert_eq!(events[0]["message"], "none.png: no such image file");
+    assert_eq!(project.bodies().len(), 1, "nothing more was sent");
+}
+
+/// The README's row of the table for `type`.
+fn readme_row(readme: &str, kind: &str) -> String {
+    let start = format!("| `{kind}`");
+    (readme.lines())
+        .find(|line| line.starts_with(&start) || line.contains(&format!(", `{kind}` |")))
+        .unwrap_or_else(|| panic!("the README's event table has no row for {kind}"))
+        .to_owned()
+}
+
+#[test]
+fn the_readme_table_lists_every_event_field_and_error_kind_of_the_schema() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let schema = schema();
+    for branch in schema["oneOf"].as_array().unwrap() {
+        let properties = branch["properties"].as_object().unwrap();
+        let kind = properties["type"]["const"].as_str().unwrap();
+        let row = readme_row(&readme, kind);
+        for (name, property) in properties {
+            if name == "type" {
+                continue;
+            }
+            assert!(
+                row.contains(&format!("`{name}`")),
+                "{kind}: {name} in {row}"
+            );
+            for inner in (property.get("properties").and_then(Value::as_object))
+                .into_iter()
+                .flatten()
+            {
+                assert!(
+                    row.contains(&format!("`{}`", inner.0)),
+                    "{kind}: {} in {row}",
+                    inner.0
+                );
+            }
+        }
+        if kind == "error" {
+            let described = properties["kind"]["description"].as_str().unwrap();
+            let kinds: Vec<&str> = (described.split([':', ';', ',']))
+                .map(str::trim)
+                .filter(|word| !word.is_empty() && !word.starts_with("from "))
+                .collect();
+            for needed in ["no_provider", "compaction", "image", "usage", "auth"] {
+                assert!(kinds.contains(&needed), "{needed} in {kinds:?}");
+            }
+            for error_kind in kinds {
+                assert!(
+                    row.contains(&format!("`{error_kind}`")),
+                    "error kind {error_kind} in {row}"
+                );
+            }
+        }
+    }
+}

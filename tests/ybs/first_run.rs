@@ -99,5 +99,5 @@ fn the_repl_banner_names_the_pick_window_and_sandbox() {
         banner.contains("(anthropic claude-sonnet-4-20250514, context 200k, output 32k, "),
         "{banner}"
     );
-    assert!(banner.contains("sandbox on; using anthropic from ANTHROPIC_API_KEY (DEEPSEEK_API_KEY also set; choose with --provider"), "{banner}");
+    assert!(banner.contains("sandbox on, network ask; using anthropic from ANTHROPIC_API_KEY (DEEPSEEK_API_KEY also set; choose with --provider"), "{banner}");
 }

@@ -65,6 +65,41 @@ fn a_200k_model_gets_its_window_and_output_limit() {
 }
 
 #[test]
+fn switching_the_model_resolves_its_own_limits() {
+    let mut big = Model::new("big/model", 200_000);
+    big.max_completion_tokens = Some(64_000);
+    let mut small = Model::new("small/model", 16_000);
+    small.max_completion_tokens = Some(2_000);
+    let project = Project::with_script(
+        Script::new([Turn::text(["Big."]), Turn::text(["Small."])]).with_models([big, small]),
+    );
+    let endpoint = format!("{}/api/v1", project.llm.base_url());
+    project.configure(|config| {
+        config["llm"] = json!({"provider": "openrouter", "model": "big/model",
+                               "endpoint": endpoint, "api_key": "sk-or-test"});
+    });
+    let output = project.ybs_with_input(&[], "hi\n/model small/model\nagain\n/usage\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains(
+            "now using openrouter small/model (context 16k, output 2,000; context from the \
+             provider's GET /models)"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("model limits: context 16k, output 2,000 (small/model from"),
+        "{stdout}"
+    );
+    let bodies = project.bodies();
+    assert_eq!(bodies[0]["max_tokens"], json!(32_000), "{}", bodies[0]);
+    assert_eq!(bodies[1]["model"], "small/model");
+    let asked = bodies[1]["max_tokens"].as_u64().unwrap();
+    assert!(asked <= 2_000, "{}", bodies[1]);
+}
+
+#[test]
 fn a_configured_window_and_output_win_over_the_providers() {
     let project = openrouter_project(vec![Turn::text(["Hello."])]);
     project.configure(|config| {
@@ -168,4 +203,59 @@ fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
     );
     assert!(stderr.contains("llama-server -c 8192"), "{stderr}");
     assert!(project.bodies().is_empty(), "nothing was sent");
+}
+
+/// A project talking to the fake LLM as LM Studio (or an unnamed server on 127.0.0.1), whose
+/// `/v1/models` says nothing of windows but whose own `/api/v0/models` does.
+fn lm_studio_project(provider: &str, model: Model) -> Project {
+    let id = model.id.clone();
+    let project = Project::with_script(
+        Script::new([Turn::text(["Hello."])])
+            .with_models([model])
+            .with_lm_studio(),
+    );
+    let endpoint = format!("{}/v1", project.llm.base_url());
+    project.configure(|config| {
+        config["llm"] = json!({"provider": provider, "model": id, "endpoint": endpoint});
+    });
+    project
+}
+
+#[test]
+fn lm_studio_says_the_window_its_model_is_loaded_with() {
+    let mut loaded = Model::new("qwen/qwen3-8b", 32_768);
+    loaded.loaded_context_length = Some(16_384);
+    let project = lm_studio_project("lmstudio", loaded);
+    let output = project.ybs(&["exec", "hi"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let paths: Vec<String> = (project.llm.requests().into_iter())
+        .map(|request| request.path)
+        .collect();
+    assert!(
+        paths.contains(&"/api/v0/models/qwen%2Fqwen3-8b".to_owned()),
+        "{paths:?}"
+    );
+    let shown = text(&project.ybs(&["config"]).stdout);
+    assert!(
+        shown.contains(
+            "#   context window 16,384 tokens (the provider's GET /api/v0/models \
+             (loaded_context_length))"
+        ),
+        "{shown}"
+    );
+
+    // Not loaded: the most it can be loaded with; the same from an unnamed local server.
+    let project = lm_studio_project("openai-compatible", Model::new("small", 8_192));
+    let output = project.ybs_with_input(&[], "hi\n");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("(openai-compatible small, context 8,192, output 2,048,"),
+        "{stdout}"
+    );
+    let shown = text(&project.ybs(&["config"]).stdout);
+    assert!(
+        shown.contains("(the provider's GET /api/v0/models (max_context_length))"),
+        "{shown}"
+    );
 }

@@ -179,3 +179,41 @@ fn ask_sends_the_map_with_the_chat_files_mentions_first() {
         "{section}"
     );
 }
+
+#[test]
+fn started_in_a_subdirectory_the_map_covers_the_repository_nearest_files_first() {
+    let project = Project::new(vec![Turn::text(["ok"]), Turn::text(["ok"])]);
+    project.git(&["init", "-q"]);
+    populate(&project);
+    fs::create_dir_all(project.file("empty")).unwrap();
+    budget(&project, 600);
+    for folder in ["web", "empty"] {
+        let output = project
+            .command(&["exec", "hi"])
+            .current_dir(project.file(folder))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", text(&output.stderr));
+    }
+    let bodies = project.bodies();
+    let from_web = map_section(&bodies[0]).expect("a map from web/");
+    let map = &from_web[HEADING.len()..];
+    // The working directory's files first, written from it; the rest of the repository
+    // after them, as `../`.
+    assert!(
+        map.starts_with("view00.ts:\n  function render0(node: HTMLElement): void\nview01.ts:"),
+        "{map}"
+    );
+    assert!(
+        map.contains("\n../src/core.rs:\n  pub struct Engine\n"),
+        "{map}"
+    );
+    assert!(!map.contains("\nweb/"), "{map}");
+    // An empty folder gets the repository's map, not none.
+    let from_empty = map_section(&bodies[1]).expect("a map from an empty folder");
+    assert!(
+        from_empty.contains("../src/core.rs:\n  pub struct Engine\n  impl Engine\n"),
+        "{from_empty}"
+    );
+    assert!(from_empty.contains("../web/view"), "{from_empty}");
+}

@@ -1,7 +1,8 @@
 //! `bb7`: the daemon binary. Reads requests on stdin, writes replies on stdout, logs to
 //! `~/.bb7/logs/bb7.log` (rotated at 1 MiB, one previous file kept) or to stderr with
-//! `BB7_LOG_STDERR=1`; the level comes from `BB7_LOG`, default `warn` (set `BB7_LOG=debug`
-//! when debugging).
+//! `BB7_LOG_STDERR=1`; the level comes from `BB7_LOG`, default `warn`. As in the first bb7,
+//! `BB7_DEBUG=1` or a file `~/.bb7/debug` turns on the debug log: the daemon's own debug
+//! lines and every request and reply to the model in full.
 
 use std::sync::{Arc, Mutex};
 
@@ -39,8 +40,15 @@ fn main() {
 }
 
 fn init_logging(home: &Home) {
+    let debug = std::env::var_os("BB7_DEBUG").is_some_and(|value| value == "1")
+        || home.bb7_dir().join("debug").exists();
+    let default = if debug {
+        "warn,bb7=debug,bb7_daemon=debug"
+    } else {
+        "warn"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_env("BB7_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     if std::env::var_os("BB7_LOG_STDERR").is_some_and(|value| value == "1") {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter)

@@ -64,7 +64,8 @@ pub struct ChatRequest {
     /// (OpenAI Responses `store`); `None` leaves the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<bool>,
-    /// Offer the provider's hosted web search tool (OpenAI Responses `web_search`).
+    /// Offer the provider's hosted web search where it has one: OpenAI Responses' `web_search`
+    /// tool, Anthropic's `web_search_20250305` server tool, OpenRouter's `:online` models.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub web_search: bool,
     /// Further top-level fields of the request body, passed through unchanged (a chat

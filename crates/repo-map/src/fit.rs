@@ -1,45 +1,23 @@
-//! Fitting the ranked files into a token budget, highest-ranked first.
+//! Fitting the map into a token budget: the longest run of [`Entry`]s, from the first, whose
+//! text fits.
 //!
-//! Each file is a block: its path, then one line per definition. A block that does not fit
-//! whole keeps as many of its first definitions as fit (with a count of the rest), or only
-//! its path; the first file whose path alone does not fit ends the map, and a last line says
-//! how many files were left out. The text is counted once more at the end and shortened
-//! until it fits, so the result is never over the budget whatever the counter.
+//! The text names each file of the chosen entries once, in the order of its first entry,
+//! with the chosen definitions in source order (a method brings the line of its `impl` or
+//! class along); a last line says how many files were left out. Paths are written relative
+//! to the folder the session started in ([`display_path`]). The whole text is counted, so
+//! the result is never over the budget whatever the counter.
+
+use std::collections::{BTreeSet, HashMap};
 
 use ybs_context_budget::TokenCounter;
 
-/// One file of the map, in rank order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Block<'a> {
-    /// The file's path.
-    pub path: &'a str,
-    /// Its definitions, each already indented.
-    pub lines: Vec<String>,
-}
-
-impl Block<'_> {
-    /// The block with its first `shown` definitions.
-    fn render(&self, shown: usize) -> String {
-        if shown == 0 || self.lines.is_empty() {
-            return format!("{}\n", self.path);
-        }
-        let mut text = format!("{}:\n", self.path);
-        for line in &self.lines[..shown] {
-            text.push_str(line);
-            text.push('\n');
-        }
-        let hidden = self.lines.len() - shown;
-        if hidden > 0 {
-            text.push_str(&format!("  … {hidden} more\n"));
-        }
-        text
-    }
-}
+use crate::entries::Entry;
+use crate::source::MappedFile;
 
 /// What [`fit`] produced.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Fitted {
-    /// The map's text; empty when not even the first path fits.
+    /// The map's text; empty when not even the first entry fits.
     pub text: String,
     /// Its size as the counter counts it (at most the budget).
     pub tokens: usize,
@@ -47,97 +25,107 @@ pub struct Fitted {
     pub files_shown: usize,
 }
 
-/// The blocks, in order, that fit in `budget` tokens as `counter` counts them.
-pub fn fit(blocks: &[Block], budget: usize, counter: &dyn TokenCounter) -> Fitted {
-    if budget == 0 || blocks.is_empty() {
+/// The longest prefix of `entries` (over `files`) whose text fits in `budget` tokens as
+/// `counter` counts them, paths written relative to the folder `near` (empty: the root).
+pub fn fit(
+    files: &[MappedFile],
+    entries: &[Entry],
+    near: &str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> Fitted {
+    if budget == 0 || entries.is_empty() {
         return Fitted::default();
     }
-    let full: Vec<String> = blocks.iter().map(|b| b.render(b.lines.len())).collect();
-    let whole = full.concat();
-    let tokens = counter.count(&whole);
-    if tokens <= budget {
-        return Fitted {
-            text: whole,
-            tokens,
-            files_shown: blocks.len(),
-        };
-    }
-    // Room is kept for the last line saying how many files are left out.
-    let reserve = counter.count(&omitted(blocks.len())).min(budget);
-    let mut left = budget - reserve;
-    let mut pieces: Vec<String> = Vec::new();
-    for (block, text) in blocks.iter().zip(full) {
-        let cost = counter.count(&text);
-        if cost <= left {
-            left -= cost;
-            pieces.push(text);
-            continue;
-        }
-        match largest_prefix(block, left, counter) {
-            Some((text, cost)) => {
-                left -= cost;
-                pieces.push(text);
-            }
-            None => break,
-        }
-    }
-    // Counts of pieces need not add up exactly (a BPE may merge across them): check the
-    // whole and drop files from the end until it fits.
-    loop {
-        let mut text = pieces.concat();
-        if pieces.len() < blocks.len() {
-            text.push_str(&omitted(blocks.len() - pieces.len()));
-        }
+    let total = files.len();
+    let attempt = |count: usize| {
+        let (text, files_shown) = render(files, &entries[..count], near, total);
         let tokens = counter.count(&text);
-        if tokens <= budget {
-            return Fitted {
-                text,
-                tokens,
-                files_shown: pieces.len(),
-            };
-        }
-        if pieces.pop().is_none() {
-            return Fitted::default();
-        }
-    }
-}
-
-/// The block with the most definitions that costs at most `left`: `(text, cost)`, or `None`
-/// when not even its path fits.
-fn largest_prefix(
-    block: &Block,
-    left: usize,
-    counter: &dyn TokenCounter,
-) -> Option<(String, usize)> {
-    let cost_of = |shown: usize| {
-        let text = block.render(shown);
-        let cost = counter.count(&text);
-        (text, cost)
+        (tokens <= budget).then_some(Fitted {
+            text,
+            tokens,
+            files_shown,
+        })
     };
-    let (mut best, cost) = cost_of(0);
-    if cost > left {
-        return None;
+    if let Some(whole) = attempt(entries.len()) {
+        return whole;
     }
-    let mut best_cost = cost;
-    // The cost grows with the number of lines shown: search for the last count that fits.
-    let (mut low, mut high) = (1usize, block.lines.len().saturating_sub(1));
+    // The text grows with the entries it holds: the last count that fits, by bisection.
+    let (mut best, mut low, mut high) = (Fitted::default(), 1usize, entries.len() - 1);
     while low <= high {
         let middle = low + (high - low) / 2;
-        let (text, cost) = cost_of(middle);
-        if cost <= left {
-            best = text;
-            best_cost = cost;
-            low = middle + 1;
-        } else {
-            high = middle - 1;
+        match attempt(middle) {
+            Some(fitted) => {
+                best = fitted;
+                low = middle + 1;
+            }
+            None => high = middle - 1,
         }
     }
-    Some((best, best_cost))
+    best
 }
 
-/// The last line of a map that leaves files out.
-fn omitted(count: usize) -> String {
-    format!("… {count} more files not shown\n")
+/// The text of `entries` and how many files it names; `total` files in all.
+fn render(files: &[MappedFile], entries: &[Entry], near: &str, total: usize) -> (String, usize) {
+    let mut order: Vec<usize> = Vec::new();
+    let mut chosen: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+    for entry in entries {
+        let lines = chosen.entry(entry.file).or_insert_with(|| {
+            order.push(entry.file);
+            BTreeSet::new()
+        });
+        let definitions = &files[entry.file].symbols.definitions;
+        for &index in &entry.definitions {
+            lines.insert(index);
+            // The enclosing definitions, for a member: its `impl`, class or module.
+            let mut depth = definitions.get(index).map_or(0, |d| d.depth);
+            for outer in (0..index).rev() {
+                if depth == 0 {
+                    break;
+                }
+                if definitions[outer].depth < depth {
+                    depth = definitions[outer].depth;
+                    lines.insert(outer);
+                }
+            }
+        }
+    }
+    let mut text = String::new();
+    for file in &order {
+        let path = display_path(&files[*file].path, near);
+        let lines = &chosen[file];
+        if lines.is_empty() {
+            text.push_str(&format!("{path}\n"));
+            continue;
+        }
+        text.push_str(&format!("{path}:\n"));
+        for &index in lines {
+            let definition = &files[*file].symbols.definitions[index];
+            text.push_str(&"  ".repeat(definition.depth + 1));
+            text.push_str(&definition.signature);
+            text.push('\n');
+        }
+    }
+    if order.len() < total {
+        text.push_str(&format!("… {} more files not shown\n", total - order.len()));
+    }
+    (text, order.len())
+}
+
+/// `path` (relative to the root) as seen from the folder `near` of the root: `src/lib.rs` for
+/// `app/src/lib.rs` seen from `app`, `../lib/core.rs` for `lib/core.rs`.
+pub fn display_path(path: &str, near: &str) -> String {
+    let near = near.trim_matches('/');
+    if near.is_empty() {
+        return path.to_owned();
+    }
+    if let Some(inside) = path
+        .strip_prefix(near)
+        .and_then(|rest| rest.strip_prefix('/'))
+    {
+        return inside.to_owned();
+    }
+    format!("{}{path}", "../".repeat(near.split('/').count()))
 }
 
 #[cfg(test)]

@@ -7,10 +7,11 @@
 //!
 //! - Pure, over [`SourceFile`]s (paths and contents, `source`): `extract` finds the
 //!   [`Symbols`] of each file with tree-sitter (for the languages of `lang`), `rank` orders
-//!   the files (those the conversation mentions, found by `mention`, then those whose
-//!   definitions other files reference, by PageRank over the reference graph, then the rest
-//!   by path) and `fit` keeps what fits in the budget as a [`TokenCounter`] of
-//!   `ybs-context-budget` counts it.
+//!   the files (those the conversation mentions, found by `mention`, then those under the
+//!   folder the session started in, then by PageRank over the graph of references between
+//!   files), `entries` orders definitions rather than files (the most used definitions of
+//!   every file first, then the names of the other files) and `fit` keeps the longest run of
+//!   entries that fits in the budget as a [`TokenCounter`] of `ybs-context-budget` counts it.
 //! - The I/O, in `walk`: [`walk::scan`] (ignore files honoured, as ybs's `list_files`),
 //!   [`walk::read`], and [`walk::fingerprint`], which tells cheaply whether the files changed
 //!   since a map was built.
@@ -40,6 +41,7 @@
 //! assert!(map.tokens <= 200);
 //! ```
 
+pub mod entries;
 pub mod extract;
 pub mod fit;
 pub mod lang;
@@ -50,10 +52,11 @@ pub mod rank;
 mod source;
 pub mod walk;
 
+pub use entries::{Entry, entries};
 pub use extract::{Definition, Extractor, Symbols};
-pub use fit::{Block, Fitted, fit};
+pub use fit::{Fitted, display_path, fit};
 pub use lang::Lang;
-pub use map::{Mapper, RepoMap, build, build_from, extract_all, map_directory};
+pub use map::{Mapper, RepoMap, build, build_from, build_near, extract_all, map_directory};
 pub use mention::mentioned;
 pub use rank::{Ranked, Tier, rank};
 pub use source::{MappedFile, SourceFile};

@@ -6,8 +6,9 @@ use std::path::Path;
 
 use ybs_context_budget::TokenCounter;
 
+use crate::entries::entries;
 use crate::extract::{Extractor, Symbols};
-use crate::fit::{Block, fit};
+use crate::fit::fit;
 use crate::lang::Lang;
 use crate::mention;
 use crate::parallel;
@@ -63,12 +64,22 @@ pub fn build_from(
     budget: usize,
     counter: &dyn TokenCounter,
 ) -> RepoMap {
+    build_near(mapped, mentioned, "", budget, counter)
+}
+
+/// [`build_from`] with the files under the folder `near` (a path prefix such as `src/net`)
+/// ranked right after the mentioned ones and paths written relative to it: the map of a
+/// session started in that folder.
+pub fn build_near(
+    mapped: &[MappedFile],
+    mentioned: &[String],
+    near: &str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> RepoMap {
     let mentioned: BTreeSet<String> = mentioned.iter().cloned().collect();
-    let order = rank(mapped, &mentioned);
-    let blocks: Vec<Block> = (order.iter())
-        .map(|ranked| block(&mapped[ranked.index]))
-        .collect();
-    let fitted = fit(&blocks, budget, counter);
+    let order = rank(mapped, &mentioned, near);
+    let fitted = fit(mapped, &entries(mapped, &order), near, budget, counter);
     RepoMap {
         text: fitted.text,
         tokens: fitted.tokens,
@@ -82,12 +93,21 @@ pub fn build_from(
 #[derive(Debug, Clone, Default)]
 pub struct Mapper {
     known: HashMap<String, (FileMeta, Symbols)>,
+    near: String,
 }
 
 impl Mapper {
     /// A mapper that knows no file yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The mapper with the files under `folder` (relative to the root, `/` separators; empty
+    /// for none) ranked right after the mentioned ones and paths written relative to it, as
+    /// [`build_near`] does.
+    pub fn near(mut self, folder: &str) -> Self {
+        self.near = folder.trim_matches('/').to_owned();
+        self
     }
 
     /// The map of `files` (a [`scan`] of `root`), like [`build`] over [`walk::read`], with the
@@ -122,23 +142,7 @@ impl Mapper {
                 self.known.insert(meta.path.clone(), (meta, symbols));
             }
         }
-        build_from(&mapped, mentioned, budget, counter)
-    }
-}
-
-/// A file's block: its definitions indented by depth.
-fn block(file: &MappedFile) -> Block<'_> {
-    Block {
-        path: &file.path,
-        lines: (file.symbols.definitions.iter())
-            .map(|definition| {
-                format!(
-                    "{}{}",
-                    "  ".repeat(definition.depth + 1),
-                    definition.signature
-                )
-            })
-            .collect(),
+        build_near(&mapped, mentioned, &self.near, budget, counter)
     }
 }
 
@@ -184,6 +188,38 @@ mod tests {
         assert_eq!((map.files_total, map.files_shown), (4, 4));
         let off = map_directory(dir.path(), |_| false, "", 0, &counter);
         assert!(off.text.is_empty());
+    }
+
+    #[test]
+    fn a_small_budget_names_the_used_definitions_of_many_files_not_all_of_a_few() {
+        // 60 files of 25 functions each; every file uses one function of the next file.
+        let files: Vec<SourceFile> = (0..60)
+            .map(|i| {
+                let mut text = format!(
+                    "fn entry_point_{i}() {{ entry_point_{}(); }}\n",
+                    (i + 1) % 60
+                );
+                for j in 0..24 {
+                    text.push_str(&format!(
+                        "fn helper_number_{i}_{j}(value: u64) -> u64 {{ value }}\n"
+                    ));
+                }
+                SourceFile::new(format!("src/m{i:02}.rs"), text)
+            })
+            .collect();
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let map = build(&files, &[], 1024, &counter);
+        assert!(map.tokens <= 1024);
+        // Each file's used function costs about 10 tokens, a whole file about 250: every
+        // file is named with its used function, and what is left of the budget goes to the
+        // other functions.
+        assert_eq!(map.files_shown, 60, "{}", map.text);
+        assert!(
+            map.text.contains("src/m17.rs:\n  fn entry_point_17()\n"),
+            "{}",
+            map.text
+        );
+        assert!(!map.text.contains("helper_number_17_"), "{}", map.text);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
 //!   faults, model lists, the `/_fake/` control endpoints.
 //! - `mcp` and `bin/`: the fake MCP server, and the `fake-llm` and `fake-mcp` binaries.
+//! - `web`: a fake web site ([`FakeWeb`]) for tools that fetch pages.
 //!
 //! ```
 //! use ybs_testkit::{FakeLlm, Fault, Script, ToolCall, Turn, Usage};
@@ -49,6 +50,7 @@
 //! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
 //! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
 //! | `GET /props`, `POST /tokenize` | llama.cpp's window (`default_generation_settings.n_ctx`) and token count, only with a script `window` |
+//! | `GET /api/v0/models`, `GET /api/v0/models/{id}` | LM Studio's own model list and entry (`max_context_length`, `loaded_context_length` when loaded), only with a script `lm_studio` |
 //!
 //! Each chat request takes the next turn from the queue and renders it in the format of the
 //! endpoint hit. When the queue is empty the reply is HTTP 500 with the provider's error shape
@@ -117,8 +119,12 @@
 //! (M tokens), try increasing it","type":"exceed_context_size_error",..}}` without using a
 //! turn.
 //!
+//! `"lm_studio": true` makes it answer LM Studio's own `/api/v0/models` too: each model's
+//! `context_length` as `max_context_length`, and its `loaded_context_length` when it has one.
+//!
 //! Model fields: `id`, `name`, `context_length`, `max_completion_tokens`, `prompt_price`, `completion_price`
-//! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama).
+//! (decimal strings, dollars per token), `supported_parameters`, `architecture` (Ollama),
+//! `loaded_context_length` (LM Studio).
 //!
 //! # Faults
 //!
@@ -181,6 +187,7 @@ mod openai;
 mod responses;
 mod script;
 mod server;
+pub mod web;
 mod wire;
 
 use std::path::{Path, PathBuf};
@@ -188,6 +195,7 @@ use std::path::{Path, PathBuf};
 pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
 pub use wire::json_text;
+pub use web::FakeWeb;
 
 /// What can go wrong starting a fake server or loading a script.
 #[derive(Debug, thiserror::Error)]

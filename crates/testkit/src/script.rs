@@ -23,6 +23,11 @@ pub struct Script {
     /// and a chat request whose body is larger is refused with llama.cpp's error.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<Window>,
+    /// Answer LM Studio's own `GET /api/v0/models` and `GET /api/v0/models/{id}`
+    /// (`max_context_length`, and `loaded_context_length` for a model with
+    /// [`Model::loaded_context_length`]); off, they are 404 as on other servers.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lm_studio: bool,
 }
 
 /// The window of [`Script::window`].
@@ -60,6 +65,7 @@ impl Default for Script {
             credits: Credits::default(),
             models_delay_ms: 0,
             window: None,
+            lm_studio: false,
         }
     }
 }
@@ -77,6 +83,13 @@ impl Script {
     #[must_use]
     pub fn with_window(mut self, window: Window) -> Self {
         self.window = Some(window);
+        self
+    }
+
+    /// Answers LM Studio's `/api/v0/models` (see [`Script::lm_studio`]).
+    #[must_use]
+    pub fn with_lm_studio(mut self) -> Self {
+        self.lm_studio = true;
         self
     }
 
@@ -547,6 +560,10 @@ pub struct Model {
     pub supported_parameters: Vec<String>,
     /// Ollama architecture (the `<arch>` in `model_info["<arch>.context_length"]`).
     pub architecture: String,
+    /// LM Studio: the window the model is loaded with (`loaded_context_length`, state
+    /// `loaded`); `None`: not loaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loaded_context_length: Option<u64>,
 }
 
 impl Default for Model {
@@ -567,6 +584,7 @@ impl Default for Model {
                 "include_reasoning".to_owned(),
             ],
             architecture: "llama".to_owned(),
+            loaded_context_length: None,
         }
     }
 }

@@ -83,6 +83,22 @@ impl ConfirmationPolicy {
         if self.session_allowed.contains(name) {
             return Confirmation::NotNeeded;
         }
+        if name == "web_fetch" {
+            // Each host is allowed on its own (the caller keeps which), loopback and private
+            // addresses too.
+            let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
+            let host = crate::builtins::url_host(url);
+            let kind = (host.as_deref())
+                .and_then(crate::builtins::web_fetch::host_kind)
+                .map_or_else(String::new, |kind| format!(", {kind}"));
+            return Confirmation::Required {
+                reason: format!(
+                    "`web_fetch` of {} ({}{kind})",
+                    crate::truncate::truncate_output(url, 200),
+                    host.map_or_else(|| "no host".to_owned(), |host| format!("host {host}"))
+                ),
+            };
+        }
         if self.require.contains(name) {
             return Confirmation::Required {
                 reason: format!("`{name}` requires confirmation (safety.require_confirmation)"),

@@ -5,9 +5,10 @@
 //! # Layout
 //!
 //! - Calling a tool: the [`Tool`] trait and the [`ToolContext`] a call runs with (`tool`, its
-//!   [`CancelFlag`] in `cancel`), argument schemas (`schema`), the [`ToolRegistry`]
+//!   [`CancelFlag`] in `cancel`, `web_fetch`'s bounds in `web_policy`, the session's task list
+//!   of `todo`), argument schemas (`schema`), the [`ToolRegistry`]
 //!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
-//! - The tools: `builtins/` (the six built-ins), `external` (tools loaded from a directory),
+//! - The tools: `builtins/` (the built-ins), `external` (tools loaded from a directory),
 //!   `bb7_edit/` (bb7's edit algorithms: pure, the daemon does the I/O).
 //! - The fences: `path_sandbox` ([`PathSandbox`]), `safe_fs` (opening without following
 //!   links), `protected` (blocked and read-only paths known by identity), `shell/` (running
@@ -85,8 +86,10 @@ pub mod registry;
 pub mod safe_fs;
 pub mod schema;
 pub mod shell;
+pub mod todo;
 pub mod tool;
 pub mod truncate;
+pub mod web_policy;
 
 pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};

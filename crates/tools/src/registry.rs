@@ -30,7 +30,7 @@ pub struct ReloadReport {
 /// Where a tool of the registry comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolSource {
-    /// One of the six built-ins.
+    /// One of the built-ins.
     BuiltIn,
     /// Added by the caller with [`ToolRegistry::register`] (an MCP server's tool in ybs).
     Registered,
@@ -73,7 +73,7 @@ impl Default for ToolRegistry {
 }
 
 impl ToolRegistry {
-    /// The six built-ins, all enabled, no external tools, the default output limit.
+    /// The built-ins, all enabled, no external tools, the default output limit.
     pub fn new() -> Self {
         let builtins = builtins::all();
         ToolRegistry {

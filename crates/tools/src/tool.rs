@@ -13,6 +13,7 @@ use crate::error::ToolError;
 use crate::path_sandbox::{PathSandbox, SandboxError};
 use crate::schema::Args;
 use crate::shell::ShellPolicy;
+use crate::todo::Todo;
 
 /// A tool the model can call.
 ///
@@ -47,6 +48,8 @@ pub struct ToolContext {
     pub cancel: CancelFlag,
     /// The editor the file tools read and write through, when the front end has one.
     pub editor: crate::editor::Editor,
+    /// How `web_fetch` fetches (its time and size bounds).
+    pub web: crate::web_policy::WebPolicy,
 }
 
 impl ToolContext {
@@ -68,6 +71,7 @@ impl ToolContext {
             session: SessionState::default(),
             cancel: CancelFlag::default(),
             editor: crate::editor::Editor::default(),
+            web: crate::web_policy::WebPolicy::default(),
         })
     }
 
@@ -103,10 +107,11 @@ impl ToolContext {
 }
 
 /// Per-session memory shared by the tools and the confirmation policy: which files the
-/// model has read (or written) in this session.
+/// model has read (or written) in this session, and its task list (`todo_write`).
 #[derive(Debug, Clone, Default)]
 pub struct SessionState {
     files_read: Arc<Mutex<HashSet<PathBuf>>>,
+    todos: Arc<Mutex<Vec<Todo>>>,
 }
 
 impl SessionState {
@@ -125,10 +130,26 @@ impl SessionState {
             .unwrap_or(false)
     }
 
-    /// Forgets all reads (a new session).
+    /// The model's task list, as its newest `todo_write` left it.
+    pub fn todos(&self) -> Vec<Todo> {
+        self.todos
+            .lock()
+            .map(|todos| todos.clone())
+            .unwrap_or_default()
+    }
+
+    /// Replaces the task list.
+    pub fn set_todos(&self, list: Vec<Todo>) {
+        if let Ok(mut todos) = self.todos.lock() {
+            *todos = list;
+        }
+    }
+
+    /// Forgets all reads and the task list (a new session).
     pub fn clear(&self) {
         if let Ok(mut files) = self.files_read.lock() {
             files.clear();
         }
+        self.set_todos(Vec::new());
     }
 }

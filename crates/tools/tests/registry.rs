@@ -27,7 +27,7 @@ fn unknown_and_disabled_tools_are_error_results() {
     let mut f = Fixture::new();
     assert_eq!(
         f.err("delete_file", json!({})),
-        "unknown tool `delete_file`; available tools: read_file, write_file, edit_file, list_files, search_files, run_shell"
+        "unknown tool `delete_file`; available tools: read_file, write_file, edit_file, list_files, search_files, run_shell, todo_write, web_fetch, task"
     );
     f.registry.set_enabled("run_shell", false);
     assert!(!f.registry.is_enabled("run_shell"));
@@ -38,7 +38,10 @@ fn unknown_and_disabled_tools_are_error_results() {
             "write_file",
             "edit_file",
             "list_files",
-            "search_files"
+            "search_files",
+            "todo_write",
+            "web_fetch",
+            "task"
         ]
     );
     assert_eq!(

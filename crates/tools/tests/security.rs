@@ -9,6 +9,8 @@ mod common;
 mod escapes;
 #[path = "security/limits.rs"]
 mod limits;
+#[path = "security/network.rs"]
+mod network;
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};

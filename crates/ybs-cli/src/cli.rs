@@ -7,9 +7,23 @@ use clap_complete::Shell;
 
 use crate::config::FlagOverrides;
 
+/// What `ybs --help` says of the interactive session, before the list of tools.
+const SESSION_HELP: &str = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
+                  command in the sandbox and adds its output to the conversation; /last shows \
+                  the last tool result whole (the terminal shows a summary); /resume picks a \
+                  saved session, /fork copies this one into a new session; /init has the model \
+                  write an AGENTS.md. The terminal bell (or an OSC 9 notification) tells when a \
+                  long turn ends or a confirmation waits; ui.notify: false turns it off.";
+
 /// ybs: a local-first terminal coding agent with sandboxed tools.
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
-#[command(name = "ybs", version, about, long_about = None)]
+#[command(
+    name = "ybs",
+    version,
+    about,
+    long_about = None,
+    after_help = format!("{SESSION_HELP}\n\n{}", crate::agent::tool_help::TOOLS_HELP)
+)]
 pub struct Cli {
     /// Options that override the configuration.
     #[command(flatten)]
@@ -18,9 +32,24 @@ pub struct Cli {
     /// file as `--resume=FILE`.
     #[arg(long, value_name = "FILE", num_args = 0..=1, require_equals = true)]
     pub resume: Option<Option<PathBuf>>,
+    /// Continue the newest saved session of this directory (`ybs sessions` lists them)
+    #[arg(long = "continue", conflicts_with = "resume")]
+    pub continue_newest: bool,
     /// What to do; without a command, ybs starts the interactive session.
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+impl Cli {
+    /// The session to continue: `Some(None)` the newest (`--resume`, `--continue`),
+    /// `Some(Some(FILE))` a file, `None` a new session.
+    pub fn resume_choice(&self) -> Option<Option<PathBuf>> {
+        match (&self.resume, self.continue_newest) {
+            (Some(choice), _) => Some(choice.clone()),
+            (None, true) => Some(None),
+            (None, false) => None,
+        }
+    }
 }
 
 /// The options of spec section 2.2; they may come before or after the command.
@@ -54,10 +83,14 @@ pub struct GlobalOptions {
     /// (everything, still sandboxed) (safety.approval)
     #[arg(long, value_name = "MODE", global = true, value_parser = ["ask", "auto-edit", "full-auto"])]
     pub approval: Option<String>,
+    /// Whether a shell command may ask for the network: off, ask (the user is asked, with
+    /// the model's reason), on (safety.network)
+    #[arg(long, value_name = "MODE", global = true, value_parser = ["off", "ask", "on"])]
+    pub network: Option<String>,
     /// Start in plan mode: the model only reads and proposes a plan to approve
     #[arg(long, global = true)]
     pub plan: bool,
-    /// Attach an image to the (first) message; repeatable
+    /// Attach an image to the (first) message (exec, exec --json and the REPL); repeatable
     #[arg(short = 'i', long = "image", value_name = "FILE", global = true)]
     pub images: Vec<PathBuf>,
 }
@@ -73,6 +106,7 @@ impl GlobalOptions {
             no_sandbox: self.no_sandbox,
             reasoning_effort: self.reasoning_effort.clone(),
             approval: self.approval.clone(),
+            network: self.network.clone(),
         }
     }
 }
@@ -179,6 +213,15 @@ pub enum Command {
         #[arg(long, value_name = "FILE", requires = "http")]
         token_file: Option<PathBuf>,
     },
+    /// List this project's saved sessions, newest first: date, size and first request
+    #[command(
+        long_about = "List this project's saved sessions, newest first: when each was last \
+                      saved (UTC), how many requests it has, its size and its first request. \
+                      `ybs --continue` goes on with the newest, `ybs --resume=FILE` with any; \
+                      in the REPL, /resume picks one from this list and /fork copies the \
+                      current one into a new session."
+    )]
+    Sessions,
     /// Print the effective configuration, each value with its source
     Config,
     /// Trust this project's settings, or a chat file's directives, as they are now
@@ -218,6 +261,7 @@ impl Command {
             Command::Undo { .. } => "undo",
             Command::Acp => "acp",
             Command::McpServer { .. } => "mcp-server",
+            Command::Sessions => "sessions",
             Command::Config => "config",
             Command::Trust { .. } => "trust",
             Command::Completions { .. } => "completions",
@@ -286,6 +330,7 @@ mod tests {
                 trust_project: false,
                 reasoning_effort: None,
                 approval: None,
+                network: None,
                 plan: false,
                 images: Vec::new(),
             }
@@ -310,6 +355,23 @@ mod tests {
         let cli = parse(&[])?;
         assert_eq!(cli.command, None);
         assert_eq!(cli.resume, None);
+        Ok(())
+    }
+
+    #[test]
+    fn continue_is_the_newest_session() -> Result<(), String> {
+        assert_eq!(parse(&["--continue"])?.resume_choice(), Some(None));
+        assert_eq!(
+            parse(&["--continue", "exec", "hi"])?.resume_choice(),
+            Some(None)
+        );
+        assert_eq!(
+            parse(&["--resume=s.chat"])?.resume_choice(),
+            Some(Some("s.chat".into()))
+        );
+        assert_eq!(parse(&[])?.resume_choice(), None);
+        assert!(parse(&["--continue", "--resume"]).is_err());
+        assert_eq!(parse(&["sessions"])?.command, Some(Command::Sessions));
         Ok(())
     }
 

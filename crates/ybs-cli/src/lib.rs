@@ -10,8 +10,8 @@
 //!   `ask` on chat files.
 //! - [`startup`]: what the commands share around the agent: the host, loading the
 //!   configuration and building the agent, the first run, before and after a turn.
-//! - [`agent`]: the loop, tool wiring, confirmations and the loop guard; it reports through
-//!   one trait, [`agent::Ui`].
+//! - [`agent`]: the loop, tool wiring, confirmations and the loop guard, the task list, the
+//!   `task` sub-agent and the hooks; it reports through one trait, [`agent::Ui`].
 //! - [`prompt`]: the system prompt: ybs's instructions, the environment, project
 //!   instructions and the repository map.
 //! - [`session`]: sessions saved as `.chat` files, and undo.

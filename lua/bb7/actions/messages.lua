@@ -139,6 +139,26 @@ function M.send(content, retry_context, cb)
     notify.warn("Nothing to send")
     return done(cb, false)
   end
+  local consent = require("bb7.consent")
+  if #consent.pending(state.data.chat, state.data.root) > 0 then
+    -- instructions that include files: asked once per project before they are sent
+    if not consent.ask(state.data.chat, state.data.root) then
+      return done(cb, false)
+    end
+    -- the stream must start in this call (callers check state.data.stream right after)
+    state.data.stream = { pending = true, cancelled = false }
+    return consent.tell(state.data.root, function()
+      sync.load_chat(function()
+        state.data.stream = nil
+        M.send(content, retry_context, cb)
+        if not state.data.stream then
+          -- the input was cleared for the send: give the text back as the draft
+          M.save_draft(content)
+          state.emit("chat")
+        end
+      end)
+    end)
+  end
   local instructions_error = require("bb7.instructions").error(state.data.chat)
   if instructions_error then
     -- blocked until fixed; the chat is read again so a fixed file lets the next send go

@@ -2,11 +2,15 @@
 //! directory, request/reply plumbing and redaction for snapshots.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
+pub mod fixture;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, ExitStatus};
 
 use serde_json::{Value, json};
+
+mod streams;
 
 /// A temporary world: a home directory and a project directory.
 pub struct World {
@@ -92,15 +96,10 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn spawn(home: &Path) -> Daemon {
-        let mut child = Command::new(ybs_e2e::binary("bb7"))
-            .env("HOME", home)
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("BB7_LOG_STDERR")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn bb7");
+        Daemon::spawn_with(home, &[])
+    }
+
+    fn from_child(mut child: Child) -> Daemon {
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Daemon {

@@ -23,7 +23,30 @@ function Fake.new()
   }
   self.handlers = nil
   self.running = false
+  self.includes = nil -- the `project_includes` of chat_get ({path, bytes, needs_consent?})
+  self.allowed_includes = {} -- what `allow_includes` gave
   return self
+end
+
+--- `instructions_info` as the daemon gives it: the includes, and the error of the first one
+--- that needs consent and was not allowed.
+function Fake:instructions_info()
+  if not self.includes then
+    return nil
+  end
+  local info = { project_exists = true, global_exists = false, project_includes = self.includes }
+  for n, include in ipairs(self.includes) do
+    if include.needs_consent and not vim.tbl_contains(self.allowed_includes, include.path) then
+      info.project_error = string.format(
+        "%s/.bb7/instructions:%d: include %s is not tracked by git: it is sent only once you allow it",
+        self.root or "",
+        n,
+        include.path
+      )
+      break
+    end
+  end
+  return info
 end
 
 --- The transport function to give bb7.session / bb7.client.
@@ -204,6 +227,7 @@ local WHILE_STREAMING = {
   get_customization_info = true, estimate_tokens = true, estimate_text_tokens = true,
   get_models = true, get_balance = true, shutdown = true, ping = true, version = true, cancel = true,
   chat_rename = true, chat_force_unlock = true, bb7_init = true, generate_title = true, init = true,
+  allow_includes = true,
 }
 
 function Fake:_handle(req)
@@ -364,8 +388,11 @@ function Fake:_handle(req)
     return self:emit(reply(req, {
       type = "chat", id = chat.id, name = chat.name, created = chat.created, model = chat.model,
       draft = chat.draft, messages = chat.messages, reasoning_effort = chat.reasoning_effort,
-      global = chat.global or nil,
+      global = chat.global or nil, instructions_info = self:instructions_info(),
     }))
+  elseif a == "allow_includes" then
+    self.allowed_includes = req.paths or {}
+    return self:emit(reply(req, { type = "ok" }))
   elseif a == "add_system_message" then
     table.insert(chat.messages, { role = "system", parts = { { type = "text", content = req.message or req.content } } })
     return self:emit(reply(req, { type = "ok" }))

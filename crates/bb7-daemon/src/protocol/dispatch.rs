@@ -71,12 +71,26 @@ pub fn route(
             calls::generate_title(session, shared, chat_id, content, global)?;
             Routed::Reply(Reply::ok())
         }
-        Request::EstimateTokens { input_text } => Routed::Reply(reply(&calls::estimate(
-            session,
-            input_text.as_deref().unwrap_or_default(),
-        )?)),
+        // Token counts (linear, but long for a big file or prompt) run off the session's
+        // thread: what is counted is gathered here, the reply comes when it is counted.
+        Request::EstimateTokens { input_text } => {
+            let job = calls::estimate(session, input_text.as_deref().unwrap_or_default())?;
+            shared.spawn_blocking_reply(request_id, move || Ok(reply(&job.count())));
+            Routed::Later
+        }
         Request::EstimateTextTokens { text, texts } => {
-            Routed::Reply(reply(&calls::estimate_text(text, texts)?))
+            shared.spawn_blocking_reply(request_id, move || {
+                Ok(reply(&calls::estimate_text(text, texts)?))
+            });
+            Routed::Later
+        }
+        Request::GetFileStatuses => {
+            let mut files = session.active_chat()?.file_statuses_uncounted()?;
+            shared.spawn_blocking_reply(request_id, move || {
+                crate::session::files::count_tokens(&mut files);
+                Ok(reply(&replies::FileStatuses { files }))
+            });
+            Routed::Later
         }
         Request::GetModels => match calls::get_models(session, shared, request_id)? {
             Some(models) => Routed::Reply(reply(&models)),
@@ -132,6 +146,10 @@ impl Session {
             R::Shutdown => {
                 self.release_active();
                 return Ok(None);
+            }
+            R::AllowIncludes { paths } => {
+                self.allow_includes(paths);
+                Reply::ok()
             }
             R::Bb7Init { project_root } => {
                 self.bb7_init(&project_root)?;

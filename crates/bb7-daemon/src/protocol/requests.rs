@@ -219,7 +219,10 @@ requests! {
         path: String,
         #[serde(default)]
         content: String,
+        // Missing lines are 0, refused as not positive (the first bb7's error).
+        #[serde(default)]
         start_line: i64,
+        #[serde(default)]
         end_line: i64,
     } -> Ack, Exclusive;
     /// Re-snapshots a context file.
@@ -235,7 +238,10 @@ requests! {
     /// Removes a section from the context.
     "context_remove_section" => ContextRemoveSection {
         path: String,
+        // Missing lines are 0, refused as not positive (the first bb7's error).
+        #[serde(default)]
         start_line: i64,
+        #[serde(default)]
         end_line: i64,
     } -> Ack, Exclusive;
     /// The context files.
@@ -294,6 +300,13 @@ requests! {
     } -> replies::InstructionsPath, Exclusive;
     /// Which instruction files and prompt override exist.
     "get_customization_info" => GetCustomizationInfo -> replies::CustomizationInfo, ReadOnly;
+    /// The project's `@include`s the user allowed although git does not vouch for them
+    /// (untracked, ignored, in `.git`), as the directives write them; replaces the list
+    /// given before. Without it such an include is an instruction error.
+    "allow_includes" => AllowIncludes {
+        #[serde(default)]
+        paths: Vec<String>,
+    } -> Ack, BesideStream;
     /// Sends the user's message to the model: `chunk` and `thinking` lines, then `done`,
     /// `diff_error` or `error`.
     "send" => Send(SendParams) -> replies::Done, Stream;

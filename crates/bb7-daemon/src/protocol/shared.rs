@@ -147,6 +147,20 @@ impl Shared {
         });
     }
 
+    /// Runs `work` on the runtime's blocking threads (long counting, off the session's
+    /// thread) and writes its reply (or its error) for `request_id`.
+    pub fn spawn_blocking_reply(
+        &self,
+        request_id: Option<String>,
+        work: impl FnOnce() -> crate::protocol::error::Result<Reply> + Send + 'static,
+    ) {
+        self.spawn_reply_for(request_id, async move {
+            tokio::task::spawn_blocking(work).await.map_err(|err| {
+                crate::protocol::error::Error::Invalid(format!("counting failed: {err}"))
+            })?
+        });
+    }
+
     /// Hands a change to the session's thread.
     pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
         let _ = self.jobs.send(Job::Internal(Box::new(job)));

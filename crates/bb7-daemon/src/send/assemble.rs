@@ -1,6 +1,10 @@
 //! The one structured user message of a request (spec "LLM Request Assembly"): read-only
-//! files sorted by path, the history (messages and context events), the latest user message
-//! with a summary of the files, the retry context if any, and writable files sorted by path.
+//! files sorted by path, the history (messages, kept reasoning and context events, in the
+//! order of their parts), the latest user message with a summary of the files (ids
+//! included), the retry context if any, and writable files sorted by path. A file with
+//! pending output is sent twice, as the first bb7 sends it: the user's copy read-only with
+//! `status="original"` and the output writable with `status="pending_output"`; a file only
+//! the model created is `status="added_output"`.
 //!
 //! Nothing time-dependent goes in, so the same chat state always gives the same bytes, and
 //! everything before the latest message stays a stable prefix across sends (read-only files
@@ -32,6 +36,27 @@ impl Source {
     }
 }
 
+/// How a file block relates to the model's output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// The user's copy of a file that has pending output (read-only).
+    Original,
+    /// The model's pending output of a file in context.
+    PendingOutput,
+    /// A file the model created that is not in context.
+    AddedOutput,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Original => "original",
+            Status::PendingOutput => "pending_output",
+            Status::AddedOutput => "added_output",
+        }
+    }
+}
+
 /// One file as the model sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileBlock {
@@ -45,6 +70,8 @@ pub struct FileBlock {
     pub source: Source,
     /// Section lines.
     pub lines: Option<(u32, u32)>,
+    /// How it relates to the model's output, when it does.
+    pub status: Option<Status>,
     /// The content.
     pub content: String,
 }
@@ -63,8 +90,9 @@ pub struct Input<'a> {
 }
 
 /// The files of the active chat: read-only context files, sections and external files;
-/// writable context files (with their pending output when there is one); output-only files
-/// the model created. Snapshots that cannot be read are left out (and logged).
+/// writable context files (with their pending output after the read-only original when
+/// there is one); output-only files the model created. Snapshots that cannot be read are
+/// left out (and logged).
 pub fn collect_files(active: &Active) -> Result<Vec<FileBlock>> {
     let mut blocks = Vec::new();
     for file in &active.chat.context_files {
@@ -77,26 +105,32 @@ pub fn collect_files(active: &Active) -> Result<Vec<FileBlock>> {
         };
         let writable =
             !file.readonly && !file.external && file.section().is_none() && !active.chat.global;
-        if writable && active.has_output(&file.path) {
-            let output = active.output_content(&file.path)?;
-            blocks.push(FileBlock {
-                id: ybs_core::file_id(&file.path, &output),
-                path: file.path.clone(),
-                writable,
-                source: Source::Output,
-                lines: None,
-                content: output,
-            });
-            continue;
-        }
-        blocks.push(FileBlock {
+        let mut context = FileBlock {
             path: file.path.clone(),
             id: crate::store::active::version_of(file, &snapshot),
             writable,
             source: Source::Context,
             lines: file.section(),
+            status: None,
             content: snapshot,
-        });
+        };
+        if writable && active.has_output(&file.path) {
+            let output = active.output_content(&file.path)?;
+            context.writable = false;
+            context.status = Some(Status::Original);
+            blocks.push(context);
+            blocks.push(FileBlock {
+                id: ybs_core::file_id(&file.path, &output),
+                path: file.path.clone(),
+                writable: true,
+                source: Source::Output,
+                lines: None,
+                status: Some(Status::PendingOutput),
+                content: output,
+            });
+            continue;
+        }
+        blocks.push(context);
     }
     if !active.chat.global {
         for path in active.output_files()? {
@@ -110,6 +144,7 @@ pub fn collect_files(active: &Active) -> Result<Vec<FileBlock>> {
                 writable: true,
                 source: Source::Output,
                 lines: None,
+                status: Some(Status::AddedOutput),
                 content,
             });
         }
@@ -120,7 +155,7 @@ pub fn collect_files(active: &Active) -> Result<Vec<FileBlock>> {
 /// The text of the user message.
 pub fn user_message(input: &Input<'_>) -> String {
     let mut files: Vec<&FileBlock> = input.files.iter().collect();
-    files.sort_by(|a, b| (&a.path, a.lines).cmp(&(&b.path, b.lines)));
+    files.sort_by(|a, b| (&a.path, a.lines, &a.id).cmp(&(&b.path, b.lines, &b.id)));
     let (writable, read_only): (Vec<&FileBlock>, Vec<&FileBlock>) =
         files.into_iter().partition(|file| file.writable);
 
@@ -135,11 +170,21 @@ pub fn user_message(input: &Input<'_>) -> String {
     }
     out.push_str("</history>\n\n<latest-message>\n<files>\n");
     for file in read_only.iter().chain(writable.iter()) {
-        let _ = write!(out, "- {} ({}", file.path, mode(file));
+        let _ = write!(
+            out,
+            "- id={} path={} mode={} source={}",
+            file.id,
+            file.path,
+            mode(file),
+            file.source.as_str()
+        );
         if let Some((start, end)) = file.lines {
-            let _ = write!(out, ", lines {start}-{end}");
+            let _ = write!(out, " lines={start}-{end}");
         }
-        let _ = writeln!(out, ", {})", file.source.as_str());
+        if let Some(status) = file.status {
+            let _ = write!(out, " status={}", status.as_str());
+        }
+        out.push('\n');
     }
     out.push_str("</files>\n");
     push_body(&mut out, input.latest);
@@ -171,6 +216,9 @@ fn push_file(out: &mut String, file: &FileBlock) {
     if let Some((start, end)) = file.lines {
         let _ = write!(out, " lines=\"{start}-{end}\"");
     }
+    if let Some(status) = file.status {
+        let _ = write!(out, " status=\"{}\"", status.as_str());
+    }
     out.push_str(">\n");
     push_body(out, &file.content);
     out.push_str("</file>\n");
@@ -184,18 +232,33 @@ fn push_body(out: &mut String, text: &str) {
     }
 }
 
+/// A message's parts in order, as the first bb7 sends them: text as a `<message>`, kept
+/// reasoning, code and raw parts as a `<message>` with their `kind`, context events as
+/// `<event>`s. Empty texts and other parts are left out.
 fn push_history(out: &mut String, message: &Message) {
-    let text = message.text_content();
     let role = message.role.as_str();
-    if !text.is_empty() {
-        let _ = writeln!(out, "<message role=\"{role}\">");
-        push_body(out, &text);
-        out.push_str("</message>\n");
-    }
     for part in &message.parts {
-        if let Part::ContextEvent(event) = part {
-            push_event(out, event);
+        let (role, kind, text) = match part {
+            Part::Text { content } => (role, None, content),
+            Part::Thinking(thinking) => ("assistant", Some("reasoning"), &thinking.content),
+            Part::Code { content, .. } => (role, Some("code"), content),
+            Part::Raw { content } => (role, Some("raw"), content),
+            Part::ContextEvent(event) => {
+                push_event(out, event);
+                continue;
+            }
+            _ => continue,
+        };
+        if text.is_empty() {
+            continue;
         }
+        let _ = write!(out, "<message role=\"{role}\"");
+        if let Some(kind) = kind {
+            let _ = write!(out, " kind=\"{kind}\"");
+        }
+        out.push_str(">\n");
+        push_body(out, text);
+        out.push_str("</message>\n");
     }
 }
 
@@ -229,7 +292,15 @@ fn push_event(out: &mut String, event: &ContextEvent) {
 
 fn push_retry(out: &mut String, retry: &RetryContext) {
     out.push_str("\n<retry-context>\nYour previous file changes were not applied: nothing of them was written. ");
-    out.push_str("Fix the failing edits and send all changes again. Hints: copy old_string exactly from the current file content below, include enough lines to make it unique, and use the file id shown in <writable-files>.\n<errors>\n");
+    out.push_str("Fix the failing edits and send all changes again, in complete calls. Hints: copy old_string exactly from the current file content below, include enough lines to make it unique, and use the file id shown in <writable-files>.\n");
+    // The first bb7's targeted advice, in our words, for the two usual failures.
+    if retry.errors.iter().any(|error| error.contains("not found")) {
+        out.push_str("Text not found: match against the writable version of the file (status=\"pending_output\" when there is one), not the read-only original; leave out edits whose result is already in it.\n");
+    }
+    if retry.errors.iter().any(|error| error.contains("file_id")) {
+        out.push_str("Wrong file id: give file_id on every edit, the id of the file's <file> under <writable-files>.\n");
+    }
+    out.push_str("<errors>\n");
     for error in &retry.errors {
         push_body(out, error);
     }
@@ -265,15 +336,37 @@ mod tests {
             writable,
             source,
             lines,
+            status: None,
             content,
         }
+    }
+
+    fn with_status(mut block: FileBlock, status: Status, content: &str) -> FileBlock {
+        block.status = Some(status);
+        block.content = content.into();
+        block.id = ybs_core::file_id(&block.path, content);
+        block
     }
 
     fn sample_files() -> Vec<FileBlock> {
         vec![
             block("src/z.rs", true, Source::Context, None),
             block("src/b.rs", false, Source::Context, None),
-            block("src/a.rs", true, Source::Output, None),
+            with_status(
+                block("src/a.rs", true, Source::Output, None),
+                Status::PendingOutput,
+                "fn renamed() {}\n",
+            ),
+            with_status(
+                block("src/a.rs", false, Source::Context, None),
+                Status::Original,
+                "fn main() {}\n",
+            ),
+            with_status(
+                block("src/new.rs", true, Source::Output, None),
+                Status::AddedOutput,
+                "fn new() {}\n",
+            ),
             block("lib/util.rs", false, Source::Context, Some((10, 20))),
             block("/ext/ref.rs", false, Source::Context, None),
         ]
@@ -291,7 +384,7 @@ mod tests {
             Message::new(
                 Role::Assistant,
                 vec![
-                    Part::thinking("not sent"),
+                    Part::thinking("I should rename it."),
                     Part::text("Done."),
                     Part::ContextEvent(write),
                 ],
@@ -338,16 +431,18 @@ mod tests {
         assert!(!first.contains("<retry-context>"));
         // Read-only files come first, sorted; writable ones last, sorted.
         let order: Vec<usize> = [
-            "/ext/ref.rs",
-            "lib/util.rs",
-            "src/b.rs",
-            "src/a.rs",
-            "src/z.rs",
+            "/ext/ref.rs\" mode=\"ro",
+            "lib/util.rs\" mode=\"ro",
+            "src/a.rs\" mode=\"ro",
+            "src/b.rs\" mode=\"ro",
+            "src/a.rs\" mode=\"rw",
+            "src/new.rs\" mode=\"rw",
+            "src/z.rs\" mode=\"rw",
         ]
         .iter()
         .map(|path| {
             first
-                .find(&format!("path=\"{path}\" mode"))
+                .find(&format!("path=\"{path}\""))
                 .unwrap_or(usize::MAX)
         })
         .collect();

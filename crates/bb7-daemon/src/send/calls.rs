@@ -18,16 +18,15 @@ use crate::send::settings::Settings;
 use crate::send::{prompt, titles, tokens};
 use crate::session::Session;
 
-/// `get_models`: the cached list when it is younger than a day (`Some`), else fetched in
-/// the background, cached on the session and answered when it arrives (`None`).
+/// `get_models`: fetched in the background, cached on the session and answered when it
+/// arrives (always `None`: nothing is answered at once).
 pub fn get_models(
     session: &mut Session,
     shared: &Shared,
     request_id: Option<String>,
 ) -> Result<Option<Models>> {
-    if let Some(models) = session.fresh_models() {
-        return Ok(Some(models_reply(models)));
-    }
+    // As the first bb7: every `get_models` asks the provider (the client's refresh must not
+    // get a stale list); the answer also refreshes the cache `send` reads context windows from.
     let settings = Settings::load(session.home())?;
     let task_shared = shared.clone();
     shared.spawn_reply_for(request_id, async move {
@@ -138,11 +137,23 @@ pub fn model_json(model: &ModelInfo) -> Value {
     serde_json::to_value(ModelEntry::from(model)).unwrap_or(Value::Null)
 }
 
+/// What `estimate_tokens` counts, gathered on the session's thread by [`estimate`] and
+/// counted elsewhere with [`EstimateJob::count`].
+pub struct EstimateJob {
+    system: String,
+    instructions: Vec<String>,
+    history: Vec<ybs_core::Message>,
+    /// Each file's path, snapshot and output.
+    contents: Vec<(String, Option<String>, Option<String>)>,
+    input_text: String,
+}
+
 /// `estimate_tokens` for the active chat, with the text being typed (`input_text`) counted
-/// and added to `total`, as the first bb7 does.
-pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate> {
+/// and added to `total`, as the first bb7 does: gathers what is counted.
+pub fn estimate(session: &mut Session, input_text: &str) -> Result<EstimateJob> {
     let home = session.home().clone();
     let root = session.project_root().map(std::path::Path::to_path_buf);
+    let allowed = session.allowed_includes().to_vec();
     let active = session.active_chat()?;
     let global = active.chat.global;
     let mode = if global {
@@ -158,9 +169,9 @@ pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate
         system.push('\n');
         system.push_str(prompt::diff_mode_prompt(mode));
     }
-    let blocks = prompt::instruction_blocks(&home, if global { None } else { root.as_deref() })
-        .unwrap_or_default();
-    let instructions: Vec<&str> = blocks.iter().map(String::as_str).collect();
+    let instructions =
+        prompt::instruction_blocks(&home, if global { None } else { root.as_deref() }, &allowed)
+            .unwrap_or_default();
 
     let mut contents: Vec<(String, Option<String>, Option<String>)> = Vec::new();
     for file in &active.chat.context_files {
@@ -178,54 +189,74 @@ pub fn estimate(session: &mut Session, input_text: &str) -> Result<TokenEstimate
             }
         }
     }
-    let files: Vec<FileInput<'_>> = contents
-        .iter()
-        .map(|(path, context, output)| FileInput {
-            path,
-            context: context.as_deref(),
-            output: output.as_deref(),
-        })
-        .collect();
-    let estimate = estimate_tokens(
-        tokens::counter(),
-        &EstimateInput {
-            system_prompt: &system,
-            instructions: &instructions,
-            history: &active.chat.messages,
-            files: &files,
-        },
-    );
-    // As the first bb7: the text being typed counts in `total`, every file entry carries
-    // both counts (0 when there is none), and `potential_savings` sums the original tokens
-    // of the files with output.
-    let input_tokens = tokens::count(input_text);
-    let potential_savings = estimate
-        .files
-        .iter()
-        .filter(|file| file.has_output)
-        .map(|file| file.original_tokens.unwrap_or(0))
-        .sum();
-    let files = estimate
-        .files
-        .into_iter()
-        .map(|file| FileTokens {
-            path: file.path,
-            tokens: file.tokens,
-            has_output: file.has_output,
-            original_tokens: file.original_tokens.unwrap_or(0),
-            output_tokens: file.output_tokens.unwrap_or(0),
-        })
-        .collect();
-    Ok(TokenEstimate {
-        input_text: input_tokens,
-        total: estimate.total + input_tokens,
-        context_files: estimate.context_files,
-        history: estimate.history,
-        instructions: estimate.instructions,
-        system_prompt: estimate.system_prompt,
-        files,
-        potential_savings,
+    Ok(EstimateJob {
+        system,
+        instructions,
+        history: active.chat.messages.clone(),
+        contents,
+        input_text: input_text.to_owned(),
     })
+}
+
+impl EstimateJob {
+    /// The `token_estimate` reply.
+    pub fn count(self) -> TokenEstimate {
+        let files: Vec<FileInput<'_>> = self
+            .contents
+            .iter()
+            .map(|(path, context, output)| FileInput {
+                path,
+                context: context.as_deref(),
+                output: output.as_deref(),
+            })
+            .collect();
+        let instructions: Vec<&str> = self.instructions.iter().map(String::as_str).collect();
+        let estimate = estimate_tokens(
+            tokens::counter(),
+            &EstimateInput {
+                system_prompt: &self.system,
+                instructions: &instructions,
+                history: &self.history,
+                files: &files,
+            },
+        );
+        // As the first bb7: the text being typed counts in `total`, every file entry carries
+        // both counts (its own tokens as `original_tokens`, 0 output when there is none),
+        // and `potential_savings` sums the original tokens of the files with output.
+        let input_tokens = tokens::count(&self.input_text);
+        let potential_savings = estimate
+            .files
+            .iter()
+            .filter(|file| file.has_output)
+            .map(|file| file.original_tokens.unwrap_or(0))
+            .sum();
+        let files = estimate
+            .files
+            .into_iter()
+            .map(|file| FileTokens {
+                path: file.path,
+                tokens: file.tokens,
+                has_output: file.has_output,
+                // A file without output is all original (the first bb7 counts it there too).
+                original_tokens: file.original_tokens.unwrap_or(if file.has_output {
+                    0
+                } else {
+                    file.tokens
+                }),
+                output_tokens: file.output_tokens.unwrap_or(0),
+            })
+            .collect();
+        TokenEstimate {
+            input_text: input_tokens,
+            total: estimate.total + input_tokens,
+            context_files: estimate.context_files,
+            history: estimate.history,
+            instructions: estimate.instructions,
+            system_prompt: estimate.system_prompt,
+            files,
+            potential_savings,
+        }
+    }
 }
 
 #[cfg(test)]

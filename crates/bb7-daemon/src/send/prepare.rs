@@ -1,8 +1,10 @@
 //! Preparing a send on the session's thread ([`start`]): the checks (an active, trusted chat,
 //! `content`, the config), the models list for the context window (fetched in the
-//! background when it is not cached, so the protocol keeps answering), the system message,
-//! the files, the WYSIWYG budget's first prediction, and the user message saved before
-//! anything is sent, so it is never lost. The stream task ([`run`]) then gets a [`Plan`].
+//! background when it is not cached, so the protocol keeps answering) and the budget's token
+//! counts (made in the background first, so a huge file never holds the session), the
+//! system message, the files, the WYSIWYG budget's first prediction, and the user message
+//! saved before anything is sent, so it is never lost. The stream task ([`run`]) then gets a
+//! [`Plan`].
 
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -48,17 +50,28 @@ pub fn start(
         Settings::load(session.home())
     })();
     let settings = checked.inspect_err(|_| shared.clear_stream())?;
-    if session.fresh_models().is_some() {
-        return launch(session, shared, request_id, params, settings, cancel).inspect_err(|_| {
-            shared.clear_stream();
-        });
-    }
+    let fetch = session.fresh_models().is_none();
+    let warm = Warm::gather(
+        session,
+        &settings,
+        params.content.as_deref().unwrap_or_default(),
+    );
     let task_shared = shared.clone();
     shared.runtime.spawn(async move {
-        let fetched = tokio::select! {
-            fetched = calls::fetch_models(&settings) => Some(fetched),
-            () = cancel.cancelled() => None,
+        let fetched = if fetch {
+            tokio::select! {
+                fetched = calls::fetch_models(&settings) => Some(fetched),
+                () = cancel.cancelled() => None,
+            }
+        } else {
+            None
         };
+        if let Some(warm) = warm {
+            tokio::select! {
+                _ = tokio::task::spawn_blocking(move || warm.count()) => {}
+                () = cancel.cancelled() => {}
+            }
+        }
         task_shared.post(move |session, shared| {
             match fetched {
                 Some(Ok(models)) => session.set_models(models),
@@ -91,6 +104,51 @@ pub fn start(
     Ok(())
 }
 
+/// The texts a send's budget counts, gathered on the session's thread and counted on a
+/// blocking thread before [`launch`]: the counter remembers each count (by content hash), so
+/// `launch` only hashes them and a huge context file or prompt never holds the session's
+/// thread for the length of its count.
+struct Warm {
+    texts: Vec<String>,
+    history: Vec<ybs_core::Message>,
+}
+
+impl Warm {
+    /// What [`launch`] will count; `None` when it will fail before counting anyway.
+    fn gather(session: &mut Session, settings: &Settings, content: &str) -> Option<Warm> {
+        let home = session.home().clone();
+        let root = session.project_root().map(std::path::Path::to_path_buf);
+        let allowed = session.allowed_includes().to_vec();
+        let active = session.active_chat().ok()?;
+        let global = active.chat.global;
+        let mode = (!global).then_some(settings.diff_mode);
+        let root = if global { None } else { root.as_deref() };
+        let system = prompt::system_message(&home, root, &allowed, mode).ok()?;
+        let mut texts = vec![system, content.to_owned()];
+        texts.extend(
+            assemble::collect_files(active)
+                .ok()?
+                .into_iter()
+                .map(|file| file.content),
+        );
+        Some(Warm {
+            texts,
+            history: active.chat.messages.clone(),
+        })
+    }
+
+    /// Counts everything once, as [`launch`] does.
+    fn count(self) {
+        let counter = tokens::counter();
+        for text in &self.texts {
+            counter.count(text);
+        }
+        let pairs = Pairs::split(&self.history);
+        pairs.tokens(counter, &self.history);
+        pairs.system_tokens(counter, &self.history);
+    }
+}
+
 /// Prepares the send (the stream slot is already reserved) and spawns its stream task.
 fn launch(
     session: &mut Session,
@@ -102,6 +160,7 @@ fn launch(
 ) -> Result<()> {
     let home = session.home().clone();
     let project_root = session.project_root().map(std::path::Path::to_path_buf);
+    let allowed = session.allowed_includes().to_vec();
     let SendParams {
         content,
         model,
@@ -114,8 +173,9 @@ fn launch(
     crate::store::trust::require_trusted(active)?;
     let global = active.chat.global;
     let model = model.unwrap_or_else(|| active.chat.effective_model().to_owned());
-    let effort = reasoning_effort
-        .or_else(|| Some(active.chat.reasoning_effort.clone()).filter(|e| !e.is_empty()));
+    // As the first bb7: only the send's own `reasoning_effort` asks for reasoning (both
+    // clients send it whenever the chat's setting is not `none`).
+    let effort = reasoning_effort.filter(|effort| !effort.is_empty());
     let mode = (!global).then_some(settings.diff_mode);
     let system = prompt::system_message(
         &home,
@@ -124,6 +184,7 @@ fn launch(
         } else {
             project_root.as_deref()
         },
+        &allowed,
         mode,
     )?;
     let files = assemble::collect_files(active)?;

@@ -1,7 +1,9 @@
-//! The system message: the built-in prompt (embedded from `system_prompt.txt`, or the user's
-//! non-empty `~/.config/bb7/system_prompt.txt` instead), then the global and project
-//! instructions each wrapped in `<user-instructions source="...">`, then the rules of the
-//! configured `diff_mode` (not for global chats, which get no file tools).
+//! The system message: the built-in prompt (embedded from `prompts/system.txt`, or the
+//! user's non-empty `~/.config/bb7/system_prompt.txt` instead), then the global instructions
+//! wrapped in `<user-instructions source="...">` and the project instructions wrapped in
+//! `<project-instructions source="...">` (as the first bb7 wraps them, content kept as
+//! written), then the file tools of the configured `diff_mode` (not for global chats, which
+//! get no file tools).
 
 use std::path::Path;
 
@@ -12,46 +14,50 @@ use crate::store::global::Home;
 use crate::store::instructions;
 
 /// The built-in system prompt.
-pub const BUILTIN: &str = include_str!("system_prompt.txt");
+pub const BUILTIN: &str = include_str!("prompts/system.txt");
 
 /// Where the global instructions are said to come from.
 pub const GLOBAL_SOURCE: &str = "~/.config/bb7/instructions.md";
 /// Where the project instructions are said to come from.
 pub const PROJECT_SOURCE: &str = ".bb7/instructions";
 
-/// The rules for each `diff_mode`.
+/// `diff_mode` `off`: `write_file` only.
+const OFF: &str = concat!(
+    include_str!("prompts/off.txt"),
+    "\n",
+    include_str!("prompts/common.txt"),
+);
+/// `diff_mode` `search_replace`.
+const SEARCH_REPLACE: &str = concat!(
+    include_str!("prompts/edit_intro.txt"),
+    include_str!("prompts/common.txt"),
+    include_str!("prompts/search_replace.txt"),
+    include_str!("prompts/search_replace_rules.txt"),
+    include_str!("prompts/retry_note.txt"),
+);
+/// `diff_mode` `search_replace_multi`.
+const SEARCH_REPLACE_MULTI: &str = concat!(
+    include_str!("prompts/edit_intro.txt"),
+    include_str!("prompts/common.txt"),
+    include_str!("prompts/search_replace_multi.txt"),
+    include_str!("prompts/search_replace_rules.txt"),
+    include_str!("prompts/retry_note.txt"),
+);
+/// `diff_mode` `anchored`.
+const ANCHORED: &str = concat!(
+    include_str!("prompts/edit_intro.txt"),
+    include_str!("prompts/common.txt"),
+    include_str!("prompts/anchored.txt"),
+    include_str!("prompts/retry_note.txt"),
+);
+
+/// The file tools and their rules for each `diff_mode`.
 pub fn diff_mode_prompt(mode: DiffMode) -> &'static str {
     match mode {
-        DiffMode::SearchReplaceMulti => {
-            "# edit_file (search_replace_multi)\n\
-             edit_file takes {edits: [{path, file_id, old_string, new_string, replace_all?}]}. \
-             Edits are applied in order and later edits see the results of earlier ones; one \
-             call may touch several files. old_string must match the current content exactly \
-             and uniquely (include enough surrounding lines), unless replace_all is true. \
-             file_id is the id of the file as shown in <writable-files>. Prefer edit_file for \
-             small changes and write_file for new files or rewrites of most of a file.\n"
-        }
-        DiffMode::SearchReplace => {
-            "# edit_file (search_replace)\n\
-             edit_file takes {path, file_id, old_string, new_string, replace_all?}: one edit \
-             per call. old_string must match the current content exactly and uniquely \
-             (include enough surrounding lines), unless replace_all is true. file_id is the \
-             id of the file as shown in <writable-files>. Prefer edit_file for small changes \
-             and write_file for new files or rewrites of most of a file.\n"
-        }
-        DiffMode::Anchored => {
-            "# edit_file (anchored)\n\
-             edit_file takes {path, file_id, changes: [{start: [lines], end?: [lines], \
-             content: [lines]}]}. start (and end) are 1 to 10 consecutive lines copied exactly \
-             from the file; each must be unique, end is searched after start. Without end the \
-             region is the start lines. content replaces the whole region; null content \
-             deletes it. Regions must not overlap. file_id is the id of the file as shown in \
-             <writable-files>.\n"
-        }
-        DiffMode::Off => {
-            "# Files\nOnly write_file is available: send the complete new content of every \
-             file you change.\n"
-        }
+        DiffMode::SearchReplaceMulti => SEARCH_REPLACE_MULTI,
+        DiffMode::SearchReplace => SEARCH_REPLACE,
+        DiffMode::Anchored => ANCHORED,
+        DiffMode::Off => OFF,
     }
 }
 
@@ -60,10 +66,11 @@ pub fn diff_mode_prompt(mode: DiffMode) -> &'static str {
 pub fn system_message(
     home: &Home,
     project_root: Option<&Path>,
+    allowed: &[String],
     mode: Option<DiffMode>,
 ) -> Result<String> {
     let mut out = base_prompt(home);
-    for block in instruction_blocks(home, project_root)? {
+    for block in instruction_blocks(home, project_root, allowed)? {
         ensure_blank_line(&mut out);
         out.push_str(&block);
     }
@@ -79,14 +86,27 @@ pub fn base_prompt(home: &Home) -> String {
     read_override(&home.system_prompt_path()).unwrap_or_else(|| BUILTIN.to_owned())
 }
 
-/// The wrapped instruction blocks: global, then project (each only when it has content).
-pub fn instruction_blocks(home: &Home, project_root: Option<&Path>) -> Result<Vec<String>> {
+/// The wrapped instruction blocks: global, then project (each only when it has content);
+/// `allowed`: the includes the user allowed although git does not vouch for them.
+pub fn instruction_blocks(
+    home: &Home,
+    project_root: Option<&Path>,
+    allowed: &[String],
+) -> Result<Vec<String>> {
     let mut blocks = Vec::new();
     if let Ok(text) = std::fs::read_to_string(home.global_instructions_path()) {
-        blocks.extend(wrap(GLOBAL_SOURCE, &instructions::strip_comments(&text)));
+        blocks.extend(wrap(
+            "user-instructions",
+            GLOBAL_SOURCE,
+            &instructions::strip_comments(&text),
+        ));
     }
     if let Some(root) = project_root {
-        blocks.extend(wrap(PROJECT_SOURCE, &instructions::load_project(root)?));
+        blocks.extend(wrap(
+            "project-instructions",
+            PROJECT_SOURCE,
+            &instructions::load_project(root, allowed)?,
+        ));
     }
     Ok(blocks)
 }
@@ -98,10 +118,16 @@ fn read_override(path: &Path) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.trim().to_owned() + "\n")
 }
 
-fn wrap(source: &str, text: &str) -> Option<String> {
-    let text = text.trim();
-    (!text.is_empty())
-        .then(|| format!("<user-instructions source=\"{source}\">\n{text}\n</user-instructions>\n"))
+/// `text` in a `<tag source="...">` element, as written (a newline added when it has none at
+/// its end); `None` when it is only whitespace.
+fn wrap(tag: &str, source: &str, text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    Some(format!(
+        "<{tag} source=\"{source}\">\n{text}{newline}</{tag}>\n"
+    ))
 }
 
 fn ensure_blank_line(out: &mut String) {
@@ -126,38 +152,103 @@ mod tests {
         std::fs::create_dir_all(root.join(".bb7")).unwrap();
         std::fs::create_dir_all(&home.config_dir).unwrap();
 
-        let plain = system_message(&home, Some(&root), None).unwrap();
+        let plain = system_message(&home, Some(&root), &[], None).unwrap();
         assert_eq!(plain, BUILTIN);
 
         std::fs::write(home.global_instructions_path(), "@@ comment\nUse tabs.\n").unwrap();
         std::fs::write(root.join(".bb7/instructions"), "Be brief.\n").unwrap();
-        let full = system_message(&home, Some(&root), Some(DiffMode::Anchored)).unwrap();
+        let full = system_message(&home, Some(&root), &[], Some(DiffMode::Anchored)).unwrap();
         let global = "<user-instructions source=\"~/.config/bb7/instructions.md\">\nUse tabs.\n</user-instructions>\n";
-        let project =
-            "<user-instructions source=\".bb7/instructions\">\nBe brief.\n</user-instructions>\n";
+        let project = "<project-instructions source=\".bb7/instructions\">\nBe brief.\n</project-instructions>\n";
         assert!(full.starts_with(BUILTIN));
         let (g, p, m) = (
             full.find(global).unwrap(),
             full.find(project).unwrap(),
-            full.find("# edit_file (anchored)").unwrap(),
+            full.find(ANCHORED).unwrap(),
         );
         assert!(g < p && p < m);
         // Global chats: no project instructions, no file rules.
-        let global_chat = system_message(&home, None, None).unwrap();
-        assert!(!global_chat.contains(".bb7/instructions") && !global_chat.contains("# edit_file"));
+        let global_chat = system_message(&home, None, &[], None).unwrap();
+        assert!(
+            !global_chat.contains(".bb7/instructions") && !global_chat.contains("# File tools")
+        );
 
         std::fs::write(home.system_prompt_path(), "@@ only a comment\n").unwrap();
         assert!(
-            system_message(&home, None, None)
+            system_message(&home, None, &[], None)
                 .unwrap()
                 .starts_with(BUILTIN)
         );
         std::fs::write(home.system_prompt_path(), "You are mine.\n").unwrap();
         assert!(
-            system_message(&home, None, None)
+            system_message(&home, None, &[], None)
                 .unwrap()
                 .starts_with("You are mine.\n\n<user-instructions")
         );
+    }
+
+    #[test]
+    fn project_instructions_are_sent_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = Home::new(dir.path().join("home"), None);
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".bb7")).unwrap();
+        std::fs::write(root.join(".bb7/instructions"), "\n    indented\nlast").unwrap();
+        let blocks = instruction_blocks(&home, Some(&root), &[]).unwrap();
+        assert_eq!(
+            blocks,
+            [
+                "<project-instructions source=\".bb7/instructions\">\n\n    indented\nlast\n</project-instructions>\n"
+            ]
+        );
+        std::fs::write(root.join(".bb7/instructions"), " \n\t\n").unwrap();
+        assert!(
+            instruction_blocks(&home, Some(&root), &[])
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn every_mode_states_the_rules_of_its_tools() {
+        for mode in DiffMode::ALL {
+            let text = diff_mode_prompt(mode);
+            // Rules every mode shares.
+            for rule in [
+                "<writable-files>",
+                "refused",
+                "never both edit_file and write_file",
+                "Never write_file the same path twice",
+                "make all\n  the calls now",
+                "complete file",
+            ] {
+                assert!(text.contains(rule), "{mode}: {rule:?} missing");
+            }
+            let edits = mode != DiffMode::Off;
+            assert_eq!(text.contains("# edit_file"), edits, "{mode}");
+            assert_eq!(text.contains("file_id"), edits, "{mode}");
+            assert_eq!(text.contains("status=pending_output"), edits, "{mode}");
+            assert_eq!(text.contains("<retry-context>"), edits, "{mode}");
+        }
+        let multi = diff_mode_prompt(DiffMode::SearchReplaceMulti);
+        assert!(multi.contains("one edit_file call per reply") && multi.contains("edits:"));
+        let single = diff_mode_prompt(DiffMode::SearchReplace);
+        assert!(single.contains("Several edit_file calls for the same file are allowed"));
+        let anchored = diff_mode_prompt(DiffMode::Anchored);
+        assert!(anchored.contains("as it is before this call") && anchored.contains("overlap"));
+        // The built-in prompt describes the layout the user message really has.
+        for tag in [
+            "<read-only-files>",
+            "<history>",
+            "<latest-message>",
+            "<retry-context>",
+            "<writable-files>",
+            "status",
+            "kind=\"reasoning\"",
+            "Response aborted by user.",
+        ] {
+            assert!(BUILTIN.contains(tag), "{tag}");
+        }
     }
 
     #[test]
@@ -167,6 +258,6 @@ mod tests {
         let root = dir.path().join("project");
         std::fs::create_dir_all(root.join(".bb7")).unwrap();
         std::fs::write(root.join(".bb7/instructions"), "@include /etc/passwd\n").unwrap();
-        assert!(system_message(&home, Some(&root), None).is_err());
+        assert!(system_message(&home, Some(&root), &[], None).is_err());
     }
 }

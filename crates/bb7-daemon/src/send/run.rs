@@ -149,6 +149,8 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
             for text in &announced.chunks {
                 shared.send(&chunk(text, rid));
             }
+            // A write after a successful edit, earlier in the reply, ends it first.
+            let ending = announced.ending.unwrap_or(ending);
             return Finish::Failed {
                 partial: Some(reply),
                 message: ending.message,
@@ -156,10 +158,12 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
             };
         }
     };
+    tracing::info!(calls = calls.len(), "processing the reply's tool calls");
     let Applied {
         outcome,
         partial,
         chunks,
+        ending,
     } = tool_calls::apply(mode, &calls, &Lookup(&plan.active), in_context, cancel);
     // `cancel` after the stream ended stops the processing of its tool calls too: its text
     // is kept, its tool calls (not all processed) are not applied again.
@@ -173,6 +177,13 @@ async fn converse(plan: &Plan, shared: &Shared, cancel: &CancellationToken) -> F
     }
     for text in &chunks {
         shared.send(&chunk(text, rid));
+    }
+    if let Some(ending) = ending {
+        return Finish::Failed {
+            partial: Some(reply),
+            message: ending.message,
+            counters,
+        };
     }
     let mut usage = reply.usage;
     let mut outcome = with_read_only(outcome, &checked);
@@ -340,10 +351,16 @@ async fn repair_once(
             .collect(),
     };
     let repaired = match tool_calls::precheck(mode, &repair_calls, &plan.active) {
-        Ok(checked) => with_read_only(
-            tool_calls::apply(mode, &repair_calls, &lookup, |_| true, cancel).outcome,
-            &checked,
-        ),
+        Ok(checked) => {
+            let applied = tool_calls::apply(mode, &repair_calls, &lookup, |_| true, cancel);
+            match applied.ending {
+                Some(ending) => Err(DiffError {
+                    errors: vec![ending.message],
+                    tool_calls: Vec::new(),
+                }),
+                None => with_read_only(applied.outcome, &checked),
+            }
+        }
         Err(ending) => Err(DiffError {
             errors: vec![ending.message],
             tool_calls: Vec::new(),

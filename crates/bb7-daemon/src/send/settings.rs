@@ -1,6 +1,7 @@
 //! The model-calling settings of `~/.config/bb7/config.json`, checked before anything is sent:
 //! a missing file is `Config file not found: ~/.config/bb7/config.json`, a missing or empty
-//! `api_key` is `API key not set in config`, an unknown `diff_mode` names the valid values.
+//! `api_key` is `API key not set in config`, an unknown (or empty) `diff_mode` names the valid
+//! values, a `diff_mode` that is not a string is `invalid config JSON` (as in the first bb7).
 
 use std::sync::Arc;
 
@@ -15,6 +16,8 @@ use crate::store::global::{Config, Home};
 pub const CONFIG_NOT_FOUND: &str = "Config file not found: ~/.config/bb7/config.json";
 /// The config error of the protocol spec for a missing key.
 pub const API_KEY_NOT_SET: &str = "API key not set in config";
+/// The config error of the first bb7 for a field of the wrong JSON type.
+pub const INVALID_JSON: &str = "invalid config JSON";
 /// OpenRouter, when the config names no `base_url`.
 pub const DEFAULT_BASE_URL: &str = "https://openrouter.ai/api/v1";
 
@@ -65,19 +68,14 @@ impl Settings {
             .to_owned();
         let diff_mode = match config.extra.get("diff_mode") {
             None | Some(Value::Null) => DiffMode::default(),
-            Some(Value::String(text)) if text.is_empty() => DiffMode::default(),
             Some(Value::String(text)) => {
                 text.parse()
                     .map_err(|err: ybs_tools::bb7_edit::DiffModeError| {
                         Error::Invalid(err.to_string())
                     })?
             }
-            Some(other) => {
-                return Err(Error::Invalid(format!(
-                    "invalid diff_mode {other} in ~/.config/bb7/config.json: use one of \
-                     \"search_replace_multi\" (default), \"search_replace\", \"anchored\" or \"off\""
-                )));
-            }
+            // As the first bb7, whose config reader fails on a mistyped field.
+            Some(_) => return Err(Error::Invalid(INVALID_JSON.into())),
         };
         let flag = |name: &str, default: bool| {
             config
@@ -134,6 +132,18 @@ mod tests {
         let err =
             Settings::from_config(&config(r#"{"api_key":"k","diff_mode":"fancy"}"#)).unwrap_err();
         assert!(err.to_string().starts_with("invalid diff_mode \"fancy\""));
+        // Issue 32 item 11: as the first bb7, an empty mode is not the default and a
+        // mode that is not a string is a JSON error.
+        let err = Settings::from_config(&config(r#"{"api_key":"k","diff_mode":""}"#)).unwrap_err();
+        assert!(
+            err.to_string().starts_with("invalid diff_mode \"\""),
+            "{err}"
+        );
+        for bad in ["1", "true", "[]", "{}"] {
+            let text = format!(r#"{{"api_key":"k","diff_mode":{bad}}}"#);
+            let err = Settings::from_config(&config(&text)).unwrap_err();
+            assert_eq!(err.to_string(), INVALID_JSON);
+        }
     }
 
     #[test]

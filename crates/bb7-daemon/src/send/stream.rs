@@ -1,5 +1,7 @@
 //! One streamed request: `chunk` and `thinking` lines go to the client as they arrive (unless
-//! the request is the hidden repair), the events are accumulated into the reply.
+//! the request is the hidden repair), the events are accumulated into the reply. With the
+//! debug log on (`BB7_DEBUG=1` or `~/.bb7/debug`, as in the first bb7) the whole request and
+//! reply are logged under the target [`LLM_LOG`].
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -8,6 +10,9 @@ use ybs_providers::Provider;
 
 use crate::protocol::replies::{Chunk, Reply, Thinking};
 use crate::protocol::shared::Shared;
+
+/// The log target of the full requests and replies (at `debug`).
+pub const LLM_LOG: &str = "bb7::llm";
 
 /// What one streamed request gave.
 pub(super) struct Streamed {
@@ -22,6 +27,20 @@ pub(super) struct Streamed {
 /// Streams `request`, sending its text and thinking as `chunk` and `thinking` lines when
 /// `visible`.
 pub(super) async fn stream_once(
+    provider: &dyn Provider,
+    request: &ChatRequest,
+    cancel: &CancellationToken,
+    shared: &Shared,
+    request_id: Option<&str>,
+    visible: bool,
+) -> Streamed {
+    log_request(request);
+    let streamed = stream_events(provider, request, cancel, shared, request_id, visible).await;
+    log_reply(&streamed);
+    streamed
+}
+
+async fn stream_events(
     provider: &dyn Provider,
     request: &ChatRequest,
     cancel: &CancellationToken,
@@ -78,6 +97,53 @@ pub(super) async fn stream_once(
         error: None,
         delivered,
     }
+}
+
+/// The system message and the messages of `request`, whole.
+fn log_request(request: &ChatRequest) {
+    if !tracing::enabled!(target: LLM_LOG, tracing::Level::DEBUG) {
+        return;
+    }
+    let messages: Vec<String> = request
+        .messages
+        .iter()
+        .map(|message| format!("[{}]\n{}", message.role.as_str(), message.text_content()))
+        .collect();
+    tracing::debug!(
+        target: LLM_LOG,
+        model = %request.model,
+        reasoning = ?request.reasoning_effort,
+        "request\n[system]\n{}\n{}",
+        request.system.as_deref().unwrap_or(""),
+        messages.join("\n")
+    );
+}
+
+/// What came back: reasoning, text, tool calls and the error, whole.
+fn log_reply(streamed: &Streamed) {
+    if !tracing::enabled!(target: LLM_LOG, tracing::Level::DEBUG) {
+        return;
+    }
+    let message = &streamed.reply.message;
+    let thinking: String = message
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            ybs_core::Part::Thinking(thinking) => Some(thinking.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<String> = message
+        .tool_calls()
+        .map(|call| format!("{} {}", call.name, call.arguments))
+        .collect();
+    tracing::debug!(
+        target: LLM_LOG,
+        error = ?streamed.error.as_ref().map(ToString::to_string),
+        "reply\n[reasoning]\n{thinking}\n[text]\n{}\n[tool calls]\n{}",
+        message.text_content(),
+        calls.join("\n")
+    );
 }
 
 /// A `chunk` line.

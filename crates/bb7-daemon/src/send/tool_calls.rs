@@ -2,11 +2,13 @@
 //! algorithms of `ybs_tools::bb7_edit`:
 //!
 //! - [`precheck`] finds what ends the whole reply with an `error` instead of a `diff_error`
-//!   (a `write_file` of a path the reply already wrote or edited, `edit_file` arguments the first bb7 cannot read
-//!   (`ybs_tools::bb7_edit::read_error`), an edit of a path
+//!   (a `write_file` of a path the reply already wrote, `edit_file` arguments the first bb7
+//!   cannot read (`ybs_tools::bb7_edit::read_error`), an edit of a path
 //!   neither in context, output nor written earlier in the reply, a second anchored edit of
 //!   one path) and the calls that touch a read-only context file (a `diff_error` naming it);
-//! - [`apply`] applies the calls one by one, announcing each applied one with the chunk
+//! - [`apply`] applies the calls one by one, ending the reply at a `write_file` of a path an
+//!   earlier call edited successfully (a failed edit leaves the path free, as in the first
+//!   bb7), and announcing each applied one with the chunk
 //!   `\n[Assistant added: PATH]\n` or `\n[Assistant modified: PATH]\n` (`N edit(s)` for a
 //!   multi-edit call), and keeps the writes
 //!   of the calls that applied even when others failed (the hidden repair builds on them);
@@ -22,7 +24,7 @@ use ybs_tools::bb7_edit::{
     BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE,
 };
 
-use crate::send::assemble::{FileBlock, Source};
+use crate::send::assemble::{FileBlock, Source, Status};
 use crate::store::active::Active;
 use crate::store::paths;
 
@@ -72,6 +74,7 @@ pub struct Ending {
 /// Checks a reply's calls before they are applied. `Err` says what ends the reply.
 pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<Precheck, Ending> {
     let mut produced: HashSet<String> = HashSet::new();
+    let mut written: HashSet<String> = HashSet::new();
     let mut found = Precheck::default();
     for (at, call) in calls.iter().enumerate() {
         let end = |message: String| Err(Ending { at, message });
@@ -80,11 +83,10 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 let Some(path) = call_paths(call).into_iter().next() else {
                     continue;
                 };
-                // As the first bb7: a write of a path the reply already wrote or edited ends it.
-                if produced.contains(&path) {
-                    return end(format!(
-                        "Duplicate write_file for path in single response: {path}"
-                    ));
+                // As the first bb7: a write of a path the reply already wrote ends it (after an
+                // edit, only a successful one does: see `apply`).
+                if written.contains(&path) {
+                    return end(duplicate_write(&path));
                 }
                 if is_read_only(active, &path) {
                     found.read_only.push(format!(
@@ -93,6 +95,7 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 } else if is_temp_path(&path) {
                     found.read_only.push(temp_name_error("write_file", &path));
                 }
+                written.insert(path.clone());
                 produced.insert(path);
             }
             EDIT_FILE => {
@@ -132,6 +135,11 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
     Ok(found)
 }
 
+/// The `error` of a second write of `path` in one reply (the first bb7's words).
+fn duplicate_write(path: &str) -> String {
+    format!("Duplicate write_file for path in single response: {path}")
+}
+
 /// Whether a component of `path` is named like the daemon's temporary files, which are
 /// never listed as outputs: such a write would be announced and then silently dropped.
 fn is_temp_path(path: &str) -> bool {
@@ -160,6 +168,9 @@ pub struct Applied {
     pub partial: Vec<FileWrite>,
     /// The chunks announcing each applied call, in order.
     pub chunks: Vec<String>,
+    /// A `write_file` of a path an earlier call of the reply edited: it ends the reply (the
+    /// calls after it are not processed).
+    pub ending: Option<Ending>,
 }
 
 /// Applies `calls` in order against `lookup`; `in_context` tells added from modified files.
@@ -175,14 +186,33 @@ pub fn apply<L: BaseLookup + ?Sized>(
     let mut buffer = PendingBuffer::new(mode, lookup);
     let mut chunks = Vec::new();
     let mut touched: Vec<String> = Vec::new();
-    for call in calls {
+    let mut edited: HashSet<String> = HashSet::new();
+    let mut ending = None;
+    for (at, call) in calls.iter().enumerate() {
         if cancel.is_cancelled() {
+            tracing::info!(
+                done = at,
+                of = calls.len(),
+                "cancelled: the tool calls left are not processed"
+            );
             break;
+        }
+        let paths = call_paths(call);
+        if call.name == WRITE_FILE {
+            if let Some(path) = paths.first().filter(|path| edited.contains(*path)) {
+                ending = Some(Ending {
+                    at,
+                    message: duplicate_write(path),
+                });
+                break;
+            }
         }
         if buffer.apply(call).is_err() {
             continue;
         }
-        let paths = call_paths(call);
+        if call.name == EDIT_FILE {
+            edited.extend(paths.iter().cloned());
+        }
         let edits = call.arguments.get("edits").and_then(Value::as_array);
         let chunk = match (call.name.as_str(), paths.as_slice(), edits) {
             (WRITE_FILE, [path, ..], _) if !in_context(path) => {
@@ -219,6 +249,7 @@ pub fn apply<L: BaseLookup + ?Sized>(
         outcome: buffer.finish(),
         partial,
         chunks,
+        ending,
     }
 }
 
@@ -320,23 +351,35 @@ impl<L: BaseLookup + ?Sized> BaseLookup for WithPending<'_, L> {
     }
 }
 
-/// The files of a request with `pending` writes shown as the model's output.
+/// The files of a request with `pending` writes shown as the model's output: a writable
+/// context file becomes the read-only original followed by the pending output, an output
+/// is replaced, and a new path is added output.
 pub fn with_pending(files: &[FileBlock], pending: &[FileWrite]) -> Vec<FileBlock> {
     let mut files = files.to_vec();
     for write in pending {
-        let block = FileBlock {
+        let mut block = FileBlock {
             path: write.path.clone(),
             id: write.file_id(),
             writable: true,
             source: Source::Output,
             lines: None,
+            status: Some(Status::AddedOutput),
             content: write.content.clone(),
         };
         match files
             .iter_mut()
-            .find(|file| file.path == write.path && file.lines.is_none())
+            .find(|file| file.path == write.path && file.writable)
         {
-            Some(existing) => *existing = block,
+            Some(existing) if existing.source == Source::Output => {
+                block.status = existing.status;
+                *existing = block;
+            }
+            Some(existing) => {
+                existing.writable = false;
+                existing.status = Some(Status::Original);
+                block.status = Some(Status::PendingOutput);
+                files.push(block);
+            }
             None => files.push(block),
         }
     }

@@ -153,6 +153,31 @@ impl DiffOutcome {
     }
 }
 
+/// Fills the token counts of [`Active::file_statuses_uncounted`]: a file costs its snapshot's
+/// tokens, plus its output's when it is modified (`M`); an output-only file its output's.
+pub fn count_tokens(statuses: &mut [FileStatus]) {
+    for status in statuses {
+        let output = if status.has_output {
+            tokens::count(&status.output_content)
+        } else {
+            0
+        };
+        status.output_tokens = output;
+        if status.in_context {
+            let context = tokens::count(&status.context_content);
+            status.original_tokens = context;
+            status.tokens = if status.status == "M" {
+                context + output
+            } else {
+                context
+            };
+        } else {
+            status.original_tokens = 0;
+            status.tokens = output;
+        }
+    }
+}
+
 impl Active {
     /// `output/{path}` for a project-relative path.
     pub fn output_path(&self, path: &str) -> Result<PathBuf> {
@@ -212,11 +237,18 @@ impl Active {
 
     /// `get_file_statuses`: context files in context order, then output-only files by path.
     pub fn file_statuses(&self) -> Result<Vec<FileStatus>> {
+        let mut statuses = self.file_statuses_uncounted()?;
+        count_tokens(&mut statuses);
+        Ok(statuses)
+    }
+
+    /// [`file_statuses`](Active::file_statuses) with every token count 0: what the session's
+    /// thread gathers; [`count_tokens`] (linear, but long for a big file) runs elsewhere.
+    pub fn file_statuses_uncounted(&self) -> Result<Vec<FileStatus>> {
         let mut outputs = self.output_files()?;
         let mut statuses = Vec::with_capacity(self.chat.context_files.len() + outputs.len());
         for file in &self.chat.context_files {
             let context = self.read_snapshot(file).unwrap_or_default();
-            let context_tokens = tokens::count(&context);
             let mut status = FileStatus {
                 path: file.path.clone(),
                 status: "",
@@ -226,8 +258,8 @@ impl Active {
                 external: file.external,
                 context_content: context,
                 output_content: String::new(),
-                tokens: context_tokens,
-                original_tokens: context_tokens,
+                tokens: 0,
+                original_tokens: 0,
                 output_tokens: 0,
                 start_line: file.start_line,
                 end_line: file.end_line,
@@ -243,10 +275,8 @@ impl Active {
                     outputs.remove(position);
                     let output = self.output_content(&file.path).unwrap_or_default();
                     status.has_output = true;
-                    status.output_tokens = tokens::count(&output);
                     if normalize(&output) != normalize(&status.context_content) {
                         status.status = "M";
-                        status.tokens = context_tokens + status.output_tokens;
                     }
                     status.output_content = output;
                 }
@@ -255,7 +285,6 @@ impl Active {
         }
         for path in outputs {
             let output = self.output_content(&path).unwrap_or_default();
-            let output_tokens = tokens::count(&output);
             let exists_locally = self
                 .root
                 .as_deref()
@@ -272,9 +301,9 @@ impl Active {
                 external: false,
                 context_content: String::new(),
                 output_content: output,
-                tokens: output_tokens,
+                tokens: 0,
                 original_tokens: 0,
-                output_tokens,
+                output_tokens: 0,
                 start_line: None,
                 end_line: None,
             });

@@ -18,10 +18,11 @@ impl Session {
         } else {
             None
         };
+        let allowed = self.allowed_includes.clone();
         let active = self.active_chat()?;
         let chat = &active.chat;
         let project_root = if chat.global { None } else { root.as_deref() };
-        let info = instructions::info(&home.global_instructions_path(), project_root);
+        let info = instructions::info(&home.global_instructions_path(), project_root, &allowed);
         let model = if chat.model.is_empty() {
             chat.effective_model().to_owned()
         } else {
@@ -105,7 +106,11 @@ impl Session {
         } else {
             None
         };
-        let info = instructions::info(&self.home.global_instructions_path(), root);
+        let info = instructions::info(
+            &self.home.global_instructions_path(),
+            root,
+            &self.allowed_includes,
+        );
         CustomizationInfo {
             system_override: self.home.system_prompt_path().is_file(),
             global_instructions: info.global_exists,

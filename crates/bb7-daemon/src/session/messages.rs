@@ -16,8 +16,9 @@ impl Session {
         active.save()
     }
 
-    /// `save_chat_settings`: a non-empty `model` becomes the chat's (and the last used model
-    /// in `~/.bb7/state.json`); `reasoning_effort` is stored as given.
+    /// `save_chat_settings`: a non-empty `model` becomes the chat's (and, when
+    /// `~/.bb7/state.json` can be read, the last used model there); `reasoning_effort` is
+    /// stored as given.
     pub(crate) fn save_chat_settings(
         &mut self,
         model: Option<String>,
@@ -26,7 +27,11 @@ impl Session {
         let home = self.home.clone();
         let active = self.active_chat()?;
         if let Some(model) = model.filter(|model| !model.is_empty()) {
-            GlobalState::record_model(&home, &model)?;
+            // The first client writes `state.json` unlocked (truncate, then write): a file
+            // caught half-written only skips the convenience, never the chat's setting.
+            if let Err(err) = GlobalState::record_model(&home, &model) {
+                tracing::warn!(error = %err, "last_model not recorded");
+            }
             active.chat.model = model;
         }
         if let Some(effort) = reasoning_effort {

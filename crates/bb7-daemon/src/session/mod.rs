@@ -79,6 +79,9 @@ pub struct Session {
     active: Option<Active>,
     /// The models list and when it was fetched (refreshed after [`MODELS_MAX_AGE`]).
     models: Option<(std::time::Instant, Vec<ybs_providers::ModelInfo>)>,
+    /// The `@include`s git does not vouch for that the user allowed (`allow_includes`), as
+    /// the directives write them; forgotten at `init`.
+    allowed_includes: Vec<String>,
 }
 
 impl Session {
@@ -91,7 +94,18 @@ impl Session {
             initialized: false,
             active: None,
             models: None,
+            allowed_includes: Vec::new(),
         }
+    }
+
+    /// The includes the user allowed although git does not vouch for them.
+    pub fn allowed_includes(&self) -> &[String] {
+        &self.allowed_includes
+    }
+
+    /// `allow_includes`: the includes the user allowed, replacing those allowed before.
+    pub fn allow_includes(&mut self, paths: Vec<String>) {
+        self.allowed_includes = paths;
     }
 
     /// The per-user locations.

@@ -74,6 +74,7 @@ impl Session {
         let same_root = self.initialized && self.root == root;
         if !same_root {
             self.release_active();
+            self.allow_includes(Vec::new());
         }
         self.project = root.is_some();
         self.root = root;

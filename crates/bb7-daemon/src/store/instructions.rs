@@ -11,24 +11,37 @@ use std::path::{Path, PathBuf};
 
 use crate::protocol::error::{Error, Result};
 use crate::store::confined::{Confined, Refused, refusal};
+use crate::store::tracked::{Tracked, Unvouched};
 
 /// The most instructions may hold once includes are expanded: they go with every message.
 pub const MAX_EXPANDED: usize = 1 << 20;
 
 /// Expands a project instruction file. `display` names the file in errors, which read
 /// `{display}:{line}: {what}`; instructions over [`MAX_EXPANDED`] bytes are such an error
-/// (an include is read no further than the room left).
-pub fn expand(text: &str, project_root: &Path, display: &str) -> Result<String> {
-    expand_listing(text, project_root, display, &mut Vec::new())
+/// (an include is read no further than the room left). An include that git does not vouch
+/// for ([`Tracked`]: untracked, ignored, in `.git`) is such an error too unless its path (as
+/// the directive writes it) is in `allowed`, the includes the user consented to.
+pub fn expand(
+    text: &str,
+    project_root: &Path,
+    display: &str,
+    allowed: &[String],
+) -> Result<String> {
+    expand_listing(text, project_root, display, allowed, &mut Vec::new())
 }
 
-/// [`expand`], listing each included file (as written) and its size in `included`.
+/// [`expand`], listing each included file (as written) and its size in `included`; past an
+/// include refused for want of consent it goes on listing (the user is shown them all).
 fn expand_listing(
     text: &str,
     project_root: &Path,
     display: &str,
+    allowed: &[String],
     included_files: &mut Vec<Included>,
 ) -> Result<String> {
+    // Read (the index) only once an include needs it.
+    let mut tracked: Option<Tracked> = None;
+    let mut refused: Option<Error> = None;
     let mut out = String::with_capacity(text.len());
     let mut in_fence = false;
     for (number, raw) in text.split_inclusive('\n').enumerate() {
@@ -66,10 +79,18 @@ fn expand_listing(
                         None if err.kind() == std::io::ErrorKind::FileTooLarge => fail(too_large()),
                         None => fail(format!("include read failed: {err}")),
                     })?;
+                let needs_consent = tracked
+                    .get_or_insert_with(|| Tracked::new(&resolved.0))
+                    .check(&resolved.1);
                 included_files.push(Included {
                     path: target.clone(),
                     bytes: included.len(),
+                    needs_consent,
                 });
+                if let Some(why) = needs_consent.filter(|_| !allowed.contains(&target)) {
+                    refused.get_or_insert_with(|| fail(consent_needed(&target, why)));
+                    continue;
+                }
                 out.push_str(&included);
                 if raw.ends_with('\n') && !included.ends_with('\n') {
                     out.push('\n');
@@ -77,7 +98,19 @@ fn expand_listing(
             }
         }
     }
-    Ok(out)
+    match refused {
+        Some(err) => Err(err),
+        None => Ok(out),
+    }
+}
+
+fn consent_needed(target: &str, why: Unvouched) -> String {
+    format!(
+        "include {target} {}: it is sent only once you allow it (the plugin asks before the \
+         first send; a client without that question cannot: remove the @include, or track \
+         the file with git)",
+        why.describe()
+    )
 }
 
 fn too_large() -> String {
@@ -195,10 +228,18 @@ pub struct Included {
     pub path: String,
     /// Its size in bytes.
     pub bytes: usize,
+    /// Why it is sent only with the user's consent (`allow_includes`), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needs_consent: Option<Unvouched>,
 }
 
-/// Collects [`InstructionsInfo`]; `project_root` is `None` for global chats.
-pub fn info(global_path: &Path, project_root: Option<&Path>) -> InstructionsInfo {
+/// Collects [`InstructionsInfo`]; `project_root` is `None` for global chats; `allowed` are
+/// the includes the user consented to ([`expand`]).
+pub fn info(
+    global_path: &Path,
+    project_root: Option<&Path>,
+    allowed: &[String],
+) -> InstructionsInfo {
     let mut info = InstructionsInfo {
         global_path: global_path.display().to_string(),
         global_exists: global_path.is_file(),
@@ -210,7 +251,7 @@ pub fn info(global_path: &Path, project_root: Option<&Path>) -> InstructionsInfo
         // A link or FIFO there "exists" and is reported as an error by the load.
         info.project_exists = matches!(Confined::new(root).kind(&path), Ok(Some(_)));
         if info.project_exists {
-            if let Err(err) = load_project_listing(root, &mut info.project_includes) {
+            if let Err(err) = load_project_listing(root, allowed, &mut info.project_includes) {
                 info.project_error = err.to_string();
             }
         }
@@ -223,15 +264,20 @@ pub fn project_file(root: &Path) -> PathBuf {
     root.join(".bb7").join("instructions")
 }
 
-/// The expanded project instructions ("" when the file does not exist).
-pub fn load_project(root: &Path) -> Result<String> {
-    load_project_listing(root, &mut Vec::new())
+/// The expanded project instructions ("" when the file does not exist); `allowed` as for
+/// [`expand`].
+pub fn load_project(root: &Path, allowed: &[String]) -> Result<String> {
+    load_project_listing(root, allowed, &mut Vec::new())
 }
 
-fn load_project_listing(root: &Path, included: &mut Vec<Included>) -> Result<String> {
+fn load_project_listing(
+    root: &Path,
+    allowed: &[String],
+    included: &mut Vec<Included>,
+) -> Result<String> {
     let path = project_file(root);
     match Confined::new(root).read_to_string(&path) {
-        Ok(text) => expand_listing(&text, root, &path.display().to_string(), included),
+        Ok(text) => expand_listing(&text, root, &path.display().to_string(), allowed, included),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
         Err(err) => match refusal(&err) {
             Some(Refused::Symlink(_)) => Err(Error::Instructions(format!(
@@ -246,27 +292,41 @@ fn load_project_listing(root: &Path, included: &mut Vec<Included>) -> Result<Str
 /// Template written by `prepare_instructions` for a new project file.
 pub const PROJECT_TEMPLATE: &str = "@@ BB-7 project instructions\n\
 @@\n\
-@@ Everything in this file (after stripping comments and expanding includes)\n\
-@@ is sent with every request: keep it focused.\n\
-@@ Lines starting with @@ are comments.\n\
-@@ @include <path>               include a file (relative to the project root)\n\
-@@ @include \"path with spaces\"   quoted form\n\
-@@ Included files must be inside the project and are not parsed again.\n\
-@@ Directives are ignored inside fenced code blocks (``` or ~~~).\n\
+@@ What this file holds (without its comments, with its includes expanded) goes\n\
+@@ with every request of this project: keep it short and to the point.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
+@@ To pull another file in, use the @include directive:\n\
+@@\n\
+@@ @include <path>                a file, relative to the project root\n\
+@@ @include \"path with spaces\"    the quoted form, for names with spaces\n\
+@@\n\
+@@ Included files must lie inside the project; they are inserted as they are\n\
+@@ and not read for directives again. Directives inside fenced code blocks\n\
+@@ (``` or ~~~) are plain text.\n\
+@@\n\
+@@ For example:\n\
+@@ @include ARCHITECTURE.md\n\
+\n\
+# Project context (Markdown is fine)\n\
 \n";
 
 /// Template written by `prepare_instructions` for a new global file.
 pub const GLOBAL_TEMPLATE: &str = "@@ BB-7 global instructions\n\
 @@\n\
-@@ This file is sent with every request, in every project. Use it for preferences that\n\
-@@ are not project-specific. Lines starting with @@ are comments.\n\
+@@ This file goes with every request, in every project. Put here what is true\n\
+@@ whatever the project: your background and experience, your tools and\n\
+@@ environment, how you like answers written, what you want to learn more about.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
 \n";
 
-/// Template written by `prepare_instructions` for a new system prompt override.
+/// Template written by `prepare_instructions` for a new system prompt override (the
+/// built-in prompt follows it, to edit).
 pub const SYSTEM_TEMPLATE: &str = "@@ BB-7 system prompt override\n\
 @@\n\
-@@ When this file has content besides comments, it replaces the built-in system prompt.\n\
-@@ Lines starting with @@ are comments.\n\
+@@ When this file has anything besides comments, it replaces the built-in system\n\
+@@ prompt completely. Change it carefully: the system prompt decides how BB-7\n\
+@@ behaves.\n\
+@@ Lines that start with @@ are comments; they are never sent.\n\
 \n";
 
 #[cfg(test)]
@@ -285,7 +345,7 @@ mod tests {
     fn comments_includes_and_fences() {
         let dir = project();
         let text = "intro\n@@ hidden\n@include notes.md\n```\n@include nothing\n@@ kept\n```\n@include \"with space.md\"\n@includes is text\n";
-        let out = expand(text, dir.path(), "I").unwrap();
+        let out = expand(text, dir.path(), "I", &[]).unwrap();
         assert_eq!(
             out,
             "intro\nNOTES\n```\n@include nothing\n@@ kept\n```\nSPACED\n@includes is text\n"
@@ -298,7 +358,7 @@ mod tests {
         let outside = tempfile::tempdir().unwrap();
         std::fs::write(outside.path().join("secret"), "S").unwrap();
         std::os::unix::fs::symlink(outside.path().join("secret"), dir.path().join("link")).unwrap();
-        let err = |text: &str| expand(text, dir.path(), "I").unwrap_err().to_string();
+        let err = |text: &str| expand(text, dir.path(), "I", &[]).unwrap_err().to_string();
         assert_eq!(
             err("a\n@include /etc/passwd\n"),
             "I:2: include path must be relative to project root"
@@ -334,6 +394,7 @@ mod tests {
         let json = serde_json::to_value(info(
             Path::new("/nonexistent/instructions.md"),
             Some(dir.path()),
+            &[],
         ))
         .unwrap();
         assert_eq!(
@@ -343,8 +404,8 @@ mod tests {
                 "project_path": project_file(dir.path()).display().to_string(),
                 "project_exists": false})
         );
-        let json =
-            serde_json::to_value(info(Path::new("/nonexistent/instructions.md"), None)).unwrap();
+        let json = serde_json::to_value(info(Path::new("/nonexistent/instructions.md"), None, &[]))
+            .unwrap();
         assert_eq!(
             json,
             serde_json::json!({"global_path": "/nonexistent/instructions.md",
@@ -357,7 +418,11 @@ mod tests {
         let dir = project();
         std::fs::create_dir_all(dir.path().join(".bb7")).unwrap();
         std::fs::write(project_file(dir.path()), "@include nope\n").unwrap();
-        let info = info(Path::new("/nonexistent/instructions.md"), Some(dir.path()));
+        let info = info(
+            Path::new("/nonexistent/instructions.md"),
+            Some(dir.path()),
+            &[],
+        );
         assert!(info.project_exists);
         assert!(!info.global_exists);
         assert!(

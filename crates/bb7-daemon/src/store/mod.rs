@@ -5,7 +5,8 @@
 //! `context/_external/{hash}`, named by [`paths`]), the model's outputs in `output/` and a
 //! PID lock ([`lock`]); the index `chats/index.json` changes only under an advisory lock.
 //! The open chat is [`active::Active`]; the per-user config, state, logs and usage are
-//! [`global`], [`logfile`] and [`usage_log`]; instruction files are [`instructions`].
+//! [`global`], [`logfile`] and [`usage_log`]; instruction files are [`instructions`] (an `@include` git does not vouch for, [`tracked`],
+//! needs the user's consent).
 //!
 //! Safety (threat model in `SECURITY.md`): every file under `.bb7/` is reached through
 //! [`confined`] (opened beneath the project root, no link followed, regular files only) and
@@ -29,6 +30,7 @@ pub mod logfile;
 pub mod model;
 pub mod paths;
 pub mod recovery;
+pub mod tracked;
 pub mod trust;
 pub mod usage_log;
 

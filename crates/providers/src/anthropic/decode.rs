@@ -91,7 +91,8 @@ impl Decoder for AnthropicDecoder {
                     });
                 }
                 BlockDelta::InputJsonDelta { partial_json } => {
-                    if !partial_json.is_empty() {
+                    // A server tool's input (web search) is not a call of ours.
+                    if !partial_json.is_empty() && self.tool_blocks.contains(&index) {
                         out.push(StreamEvent::ToolCallDelta {
                             index,
                             arguments: partial_json,
@@ -205,6 +206,30 @@ mod tests {
             json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 42}}),
             json!({"type": "message_stop"}),
         ]
+    }
+
+    #[test]
+    fn a_hosted_web_search_is_not_a_tool_call_of_ours() {
+        let events = [
+            json!({"type": "message_start", "message": {"id": "msg_1", "usage": {"input_tokens": 9}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"query\": \"rust\"}"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "Rust is a language."}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+            json!({"type": "message_stop"}),
+        ];
+        let mut accumulator = Accumulator::new();
+        for event in run(&events) {
+            accumulator.push(event.unwrap());
+        }
+        let reply = accumulator.finish();
+        assert_eq!(reply.message.parts, [Part::text("Rust is a language.")]);
+        assert_eq!(reply.finish_reason, Some(FinishReason::Stop));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ybs_core::{
 
 use super::wire::{
     Block, ImageSource, MarkedBlock, Request, System, SystemBlock, ThinkingConfig, Tool,
-    WireMessage,
+    WireMessage, WireTool,
 };
 use crate::images::{self, source};
 use crate::text::{part_text, temperature};
@@ -127,7 +127,13 @@ pub(crate) fn encode<'a>(
         max_tokens,
         system,
         messages,
-        tools,
+        tools: (tools.into_iter().map(WireTool::Function))
+            .chain(
+                request
+                    .web_search
+                    .then(|| WireTool::Server(web_search_tool())),
+            )
+            .collect(),
         tool_choice: request.tool_choice.as_ref().map(tool_choice),
         temperature: request
             .temperature
@@ -141,6 +147,12 @@ pub(crate) fn encode<'a>(
         thinking,
         stream: true,
     })
+}
+
+/// Anthropic's hosted web search tool, run by the server (its results come back as blocks
+/// of the reply, which the decoder skips).
+fn web_search_tool() -> Value {
+    json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 5})
 }
 
 /// Puts the breakpoint on the block at `index` of a message, or on the nearest block before

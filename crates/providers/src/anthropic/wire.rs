@@ -17,7 +17,7 @@ pub(crate) struct Request<'a> {
     pub system: Option<System>,
     pub messages: Vec<WireMessage>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<Tool<'a>>,
+    pub tools: Vec<WireTool<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -52,6 +52,14 @@ pub(crate) struct SystemBlock {
     pub kind: &'static str,
     pub text: String,
     pub cache_control: CacheControl,
+}
+
+/// A tool of the request: a function the client runs, or one the server runs (web search).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum WireTool<'a> {
+    Function(Tool<'a>),
+    Server(Value),
 }
 
 #[derive(Debug, Serialize)]

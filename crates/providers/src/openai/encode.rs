@@ -79,8 +79,14 @@ pub(crate) fn encode<'a>(
     {
         last.cache_control = Some(CacheControl::new(marks.ttl));
     }
+    // OpenRouter's hosted web search: the model's `:online` variant.
+    let sent_model = if openrouter_kind && request.web_search && !model.ends_with(":online") {
+        std::borrow::Cow::Owned(format!("{model}:online"))
+    } else {
+        std::borrow::Cow::Borrowed(model)
+    };
     Ok(Request {
-        model,
+        model: sent_model,
         messages,
         stream: true,
         stream_options: Some(StreamOptions {

@@ -143,7 +143,8 @@ impl Provider for OpenAiProvider {
     /// `/models` (`context_length`, vLLM's `max_model_len`, llama.cpp's `meta.n_ctx`,
     /// OpenRouter's `top_provider.max_completion_tokens`); for llama.cpp and unnamed
     /// OpenAI-compatible servers also llama.cpp's `/props` (the window of a request slot,
-    /// which is what a request may fill) and `/tokenize` (how its tokenizer counts).
+    /// which is what a request may fill) and `/tokenize` (how its tokenizer counts); for LM
+    /// Studio and unnamed servers still without a window, LM Studio's `/api/v0/models`.
     async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
         let listed = self.list_models().await;
         let mut limits = match &listed {
@@ -173,6 +174,18 @@ impl Provider for OpenAiProvider {
                 }
             }
         }
+        // LM Studio, or an unnamed server on this machine or the local network.
+        let lm_studio = match self.http.kind {
+            ProviderKind::LmStudio => true,
+            ProviderKind::OpenAiCompatible => is_local(&self.base),
+            _ => false,
+        };
+        if lm_studio && limits.context_window.is_none() {
+            if let Some((window, field)) = self.lm_studio_window(model).await {
+                limits.context_window = Some(window);
+                limits.source = format!("GET /api/v0/models ({field})");
+            }
+        }
         if limits.is_empty() {
             listed?;
         }
@@ -190,6 +203,35 @@ impl Provider for OpenAiProvider {
             total_credits: credits.data.total_credits,
             total_usage: credits.data.total_usage,
         }))
+    }
+}
+
+impl OpenAiProvider {
+    /// LM Studio's own entry of `model` (`/api/v0/models/{id}`, else found in
+    /// `/api/v0/models`): the window it is loaded with (`loaded_context_length`), else the
+    /// most it can be loaded with (`max_context_length`); `None` from other servers.
+    async fn lm_studio_window(&self, model: &str) -> Option<(u64, &'static str)> {
+        let root = server_root(&self.base);
+        let headers = self.headers();
+        let mut url = reqwest::Url::parse(&format!("{root}/api/v0/models")).ok()?;
+        url.path_segments_mut().ok()?.push(model);
+        let entry = match self.http.get_json(url.as_str(), &headers).await {
+            Ok(entry) if entry.get("id").is_some() => entry,
+            _ => {
+                let list = (self.http)
+                    .get_json(&format!("{root}/api/v0/models"), &headers)
+                    .await
+                    .ok()?;
+                let data = list.get("data").and_then(Value::as_array)?;
+                let found = data.iter().find(|entry| entry["id"] == model)?;
+                found.clone()
+            }
+        };
+        let field = |name: &'static str| {
+            let tokens = entry.get(name).and_then(Value::as_u64).filter(|n| *n > 0);
+            tokens.map(|tokens| (tokens, name))
+        };
+        field("loaded_context_length").or_else(|| field("max_context_length"))
     }
 }
 
@@ -259,6 +301,24 @@ fn chars_per_token(answer: &Value) -> Option<f64> {
     (tokens > 0).then(|| CALIBRATION.chars().count() as f64 / tokens as f64)
 }
 
+/// Whether `base` names this machine or a private network address (where a server of
+/// one's own, such as LM Studio, runs).
+fn is_local(base: &str) -> bool {
+    use std::net::IpAddr;
+    let Ok(url) = reqwest::Url::parse(base) else {
+        return false;
+    };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
+        Ok(IpAddr::V6(ip)) => ip.is_loopback() || (ip.segments()[0] & 0xfe00) == 0xfc00,
+        Err(_) => host.eq_ignore_ascii_case("localhost") || host.ends_with(".local"),
+    }
+}
+
 /// The server's root for its own endpoints (`/props`, `/tokenize`): the base URL without
 /// its `/v1`.
 fn server_root(base: &str) -> &str {
@@ -282,6 +342,26 @@ pub(crate) fn base_url(endpoint: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn local_servers_are_this_machine_and_private_networks() {
+        for base in [
+            "http://localhost:1234/v1",
+            "http://127.0.0.1:1234/v1",
+            "http://192.168.1.20:1234/v1",
+            "http://[::1]:1234/v1",
+            "http://studio.local:1234/v1",
+        ] {
+            assert!(is_local(base), "{base}");
+        }
+        for base in [
+            "https://api.groq.com/openai/v1",
+            "http://8.8.8.8/v1",
+            "nonsense",
+        ] {
+            assert!(!is_local(base), "{base}");
+        }
+    }
 
     #[test]
     fn base_urls() {

@@ -15,7 +15,7 @@ use crate::wire::FunctionTool;
 /// `POST /chat/completions` body.
 #[derive(Debug, Serialize)]
 pub(crate) struct Request<'a> {
-    pub model: &'a str,
+    pub model: std::borrow::Cow<'a, str>,
     pub messages: Vec<WireMessage>,
     pub stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]

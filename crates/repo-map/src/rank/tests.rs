@@ -22,7 +22,7 @@ fn file(path: &str, defines: &[&str], uses: &[&str]) -> MappedFile {
 
 fn order(files: &[MappedFile], mentioned: &[&str]) -> Vec<String> {
     let mentioned = mentioned.iter().map(|s| (*s).to_owned()).collect();
-    (rank(files, &mentioned).iter())
+    (rank(files, &mentioned, "").iter())
         .map(|r| files[r.index].path.clone())
         .collect()
 }
@@ -48,7 +48,7 @@ fn the_most_referenced_file_comes_first_and_unreferenced_files_last_by_path() {
             "z_leaf.rs"
         ]
     );
-    let ranked = rank(&files, &BTreeSet::new());
+    let ranked = rank(&files, &BTreeSet::new(), "");
     assert_eq!((ranked[0].tier, ranked[0].referrers), (Tier::Referenced, 3));
     assert_eq!((ranked[1].tier, ranked[1].referrers), (Tier::Referenced, 2));
     assert!(ranked[2..].iter().all(|r| r.tier == Tier::Other));
@@ -89,10 +89,10 @@ fn a_file_used_by_an_important_file_outranks_one_used_by_a_leaf() {
 #[test]
 fn a_name_defined_in_many_files_weighs_less_than_a_unique_one() {
     let files = vec![
-        file("a.rs", &["new"], &[]),
-        file("b.rs", &["new"], &[]),
-        file("c.rs", &["new", "unique"], &[]),
-        file("user1.rs", &[], &["new"]),
+        file("a.rs", &["make"], &[]),
+        file("b.rs", &["make"], &[]),
+        file("c.rs", &["make", "unique"], &[]),
+        file("user1.rs", &[], &["make"]),
         file("user2.rs", &[], &["unique"]),
     ];
     let edges = reference_edges(&files);
@@ -116,7 +116,7 @@ fn references_to_its_own_definitions_do_not_count() {
     ];
     assert!(reference_edges(&files).is_empty());
     assert!(
-        rank(&files, &BTreeSet::new())
+        rank(&files, &BTreeSet::new(), "")
             .iter()
             .all(|r| r.tier == Tier::Other)
     );
@@ -140,9 +140,9 @@ fn the_order_is_the_same_for_the_same_input() {
             file(&format!("m{i}.rs"), &[&name], &uses)
         })
         .collect();
-    let first = rank(&files, &BTreeSet::new());
+    let first = rank(&files, &BTreeSet::new(), "");
     for _ in 0..5 {
-        assert_eq!(rank(&files, &BTreeSet::new()), first);
+        assert_eq!(rank(&files, &BTreeSet::new(), ""), first);
     }
 }
 
@@ -157,4 +157,18 @@ fn a_name_defined_in_too_many_files_adds_no_edge() {
     files.push(file("user.rs", &[], &["run"]));
     files.remove(0);
     assert_eq!(reference_edges(&files).len(), MAX_DEFINERS);
+}
+
+#[test]
+fn a_long_name_of_words_weighs_more_and_a_short_or_private_one_less() {
+    let files = vec![
+        file("a.rs", &["spawn_blocking"], &[]),
+        file("b.rs", &["spawn"], &[]),
+        file("c.rs", &["io", "_inner"], &[]),
+        file("user.rs", &[], &["_inner", "io", "spawn", "spawn_blocking"]),
+    ];
+    assert_eq!(
+        reference_edges(&files),
+        vec![(3, 0, 4.0), (3, 1, 1.0), (3, 2, 0.2)]
+    );
 }

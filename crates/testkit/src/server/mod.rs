@@ -31,7 +31,8 @@ use crate::script::{Script, Turn};
 use chat::chat;
 use control::control_endpoint;
 use models::{
-    models_delay, ollama_show, ollama_tags, openai_models, openrouter_models, props, tokenize,
+    lm_studio_models, models_delay, ollama_show, ollama_tags, openai_models, openrouter_models,
+    props, tokenize,
 };
 use respond::json_response;
 use state::Shared;
@@ -228,12 +229,41 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ("GET", "/api/tags") => json_response(StatusCode::OK, &ollama_tags(&shared)),
         ("POST", "/api/show") => ollama_show(&shared, &body),
         ("GET", "/props") => props(&shared),
+        ("GET", "/api/v0/models") => lm_studio_models(&shared, ""),
+        ("GET", lm) if lm.starts_with("/api/v0/models/") => {
+            let id = percent_decode(&lm["/api/v0/models/".len()..]);
+            lm_studio_models(&shared, &id)
+        }
         ("POST", "/tokenize") => tokenize(&shared, &body),
         _ => json_response(
             StatusCode::NOT_FOUND,
             &json!({"error": format!("fake-llm: no route for {method} {path}")}),
         ),
     }
+}
+
+/// `%XX` escapes of a path segment decoded (invalid ones kept as they are).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = bytes
+            .get(index + 1..index + 3)
+            .and_then(|pair| std::str::from_utf8(pair).ok())
+            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
+        match (bytes[index], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                index += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn parse_body(bytes: &Bytes) -> Value {

@@ -88,6 +88,51 @@ pub(super) fn over_window(shared: &Shared, body: &Value) -> Option<Response> {
     })
 }
 
+/// LM Studio's own model entry (`/api/v0/models`).
+fn lm_studio_entry(model: &Model) -> Value {
+    let mut entry = json!({
+        "id": model.id,
+        "object": "model",
+        "type": "llm",
+        "publisher": "fake-llm",
+        "arch": model.architecture,
+        "compatibility_type": "gguf",
+        "quantization": "Q4_K_M",
+        "state": if model.loaded_context_length.is_some() { "loaded" } else { "not-loaded" },
+        "max_context_length": model.context_length,
+    });
+    if let Some(loaded) = model.loaded_context_length {
+        entry["loaded_context_length"] = json!(loaded);
+    }
+    entry
+}
+
+/// LM Studio's `GET /api/v0/models` (`rest` empty) and `GET /api/v0/models/{id}`; 404 when
+/// the script is not LM Studio's or the model is unknown.
+pub(super) fn lm_studio_models(shared: &Shared, rest: &str) -> Response {
+    let (models, on) = {
+        let inner = shared.lock();
+        (inner.models.clone(), inner.lm_studio)
+    };
+    if !on {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": "fake-llm: not LM Studio, so no /api/v0/models"}),
+        );
+    }
+    if rest.is_empty() {
+        let data: Vec<Value> = models.iter().map(lm_studio_entry).collect();
+        return json_response(StatusCode::OK, &json!({"object": "list", "data": data}));
+    }
+    match models.iter().find(|m| m.id == rest) {
+        Some(model) => json_response(StatusCode::OK, &lm_studio_entry(model)),
+        None => json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": format!("Model \"{rest}\" not found")}),
+        ),
+    }
+}
+
 /// The OpenRouter model list, with pricing and context lengths.
 pub(super) fn openrouter_models(shared: &Shared) -> Value {
     let models = shared.lock().models.clone();

@@ -48,6 +48,8 @@ pub(super) struct Inner {
     pub(super) credits: Credits,
     /// The enforced context window, if any.
     pub(super) window: Option<crate::script::Window>,
+    /// Whether LM Studio's `/api/v0/models` answers.
+    pub(super) lm_studio: bool,
     /// Chat requests so far (numbering the reply ids).
     pub(super) chats: u64,
 }
@@ -69,6 +71,7 @@ impl Shared {
                 models_delay_ms: script.models_delay_ms,
                 credits: script.credits,
                 window: script.window,
+                lm_studio: script.lm_studio,
                 chats: 0,
             }),
         }

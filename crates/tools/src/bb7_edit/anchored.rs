@@ -4,6 +4,7 @@ use std::fmt;
 
 use super::search_replace::list_lines;
 use super::text::{self, Line};
+use super::work::{self, MatchWork};
 
 /// The most lines a `start` or `end` anchor may have.
 pub const MAX_ANCHOR_LINES: usize = 10;
@@ -70,6 +71,14 @@ pub enum AnchoredError {
         /// The 1-based line of each match.
         lines: Vec<usize>,
     },
+    /// The response's edits used up their matching work ([`MatchWork`]): this change was
+    /// not looked for.
+    WorkLimit {
+        /// The change.
+        change: usize,
+        /// The limit, in steps.
+        limit: u64,
+    },
     /// Two changes' regions share lines.
     Overlap {
         /// The change whose region starts first in the file.
@@ -118,6 +127,11 @@ impl fmt::Display for AnchoredError {
                 prefix(anchor),
                 list_lines(lines)
             ),
+            AnchoredError::WorkLimit { change, limit } => write!(
+                f,
+                "change {change}: {}",
+                MatchWork::new(*limit).exhausted_message()
+            ),
             AnchoredError::Overlap {
                 second,
                 first_lines,
@@ -139,7 +153,8 @@ impl AnchoredError {
             AnchoredError::NoChanges => None,
             AnchoredError::AnchorLength { change, .. }
             | AnchoredError::NotFound { change, .. }
-            | AnchoredError::NotUnique { change, .. } => Some(*change),
+            | AnchoredError::NotUnique { change, .. }
+            | AnchoredError::WorkLimit { change, .. } => Some(*change),
             AnchoredError::Overlap { second, .. } => Some(*second),
         }
     }
@@ -181,6 +196,17 @@ struct Region {
 /// `start` lines. Overlapping regions are an error. Regions are replaced bottom-up, with the
 /// file's line endings; the file keeps its trailing-newline state.
 pub fn apply_anchored(content: &str, changes: &[AnchoredChange]) -> Result<String, AnchoredError> {
+    apply_anchored_with(content, changes, &mut MatchWork::default())
+}
+
+/// [`apply_anchored`], counting its work in `work`: each change takes time linear in the
+/// size of `content`, and no change is looked for once `work` is used up (a
+/// [`AnchoredError::WorkLimit`]).
+pub fn apply_anchored_with(
+    content: &str,
+    changes: &[AnchoredChange],
+    work: &mut MatchWork,
+) -> Result<String, AnchoredError> {
     if changes.is_empty() {
         return Err(AnchoredError::NoChanges);
     }
@@ -189,7 +215,13 @@ pub fn apply_anchored(content: &str, changes: &[AnchoredChange]) -> Result<Strin
     let texts: Vec<&str> = lines.iter().map(|l| &content[l.start..l.end]).collect();
     let mut regions = Vec::with_capacity(changes.len());
     for (idx, change) in changes.iter().enumerate() {
-        regions.push(locate(&texts, change, idx)?);
+        if work.exhausted() {
+            return Err(AnchoredError::WorkLimit {
+                change: idx,
+                limit: work.limit(),
+            });
+        }
+        regions.push(locate(&texts, change, idx, work)?);
     }
     let mut order: Vec<&Region> = regions.iter().collect();
     order.sort_by_key(|r| (r.first, r.change));
@@ -225,15 +257,20 @@ pub fn apply_anchored(content: &str, changes: &[AnchoredChange]) -> Result<Strin
     Ok(text::keep_trailing_newline(content, out, eol))
 }
 
-fn locate(texts: &[&str], change: &AnchoredChange, number: usize) -> Result<Region, AnchoredError> {
+fn locate(
+    texts: &[&str],
+    change: &AnchoredChange,
+    number: usize,
+    work: &mut MatchWork,
+) -> Result<Region, AnchoredError> {
     let start = anchor_lines(&change.start, number, Anchor::Start)?;
-    let (first, reindent) = find_anchor(texts, &start, 0, number, Anchor::Start)?;
+    let (first, reindent) = find_anchor(texts, &start, (0, number, Anchor::Start), work)?;
     let after_start = first + start.len();
     let last = match &change.end {
         None => after_start - 1,
         Some(end) => {
             let end = anchor_lines(end, number, Anchor::End)?;
-            let (at, _) = find_anchor(texts, &end, after_start, number, Anchor::End)?;
+            let (at, _) = find_anchor(texts, &end, (after_start, number, Anchor::End), work)?;
             at + end.len() - 1
         }
     };
@@ -268,31 +305,25 @@ fn anchor_lines(
     Ok(lines)
 }
 
-/// Finds `anchor` at or after line index `from`; returns its first line index and, for the
-/// whitespace-insensitive pass, the (model, file) indentation pair for re-indenting.
+/// Finds `anchor` at or after line index `from` (`at` is `(from, change, which)`); returns
+/// its first line index and, for the whitespace-insensitive pass, the (model, file)
+/// indentation pair for re-indenting. Each pass is linear in the file ([`work::occurrences`]).
 #[allow(clippy::type_complexity)]
 fn find_anchor(
     texts: &[&str],
     anchor: &[String],
-    from: usize,
-    change: usize,
-    which: Anchor,
+    (from, change, which): (usize, usize, Anchor),
+    work: &mut MatchWork,
 ) -> Result<(usize, Option<(String, String)>), AnchoredError> {
-    let k = anchor.len();
-    let passes: [fn(&str, &str) -> bool; 3] = [
-        |a, b| a == b,
-        |a, b| a.trim_end() == b.trim_end(),
-        |a, b| a.trim() == b.trim(),
-    ];
-    for (pass, eq) in passes.iter().enumerate() {
-        let mut hits = Vec::new();
-        let mut i = from;
-        while i + k <= texts.len() {
-            if (0..k).all(|j| eq(texts[i + j], &anchor[j])) {
-                hits.push(i);
-            }
-            i += 1;
-        }
+    let passes: [fn(&str) -> &str; 3] = [|l| l, str::trim_end, str::trim];
+    let quoted: Vec<&str> = anchor.iter().map(String::as_str).collect();
+    let rest = texts.get(from..).unwrap_or_default();
+    for (pass, norm) in passes.iter().enumerate() {
+        let (hay, needle) = work::number_lines(rest, &quoted, *norm, work);
+        let hits: Vec<usize> = work::occurrences(&hay, &needle, work)
+            .into_iter()
+            .map(|at| at + from)
+            .collect();
         match hits.as_slice() {
             [] => continue,
             [at] => {

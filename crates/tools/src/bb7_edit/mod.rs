@@ -55,6 +55,9 @@
 //!   `file_id mismatch: got A, expected B` (B: the id the model was shown, or of the pending
 //!   content for a file this response created). Paths are normalised ([`normalize_path`]);
 //!   absolute paths and `..` are refused, and a second `write_file` of one path is an error.
+//! - Matching is bounded ([`MatchWork`]): each edit takes time linear in the file and the
+//!   quoted text, and a response's edits share a work limit ([`DEFAULT_WORK_LIMIT`] steps);
+//!   past it every further edit fails with `edit matching stopped: ...` (reported once).
 //! - Files keep their line endings (text the model sends is converted to the file's; CRLF
 //!   files stay CRLF) and their trailing-newline state. All offsets are taken at char
 //!   boundaries, so any UTF-8 text is safe.
@@ -67,9 +70,10 @@ mod read_check;
 mod schema;
 mod search_replace;
 mod text;
+mod work;
 
 pub use anchored::{
-    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored,
+    Anchor, AnchoredChange, AnchoredError, MAX_ANCHOR_LINES, apply_anchored, apply_anchored_with,
     describe_anchored_error,
 };
 pub use mode::{DiffMode, DiffModeError};
@@ -81,4 +85,6 @@ pub use read_check::read_error;
 pub use schema::{EDIT_FILE, WRITE_FILE, edit_file_spec, tool_specs, write_file_spec};
 pub use search_replace::{
     MatchPass, Replaced, SearchReplace, SearchReplaceError, apply_search_replace,
+    apply_search_replace_with,
 };
+pub use work::{DEFAULT_WORK_LIMIT, MatchWork};

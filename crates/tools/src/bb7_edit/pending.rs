@@ -6,7 +6,8 @@ use std::fmt;
 use ybs_core::{ToolCall, file_id};
 
 use super::args::{self, AnchoredCall, ArgError, Parsed, PathEdit};
-use super::{DiffMode, apply_anchored, apply_search_replace, text};
+use super::work::MatchWork;
+use super::{DiffMode, apply_anchored_with, apply_search_replace_with, text};
 
 /// Where the content an edit applied to came from, in order of precedence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -160,8 +161,14 @@ impl std::error::Error for DiffError {}
 /// <path> (base=S). <hint>`, where B and S are the file as the call found it. `base=none`
 /// marks a file that was not found or a call that could not be read (`?` for an unreadable
 /// path); `write_file (<path>): <why>` a bad write.
+///
+/// Matching is bounded: the buffer counts the work of every edit ([`MatchWork`], a default
+/// limit of [`DEFAULT_WORK_LIMIT`](super::DEFAULT_WORK_LIMIT) steps for the whole response)
+/// and, once it is used up, fails every further edit call with one error saying so instead of
+/// trying it.
 pub struct PendingBuffer<'a, L: BaseLookup + ?Sized> {
     mode: DiffMode,
+    work: MatchWork,
     lookup: &'a L,
     files: HashMap<String, String>,
     order: Vec<String>,
@@ -197,6 +204,7 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
     pub fn new(mode: DiffMode, lookup: &'a L) -> Self {
         PendingBuffer {
             mode,
+            work: MatchWork::default(),
             lookup,
             files: HashMap::new(),
             order: Vec::new(),
@@ -205,6 +213,17 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             errors: Vec::new(),
             failed: Vec::new(),
         }
+    }
+
+    /// The same buffer with another matching work limit, in steps.
+    pub fn with_work_limit(mut self, limit: u64) -> Self {
+        self.work = MatchWork::new(limit);
+        self
+    }
+
+    /// The matching work done so far.
+    pub fn work(&self) -> MatchWork {
+        self.work
     }
 
     /// The errors recorded so far.
@@ -262,7 +281,13 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             call: call.clone(),
         });
         let messages: Vec<String> = stage.errors.into_iter().map(|(_, m)| m).collect();
-        self.errors.extend(messages.iter().cloned());
+        // Once the work is used up every later edit fails alike: say so once.
+        let limit = self.work.exhausted_message();
+        for message in &messages {
+            if !(message.ends_with(&limit) && self.errors.iter().any(|e| e.ends_with(&limit))) {
+                self.errors.push(message.clone());
+            }
+        }
         Err(messages)
     }
 
@@ -365,7 +390,7 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             else {
                 return;
             };
-            match apply_search_replace(&base, &edit.edit) {
+            match apply_search_replace_with(&base, &edit.edit, &mut self.work) {
                 Ok(done) => stage.set(&path, done.content),
                 Err(err) => {
                     let message = self.edit_error(i, &path, Some(kind), &err.to_string());
@@ -382,7 +407,7 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
         else {
             return;
         };
-        match apply_anchored(&base, &call.changes) {
+        match apply_anchored_with(&base, &call.changes, &mut self.work) {
             Ok(content) => stage.set(&path, content),
             Err(err) => {
                 let why = super::anchored::describe_anchored_error(&err, &call.changes);
@@ -439,6 +464,11 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
                 return None;
             }
         };
+        if self.work.exhausted() {
+            let why = self.work.exhausted_message();
+            stage.fail(&path, self.edit_error(i, &path, None, &why));
+            return None;
+        }
         let Some((kind, base)) = self.base(stage, &path) else {
             let why = "file not found in the chat's output or context; \
                        create new files with write_file";
@@ -454,6 +484,10 @@ impl<'a, L: BaseLookup + ?Sized> PendingBuffer<'a, L> {
             }
         };
         let original_id = self.original(&path).map(|(_, c)| file_id(&path, c));
+        // Copying the base and hashing it and the original.
+        let original_len = self.originals.get(&path).and_then(Option::as_ref);
+        let original_len = original_len.map_or(0, |(_, c)| c.len());
+        self.work.charge(2 * base.len() + original_len);
         let given = given_id.trim().to_ascii_lowercase();
         if given != call_id && Some(&given) != original_id.as_ref() {
             let base = call_kind.as_str();

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use super::text::{self, Line};
+use super::work::{self, MatchWork};
 
 /// One search/replace edit of a file, as the model sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,6 +85,12 @@ pub enum SearchReplaceError {
     NotUniqueSubstring,
     /// `old_string` was empty but the file is not.
     EmptyOldString,
+    /// The response's edits used up their matching work ([`MatchWork`]): this edit was not
+    /// tried.
+    WorkLimit {
+        /// The limit, in steps.
+        limit: u64,
+    },
 }
 
 /// At most this many line numbers are listed in a "not unique" message.
@@ -106,6 +113,9 @@ impl fmt::Display for SearchReplaceError {
             }
             SearchReplaceError::EmptyOldString => {
                 f.write_str("old_string is empty but file has content")
+            }
+            SearchReplaceError::WorkLimit { limit } => {
+                f.write_str(&MatchWork::new(*limit).exhausted_message())
             }
         }
     }
@@ -145,6 +155,22 @@ pub fn apply_search_replace(
     content: &str,
     edit: &SearchReplace,
 ) -> Result<Replaced, SearchReplaceError> {
+    apply_search_replace_with(content, edit, &mut MatchWork::default())
+}
+
+/// [`apply_search_replace`], counting its work in `work`: it takes time linear in the sizes
+/// of `content` and `old_string`, and is not tried (a [`SearchReplaceError::WorkLimit`]) when
+/// `work` is already used up.
+pub fn apply_search_replace_with(
+    content: &str,
+    edit: &SearchReplace,
+    work: &mut MatchWork,
+) -> Result<Replaced, SearchReplaceError> {
+    if work.exhausted() {
+        return Err(SearchReplaceError::WorkLimit {
+            limit: work.limit(),
+        });
+    }
     if edit.old_string.is_empty() {
         if content.is_empty() {
             return Ok(Replaced {
@@ -157,6 +183,7 @@ pub fn apply_search_replace(
     }
     let eol = text::eol(content);
     let lines = text::lines(content);
+    work.charge(content.len());
     let passes = [
         MatchPass::Exact,
         MatchPass::TrailingWhitespace,
@@ -165,7 +192,7 @@ pub fn apply_search_replace(
         MatchPass::Normalized,
     ];
     for pass in passes {
-        let matches = find(content, &lines, edit, pass, eol);
+        let matches = find(content, &lines, edit, pass, eol, work)?;
         if matches.is_empty() {
             continue;
         }
@@ -203,29 +230,52 @@ fn find(
     edit: &SearchReplace,
     pass: MatchPass,
     eol: &str,
-) -> Vec<Match> {
+    work: &mut MatchWork,
+) -> Result<Vec<Match>, SearchReplaceError> {
     let new = || text::with_eol(&edit.new_string, eol);
-    match pass {
-        MatchPass::Exact => content
-            .match_indices(edit.old_string.as_str())
-            .map(|(at, s)| (at, at + s.len()))
-            .filter(|&(start, end)| !splits_crlf(content, start) && !splits_crlf(content, end))
-            .map(|(start, end)| Match {
-                start,
-                end,
-                replacement: new(),
-            })
-            .collect(),
-        MatchPass::Normalized => normalized_matches(content, &edit.old_string)
-            .into_iter()
-            .map(|(start, end)| Match {
-                start,
-                end,
-                replacement: new(),
-            })
-            .collect(),
-        _ => line_matches(content, lines, edit, pass, eol),
+    if matches!(pass, MatchPass::Exact | MatchPass::Normalized) {
+        // Substring search (two-way): linear in both texts.
+        work.charge(content.len() + edit.old_string.len());
     }
+    match pass {
+        MatchPass::Exact => {
+            let ranges = content
+                .match_indices(edit.old_string.as_str())
+                .map(|(at, s)| (at, at + s.len()))
+                .filter(|&(start, end)| !splits_crlf(content, start) && !splits_crlf(content, end));
+            replace_each(ranges, new, work)
+        }
+        MatchPass::Normalized => {
+            replace_each(normalized_matches(content, &edit.old_string), new, work)
+        }
+        _ => line_matches(content, lines, edit, pass, eol, work),
+    }
+}
+
+/// The matches of `ranges`, each replaced by `new()`; each replacement is counted as work, and
+/// when the work is used up (a `replace_all` of a long `new_string` matching thousands of
+/// times) no more is built: `WorkLimit`.
+fn replace_each(
+    ranges: impl IntoIterator<Item = (usize, usize)>,
+    new: impl Fn() -> String,
+    work: &mut MatchWork,
+) -> Result<Vec<Match>, SearchReplaceError> {
+    let mut out = Vec::new();
+    for (start, end) in ranges {
+        let replacement = new();
+        work.charge(replacement.len());
+        out.push(Match {
+            start,
+            end,
+            replacement,
+        });
+        if work.exhausted() {
+            return Err(SearchReplaceError::WorkLimit {
+                limit: work.limit(),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Whether byte offset `at` falls between the `\r` and `\n` of a CRLF (a match may not
@@ -313,18 +363,22 @@ fn line_eq(pass: MatchPass, real: &str, old: &str, edge: Edge) -> Option<LineMat
     }
 }
 
-/// Passes 2-4: windows of whole file lines compared line by line, non-overlapping, left to right.
+/// Passes 2-4: windows of whole file lines compared line by line, non-overlapping, left to
+/// right. The lines every window must match whole (all of them; for pass 4 the inner ones)
+/// are found in linear time ([`work::occurrences`]); only those candidates have their first
+/// and last lines checked, so each file line is looked at a bounded number of times.
 fn line_matches(
     content: &str,
     lines: &[Line],
     edit: &SearchReplace,
     pass: MatchPass,
     eol: &str,
-) -> Vec<Match> {
+    work: &mut MatchWork,
+) -> Result<Vec<Match>, SearchReplaceError> {
     let (old, trailing_nl) = text::split_text(&edit.old_string);
     let k = old.len();
     if k == 0 || k > lines.len() || (pass == MatchPass::CutOff && k < 2) {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let line_text = |l: &Line| &content[l.start..l.end];
     let edge = |j: usize| match j {
@@ -332,35 +386,63 @@ fn line_matches(
         j if j == k - 1 => Edge::Last,
         _ => Edge::Inner,
     };
+    let norm: fn(&str) -> &str = match pass {
+        MatchPass::TrailingWhitespace => str::trim_end,
+        _ => str::trim,
+    };
+    // The quoted lines compared whole: all but pass 4's cut-off edges (`k >= 2` there).
+    let (whole, edges) = if pass == MatchPass::CutOff {
+        (1..k - 1, vec![0, k - 1])
+    } else {
+        (0..k, Vec::new())
+    };
+    let texts: Vec<&str> = lines.iter().map(line_text).collect();
+    let (hay, needle) = work::number_lines(&texts, &old[whole.clone()], norm, work);
+    // A window starting at `i` has its whole-compared lines at `i + whole.start`.
+    let last_start = lines.len() - k;
+    let candidates = work::occurrences(&hay, &needle, work)
+        .into_iter()
+        .filter_map(|at| at.checked_sub(whole.start))
+        .filter(|&i| i <= last_start);
     let mut out = Vec::new();
-    let mut i = 0;
-    'windows: while i + k <= lines.len() {
-        let mut how = Vec::with_capacity(k);
-        for (j, old_line) in old.iter().enumerate() {
-            match line_eq(pass, line_text(&lines[i + j]), old_line, edge(j)) {
-                Some(m) => how.push(m),
-                None => {
-                    i += 1;
-                    continue 'windows;
-                }
-            }
+    let mut free = 0;
+    for i in candidates {
+        if i < free {
+            continue;
+        }
+        // Pass 4's edges (not compared whole), checked before anything is allocated: a
+        // rejected candidate costs two line comparisons.
+        let mut found = [LineMatch::Whole; 2];
+        let fits = edges.iter().zip(found.iter_mut()).all(|(&j, slot)| {
+            work.charge(texts[i + j].len() + old[j].len());
+            line_eq(pass, texts[i + j], old[j], edge(j))
+                .map(|m| *slot = m)
+                .is_some()
+        });
+        if !fits {
+            continue;
+        }
+        // Accepted windows do not overlap: together they allocate at most N entries.
+        let mut how = vec![LineMatch::Whole; k];
+        for (&j, m) in edges.iter().zip(found) {
+            how[j] = m;
         }
         let quoted = Quoted {
             lines: &old,
             how: &how,
             trailing_nl,
         };
-        out.push(line_match(
-            content,
-            &lines[i..i + k],
-            &quoted,
-            edit,
-            pass,
-            eol,
-        ));
-        i += k;
+        let found = line_match(content, &lines[i..i + k], &quoted, edit, pass, eol);
+        work.charge(found.replacement.len());
+        out.push(found);
+        if work.exhausted() {
+            return Err(SearchReplaceError::WorkLimit {
+                limit: work.limit(),
+            });
+        }
+        free = i + k;
     }
-    out
+    Ok(out)
 }
 
 /// The model's `old_string` lines and how each matched its file line.

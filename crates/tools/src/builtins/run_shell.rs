@@ -1,5 +1,9 @@
 //! `run_shell`: a shell command in the sandbox, with a timeout that kills its process group,
-//! as does the user cancelling the call ([`ToolContext::cancel`]).
+//! as does the user cancelling the call ([`ToolContext::cancel`]). A call may ask for the
+//! network (`network: true` with a `reason`): it then runs with the network and every other
+//! layer of the sandbox, if the policy allows such calls at all
+//! ([`ShellPolicy::network_allowed`](crate::ShellPolicy::network_allowed)); the caller asks
+//! the user first.
 
 use std::time::Duration;
 
@@ -7,12 +11,16 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
-use crate::shell::{self, ShellError};
+use crate::shell::{self, ShellError, ShellPolicy};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// Appended to stderr when the user cancelled the command.
 const CANCELLED_NOTE: &str =
     "\n[cancelled by the user; the command and its child processes were killed]";
+
+/// The error of a call that asked for the network where none may be granted.
+pub const NETWORK_OFF: &str = "network access is off here (safety.network: off): the command \
+     did not run. Run it without `network`, or ask the user to allow the network";
 
 /// The `run_shell` tool (spec 3.6).
 pub struct RunShell {
@@ -29,7 +37,9 @@ impl RunShell {
                 json!({
                     "command": {"type": "string", "description": "Shell command to execute", "required": true},
                     "working_directory": {"type": "string", "description": "Directory to run command in", "required": false, "default": "."},
-                    "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30}
+                    "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30},
+                    "network": {"type": "boolean", "description": "Run with network access (the sandbox has none otherwise), e.g. to download dependencies; the user may be asked first", "required": false, "default": false},
+                    "reason": {"type": "string", "description": "With network: why the command needs it, shown to the user", "required": false}
                 }),
             ),
         }
@@ -71,21 +81,29 @@ impl Tool for RunShell {
         } else {
             ctx.shell.default_timeout
         };
+        let network = args.bool("network")?;
+        if network && !ctx.shell.network_allowed {
+            return Err(ToolError::failed(NETWORK_OFF));
+        }
         let dir = ctx.resolve(working_directory)?;
         if !dir.is_dir() {
             return Err(ToolError::failed(format!(
                 "working_directory `{working_directory}` is not a directory"
             )));
         }
-        let output = shell::run_cancellable(
-            &ctx.shell,
-            &ctx.sandbox,
-            command,
-            &dir,
-            timeout,
-            &ctx.cancel,
-        )
-        .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
+        let granted;
+        let policy = if network {
+            granted = ShellPolicy {
+                network: true,
+                ..ctx.shell.clone()
+            };
+            &granted
+        } else {
+            &ctx.shell
+        };
+        let output =
+            shell::run_cancellable(policy, &ctx.sandbox, command, &dir, timeout, &ctx.cancel)
+                .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
         let mut stdout = output.stdout.clone();
         if output.stdout_capped {
             stdout.push_str(&format!(

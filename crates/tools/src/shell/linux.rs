@@ -11,7 +11,9 @@
 //!   `tty` and, when the mount namespace gives it a private one, `shm`;
 //! - read and write the allowed roots and its private temp dir;
 //! - nothing else: the rest of the home directory, other projects and `/tmp` stay out;
-//! - no signals to processes outside the sandbox and no abstract unix sockets (scopes, ABI 6).
+//! - no signals to processes outside the sandbox and no abstract unix sockets (scopes, ABI 6);
+//! - no TCP, unless the call was granted the network (then seccomp lets the socket calls
+//!   through too, and everything else above stays).
 //!
 //! Blocked paths and `.git`/`.ybs` are enforced by mounts when the mount namespace is
 //! available. Otherwise they are carved out of the Landlock rules: the directories on the
@@ -131,6 +133,9 @@ pub(crate) struct Grants<'a> {
     pub blocked: &'a [PathBuf],
     /// Inside the writable ones, readable but not writable (`.git`, `.ybs`).
     pub read_only: &'a [PathBuf],
+    /// Whether the command may use the network (TCP for Landlock, the socket calls for
+    /// seccomp); the other layers stay.
+    pub network: bool,
 }
 
 /// Builds everything the child will apply to itself.
@@ -183,9 +188,14 @@ pub(crate) fn prepare(
         .map_err(landlock_error)?
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
-        .map_err(landlock_error)?
-        .handle_access(AccessNet::from_all(TARGET_ABI))
-        .map_err(landlock_error)?
+        .map_err(landlock_error)?;
+    // A command granted the network gets no TCP rules: Landlock leaves TCP alone.
+    let ruleset = if access.network {
+        ruleset
+    } else {
+        (ruleset.handle_access(AccessNet::from_all(TARGET_ABI))).map_err(landlock_error)?
+    };
+    let ruleset = ruleset
         .scope(Scope::from_all(ABI::V6))
         .map_err(landlock_error)?
         .create()
@@ -241,7 +251,7 @@ pub(crate) fn prepare(
         limits: limits.rlimits(),
         last_cap: child::last_cap(),
         ruleset: Some(ruleset),
-        filters: seccomp::filters(!mounted)?,
+        filters: seccomp::filters(!mounted, access.network)?,
         cwd: None,
         late_rules,
         cgroups: Vec::new(),

@@ -5,8 +5,13 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The `sandbox-exec` profile for the given roots.
-pub(crate) fn profile(roots: &[PathBuf], temp: &Path, toolchains: &[PathBuf]) -> String {
+/// The `sandbox-exec` profile for the given roots; `network` allows the network.
+pub(crate) fn profile(
+    roots: &[PathBuf],
+    temp: &Path,
+    toolchains: &[PathBuf],
+    network: bool,
+) -> String {
     let mut profile = String::from("(version 1)\n(deny default)\n");
     for dir in roots.iter().map(PathBuf::as_path).chain([temp]) {
         let dir = quote(dir);
@@ -30,9 +35,12 @@ pub(crate) fn profile(roots: &[PathBuf], temp: &Path, toolchains: &[PathBuf]) ->
         let _ = writeln!(profile, "(allow file-read* (subpath \"{}\"))", quote(dir));
     }
     profile.push_str("(allow file-write* (literal \"/dev/null\"))\n");
-    profile.push_str(
-        "(allow process-fork)\n(allow process-exec)\n(allow sysctl-read)\n(deny network*)\n",
-    );
+    profile.push_str("(allow process-fork)\n(allow process-exec)\n(allow sysctl-read)\n");
+    profile.push_str(if network {
+        "(allow network*)\n"
+    } else {
+        "(deny network*)\n"
+    });
     profile
 }
 

@@ -212,6 +212,7 @@ fn sandboxed_command(
         readable: &readable,
         blocked: &blocked,
         read_only: &inside,
+        network: policy.network,
     };
     let mut prepared = linux::prepare(&access, &policy.limits)?;
     // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead. A
@@ -261,7 +262,7 @@ fn sandboxed_command(
     _working_dir: &Path,
 ) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
     let toolchains = toolchain_dirs(sandbox.home());
-    let profile = macos::profile(sandbox.roots(), temp, &toolchains);
+    let profile = macos::profile(sandbox.roots(), temp, &toolchains, policy.network);
     let mut cmd = Command::new("/usr/bin/sandbox-exec");
     cmd.arg("-p")
         .arg(profile)

@@ -24,6 +24,13 @@ pub struct ShellPolicy {
     pub env: Vec<String>,
     /// Resource limits of sandboxed commands (`tools.builtin.run_shell.limits`).
     pub limits: ShellLimits,
+    /// Whether a `run_shell` call may ask for the network at all (`safety.network` not
+    /// `off`). The caller asks the user before such a call; the tool only refuses one when
+    /// this is `false`.
+    pub network_allowed: bool,
+    /// Whether this command runs with the network: set for one call that asked for it and
+    /// was allowed. Every other layer of the sandbox stays.
+    pub network: bool,
 }
 
 /// Resource limits of a sandboxed command (`setrlimit`); `None` leaves one as inherited.
@@ -83,6 +90,8 @@ impl Default for ShellPolicy {
             shell: PathBuf::from("/bin/sh"),
             env: Vec::new(),
             limits: ShellLimits::default(),
+            network_allowed: false,
+            network: false,
         }
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! - Network: `socket` with a domain other than `AF_UNIX`, `connect`, `bind`, `listen`,
 //!   `accept*`, `sendto`, `sendmsg`, `sendmmsg`, and `io_uring_setup` (io_uring can connect
-//!   without those calls).
+//!   without those calls). A command granted the network gets all of these but
+//!   `io_uring_setup`.
 //! - The process group: `setsid`, `setpgid` (nothing leaves the group the timeout kills).
 //! - Devices: `mknod`/`mknodat` of a character or block device.
 //! - The terminal: `ioctl` `TIOCSTI` and `TIOCLINUX` (typing into the user's terminal).
@@ -32,8 +33,12 @@ const SETXATTRAT: i64 = 463;
 const REMOVEXATTRAT: i64 = 466;
 
 /// Builds the filters (installed one after the other; the kernel applies the strictest
-/// answer); `metadata_by_path` also denies the path-based metadata calls.
-pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSandboxError> {
+/// answer); `metadata_by_path` also denies the path-based metadata calls, and `network`
+/// leaves the network calls allowed.
+pub(crate) fn filters(
+    metadata_by_path: bool,
+    network: bool,
+) -> Result<Vec<BpfProgram>, ShellSandboxError> {
     let error = |e: seccompiler::BackendError| ShellSandboxError::Seccomp(e.to_string());
     let cond = |arg: u8, op: SeccompCmpOp, value: u64| {
         SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).map_err(error)
@@ -41,14 +46,6 @@ pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSa
     let rule = |conds: Vec<SeccompCondition>| SeccompRule::new(conds).map_err(error);
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     let mut deny = vec![
-        libc::SYS_connect,
-        libc::SYS_bind,
-        libc::SYS_listen,
-        libc::SYS_accept,
-        libc::SYS_accept4,
-        libc::SYS_sendto,
-        libc::SYS_sendmsg,
-        libc::SYS_sendmmsg,
         libc::SYS_io_uring_setup,
         libc::SYS_setsid,
         libc::SYS_setpgid,
@@ -63,6 +60,18 @@ pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSa
         libc::SYS_userfaultfd,
         libc::SYS_ptrace,
     ];
+    if !network {
+        deny.extend([
+            libc::SYS_connect,
+            libc::SYS_bind,
+            libc::SYS_listen,
+            libc::SYS_accept,
+            libc::SYS_accept4,
+            libc::SYS_sendto,
+            libc::SYS_sendmsg,
+            libc::SYS_sendmmsg,
+        ]);
+    }
     if metadata_by_path {
         deny.extend([
             libc::SYS_chmod,
@@ -90,11 +99,13 @@ pub(crate) fn filters(metadata_by_path: bool) -> Result<Vec<BpfProgram>, ShellSa
     for syscall in deny {
         rules.insert(syscall, Vec::new());
     }
-    let af_unix = u64::try_from(libc::AF_UNIX).unwrap_or(1);
-    rules.insert(
-        libc::SYS_socket,
-        vec![rule(vec![cond(0, SeccompCmpOp::Ne, af_unix)?])?],
-    );
+    if !network {
+        let af_unix = u64::try_from(libc::AF_UNIX).unwrap_or(1);
+        rules.insert(
+            libc::SYS_socket,
+            vec![rule(vec![cond(0, SeccompCmpOp::Ne, af_unix)?])?],
+        );
+    }
     let file_type = u64::from(libc::S_IFMT);
     let devices = [u64::from(libc::S_IFCHR), u64::from(libc::S_IFBLK)];
     for (syscall, mode_arg) in [(libc::SYS_mknod, 1u8), (libc::SYS_mknodat, 2u8)] {

@@ -1,7 +1,7 @@
 //! Whether a tool call may run: the permission rules first (a deny rule refuses, allow
-//! rules covering the call run it), then the confirmation policy, then the approval mode,
-//! and last the user, whose "always" can become a rule of the session, the project or the
-//! user.
+//! rules covering the call run it), then the confirmation policy (and, for a command that
+//! asks for the network, `safety.network`), then the approval mode, and last the user,
+//! whose "always" can become a rule of the session, the project or the user.
 
 use ybs_core::ToolCall;
 use ybs_tools::{Confirmation, Decision};
@@ -29,12 +29,17 @@ impl Agent {
             Verdict::Allow => return true,
             Verdict::Ask { why } => why,
         };
-        let reason = match self
-            .policy
-            .check(&call.name, &call.arguments, &self.tool_context)
-        {
-            Confirmation::NotNeeded => return true,
-            Confirmation::Required { reason } => reason,
+        // A call that asks for the network asks the user even where the tool would not.
+        let network = super::network::question(call, self.network);
+        let reason = match (
+            self.policy
+                .check(&call.name, &call.arguments, &self.tool_context),
+            network,
+        ) {
+            (Confirmation::NotNeeded, None) => return true,
+            (Confirmation::NotNeeded, Some(network)) => format!("`{}`: {network}", call.name),
+            (Confirmation::Required { reason }, None) => reason,
+            (Confirmation::Required { reason }, Some(network)) => format!("{reason}; {network}"),
         };
         match self.approval {
             Approval::FullAuto => return true,
@@ -52,13 +57,32 @@ impl Agent {
                 false
             }
             Settle::Ask => match ui.confirm(call, &reason) {
-                Answer::Yes => self.policy.record(&call.name, Decision::Allow),
+                Answer::Yes => {
+                    self.allow_host(call);
+                    self.policy.record(&call.name, Decision::Allow)
+                }
                 Answer::No => self.policy.record(&call.name, Decision::Deny),
                 Answer::Always => {
                     self.keep_rule(call, ui);
                     true
                 }
             },
+        }
+    }
+
+    /// After a yes to `web_fetch`: its host is allowed for the rest of the session (the
+    /// user is asked once per host).
+    fn allow_host(&mut self, call: &ToolCall) {
+        let url = call.arguments.get("url").and_then(|url| url.as_str());
+        if let Some(host) = (call.name == "web_fetch")
+            .then(|| url.and_then(ybs_tools::builtins::url_host))
+            .flatten()
+        {
+            let rule = permissions::Rule {
+                tool: call.name.clone(),
+                pattern: Some(host),
+            };
+            self.permissions.allow(Layer::Session, rule);
         }
     }
 

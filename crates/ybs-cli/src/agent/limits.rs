@@ -200,13 +200,26 @@ pub fn discover(
     provider: &dyn Provider,
     prices: &PriceTable,
 ) -> Limits {
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => discover_on(&runtime, config, sources, provider, prices),
+        Err(_) => resolve(config, sources, None, prices.limits(&config.llm.model)),
+    }
+}
+
+/// [`discover`] on `runtime` (the REPL's, when `/model` or `/provider` switches).
+pub fn discover_on(
+    runtime: &tokio::runtime::Runtime,
+    config: &Config,
+    sources: &Sources,
+    provider: &dyn Provider,
+    prices: &PriceTable,
+) -> Limits {
     let catalog = prices.limits(&config.llm.model);
     let said = if worth_asking(config, provider.kind(), catalog) {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()
-            .and_then(|runtime| runtime.block_on(ask_provider(provider, &config.llm.model)))
+        runtime.block_on(ask_provider(provider, &config.llm.model))
     } else {
         None
     };

@@ -5,24 +5,31 @@
 //! readied for a session by [`prepare`]; a turn (`turn`) sends each request (`send`), settles
 //! and runs the tool calls (`tools`, with [`confirm`]) and stops a loop ([`loop_guard`]). What
 //! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
-//! front end and in tests.
+//! front end and in tests. Calls of one reply that change nothing run at once (`tools`); the
+//! `task` tool runs a read-only sub-agent ([`subagent`]); the configuration's [`hooks`] run
+//! around calls and check a turn's changes; [`todos`] shows and restores the task list.
 
 pub mod approve;
 pub mod confirm;
 pub mod extras;
 pub mod fit;
+pub mod hooks;
 pub mod limits;
 pub mod loop_guard;
+pub mod network;
 pub mod permissions;
 pub mod plan;
 pub mod prepare;
 pub mod pricing;
 pub mod setup;
 pub mod shrink;
+pub mod subagent;
 
 mod send;
 #[cfg(test)]
 mod tests;
+pub mod todos;
+pub mod tool_help;
 mod tools;
 mod turn;
 pub mod ui;
@@ -156,8 +163,12 @@ pub struct Agent {
     pub permissions: permissions::Permissions,
     /// `safety.approval`: what runs without asking.
     pub approval: approve::Approval,
+    /// `safety.network`: what a `run_shell` call that asks for the network gets.
+    pub network: crate::config::Network,
     /// Where "always" answers save rules.
     pub rule_files: permissions::RuleFiles,
+    /// `hooks`: commands around tool calls and after turns that changed files.
+    pub hooks: crate::config::HooksConfig,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -190,7 +201,9 @@ impl Agent {
             plan_mode: false,
             permissions: permissions::Permissions::default(),
             approval: approve::Approval::default(),
+            network: crate::config::Network::default(),
             rule_files: permissions::RuleFiles::default(),
+            hooks: crate::config::HooksConfig::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
@@ -203,12 +216,11 @@ impl Agent {
         self.settings.max_tokens = u32::try_from(limits.output.tokens).ok();
         self.settings.compaction.max_tokens =
             usize::try_from(limits.window.tokens).unwrap_or(usize::MAX);
-        if let Some(counter) = limits
-            .chars_per_token
+        // A model switched to without a known tokenizer is estimated as any other.
+        let counter = (limits.chars_per_token)
             .and_then(|r| CharsPerToken::new(r).ok())
-        {
-            self.counter = CachedCounter::new(counter);
-        }
+            .unwrap_or_default();
+        self.counter = CachedCounter::new(counter);
         self.limits = limits;
     }
 

@@ -55,6 +55,15 @@ pub fn provider_kind(config: &Config) -> Result<ProviderKind, SetupError> {
         .map_err(|err| SetupError::Provider(format!("llm.provider: {err}")))
 }
 
+/// Whether the provider `kind` runs a web search itself when asked (`web_search`): OpenAI
+/// Responses, Anthropic, OpenRouter.
+pub fn hosted_web_search(kind: ProviderKind) -> bool {
+    matches!(
+        kind,
+        ProviderKind::Responses | ProviderKind::Anthropic | ProviderKind::OpenRouter
+    )
+}
+
 /// The endpoint requests go to: `llm.endpoint`, or the provider's default.
 pub fn endpoint(config: &Config) -> String {
     match (&config.llm.endpoint, provider_kind(config)) {
@@ -111,6 +120,9 @@ pub fn registry(config: &Config, home: Option<&Path>) -> (ToolRegistry, ReloadRe
         ("list_files", &builtin.list_files),
         ("search_files", &builtin.search_files),
         ("run_shell", &builtin.run_shell),
+        ("todo_write", &builtin.todo_write),
+        ("web_fetch", &builtin.web_fetch),
+        ("task", &builtin.task),
     ] {
         registry.set_enabled(name, tool.enabled);
     }
@@ -142,6 +154,7 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
     let mut shell = ShellPolicy {
         sandbox_enabled: safety.sandbox_enabled,
         blocked_commands: safety.blocked_commands.clone(),
+        network_allowed: safety.network != crate::config::Network::Off,
         ..ShellPolicy::default()
     };
     if let Some(seconds) = config.tools.builtin.run_shell.timeout_seconds {
@@ -170,6 +183,9 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
         sandbox.protect(&around.cwd.join(&tool.path));
     }
     let mut context = ToolContext::new(sandbox, shell)?;
+    if let Some(seconds) = config.tools.builtin.web_fetch.timeout_seconds {
+        context.web.timeout = Duration::from_secs(seconds.max(1));
+    }
     if context.set_working_dir(&around.cwd).is_err() {
         // The project directory is outside the allowed paths: start at the first root.
     }
@@ -269,12 +285,22 @@ pub fn agent(
         reasoning_effort: config.llm.reasoning_effort,
         top_p: None,
         seed: None,
-        extras: Default::default(),
+        extras: crate::agent::RequestExtras {
+            web_search: config.tools.builtin.web_search.enabled
+                && hosted_web_search(provider.kind()),
+            ..Default::default()
+        },
     };
     let sandbox = context.sandbox.clone();
     let mut agent = Agent::new(settings, provider, registry, context, policy);
     agent.set_limits(limits);
-    agent.repo_map = RepoMapCache::new(&around.cwd, config.context.repo_map_tokens, sandbox);
+    agent.hooks = config.hooks.clone();
+    agent.repo_map = RepoMapCache::new(
+        &around.cwd,
+        around.home.as_deref(),
+        config.context.repo_map_tokens,
+        sandbox,
+    );
     Ok((agent, SetupReport { tools: report, mcp }))
 }
 

@@ -16,6 +16,10 @@ use crate::render::Notice;
 /// The tools whose successful call changes the file named by their `path` argument.
 const FILE_WRITERS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
 
+/// The tools that change nothing: calls of them in one reply run at once.
+pub(super) const PARALLEL_SAFE: [&str; 4] =
+    ["read_file", "list_files", "search_files", "web_fetch"];
+
 /// The result of a call the turn ended before.
 pub(super) const NOT_RUN: &str = "Not run: the turn was stopped before this call.";
 
@@ -40,29 +44,7 @@ impl Agent {
         changed: &mut Vec<PathBuf>,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        ui.tool_call(call);
-        if self.plan_mode && !super::plan::READ_ONLY_TOOLS.contains(&call.name.as_str()) {
-            let result = error_result(
-                call,
-                "Plan mode is on: only read_file, list_files and search_files run. Do not \
-                 change anything yet; finish investigating and propose the plan.",
-            );
-            ui.tool_result(&call.name, &result);
-            return result;
-        }
-        if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
-            ui.preview(&preview);
-        }
-        if self.settings.dry_run {
-            ui.notice(Notice::Info, "dry run: not executed");
-            return error_result(
-                call,
-                "Dry run: this call was shown to the user, not executed.",
-            );
-        }
-        if !self.allowed(call, ui) {
-            let result = error_result(call, &denied_result(&call.name));
-            ui.tool_result(&call.name, &result);
+        if let Some(result) = self.settle_call(call, ui) {
             return result;
         }
         self.record_for_undo(call);
@@ -71,6 +53,109 @@ impl Agent {
             let _watch = CancelWatch::start(cancel, &self.tool_context.cancel);
             self.registry.invoke_call(call, &self.tool_context)
         };
+        self.conclude_call(call, result, ui, changed)
+    }
+
+    /// [`run_call`](Agent::run_call) for calls that change nothing ([`PARALLEL_SAFE`]): each
+    /// is shown and settled in turn, then those allowed run at once; the results come back
+    /// in the calls' order.
+    pub(super) fn run_calls_at_once(
+        &mut self,
+        calls: &[&ToolCall],
+        ui: &mut dyn Ui,
+        changed: &mut Vec<PathBuf>,
+        cancel: &CancellationToken,
+    ) -> Vec<ToolResult> {
+        let settled: Vec<Option<ToolResult>> = calls
+            .iter()
+            .map(|call| self.settle_call(call, ui))
+            .collect();
+        self.tool_context.cancel.reset();
+        let ran: Vec<Option<ToolResult>> = {
+            let _watch = CancelWatch::start(cancel, &self.tool_context.cancel);
+            let (registry, context) = (&self.registry, &self.tool_context);
+            std::thread::scope(|scope| {
+                let running: Vec<_> = (calls.iter().zip(&settled))
+                    .map(|(call, settled)| {
+                        settled.is_none().then(|| {
+                            let call: &ToolCall = call;
+                            scope.spawn(move || registry.invoke_call(call, context))
+                        })
+                    })
+                    .collect();
+                (running.into_iter().zip(calls))
+                    .map(|(handle, call)| {
+                        handle.map(|handle| {
+                            handle.join().unwrap_or_else(|_| {
+                                error_result(call, "The tool stopped unexpectedly.")
+                            })
+                        })
+                    })
+                    .collect()
+            })
+        };
+        (calls.iter().zip(settled).zip(ran))
+            .map(|((call, settled), ran)| match (settled, ran) {
+                (Some(result), _) => result,
+                (None, Some(result)) => self.conclude_call(call, result, ui, changed),
+                (None, None) => error_result(call, NOT_RUN),
+            })
+            .collect()
+    }
+
+    /// Shows `call` and decides whether it runs: `None` if it may, else the result the
+    /// model gets instead (plan mode, dry run, refused).
+    pub(super) fn settle_call(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> Option<ToolResult> {
+        ui.tool_call(call);
+        if self.plan_mode && !super::plan::READ_ONLY_TOOLS.contains(&call.name.as_str()) {
+            let result = error_result(
+                call,
+                "Plan mode is on: only read_file, list_files and search_files run. Do not \
+                 change anything yet; finish investigating and propose the plan.",
+            );
+            ui.tool_result(&call.name, &result);
+            return Some(result);
+        }
+        if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
+            ui.preview(&preview);
+        }
+        if self.settings.dry_run {
+            ui.notice(Notice::Info, "dry run: not executed");
+            return Some(error_result(
+                call,
+                "Dry run: this call was shown to the user, not executed.",
+            ));
+        }
+        if self.network == crate::config::Network::Off && super::network::asks(call) {
+            ui.notice(
+                Notice::Warning,
+                "run_shell asked for the network; refused (safety.network: off)",
+            );
+            let result = error_result(call, ybs_tools::builtins::NETWORK_OFF);
+            ui.tool_result(&call.name, &result);
+            return Some(result);
+        }
+        if !self.allowed(call, ui) {
+            let result = error_result(call, &denied_result(&call.name));
+            ui.tool_result(&call.name, &result);
+            return Some(result);
+        }
+        if let Some(reason) = self.before_tool_hooks(call, ui) {
+            let result = error_result(call, &reason);
+            ui.tool_result(&call.name, &result);
+            return Some(result);
+        }
+        None
+    }
+
+    /// After `call` ran: the files it changed, what the user sees of its result.
+    fn conclude_call(
+        &mut self,
+        call: &ToolCall,
+        result: ToolResult,
+        ui: &mut dyn Ui,
+        changed: &mut Vec<PathBuf>,
+    ) -> ToolResult {
         if !result.is_error && FILE_WRITERS.contains(&call.name.as_str()) {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
@@ -78,6 +163,12 @@ impl Agent {
             }
         }
         ui.tool_result(&call.name, &result);
+        if !result.is_error {
+            self.after_tool_hooks(call, ui);
+        }
+        if call.name == "todo_write" && !result.is_error {
+            ui.todos(&self.tool_context.session.todos());
+        }
         result
     }
 

@@ -6,7 +6,7 @@ use ybs_core::{FinishReason, Message, Part, Role, ToolCall, ToolResult, Usage};
 
 use super::loop_guard::LoopGuard;
 use super::send::Sent;
-use super::tools::{NOT_RUN, error_result};
+use super::tools::{NOT_RUN, PARALLEL_SAFE, error_result};
 use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
 use crate::prompt::repo_map::Refresh;
 use crate::render::Notice;
@@ -53,6 +53,8 @@ impl Agent {
         self.refresh_repo_map(ui);
         self.fit_window(ui)?;
         let mut guard = LoopGuard::new();
+        // The changed files the hooks' checks have seen, and how many rounds they ran.
+        let (mut checked, mut round) = (0, 0);
         let request =
             (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
         self.journal.begin_turn(start, &request);
@@ -89,25 +91,75 @@ impl Agent {
             let calls: Vec<ToolCall> = reply.message.tool_calls().cloned().collect();
             self.conversation.push(reply.message);
             if calls.is_empty() {
+                if report.changed.len() > checked && super::hooks::has_checks(&self.hooks) {
+                    checked = report.changed.len();
+                    round += 1;
+                    if let Some(failure) = self.check_changes(round, ui) {
+                        self.conversation.push(Message::user(failure));
+                        continue;
+                    }
+                }
                 report.stop = Stop::Finished;
                 return Ok(self.finish(report, start, ui));
             }
             let mut stuck = None;
-            for call in &calls {
-                let result = if stuck.is_some() || cancel.is_cancelled() {
-                    error_result(call, NOT_RUN)
-                } else {
-                    let check = guard.observe(call);
-                    match (check.user_warning(), check.model_message()) {
-                        (Some(warning), Some(message)) => {
+            let mut next = 0;
+            while next < calls.len() {
+                let call = &calls[next];
+                if stuck.is_some() || cancel.is_cancelled() {
+                    self.conversation
+                        .push(tool_message(error_result(call, NOT_RUN)));
+                    next += 1;
+                    continue;
+                }
+                // Calls that change nothing, one after another, run at once.
+                let batch: Vec<&ToolCall> = (calls[next..].iter())
+                    .take_while(|call| PARALLEL_SAFE.contains(&call.name.as_str()))
+                    .collect();
+                if batch.len() > 1 {
+                    let mut runnable = Vec::new();
+                    let mut stopped_at = None;
+                    for (index, call) in batch.iter().enumerate() {
+                        let check = guard.observe(call);
+                        if let (Some(warning), Some(message)) =
+                            (check.user_warning(), check.model_message())
+                        {
                             ui.notice(Notice::Warning, &warning);
                             stuck = Some(());
-                            error_result(call, &message)
+                            stopped_at = Some((index, message));
+                            break;
                         }
-                        _ => self.run_call(call, ui, &mut report.changed, cancel),
+                        runnable.push(*call);
                     }
+                    let results =
+                        self.run_calls_at_once(&runnable, ui, &mut report.changed, cancel);
+                    for result in results {
+                        self.conversation.push(tool_message(result));
+                    }
+                    next += runnable.len();
+                    if let Some((index, message)) = stopped_at {
+                        self.conversation
+                            .push(tool_message(error_result(batch[index], &message)));
+                        next += 1;
+                    }
+                    continue;
+                }
+                let check = guard.observe(call);
+                let result = match (check.user_warning(), check.model_message()) {
+                    (Some(warning), Some(message)) => {
+                        ui.notice(Notice::Warning, &warning);
+                        stuck = Some(());
+                        error_result(call, &message)
+                    }
+                    _ if call.name == "task" => {
+                        let (result, usage) = self.run_task(call, ui, cancel).await;
+                        report.usage += usage;
+                        result
+                    }
+                    _ => self.run_call(call, ui, &mut report.changed, cancel),
                 };
                 self.conversation.push(tool_message(result));
+                next += 1;
             }
             if cancel.is_cancelled() {
                 // Every call has its result; the note tells the model the turn was cut.

@@ -23,6 +23,8 @@ pub trait Ui {
     fn preview(&mut self, _preview: &crate::render::diff_view::Preview) {}
     /// What a tool returned.
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
+    /// The model's task list changed (`todo_write`); `todos` is the whole new list.
+    fn todos(&mut self, _todos: &[ybs_tools::builtins::Todo]) {}
     /// A message from ybs itself.
     fn notice(&mut self, kind: Notice, message: &str);
     /// Token usage of the turn and of the session, and how full the model's window was at
@@ -50,6 +52,8 @@ pub struct LineUi<'a> {
     /// Where to draw the waiting spinner, if anywhere.
     spinner: Option<SharedWriter>,
     spinning: Option<Spinner>,
+    /// Rung when a confirmation waits.
+    notifier: Option<crate::render::notify::Notifier>,
 }
 
 impl<'a> LineUi<'a> {
@@ -67,7 +71,15 @@ impl<'a> LineUi<'a> {
             input,
             spinner: None,
             spinning: None,
+            notifier: None,
         }
+    }
+
+    /// Notifies with `notifier` (the caller checked the log is a terminal) when a
+    /// confirmation waits.
+    pub fn with_notifier(mut self, notifier: Option<crate::render::notify::Notifier>) -> Self {
+        self.notifier = notifier;
+        self
     }
 
     /// With `on`, animates a spinner on stderr from each request until the first streamed
@@ -151,6 +163,7 @@ impl Ui for LineUi<'_> {
     }
 
     fn preview(&mut self, preview: &crate::render::diff_view::Preview) {
+        self.renderer.preview(preview);
         let painter = crate::render::style::Painter {
             color: self.renderer.options().color,
         };
@@ -169,6 +182,12 @@ impl Ui for LineUi<'_> {
         self.log(lines);
     }
 
+    fn todos(&mut self, todos: &[ybs_tools::builtins::Todo]) {
+        let held = self.renderer.finish();
+        self.print(held);
+        self.log(crate::agent::todos::lines(todos));
+    }
+
     fn notice(&mut self, kind: Notice, message: &str) {
         let held = self.renderer.finish();
         self.print(held);
@@ -185,6 +204,13 @@ impl Ui for LineUi<'_> {
 
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.stop_spinner();
+        if let Some(notifier) = &self.notifier {
+            let _ = write!(
+                self.log,
+                "{}",
+                notifier.sequence("ybs: a tool call waits for your confirmation")
+            );
+        }
         let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
         let mut line = String::new();

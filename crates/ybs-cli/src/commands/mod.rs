@@ -1,9 +1,10 @@
 //! The commands of the command line: [`run`] hands each to its front end or to its module
 //! here, and turns failures into a message on stderr and a non-zero exit code. The commands
-//! that do not run the agent live here: `chat` ([`chat`]), `tools` and `tool` ([`tools`])
-//! and `undo` ([`undo`]).
+//! that do not run the agent live here: `chat` ([`chat`]), `tools` and `tool` ([`tools`]),
+//! `sessions` ([`sessions`]) and `undo` ([`undo`]).
 
 pub mod chat;
+pub mod sessions;
 pub mod tools;
 pub mod trust;
 pub mod undo;
@@ -22,6 +23,7 @@ use crate::startup::host::Host;
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let result = match &cli.command {
         Some(Command::Config) => show_config(cli, host, out, err),
+        Some(Command::Sessions) => sessions::run(host, out, err),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(*shell, &mut Cli::command(), "ybs", out);
             Ok(0)

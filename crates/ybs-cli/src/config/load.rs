@@ -34,6 +34,8 @@ pub struct FlagOverrides {
     pub reasoning_effort: Option<String>,
     /// `--approval`: `safety.approval`.
     pub approval: Option<String>,
+    /// `--network`: `safety.network`.
+    pub network: Option<String>,
 }
 
 /// Whether a configuration file was read.
@@ -176,6 +178,7 @@ fn apply_flags(flags: &FlagOverrides, merged: &mut Map<String, Value>, sources: 
             &flags.reasoning_effort,
         ),
         ("safety.approval", "--approval", &flags.approval),
+        ("safety.network", "--network", &flags.network),
     ];
     for (key, flag, value) in strings {
         if let Some(value) = value {

@@ -7,6 +7,7 @@
 mod env;
 mod error;
 mod file;
+mod hooks;
 mod load;
 mod merge;
 mod paths;
@@ -19,13 +20,14 @@ mod validate;
 
 pub use env::process_env;
 pub use error::{ConfigError, ConfigWarning};
+pub use hooks::{HooksConfig, ToolHook};
 pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use risk::{Risk, Setting, UntrustedFile};
 pub use schema::{
     AgentConfig, Approval, BuiltinTool, BuiltinTools, Config, ContextConfig, DEFAULT_THEME,
     EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, NamedEndpoint,
-    PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
+    Network, PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };
 pub use show::{is_secret_key, mask_secret, show};
 pub use source::{Source, Sources};

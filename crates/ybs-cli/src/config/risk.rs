@@ -113,6 +113,20 @@ pub fn take_untrusted(
                         value == Some(&Value::from("ask")) || value == before,
                     )
                 }
+                // The network may only get stricter: off, then ask, then on.
+                "network" => {
+                    let rank = |value: Option<&Value>| match value.and_then(Value::as_str) {
+                        Some("off") => Some(0),
+                        Some("ask") | None => Some(1),
+                        Some("on") => Some(2),
+                        Some(_) => None,
+                    };
+                    let value = rank(safety.get(&key));
+                    (
+                        Risk::WeakensSafety,
+                        value.is_some() && value <= rank(before).or(Some(1)),
+                    )
+                }
                 // Allow rules let calls run unconfirmed; deny rules only refuse more.
                 "permissions" => (
                     Risk::WeakensSafety,
@@ -219,6 +233,24 @@ pub fn take_untrusted(
             }
         }
     }
+    // Hooks run programs; a project may only keep the user's own (or set none).
+    take_if(
+        layer,
+        "hooks",
+        &[],
+        &mut taken,
+        Risk::RunsPrograms,
+        |value| {
+            Some(value) == now(&["hooks"])
+                || value.as_object().is_some_and(|hooks| {
+                    hooks.iter().all(|(key, value)| match key.as_str() {
+                        "before_tool" | "after_tool" => value.as_array().is_some_and(Vec::is_empty),
+                        "lint" | "test" => value.is_null(),
+                        _ => false,
+                    })
+                })
+        },
+    );
     prune(layer);
     taken
 }
@@ -376,6 +408,34 @@ mod tests {
         let (keys, _) = taken(json!({
             "safety": {"approval": "ask", "permissions": {"deny": ["run_shell(git push*)"]}}
         }));
+        assert!(keys.is_empty(), "{keys:?}");
+    }
+
+    #[test]
+    fn the_network_may_only_get_stricter() {
+        for (wanted, needs_trust) in [("on", true), ("ask", false), ("off", false), ("x", true)] {
+            let (keys, _) = taken(json!({"safety": {"network": wanted}}));
+            assert_eq!(keys.len(), usize::from(needs_trust), "{wanted}: {keys:?}");
+        }
+        let mut current = defaults();
+        current["safety"]["network"] = json!("off");
+        for (wanted, needs_trust) in [("ask", true), ("off", false)] {
+            let mut layer = object(json!({"safety": {"network": wanted}}));
+            let taken = take_untrusted(&mut layer, &current);
+            assert_eq!(taken.len(), usize::from(needs_trust), "{wanted}");
+        }
+    }
+
+    #[test]
+    fn hooks_need_trust() {
+        let (keys, rest) = taken(json!({"hooks": {"test": "cargo test"}, "ui": {"color": true}}));
+        assert_eq!(keys, ["hooks"]);
+        assert_eq!(rest, json!({"ui": {"color": true}}));
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [{"command": "true"}]}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"max_rounds": 99}}));
+        assert_eq!(keys, ["hooks"]);
+        let (keys, _) = taken(json!({"hooks": {"before_tool": [], "lint": null}}));
         assert!(keys.is_empty(), "{keys:?}");
     }
 

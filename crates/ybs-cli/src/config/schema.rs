@@ -31,6 +31,8 @@ pub struct Config {
     pub ui: UiConfig,
     /// MCP servers whose tools join the registry (not in spec 2.3; named by issue 7).
     pub mcp: McpConfig,
+    /// Commands run around tool calls and after turns that changed files (issue 29).
+    pub hooks: super::HooksConfig,
 }
 
 /// The schema version this build writes and understands.
@@ -48,6 +50,7 @@ impl Default for Config {
             git: GitConfig::default(),
             ui: UiConfig::default(),
             mcp: McpConfig::default(),
+            hooks: super::HooksConfig::default(),
         }
     }
 }
@@ -221,6 +224,10 @@ pub struct SafetyConfig {
     /// `auto-edit` (edits inside the project run, commands ask), `full-auto` (everything
     /// runs, still sandboxed).
     pub approval: Approval,
+    /// Whether a `run_shell` call may ask for the network: `off` (refused), `ask` (the user
+    /// is asked, with the model's reason), `on` (as any other command). Commands that do not
+    /// ask never have it while the sandbox is on.
+    pub network: Network,
     /// Allow and deny rules: `run_shell(cargo test*)`, `write_file(src/*)`, `edit_file`.
     /// Each file's rules form a layer of their own (the project's apart from the user's).
     pub permissions: PermissionRules,
@@ -255,6 +262,36 @@ impl Approval {
     }
 }
 
+/// `safety.network`: what a `run_shell` call that asks for the network gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Network {
+    /// Refused: the model is told the network is off.
+    Off,
+    /// The user is asked, with the model's reason (the default); rules and approval modes
+    /// settle it as for other calls.
+    #[default]
+    Ask,
+    /// Settled as any other command.
+    On,
+}
+
+impl Network {
+    /// The name as written in the configuration.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::Off => "off",
+            Network::Ask => "ask",
+            Network::On => "on",
+        }
+    }
+
+    /// Reads a name.
+    pub fn parse(text: &str) -> Option<Network> {
+        serde_json::from_value(serde_json::Value::String(text.trim().to_owned())).ok()
+    }
+}
+
 /// `safety.permissions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -275,6 +312,7 @@ impl Default for SafetyConfig {
             blocked_commands: strings(&["rm -rf /", "sudo", "chmod 777"]),
             shell_env: Vec::new(),
             approval: Approval::Ask,
+            network: Network::Ask,
             permissions: PermissionRules::default(),
         }
     }
@@ -307,6 +345,14 @@ pub struct BuiltinTools {
     pub search_files: BuiltinTool,
     /// `run_shell`.
     pub run_shell: BuiltinTool,
+    /// `todo_write`: the model's task list.
+    pub todo_write: BuiltinTool,
+    /// `web_fetch`: a web page as text (asks first per domain).
+    pub web_fetch: BuiltinTool,
+    /// `web_search`: the provider's hosted web search, where it has one (off by default).
+    pub web_search: BuiltinTool,
+    /// `task`: a read-only sub-agent.
+    pub task: BuiltinTool,
 }
 
 impl Default for BuiltinTools {
@@ -322,6 +368,19 @@ impl Default for BuiltinTools {
                 timeout_seconds: Some(30),
                 limits: None,
             },
+            todo_write: BuiltinTool::default(),
+            web_fetch: BuiltinTool {
+                enabled: true,
+                timeout_seconds: Some(30),
+                limits: None,
+            },
+            // Off unless asked for: each search is billed by the provider.
+            web_search: BuiltinTool {
+                enabled: false,
+                timeout_seconds: None,
+                limits: None,
+            },
+            task: BuiltinTool::default(),
         }
     }
 }
@@ -441,6 +500,11 @@ pub struct UiConfig {
     pub show_reasoning: bool,
     /// The colour theme of highlighted code blocks (a bundled syntect theme name).
     pub theme: String,
+    /// Ring the terminal's bell (or send an OSC 9 notification where the terminal shows it)
+    /// when a long turn finishes or a confirmation waits.
+    pub notify: bool,
+    /// How long a turn must take, in seconds, for its end to notify.
+    pub notify_after_seconds: u64,
 }
 
 /// The default of `ui.theme`, one of the highlighter's bundled themes; also the theme used
@@ -456,6 +520,8 @@ impl Default for UiConfig {
             stream_responses: true,
             show_reasoning: true,
             theme: DEFAULT_THEME.to_owned(),
+            notify: true,
+            notify_after_seconds: 5,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The repository map of a session (`context.repo_map_tokens`): built with `ybs-repo-map`
-//! from the project directory and the files the conversation mentions, and kept between
-//! turns. It is rebuilt only when the files (paths, sizes, modification times) or the
+//! from the whole repository around the working directory (the files under the working
+//! directory ranked first, paths written from it) and the files the conversation mentions,
+//! and kept between turns. It is rebuilt only when the files (paths, sizes, modification times) or the
 //! mentioned files change, so the system prompt stays byte-identical otherwise and the
 //! provider's prompt cache keeps working; a rebuild parses only the files that changed.
 
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ybs_context_budget::{CharsPerToken, TokenCounter};
 use ybs_core::{Message, Role};
-use ybs_repo_map::{Mapper, RepoMap, fingerprint, mentioned, scan};
+use ybs_repo_map::{Mapper, RepoMap, display_path, fingerprint, mentioned, scan};
 use ybs_tools::PathSandbox;
 
 /// The first lines of the map's section of the system prompt.
@@ -28,6 +29,8 @@ pub enum Refresh {
 #[derive(Debug, Clone)]
 pub struct RepoMapCache {
     root: PathBuf,
+    /// The working directory relative to `root` (`/` separators; empty when they are one).
+    near: String,
     budget: usize,
     sandbox: PathSandbox,
     mapper: Mapper,
@@ -43,18 +46,34 @@ struct Built {
 }
 
 impl RepoMapCache {
-    /// The cache for `root` with `context.repo_map_tokens` of `tokens`; `None` when 0 turns
-    /// the map off. Paths the sandbox blocks are left out of the map.
-    pub fn new(root: &Path, tokens: u64, sandbox: PathSandbox) -> Option<Self> {
+    /// The cache of a session working in `cwd` with `context.repo_map_tokens` of `tokens`;
+    /// `None` when 0 turns the map off. The map covers the git repository around `cwd` (just
+    /// `cwd` outside one, or when the repository holds the home directory `home`, as a
+    /// repository of dotfiles does). Paths the sandbox blocks are left out of the map.
+    pub fn new(cwd: &Path, home: Option<&Path>, tokens: u64, sandbox: PathSandbox) -> Option<Self> {
         if tokens == 0 {
             return None;
         }
+        // Blocked paths are resolved, so the walk starts from the resolved root.
+        let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        let home = home.map(|home| std::fs::canonicalize(home).unwrap_or_else(|_| home.into()));
+        let root = crate::project::git_root(&cwd)
+            .filter(|root| !home.as_ref().is_some_and(|home| home.starts_with(root)))
+            .unwrap_or_else(|| cwd.clone());
+        let near = (cwd.strip_prefix(&root).ok())
+            .map(|inside| {
+                let parts: Vec<String> = (inside.components())
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                parts.join("/")
+            })
+            .unwrap_or_default();
         Some(RepoMapCache {
-            // Blocked paths are resolved, so the walk starts from the resolved root.
-            root: std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()),
+            mapper: Mapper::new().near(&near),
+            root,
+            near,
             budget: usize::try_from(tokens).unwrap_or(usize::MAX),
             sandbox,
-            mapper: Mapper::new(),
             built: None,
         })
     }
@@ -66,8 +85,14 @@ impl RepoMapCache {
         let files = scan(&self.root, move |path| sandbox.is_blocked(path));
         let print = fingerprint(&files);
         let text = mention_text(conversation);
-        let mentioned: Vec<String> = mentioned(&text, files.iter().map(|file| file.path.as_str()))
-            .into_iter()
+        // The conversation names files as seen from the working directory.
+        let shown: Vec<String> = (files.iter())
+            .map(|file| display_path(&file.path, &self.near))
+            .collect();
+        let named = mentioned(&text, shown.iter().map(String::as_str));
+        let mentioned: Vec<String> = (files.iter().zip(&shown))
+            .filter(|(_, shown)| named.contains(*shown))
+            .map(|(file, _)| file.path.clone())
             .collect();
         if let Some(built) = &self.built {
             if built.fingerprint == print && built.mentioned == mentioned {
@@ -151,7 +176,7 @@ mod tests {
 
     fn cache(dir: &Path, tokens: u64) -> Option<RepoMapCache> {
         let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
-        RepoMapCache::new(dir, tokens, sandbox)
+        RepoMapCache::new(dir, None, tokens, sandbox)
     }
 
     #[test]
@@ -204,6 +229,74 @@ mod tests {
         let section = cache.section().unwrap();
         assert!(CharsPerToken::default().count(section) <= 300);
         assert!(section.contains("more files not shown"));
+    }
+
+    /// A repository with `lib/core.rs`, `app/main.rs` using it, and an empty folder.
+    fn repository() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join(".git")).unwrap();
+        fs::create_dir_all(dir.path().join("lib")).unwrap();
+        fs::create_dir_all(dir.path().join("app")).unwrap();
+        fs::create_dir_all(dir.path().join("empty")).unwrap();
+        fs::write(
+            dir.path().join("lib/core.rs"),
+            "pub fn core_step() {}
+",
+        )
+        .unwrap();
+        fs::write(
+            dir.path().join("app/main.rs"),
+            "fn main() { core_step(); }
+",
+        )
+        .unwrap();
+        dir
+    }
+
+    fn section_in(root: &Path, cwd: &str, home: Option<&Path>) -> String {
+        let sandbox = PathSandbox::new([root.display().to_string()], Vec::<String>::new()).unwrap();
+        let mut cache = RepoMapCache::new(&root.join(cwd), home, 1024, sandbox).unwrap();
+        cache.refresh(&[Message::user("hello")]);
+        cache.section().unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn from_a_subdirectory_the_map_covers_the_repository_nearest_files_first() {
+        let repo = repository();
+        let map = section_in(repo.path(), "app", None);
+        assert!(
+            map.ends_with("main.rs:\n  fn main()\n../lib/core.rs:\n  pub fn core_step()\n"),
+            "{map}"
+        );
+        // An empty folder of the repository still gets the repository's map.
+        let map = section_in(repo.path(), "empty", None);
+        assert!(
+            map.contains("../lib/core.rs:\n  pub fn core_step()\n"),
+            "{map}"
+        );
+        assert!(map.contains("../app/main.rs"), "{map}");
+    }
+
+    #[test]
+    fn a_file_named_from_the_working_directory_counts_as_mentioned() {
+        let repo = repository();
+        let sandbox =
+            PathSandbox::new([repo.path().display().to_string()], Vec::<String>::new()).unwrap();
+        let mut cache = RepoMapCache::new(&repo.path().join("lib"), None, 1024, sandbox).unwrap();
+        cache.refresh(&[Message::user("what calls core? see ../app/main.rs")]);
+        let map = cache.section().unwrap();
+        assert!(
+            map.ends_with("../app/main.rs:\n  fn main()\ncore.rs:\n  pub fn core_step()\n"),
+            "{map}"
+        );
+    }
+
+    #[test]
+    fn a_repository_holding_the_home_directory_is_not_mapped_whole() {
+        let repo = repository();
+        let map = section_in(repo.path(), "app", Some(repo.path()));
+        assert!(map.ends_with("main.rs:\n  fn main()\n"), "{map}");
+        assert!(!map.contains("core.rs"), "{map}");
     }
 
     #[test]

@@ -17,11 +17,13 @@ pub mod inert;
 
 mod inline;
 mod markdown;
+pub mod notify;
 mod numbers;
 pub mod spinner;
 mod stream;
 pub mod style;
 mod tool;
+pub mod tool_summary;
 
 pub use inert::{inert, inert_lines};
 pub use stream::{Notice, RenderOptions, Renderer};

@@ -5,11 +5,15 @@ use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 use super::markdown::MarkdownLines;
 use super::numbers::{money, thousands};
 use super::style::{Painter, Role};
-use super::tool::{call_lines, result_line};
+use super::tool::call_lines;
+use super::tool_summary::{self, Change, Known, Summary};
 use crate::config::UiConfig;
 
 /// The gutter in front of reasoning lines.
 const REASONING_GUTTER: &str = "┊ ";
+
+/// The most calls remembered while their result has not come.
+const MAX_PENDING_CALLS: usize = 64;
 
 /// What to show and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +67,8 @@ pub struct Renderer {
     partial: String,
     channel: Channel,
     markdown: MarkdownLines,
+    /// The calls shown whose result has not come yet, by id, with their previewed change.
+    pending: Vec<(ToolCall, Option<Change>)>,
 }
 
 impl Renderer {
@@ -76,7 +82,13 @@ impl Renderer {
             partial: String::new(),
             channel: Channel::Text,
             markdown: MarkdownLines::default(),
+            pending: Vec::new(),
         }
+    }
+
+    /// How it paints.
+    pub fn painter(&self) -> Painter {
+        self.painter
     }
 
     /// The options in use.
@@ -128,14 +140,46 @@ impl Renderer {
         if self.options.show_tool_calls {
             lines.extend(call_lines(call, self.painter));
         }
+        // A call that gets no result (a dry run) is not kept for ever.
+        if self.pending.len() >= MAX_PENDING_CALLS {
+            self.pending.remove(0);
+        }
+        self.pending.push((call.clone(), None));
         lines
+    }
+
+    /// What the newest call will change, from its preview: the counts of its result line.
+    pub fn preview(&mut self, preview: &super::diff_view::Preview) {
+        if let (Some((_, change)), super::diff_view::Preview::File { before, after, .. }) =
+            (self.pending.last_mut(), preview)
+        {
+            let (added, removed) = super::diff_view::counts(before.as_deref().unwrap_or(""), after);
+            *change = Some(Change {
+                added,
+                removed,
+                created: before.is_none(),
+            });
+        }
+    }
+
+    /// A tool's result as a person wants to see it ([`tool_summary`]), with what its call
+    /// said; the call is forgotten.
+    pub fn result_summary(&mut self, tool_name: &str, result: &ToolResult) -> Summary {
+        let index = (self.pending.iter()).position(|(call, _)| call.id == result.call_id);
+        let pending = index.map(|index| self.pending.remove(index));
+        let known = Known {
+            arguments: pending.as_ref().map(|(call, _)| &call.arguments),
+            change: pending.as_ref().and_then(|(_, change)| *change),
+        };
+        tool_summary::summarize(tool_name, result, known)
     }
 
     /// A tool's result, summarized.
     pub fn tool_result(&mut self, tool_name: &str, result: &ToolResult) -> Vec<String> {
         let mut lines = self.flush_partial();
+        let summary = self.result_summary(tool_name, result);
         if self.options.show_tool_calls {
-            lines.push(result_line(tool_name, result, self.painter));
+            lines.extend(tool_summary::lines(&summary, self.painter));
         }
         lines
     }

@@ -1,7 +1,8 @@
-//! Tool calls and results as display lines: short arguments inline, long ones folded.
+//! Tool calls as display lines: short arguments inline, long ones folded (their results:
+//! [`tool_summary`](super::tool_summary)).
 
 use serde_json::Value;
-use ybs_core::{ToolCall, ToolResult};
+use ybs_core::ToolCall;
 
 use super::inert;
 use super::numbers::thousands;
@@ -13,8 +14,6 @@ pub const CALL_LINE_CHARS: usize = 120;
 const VALUE_CHARS: usize = 60;
 /// How much of a folded value is shown.
 const PREVIEW_CHARS: usize = 40;
-/// How much of a result is shown.
-const RESULT_CHARS: usize = 100;
 
 /// `→ name {"arg":"value"}` when it fits on a line, else the name followed by one indented
 /// line per argument, with long values folded to their start and their size.
@@ -83,43 +82,6 @@ fn fold(value: &Value, painter: Painter) -> String {
     }
 }
 
-/// `✓ name: …` or `✗ name: …`: short results in full, long ones by size, errors by their
-/// first line; a command that exited with another status than 0 is a failure too.
-pub fn result_line(name: &str, result: &ToolResult, painter: Painter) -> String {
-    let content = result.content.trim();
-    let failed_command = (!result.is_error)
-        .then(|| command_failure(content))
-        .flatten();
-    let summary = if let Some(failure) = &failed_command {
-        failure.clone()
-    } else if result.is_error {
-        preview(content.lines().next().unwrap_or(""), RESULT_CHARS)
-    } else if content.chars().count() <= RESULT_CHARS && !content.contains('\n') {
-        content.to_owned()
-    } else {
-        let lines = content.lines().count();
-        format!(
-            "{} {}, {} chars",
-            thousands(lines as u64),
-            if lines == 1 { "line" } else { "lines" },
-            thousands(content.chars().count() as u64)
-        )
-    };
-    let (mark, role) = if result.is_error || failed_command.is_some() {
-        ("✗", Role::Failure)
-    } else {
-        ("✓", Role::Success)
-    };
-    format!(
-        "  {} {}: {}",
-        painter.paint(role, mark),
-        inert(name),
-        inert(&summary)
-    )
-    .trim_end()
-    .to_owned()
-}
-
 /// The first `max` characters, with `…` when cut.
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
@@ -132,23 +94,6 @@ fn truncate(text: &str, max: usize) -> String {
 
 fn preview(text: &str, max: usize) -> String {
     truncate(text.trim(), max)
-}
-
-/// `exit code N` (and why) for a `run_shell` result whose command did not succeed.
-fn command_failure(content: &str) -> Option<String> {
-    let result: Value = serde_json::from_str(content).ok()?;
-    let code = result.get("exit_code")?.as_i64()?;
-    let flag = |key: &str| result.get(key).and_then(Value::as_bool) == Some(true);
-    let why = if flag("cancelled") {
-        " (cancelled by the user)"
-    } else if flag("timed_out") {
-        " (timed out)"
-    } else if code == 0 {
-        return None;
-    } else {
-        ""
-    };
-    Some(format!("exit code {code}{why}"))
 }
 
 #[cfg(test)]
@@ -208,59 +153,6 @@ mod tests {
         assert!(
             line.starts_with("→ read_file {\"path\": (arguments are not valid JSON: "),
             "{line}"
-        );
-    }
-
-    #[test]
-    fn results_are_summarized() {
-        let ok = |content: &str| ToolResult {
-            call_id: "c".into(),
-            name: None,
-            content: content.into(),
-            is_error: false,
-        };
-        assert_eq!(
-            result_line("list_files", &ok("{\"files\":[\"a\"]}"), PLAIN),
-            "  ✓ list_files: {\"files\":[\"a\"]}"
-        );
-        assert_eq!(
-            result_line("read_file", &ok("a\nb\nc"), PLAIN),
-            "  ✓ read_file: 3 lines, 5 chars"
-        );
-        let failed = ToolResult {
-            is_error: true,
-            ..ok("path escapes the sandbox: /etc/passwd\nmore detail")
-        };
-        assert_eq!(
-            result_line("read_file", &failed, PLAIN),
-            "  ✗ read_file: path escapes the sandbox: /etc/passwd"
-        );
-    }
-
-    #[test]
-    fn a_command_that_did_not_succeed_is_marked_failed() {
-        let shell = |content: &str| ToolResult {
-            call_id: "c".into(),
-            name: None,
-            content: content.into(),
-            is_error: false,
-        };
-        let line = |content: &str| result_line("run_shell", &shell(content), PLAIN);
-        assert_eq!(
-            line(r#"{"exit_code":0,"stdout":"ok\n","stderr":"","timed_out":false}"#),
-            r#"  ✓ run_shell: {"exit_code":0,"stdout":"ok\n","stderr":"","timed_out":false}"#
-        );
-        assert_eq!(
-            line(r#"{"exit_code":2,"stdout":"","stderr":"no","timed_out":false}"#),
-            "  ✗ run_shell: exit code 2"
-        );
-        assert_eq!(
-            line(r#"{"exit_code":137,"stdout":"","stderr":"","timed_out":false,"cancelled":true}"#),
-            "  ✗ run_shell: exit code 137 (cancelled by the user)"
-        );
-        assert_eq!(
-            line(r#"{"exit_code":137,"stdout":"","stderr":"","timed_out":true}"#),
-            "  ✗ run_shell: exit code 137 (timed out)"
         );
     }
 }

@@ -1,7 +1,8 @@
 //! Sessions: the conversation saved as a `.chat` file after every turn and read back by
-//! `--resume` (this module), and [`undo`]: what each turn wrote, kept in memory and on disk so
+//! `--resume` (this module), listed by [`list`], and [`undo`]: what each turn wrote, kept in memory and on disk so
 //! that `/undo` and `ybs undo` can take it back, with the turn's messages and commit.
 
+pub mod list;
 pub mod undo;
 
 use std::io::Write;

@@ -181,8 +181,14 @@ pub fn banner(
     let effort = (config.llm.reasoning_effort)
         .map(|effort| format!(", effort {effort}"))
         .unwrap_or_default();
+    // Without the sandbox every command has the network: nothing to say about it.
+    let network = if config.safety.sandbox_enabled {
+        format!(", network {}", config.safety.network.name())
+    } else {
+        String::new()
+    };
     format!(
-        "ybs {} ({} {}, {}{effort}, {sandbox}{picked}). /help for commands, Ctrl-D to exit.",
+        "ybs {} ({} {}, {}{effort}, {sandbox}{network}{picked}). /help for commands, Ctrl-D to exit.",
         env!("CARGO_PKG_VERSION"),
         config.llm.provider,
         config.llm.model,
@@ -327,9 +333,12 @@ mod tests {
             "{line}"
         );
         assert!(
-            line.contains("sandbox on; using openai from OPENAI_API_KEY)"),
+            line.contains("sandbox on, network ask; using openai from OPENAI_API_KEY)"),
             "{line}"
         );
+        config.safety.network = crate::config::Network::On;
+        let line = banner(&config, &limits, "sandbox on", None);
+        assert!(line.contains("sandbox on, network on)"), "{line}");
         config.safety.sandbox_enabled = false;
         config.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);
         let line = banner(&config, &limits, "sandbox OFF", None);

@@ -115,6 +115,7 @@ pub fn build_agent(
     }
     agent.permissions = crate::agent::permissions::Permissions::new(layers);
     agent.approval = config.safety.approval;
+    agent.network = config.safety.network;
     agent.rule_files = crate::agent::permissions::RuleFiles {
         project: Some(host.locations.cwd.join(".ybs.json")),
         user: host.locations.user_file(),

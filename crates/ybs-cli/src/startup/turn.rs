@@ -134,9 +134,9 @@ pub fn session_file(host: &Host, resume: Option<&Path>) -> Option<PathBuf> {
     Some(session::new_session_path(&dir))
 }
 
-/// Which session `--resume [FILE]` names, loaded into `agent`.
+/// Which session `--resume [FILE]` (or `--continue`) names, loaded into `agent`.
 pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBuf>, Failed> {
-    let Some(choice) = &cli.resume else {
+    let Some(choice) = &cli.resume_choice() else {
         return Ok(None);
     };
     let cwd = &host.locations.cwd;
@@ -151,5 +151,6 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
         }
     };
     agent.conversation = session::load(&path, cwd).map_err(|err| Failed(err.to_string()))?;
+    agent.restore_todos();
     Ok(Some(path))
 }

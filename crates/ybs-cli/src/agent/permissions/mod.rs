@@ -106,6 +106,21 @@ impl Rule {
         }
     }
 
+    /// Whether the rule matches `web_fetch`'s host: `docs.rs`, or `*.example.com` for the
+    /// domain and every name under it.
+    fn matches_host(&self, host: &str) -> bool {
+        match &self.pattern {
+            None => true,
+            Some(pattern) => {
+                let pattern = pattern.to_ascii_lowercase();
+                match pattern.strip_prefix("*.") {
+                    Some(domain) => host == domain || host.ends_with(&format!(".{domain}")),
+                    None => host == pattern,
+                }
+            }
+        }
+    }
+
     /// Whether the rule matches a file tool's `path`.
     fn matches_path(&self, path: &str) -> bool {
         match &self.pattern {
@@ -278,6 +293,24 @@ impl Permissions {
                 Verdict::Ask { why: None }
             };
         }
+        if tool == "web_fetch" {
+            let host = url_of(args).and_then(ybs_tools::builtins::url_host);
+            let host = host.as_deref().unwrap_or("");
+            if let Some((layer, rule)) =
+                rules(|set| &set.deny).find(|(_, rule)| rule.matches_host(host))
+            {
+                return Verdict::Deny {
+                    rule: rule.clone(),
+                    layer,
+                };
+            }
+            let allowed = rules(|set| &set.allow).any(|(_, rule)| rule.matches_host(host));
+            return if allowed && !host.is_empty() {
+                Verdict::Allow
+            } else {
+                Verdict::Ask { why: None }
+            };
+        }
         let path = args.get("path").and_then(Value::as_str).unwrap_or("");
         if let Some((layer, rule)) =
             rules(|set| &set.deny).find(|(_, rule)| rule.matches_path(path))
@@ -317,6 +350,10 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
                 offers.push(with(format!("{}*", shell_words::join(&words[..2]))));
             }
         }
+    } else if tool == "web_fetch" {
+        if let Some(host) = url_of(args).and_then(ybs_tools::builtins::url_host) {
+            offers.push(with(host));
+        }
     } else if let Some(path) = args.get("path").and_then(Value::as_str) {
         offers.push(with(path.to_owned()));
     }
@@ -325,6 +362,11 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
         pattern: None,
     });
     offers
+}
+
+/// `web_fetch`'s URL argument.
+fn url_of(args: &Value) -> Option<&str> {
+    args.get("url").and_then(Value::as_str)
 }
 
 /// The files that "always" answers may save rules in.
@@ -355,6 +397,28 @@ mod tests {
 
     fn shell(permissions: &Permissions, command: &str) -> Verdict {
         permissions.check("run_shell", &json!({ "command": command }))
+    }
+
+    #[test]
+    fn web_fetch_rules_match_the_host() {
+        let p = rules(&["web_fetch(docs.rs)", "web_fetch(*.example.com)"], &[]);
+        let fetch = |url: &str| p.check("web_fetch", &json!({ "url": url }));
+        assert_eq!(fetch("https://docs.rs/tokio"), Verdict::Allow);
+        assert_eq!(fetch("http://a.example.com/x"), Verdict::Allow);
+        assert_eq!(fetch("http://example.com/x"), Verdict::Allow);
+        assert_eq!(
+            fetch("http://docs.rs.evil.net/"),
+            Verdict::Ask { why: None }
+        );
+        assert_eq!(fetch("http://127.0.0.1:8080/"), Verdict::Ask { why: None });
+        assert_eq!(fetch("not a url"), Verdict::Ask { why: None });
+        assert_eq!(
+            offers("web_fetch", &json!({"url": "http://127.0.0.1:9/x"}))
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["web_fetch(127.0.0.1)", "web_fetch"]
+        );
     }
 
     #[test]

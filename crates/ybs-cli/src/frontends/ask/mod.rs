@@ -156,11 +156,12 @@ pub fn run(
             crate::render::inert_lines(&warning.to_string())
         );
     }
-    if settings.extras.web_search && !responses {
+    let hosted = kind.is_some_and(crate::agent::setup::hosted_web_search);
+    if settings.extras.web_search && !hosted {
         let _ = writeln!(
             err,
-            "ybs: warning: {}: websearch needs the Responses API (provider responses); {} has \
-             no hosted search (ignored)",
+            "ybs: warning: {}: websearch needs a provider with a hosted search (responses, \
+             anthropic, openrouter); {} has none (ignored)",
             chat.display(),
             config.llm.provider
         );

@@ -17,7 +17,7 @@ use crate::cli::Cli;
 use crate::render::{Notice, RenderOptions, Renderer};
 use crate::startup::exit::{Failed, USAGE_ERROR, exit_code};
 use crate::startup::host::Host;
-use crate::startup::{load, turn};
+use crate::startup::{images, load, turn};
 
 /// One event as its JSON line (without the newline), `type` first so a reader sees it first.
 pub fn event(kind: &str, fields: Value) -> String {
@@ -58,13 +58,7 @@ impl<'a> JsonUi<'a> {
     }
 
     fn summarize(&mut self, tool: &str, result: &ToolResult) -> String {
-        let line = (self.summary.tool_result(tool, result).into_iter().next()).unwrap_or_default();
-        // `  ✓ name: summary`: keep the summary.
-        let prefix = format!("{tool}: ");
-        match line.find(&prefix) {
-            Some(at) => line[at + prefix.len()..].to_owned(),
-            None => line.trim().to_owned(),
-        }
+        self.summary.result_summary(tool, result).headline
     }
 }
 
@@ -83,7 +77,12 @@ impl Ui for JsonUi<'_> {
 
     fn reply_done(&mut self) {}
 
+    fn preview(&mut self, preview: &crate::render::diff_view::Preview) {
+        self.summary.preview(preview);
+    }
+
     fn tool_call(&mut self, call: &ToolCall) {
+        let _ = self.summary.tool_call(call);
         self.emit(
             "tool_call",
             json!({ "id": call.id, "name": call.name, "arguments": call.arguments }),
@@ -207,6 +206,15 @@ pub fn run(
         }
     }
     let config = &loaded.config;
+    let cwd = &host.locations.cwd;
+    let images = match (cli.options.images.iter())
+        .map(|path| images::image_part(path, cwd))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(images) => images,
+        Err(message) => return fail(out, err, "image", &message, 1),
+    };
+    let had_images = !images.is_empty();
     let mode = if args.yes {
         ConfirmMode::AssumeYes
     } else {
@@ -233,7 +241,6 @@ pub fn run(
         Ok(runtime) => runtime,
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
-    let cwd = &host.locations.cwd;
     let result: Result<TurnReport, AgentError> = {
         let mut ui = JsonUi::new(out);
         ui.emit(
@@ -245,14 +252,19 @@ pub fn run(
                 "session_file": session_file.as_ref().map(|path| path.display().to_string()),
             }),
         );
+        let message = images::message(&task, images);
         runtime.block_on(load::cancellable(async |token| {
-            agent.turn(&task, &mut ui, &token).await
+            agent.turn_message(message, &mut ui, &token).await
         }))
     };
     let report = match result {
         Ok(report) => report,
         Err(error) => {
-            let message = load::describe(&error, config);
+            let message = images::explain(
+                load::describe(&error, config),
+                had_images,
+                &config.llm.model,
+            );
             return fail(out, err, error_kind(&error), &message, 1);
         }
     };

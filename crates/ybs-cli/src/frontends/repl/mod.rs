@@ -2,13 +2,19 @@
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
 //! ([`line_editor`]), the slash commands ([`slash`]; `/undo` and `/diff` in [`undo`]), prompt
-//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]) and the question
-//! about a project's settings that wait for trust ([`trust`]).
+//! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
+//! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/model` and
+//! `/provider` ([`switch`]), `/init` and the
+//! question about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
+pub mod last;
 pub mod line_editor;
 pub mod prompt_files;
+pub mod sessions;
+pub mod shell;
 pub mod slash;
+pub mod switch;
 pub mod trust;
 pub mod undo;
 
@@ -32,6 +38,9 @@ use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::{images, load, turn};
 use slash::{Input, ProviderAction, SlashCommand, help_text, parse_input};
+
+/// What `/init` sends: have the model write the project's AGENTS.md.
+const INIT: &str = include_str!("init.md");
 
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
@@ -101,6 +110,14 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if cli.options.plan {
         agent.plan_mode = true;
     }
+    let notifier = (terminal)
+        .then(|| {
+            crate::render::notify::Notifier::for_this_terminal(
+                config.ui.notify,
+                config.ui.notify_after_seconds,
+            )
+        })
+        .flatten();
     // An approved plan is the next message, sent without reading one.
     let mut pending: Option<String> = None;
     loop {
@@ -115,6 +132,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.add_history_entry(text.as_str());
         if hangup.swap(false, Ordering::SeqCst) {
             reload_tools(&mut agent, &config, out);
+        }
+        if let Some(command) = shell::command(&text) {
+            let painter = load::renderer(&config, terminal).painter();
+            if let Err(error) = shell::run(command, &mut agent, &runtime, painter, out) {
+                load::notice(&config, Notice::Error, &error, out);
+            }
+            continue;
         }
         let input = match prompts.message(&text) {
             Some(message) => Ok(Input::Message(message)),
@@ -136,7 +160,21 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     continue;
                 }
             },
-            None => parse_input(&text),
+            None => match parse_input(&text) {
+                Ok(Input::Command(SlashCommand::Init)) => Ok(Input::Message(INIT.to_owned())),
+                Ok(Input::Command(SlashCommand::Resume(number))) => {
+                    let current = sessions::Current {
+                        agent: &mut agent,
+                        file: &mut session_file,
+                    };
+                    let mut ask = |question: &str| editor.readline(question).ok();
+                    if let Err(error) = sessions::resume(host, current, number, &mut ask, out) {
+                        load::notice(&config, Notice::Error, &error, out);
+                    }
+                    continue;
+                }
+                other => other,
+            },
         };
         match input {
             Ok(Input::Empty) => {}
@@ -153,18 +191,23 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                 };
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
+                let started = std::time::Instant::now();
                 let result = {
                     // The lock on stdin ends with the turn: reviewing a plan reads it again.
                     let mut stdin = io::stdin().lock();
                     let mut log = io::stdout();
                     let mut ui =
                         LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
-                            .with_spinner(terminal);
+                            .with_spinner(terminal)
+                            .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(load::cancellable(async |token| {
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
+                if let Some(notifier) = notifier.filter(|n| n.long_enough(started.elapsed())) {
+                    let _ = write!(out, "{}", notifier.sequence("ybs: the turn is done"));
+                }
                 match result {
                     Ok(report) => {
                         turn::after_turn(
@@ -236,23 +279,6 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         let _ = editor.save_history(history);
     }
     Ok(0)
-}
-
-/// The context window of `model` as the provider lists it; `None` when unknown or the list
-/// does not come within a few seconds.
-fn context_window(
-    runtime: &tokio::runtime::Runtime,
-    provider: &dyn ybs_providers::Provider,
-    model: &str,
-) -> Option<u64> {
-    let listing = runtime.block_on(async {
-        tokio::time::timeout(std::time::Duration::from_secs(5), provider.list_models()).await
-    });
-    let models = listing.ok()?.ok()?;
-    models
-        .into_iter()
-        .find(|info| info.id == model)
-        .and_then(|info| info.context_length)
 }
 
 /// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.
@@ -544,11 +570,36 @@ fn slash(
                 },
             );
         }
+        SlashCommand::Last => {
+            let painter = load::renderer(config, false).painter();
+            match last::lines(&agent.conversation, painter) {
+                Some(lines) => info(out, &lines.join("\n")),
+                None => info(out, "no tool has run in this conversation yet"),
+            }
+        }
+        SlashCommand::Fork => {
+            let current = sessions::Current {
+                agent,
+                file: session_file,
+            };
+            if let Err(error) = sessions::fork(context.host, current, out) {
+                load::notice(config, Notice::Error, &error, out);
+            }
+        }
+        // Handled where the line is read.
+        SlashCommand::Init | SlashCommand::Resume(_) => {}
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
             undo::run(&command, agent, (config, session), out);
         }
-        SlashCommand::Model(model) => switch(context, agent, config, None, Some(model), out),
+        SlashCommand::Model(model) => switch::switch(
+            (context.host, context.runtime, &context.loaded.sources),
+            agent,
+            config,
+            None,
+            Some(model),
+            out,
+        ),
         SlashCommand::Provider(ProviderAction::List) => {
             let names: Vec<&str> = ProviderKind::ALL
                 .iter()
@@ -566,51 +617,13 @@ fn slash(
                 crate::agent::setup::endpoint(config)
             ),
         ),
-        SlashCommand::Provider(ProviderAction::Switch { name, model }) => {
-            switch(context, agent, config, Some(name), model, out)
-        }
-    }
-}
-
-/// Switches provider and/or model, keeping the conversation (spec 7.5).
-fn switch(
-    context: &Context<'_>,
-    agent: &mut Agent,
-    config: &mut Config,
-    provider: Option<String>,
-    model: Option<String>,
-    out: &mut dyn Write,
-) {
-    let mut next = config.clone();
-    if let Some(provider) = provider {
-        next.llm.provider = provider;
-        next.llm.endpoint = None;
-    }
-    if let Some(model) = model {
-        next.llm.model = model;
-    }
-    match crate::agent::setup::provider(&next, &context.host.env) {
-        Ok(provider) => {
-            let window = context_window(context.runtime, provider.as_ref(), &next.llm.model);
-            agent.provider = provider;
-            agent.settings.model = next.llm.model.clone();
-            *config = next;
-            let _ = writeln!(
-                out,
-                "now using {} {}",
-                config.llm.provider, config.llm.model
-            );
-            let tokens = agent.conversation_tokens();
-            if let Some(window) = window.filter(|&window| window < tokens as u64) {
-                let message = format!(
-                    "the conversation (about {tokens} tokens) is larger than the context window \
-                     of {} ({window} tokens); older messages will be dropped on the next turn \
-                     (or /compact now)",
-                    config.llm.model
-                );
-                load::notice(config, Notice::Warning, &message, out);
-            }
-        }
-        Err(error) => load::notice(config, Notice::Error, &error.to_string(), out),
+        SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(
+            (context.host, context.runtime, &context.loaded.sources),
+            agent,
+            config,
+            Some(name),
+            model,
+            out,
+        ),
     }
 }

@@ -39,6 +39,14 @@ pub enum SlashCommand {
     Approval(Option<String>),
     /// `/permissions [remove N]`: list the rules, or remove rule N (from 1).
     Permissions(Option<usize>),
+    /// `/last`: the whole result of the last tool call.
+    Last,
+    /// `/resume [N]`: pick a saved session of this project and continue it.
+    Resume(Option<usize>),
+    /// `/fork`: go on in a new session that starts as a copy of this one.
+    Fork,
+    /// `/init`: have the model write an AGENTS.md for the project.
+    Init,
 }
 
 /// What `/provider` does.
@@ -100,7 +108,7 @@ pub enum SlashError {
 }
 
 /// Each command: name, usage line, what it does.
-pub const COMMANDS: [(&str, &str, &str); 16] = [
+pub const COMMANDS: [(&str, &str, &str); 20] = [
     (
         "provider",
         "/provider list|current|NAME [MODEL]",
@@ -168,6 +176,26 @@ pub const COMMANDS: [(&str, &str, &str); 16] = [
         "plan",
         "/plan [on|off]",
         "plan mode: the model only reads and proposes a plan for you to approve",
+    ),
+    (
+        "last",
+        "/last",
+        "show the whole result of the last tool call (the terminal shows a summary)",
+    ),
+    (
+        "resume",
+        "/resume [N]",
+        "list this project's saved sessions and continue the one picked",
+    ),
+    (
+        "fork",
+        "/fork",
+        "go on in a new session that starts as a copy of this one",
+    ),
+    (
+        "init",
+        "/init",
+        "have the model write an AGENTS.md for this project (asks before writing)",
     ),
 ];
 
@@ -239,6 +267,17 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         "compact" => no_args(SlashCommand::Compact),
         "usage" => no_args(SlashCommand::Usage),
         "undo" => no_args(SlashCommand::Undo),
+        "last" => no_args(SlashCommand::Last),
+        "fork" => no_args(SlashCommand::Fork),
+        "init" => no_args(SlashCommand::Init),
+        "resume" => match args.as_slice() {
+            [] => Ok(SlashCommand::Resume(None)),
+            [number] => number
+                .parse::<usize>()
+                .map(|n| SlashCommand::Resume(Some(n)))
+                .map_err(|_| missing.clone()),
+            _ => Err(too_many),
+        },
         "diff" => no_args(SlashCommand::Diff),
         "effort" => match args.as_slice() {
             [] => Ok(SlashCommand::Effort(None)),
@@ -283,6 +322,11 @@ pub fn help_text() -> String {
         let _ = writeln!(text, "  {usage:<width$}  {what}");
     }
     text.push_str("Start a message with // to send a line that begins with /.\n");
+    text.push_str(
+        "Start it with ! to run a shell command in the sandbox (!cargo test): its output is \
+         shown and added to the conversation.\n",
+    );
+    text.push_str(crate::agent::tool_help::TOOLS_HELP);
     text
 }
 
@@ -358,6 +402,11 @@ mod tests {
         assert_eq!(command("/reload-tools"), Ok(SlashCommand::ReloadTools));
         assert_eq!(command("/undo"), Ok(SlashCommand::Undo));
         assert_eq!(command("/diff"), Ok(SlashCommand::Diff));
+        assert_eq!(command("/last"), Ok(SlashCommand::Last));
+        assert_eq!(command("/resume"), Ok(SlashCommand::Resume(None)));
+        assert_eq!(command("/resume 2"), Ok(SlashCommand::Resume(Some(2))));
+        assert_eq!(command("/fork"), Ok(SlashCommand::Fork));
+        assert_eq!(command("/init"), Ok(SlashCommand::Init));
     }
 
     #[test]
@@ -376,7 +425,8 @@ mod tests {
     #[test]
     fn an_unknown_command_says_so_and_lists_the_known_ones() {
         let known = "/provider, /model, /config, /tools, /help, /clear, /compact, /usage, /save, \
-                     /reload-tools, /undo, /diff, /effort, /approval, /permissions, /plan";
+                     /reload-tools, /undo, /diff, /effort, /approval, /permissions, /plan, /last, \
+                     /resume, /fork, /init";
         assert_eq!(
             command("/frobnicate now"),
             Err(format!(

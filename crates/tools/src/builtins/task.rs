@@ -1,0 +1,52 @@
+//! `task`: the spec of the sub-agent tool. The registry only offers it: the agent runs the
+//! call itself (a sub-agent needs the model), so invoking it here is an error.
+
+use serde_json::{Value, json};
+use ybs_core::ToolSpec;
+
+use super::shared::spec;
+use crate::{Args, Tool, ToolContext, ToolError};
+
+/// The `task` tool's spec.
+pub struct Task {
+    spec: ToolSpec,
+}
+
+impl Task {
+    /// The tool with its schema.
+    pub fn new() -> Self {
+        Task {
+            spec: spec(
+                "task",
+                "Hand a self-contained investigation to a sub-agent: it starts with a fresh \
+                 conversation and only read-only tools (read_file, list_files, search_files), \
+                 works through your prompt, and returns its final report. Use it for a broad \
+                 search or reading that would fill this conversation; write a prompt that says \
+                 exactly what to find and what to report. It cannot change files or run \
+                 commands.",
+                json!({
+                    "description": {"type": "string", "description": "A short title of the task (3-6 words)", "required": true},
+                    "prompt": {"type": "string", "description": "The whole task for the sub-agent: what to find out and what to report", "required": true}
+                }),
+            ),
+        }
+    }
+}
+
+impl Default for Task {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for Task {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, _args: &Args, _ctx: &ToolContext) -> Result<Value, ToolError> {
+        Err(ToolError::failed(
+            "`task` runs a sub-agent, which only the agent loop can do; it is not available here",
+        ))
+    }
+}

@@ -1,0 +1,178 @@
+//! The hooks of the configuration (`hooks`) at work: before a tool call (a failing hook
+//! refuses it, and its output is the reason the model gets), after one (formatters), and
+//! the checks after a turn that changed files (`lint`, then `test`), whose failure goes back
+//! to the model for a bounded number of rounds. Every hook runs with `sh -c` in the shell
+//! sandbox of `run_shell`, in the project directory.
+
+use std::time::Duration;
+
+use ybs_core::ToolCall;
+use ybs_tools::shell;
+
+use super::{Agent, Ui};
+use crate::config::HooksConfig;
+use crate::render::Notice;
+
+/// The most characters of a hook's output passed on.
+const OUTPUT_CHARS: usize = 4_000;
+
+/// How a hook ended.
+struct Ran {
+    /// Exit code 0.
+    passed: bool,
+    /// The code, as a shell reports it.
+    code: i32,
+    /// stdout and stderr, cut to their last [`OUTPUT_CHARS`].
+    output: String,
+}
+
+impl Agent {
+    /// Runs the `before_tool` hooks of `call`: the reason the call is refused, if one fails.
+    pub(super) fn before_tool_hooks(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> Option<String> {
+        let hooks: Vec<String> = (self.hooks.before_tool.iter())
+            .filter(|hook| hook.applies_to(&call.name))
+            .map(|hook| hook.command.clone())
+            .collect();
+        for command in hooks {
+            let ran = self.run_hook(&command, Some(call));
+            if !ran.passed {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("{} refused by the before_tool hook `{command}`", call.name),
+                );
+                let why = if ran.output.is_empty() {
+                    format!("exit code {}", ran.code)
+                } else {
+                    ran.output
+                };
+                return Some(format!(
+                    "Refused by the user's before_tool hook `{command}`; the call did not run. \
+                     The hook said: {why}"
+                ));
+            }
+        }
+        None
+    }
+
+    /// Runs the `after_tool` hooks of a successful `call`; a failure is shown.
+    pub(super) fn after_tool_hooks(&mut self, call: &ToolCall, ui: &mut dyn Ui) {
+        let hooks: Vec<String> = (self.hooks.after_tool.iter())
+            .filter(|hook| hook.applies_to(&call.name))
+            .map(|hook| hook.command.clone())
+            .collect();
+        for command in hooks {
+            let ran = self.run_hook(&command, Some(call));
+            if !ran.passed {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the after_tool hook `{command}` failed (exit code {}): {}",
+                        ran.code, ran.output
+                    ),
+                );
+            }
+        }
+    }
+
+    /// After a reply that ended a turn which changed files: runs `lint`, then `test`. The
+    /// message for the model when one fails and rounds are left (`round` counts from 1).
+    pub(super) fn check_changes(&mut self, round: u32, ui: &mut dyn Ui) -> Option<String> {
+        let checks: Vec<(&str, String)> = [("lint", &self.hooks.lint), ("test", &self.hooks.test)]
+            .into_iter()
+            .filter_map(|(name, command)| Some((name, command.clone()?)))
+            .collect();
+        for (name, command) in checks {
+            ui.notice(
+                Notice::Info,
+                &format!("running the {name} command `{command}`"),
+            );
+            let ran = self.run_hook(&command, None);
+            if ran.passed {
+                continue;
+            }
+            let max = self.hooks.max_rounds;
+            if round > max {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the {name} command `{command}` still fails (exit code {}) after {max} \
+                         rounds; stopping here",
+                        ran.code
+                    ),
+                );
+                return None;
+            }
+            ui.notice(
+                Notice::Warning,
+                &format!(
+                    "the {name} command failed (exit code {}); its output goes back to the \
+                     model (round {round} of {max})",
+                    ran.code
+                ),
+            );
+            return Some(format!(
+                "The {name} command `{command}` failed after your changes (exit code {}). Its \
+                 output:\n\n{}\n\nFix the cause, then stop.",
+                ran.code, ran.output
+            ));
+        }
+        None
+    }
+
+    /// Runs one hook in the sandbox; the call's tool and arguments are in its environment.
+    fn run_hook(&self, command: &str, call: Option<&ToolCall>) -> Ran {
+        let line = match call {
+            Some(call) => format!(
+                "export YBS_TOOL={} YBS_TOOL_ARGS={}; {command}",
+                shell_words::quote(&call.name),
+                shell_words::quote(&call.arguments.to_string())
+            ),
+            None => command.to_owned(),
+        };
+        let context = &self.tool_context;
+        let timeout = Duration::from_secs(self.hooks.timeout_seconds.max(1));
+        // `blocked_commands` guards the model's commands; a hook is the user's own, and the
+        // call's arguments in its line are quoted data that must not trip it.
+        let mut policy = context.shell.clone();
+        policy.blocked_commands.clear();
+        match shell::run(
+            &policy,
+            &context.sandbox,
+            &line,
+            &context.working_dir,
+            timeout,
+        ) {
+            Ok(output) => {
+                let mut text = format!("{}{}", output.stdout, output.stderr);
+                if output.timed_out {
+                    text.push_str(&format!("\n[timed out after {} s]", timeout.as_secs()));
+                }
+                Ran {
+                    passed: output.exit_code() == 0 && !output.timed_out,
+                    code: output.exit_code(),
+                    output: tail(text.trim(), OUTPUT_CHARS),
+                }
+            }
+            Err(error) => Ran {
+                passed: false,
+                code: -1,
+                output: format!("the hook could not run: {error}"),
+            },
+        }
+    }
+}
+
+/// The last `max` characters of `text`, marked when cut.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(count - max).collect();
+    format!("[first {} characters cut]\n{kept}", count - max)
+}
+
+/// Whether `hooks` has a check to run after a turn that changed files.
+pub fn has_checks(hooks: &HooksConfig) -> bool {
+    hooks.lint.is_some() || hooks.test.is_some()
+}
