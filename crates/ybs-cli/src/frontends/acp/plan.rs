@@ -2,7 +2,8 @@
 //! replies with a numbered plan; its steps are sent as the plan's entries (pending). When the
 //! user leaves plan mode, the next prompt hands the plan back to the agent, as the terminal
 //! does after approval, and the entries are shown in progress until that turn finishes,
-//! then completed. ybs keeps no finer todo list, so the steps move together.
+//! then completed, the steps together. When the model keeps a task list (`todo_write`),
+//! each new list is sent as the plan, every item with its own status.
 
 use agent_client_protocol::v1::schema::{
     Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus, SessionUpdate,
@@ -42,6 +43,22 @@ pub fn update(entries: &[String], status: PlanEntryStatus) -> SessionUpdate {
     SessionUpdate::Plan(Plan::new(entries))
 }
 
+/// The model's task list as the plan.
+pub fn of_todos(todos: &[ybs_tools::builtins::Todo]) -> SessionUpdate {
+    use ybs_tools::builtins::TodoStatus;
+    let entries = (todos.iter())
+        .map(|todo| {
+            let status = match todo.status {
+                TodoStatus::Pending => PlanEntryStatus::Pending,
+                TodoStatus::InProgress => PlanEntryStatus::InProgress,
+                TodoStatus::Completed => PlanEntryStatus::Completed,
+            };
+            PlanEntry::new(todo.content.clone(), PlanEntryPriority::Medium, status)
+        })
+        .collect();
+    SessionUpdate::Plan(Plan::new(entries))
+}
+
 /// `message` with the approved `plan` handed back before it.
 pub fn carry_out(plan: &str, message: Message) -> Message {
     let mut parts = vec![Part::Text {
@@ -74,6 +91,28 @@ mod tests {
         };
         assert_eq!(plan.entries.len(), 3);
         assert_eq!(plan.entries[0].status, PlanEntryStatus::Pending);
+    }
+
+    #[test]
+    fn a_task_list_is_the_plan_with_each_item_s_status() {
+        use ybs_tools::builtins::Todo;
+        use ybs_tools::builtins::TodoStatus;
+        let todos = [
+            Todo {
+                content: "read".into(),
+                status: TodoStatus::Completed,
+            },
+            Todo {
+                content: "fix".into(),
+                status: TodoStatus::InProgress,
+            },
+        ];
+        let SessionUpdate::Plan(plan) = of_todos(&todos) else {
+            panic!("not a plan update");
+        };
+        assert_eq!(plan.entries[0].content, "read");
+        assert_eq!(plan.entries[0].status, PlanEntryStatus::Completed);
+        assert_eq!(plan.entries[1].status, PlanEntryStatus::InProgress);
     }
 
     #[test]

@@ -102,6 +102,10 @@ impl Ui for AcpUi {
 
     fn reply_done(&mut self) {}
 
+    fn todos(&mut self, todos: &[ybs_tools::builtins::Todo]) {
+        self.update(super::plan::of_todos(todos));
+    }
+
     fn tool_call(&mut self, call: &ToolCall) {
         self.current = Some((call.id.clone(), None));
         let update = AcpToolCall::new(call.id.clone(), calls::title(call))
