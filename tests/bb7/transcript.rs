@@ -27,6 +27,14 @@ impl Transcript {
     fn note(&mut self, text: &str) {
         self.steps.push(json!({"note": text}));
     }
+
+    /// The steps redacted, the keys of every object sorted (the requests are built here, in
+    /// the order serde_json keeps in this build).
+    fn pinned(self, redact: &Redactor) -> Value {
+        let mut steps = redact.apply(&Value::Array(self.steps));
+        steps.sort_all_objects();
+        steps
+    }
 }
 
 fn output_dir(world: &World, chat: &str) -> std::path::PathBuf {
@@ -262,10 +270,7 @@ fn session_from_init_to_apply() {
     .unwrap();
     assert_eq!(global_state["last_model"], "openai/gpt-4o");
 
-    insta::assert_json_snapshot!(
-        "session_from_init_to_apply",
-        redact.apply(&Value::Array(t.steps))
-    );
+    insta::assert_json_snapshot!("session_from_init_to_apply", t.pinned(&redact));
 }
 
 #[test]
@@ -375,5 +380,5 @@ fn fork_and_edit_restore_context_with_warnings() {
     t.step(&mut daemon, json!({"action": "chat_list"}));
     daemon.call(json!({"action": "shutdown"}));
     assert!(daemon.wait().0.success());
-    insta::assert_json_snapshot!("fork_and_edit", redact.apply(&Value::Array(t.steps)));
+    insta::assert_json_snapshot!("fork_and_edit", t.pinned(&redact));
 }

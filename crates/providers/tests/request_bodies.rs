@@ -36,7 +36,11 @@ fn body(kind: ProviderKind, request: &ChatRequest) -> Value {
         ..OpenRouterOptions::default()
     };
     let provider = build_with_env(&config, |_| None).unwrap();
-    provider.request_body(request).unwrap()
+    let mut body = provider.request_body(request).unwrap();
+    // Keys sorted whether or not a crate built along (the ACP crate in `ybs`) turns on
+    // serde_json's `preserve_order`.
+    body.sort_all_objects();
+    body
 }
 
 fn snapshot_all(case: &str, request: &ChatRequest) {

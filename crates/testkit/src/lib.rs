@@ -195,6 +195,7 @@ use std::path::{Path, PathBuf};
 pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
 pub use web::FakeWeb;
+pub use wire::json_text;
 
 /// What can go wrong starting a fake server or loading a script.
 #[derive(Debug, thiserror::Error)]

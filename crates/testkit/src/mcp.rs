@@ -115,7 +115,8 @@ impl Recorder {
     }
 
     fn append(&self, tool: &str, arguments: serde_json::Value) -> Result<(), ErrorData> {
-        let mut line = serde_json::json!({ "tool": tool, "arguments": arguments }).to_string();
+        let mut line =
+            crate::wire::json_text(&serde_json::json!({ "tool": tool, "arguments": arguments }));
         line.push('\n');
         let mut file = self
             .file

@@ -22,7 +22,7 @@ fn done_reason(finish: FinishReason) -> &'static str {
 }
 
 fn line(value: &Value) -> String {
-    format!("{value}\n")
+    format!("{}\n", crate::wire::json_text(value))
 }
 
 fn tool_call(index: usize, call: &ToolCall) -> Value {

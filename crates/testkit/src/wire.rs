@@ -38,14 +38,23 @@ impl Frame {
     }
 }
 
+/// `value` as compact JSON with the keys of every object sorted: the same bytes whether or
+/// not serde_json keeps insertion order in this build (its `preserve_order` feature, turned
+/// on by some crates built along), so recordings and snapshots hold in every build.
+pub fn json_text(value: &Value) -> String {
+    let mut sorted = value.clone();
+    sorted.sort_all_objects();
+    sorted.to_string()
+}
+
 /// An SSE frame with only a data line.
 pub(crate) fn sse_data(data: &Value) -> String {
-    format!("data: {data}\n\n")
+    format!("data: {}\n\n", json_text(data))
 }
 
 /// An SSE frame with an event line and a data line.
 pub(crate) fn sse_event(event: &str, data: &Value) -> String {
-    format!("event: {event}\ndata: {data}\n\n")
+    format!("event: {event}\ndata: {}\n\n", json_text(data))
 }
 
 /// A wire format: how a scripted turn and its faults look on one API.

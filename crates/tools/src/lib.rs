@@ -75,6 +75,7 @@ pub mod bb7_edit;
 pub mod builtins;
 mod cancel;
 pub mod confirm;
+pub mod editor;
 pub mod error;
 pub mod external;
 pub mod nofollow;
@@ -92,6 +93,7 @@ pub mod web_policy;
 
 pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};
+pub use editor::{Editor, EditorFiles};
 pub use error::ToolError;
 pub use external::{
     ExternalLoadError, ExternalTool, ExternalToolConfig, default_tools_dir, discover_sidecars,

@@ -253,10 +253,13 @@ impl ToolRegistry {
             }),
             None => self.invoke(&call.name, &call.arguments, ctx),
         };
-        let (value, is_error) = match outcome {
+        let (mut value, is_error) = match outcome {
             Ok(value) => (value, false),
             Err(error) => (error.to_json(), true),
         };
+        // Keys sorted: the same text for the model whether or not serde_json keeps insertion
+        // order in this build (its `preserve_order` feature, which other crates turn on).
+        value.sort_all_objects();
         ToolResult {
             call_id: call.id.clone(),
             name: Some(call.name.clone()),

@@ -343,6 +343,49 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// Whether `resolved` may be written in place by an editor that holds it open (a front
+/// end's client, see [`crate::editor`]) instead of by [`write_atomic`]: the same checks first
+/// (the sandbox's write rules, no symlink below the root, blocked and read-only paths by
+/// identity), then `Ok(true)` when its directory exists and it is absent or a regular file
+/// with one link. `Ok(false)` for the rest (a missing directory, a symlink or a hard-linked
+/// file in its place): [`write_atomic`] handles those safely.
+pub fn editor_may_write(sandbox: &PathSandbox, resolved: &Path) -> Result<bool, SafeFsError> {
+    let shown = resolved.display().to_string();
+    sandbox
+        .check_write(&shown, resolved)
+        .map_err(|e| SafeFsError::Refused(e.to_string()))?;
+    let walk = Walk {
+        sandbox,
+        resolved,
+        create: false,
+        write: true,
+    };
+    let root = sandbox
+        .root_of(resolved)
+        .ok_or_else(|| SafeFsError::NotInRoot(shown.clone()))?;
+    let root_fd =
+        rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| errno_error(e, &shown))?;
+    let (parent, name) = match walk.parent(&root_fd, root) {
+        Ok(found) => found,
+        Err(SafeFsError::NotFound(_)) => return Ok(false),
+        Err(error) => return Err(error),
+    };
+    match rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => {
+            walk.check_id(FileId::from_stat(&stat))?;
+            #[allow(clippy::unnecessary_cast)]
+            let links = stat.st_nlink as u64;
+            match FileType::from_raw_mode(stat.st_mode) {
+                FileType::Directory => Err(SafeFsError::IsADirectory(shown)),
+                FileType::RegularFile => Ok(links == 1),
+                _ => Ok(false),
+            }
+        }
+        Err(rustix::io::Errno::NOENT) => Ok(true),
+        Err(e) => Err(io_error(e.into(), &shown)),
+    }
+}
+
 fn temp_name(name: &OsStr) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);

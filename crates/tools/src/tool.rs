@@ -46,6 +46,8 @@ pub struct ToolContext {
     /// each call; clones of the context share it, so another thread can set it while the
     /// call blocks.
     pub cancel: CancelFlag,
+    /// The editor the file tools read and write through, when the front end has one.
+    pub editor: crate::editor::Editor,
     /// How `web_fetch` fetches (its time and size bounds).
     pub web: crate::web_policy::WebPolicy,
 }
@@ -68,6 +70,7 @@ impl ToolContext {
             shell,
             session: SessionState::default(),
             cancel: CancelFlag::default(),
+            editor: crate::editor::Editor::default(),
             web: crate::web_policy::WebPolicy::default(),
         })
     }

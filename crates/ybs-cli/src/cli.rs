@@ -197,6 +197,22 @@ pub enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, codecompanion.nvim,
+    /// avante.nvim)
+    Acp,
+    /// Serve ybs's tasks over MCP (stdio, or streamable HTTP on 127.0.0.1 with a token)
+    McpServer {
+        /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (every request
+        /// needs the bearer token: --token-file's, or a random one printed on stderr)
+        #[arg(long)]
+        http: bool,
+        /// The port for --http; any free one when 0 (the URL is printed on stdout)
+        #[arg(long, default_value_t = 0, requires = "http")]
+        port: u16,
+        /// Read the bearer token for --http from FILE (its first line)
+        #[arg(long, value_name = "FILE", requires = "http")]
+        token_file: Option<PathBuf>,
+    },
     /// List this project's saved sessions, newest first: date, size and first request
     #[command(
         long_about = "List this project's saved sessions, newest first: when each was last \
@@ -243,6 +259,8 @@ impl Command {
             Command::Tools { .. } => "tools",
             Command::Tool { .. } => "tool",
             Command::Undo { .. } => "undo",
+            Command::Acp => "acp",
+            Command::McpServer { .. } => "mcp-server",
             Command::Sessions => "sessions",
             Command::Config => "config",
             Command::Trust { .. } => "trust",

@@ -142,11 +142,16 @@ impl Project {
 
     pub fn command(&self, args: &[&str]) -> Command {
         let config = self.path("config/ybs.json");
-        let mut command = Command::new(ybs_e2e::binary("ybs"));
+        let mut command = self.command_of(&ybs_e2e::binary("ybs"));
+        command.arg("-c").arg(&config).args(args);
         command
-            .arg("-c")
-            .arg(&config)
-            .args(args)
+    }
+
+    /// `program` run in the project with the project's HOME, XDG directories and git
+    /// identity (for a client that starts ybs itself).
+    pub fn command_of(&self, program: &std::path::Path) -> Command {
+        let mut command = Command::new(program);
+        command
             .current_dir(self.path("project"))
             .env_clear()
             .env("HOME", self.path("home"))
@@ -162,6 +167,16 @@ impl Project {
             command.uid(NOBODY).gid(NOBODY);
         }
         command
+    }
+
+    /// The command line of ybs with this project's configuration, as a JSON array (for a
+    /// client that starts ybs itself).
+    pub fn ybs_command_line(&self) -> Value {
+        json!([
+            ybs_e2e::binary("ybs").display().to_string(),
+            "-c",
+            self.path("config/ybs.json").display().to_string()
+        ])
     }
 
     pub fn git(&self, args: &[&str]) -> String {

@@ -1,8 +1,10 @@
 //! Every line the daemon writes: [`Reply`], one JSON object with a `type`, plus `request_id`
 //! when it answers a request. Each reply's body is a struct here whose [`ReplyBody::KIND`] is
-//! its `type`; [`Reply::new`] turns one into a line. The lines go out with their keys sorted
-//! (the JSON object is serde_json's ordered map), whatever the order of a struct's fields,
-//! as the first bb7's replies were compared and as the transcript tests pin them.
+//! its `type`; [`Reply::new`] turns one into a line. The lines go out with the keys of every
+//! object sorted, whatever the order of a struct's fields, as the first bb7's replies were
+//! compared and as the transcript tests pin them. They are sorted explicitly: serde_json
+//! keeps insertion order instead when another crate of the same build turns on its
+//! `preserve_order` feature.
 //!
 //! Fields left out when empty say so with `skip_serializing_if`; everything else is always
 //! present (`[]` for empty lists).
@@ -69,9 +71,11 @@ impl Reply {
         self.0.get("type").and_then(Value::as_str).unwrap_or("")
     }
 
-    /// The reply as one JSON line (without the newline).
+    /// The reply as one JSON line (without the newline), the keys of every object sorted.
     pub fn to_line(&self) -> String {
-        Value::Object(self.0.clone()).to_string()
+        let mut value = Value::Object(self.0.clone());
+        value.sort_all_objects();
+        value.to_string()
     }
 }
 
@@ -555,6 +559,17 @@ mod tests {
             r#"{"duration":1.5,"output_files":["a.rs"],"predicted":2,"request_id":"7","trimmed":0,"type":"done","usage":{"cached_tokens":0,"completion_tokens":0,"cost":0.0,"prompt_tokens":0,"total_tokens":0},"visible":3}"#
         );
         assert_eq!(Reply::new(&Opened::default()).to_line(), r#"{"type":"ok"}"#);
+        // Sorted whatever order the keys were inserted in, nested objects too.
+        let mut inserted = Map::new();
+        inserted.insert(
+            "zeta".into(),
+            serde_json::json!({"b": 1, "a": [{"d": 2, "c": 3}]}),
+        );
+        inserted.insert("alpha".into(), Value::Null);
+        assert_eq!(
+            Reply(inserted).to_line(),
+            r#"{"alpha":null,"zeta":{"a":[{"c":3,"d":2}],"b":1}}"#
+        );
         assert_eq!(
             Reply::error("No active chat").to_line(),
             r#"{"message":"No active chat","type":"error"}"#

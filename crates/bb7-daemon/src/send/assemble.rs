@@ -306,6 +306,10 @@ fn push_retry(out: &mut String, retry: &RetryContext) {
     }
     out.push_str("</errors>\n<failed-tool-calls>\n");
     for call in &retry.tool_calls {
+        // Keys sorted explicitly: serde_json keeps insertion order instead in a build where
+        // another crate turns on its `preserve_order`.
+        let mut call = call.clone();
+        call.sort_all_objects();
         push_body(out, &call.to_string());
     }
     out.push_str("</failed-tool-calls>\n</retry-context>\n");

@@ -184,10 +184,16 @@ fn json_instruction(format: &ResponseFormat) -> Option<String> {
         ResponseFormat::Json => {
             Some("Reply with a single valid JSON object and no other text.".to_owned())
         }
-        ResponseFormat::JsonSchema { name, schema, .. } => Some(format!(
-            "Reply with a single valid JSON object and no other text. It must match the JSON \
-             Schema \"{name}\": {schema}"
-        )),
+        ResponseFormat::JsonSchema { name, schema, .. } => {
+            // Keys sorted explicitly: the same text whether or not serde_json keeps insertion
+            // order in this build (its `preserve_order` feature).
+            let mut schema = schema.clone();
+            schema.sort_all_objects();
+            Some(format!(
+                "Reply with a single valid JSON object and no other text. It must match the \
+                 JSON Schema \"{name}\": {schema}"
+            ))
+        }
     }
 }
 

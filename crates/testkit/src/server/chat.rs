@@ -70,9 +70,9 @@ pub(super) async fn chat(shared: &Shared, wire: &dyn Wire, path: &str, body: &Va
             let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             let text = match body {
                 Some(raw) => raw.clone(),
-                None => wire
-                    .error_body(*status, &format!("fake-llm: scripted HTTP {status}"))
-                    .to_string(),
+                None => crate::wire::json_text(
+                    &wire.error_body(*status, &format!("fake-llm: scripted HTTP {status}")),
+                ),
             };
             let mut response = Response::new(Body::from(text));
             *response.status_mut() = code;
@@ -128,7 +128,7 @@ pub(super) async fn chat(shared: &Shared, wire: &dyn Wire, path: &str, body: &Va
 
 /// A non-streamed reply, with the stream faults' non-streamed meaning.
 fn complete(wire: &dyn Wire, turn: &Turn, ctx: &Ctx) -> Response {
-    let text = wire.complete(turn, ctx).to_string();
+    let text = crate::wire::json_text(&wire.complete(turn, ctx));
     let half: String = text.chars().take(text.chars().count() / 2).collect();
     let mut response = match &turn.fault {
         Some(Fault::Disconnect { .. }) => {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// `body` as `application/json` with `status`.
 pub(super) fn json_response(status: StatusCode, body: &Value) -> Response {
-    let mut response = Response::new(Body::from(body.to_string()));
+    let mut response = Response::new(Body::from(crate::wire::json_text(body)));
     *response.status_mut() = status;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

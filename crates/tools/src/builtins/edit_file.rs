@@ -9,9 +9,9 @@
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::shared::{spec, text_of};
+use super::shared::{read_text, spec, write_text};
 use crate::bb7_edit::{SearchReplace, SearchReplaceError, apply_search_replace};
-use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `edit_file` tool (spec 3.3, with a list of edits).
 pub struct EditFile {
@@ -186,10 +186,10 @@ impl Tool for EditFile {
         let path = args.str("path")?;
         let edits = edits_of(&args.to_value()).map_err(|why| args.invalid(why))?;
         let resolved = ctx.resolve(path)?;
-        let text = text_of(safe_fs::read(&ctx.sandbox, &resolved)?, path)?;
+        let text = read_text(ctx, &resolved, path)?;
         let (updated, replacements) =
             apply_edits(&text, &edits, path).map_err(ToolError::failed)?;
-        safe_fs::write_atomic(&ctx.sandbox, &resolved, updated.as_bytes())?;
+        write_text(ctx, &resolved, &updated)?;
         ctx.session.record_read(&resolved);
         Ok(json!({"success": true, "replacements": replacements, "error": null}))
     }

@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::shared::{positive, spec, text_of};
-use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+use super::shared::{positive, read_text, spec};
+use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `read_file` tool (spec 3.1).
 pub struct ReadFile {
@@ -44,7 +44,7 @@ impl Tool for ReadFile {
         let offset = positive(args, "offset")?.unwrap_or(1);
         let limit = positive(args, "limit")?.unwrap_or(500);
         let resolved = ctx.resolve(path)?;
-        let text = text_of(safe_fs::read(&ctx.sandbox, &resolved)?, path)?;
+        let text = read_text(ctx, &resolved, path)?;
         let lines: Vec<&str> = text.lines().collect();
         let total = lines.len();
         if offset > 1 && offset > total {

@@ -1,10 +1,14 @@
 //! What the built-in tools share: a spec from the spec document's parameter map, a positive
-//! integer argument, and the text of a file that must not be binary.
+//! integer argument, the text of a file that must not be binary, and reading and writing a
+//! file's text (through the session's editor when it has one).
+
+use std::path::Path;
 
 use serde_json::Value;
 use ybs_core::ToolSpec;
 
 use crate::schema::parameters_to_schema;
+use crate::{ToolContext, ToolError, safe_fs};
 
 /// A spec from the spec document's parameter map (which is written out in each tool and is
 /// known to be well formed).
@@ -35,4 +39,29 @@ pub(super) fn positive(args: &crate::Args, name: &str) -> Result<Option<usize>, 
         Some(n) if n >= 1 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
         Some(n) => Err(args.invalid(format!("argument `{name}` must be at least 1, got {n}"))),
     }
+}
+
+/// The text of the file `resolved` (shown to the model as `shown`) for a file tool: read from
+/// disk with the sandbox's checks (binary files refused), then as the editor holds it.
+pub(super) fn read_text(
+    ctx: &ToolContext,
+    resolved: &Path,
+    shown: &str,
+) -> Result<String, ToolError> {
+    let disk = text_of(safe_fs::read(&ctx.sandbox, resolved)?, shown)?;
+    Ok(ctx.editor.text_or(resolved, disk))
+}
+
+/// Writes `text` to the file `resolved` for a file tool: through the editor when there is one
+/// and it can write there in place ([`safe_fs::editor_may_write`], see [`crate::editor`]), else atomically on disk.
+pub(super) fn write_text(ctx: &ToolContext, resolved: &Path, text: &str) -> Result<(), ToolError> {
+    if let Some(files) = ctx.editor.files().filter(|files| files.writes())
+        && safe_fs::editor_may_write(&ctx.sandbox, resolved)?
+    {
+        return files
+            .write(resolved, text)
+            .map_err(|why| ToolError::failed(format!("the editor could not write it: {why}")));
+    }
+    safe_fs::write_atomic(&ctx.sandbox, resolved, text.as_bytes())?;
+    Ok(())
 }

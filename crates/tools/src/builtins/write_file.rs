@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::shared::spec;
-use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+use super::shared::{spec, write_text};
+use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `write_file` tool (spec 3.2).
 pub struct WriteFile {
@@ -42,7 +42,7 @@ impl Tool for WriteFile {
         let path = args.str("path")?;
         let content = args.str("content")?;
         let resolved = ctx.resolve(path)?;
-        safe_fs::write_atomic(&ctx.sandbox, &resolved, content.as_bytes())?;
+        write_text(ctx, &resolved, content)?;
         ctx.session.record_read(&resolved);
         Ok(json!({"success": true, "bytes_written": content.len()}))
     }

@@ -15,7 +15,7 @@ use clap::CommandFactory;
 
 use crate::cli::{Cli, Command};
 use crate::config;
-use crate::frontends::{ask, exec, repl};
+use crate::frontends::{acp, ask, exec, mcp_server, repl};
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 
@@ -65,6 +65,18 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             Err(failure) => finish(Err(failure), err),
         },
         Some(Command::Undo { yes, list }) => finish(undo::run(host, *yes, *list, out, err), err),
+        Some(Command::Acp) => finish(acp::run(cli, host, err), err),
+        Some(Command::McpServer {
+            http,
+            port,
+            token_file,
+        }) => {
+            let http = http.then(|| mcp_server::Http {
+                port: *port,
+                token_file: token_file.clone(),
+            });
+            finish(mcp_server::run(cli, host, http, out, err), err)
+        }
         Some(Command::Tools { connect }) => finish(tools::list(cli, host, *connect, out, err), err),
         Some(Command::Trust { chat }) => {
             finish(trust::run(cli, host, chat.as_deref(), out, err), err)

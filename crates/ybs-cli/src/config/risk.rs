@@ -91,7 +91,10 @@ pub fn take_untrusted(
         );
     }
     if let Some(Value::Object(safety)) = layer.get_mut("safety") {
-        let keys: Vec<String> = safety.keys().cloned().collect();
+        // Keys in sorted order here and below: serde_json's maps keep the file's order in
+        // some builds and sort in others, and the warnings must not depend on which.
+        let mut keys: Vec<String> = safety.keys().cloned().collect();
+        keys.sort();
         for key in keys {
             let before = now(&["safety", &key]);
             let (risk, stricter): (Risk, bool) = match key.as_str() {
@@ -153,7 +156,8 @@ pub fn take_untrusted(
             },
         );
         if let Some(Value::Object(builtin)) = tools.get_mut("builtin") {
-            let names: Vec<String> = builtin.keys().cloned().collect();
+            let mut names: Vec<String> = builtin.keys().cloned().collect();
+            names.sort();
             for name in names {
                 let Some(Value::Object(tool)) = builtin.get_mut(&name) else {
                     continue;
@@ -181,7 +185,8 @@ pub fn take_untrusted(
                 );
                 if let Some(Value::Object(limits)) = tool.get_mut("limits") {
                     let at = ["tools", "builtin", name.as_str(), "limits"];
-                    let keys: Vec<String> = limits.keys().cloned().collect();
+                    let mut keys: Vec<String> = limits.keys().cloned().collect();
+                    keys.sort();
                     for key in keys {
                         let default = LIMIT_DEFAULTS
                             .iter()
@@ -204,7 +209,8 @@ pub fn take_untrusted(
     }
     if let Some(Value::Object(mcp)) = layer.get_mut("mcp") {
         if let Some(Value::Object(servers)) = mcp.get_mut("servers") {
-            let names: Vec<String> = servers.keys().cloned().collect();
+            let mut names: Vec<String> = servers.keys().cloned().collect();
+            names.sort();
             for name in names {
                 let harmless =
                     servers

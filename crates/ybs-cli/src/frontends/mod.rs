@@ -6,6 +6,8 @@
 //! server) is a new folder here, its command in [`cli`](crate::cli) and a line in
 //! [`commands::run`](crate::commands::run).
 
+pub mod acp;
 pub mod ask;
 pub mod exec;
+pub mod mcp_server;
 pub mod repl;

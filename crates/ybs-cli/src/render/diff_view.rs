@@ -90,7 +90,11 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);
             let before = match ybs_tools::nofollow::read(&resolved, MAX_PREVIEW_BYTES) {
-                Ok(Some(file)) => Some(String::from_utf8_lossy(&file.bytes).into_owned()),
+                // As the user's editor holds it, when the session has one.
+                Ok(Some(file)) => Some(
+                    (context.editor)
+                        .text_or(&resolved, String::from_utf8_lossy(&file.bytes).into_owned()),
+                ),
                 Ok(None) => None,
                 Err(error) => {
                     let why = unshown(&error);

@@ -123,10 +123,11 @@ mod tests {
         );
         assert_eq!(
             call_lines(&call, PLAIN),
+            // In the order the model wrote them (serde_json keeps it: `preserve_order`).
             [
                 "→ write_file",
-                "    content: \"fn main() {\" (3 lines, 37 chars)",
                 "    path: \"src/main.rs\"",
+                "    content: \"fn main() {\" (3 lines, 37 chars)",
             ]
         );
         let long = "x".repeat(200);
@@ -139,8 +140,8 @@ mod tests {
             call_lines(&call, PLAIN),
             [
                 "→ search_files",
-                "    list: [1,2]",
                 &format!("    pattern: \"{}…\" (1 line, 200 chars)", "x".repeat(40)),
+                "    list: [1,2]",
             ]
         );
     }

@@ -8,6 +8,7 @@
 
 pub mod exit;
 pub mod first_run;
+pub mod headless;
 pub mod host;
 pub mod images;
 pub mod load;
