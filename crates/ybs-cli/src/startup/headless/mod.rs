@@ -81,8 +81,10 @@ impl Headless {
             load::warn_mcp(&failures, log);
         }
         if let Some(path) = &resume {
-            agent.conversation =
-                session::load(path, &host.locations.cwd).map_err(|error| error.to_string())?;
+            // The same path sandbox as the tools and the terminal's `--resume`.
+            let access = session::access(agent.tool_context.sandbox.clone());
+            agent.conversation = session::load(path, &host.locations.cwd, access)
+                .map_err(|error| error.to_string())?;
         }
         let session_file = turn::session_file(&host, resume.as_deref());
         let runtime = tokio::runtime::Builder::new_current_thread()
