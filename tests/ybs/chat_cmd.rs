@@ -51,6 +51,40 @@ fn ask_sends_the_options_in_force_and_warns_about_the_rest() {
 }
 
 #[test]
+fn an_option_the_provider_refuses_is_a_warning_and_the_question_is_asked_without_it() {
+    let refusal = json!({"error": {"message": "Unrecognized request argument supplied: frobnicate",
+        "type": "invalid_request_error", "param": null, "code": null}});
+    let project = Project::new(vec![
+        Turn::fault(ybs_testkit::Fault::Status {
+            status: 400,
+            body: Some(refusal.to_string()),
+            retry_after: None,
+        }),
+        Turn::text(["answered"]),
+    ]);
+    project.write(
+        "o.chat",
+        "option: frobnicate 1\noption: service_tier flex\n\nuser:\nhello\n",
+    );
+    let output = project.ybs(&["ask", "--chat", "o.chat"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("ybs: warning: o.chat: the provider refused option frobnicate"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("asked again without it"), "{stderr}");
+    let bodies = project.bodies();
+    assert_eq!(bodies.len(), 2);
+    assert_eq!(bodies[0]["frobnicate"], 1);
+    assert!(bodies[1].get("frobnicate").is_none(), "{}", bodies[1]);
+    assert_eq!(bodies[1]["service_tier"], "flex");
+    let written = project.read("o.chat");
+    assert!(written.ends_with("answered\n"), "{written}");
+    assert_eq!(written.matches("user:").count(), 1, "{written}");
+}
+
+#[test]
 fn chat_parse_print_and_expand_work_through_the_binary() {
     let project = Project::new(Vec::new());
     project.write("a.chat", "user:\nhello\n\nassistant:\nhi\n");

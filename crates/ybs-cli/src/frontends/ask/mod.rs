@@ -13,11 +13,12 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use ybs_chatfile::{ChatMessage, Expander, Expansion, append, appended_text, from_core};
-use ybs_core::Role;
+use ybs_context_budget::SendError;
+use ybs_core::{ErrorKind, Role};
 use ybs_providers::ProviderKind;
 
 use crate::agent::confirm::ConfirmMode;
-use crate::agent::{LineUi, ResponseChain, Stop};
+use crate::agent::{AgentError, LineUi, ResponseChain, Stop};
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
@@ -181,12 +182,51 @@ pub fn run(
     let already = agent.conversation.len().saturating_sub(start + 1);
     let terminal = io::stdout().is_terminal();
     let mut no_input = io::empty();
-    let result = {
-        let mut ui = LineUi::new(load::renderer(&config, terminal), out, err, &mut no_input);
-        let runtime = load::runtime()?;
-        runtime.block_on(load::cancellable(async |token| {
-            agent.run_from(start, &mut ui, &token).await
-        }))
+    let mut retried = false;
+    let result = loop {
+        let before = agent.conversation.len();
+        let result = {
+            let mut ui = LineUi::new(
+                load::renderer(&config, terminal),
+                &mut *out,
+                &mut *err,
+                &mut no_input,
+            );
+            let runtime = load::runtime()?;
+            runtime.block_on(load::cancellable(async |token| {
+                agent.run_from(start, &mut ui, &token).await
+            }))
+        };
+        // An `option:` passed through as it is that the provider refuses is a warning, and
+        // the question is asked again once without it.
+        let refused = match &result {
+            Err(AgentError::Send(SendError::Provider(error)))
+                if !retried
+                    && error.kind == ErrorKind::BadRequest
+                    && agent.conversation.len() == before =>
+            {
+                options::refused(&agent.settings.extras.body, &error.message)
+            }
+            _ => Vec::new(),
+        };
+        if refused.is_empty() {
+            break result;
+        }
+        retried = true;
+        for key in &refused {
+            agent.settings.extras.body.remove(key);
+        }
+        let message = match &result {
+            Err(error) => error.to_string(),
+            Ok(_) => String::new(),
+        };
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}: the provider refused option {} ({}); asked again without it",
+            chat.display(),
+            crate::render::inert(&refused.join(", ")),
+            crate::render::inert_lines(message.trim())
+        );
     };
     let report = result.map_err(|error| {
         let unwritten = if asked.is_empty() {

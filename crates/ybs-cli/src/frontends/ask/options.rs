@@ -103,6 +103,31 @@ fn apply_one(key: &str, value: &str, settings: &mut AgentSettings) -> Result<(),
     Ok(())
 }
 
+/// The options passed through as they are (`body`) that a provider's refusal `message`
+/// names; all of them when it names none but speaks of an unknown or unsupported parameter
+/// (ybs's own request is one the provider takes); none otherwise.
+pub fn refused(body: &serde_json::Map<String, serde_json::Value>, message: &str) -> Vec<String> {
+    let named: Vec<String> = (body.keys())
+        .filter(|key| message.contains(key.as_str()))
+        .cloned()
+        .collect();
+    let lower = message.to_ascii_lowercase();
+    let about_parameters = [
+        "unrecognized",
+        "unknown",
+        "unsupported",
+        "not permitted",
+        "extra",
+    ]
+    .iter()
+    .any(|word| lower.contains(word));
+    if named.is_empty() && about_parameters {
+        body.keys().cloned().collect()
+    } else {
+        named
+    }
+}
+
 /// Applies the options in force to `settings`; returns one warning per option that could
 /// not be honoured, as `FILE:LINE: ...`.
 pub fn apply(
@@ -160,6 +185,19 @@ mod tests {
         let mut settings = settings();
         let warnings = apply(&expansion.options, Path::new("a.chat"), text, &mut settings);
         (settings, warnings)
+    }
+
+    #[test]
+    fn a_refusal_names_the_passed_through_options_it_is_about() {
+        let mut body = serde_json::Map::new();
+        body.insert("frobnicate".into(), 3.into());
+        body.insert("service_tier".into(), "flex".into());
+        let named = refused(&body, "Unrecognized request argument supplied: frobnicate");
+        assert_eq!(named, ["frobnicate"]);
+        let all = refused(&body, "Unknown parameter in the request");
+        assert_eq!(all, ["frobnicate", "service_tier"]);
+        assert!(refused(&body, "messages[0].content is too long").is_empty());
+        assert!(refused(&serde_json::Map::new(), "unknown parameter x").is_empty());
     }
 
     #[test]
