@@ -85,7 +85,19 @@ fn seccomp_kills_a_process_calling_with_a_foreign_architecture() {
     std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
     // Outside the sandbox the call works (the program exits 42) where the kernel has the
     // i386 ABI; without it, `int 0x80` faults and there is nothing to test.
-    let native = std::process::Command::new(&program).status().unwrap();
+    // Another test thread may fork while the file is still open for writing here; the
+    // child holds the descriptor until its exec, and running the file then fails with
+    // ETXTBSY for a moment.
+    let native = (0..50)
+        .find_map(|_| match std::process::Command::new(&program).status() {
+            Err(error) if error.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                None
+            }
+            other => Some(other),
+        })
+        .unwrap()
+        .unwrap();
     if native.code() != Some(42) {
         println!(
             "skipped: this kernel does not run i386 system calls ({native:?}: no IA32 \
