@@ -58,8 +58,12 @@ pub fn run(
         let message = value["error"].as_str().unwrap_or(&result.content);
         return Err(format!("!{command}: {message}"));
     }
-    for line in tool_summary::full(Some(&call), &result) {
-        let _ = writeln!(out, "{}", inert(&line));
+    // The output as the command wrote it (standard output, then standard error); the line
+    // under it gives the exit code. `/last` shows the two apart.
+    for key in ["stdout", "stderr"] {
+        for line in value[key].as_str().unwrap_or("").lines() {
+            let _ = writeln!(out, "{}", inert(line));
+        }
     }
     let known = Known {
         arguments: Some(&call.arguments),
