@@ -39,6 +39,8 @@ fn a_200k_model_gets_its_window_and_output_limit() {
         "{stdout}"
     );
     assert!(stdout.contains("| ctx 41% of 200k"), "{stdout}");
+    // `/usage` repeats the last turn's line, not zeros.
+    assert_eq!(stdout.matches("tokens: 82,000 in").count(), 2, "{stdout}");
     assert!(
         stdout.contains(
             "model limits: context 200k, output 32k (big/model from the provider's GET /models"

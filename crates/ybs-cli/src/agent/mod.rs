@@ -146,6 +146,8 @@ pub struct Agent {
     pub policy: ConfirmationPolicy,
     /// Tokens and cost of the session.
     pub session_usage: Usage,
+    /// Tokens and cost of the last turn that finished (`/usage`).
+    pub last_turn_usage: Usage,
     /// The sections of the system prompt, when ybs assembled it (`settings.system` is its
     /// text).
     pub prompt: Option<crate::prompt::SessionPrompt>,
@@ -193,6 +195,7 @@ impl Agent {
             tool_context,
             policy,
             session_usage: Usage::default(),
+            last_turn_usage: Usage::default(),
             prompt: None,
             journal: crate::session::undo::Journal::default(),
             repo_map: None,

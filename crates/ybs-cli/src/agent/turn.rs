@@ -227,6 +227,7 @@ impl Agent {
             ui.notice(Notice::Warning, &error);
         }
         self.session_usage += report.usage;
+        self.last_turn_usage = report.usage;
         ui.usage(&report.usage, &self.session_usage, self.context_fill());
         report.start = start;
         report.changed.sort();

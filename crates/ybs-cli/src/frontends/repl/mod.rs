@@ -434,7 +434,7 @@ fn slash(
         }
         SlashCommand::Usage => {
             let lines = load::renderer(config, false).usage(
-                &ybs_core::Usage::default(),
+                &agent.last_turn_usage,
                 &agent.session_usage,
                 agent.context_fill(),
             );
