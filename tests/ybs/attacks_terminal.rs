@@ -7,11 +7,8 @@
 mod common;
 mod pty;
 
-use std::fs;
-use std::process::Command;
-
 use common::{Project, call, text, tool_messages};
-use pty::{Tmux, write_fake_llm_config, ybs_command};
+use pty::{Tmux, scratch_root, tmux_missing, write_fake_llm_config, ybs_command};
 use serde_json::json;
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
 
@@ -54,14 +51,6 @@ fn escapes_from_the_model_reach_no_output_raw() {
     assert!(project.file(&format!("n{TITLE}.txt")).exists());
 }
 
-fn tmux_missing() -> bool {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
-        return true;
-    }
-    false
-}
-
 /// E1, A01, A02 on a terminal: a command whose second line hides itself behind escapes is
 /// shown whole, every line, inert; a command run in the sandbox cannot open `/dev/tty`, so
 /// it can neither set the clipboard nor turn echo off.
@@ -70,11 +59,8 @@ fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() 
     if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let project = root.join("project");
     let hidden = "ls -la\necho pwned > .ybs.json #\u{1b}[2K\u{1b}[1A\u{1b}[2K  $ ls -la";
     let tty = format!(

@@ -10,19 +10,10 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::Command;
 
-use pty::{Tmux, shell_quote, write_fake_llm_config, ybs_command};
+use pty::{Tmux, scratch_root, shell_quote, tmux_missing, write_fake_llm_config, ybs_command};
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
-
-fn tmux_missing() -> bool {
-    let missing = Command::new("tmux").arg("-V").output().is_err();
-    if missing {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
-    }
-    missing
-}
 
 fn call(id: &str, name: &str, arguments: Value) -> Turn {
     Turn::default().with_tool_call(ToolCall::new(id, name, arguments))
@@ -30,10 +21,7 @@ fn call(id: &str, name: &str, arguments: Value) -> Turn {
 
 /// A temporary root with `home`, `data` and `project`, and a configuration for `llm`.
 fn root_for(llm: &FakeLlm) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(dir.path().join(sub)).unwrap();
-    }
+    let dir = scratch_root();
     let config = dir.path().join("ybs.json");
     write_fake_llm_config(&config, &llm.base_url(), false);
     (dir, config)

@@ -8,24 +8,19 @@ mod pty;
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pty::{PATIENCE, Tmux, write_fake_llm_config, ybs_command};
+use pty::{PATIENCE, Tmux, scratch_root, tmux_missing, write_fake_llm_config, ybs_command};
 use serde_json::json;
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
 
 #[test]
 fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let llm = FakeLlm::start(Script::new([
         // Slow to answer, so the spinner shows (and must not block the turn).
         Turn::default()
@@ -76,15 +71,11 @@ fn the_repl_on_a_terminal_runs_slash_commands_and_asks_for_confirmation() {
 
 #[test]
 fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_back() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let project = root.join("project");
     fs::write(project.join("a.txt"), "one\ntwo\nthree\n").unwrap();
     let llm = FakeLlm::start(Script::new([

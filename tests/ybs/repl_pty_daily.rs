@@ -9,9 +9,8 @@ mod pty;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::process::Command;
 
-use pty::{Tmux, shell_quote, write_fake_llm_config, ybs_command};
+use pty::{Tmux, scratch_root, shell_quote, tmux_missing, write_fake_llm_config, ybs_command};
 use ybs_testkit::{FakeLlm, Script, Turn};
 
 /// The last user message of each chat request the fake LLM received.
@@ -36,8 +35,7 @@ fn user_messages(llm: &FakeLlm) -> Vec<String> {
 
 #[test]
 fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -105,15 +103,11 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
 /// Runs the REPL with colour configured and `extra` variables, sends one message whose reply
 /// has a Rust block, and returns the screen with its escape sequences.
 fn highlighted_screen(extra: &str) -> Option<String> {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return None;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let llm = FakeLlm::start(Script::new([Turn::text([
         "Code:\n\n```rust\nfn main() {}\n```\n\nDone.",
     ])]))

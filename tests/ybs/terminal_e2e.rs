@@ -9,19 +9,10 @@ mod pty;
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use pty::{Tmux, ybs_command};
+use pty::{Tmux, tmux_missing, ybs_command};
 use serde_json::{Value, json};
 use ybs_testkit::{FakeLlm, Script, ToolCall, Turn};
-
-fn tmux_missing() -> bool {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
-        return true;
-    }
-    false
-}
 
 fn call(id: &str, name: &str, arguments: Value) -> Turn {
     Turn::default().with_tool_call(ToolCall::new(id, name, arguments))

@@ -5,24 +5,17 @@
 
 mod pty;
 
-use std::fs;
-use std::process::Command;
-
-use pty::{Tmux, write_fake_llm_config, ybs_command};
+use pty::{Tmux, scratch_root, tmux_missing, write_fake_llm_config, ybs_command};
 use serde_json::json;
 use ybs_testkit::{FakeLlm, FakeWeb, Script, ToolCall, Turn};
 
 #[test]
 fn the_task_list_and_the_fetch_question_show_on_the_screen() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let web = FakeWeb::start().unwrap();
     web.page("/docs", "text/html", "<h1>Install</h1><p>Run it.</p>");
     let todos = json!({"todos": [

@@ -7,22 +7,17 @@
 mod pty;
 
 use std::fs;
-use std::process::Command;
 
-use pty::{Tmux, write_fake_llm_config, ybs_command};
+use pty::{Tmux, scratch_root, tmux_missing, write_fake_llm_config, ybs_command};
 use ybs_testkit::{FakeLlm, Script, Turn};
 
 #[test]
 fn the_repl_asks_before_it_trusts_a_project_and_remembers_always() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_root();
     let root = dir.path();
-    for sub in ["home", "data", "project"] {
-        fs::create_dir_all(root.join(sub)).unwrap();
-    }
     let project = root.join("project");
     let llm = FakeLlm::start(Script::new([Turn::text(["Reply one."])])).unwrap();
     let attacker = FakeLlm::start(Script::new([Turn::text(["pwned"])])).unwrap();

@@ -52,6 +52,9 @@ pub mod rank;
 mod source;
 pub mod walk;
 
+#[cfg(test)]
+mod test_files;
+
 pub use entries::{Entry, entries};
 pub use extract::{Definition, Extractor, Symbols};
 pub use fit::{Fitted, display_path, fit};

@@ -112,3 +112,24 @@ pub fn ybs_command(root: &Path, term: &str, extra: &str, config: &Path, args: &s
         shell_quote(config),
     )
 }
+
+/// Whether tmux is missing (the pseudo-terminal tests then skip, saying so).
+pub fn tmux_missing() -> bool {
+    let missing = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err();
+    if missing {
+        eprintln!("tmux is not installed: skipping the pseudo-terminal test");
+    }
+    missing
+}
+
+/// A temporary root with the `home`, `data` and `project` folders a run of ybs uses.
+pub fn scratch_root() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["home", "data", "project"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+    }
+    dir
+}

@@ -2,26 +2,7 @@ use std::collections::BTreeSet;
 
 use super::*;
 use crate::rank::rank;
-use crate::{Definition, Symbols};
-
-/// A file defining `defines` (at depth 0) and using `uses`.
-fn file(path: &str, defines: &[&str], uses: &[&str]) -> MappedFile {
-    let mut references: Vec<String> = uses.iter().map(|s| (*s).to_owned()).collect();
-    references.sort();
-    MappedFile {
-        path: path.to_owned(),
-        symbols: Symbols {
-            definitions: (defines.iter())
-                .map(|name| Definition {
-                    name: (*name).to_owned(),
-                    signature: format!("fn {name}()"),
-                    depth: 0,
-                })
-                .collect(),
-            references,
-        },
-    }
-}
+use crate::test_files::file;
 
 /// The entries as `path` or `path:name,name`.
 fn order(files: &[MappedFile], mentioned: &[&str], near: &str) -> Vec<String> {

@@ -1,24 +1,5 @@
 use super::*;
-use crate::{Definition, Symbols};
-
-/// A file defining `defines` and using `uses`.
-fn file(path: &str, defines: &[&str], uses: &[&str]) -> MappedFile {
-    let mut references: Vec<String> = uses.iter().map(|s| (*s).to_owned()).collect();
-    references.sort();
-    MappedFile {
-        path: path.to_owned(),
-        symbols: Symbols {
-            definitions: (defines.iter())
-                .map(|name| Definition {
-                    name: (*name).to_owned(),
-                    signature: format!("fn {name}()"),
-                    depth: 0,
-                })
-                .collect(),
-            references,
-        },
-    }
-}
+use crate::test_files::file;
 
 fn order(files: &[MappedFile], mentioned: &[&str]) -> Vec<String> {
     let mentioned = mentioned.iter().map(|s| (*s).to_owned()).collect();
