@@ -296,15 +296,20 @@ fn tools_lists_sources_and_tool_runs_one_call() {
 #[test]
 fn the_repl_runs_messages_and_slash_commands_from_its_input() {
     let project = Project::new(vec![Turn::text(["Hi there."])]);
-    let output = project.ybs_with_input(&[], "hello\n/bogus\n/provider current\n/tools\n");
+    let output = project.ybs_with_input(&[], "hello\n/bogus\n/provider current\n/model\n/tools\n");
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(stdout.contains("Hi there."), "{stdout}");
     assert!(stdout.contains("error: unknown command /bogus"), "{stdout}");
-    assert!(
-        stdout.contains("openai-compatible fake-model at http://127.0.0.1:"),
+    // `/model` alone shows the same line as `/provider current`, limits included.
+    assert_eq!(
+        stdout
+            .matches("openai-compatible fake-model at http://127.0.0.1:")
+            .count(),
+        2,
         "{stdout}"
     );
+    assert!(stdout.contains("(context "), "{stdout}");
     assert!(stdout.contains("read_file  (built-in)"), "{stdout}");
     assert_eq!(project.bodies().len(), 1);
 }

@@ -49,6 +49,12 @@ fn sessions_are_listed_and_continue_resumes_the_newest() {
 
     let continued = project.ybs(&["--continue", "exec", "and then?"]);
     assert!(continued.status.success(), "{}", text(&continued.stderr));
+    // It says which session it went on with.
+    let said = text(&continued.stderr);
+    assert!(
+        said.contains("ybs: resumed ") && said.contains(".chat (2 messages): the beta task"),
+        "{said}"
+    );
     let body = project.bodies().pop().unwrap();
     let sent = body["messages"].to_string();
     assert!(

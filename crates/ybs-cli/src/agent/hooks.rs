@@ -6,9 +6,12 @@
 
 use std::time::Duration;
 
+use tokio_util::sync::CancellationToken;
 use ybs_core::ToolCall;
 use ybs_tools::shell;
+use ybs_tools::tool::CancelFlag;
 
+use super::tools::CancelWatch;
 use super::{Agent, Ui};
 use crate::config::HooksConfig;
 use crate::render::Notice;
@@ -20,6 +23,8 @@ const OUTPUT_CHARS: usize = 4_000;
 struct Ran {
     /// Exit code 0.
     passed: bool,
+    /// Stopped by the user (Ctrl-C): the hook's process group was killed.
+    cancelled: bool,
     /// The code, as a shell reports it.
     code: i32,
     /// stdout and stderr, cut to their last [`OUTPUT_CHARS`].
@@ -27,14 +32,32 @@ struct Ran {
 }
 
 impl Agent {
-    /// Runs the `before_tool` hooks of `call`: the reason the call is refused, if one fails.
-    pub(super) fn before_tool_hooks(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> Option<String> {
+    /// Runs the `before_tool` hooks of `call`: the reason the call is refused, if one fails
+    /// or the user stops it.
+    pub(super) fn before_tool_hooks(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
         let hooks: Vec<String> = (self.hooks.before_tool.iter())
             .filter(|hook| hook.applies_to(&call.name))
             .map(|hook| hook.command.clone())
             .collect();
         for command in hooks {
-            let ran = self.run_hook(&command, Some(call));
+            let ran = self.run_hook(&command, Some(call), cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the before_tool hook `{command}` was stopped; {} did not run",
+                        call.name
+                    ),
+                );
+                return Some(format!(
+                    "The user stopped the before_tool hook `{command}`; the call did not run."
+                ));
+            }
             if !ran.passed {
                 ui.notice(
                     Notice::Warning,
@@ -55,13 +78,26 @@ impl Agent {
     }
 
     /// Runs the `after_tool` hooks of a successful `call`; a failure is shown.
-    pub(super) fn after_tool_hooks(&mut self, call: &ToolCall, ui: &mut dyn Ui) {
+    /// Once the user stops one, the rest do not run.
+    pub(super) fn after_tool_hooks(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) {
         let hooks: Vec<String> = (self.hooks.after_tool.iter())
             .filter(|hook| hook.applies_to(&call.name))
             .map(|hook| hook.command.clone())
             .collect();
         for command in hooks {
-            let ran = self.run_hook(&command, Some(call));
+            let ran = self.run_hook(&command, Some(call), cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("the after_tool hook `{command}` was stopped"),
+                );
+                return;
+            }
             if !ran.passed {
                 ui.notice(
                     Notice::Warning,
@@ -76,7 +112,13 @@ impl Agent {
 
     /// After a reply that ended a turn which changed files: runs `lint`, then `test`. The
     /// message for the model when one fails and rounds are left (`round` counts from 1).
-    pub(super) fn check_changes(&mut self, round: u32, ui: &mut dyn Ui) -> Option<String> {
+    /// A check the user stops ends the checks.
+    pub(super) fn check_changes(
+        &mut self,
+        round: u32,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
         let checks: Vec<(&str, String)> = [("lint", &self.hooks.lint), ("test", &self.hooks.test)]
             .into_iter()
             .filter_map(|(name, command)| Some((name, command.clone()?)))
@@ -86,7 +128,14 @@ impl Agent {
                 Notice::Info,
                 &format!("running the {name} command `{command}`"),
             );
-            let ran = self.run_hook(&command, None);
+            let ran = self.run_hook(&command, None, cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("the {name} command `{command}` was stopped"),
+                );
+                return None;
+            }
             if ran.passed {
                 continue;
             }
@@ -120,7 +169,16 @@ impl Agent {
     }
 
     /// Runs one hook in the sandbox; the call's tool and arguments are in its environment.
-    fn run_hook(&self, command: &str, call: Option<&ToolCall>) -> Ran {
+    /// Cancelling `cancel` (Ctrl-C) kills it.
+    fn run_hook(&self, command: &str, call: Option<&ToolCall>, cancel: &CancellationToken) -> Ran {
+        if cancel.is_cancelled() {
+            return Ran {
+                passed: false,
+                cancelled: true,
+                code: -1,
+                output: String::new(),
+            };
+        }
         let line = match call {
             Some(call) => format!(
                 "export YBS_TOOL={} YBS_TOOL_ARGS={}; {command}",
@@ -135,26 +193,34 @@ impl Agent {
         // call's arguments in its line are quoted data that must not trip it.
         let mut policy = context.shell.clone();
         policy.blocked_commands.clear();
-        match shell::run(
+        // A flag of its own: the tools' flag is reset and watched by the call that runs.
+        let flag = CancelFlag::new();
+        let watch = CancelWatch::start(cancel, &flag);
+        let result = shell::run_cancellable(
             &policy,
             &context.sandbox,
             &line,
             &context.working_dir,
             timeout,
-        ) {
+            &flag,
+        );
+        drop(watch);
+        match result {
             Ok(output) => {
                 let mut text = format!("{}{}", output.stdout, output.stderr);
                 if output.timed_out {
                     text.push_str(&format!("\n[timed out after {} s]", timeout.as_secs()));
                 }
                 Ran {
-                    passed: output.exit_code() == 0 && !output.timed_out,
+                    passed: output.exit_code() == 0 && !output.timed_out && !output.cancelled,
+                    cancelled: output.cancelled,
                     code: output.exit_code(),
                     output: tail(text.trim(), OUTPUT_CHARS),
                 }
             }
             Err(error) => Ran {
                 passed: false,
+                cancelled: false,
                 code: -1,
                 output: format!("the hook could not run: {error}"),
             },

@@ -37,7 +37,7 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> (ToolResult, Usage) {
-        if let Some(result) = self.settle_call(call, ui) {
+        if let Some(result) = self.settle_call(call, ui, cancel) {
             return (result, Usage::default());
         }
         let prompt = call.arguments.get("prompt").and_then(|p| p.as_str());

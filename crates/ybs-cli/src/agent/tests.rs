@@ -323,3 +323,84 @@ async fn a_tool_that_ends_by_itself_runs_normally_under_a_live_token() {
         "{result:?}"
     );
 }
+
+/// Cancels `token` as soon as a hook has made the file `started` in `dir`.
+fn cancel_once_started(token: &CancellationToken, dir: &std::path::Path) {
+    let (token, started) = (token.clone(), dir.join("started"));
+    tokio::spawn(async move {
+        while !started.exists() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        token.cancel();
+    });
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_while_a_check_hook_runs_kills_it_and_ends_the_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let write =
+        ybs_testkit::ToolCall::new("w", "write_file", json!({"path": "a.txt", "content": "x"}));
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["writing"]).with_tool_call(write),
+        Turn::text(["done"]),
+        Turn::text(["never asked"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    agent.hooks.test = Some("touch started; sleep 30".into());
+    agent.hooks.timeout_seconds = 60;
+    let mut ui = Recorder {
+        answers: VecDeque::from([Answer::Yes]),
+        ..Recorder::default()
+    };
+    let token = CancellationToken::new();
+    cancel_once_started(&token, dir.path());
+    let report = agent.turn("write a.txt", &mut ui, &token).await.unwrap();
+    assert_eq!(report.stop, Stop::Cancelled, "{:?}", ui.notices);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "x"
+    );
+    assert!(
+        ui.notices
+            .iter()
+            .any(|n| n == "the test command `touch started; sleep 30` was stopped"),
+        "{:?}",
+        ui.notices
+    );
+    assert_eq!(llm.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_before_tool_hook_refuses_its_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let shell = ybs_testkit::ToolCall::new("s", "run_shell", json!({"command": "touch ran"}));
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["running"]).with_tool_call(shell),
+        Turn::text(["never asked"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    agent.hooks.before_tool = vec![crate::config::ToolHook {
+        tools: vec!["run_shell".into()],
+        command: "touch started; sleep 30".into(),
+    }];
+    agent.hooks.timeout_seconds = 60;
+    let mut ui = Recorder::default();
+    let token = CancellationToken::new();
+    cancel_once_started(&token, dir.path());
+    let report = agent.turn("run it", &mut ui, &token).await.unwrap();
+    assert_eq!(report.stop, Stop::Cancelled, "{:?}", ui.notices);
+    assert!(!dir.path().join("ran").exists());
+    let refused = (agent.conversation.iter())
+        .flat_map(|message| message.parts.iter())
+        .find_map(|part| match part {
+            Part::ToolResult(result) => Some(result.content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        refused.contains("The user stopped the before_tool hook `touch started; sleep 30`"),
+        "{refused}"
+    );
+}

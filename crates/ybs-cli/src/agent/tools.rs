@@ -44,7 +44,7 @@ impl Agent {
         changed: &mut Vec<PathBuf>,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        if let Some(result) = self.settle_call(call, ui) {
+        if let Some(result) = self.settle_call(call, ui, cancel) {
             return result;
         }
         self.record_for_undo(call);
@@ -53,7 +53,7 @@ impl Agent {
             let _watch = CancelWatch::start(cancel, &self.tool_context.cancel);
             self.registry.invoke_call(call, &self.tool_context)
         };
-        self.conclude_call(call, result, ui, changed)
+        self.conclude_call(call, result, ui, changed, cancel)
     }
 
     /// [`run_call`](Agent::run_call) for calls that change nothing ([`PARALLEL_SAFE`]): each
@@ -68,7 +68,7 @@ impl Agent {
     ) -> Vec<ToolResult> {
         let settled: Vec<Option<ToolResult>> = calls
             .iter()
-            .map(|call| self.settle_call(call, ui))
+            .map(|call| self.settle_call(call, ui, cancel))
             .collect();
         self.tool_context.cancel.reset();
         let ran: Vec<Option<ToolResult>> = {
@@ -97,7 +97,7 @@ impl Agent {
         (calls.iter().zip(settled).zip(ran))
             .map(|((call, settled), ran)| match (settled, ran) {
                 (Some(result), _) => result,
-                (None, Some(result)) => self.conclude_call(call, result, ui, changed),
+                (None, Some(result)) => self.conclude_call(call, result, ui, changed, cancel),
                 (None, None) => error_result(call, NOT_RUN),
             })
             .collect()
@@ -105,7 +105,12 @@ impl Agent {
 
     /// Shows `call` and decides whether it runs: `None` if it may, else the result the
     /// model gets instead (plan mode, dry run, refused).
-    pub(super) fn settle_call(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> Option<ToolResult> {
+    pub(super) fn settle_call(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<ToolResult> {
         ui.tool_call(call);
         if self.plan_mode && !super::plan::READ_ONLY_TOOLS.contains(&call.name.as_str()) {
             let result = error_result(
@@ -140,7 +145,7 @@ impl Agent {
             ui.tool_result(&call.name, &result);
             return Some(result);
         }
-        if let Some(reason) = self.before_tool_hooks(call, ui) {
+        if let Some(reason) = self.before_tool_hooks(call, ui, cancel) {
             let result = error_result(call, &reason);
             ui.tool_result(&call.name, &result);
             return Some(result);
@@ -155,6 +160,7 @@ impl Agent {
         result: ToolResult,
         ui: &mut dyn Ui,
         changed: &mut Vec<PathBuf>,
+        cancel: &CancellationToken,
     ) -> ToolResult {
         if !result.is_error && FILE_WRITERS.contains(&call.name.as_str()) {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
@@ -164,7 +170,7 @@ impl Agent {
         }
         ui.tool_result(&call.name, &result);
         if !result.is_error {
-            self.after_tool_hooks(call, ui);
+            self.after_tool_hooks(call, ui, cancel);
         }
         if call.name == "todo_write" && !result.is_error {
             ui.todos(&self.tool_context.session.todos());
@@ -190,13 +196,13 @@ impl Agent {
 /// The tool blocks the thread that runs the turn, so the token is watched from a thread of
 /// its own: unlike a task on the async runtime, it runs whatever the runtime's flavour and
 /// however busy its workers are.
-struct CancelWatch {
+pub(super) struct CancelWatch {
     stop: Option<futures::channel::oneshot::Sender<()>>,
     watcher: Option<std::thread::JoinHandle<()>>,
 }
 
 impl CancelWatch {
-    fn start(token: &CancellationToken, flag: &CancelFlag) -> Self {
+    pub(super) fn start(token: &CancellationToken, flag: &CancelFlag) -> Self {
         let (stop, stopped) = futures::channel::oneshot::channel::<()>();
         let (token, flag) = (token.clone(), flag.clone());
         let watcher = std::thread::Builder::new()

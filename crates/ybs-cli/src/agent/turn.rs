@@ -94,9 +94,13 @@ impl Agent {
                 if report.changed.len() > checked && super::hooks::has_checks(&self.hooks) {
                     checked = report.changed.len();
                     round += 1;
-                    if let Some(failure) = self.check_changes(round, ui) {
+                    if let Some(failure) = self.check_changes(round, ui, cancel) {
                         self.conversation.push(Message::user(failure));
                         continue;
+                    }
+                    if cancel.is_cancelled() {
+                        let notice = "turn cancelled while the checks ran; the reply is kept";
+                        return Ok(self.cancelled(report, start, ui, notice));
                     }
                 }
                 report.stop = Stop::Finished;

@@ -29,7 +29,7 @@ pub use schema::{
     EXTERNAL_TOOL_KIND, ExternalTool, GitConfig, LlmConfig, McpConfig, McpServer, NamedEndpoint,
     Network, PromptCache, SCHEMA_VERSION, SafetyConfig, ToolsConfig, UiConfig,
 };
-pub use show::{is_secret_key, mask_secret, show};
+pub use show::{is_secret_key, mask_secret, show, with_session_changes};
 pub use source::{Source, Sources};
 pub use trust::{Trust, TrustStore, digest};
 

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 use serde_json::Value;
 
 use super::load::LoadedConfig;
+use super::schema::Config;
+use super::source::Source;
 
 /// The top-level keys in the order of spec section 2.3 (then `mcp`).
 const SECTION_ORDER: [&str; 9] = [
@@ -48,6 +50,31 @@ pub fn show(loaded: &LoadedConfig) -> String {
         let _ = writeln!(out, "{assignment:<width$}  # {source}{note}");
     }
     out
+}
+
+/// `loaded` as the REPL's `/config` shows it once `current` has replaced its configuration:
+/// every value that differs from the loaded one (`/effort`, `/model`, `/approval`...) says it
+/// was set in this session, not where the loaded value came from.
+pub fn with_session_changes(loaded: &LoadedConfig, current: &Config) -> LoadedConfig {
+    let flat = |config: &Config| {
+        let mut lines = Vec::new();
+        leaves(
+            &serde_json::to_value(config).unwrap_or(Value::Null),
+            "",
+            &mut lines,
+        );
+        lines
+    };
+    let before: std::collections::BTreeMap<String, String> =
+        flat(&loaded.config).into_iter().collect();
+    let mut shown = loaded.clone();
+    for (key, value) in flat(current) {
+        if before.get(&key) != Some(&value) {
+            shown.sources.set(&key, Source::Session);
+        }
+    }
+    shown.config = current.clone();
+    shown
 }
 
 /// Flattens `value` into `(dotted key, JSON text)` pairs. Lists of scalars stay on one line;
@@ -110,6 +137,7 @@ pub fn mask_secret(secret: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Sources;
 
     #[test]
     fn secrets_are_recognised_by_name_and_place() {
@@ -130,6 +158,34 @@ mod tests {
         ] {
             assert!(!is_secret_key(key), "{key}");
         }
+    }
+
+    #[test]
+    fn values_changed_in_the_session_say_so() {
+        let loaded = LoadedConfig {
+            config: Config::default(),
+            sources: Sources::default(),
+            warnings: Vec::new(),
+            files: Vec::new(),
+            untrusted: Vec::new(),
+        };
+        let mut current = Config::default();
+        current.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);
+        let text = show(&with_session_changes(&loaded, &current));
+        let line = |key: &str| {
+            (text.lines())
+                .find(|line| line.starts_with(&format!("{key} = ")))
+                .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            line("llm.reasoning_effort"),
+            "llm.reasoning_effort = \"high\" # set in this session"
+        );
+        assert_eq!(
+            line("llm.model"),
+            format!("llm.model = \"{}\" # default", current.llm.model)
+        );
     }
 
     #[test]

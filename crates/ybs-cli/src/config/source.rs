@@ -15,6 +15,8 @@ pub enum Source {
     Env(String),
     /// A command-line flag, such as `--model`.
     Flag(&'static str),
+    /// Changed in the running session, by a REPL command such as `/effort`.
+    Session,
 }
 
 impl fmt::Display for Source {
@@ -24,6 +26,7 @@ impl fmt::Display for Source {
             Source::File(path) => write!(f, "{}", path.display()),
             Source::Env(name) => write!(f, "env {name}"),
             Source::Flag(flag) => write!(f, "flag {flag}"),
+            Source::Session => f.write_str("set in this session"),
         }
     }
 }

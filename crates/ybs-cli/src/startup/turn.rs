@@ -157,3 +157,26 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
     agent.restore_todos();
     Ok(Some(path))
 }
+
+/// `resumed PATH (N messages): first request`, the line that says which session
+/// `--resume`/`--continue` loaded; the path and the request are made inert.
+pub fn resumed_line(path: &Path, conversation: &[ybs_core::Message]) -> String {
+    let first = (conversation.iter())
+        .find(|message| message.role == ybs_core::Role::User)
+        .map(|message| message.text_content())
+        .unwrap_or_default();
+    let first = first
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    let mut request: String = first.trim().chars().take(60).collect();
+    if first.trim().chars().count() > 60 {
+        request.push('…');
+    }
+    format!(
+        "resumed {} ({} messages): {}",
+        crate::render::inert_lines(&path.display().to_string()),
+        conversation.len(),
+        crate::render::inert_lines(&request)
+    )
+}

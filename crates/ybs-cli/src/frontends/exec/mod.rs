@@ -134,6 +134,13 @@ pub fn run(
     )?;
     agent.plan_mode = cli.options.plan;
     let resumed = turn::resume(cli, host, &mut agent)?;
+    if let Some(path) = &resumed {
+        let _ = writeln!(
+            err,
+            "ybs: {}",
+            turn::resumed_line(path, &agent.conversation)
+        );
+    }
     let session_file = turn::session_file(host, resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);
     let terminal = io::stdout().is_terminal();

@@ -107,6 +107,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if let Some(status) = &shell_sandbox {
         let _ = writeln!(out, "{}", status.banner());
     }
+    if let Some(path) = &resumed {
+        let _ = writeln!(out, "{}", turn::resumed_line(path, &agent.conversation));
+    }
     if cli.options.plan {
         agent.plan_mode = true;
     }
@@ -411,8 +414,7 @@ fn slash(
     match command {
         SlashCommand::Help => info(out, &help_text()),
         SlashCommand::Config => {
-            let mut shown = context.loaded.clone();
-            shown.config = config.clone();
+            let shown = crate::config::with_session_changes(context.loaded, config);
             info(out, crate::config::show(&shown).trim_end());
             if let Some(prompt) = &agent.prompt {
                 info(
@@ -611,10 +613,11 @@ fn slash(
         SlashCommand::Provider(ProviderAction::Current) => info(
             out,
             &format!(
-                "{} {} at {}",
+                "{} {} at {} ({})",
                 config.llm.provider,
                 config.llm.model,
-                crate::agent::setup::endpoint(config)
+                crate::agent::setup::endpoint(config),
+                agent.limits.short()
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(

@@ -70,10 +70,8 @@ pub fn resume(
     *current.file = Some(picked.path.clone());
     let _ = writeln!(
         out,
-        "resumed {} ({} messages): {}",
-        inert(&picked.path.display().to_string()),
-        current.agent.conversation.len(),
-        inert(&picked.first_request)
+        "{}",
+        crate::startup::turn::resumed_line(&picked.path, &current.agent.conversation)
     );
     Ok(())
 }

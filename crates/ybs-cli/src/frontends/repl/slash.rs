@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub enum SlashCommand {
     /// `/provider list|current|NAME [MODEL]`.
     Provider(ProviderAction),
-    /// `/model NAME`: another model of the same provider.
+    /// `/model NAME`: another model of the same provider (`/model` alone shows the current one).
     Model(String),
     /// `/config`: the effective configuration.
     Config,
@@ -116,8 +116,8 @@ pub const COMMANDS: [(&str, &str, &str); 20] = [
     ),
     (
         "model",
-        "/model NAME",
-        "switch to another model of the same provider",
+        "/model [NAME]",
+        "show the model, or switch to another model of the same provider",
     ),
     (
         "config",
@@ -252,7 +252,7 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
             _ => Err(too_many),
         },
         "model" => match args.as_slice() {
-            [] => Err(missing),
+            [] => Ok(SlashCommand::Provider(ProviderAction::Current)),
             [model] => Ok(SlashCommand::Model((*model).to_owned())),
             _ => Err(too_many),
         },
@@ -449,11 +449,11 @@ mod tests {
     fn wrong_argument_counts_show_the_usage() {
         assert_eq!(
             command("/model"),
-            Err("/model needs an argument; usage: /model NAME".into())
+            Ok(SlashCommand::Provider(ProviderAction::Current))
         );
         assert_eq!(
             command("/model a b"),
-            Err("/model takes fewer arguments; usage: /model NAME".into())
+            Err("/model takes fewer arguments; usage: /model [NAME]".into())
         );
         assert_eq!(
             command("/provider"),
