@@ -83,8 +83,6 @@ fn an_editor_approves_an_edit_cancels_a_reply_and_loads_the_session_again() {
         json!([
             ["allow_once", "allow_once"],
             ["always:0", "allow_always"],
-            ["always:1", "allow_always"],
-            ["always:0:user", "allow_always"],
             ["reject", "reject_once"]
         ])
     );

@@ -217,26 +217,21 @@ impl Ui for AcpUi {
     }
 }
 
-/// ybs's choices for a call whose permission rules would be `offers` (narrowest first, the
-/// whole tool last, as the terminal offers them): allow once; always allow each rule for the
-/// session; save the narrowest in the user's configuration; reject.
+/// ybs's choices for a call whose permission rules would be `offers` (narrowest first):
+/// allow once; always allow the narrowest rule for the session (what Enter keeps in the
+/// terminal); reject. One option of each kind: clients such as codecompanion.nvim label an
+/// option by its kind, so several "always" options would look the same there. Broader rules
+/// are for `/permissions` and the configuration file.
 pub fn options(offers: &[Rule]) -> Vec<PermissionOption> {
     let mut options = vec![PermissionOption::new(
         ALLOW_ONCE,
         "Allow once",
         PermissionOptionKind::AllowOnce,
     )];
-    for (index, rule) in offers.iter().enumerate() {
-        options.push(PermissionOption::new(
-            format!("{ALWAYS}{index}"),
-            format!("Always allow `{rule}` in this session"),
-            PermissionOptionKind::AllowAlways,
-        ));
-    }
     if let Some(narrowest) = offers.first() {
         options.push(PermissionOption::new(
-            format!("{ALWAYS}0:user"),
-            format!("Always allow `{narrowest}` (saved in your ybs configuration)"),
+            format!("{ALWAYS}0"),
+            format!("Always allow `{narrowest}` in this session"),
             PermissionOptionKind::AllowAlways,
         ));
     }
@@ -293,21 +288,11 @@ mod tests {
         let ids: Vec<String> = (options(&offers).iter())
             .map(|o| o.option_id.to_string())
             .collect();
-        assert_eq!(
-            ids,
-            [
-                ALLOW_ONCE,
-                "always:0",
-                "always:1",
-                "always:2",
-                "always:0:user",
-                REJECT
-            ]
-        );
+        assert_eq!(ids, [ALLOW_ONCE, "always:0", REJECT]);
         let names: Vec<String> = options(&offers).iter().map(|o| o.name.clone()).collect();
         assert_eq!(
-            names[2],
-            "Always allow `run_shell(cargo test*)` in this session"
+            names[1],
+            format!("Always allow `{}` in this session", offers[0])
         );
         let n = offers.len();
         assert_eq!(answer(&selected(ALLOW_ONCE), n), (Answer::Yes, None));
