@@ -1,5 +1,6 @@
 //! The project's files: the walk of ybs's `list_files` tool (ignore files honoured, `.git`
-//! skipped, symlinks not followed), a cheap fingerprint of it, and reading the files, also
+//! skipped, symlinks not followed, a directory whose ignore file is a device or a FIFO not
+//! entered), a cheap fingerprint of it, and reading the files, also
 //! without following a link: a file or directory swapped for a link to a secret outside the
 //! project after the walk is not read.
 
@@ -12,6 +13,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use ignore::{WalkBuilder, WalkState};
+use ybs_tools::ignore_guard;
 
 use crate::lang::Lang;
 use crate::source::SourceFile;
@@ -40,6 +42,10 @@ where
     F: Fn(&Path) -> bool + Send + Sync + 'static,
 {
     let found = Mutex::new(Vec::new());
+    // An ignore file that never ends (a link to a device, a FIFO) would hang the walk.
+    if ignore_guard::unsafe_ignore_file_above(root).is_some() {
+        return Vec::new();
+    }
     WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -47,7 +53,12 @@ where
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(move |entry| entry.file_name() != ".git" && !skip(entry.path()))
+        .filter_entry(move |entry| {
+            entry.file_name() != ".git"
+                && !skip(entry.path())
+                && (!entry.file_type().is_some_and(|t| t.is_dir())
+                    || ignore_guard::ignore_files_safe(entry.path()))
+        })
         .build_parallel()
         .run(|| {
             let found = &found;
@@ -196,6 +207,24 @@ pub(crate) mod tests {
         let blocked = dir.path().join("src");
         let files = scan(dir.path(), move |path| path == blocked);
         assert_eq!(paths(&files), [".gitignore", "README.md"]);
+    }
+
+    #[test]
+    fn a_directory_whose_ignore_file_is_a_device_is_not_entered() {
+        let dir = project();
+        let root = dir.path();
+        fs::create_dir_all(root.join("trap")).unwrap();
+        fs::write(root.join("trap/kept.rs"), "fn hidden() {}\n").unwrap();
+        // Read to the end, /dev/zero would never end the walk.
+        std::os::unix::fs::symlink("/dev/zero", root.join("trap/.gitignore")).unwrap();
+        let files = scan(root, |_| false);
+        assert_eq!(
+            paths(&files),
+            [".gitignore", "README.md", "src/main.rs", "src/util.py"]
+        );
+        // At the root, nothing is walked.
+        std::os::unix::fs::symlink("/dev/zero", root.join(".ignore")).unwrap();
+        assert!(scan(root, |_| false).is_empty());
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //! - The tools: `builtins/` (the built-ins), `external` (tools loaded from a directory),
 //!   `bb7_edit/` (bb7's edit algorithms: pure, the daemon does the I/O).
 //! - The fences: `path_sandbox` ([`PathSandbox`]), `safe_fs` (opening without following
-//!   links), `protected` (blocked and read-only paths known by identity), `shell/` (running
+//!   links), `ignore_guard` (no walk reads an ignore file that is a device or a FIFO),
+//!   `protected` (blocked and read-only paths known by identity), `shell/` (running
 //!   `run_shell` commands: the policy, blocked commands, the environment allow-list and the
 //!   sandbox's layers) over `process` (a child process with a timeout and cancellation).
 //!
@@ -78,6 +79,7 @@ pub mod confirm;
 pub mod editor;
 pub mod error;
 pub mod external;
+pub mod ignore_guard;
 pub mod nofollow;
 pub mod path_sandbox;
 pub mod process;

@@ -84,15 +84,30 @@ impl Tracked {
     }
 }
 
-/// Whether the `.gitignore` files from `top` down to `relative`'s directory ignore it.
+/// Whether the `.gitignore` files from `top` down to `relative`'s directory ignore it. One
+/// that is not a small regular file (a link to `/dev/zero`, a FIFO) is not read, and the
+/// file counts as ignored: it then needs the user's consent.
 fn ignored(top: &Path, relative: &Path) -> bool {
     let mut builder = ignore::gitignore::GitignoreBuilder::new(top);
     let mut dir = top.to_path_buf();
-    let _ = builder.add(dir.join(".gitignore"));
+    let mut add = |dir: &Path| {
+        let file = dir.join(".gitignore");
+        if ybs_tools::ignore_guard::readable_ignore_file(&file) {
+            let _ = builder.add(file);
+            true
+        } else {
+            false
+        }
+    };
+    if !add(&dir) {
+        return true;
+    }
     let parent = relative.parent().unwrap_or(Path::new(""));
     for part in parent.components() {
         dir.push(part);
-        let _ = builder.add(dir.join(".gitignore"));
+        if !add(&dir) {
+            return true;
+        }
     }
     builder.build().is_ok_and(|rules| {
         rules
@@ -287,6 +302,14 @@ mod tests {
         assert_eq!(tracked.check(&plain.join("notes.md")), None);
         assert_eq!(
             tracked.check(&plain.join("secret.txt")),
+            Some(Unvouched::Ignored)
+        );
+        // A `.gitignore` linked to an endless device is not read: what it might ignore
+        // needs consent.
+        std::fs::create_dir(plain.join("sub")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", plain.join("sub/.gitignore")).unwrap();
+        assert_eq!(
+            tracked.check(&plain.join("sub/notes.md")),
             Some(Unvouched::Ignored)
         );
     }
