@@ -1,6 +1,7 @@
 //! `list_files`: files matching a glob under a base directory, respecting `.gitignore` and
 //! skipping `.git`, sorted.
 
+use std::collections::BinaryHeap;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -63,32 +64,46 @@ impl Tool for ListFiles {
         // Each file is shown as `display_path` shows it: the base as shown, then the path
         // below it (the base alone when it is the working directory).
         let shown_base = ctx.display_path(&base);
-        let mut files = walk_files(&base, &ctx.sandbox, |relative| glob.is_match(relative));
+        let (mut files, total) = walk_files(&base, &ctx.sandbox, max_results, |relative| {
+            glob.is_match(relative)
+        });
         if shown_base != "." {
             let separator = if shown_base.ends_with('/') { "" } else { "/" };
             for file in &mut files {
                 *file = format!("{shown_base}{separator}{file}");
             }
         }
-        files.sort();
-        let total = files.len();
-        files.truncate(max_results);
         Ok(json!({"files": files, "total_matches": total, "truncated": total > max_results}))
     }
 }
 
-/// The regular files under `base` (not following symlinks, respecting ignore files, skipping
-/// `.git` and blocked paths) whose path relative to `base` passes `keep`, walked in parallel;
-/// each as that relative path (lossily as text), so no full path is built per file.
-pub(crate) fn walk_files<F>(base: &Path, sandbox: &PathSandbox, keep: F) -> Vec<String>
+/// The first `limit` (in sorted order) of the regular files under `base` (not following
+/// symlinks, respecting ignore files, skipping `.git` and blocked paths) whose path relative
+/// to `base` passes `keep`, walked in parallel, and how many passed. Each is that relative
+/// path (lossily as text); only the ones among the first `limit` so far are copied, so a
+/// large tree costs no allocation per file.
+pub(crate) fn walk_files<F>(
+    base: &Path,
+    sandbox: &PathSandbox,
+    limit: usize,
+    keep: F,
+) -> (Vec<String>, usize)
 where
     F: Fn(&Path) -> bool + Sync,
 {
-    let found = Mutex::new(Vec::new());
+    let found = Mutex::new(Collected {
+        first: BinaryHeap::new(),
+        total: 0,
+        limit,
+    });
     walker(base, sandbox).run(|| {
         let keep = &keep;
-        let mut local = Collected {
-            found: Vec::new(),
+        let mut local = Local {
+            found: Collected {
+                first: BinaryHeap::new(),
+                total: 0,
+                limit,
+            },
             into: &found,
         };
         Box::new(move |entry| {
@@ -98,26 +113,56 @@ where
             if entry.file_type().is_some_and(|t| t.is_file()) {
                 let relative = relative_to(base, &entry);
                 if keep(relative) {
-                    local.found.push(relative.to_string_lossy().into_owned());
+                    local.found.add(relative.to_string_lossy());
                 }
             }
             WalkState::Continue
         })
     });
-    found.into_inner().unwrap_or_default()
+    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    (found.first.into_sorted_vec(), found.total)
 }
 
-/// The files one walking thread found, added to the shared list when the thread is done
+/// The files found: the first `limit` in sorted order (the largest on top, to be replaced
+/// first) and how many there were in all.
+struct Collected {
+    first: BinaryHeap<String>,
+    total: usize,
+    limit: usize,
+}
+
+impl Collected {
+    fn add(&mut self, file: std::borrow::Cow<'_, str>) {
+        self.total += 1;
+        if self.first.len() < self.limit {
+            self.first.push(file.into_owned());
+        } else if let Some(mut last) = self.first.peek_mut() {
+            if *file < **last {
+                *last = file.into_owned();
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &mut Collected) {
+        // `add` counts each file of `other.first` again.
+        self.total += other.total - other.first.len();
+        for file in other.first.drain() {
+            self.add(file.into());
+        }
+    }
+}
+
+/// The files one walking thread found, merged into the shared ones when the thread is done
 /// (one lock per thread rather than per file).
-struct Collected<'a> {
-    found: Vec<String>,
-    into: &'a Mutex<Vec<String>>,
+struct Local<'a> {
+    found: Collected,
+    into: &'a Mutex<Collected>,
 }
 
-impl Drop for Collected<'_> {
+impl Drop for Local<'_> {
     fn drop(&mut self) {
         if let Ok(mut into) = self.into.lock() {
-            into.append(&mut self.found);
+            into.merge(&mut self.found);
         }
     }
 }

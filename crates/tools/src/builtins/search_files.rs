@@ -113,7 +113,9 @@ impl Tool for SearchFiles {
         if base.is_file() {
             let mut searcher = searcher();
             let mut reader = safe_fs::Reader::new(&ctx.sandbox);
-            if let Some(file) = search_file(&mut searcher, &mut reader, &scope, &base) {
+            let mut bytes = Vec::new();
+            if let Some(file) = search_file(&mut searcher, &mut reader, &mut bytes, &scope, &base)
+            {
                 found.lock().map(|mut f| f.add(file)).ok();
             }
         } else if base.is_dir() {
@@ -124,6 +126,7 @@ impl Tool for SearchFiles {
                 let base = &base;
                 let mut searcher = searcher();
                 let mut reader = safe_fs::Reader::new(&ctx.sandbox);
+                let mut bytes = Vec::new();
                 Box::new(move |entry| {
                     let Ok(entry) = entry else {
                         return WalkState::Continue;
@@ -135,7 +138,8 @@ impl Tool for SearchFiles {
                     if filter.as_ref().is_some_and(|f| !f.is_match(relative)) {
                         return WalkState::Continue;
                     }
-                    if let Some(file) = search_file(&mut searcher, &mut reader, scope, entry.path())
+                    let path = entry.path();
+                    if let Some(file) = search_file(&mut searcher, &mut reader, &mut bytes, scope, path)
                     {
                         if let Ok(mut found) = found.lock() {
                             found.add(file);
@@ -234,14 +238,17 @@ fn searcher() -> Searcher {
 
 /// The matches in one file (the first `scope.limit` with their context, the others counted),
 /// or `None` for files that cannot be read safely (symlink races, hard links), binary files
-/// and files without matches.
+/// and files without matches. `bytes` is the buffer the file is read into, reused from file
+/// to file.
 fn search_file(
     searcher: &mut Searcher,
     reader: &mut safe_fs::Reader<'_>,
+    bytes: &mut Vec<u8>,
     scope: &Scope<'_>,
     path: &Path,
 ) -> Option<FileMatches> {
-    let bytes = reader.read(path).ok()?;
+    reader.read_into(path, bytes).ok()?;
+    let bytes = bytes.as_slice();
     if bytes.contains(&0) {
         return None;
     }
@@ -250,7 +257,7 @@ fn search_file(
     searcher
         .search_slice(
             scope.matcher,
-            &bytes,
+            bytes,
             Lossy(|line_number, _| {
                 total += 1;
                 if hits.len() < scope.limit {
@@ -264,7 +271,7 @@ fn search_file(
         return None;
     }
     let context = scope.context;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().collect();
     let shown = |i: usize| cut(lines.get(i).copied().unwrap_or(""));
     let kept = hits
