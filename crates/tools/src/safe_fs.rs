@@ -9,7 +9,7 @@
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::OwnedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -116,31 +116,9 @@ impl<'a> Reader<'a> {
     /// more, and a read that stops short at or past that size is taken as the end of the
     /// file (no second `read` to see end-of-file).
     pub fn read_into(&mut self, resolved: &Path, bytes: &mut Vec<u8>) -> Result<(), SafeFsError> {
-        let shown = || resolved.display().to_string();
         bytes.clear();
         let (fd, stat) = self.open(resolved)?;
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => {}
-            FileType::Directory => return Err(SafeFsError::IsADirectory(shown())),
-            _ => return Err(SafeFsError::NotAFile(shown())),
-        }
-        #[allow(clippy::unnecessary_cast)]
-        let links = stat.st_nlink as u64;
-        if links > 1 {
-            return Err(SafeFsError::HardLinked {
-                path: shown(),
-                links,
-            });
-        }
-        #[allow(clippy::unnecessary_cast)]
-        let size = stat.st_size as u64;
-        if size > MAX_FILE_BYTES {
-            return Err(SafeFsError::TooLarge {
-                path: shown(),
-                size,
-            });
-        }
-        read_all(&fd, size, bytes).map_err(|e| io_error(e, &shown()))
+        read_checked(&fd, &stat, &|| resolved.display().to_string(), bytes)
     }
 
     /// Opens a file for reading without following any symlink below its root: the
@@ -174,8 +152,7 @@ impl<'a> Reader<'a> {
         let (parent, name) = walk.parent(&self.roots[index].1, root)?;
         let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty());
         self.last_parent = resolved.parent().map(|dir| (dir.to_path_buf(), parent));
-        let fd = fd
-        .map_err(|e| errno_error(e, &shown()));
+        let fd = fd.map_err(|e| errno_error(e, &shown()));
         self.checked(fd, resolved)
     }
 
@@ -210,7 +187,8 @@ impl<'a> Reader<'a> {
         resolved: &Path,
     ) -> Result<(OwnedFd, rustix::fs::Stat), SafeFsError> {
         let fd = fd?;
-        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &resolved.display().to_string()))?;
+        let stat = rustix::fs::fstat(&fd)
+            .map_err(|e| io_error(e.into(), &resolved.display().to_string()))?;
         let walk = Walk {
             sandbox: self.sandbox,
             resolved,
@@ -220,6 +198,62 @@ impl<'a> Reader<'a> {
         walk.check_id(FileId::from_stat(&stat))?;
         Ok((fd, stat))
     }
+}
+
+/// Reads the file `name` in the directory `dir` (which a walk opened and checked) into
+/// `bytes` as [`Reader::read_into`] reads a path: opened without following a symlink,
+/// refused when its identity is blocked, when it is not a regular file, has more than one
+/// hard link or is over [`MAX_FILE_BYTES`]. `shown` names it in errors.
+pub(crate) fn read_at(
+    sandbox: &PathSandbox,
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    shown: &dyn Fn() -> String,
+    bytes: &mut Vec<u8>,
+) -> Result<(), SafeFsError> {
+    bytes.clear();
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+        .map_err(|e| errno_error(e, &shown()))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown()))?;
+    if sandbox.is_blocked_id(FileId::from_stat(&stat)) {
+        return Err(SafeFsError::Refused(format!(
+            "access denied: `{}` is a blocked path that was renamed or linked; blocked paths are recognised by identity",
+            shown()
+        )));
+    }
+    read_checked(&fd, &stat, shown, bytes)
+}
+
+/// Checks what `stat` says of the open file `fd` (a regular file, one link, not too large)
+/// and reads it into `bytes`.
+fn read_checked(
+    fd: &OwnedFd,
+    stat: &rustix::fs::Stat,
+    shown: &dyn Fn() -> String,
+    bytes: &mut Vec<u8>,
+) -> Result<(), SafeFsError> {
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Directory => return Err(SafeFsError::IsADirectory(shown())),
+        _ => return Err(SafeFsError::NotAFile(shown())),
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let links = stat.st_nlink as u64;
+    if links > 1 {
+        return Err(SafeFsError::HardLinked {
+            path: shown(),
+            links,
+        });
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let size = stat.st_size as u64;
+    if size > MAX_FILE_BYTES {
+        return Err(SafeFsError::TooLarge {
+            path: shown(),
+            size,
+        });
+    }
+    read_all(fd, size, bytes).map_err(|e| io_error(e, &shown()))
 }
 
 /// Reads the file `fd` of `size` bytes (as `fstat` said) into `bytes`: one `read` asking for

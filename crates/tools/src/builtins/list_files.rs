@@ -6,12 +6,11 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use globset::GlobBuilder;
-use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::{positive, spec};
-use crate::protected::FileId;
+use super::walk::{FileEntry, walk};
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 
 /// The `list_files` tool (spec 3.4).
@@ -77,9 +76,9 @@ impl Tool for ListFiles {
     }
 }
 
-/// The first `limit` (in sorted order) of the regular files under `base` (not following
-/// symlinks, respecting ignore files, skipping `.git` and blocked paths) whose path relative
-/// to `base` passes `keep`, walked in parallel, and how many passed. Each is that relative
+/// The first `limit` (in sorted order) of the regular files under `base` (the confined walk
+/// of [`super::walk`]: not following symlinks, respecting ignore files, skipping `.git` and
+/// blocked paths) whose path relative to `base` passes `keep`, and how many passed. Each is that relative
 /// path (lossily as text); only the ones among the first `limit` so far are copied, so a
 /// large tree costs no allocation per file.
 pub(crate) fn walk_files<F>(
@@ -96,7 +95,7 @@ where
         total: 0,
         limit,
     });
-    walker(base, sandbox).run(|| {
+    walk(base, sandbox, || {
         let keep = &keep;
         let mut local = Local {
             found: Collected {
@@ -106,18 +105,11 @@ where
             },
             into: &found,
         };
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let relative = relative_to(base, &entry);
-                if keep(relative) {
-                    local.found.add(relative.to_string_lossy());
-                }
+        move |file: &FileEntry<'_>| {
+            if keep(file.relative) {
+                local.found.add(file.relative.to_string_lossy());
             }
-            WalkState::Continue
-        })
+        }
     });
     let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
     (found.first.into_sorted_vec(), found.total)
@@ -165,56 +157,4 @@ impl Drop for Local<'_> {
             into.merge(&mut self.found);
         }
     }
-}
-
-/// The path of `entry` below `base`, where the walk started: the bytes after `base` and a
-/// separator, without comparing components.
-pub(crate) fn relative_to<'e>(base: &Path, entry: &'e ignore::DirEntry) -> &'e Path {
-    use std::os::unix::ffi::OsStrExt;
-    let path = entry.path();
-    let (bytes, prefix) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
-    match bytes.strip_prefix(prefix) {
-        Some(rest) if prefix.ends_with(b"/") => Path::new(std::ffi::OsStr::from_bytes(rest)),
-        Some([b'/', rest @ ..]) => Path::new(std::ffi::OsStr::from_bytes(rest)),
-        _ => path.strip_prefix(base).unwrap_or(path),
-    }
-}
-
-/// Whether `entry` is blocked, by its path or, under another name, by its identity.
-///
-/// A directory is checked in full: its path against every blocked path and its device and
-/// inode (one `lstat` per directory) against the blocked set. The walk does not enter a
-/// blocked directory, so any other entry can only be blocked itself: its path is compared
-/// only when some blocked path ends in its name, and its identity only when its inode (which
-/// the directory listing already gave) is the inode of something blocked, on any device. The
-/// files of a tree then cost no system call and no path comparison each.
-fn is_blocked(sandbox: &PathSandbox, entry: &ignore::DirEntry) -> bool {
-    let is_dir = entry.file_type().is_none_or(|t| t.is_dir()) || entry.depth() == 0;
-    if (is_dir || sandbox.may_block_name(entry.file_name())) && sandbox.is_blocked(entry.path()) {
-        return true;
-    }
-    if !is_dir
-        && entry
-            .ino()
-            .is_some_and(|ino| !sandbox.may_be_blocked_ino(ino))
-    {
-        return false;
-    }
-    entry
-        .metadata()
-        .is_ok_and(|m| sandbox.is_blocked_id(FileId::from_meta(&m)))
-}
-
-/// A parallel walker over `base` with the tools' rules.
-pub(crate) fn walker(base: &Path, sandbox: &PathSandbox) -> ignore::WalkParallel {
-    let sandbox = sandbox.clone();
-    WalkBuilder::new(base)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |entry| entry.file_name() != ".git" && !is_blocked(&sandbox, entry))
-        .build_parallel()
 }
