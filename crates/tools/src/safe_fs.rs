@@ -8,8 +8,8 @@
 
 use std::ffi::OsStr;
 use std::fs::File;
-use std::io::{self, Read, Write};
-use std::os::fd::OwnedFd;
+use std::io::{self, Write};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -105,45 +105,31 @@ impl<'a> Reader<'a> {
     /// Like [`read`]: the whole file, refusing symlinks below the root, hard-linked files,
     /// non-regular files and files over [`MAX_FILE_BYTES`].
     pub fn read(&mut self, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
-        let shown = || resolved.display().to_string();
-        let fd = self.open(resolved)?;
-        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown()))?;
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => {}
-            FileType::Directory => return Err(SafeFsError::IsADirectory(shown())),
-            _ => return Err(SafeFsError::NotAFile(shown())),
-        }
-        #[allow(clippy::unnecessary_cast)]
-        let links = stat.st_nlink as u64;
-        if links > 1 {
-            return Err(SafeFsError::HardLinked {
-                path: shown(),
-                links,
-            });
-        }
-        #[allow(clippy::unnecessary_cast)]
-        let size = stat.st_size as u64;
-        if size > MAX_FILE_BYTES {
-            return Err(SafeFsError::TooLarge {
-                path: shown(),
-                size,
-            });
-        }
-        let file = File::from(fd);
-        // One byte of slack so the read that sees end-of-file does not grow the buffer.
-        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
-        file.take(MAX_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| io_error(e, &shown()))?;
+        let mut bytes = Vec::new();
+        self.read_into(resolved, &mut bytes)?;
         Ok(bytes)
+    }
+
+    /// Like [`Reader::read`], into `bytes` (cleared first), so that a search reuses one
+    /// buffer for all its files. One `fstat` serves both the identity check and the checks
+    /// of type, links and size; the file is read with one `read` of its size and one byte
+    /// more, and a read that stops short at or past that size is taken as the end of the
+    /// file (no second `read` to see end-of-file).
+    pub fn read_into(&mut self, resolved: &Path, bytes: &mut Vec<u8>) -> Result<(), SafeFsError> {
+        bytes.clear();
+        let (fd, stat) = self.open(resolved)?;
+        read_checked(&fd, &stat, &|| resolved.display().to_string(), bytes)
     }
 
     /// Opens a file for reading without following any symlink below its root: the
     /// directories are walked one by one from the open root with no-follow opens, and each
     /// one, and the file, is checked by identity against the blocked set. A directory swapped
     /// or renamed between the path check and the open is then caught by what it is.
-    fn open(&mut self, resolved: &Path) -> Result<OwnedFd, SafeFsError> {
+    fn open(&mut self, resolved: &Path) -> Result<(OwnedFd, rustix::fs::Stat), SafeFsError> {
         let shown = || resolved.display().to_string();
+        if let Some(fd) = self.open_in_last_parent(resolved) {
+            return self.checked(fd.map_err(|e| errno_error(e, &shown())), resolved);
+        }
         let root = self
             .sandbox
             .root_of(resolved)
@@ -163,25 +149,136 @@ impl<'a> Reader<'a> {
             create: false,
             write: false,
         };
-        let cached = match (&self.last_parent, resolved.parent(), resolved.file_name()) {
-            (Some((dir, fd)), Some(parent), Some(name)) if dir == parent && parent != root => {
-                Some((fd, name))
-            }
-            _ => None,
-        };
-        let fd = match cached {
-            Some((parent, name)) => rustix::fs::openat(parent, name, READ_FLAGS, Mode::empty()),
-            None => {
-                let (parent, name) = walk.parent(&self.roots[index].1, root)?;
-                let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty());
-                self.last_parent = resolved.parent().map(|dir| (dir.to_path_buf(), parent));
-                fd
-            }
-        }
-        .map_err(|e| errno_error(e, &shown()))?;
-        walk.check_fd(&fd)?;
-        Ok(fd)
+        let (parent, name) = walk.parent(&self.roots[index].1, root)?;
+        let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty());
+        self.last_parent = resolved.parent().map(|dir| (dir.to_path_buf(), parent));
+        let fd = fd.map_err(|e| errno_error(e, &shown()));
+        self.checked(fd, resolved)
     }
+
+    /// The open of a file in the directory of the file read last, by comparing bytes only:
+    /// `None` unless `resolved` is that directory, a separator and one name.
+    fn open_in_last_parent(&self, resolved: &Path) -> Option<rustix::io::Result<OwnedFd>> {
+        use std::os::unix::ffi::OsStrExt;
+        let (dir, fd) = self.last_parent.as_ref()?;
+        let rest = resolved
+            .as_os_str()
+            .as_bytes()
+            .strip_prefix(dir.as_os_str().as_bytes())?;
+        let name = match rest {
+            [b'/', name @ ..] => name,
+            _ => return None,
+        };
+        if name.is_empty() || name == b"." || name == b".." || name.contains(&b'/') {
+            return None;
+        }
+        Some(rustix::fs::openat(
+            fd,
+            OsStr::from_bytes(name),
+            READ_FLAGS,
+            Mode::empty(),
+        ))
+    }
+
+    /// The opened file with its status, refused when its identity is blocked.
+    fn checked(
+        &self,
+        fd: Result<OwnedFd, SafeFsError>,
+        resolved: &Path,
+    ) -> Result<(OwnedFd, rustix::fs::Stat), SafeFsError> {
+        let fd = fd?;
+        let stat = rustix::fs::fstat(&fd)
+            .map_err(|e| io_error(e.into(), &resolved.display().to_string()))?;
+        let walk = Walk {
+            sandbox: self.sandbox,
+            resolved,
+            create: false,
+            write: false,
+        };
+        walk.check_id(FileId::from_stat(&stat))?;
+        Ok((fd, stat))
+    }
+}
+
+/// Reads the file `name` in the directory `dir` (which a walk opened and checked) into
+/// `bytes` as [`Reader::read_into`] reads a path: opened without following a symlink,
+/// refused when its identity is blocked, when it is not a regular file, has more than one
+/// hard link or is over [`MAX_FILE_BYTES`]. `shown` names it in errors.
+pub(crate) fn read_at(
+    sandbox: &PathSandbox,
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    shown: &dyn Fn() -> String,
+    bytes: &mut Vec<u8>,
+) -> Result<(), SafeFsError> {
+    bytes.clear();
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+        .map_err(|e| errno_error(e, &shown()))?;
+    let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown()))?;
+    if sandbox.is_blocked_id(FileId::from_stat(&stat)) {
+        return Err(SafeFsError::Refused(format!(
+            "access denied: `{}` is a blocked path that was renamed or linked; blocked paths are recognised by identity",
+            shown()
+        )));
+    }
+    read_checked(&fd, &stat, shown, bytes)
+}
+
+/// Checks what `stat` says of the open file `fd` (a regular file, one link, not too large)
+/// and reads it into `bytes`.
+fn read_checked(
+    fd: &OwnedFd,
+    stat: &rustix::fs::Stat,
+    shown: &dyn Fn() -> String,
+    bytes: &mut Vec<u8>,
+) -> Result<(), SafeFsError> {
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Directory => return Err(SafeFsError::IsADirectory(shown())),
+        _ => return Err(SafeFsError::NotAFile(shown())),
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let links = stat.st_nlink as u64;
+    if links > 1 {
+        return Err(SafeFsError::HardLinked {
+            path: shown(),
+            links,
+        });
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let size = stat.st_size as u64;
+    if size > MAX_FILE_BYTES {
+        return Err(SafeFsError::TooLarge {
+            path: shown(),
+            size,
+        });
+    }
+    read_all(fd, size, bytes).map_err(|e| io_error(e, &shown()))
+}
+
+/// Reads the file `fd` of `size` bytes (as `fstat` said) into `bytes`: one `read` asking for
+/// one byte more than `size`, more only when the file turns out longer or a read stops short
+/// of `size`; at most [`MAX_FILE_BYTES`] and one byte are kept.
+fn read_all(fd: &OwnedFd, size: u64, bytes: &mut Vec<u8>) -> io::Result<()> {
+    let limit = usize::try_from(MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
+    let size = usize::try_from(size).unwrap_or(limit);
+    bytes.reserve(size.saturating_add(1).min(limit));
+    while bytes.len() < limit {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(bytes.len().clamp(8 * 1024, limit - bytes.len()));
+        }
+        let asked = bytes.capacity() - bytes.len();
+        let got = match rustix::io::read(fd, rustix::buffer::spare_capacity(bytes)) {
+            Ok(got) => got,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        if got == 0 || (got < asked && bytes.len() >= size) {
+            break;
+        }
+    }
+    bytes.truncate(limit);
+    Ok(())
 }
 
 const READ_FLAGS: OFlags = OFlags::RDONLY

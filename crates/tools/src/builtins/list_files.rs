@@ -1,16 +1,16 @@
 //! `list_files`: files matching a glob under a base directory, respecting `.gitignore` and
 //! skipping `.git`, sorted.
 
+use std::collections::BinaryHeap;
 use std::path::Path;
 use std::sync::Mutex;
 
 use globset::GlobBuilder;
-use ignore::{WalkBuilder, WalkState};
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::{positive, spec};
-use crate::protected::FileId;
+use super::walk::{FileEntry, walk};
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 
 /// The `list_files` tool (spec 3.4).
@@ -63,113 +63,98 @@ impl Tool for ListFiles {
         // Each file is shown as `display_path` shows it: the base as shown, then the path
         // below it (the base alone when it is the working directory).
         let shown_base = ctx.display_path(&base);
-        let mut files = walk_files(&base, &ctx.sandbox, |relative| glob.is_match(relative));
+        let (mut files, total) = walk_files(&base, &ctx.sandbox, max_results, |relative| {
+            glob.is_match(relative)
+        });
         if shown_base != "." {
             let separator = if shown_base.ends_with('/') { "" } else { "/" };
             for file in &mut files {
                 *file = format!("{shown_base}{separator}{file}");
             }
         }
-        files.sort();
-        let total = files.len();
-        files.truncate(max_results);
         Ok(json!({"files": files, "total_matches": total, "truncated": total > max_results}))
     }
 }
 
-/// The regular files under `base` (not following symlinks, respecting ignore files, skipping
-/// `.git` and blocked paths) whose path relative to `base` passes `keep`, walked in parallel;
-/// each as that relative path (lossily as text), so no full path is built per file.
-pub(crate) fn walk_files<F>(base: &Path, sandbox: &PathSandbox, keep: F) -> Vec<String>
+/// The first `limit` (in sorted order) of the regular files under `base` (the confined walk
+/// of [`super::walk`]: not following symlinks, respecting ignore files, skipping `.git` and
+/// blocked paths) whose path relative to `base` passes `keep`, and how many passed. Each is that relative
+/// path (lossily as text); only the ones among the first `limit` so far are copied, so a
+/// large tree costs no allocation per file.
+pub(crate) fn walk_files<F>(
+    base: &Path,
+    sandbox: &PathSandbox,
+    limit: usize,
+    keep: F,
+) -> (Vec<String>, usize)
 where
     F: Fn(&Path) -> bool + Sync,
 {
-    let found = Mutex::new(Vec::new());
-    walker(base, sandbox).run(|| {
+    let found = Mutex::new(Collected {
+        first: BinaryHeap::new(),
+        total: 0,
+        limit,
+    });
+    walk(base, sandbox, || {
         let keep = &keep;
-        let mut local = Collected {
-            found: Vec::new(),
+        let mut local = Local {
+            found: Collected {
+                first: BinaryHeap::new(),
+                total: 0,
+                limit,
+            },
             into: &found,
         };
-        Box::new(move |entry| {
-            let Ok(entry) = entry else {
-                return WalkState::Continue;
-            };
-            if entry.file_type().is_some_and(|t| t.is_file()) {
-                let relative = relative_to(base, &entry);
-                if keep(relative) {
-                    local.found.push(relative.to_string_lossy().into_owned());
-                }
+        move |file: &FileEntry<'_>| {
+            if keep(file.relative) {
+                local.found.add(file.relative.to_string_lossy());
             }
-            WalkState::Continue
-        })
+        }
     });
-    found.into_inner().unwrap_or_default()
+    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    (found.first.into_sorted_vec(), found.total)
 }
 
-/// The files one walking thread found, added to the shared list when the thread is done
-/// (one lock per thread rather than per file).
-struct Collected<'a> {
-    found: Vec<String>,
-    into: &'a Mutex<Vec<String>>,
+/// The files found: the first `limit` in sorted order (the largest on top, to be replaced
+/// first) and how many there were in all.
+struct Collected {
+    first: BinaryHeap<String>,
+    total: usize,
+    limit: usize,
 }
 
-impl Drop for Collected<'_> {
-    fn drop(&mut self) {
-        if let Ok(mut into) = self.into.lock() {
-            into.append(&mut self.found);
+impl Collected {
+    fn add(&mut self, file: std::borrow::Cow<'_, str>) {
+        self.total += 1;
+        if self.first.len() < self.limit {
+            self.first.push(file.into_owned());
+        } else if let Some(mut last) = self.first.peek_mut() {
+            if *file < **last {
+                *last = file.into_owned();
+            }
+        }
+    }
+
+    fn merge(&mut self, other: &mut Collected) {
+        // `add` counts each file of `other.first` again.
+        self.total += other.total - other.first.len();
+        for file in other.first.drain() {
+            self.add(file.into());
         }
     }
 }
 
-/// The path of `entry` below `base`, where the walk started: the bytes after `base` and a
-/// separator, without comparing components.
-pub(crate) fn relative_to<'e>(base: &Path, entry: &'e ignore::DirEntry) -> &'e Path {
-    use std::os::unix::ffi::OsStrExt;
-    let path = entry.path();
-    let (bytes, prefix) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
-    match bytes.strip_prefix(prefix) {
-        Some(rest) if prefix.ends_with(b"/") => Path::new(std::ffi::OsStr::from_bytes(rest)),
-        Some([b'/', rest @ ..]) => Path::new(std::ffi::OsStr::from_bytes(rest)),
-        _ => path.strip_prefix(base).unwrap_or(path),
-    }
+/// The files one walking thread found, merged into the shared ones when the thread is done
+/// (one lock per thread rather than per file).
+struct Local<'a> {
+    found: Collected,
+    into: &'a Mutex<Collected>,
 }
 
-/// Whether `entry` is blocked, by its path or, under another name, by its identity.
-///
-/// A directory is checked in full: its path against every blocked path and its device and
-/// inode (one `lstat` per directory) against the blocked set. The walk does not enter a
-/// blocked directory, so any other entry can only be blocked itself: its path is compared
-/// only when some blocked path ends in its name, and its identity only when its inode (which
-/// the directory listing already gave) is the inode of something blocked, on any device. The
-/// files of a tree then cost no system call and no path comparison each.
-fn is_blocked(sandbox: &PathSandbox, entry: &ignore::DirEntry) -> bool {
-    let is_dir = entry.file_type().is_none_or(|t| t.is_dir()) || entry.depth() == 0;
-    if (is_dir || sandbox.may_block_name(entry.file_name())) && sandbox.is_blocked(entry.path()) {
-        return true;
+impl Drop for Local<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut into) = self.into.lock() {
+            into.merge(&mut self.found);
+        }
     }
-    if !is_dir
-        && entry
-            .ino()
-            .is_some_and(|ino| !sandbox.may_be_blocked_ino(ino))
-    {
-        return false;
-    }
-    entry
-        .metadata()
-        .is_ok_and(|m| sandbox.is_blocked_id(FileId::from_meta(&m)))
-}
-
-/// A parallel walker over `base` with the tools' rules.
-pub(crate) fn walker(base: &Path, sandbox: &PathSandbox) -> ignore::WalkParallel {
-    let sandbox = sandbox.clone();
-    WalkBuilder::new(base)
-        .hidden(false)
-        .git_ignore(true)
-        .git_exclude(true)
-        .git_global(false)
-        .require_git(false)
-        .follow_links(false)
-        .filter_entry(move |entry| entry.file_name() != ".git" && !is_blocked(&sandbox, entry))
-        .build_parallel()
 }

@@ -10,6 +10,8 @@ mod search_files;
 mod shared;
 mod task;
 mod todo_write;
+mod walk;
+mod walk_rules;
 pub mod web_fetch;
 mod write_file;
 

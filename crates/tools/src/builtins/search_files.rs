@@ -6,18 +6,17 @@
 //! counted, and the context is narrowed so that matches times lines of context stays under
 //! [`MAX_RESULT_LINES`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
 use globset::GlobBuilder;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, SearcherBuilder, sinks::Lossy};
-use ignore::WalkState;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-use super::list_files::{relative_to, walker};
 use super::shared::{positive, spec};
+use super::walk::{FileEntry, walk};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// Lines longer than this many characters are cut in results.
@@ -113,36 +112,36 @@ impl Tool for SearchFiles {
         if base.is_file() {
             let mut searcher = searcher();
             let mut reader = safe_fs::Reader::new(&ctx.sandbox);
-            if let Some(file) = search_file(&mut searcher, &mut reader, &scope, &base) {
-                found.lock().map(|mut f| f.add(file)).ok();
+            let mut bytes = Vec::new();
+            if reader.read_into(&base, &mut bytes).is_ok() {
+                if let Some(file) = search_bytes(&mut searcher, &bytes, &scope, || base.clone()) {
+                    found.lock().map(|mut f| f.add(file)).ok();
+                }
             }
         } else if base.is_dir() {
-            walker(&base, &ctx.sandbox).run(|| {
+            walk(&base, &ctx.sandbox, || {
                 let found = &found;
                 let scope = &scope;
                 let filter = filter.clone();
                 let base = &base;
+                let sandbox = &ctx.sandbox;
                 let mut searcher = searcher();
-                let mut reader = safe_fs::Reader::new(&ctx.sandbox);
-                Box::new(move |entry| {
-                    let Ok(entry) = entry else {
-                        return WalkState::Continue;
-                    };
-                    if !entry.file_type().is_some_and(|t| t.is_file()) {
-                        return WalkState::Continue;
+                let mut bytes = Vec::new();
+                move |file: &FileEntry<'_>| {
+                    if filter.as_ref().is_some_and(|f| !f.is_match(file.relative)) {
+                        return;
                     }
-                    let relative = relative_to(base, &entry);
-                    if filter.as_ref().is_some_and(|f| !f.is_match(relative)) {
-                        return WalkState::Continue;
+                    let path = || base.join(file.relative);
+                    let shown = || path().display().to_string();
+                    if safe_fs::read_at(sandbox, file.dir, file.name, &shown, &mut bytes).is_err() {
+                        return;
                     }
-                    if let Some(file) = search_file(&mut searcher, &mut reader, scope, entry.path())
-                    {
+                    if let Some(file) = search_bytes(&mut searcher, &bytes, scope, path) {
                         if let Ok(mut found) = found.lock() {
                             found.add(file);
                         }
                     }
-                    WalkState::Continue
-                })
+                }
             });
         } else {
             return Err(ToolError::failed(format!("`{path}` does not exist")));
@@ -232,16 +231,15 @@ fn searcher() -> Searcher {
     SearcherBuilder::new().line_number(true).build()
 }
 
-/// The matches in one file (the first `scope.limit` with their context, the others counted),
-/// or `None` for files that cannot be read safely (symlink races, hard links), binary files
-/// and files without matches.
-fn search_file(
+/// The matches in one file's `bytes` (the first `scope.limit` with their context, the
+/// others counted), or `None` for binary files and files without matches; `path` gives the
+/// file's path for its matches.
+fn search_bytes(
     searcher: &mut Searcher,
-    reader: &mut safe_fs::Reader<'_>,
+    bytes: &[u8],
     scope: &Scope<'_>,
-    path: &Path,
+    path: impl FnOnce() -> PathBuf,
 ) -> Option<FileMatches> {
-    let bytes = reader.read(path).ok()?;
     if bytes.contains(&0) {
         return None;
     }
@@ -250,7 +248,7 @@ fn search_file(
     searcher
         .search_slice(
             scope.matcher,
-            &bytes,
+            bytes,
             Lossy(|line_number, _| {
                 total += 1;
                 if hits.len() < scope.limit {
@@ -264,9 +262,10 @@ fn search_file(
         return None;
     }
     let context = scope.context;
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.lines().collect();
     let shown = |i: usize| cut(lines.get(i).copied().unwrap_or(""));
+    let path = path();
     let kept = hits
         .into_iter()
         .map(|line| {
@@ -274,7 +273,7 @@ fn search_file(
             let start = index.saturating_sub(context);
             let end = (index + 1 + context).min(lines.len());
             Match {
-                file: path.to_path_buf(),
+                file: path.clone(),
                 line,
                 content: shown(index),
                 before: (start..index).map(shown).collect(),
