@@ -303,8 +303,11 @@ fn read_file_does_not_leak_a_blocked_file_during_a_rename_exchange_race() {
     std::fs::create_dir(f.root.join("pub")).unwrap();
     std::fs::write(f.root.join("pub/key.txt"), "public").unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Swaps so far: the reads go on until the racer has really run (on a busy machine the
+    // 400 reads can be over before it is scheduled).
+    let swapped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let racer = {
-        let stop = stop.clone();
+        let (stop, swapped) = (stop.clone(), swapped.clone());
         let a = std::ffi::CString::new(f.root.join("pub").to_str().unwrap()).unwrap();
         let b = std::ffi::CString::new(f.root.join("private").to_str().unwrap()).unwrap();
         std::thread::spawn(move || {
@@ -322,13 +325,16 @@ fn read_file_does_not_leak_a_blocked_file_during_a_rename_exchange_race() {
                 };
                 assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
                 swaps += 1;
+                swapped.store(swaps, std::sync::atomic::Ordering::Relaxed);
             }
             swaps
         })
     };
     let started = Instant::now();
     let (mut leaks, mut reads, mut refused) = (0, 0, 0);
-    while reads + refused < 400 && started.elapsed() < Duration::from_secs(20) {
+    while (reads + refused < 400 || swapped.load(std::sync::atomic::Ordering::Relaxed) < 1_000)
+        && started.elapsed() < Duration::from_secs(20)
+    {
         match f.call("read_file", json!({"path": "pub/key.txt"})) {
             Ok(value) => {
                 reads += 1;
