@@ -4,62 +4,42 @@
 //!
 //! tiktoken looks every piece up in its vocabulary first and emits the single token when it is
 //! there, so this shortcut is its definition of the count, not an approximation of it. Most
-//! pieces of source code and prose (words, operators, indentation) are whole tokens, and a hash
-//! lookup costs far less than setting up the BPE's backtracking encoder for a piece of a few
-//! bytes.
+//! pieces of source code and prose (words, operators, indentation) are whole tokens; the others
+//! are merged by `merge`. Both read the vocabulary compiled into the binary (`vocab`), so
+//! nothing is built at start.
 
-use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
-use std::sync::LazyLock;
-
-use bpe_openai::Tokenizer;
-use rustc_hash::FxHasher;
-
+use crate::merge;
 use crate::pretokenize::{Pattern, Splitter};
+use crate::vocab::{self, Vocab};
 
-/// The byte strings of every token of a vocabulary.
-type WholeTokens = HashSet<&'static [u8], BuildHasherDefault<FxHasher>>;
-
-/// A tokenizer of one of tiktoken's encodings and the byte strings of its tokens.
+/// One of tiktoken's encodings: its vocabulary and its pre-tokenizer.
 pub(crate) struct PieceCounter {
-    tokenizer: &'static Tokenizer,
+    vocab: &'static Vocab,
     pattern: Pattern,
-    whole: WholeTokens,
 }
 
-/// `cl100k_base`, built on first use.
-pub(crate) static CL100K: LazyLock<PieceCounter> =
-    LazyLock::new(|| PieceCounter::new(bpe_openai::cl100k_base(), Pattern::Cl100k));
+/// `cl100k_base`.
+pub(crate) static CL100K: PieceCounter = PieceCounter {
+    vocab: &vocab::CL100K,
+    pattern: Pattern::Cl100k,
+};
 
-/// `o200k_base`, built on first use.
-pub(crate) static O200K: LazyLock<PieceCounter> =
-    LazyLock::new(|| PieceCounter::new(bpe_openai::o200k_base(), Pattern::O200k));
+/// `o200k_base`.
+pub(crate) static O200K: PieceCounter = PieceCounter {
+    vocab: &vocab::O200K,
+    pattern: Pattern::O200k,
+};
 
 impl PieceCounter {
-    /// `tokenizer` must not normalize its input (tiktoken's encodings do not): pieces are
-    /// split from the text as it is, by `pattern`'s pre-tokenizer.
-    fn new(tokenizer: &'static Tokenizer, pattern: Pattern) -> Self {
-        let bpe = &tokenizer.bpe;
-        let tokens = u32::try_from(bpe.num_tokens()).unwrap_or(u32::MAX);
-        let mut whole =
-            WholeTokens::with_capacity_and_hasher(bpe.num_tokens(), BuildHasherDefault::default());
-        whole.extend((0..tokens).map(|id| bpe.token_bytes(id)));
-        PieceCounter {
-            tokenizer,
-            pattern,
-            whole,
-        }
-    }
-
     /// The number of tokens tiktoken encodes `text` into.
     pub(crate) fn count(&self, text: &str) -> usize {
-        Splitter::new(text, self.pattern, self.tokenizer)
+        Splitter::new(text, self.pattern)
             .map(|piece| {
                 let bytes = piece.as_bytes();
-                if self.whole.contains(bytes) {
+                if self.vocab.rank(bytes).is_some() {
                     1
                 } else {
-                    self.tokenizer.bpe.count(bytes)
+                    merge::count(self.vocab, bytes)
                 }
             })
             .sum()
@@ -73,8 +53,8 @@ mod tests {
     #[test]
     fn whole_tokens_and_merged_pieces_count_as_the_bpe_does() {
         for (counter, tokenizer) in [
-            (&*CL100K, bpe_openai::cl100k_base()),
-            (&*O200K, bpe_openai::o200k_base()),
+            (&CL100K, bpe_openai::cl100k_base()),
+            (&O200K, bpe_openai::o200k_base()),
         ] {
             for text in [
                 "",
