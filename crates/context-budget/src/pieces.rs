@@ -36,7 +36,8 @@ impl PieceCounter {
         Splitter::new(text, self.pattern)
             .map(|piece| {
                 let bytes = piece.as_bytes();
-                if self.vocab.rank(bytes).is_some() {
+                // Every byte is a token (the vocabulary's test checks it).
+                if bytes.len() == 1 || self.vocab.rank(bytes).is_some() {
                     1
                 } else {
                     merge::count(self.vocab, bytes)

@@ -13,8 +13,11 @@ pub(crate) struct Vocab {
     tokens: &'static [u8],
     /// Little-endian `u32` offsets into `tokens`: token `r` is `tokens[starts[r]..starts[r + 1]]`.
     starts: &'static [u8],
-    /// Little-endian `u32` slots, a power of two of them.
+    /// Little-endian `u64` slots, a power of two of them: every token.
     table: &'static [u8],
+    /// Little-endian `u64` slots, a power of two of them: the tokens of at most
+    /// [`table::SHORT_LEN`] bytes.
+    short: &'static [u8],
 }
 
 macro_rules! generated {
@@ -23,6 +26,7 @@ macro_rules! generated {
             tokens: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".tokens")),
             starts: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".starts")),
             table: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".table")),
+            short: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".short")),
         }
     };
 }
@@ -39,6 +43,14 @@ fn word(words: &[u8], index: usize) -> Option<u32> {
     let mut le = [0u8; 4];
     le.copy_from_slice(bytes);
     Some(u32::from_le_bytes(le))
+}
+
+/// The little-endian `u64` at index `index` of `slots`, if there is one.
+fn slot(slots: &[u8], index: usize) -> Option<u64> {
+    let bytes = slots.get(index * 8..index * 8 + 8)?;
+    let mut le = [0u8; 8];
+    le.copy_from_slice(bytes);
+    Some(u64::from_le_bytes(le))
 }
 
 impl Vocab {
@@ -67,18 +79,44 @@ impl Vocab {
 
     /// The rank of the token whose bytes are `bytes`, if there is one.
     pub(crate) fn rank(&self, bytes: &[u8]) -> Option<u32> {
-        let hash = table::hash(bytes);
-        let tag = table::tag(hash);
-        let mask = (self.table.len() / 4).saturating_sub(1);
-        let mut at = hash as usize & mask;
+        match table::short_key(bytes) {
+            Some(key) => self.short_rank(key),
+            None => self.long_rank(bytes),
+        }
+    }
+
+    /// The rank of the token of at most [`table::SHORT_LEN`] bytes whose key is `key`.
+    fn short_rank(&self, key: u64) -> Option<u32> {
+        let mask = (self.short.len() / 8).saturating_sub(1);
+        let mut at = table::short_hash(key) as usize & mask;
         loop {
-            let slot = word(self.table, at)?;
-            if slot == table::EMPTY {
+            let found = slot(self.short, at)?;
+            if found == table::EMPTY {
                 return None;
             }
-            let rank = slot & table::RANK_MASK;
-            if slot & !table::RANK_MASK == tag && self.token(rank) == bytes {
-                return Some(rank);
+            if found & table::SHORT_KEY_MASK == key {
+                return Some((found >> table::SHORT_RANK_SHIFT) as u32);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The rank of the token whose bytes are `bytes`, looked up among every token.
+    fn long_rank(&self, bytes: &[u8]) -> Option<u32> {
+        let hash = table::hash(bytes);
+        let tag = table::tag(hash);
+        let mask = (self.table.len() / 8).saturating_sub(1);
+        let mut at = hash as usize & mask;
+        loop {
+            let found = slot(self.table, at)?;
+            if found == table::EMPTY {
+                return None;
+            }
+            if table::tag(found) == tag {
+                let (rank, start, len) = table::unpack(found);
+                if self.tokens.get(start..start + len) == Some(bytes) {
+                    return Some(rank);
+                }
             }
             at = (at + 1) & mask;
         }
@@ -96,11 +134,16 @@ mod tests {
             (&O200K, tiktoken_rs::o200k_base_singleton(), 199_998),
         ] {
             assert_eq!(vocab.len(), tokens);
-            assert_eq!(vocab.table.len() / 4, table::slots_for(tokens));
+            assert_eq!(vocab.table.len() / 8, table::slots_for(tokens));
+            let short = (0..tokens as u32)
+                .filter(|&rank| vocab.token_len(rank) <= table::SHORT_LEN)
+                .count();
+            assert_eq!(vocab.short.len() / 8, table::short_slots_for(short));
             for rank in 0..tokens as u32 {
                 let bytes = vocab.token(rank);
                 assert_eq!(bpe.decode_bytes(&[rank]).unwrap(), bytes, "rank {rank}");
                 assert_eq!(vocab.rank(bytes), Some(rank), "rank {rank}");
+                assert_eq!(vocab.long_rank(bytes), Some(rank), "rank {rank}");
                 assert_eq!(vocab.token_len(rank), bytes.len());
             }
             // The rank after the last is a special token or none at all, not an ordinary one.
