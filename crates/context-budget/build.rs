@@ -70,7 +70,7 @@ fn write(out: &Path, name: &str, bpe: &tiktoken_rs::CoreBPE) -> Result<()> {
         .enumerate()
         .filter_map(|(rank, token)| Some((table::short_key(token)?, rank)))
         .collect();
-    let mut short_slots = vec![table::EMPTY; table::short_slots_for(short.len())];
+    let mut short_slots = vec![table::EMPTY; table::slots_for(short.len())];
     let short_mask = short_slots.len() - 1;
     for (key, rank) in short {
         let mut at = table::short_hash(key) as usize & short_mask;

@@ -3,7 +3,7 @@
 //! first count costs no more than the next (the tables are paged in as they are touched).
 //!
 //! A [`Vocab`] answers the one question counting asks: the rank of a byte string, if it is a
-//! token (see `table.rs` for the hash table's layout).
+//! token (see `table.rs` for the tables' layout).
 
 mod table;
 
@@ -138,7 +138,7 @@ mod tests {
             let short = (0..tokens as u32)
                 .filter(|&rank| vocab.token_len(rank) <= table::SHORT_LEN)
                 .count();
-            assert_eq!(vocab.short.len() / 8, table::short_slots_for(short));
+            assert_eq!(vocab.short.len() / 8, table::slots_for(short));
             for rank in 0..tokens as u32 {
                 let bytes = vocab.token(rank);
                 assert_eq!(bpe.decode_bytes(&[rank]).unwrap(), bytes, "rank {rank}");

@@ -1,16 +1,18 @@
-//! The layout of a vocabulary's lookup table, shared by the build script that writes it and the
-//! crate that reads it: the hash of a token's bytes and how a slot packs a rank with a tag.
+//! The layout of the vocabulary's lookup tables, shared by the build script that writes them
+//! and the crate that reads them: how bytes are hashed and what a slot holds.
 //!
-//! Two tables, both open addressing with linear probing over a power-of-two number of `u64`
-//! slots: one of every token, and a small one of the tokens of at most [`SHORT_LEN`] bytes,
-//! whose slots hold the bytes themselves, so the short pieces and pairs that make up most
-//! lookups are answered from about half a megabyte without reading anything else.
+//! Two tables, both open addressing with linear probing over a power-of-two number of
+//! little-endian `u64` slots, at most four fifths full ([`slots_for`]), [`EMPTY`] marking a
+//! free one:
 //!
-//! The table of every token is with linear probing over a power-of-two number of `u64` slots,
-//! at most half full. A slot holds where the token's bytes start (low [`START_BITS`] bits),
-//! their length (the next [`LEN_BITS`]), the token's rank (the next [`RANK_BITS`]) and the top
-//! bits of the token's hash (the rest), so a probe reads the token's bytes only when the tags
-//! agree, and reads nothing else; [`EMPTY`] marks a free slot.
+//! - every token: a slot holds where the token's bytes start (the low
+//!   [`START_BITS`] bits), their length (the next [`LEN_BITS`]), the token's rank (the next
+//!   [`RANK_BITS`]) and the top bits of the hash of its bytes (the rest), so a probe reads the
+//!   token's bytes only when the tags agree;
+//! - the tokens of at most [`SHORT_LEN`] bytes: a slot holds the
+//!   bytes themselves and their length (the key, see [`short_key`]) and the rank above them,
+//!   so the short pieces and pairs that make up most lookups are answered from half a
+//!   megabyte without reading anything else.
 
 // The build script writes the tables and the crate reads them: each uses only part of this.
 #![allow(dead_code)]
@@ -102,7 +104,8 @@ pub fn hash(bytes: &[u8]) -> u64 {
 /// The longest token the short table holds.
 pub const SHORT_LEN: usize = 4;
 
-/// Where a short slot keeps the rank, above the key (the bytes, then the length).
+/// Where a short slot keeps the rank, above the key (the bytes, then the length; a free
+/// slot's length bits, all ones, are no key's).
 pub const SHORT_RANK_SHIFT: u32 = 35;
 
 /// The key bits of a short slot.
@@ -127,13 +130,8 @@ pub fn short_hash(key: u64) -> u64 {
     fold(key ^ K1, K0)
 }
 
-/// The number of slots of the short table for `tokens` tokens: a power of two at most four
-/// fifths full.
-pub fn short_slots_for(tokens: usize) -> usize {
-    (tokens * 5 / 4 + 1).next_power_of_two()
-}
-
-/// The number of slots for `tokens` tokens: a power of two at least twice as large.
+/// The number of slots of a table of `tokens` tokens: a power of two, at most four fifths
+/// full (a probe that misses reads on through a cache line or two of neighbours).
 pub fn slots_for(tokens: usize) -> usize {
-    (tokens * 2).next_power_of_two().max(2)
+    (tokens * 5 / 4 + 1).next_power_of_two()
 }
