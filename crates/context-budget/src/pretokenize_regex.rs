@@ -86,4 +86,34 @@ mod tests {
             assert_eq!(regex.first_piece(""), None);
         }
     }
+
+    /// The pieces of `text`, each the regex's first piece of what is left.
+    fn split<'a>(regex: &PieceRegex, text: &'a str) -> Vec<&'a str> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while let Some(len) = regex.first_piece(rest) {
+            let (piece, after) = rest.split_at(len);
+            pieces.push(piece);
+            rest = after;
+        }
+        assert_eq!(rest, "", "no piece at {rest:?}");
+        pieces
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn pieces_are_bpe_openais(
+            text in "([a-zA-Z0-9 '\\n\\t/.,]|\\PC|\\s|[éſǅ٣日🦀\\u{a0}\\u{3000}\\u{301}]){0,40}"
+        ) {
+            for (regex, tokenizer) in [
+                (&*CL100K, bpe_openai::cl100k_base()),
+                (&*O200K, bpe_openai::o200k_base()),
+            ] {
+                let theirs: Vec<&str> = tokenizer.split(&text).collect();
+                proptest::prop_assert_eq!(split(regex, &text), theirs);
+            }
+        }
+    }
 }
