@@ -9,7 +9,8 @@
 //!
 //! - Counting: `counter/` (the [`TokenCounter`] trait; chars per token, the `cl100k_base` and
 //!   `o200k_base` BPE encodings, a bounded cache keyed by content hash), over tiktoken's
-//!   pre-tokenizer and piece counting (`pretokenize`, `pieces`, `parallel`); `message` adds
+//!   pre-tokenizer and piece counting (`pretokenize`, `pretokenize_regex`, `pieces`, `merge`,
+//!   `parallel`) over the vocabularies `build.rs` compiles in (`vocab/`); `message` adds
 //!   the per-message overheads.
 //! - Predicting and sending: `pairs` (a history as user/assistant pairs), `predict` (the
 //!   boundary), `boundary` (recomputed only when an input changed), `trim` (the trim loop,
@@ -83,14 +84,17 @@ pub mod compaction;
 pub mod counter;
 mod error;
 pub mod estimate;
+mod merge;
 pub mod message;
 pub mod pairs;
 mod parallel;
 mod pieces;
 pub mod predict;
 mod pretokenize;
+mod pretokenize_regex;
 pub mod telemetry;
 pub mod trim;
+mod vocab;
 
 pub use boundary::{BoundaryCache, Trigger};
 pub use compaction::{

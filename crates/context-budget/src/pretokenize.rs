@@ -1,6 +1,6 @@
 //! Tiktoken's pre-tokenizer for `cl100k_base` and `o200k_base`, decided from the bytes where a
-//! piece is plain ASCII and handed to the encodings' own regular expression (through
-//! `bpe-openai`) wherever a character outside ASCII could change the answer.
+//! piece is plain ASCII and handed to the encodings' own regular expression (`pretokenize_regex`)
+//! wherever a character outside ASCII could change the answer.
 //!
 //! The regular expressions are anchored at the start of each piece and look neither behind it
 //! nor further ahead than the character after it, so where a piece ends depends only on the
@@ -11,7 +11,7 @@
 //! `[\t\n\x0B\x0C\r ]`; any other byte below 0x80 is a symbol (`[^\s\p{L}\p{N}]`). The property
 //! tests hold the pieces equal to the regex's on arbitrary text.
 
-use bpe_openai::Tokenizer;
+use crate::pretokenize_regex::{self, PieceRegex};
 
 /// Which encoding's pre-tokenizer to follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,23 +24,30 @@ pub(crate) enum Pattern {
     O200k,
 }
 
+impl Pattern {
+    /// The encoding's regex, which answers where the ASCII rules cannot (compiled on first use).
+    fn regex(self) -> &'static PieceRegex {
+        match self {
+            Pattern::Cl100k => &pretokenize_regex::CL100K,
+            Pattern::O200k => &pretokenize_regex::O200K,
+        }
+    }
+}
+
 /// The pieces of a text in order, as the encoding's regex splits it.
 pub(crate) struct Splitter<'a> {
     text: &'a str,
     at: usize,
     pattern: Pattern,
-    tokenizer: &'static Tokenizer,
 }
 
 impl<'a> Splitter<'a> {
-    /// `tokenizer` is the encoding's `bpe-openai` tokenizer, whose regex answers where the
-    /// ASCII rules cannot.
-    pub(crate) fn new(text: &'a str, pattern: Pattern, tokenizer: &'static Tokenizer) -> Self {
+    /// The pieces of `text` under `pattern`.
+    pub(crate) fn new(text: &'a str, pattern: Pattern) -> Self {
         Splitter {
             text,
             at: 0,
             pattern,
-            tokenizer,
         }
     }
 }
@@ -54,11 +61,7 @@ impl<'a> Iterator for Splitter<'a> {
             Some(len) => len,
             // Every character starts some alternative, so the regex always has a piece; if it
             // ever had none, the rest would be one piece rather than an endless loop.
-            None => self
-                .tokenizer
-                .split(rest)
-                .next()
-                .map_or(rest.len(), str::len),
+            None => self.pattern.regex().first_piece(rest).unwrap_or(rest.len()),
         };
         let len = len.max(1);
         let piece = rest.get(..len).unwrap_or(rest);
@@ -214,8 +217,10 @@ fn whitespace(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bpe_openai::Tokenizer;
     use proptest::prelude::*;
 
+    /// `bpe-openai`'s tokenizer, whose regex pieces are the reference.
     fn tokenizer(pattern: Pattern) -> &'static Tokenizer {
         match pattern {
             Pattern::Cl100k => bpe_openai::cl100k_base(),
@@ -226,7 +231,7 @@ mod tests {
     fn assert_same_pieces(text: &str) {
         for pattern in [Pattern::Cl100k, Pattern::O200k] {
             let tokenizer = tokenizer(pattern);
-            let ours: Vec<&str> = Splitter::new(text, pattern, tokenizer).collect();
+            let ours: Vec<&str> = Splitter::new(text, pattern).collect();
             let regex: Vec<&str> = tokenizer.split(text).collect();
             assert_eq!(ours, regex, "{pattern:?} on {text:?}");
         }
@@ -293,7 +298,7 @@ mod tests {
         fn pieces_are_the_regex_pieces(text in text()) {
             for pattern in [Pattern::Cl100k, Pattern::O200k] {
                 let tokenizer = tokenizer(pattern);
-                let ours: Vec<&str> = Splitter::new(&text, pattern, tokenizer).collect();
+                let ours: Vec<&str> = Splitter::new(&text, pattern).collect();
                 let regex: Vec<&str> = tokenizer.split(&text).collect();
                 prop_assert_eq!(ours, regex);
             }

@@ -83,19 +83,20 @@ impl FromStr for Encoding {
 
 /// A BPE counter for one [`Encoding`].
 ///
-/// The vocabularies are embedded in the binary by `tiktoken-rs` (nothing is downloaded). Each
-/// is parsed once, on first use, and then shared by every thread: [`Bpe::cl100k`] and
-/// [`Bpe::o200k`] hand out `'static` references, and building the tables happens on the first
-/// [`count`](TokenCounter::count), not when the reference is taken.
+/// The vocabularies are compiled into the binary (from the copies `tiktoken-rs` embeds; nothing
+/// is downloaded) in a form that is read as it is: counting builds no table at start, so a
+/// short-lived process pays only for the text it counts. [`Bpe::cl100k`] and [`Bpe::o200k`]
+/// hand out `'static` references shared by every thread.
 ///
 /// Text is encoded as ordinary text: special-token markers such as `<|endoftext|>` inside a
 /// message are counted as the characters they are, which is how a provider treats user text.
 ///
 /// Counting never materialises token ids: the text is cut into tiktoken's pieces (ASCII
-/// decided from its bytes, the rest by the encoding's regex through `bpe-openai`), a piece
-/// that is a whole token counts one, and only the others go through `bpe-openai`'s BPE; texts
-/// of at least [`PARALLEL_MIN_BYTES`] are counted on several threads. The counts are
-/// tiktoken's to the token. [`encode`](Bpe::encode) goes through tiktoken-rs.
+/// decided from its bytes, the rest by the encoding's regex, compiled on first need), a piece
+/// that is a whole token counts one, and only the others are merged pair by pair as tiktoken
+/// merges them; texts of at least [`PARALLEL_MIN_BYTES`] are counted on several threads. The
+/// counts are tiktoken's to the token. [`encode`](Bpe::encode) goes through tiktoken-rs, which
+/// parses its vocabulary on first use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bpe {
     encoding: Encoding,
