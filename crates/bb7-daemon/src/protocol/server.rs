@@ -98,9 +98,8 @@ fn run_job(session: &mut Session, shared: &Shared, job: Job) -> bool {
     let (request_id, request) = match job {
         Job::Internal(change) => {
             // A bug in a hand-back must not take the daemon down either.
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                change(session, shared)
-            }));
+            let ran =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| change(session, shared)));
             if ran.is_err() {
                 tracing::error!("internal error in a background task's hand-back");
             }
@@ -220,11 +219,16 @@ impl Daemon {
         }
         finish_stream(session, &self.shared);
         *slot = None;
+        // Whichever thread stopped, the worker thread must see it (the job that woke it may
+        // have been taken by the reader).
+        self.shared.jobs.close();
         false
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Session>> {
-        self.session.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.session
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The worker thread: runs what is queued while the reader is busy, and the background

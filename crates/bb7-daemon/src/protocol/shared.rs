@@ -44,35 +44,50 @@ pub enum Job {
 /// request, so the order holds).
 #[derive(Default)]
 pub struct Queue {
-    jobs: Mutex<VecDeque<Job>>,
+    jobs: Mutex<Jobs>,
     ready: Condvar,
+}
+
+#[derive(Default)]
+struct Jobs {
+    queued: VecDeque<Job>,
+    /// The daemon stopped: nothing more runs.
+    closed: bool,
 }
 
 impl Queue {
     /// Queues `job` and wakes the worker thread.
     pub fn push(&self, job: Job) {
         if let Ok(mut jobs) = self.jobs.lock() {
-            jobs.push_back(job);
+            jobs.queued.push_back(job);
         }
         self.ready.notify_one();
     }
 
     /// The next job, if any.
     pub fn pop(&self) -> Option<Job> {
-        self.jobs.lock().ok()?.pop_front()
+        self.jobs.lock().ok()?.queued.pop_front()
     }
 
-    /// Blocks until a job is queued (without taking it).
+    /// Blocks until a job is queued (without taking it) or the queue is closed.
     pub fn wait(&self) {
         let Ok(mut jobs) = self.jobs.lock() else {
             return;
         };
-        while jobs.is_empty() {
+        while jobs.queued.is_empty() && !jobs.closed {
             jobs = match self.ready.wait(jobs) {
                 Ok(jobs) => jobs,
                 Err(_) => return,
             };
         }
+    }
+
+    /// Closes the queue: [`wait`](Queue::wait) returns at once from now on.
+    pub fn close(&self) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.closed = true;
+        }
+        self.ready.notify_all();
     }
 }
 
