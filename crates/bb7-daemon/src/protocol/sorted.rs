@@ -55,7 +55,10 @@ mod tests {
     fn nested_objects_come_out_sorted() {
         let mut inner = Map::new();
         inner.insert("z".into(), 1.into());
-        inner.insert("a".into(), Value::Array(vec![serde_json::json!({"y": 1, "b": [2]})]));
+        inner.insert(
+            "a".into(),
+            Value::Array(vec![serde_json::json!({"y": 1, "b": [2]})]),
+        );
         let value = Value::Object(inner);
         assert_eq!(
             serde_json::to_string(&Sorted(&value)).unwrap(),
