@@ -30,11 +30,7 @@ fn main() {
         }
     };
     let output: server::Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
-    let code = runtime.block_on(server::serve(
-        Session::new(home),
-        tokio::io::stdin(),
-        output,
-    ));
+    let code = runtime.block_on(server::serve(Session::new(home), std::io::stdin(), output));
     // The blocking stdin reader may still be parked in read(); do not wait for it.
     std::process::exit(code);
 }

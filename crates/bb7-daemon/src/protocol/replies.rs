@@ -73,9 +73,11 @@ impl Reply {
 
     /// The reply as one JSON line (without the newline), the keys of every object sorted.
     pub fn to_line(&self) -> String {
-        let mut value = Value::Object(self.0.clone());
-        value.sort_all_objects();
-        value.to_string()
+        serde_json::to_string(&crate::protocol::sorted::SortedMap(&self.0)).unwrap_or_else(|err| {
+            serde_json::json!({"message": format!("Internal error: cannot encode the reply: {err}"),
+                "type": "error"})
+            .to_string()
+        })
     }
 }
 

@@ -1,12 +1,11 @@
 //! What the session's thread, the reader and the background tasks (streams, network
-//! calls) share: the reply output, the session's job queue and the stream in flight. This
+//! calls) share: the reply output, the session's job [`Queue`] and the stream in flight. This
 //! module imports no handler, so the server loop, dispatch and the tasks of [`crate::send`]
 //! can all depend on it without a cycle.
 
+use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-use tokio::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use crate::protocol::replies::Reply;
 use crate::protocol::requests::Request;
@@ -15,13 +14,13 @@ use crate::session::Session;
 /// Where replies go.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
 
-/// Writes one reply line and flushes.
+/// Writes one reply line and flushes (one write of the line with its newline).
 pub fn send(output: &Output, reply: &Reply) {
-    let line = reply.to_line();
+    let mut line = reply.to_line();
     tracing::debug!(reply = %line, "reply");
+    line.push('\n');
     if let Ok(mut out) = output.lock() {
         let _ = out.write_all(line.as_bytes());
-        let _ = out.write_all(b"\n");
         let _ = out.flush();
     }
 }
@@ -40,6 +39,58 @@ pub enum Job {
     Stop,
 }
 
+/// The session's jobs, in order, for whoever holds the session next: its worker thread, or
+/// the reader when it finds the session free (then it runs what is queued before its own
+/// request, so the order holds).
+#[derive(Default)]
+pub struct Queue {
+    jobs: Mutex<Jobs>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct Jobs {
+    queued: VecDeque<Job>,
+    /// The daemon stopped: nothing more runs.
+    closed: bool,
+}
+
+impl Queue {
+    /// Queues `job` and wakes the worker thread.
+    pub fn push(&self, job: Job) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.queued.push_back(job);
+        }
+        self.ready.notify_one();
+    }
+
+    /// The next job, if any.
+    pub fn pop(&self) -> Option<Job> {
+        self.jobs.lock().ok()?.queued.pop_front()
+    }
+
+    /// Blocks until a job is queued (without taking it) or the queue is closed.
+    pub fn wait(&self) {
+        let Ok(mut jobs) = self.jobs.lock() else {
+            return;
+        };
+        while jobs.queued.is_empty() && !jobs.closed {
+            jobs = match self.ready.wait(jobs) {
+                Ok(jobs) => jobs,
+                Err(_) => return,
+            };
+        }
+    }
+
+    /// Closes the queue: [`wait`](Queue::wait) returns at once from now on.
+    pub fn close(&self) {
+        if let Ok(mut jobs) = self.jobs.lock() {
+            jobs.closed = true;
+        }
+        self.ready.notify_all();
+    }
+}
+
 /// The stream in flight: its request id and how to stop it.
 #[derive(Debug, Clone)]
 pub struct InFlight {
@@ -55,7 +106,7 @@ pub struct Shared {
     /// Where replies go.
     pub output: Output,
     /// The session's queue.
-    pub jobs: mpsc::UnboundedSender<Job>,
+    pub jobs: Arc<Queue>,
     /// The stream in flight, if any (one at a time).
     pub stream: Arc<Mutex<Option<InFlight>>>,
     /// The runtime streams run on.
@@ -163,7 +214,7 @@ impl Shared {
 
     /// Hands a change to the session's thread.
     pub fn post(&self, job: impl FnOnce(&mut Session, &Shared) + Send + 'static) {
-        let _ = self.jobs.send(Job::Internal(Box::new(job)));
+        self.jobs.push(Job::Internal(Box::new(job)));
     }
 }
 

@@ -65,14 +65,14 @@ impl Active {
     }
 
     /// Writes the snapshot of a context entry; `chat.json`, saved after it, is the commit that
-    /// makes it reachable (see [`Confined::write_before_commit`]).
+    /// makes it reachable (see [`Confined::write_unsynced_dir`]).
     ///
-    /// [`Confined::write_before_commit`]: crate::store::confined::Confined::write_before_commit
+    /// [`Confined::write_unsynced_dir`]: crate::store::confined::Confined::write_unsynced_dir
     pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
         let path = self.storage_path(file)?;
         self.store
             .fs()
-            .write_before_commit(&path, content.as_bytes())
+            .write_unsynced_dir(&path, content.as_bytes())
             .map_err(Error::io("write", &path))
     }
 

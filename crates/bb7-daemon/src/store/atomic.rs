@@ -36,6 +36,17 @@ pub fn write_json_in<T: Serialize + ?Sized>(fs: &Confined, path: &Path, value: &
     write_in(fs, path, &encode(path, value)?)
 }
 
+/// Writes `value` as pretty JSON beneath `fs`'s anchor atomically, the file fsynced but not
+/// its directory (see [`Confined::write_unsynced_dir`]).
+pub fn write_json_unsynced_dir_in<T: Serialize + ?Sized>(
+    fs: &Confined,
+    path: &Path,
+    value: &T,
+) -> Result<()> {
+    fs.write_unsynced_dir(path, &encode(path, value)?)
+        .map_err(Error::io("write", path))
+}
+
 /// Writes `value` as pretty JSON beneath `fs`'s anchor atomically but without `fsync`, for a
 /// file its reader rebuilds when it is missing or does not parse (see
 /// [`Confined::write_rebuildable`]).

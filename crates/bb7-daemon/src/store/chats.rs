@@ -169,9 +169,14 @@ impl ChatStore {
         .map(drop)
     }
 
+    /// Saves `chat.json` with one `fsync` (the file's, before its rename): never torn, but
+    /// the rename reaches the disk with the file system's next journal commit (see
+    /// [`Confined::write_unsynced_dir`]).
+    ///
+    /// [`Confined::write_unsynced_dir`]: crate::store::confined::Confined::write_unsynced_dir
     fn write_chat(&self, chat: &Chat) -> Result<()> {
         let path = self.chat_dir(&chat.id)?.join("chat.json");
-        atomic::write_json_in(&self.fs, &path, chat)
+        atomic::write_json_unsynced_dir_in(&self.fs, &path, chat)
     }
 
     /// Creates a new chat directory (with `context/` and `output/`) under a fresh id, saves
@@ -210,13 +215,10 @@ impl ChatStore {
                 .map_err(Error::io("create directory", &path))?;
         }
         chat.global = self.global;
-        // The chats directory is fsynced once `chat.json` is in, so the new directory's entry
-        // survives a power loss as the chat's file does (the index, which used to do it in
-        // passing, is written without fsync).
+        // One `fsync`, `chat.json`'s: the new directory's entry and the file's rename reach
+        // the disk with the file system's next journal commit. Until then a power loss leaves
+        // no chat, or a directory without `chat.json`, which is not listed.
         let saved = self.write_chat(&chat).and_then(|()| {
-            self.fs
-                .sync_dir(&self.dir)
-                .map_err(Error::io("sync", &self.dir))?;
             let summary = chat.summary();
             self.update_index(|index| {
                 index.chats.retain(|entry| entry.id != summary.id);

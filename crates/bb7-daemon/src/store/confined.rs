@@ -174,11 +174,6 @@ impl Confined {
         self.walk(&parts, create)
     }
 
-    /// Fsyncs the directory `path`, making the entries created or renamed in it durable.
-    pub fn sync_dir(&self, path: &Path) -> io::Result<()> {
-        Ok(rustix::fs::fsync(self.open_dir(path, false)?)?)
-    }
-
     /// What `path` is (`None` when it does not exist). A link in a parent is an error.
     pub fn kind(&self, path: &Path) -> io::Result<Option<Kind>> {
         let parts = self.parts(path)?;
@@ -263,15 +258,16 @@ impl Confined {
         self.replace(path, bytes, true, true)
     }
 
-    /// Writes `bytes` to `path` atomically, the file fsynced before the rename but its
-    /// directory not after: for a file that a commit written next with [`write`]
-    /// (`chat.json`) makes reachable. The commit's own directory `fsync` flushes the file
-    /// system's journal, and with it this rename, on journaling file systems (ext4, XFS);
-    /// elsewhere a power loss in between may leave the commit naming a file that is missing,
-    /// never one that is torn.
-    ///
-    /// [`write`]: Confined::write
-    pub fn write_before_commit(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    /// Writes `bytes` to `path` atomically with one `fsync`, the temporary file's before the
+    /// rename, and none of the directory after it: a power loss never leaves the file torn
+    /// or empty, but one in the seconds after the write may bring back its previous content
+    /// (or no file, for a new one) until the file system's next journal commit carries the
+    /// rename. For the chats' `chat.json` outside a send's commit (which fsyncs its
+    /// directories itself, see `commit.rs`), and for context snapshots, which the
+    /// `chat.json` renamed after them makes reachable: a journaling file system (ext4, XFS)
+    /// commits the two renames in that order; elsewhere a power loss may leave an entry
+    /// whose snapshot is missing, never one that is torn.
+    pub fn write_unsynced_dir(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         self.replace(path, bytes, true, false)
     }
 
