@@ -4,20 +4,11 @@
 //!
 //! `cargo run -p ybs-chatfile --example chat2json -- [--expand] FILE`
 
-use std::borrow::Cow;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use serde::Serialize;
-use ybs_chatfile::{expand_file, parse_borrowed};
-
-/// One element of the output: a message's role and content.
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'a str,
-    content: Cow<'a, str>,
-}
+use ybs_chatfile::{expand_file, parse_each};
 
 fn main() -> ExitCode {
     let mut expand = false;
@@ -42,26 +33,21 @@ fn main() -> ExitCode {
         eprintln!("chat2json: no chat file given; usage: chat2json [--expand] FILE");
         return ExitCode::from(2);
     };
-    let text: String;
-    let expansion;
-    let messages: Vec<Message<'_>> = if expand {
-        expansion = match expand_file(&file) {
+    let mut out = JsonArray::new(std::io::stdout().lock());
+    if expand {
+        let expansion = match expand_file(&file) {
             Ok(expansion) => expansion,
             Err(err) => {
                 eprintln!("chat2json: {err}");
                 return ExitCode::FAILURE;
             }
         };
-        expansion
-            .messages
-            .iter()
-            .map(|message| Message {
-                role: &message.role,
-                content: Cow::Borrowed(&message.content),
-            })
-            .collect()
+        for message in &expansion.messages {
+            out.push(&message.role, &message.content);
+        }
     } else {
-        text = match std::fs::read(&file) {
+        // One read into a buffer of the file's size.
+        let text = match std::fs::read(&file) {
             // Valid UTF-8 is checked at memory speed; only invalid input pays for the
             // replacement characters.
             Ok(bytes) => String::from_utf8(bytes)
@@ -71,19 +57,12 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        // The messages borrow from the text: only rewritten content is copied.
-        parse_borrowed(&text)
-            .into_iter()
-            .map(|message| Message {
-                role: message.role,
-                content: message.content,
-            })
-            .collect()
-    };
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = write_pretty(&mut out, &messages).and_then(|()| out.flush());
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
+        // Each message is written as soon as it is parsed, borrowing from the text: only
+        // rewritten content is copied, and that copy is freed (and its memory reused) at once.
+        parse_each(&text, |message| out.push(message.role, &message.content));
+    }
+    match out.finish() {
+        Ok(_) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("chat2json: cannot write JSON: {err}");
             ExitCode::FAILURE
@@ -91,122 +70,233 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes `messages` as `serde_json::to_writer_pretty` does, then a newline, with strings
-/// escaped eight bytes at a time (most of a chat needs no escape).
-fn write_pretty(out: &mut impl Write, messages: &[Message<'_>]) -> std::io::Result<()> {
-    if messages.is_empty() {
-        return out.write_all(b"[]\n");
+/// How much output is gathered before it is written.
+const CHUNK: usize = 1 << 18;
+
+/// A JSON array of `{"role","content"}` objects written as it grows, laid out as
+/// `serde_json::to_writer_pretty` lays it out, then a newline.
+struct JsonArray<W: Write> {
+    out: W,
+    buffer: Vec<u8>,
+    count: usize,
+    /// The first write error; nothing more is written after it.
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> JsonArray<W> {
+    fn new(out: W) -> Self {
+        JsonArray {
+            out,
+            buffer: Vec::with_capacity(CHUNK + (CHUNK >> 2)),
+            count: 0,
+            error: None,
+        }
     }
-    let mut buffer = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        buffer.clear();
-        buffer.extend_from_slice(if index == 0 {
+
+    fn push(&mut self, role: &str, content: &str) {
+        self.buffer.extend_from_slice(if self.count == 0 {
             b"[\n  {\n    \"role\": "
         } else {
             b",\n  {\n    \"role\": "
         });
-        escape_into(&mut buffer, message.role);
-        buffer.extend_from_slice(b",\n    \"content\": ");
-        escape_into(&mut buffer, &message.content);
-        buffer.extend_from_slice(b"\n  }");
-        out.write_all(&buffer)?;
+        escape_into(&mut self.buffer, role);
+        self.buffer.extend_from_slice(b",\n    \"content\": ");
+        escape_into(&mut self.buffer, content);
+        self.buffer.extend_from_slice(b"\n  }");
+        self.count += 1;
+        if self.buffer.len() >= CHUNK {
+            self.write_buffer();
+        }
     }
-    out.write_all(b"\n]\n")
+
+    fn write_buffer(&mut self) {
+        if self.error.is_none() {
+            if let Err(err) = self.out.write_all(&self.buffer) {
+                self.error = Some(err);
+            }
+        }
+        self.buffer.clear();
+    }
+
+    /// Closes the array, writes what is left and gives the writer back.
+    fn finish(mut self) -> std::io::Result<W> {
+        self.buffer
+            .extend_from_slice(if self.count == 0 { b"[]\n" } else { b"\n]\n" });
+        self.write_buffer();
+        match self.error.take() {
+            Some(err) => Err(err),
+            None => self.out.flush().map(|()| self.out),
+        }
+    }
 }
 
-/// Appends `text` as a JSON string, escaped as serde_json escapes it.
+/// Appends `text` as a JSON string, escaped as serde_json escapes it: runs that need no escape
+/// are found eight bytes at a time and copied whole.
 fn escape_into(out: &mut Vec<u8>, text: &str) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether some byte of `word` is below 0x20, a quote or a backslash (exact as an "any").
-    fn needs_escape(word: u64) -> bool {
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        let below = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-        below | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) != 0
-    }
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     // The start of the run of bytes not yet copied, and where the scan is.
     let mut run = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        if let Some(chunk) = bytes.get(at..at + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            if !needs_escape(u64::from_le_bytes(word)) {
-                at += 8;
-                continue;
+    loop {
+        // The first byte at or after `at` that needs an escape, if any.
+        let found = loop {
+            match bytes.get(at..at + 8) {
+                Some(chunk) => {
+                    let mask = escape_mask(chunk);
+                    if mask != 0 {
+                        break Some(at + (mask.trailing_zeros() / 8) as usize);
+                    }
+                    at += 8;
+                }
+                None => {
+                    break bytes[at..]
+                        .iter()
+                        .position(|&b| needs_escape(b))
+                        .map(|p| at + p);
+                }
             }
-        }
-        let end = (at + 8).min(bytes.len());
-        for position in at..end {
-            let byte = bytes[position];
-            let escape: &[u8] = match byte {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0C => b"\\f",
-                0x00..=0x1F => b"",
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[run..position]);
-            if escape.is_empty() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(byte >> 4)]);
-                out.push(HEX[usize::from(byte & 0xF)]);
-            } else {
-                out.extend_from_slice(escape);
-            }
-            run = position + 1;
-        }
-        at = end;
+        };
+        let Some(position) = found else { break };
+        out.extend_from_slice(&bytes[run..position]);
+        push_escape(out, bytes[position]);
+        run = position + 1;
+        at = run;
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
+}
+
+/// Whether JSON needs `byte` escaped: a control character, a quote or a backslash.
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// For eight bytes (little-endian), a word whose lowest set bit is the high bit of the first
+/// byte that needs an escape (0 when none does). The bits above it may be wrong (borrows), so
+/// only the lowest one is used.
+fn escape_mask(chunk: &[u8]) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(chunk);
+    let word = u64::from_le_bytes(bytes);
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    below(word, 0x20)
+        | below(word ^ (ONES * u64::from(b'"')), 1)
+        | below(word ^ (ONES * u64::from(b'\\')), 1)
+}
+
+/// Appends the escape of one byte that needs one.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
+    let escape: &[u8] = match byte {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        0x08 => b"\\b",
+        0x0C => b"\\f",
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(byte >> 4)]);
+            out.push(HEX[usize::from(byte & 0xF)]);
+            return;
+        }
+    };
+    out.extend_from_slice(escape);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use ybs_chatfile::parse_borrowed;
+
+    /// One element of the output, as serde_json writes it.
+    #[derive(Serialize)]
+    struct Message<'a> {
+        role: &'a str,
+        content: &'a str,
+    }
+
+    fn ours(messages: &[Message<'_>]) -> String {
+        let mut out = JsonArray::new(Vec::new());
+        for message in messages {
+            out.push(message.role, message.content);
+        }
+        String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned()
+    }
+
+    fn serde_jsons(messages: &[Message<'_>]) -> String {
+        let mut theirs = serde_json::to_string_pretty(messages).unwrap_or_default();
+        theirs.push('\n');
+        theirs
+    }
+
     #[test]
     fn output_is_serde_jsons_pretty_output() {
         let mut every_byte: String = (0u8..0x80).map(char::from).collect();
         every_byte.push_str("\u{a0}é日本\u{7f}\"\\ tail of more than eight bytes");
-        for messages in [
-            vec![],
-            vec![Message {
+        // Longer than one chunk, so that it is written in several.
+        let long = "line of text\twith \"quotes\"\n".repeat(CHUNK / 10);
+        let messages = [
+            Message {
                 role: "user",
-                content: Cow::Borrowed(""),
-            }],
-            vec![
-                Message {
-                    role: "user",
-                    content: Cow::Borrowed("plain text, long enough"),
-                },
-                Message {
-                    role: "assistant",
-                    content: Cow::Owned(every_byte.clone()),
-                },
-                Message {
-                    role: "x",
-                    content: Cow::Borrowed("\""),
-                },
-            ],
-        ] {
-            let mut ours = Vec::new();
-            write_pretty(&mut ours, &messages).unwrap_or_default();
-            let mut theirs = serde_json::to_vec_pretty(&messages).unwrap_or_default();
-            theirs.push(b'\n');
-            assert_eq!(
-                String::from_utf8_lossy(&ours),
-                String::from_utf8_lossy(&theirs)
-            );
+                content: "plain text, long enough",
+            },
+            Message {
+                role: "assistant",
+                content: &every_byte,
+            },
+            Message {
+                role: "x",
+                content: "\"",
+            },
+            Message {
+                role: "user",
+                content: &long,
+            },
+            Message {
+                role: "user",
+                content: "",
+            },
+        ];
+        for count in 0..=messages.len() {
+            assert_eq!(ours(&messages[..count]), serde_jsons(&messages[..count]));
+        }
+    }
+
+    #[test]
+    fn a_parsed_file_is_written_as_serde_json_writes_its_messages() {
+        let text = "intro\nuser:\n\nsee \"this\"\t\\\n```\nsystem: in\n```\n[[\nx: y\n]]\n\
+                    sh:-- ls {{{\na\nsh:-- ls }}}\n<file a>\nb\n</file>\nassistant: inline\n\\user: x\n";
+        let mut out = JsonArray::new(Vec::new());
+        parse_each(text, |message| out.push(message.role, &message.content));
+        let streamed = String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned();
+        let parsed = parse_borrowed(text);
+        let messages: Vec<Message<'_>> = parsed
+            .iter()
+            .map(|message| Message {
+                role: message.role,
+                content: &message.content,
+            })
+            .collect();
+        assert!(messages.len() > 3);
+        assert_eq!(streamed, serde_jsons(&messages));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_escaped_as_serde_json_escapes_it(
+            content in "(\\PC|[\\x00-\\x1f\"\\\\\\x7f])*"
+        ) {
+            let messages = [Message { role: "user", content: &content }];
+            prop_assert_eq!(ours(&messages), serde_jsons(&messages));
         }
     }
 }

@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Content;
 use crate::grammar::{self, Shape};
-use crate::lines::{self, Lines, lines_with_close_tags};
+use crate::lines::{self, LineScan, Markers};
 
 /// The role of text before the first header, and of the lines after an inline
 /// `previous_response_id:` or `agent:`.
@@ -174,23 +174,47 @@ pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
 /// Parses a chat file into messages that borrow from `text` wherever they can: the same
 /// reading as [`parse`], without copying the content of messages the parser did not rewrite.
 pub fn parse_borrowed(text: &str) -> Vec<MessageRef<'_>> {
-    walk(text).0
+    let mut messages = Vec::new();
+    parse_each(text, |message| messages.push(message));
+    messages
 }
 
 /// Parses a chat file, also reporting a protected block left open at its end.
 pub fn parse_document(text: &str) -> Document {
-    let (messages, unclosed) = walk(text);
-    Document {
-        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
-        unclosed,
-    }
+    let mut messages = Vec::new();
+    let unclosed = parse_each(text, |message| messages.push(message.into_owned()));
+    Document { messages, unclosed }
 }
 
-fn walk(text: &str) -> (Vec<MessageRef<'_>>, Option<OpenBlock>) {
-    let last_close = last_close_lines(text);
-    let mut walk = Walk::new(text, lines::first_close_tag);
-    for (index, (shape, line, start)) in Lines::new(text).enumerate() {
-        walk.line(index, line, start, shape, &last_close);
+/// Parses a chat file and hands each message to `each` as soon as it is complete, in file
+/// order (the reading of [`parse_borrowed`], without gathering the messages); returns the
+/// protected block left open at the end, if any. For readers that stream the messages out.
+pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option<OpenBlock> {
+    let last_close = last_close_offsets(text);
+    let mut walk = Walk::new(text, lines::first_close_tag, each);
+    let mut scan = LineScan::new(text);
+    let mut close_markers = Markers::new(text, "</");
+    let mut index = 0;
+    while let Some((start, end, has_cmd_marker)) = scan.next_line() {
+        let line = text.get(start..end).unwrap_or_default();
+        // Most lines are ordinary content wherever they are, and their first bytes (or, in an
+        // XML block, the lack of `</`) say so: they skip the shapes.
+        let plain = !has_cmd_marker
+            && match walk.state {
+                State::Normal => lines::is_plain_outside(line.as_bytes()),
+                State::Fence => lines::is_plain_in_fence(line.as_bytes()),
+                State::Square => lines::is_plain_in_square(line.as_bytes()),
+                State::Xml => {
+                    !close_markers.within(start, end) && lines::is_plain_in_fence(line.as_bytes())
+                }
+            };
+        if plain {
+            walk.push(index + 1, line, start, 0);
+        } else {
+            let shape = lines::shape(line, has_cmd_marker);
+            walk.line(index, line, start, shape, &last_close);
+        }
+        index += 1;
     }
     walk.finish()
 }
@@ -199,33 +223,37 @@ fn walk(text: &str) -> (Vec<MessageRef<'_>>, Option<OpenBlock>) {
 #[cfg(test)]
 pub(crate) fn parse_document_grammar_only(text: &str) -> Document {
     let mut last_close = HashMap::new();
-    for (index, line) in text.split('\n').enumerate() {
+    for line in text.split('\n') {
         for tag in grammar::close_tags(line) {
-            last_close.insert(tag, index);
+            last_close.insert(tag, offset_in(text, tag));
         }
     }
-    let mut walk = Walk::new(text, grammar::first_close_tag);
+    let mut messages = Vec::new();
+    let mut walk = Walk::new(text, grammar::first_close_tag, |message: MessageRef<'_>| {
+        messages.push(message.into_owned())
+    });
     for (index, (shape, line)) in grammar::shapes(text).into_iter().enumerate() {
-        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        let start = offset_in(text, line);
         walk.line(index, line, start, shape, &last_close);
     }
-    let (messages, unclosed) = walk.finish();
-    Document {
-        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
-        unclosed,
-    }
+    let unclosed = walk.finish();
+    Document { messages, unclosed }
 }
 
-/// For each tag name, the index of the last line holding `</name>` (rule 7 asks whether one
-/// appears on a later line; answering from this table keeps that question O(1)).
-fn last_close_lines(text: &str) -> HashMap<&str, usize> {
+/// For each tag name, the offset of the last `</name>` (rule 7 asks whether one appears on a
+/// later line, that is after the end of the opening line; answering from this table keeps
+/// that question O(1)). A closing tag holds no newline, so the whole text is searched at once.
+fn last_close_offsets(text: &str) -> HashMap<&str, usize> {
     let mut last = HashMap::new();
-    for (index, line) in lines_with_close_tags(text) {
-        for tag in lines::close_tags(line) {
-            last.insert(tag, index);
-        }
+    for tag in lines::close_tags(text) {
+        last.insert(tag, offset_in(text, tag));
     }
     last
+}
+
+/// Where `part`, a slice of `text`, starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 enum State {
@@ -257,20 +285,21 @@ impl<'a> Block<'a> {
     }
 }
 
-struct Walk<'a> {
+struct Walk<'a, F> {
     state: State,
     opened_at: usize,
     /// The XML tag stack; it outlives the XML block (see the module docs).
     stack: Vec<&'a str>,
     block: Block<'a>,
     content: Content<'a>,
-    messages: Vec<MessageRef<'a>>,
+    /// Takes each message once it is complete.
+    each: F,
     /// Finds the first closing tag of a line (rule 6).
     first_close_tag: fn(&str) -> Option<&str>,
 }
 
-impl<'a> Walk<'a> {
-    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>) -> Self {
+impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
+    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>, each: F) -> Self {
         Walk {
             first_close_tag,
             state: State::Normal,
@@ -278,12 +307,12 @@ impl<'a> Walk<'a> {
             stack: Vec::new(),
             block: Block::new(DEFAULT_ROLE, false, 1, 0),
             content: Content::new(text),
-            messages: Vec::new(),
+            each,
         }
     }
 
     fn saw_text(&mut self, number: usize, text: &str) {
-        if !grammar::strip(text).is_empty() {
+        if text.bytes().any(|b| !grammar::is_stripped(b)) {
             self.block.first_text.get_or_insert(number);
             self.block.last_text = number;
         }
@@ -304,9 +333,14 @@ impl<'a> Walk<'a> {
     /// Adds `line` without its first `marker`, unless what is left is blank (how marker lines
     /// keep what follows the marker).
     fn push_without_marker(&mut self, number: usize, line: &str, marker: &str) {
-        let text = line.replacen(marker, "", 1);
-        if !grammar::strip(&text).is_empty() {
-            self.push_owned(number, text);
+        let (before, after) = match line.find(marker) {
+            Some(at) => (&line[..at], &line[at + marker.len()..]),
+            None => (line, ""),
+        };
+        // Most marker lines hold the marker alone: nothing to copy.
+        let blank = |text: &str| text.bytes().all(grammar::is_stripped);
+        if !blank(before) || !blank(after) {
+            self.push_owned(number, [before, after].concat());
         }
     }
 
@@ -373,7 +407,7 @@ impl<'a> Walk<'a> {
                     _ => self.push(number, line, start, 0),
                 }
             }
-            State::Normal => self.normal_line(number, index, line, start, shape, last_close),
+            State::Normal => self.normal_line(number, line, start, shape, last_close),
         }
     }
 
@@ -391,7 +425,6 @@ impl<'a> Walk<'a> {
     fn normal_line(
         &mut self,
         number: usize,
-        index: usize,
         line: &'a str,
         start: usize,
         shape: Shape<'a>,
@@ -414,7 +447,10 @@ impl<'a> Walk<'a> {
             }
             Shape::CmdOpen => self.cmd_open(number, line, start),
             Shape::XmlOpen { tag } => {
-                if last_close.get(tag).is_some_and(|&last| last > index) {
+                if last_close
+                    .get(tag)
+                    .is_some_and(|&last| last > start + line.len())
+                {
                     self.stack.push(tag);
                     self.open(State::Xml, number);
                 }
@@ -434,7 +470,7 @@ impl<'a> Walk<'a> {
             self.block = Block::new(role, true, number, number);
             return;
         }
-        self.messages.push(MessageRef {
+        (self.each)(MessageRef {
             role,
             content: Cow::Borrowed(inline),
             span: LineSpan {
@@ -465,16 +501,16 @@ impl<'a> Walk<'a> {
         let end = block.last_text.max(start);
         let role = block.role;
         let content = self.content.take_stripped();
-        self.messages.push(MessageRef {
+        (self.each)(MessageRef {
             role,
             content,
             span: LineSpan { start, end },
         });
     }
 
-    fn finish(mut self) -> (Vec<MessageRef<'a>>, Option<OpenBlock>) {
+    fn finish(mut self) -> Option<OpenBlock> {
         self.flush();
-        let unclosed = match self.state {
+        match self.state {
             State::Normal => None,
             State::Fence => Some(BlockKind::Fence),
             State::Square => Some(BlockKind::Square),
@@ -483,7 +519,6 @@ impl<'a> Walk<'a> {
         .map(|kind| OpenBlock {
             kind,
             line: self.opened_at,
-        });
-        (self.messages, unclosed)
+        })
     }
 }
