@@ -30,6 +30,7 @@ mod grammar;
 mod lines;
 mod parse;
 mod print;
+mod search;
 
 #[cfg(test)]
 mod fast_path_tests;

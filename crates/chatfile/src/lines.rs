@@ -11,6 +11,7 @@
 //! message, on arbitrary input.
 
 use crate::grammar::Shape;
+use crate::search::find;
 
 /// The offsets of one needle in a text, found in one pass as the lines are asked about in
 /// order. The needles (`:--`, `</`) hold no newline and cannot overlap themselves, so every
@@ -61,7 +62,7 @@ impl<'a> LineScan<'a> {
     #[inline]
     pub(crate) fn next_line(&mut self) -> Option<(usize, usize, bool)> {
         let start = self.next?;
-        let end = match memchr::memchr(b'\n', self.bytes.get(start..)?) {
+        let end = match newline(self.bytes.get(start..)?) {
             Some(len) => {
                 self.next = Some(start + len + 1);
                 start + len
@@ -73,6 +74,26 @@ impl<'a> LineScan<'a> {
         };
         Some((start, end, self.cmd_markers.within(start, end)))
     }
+}
+
+/// The offset of the first `"\n"` in `bytes`. Most lines are short: their end is looked for
+/// eight bytes at a time in the first few words before `memchr` is called.
+#[inline]
+fn newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    for (index, chunk) in bytes.chunks_exact(8).take(4).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        // The high bit of each zero byte; a borrow can only set bits above the first one.
+        let zeros = word.wrapping_sub(ONES) & !word & HIGH;
+        if zeros != 0 {
+            return Some(index * 8 + (zeros.trailing_zeros() / 8) as usize);
+        }
+    }
+    let from = (bytes.len() / 8).min(4) * 8;
+    memchr::memchr(b'\n', &bytes[from..]).map(|at| from + at)
 }
 
 /// The lines of a text, split on `"\n"`, each with its shape and its byte offset (the parser
@@ -174,23 +195,23 @@ pub(crate) fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
 /// character steps find.
 fn command_marker(stripped: &str) -> Option<Shape<'static>> {
     let bytes = stripped.as_bytes();
-    let first_cmd = memchr::memmem::find(bytes, b":--")?;
+    let first_cmd = find(bytes, b":--")?;
     let word_end = bytes[..first_cmd]
         .iter()
         .position(|&b| is_ruby_space(b))
         .unwrap_or(first_cmd);
     // The word stops at the first `:-- `, which can only be at or after the first `:--`.
     if word_end == first_cmd {
-        let at_open = memchr::memmem::find(&bytes[first_cmd..], b":-- ")
+        let at_open = find(&bytes[first_cmd..], b":-- ")
             .map(|at| first_cmd + at)
             .filter(|&at| !bytes[first_cmd..at].iter().any(|&b| is_ruby_space(b)));
         if let Some(at) = at_open {
-            if memchr::memmem::find(&bytes[at + 4..], b" {{{").is_some() {
+            if find(&bytes[at + 4..], b" {{{").is_some() {
                 return Some(Shape::CmdOpen);
             }
         }
     }
-    memchr::memmem::find(&bytes[first_cmd + 3..], b" }}}").map(|_| Shape::CmdClose)
+    find(&bytes[first_cmd + 3..], b" }}}").map(|_| Shape::CmdClose)
 }
 
 /// The shape of `line` among XML openings, headers, escaped headers and text only (the

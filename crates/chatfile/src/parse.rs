@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use crate::content::Content;
 use crate::grammar::{self, Shape};
 use crate::lines::{self, LineScan, Markers};
+use crate::search;
 
 /// The role of text before the first header, and of the lines after an inline
 /// `previous_response_id:` or `agent:`.
@@ -204,9 +205,7 @@ pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option
                 State::Normal => lines::is_plain_outside(line.as_bytes()),
                 State::Fence => lines::is_plain_in_fence(line.as_bytes()),
                 State::Square => lines::is_plain_in_square(line.as_bytes()),
-                State::Xml => {
-                    !close_markers.within(start, end) && lines::is_plain_in_fence(line.as_bytes())
-                }
+                State::Xml => !close_markers.within(start, end),
             };
         if plain {
             walk.push(index + 1, line, start, 0);
@@ -333,7 +332,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
     /// Adds `line` without its first `marker`, unless what is left is blank (how marker lines
     /// keep what follows the marker).
     fn push_without_marker(&mut self, number: usize, line: &str, marker: &str) {
-        let (before, after) = match line.find(marker) {
+        let (before, after) = match search::find(line.as_bytes(), marker.as_bytes()) {
             Some(at) => (&line[..at], &line[at + marker.len()..]),
             None => (line, ""),
         };
@@ -417,7 +416,13 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
             self.open(State::Square, number);
         }
         match grammar::cmd_open_command(line) {
-            Some(cmd) => self.push_owned(number, format!("<cmd_output cmd=\"{cmd}\">")),
+            Some(cmd) => {
+                let mut text = String::with_capacity(cmd.len() + 20);
+                text.push_str("<cmd_output cmd=\"");
+                text.push_str(cmd);
+                text.push_str("\">");
+                self.push_owned(number, text);
+            }
             None => self.push(number, line, start, 0),
         }
     }
