@@ -2,8 +2,9 @@
 //! turned into one string of the right size when the message is complete.
 //!
 //! The content of a block is `"\n" + line` for each line it holds, stripped as a whole. Most
-//! lines follow the previous one in the input, so a run of them is one slice; only lines the
-//! parser rewrites (a marker removed, a command-output line) are owned strings.
+//! lines follow the previous one in the input, so a run of them is one slice; the lines the
+//! parser rewrites (a marker removed, a command-output line) are slices and fixed text too, so
+//! nothing is copied until the message is complete.
 
 use std::borrow::Cow;
 
@@ -14,8 +15,8 @@ enum Piece {
     Newline,
     /// `input[start..end]`, which may span several lines.
     Input { start: usize, end: usize },
-    /// A rewritten line.
-    Owned(String),
+    /// Text the parser writes in place of some of the input.
+    Fixed(&'static str),
 }
 
 /// The pieces of the content being collected; reused from message to message.
@@ -46,10 +47,39 @@ impl<'a> Content<'a> {
         self.pieces.push(Piece::Input { start, end });
     }
 
-    /// Adds `"\n"` and a rewritten line.
-    pub(crate) fn push_owned(&mut self, line: String) {
+    /// Adds `"\n"` and `input[start..end]` without `input[cut_start..cut_end]` (a line without
+    /// its marker).
+    pub(crate) fn push_cut(&mut self, start: usize, cut_start: usize, cut_end: usize, end: usize) {
         self.pieces.push(Piece::Newline);
-        self.pieces.push(Piece::Owned(line));
+        self.pieces.push(Piece::Input {
+            start,
+            end: cut_start,
+        });
+        // What follows the cut ends the line, so the next line may extend it.
+        self.pieces.push(Piece::Input {
+            start: cut_end,
+            end,
+        });
+    }
+
+    /// Adds `"\n"` and `before`, `input[start..end]` and `after` (a rewritten line that keeps
+    /// some of the input).
+    pub(crate) fn push_rewritten(
+        &mut self,
+        before: &'static str,
+        (start, end): (usize, usize),
+        after: &'static str,
+    ) {
+        self.pieces.push(Piece::Newline);
+        self.pieces.push(Piece::Fixed(before));
+        self.pieces.push(Piece::Input { start, end });
+        self.pieces.push(Piece::Fixed(after));
+    }
+
+    /// Adds `"\n"` and `text` (a line the parser rewrote whole).
+    pub(crate) fn push_fixed(&mut self, text: &'static str) {
+        self.pieces.push(Piece::Newline);
+        self.pieces.push(Piece::Fixed(text));
     }
 
     /// The stripped content, and the pieces cleared for the next message: a slice of the input
@@ -96,7 +126,7 @@ fn piece_text<'p>(input: &'p str, piece: &'p Piece) -> &'p str {
     match piece {
         Piece::Newline => "\n",
         Piece::Input { start, end } => input.get(*start..*end).unwrap_or_default(),
-        Piece::Owned(text) => text,
+        Piece::Fixed(text) => text,
     }
 }
 
@@ -124,10 +154,26 @@ mod tests {
         assert_eq!(content.pieces.len(), 4);
         assert_eq!(content.take_stripped(), "a\nb \nc\nd");
         assert!(content.pieces.is_empty());
-        content.push_owned("<x>".into());
+        content.push_fixed("<x>");
         content.push_input(0, 3);
         assert_eq!(content.take_stripped(), "<x>\n  a");
         content.push_input(12, 12);
         assert_eq!(content.take_stripped(), "");
+    }
+
+    #[test]
+    fn cut_and_rewritten_lines_keep_what_they_keep() {
+        let input = "[[ a\nb\nsh:-- ls {{{\n";
+        let mut content = Content::new(input);
+        // `[[ a` without `[[`, then `b` extends what follows the cut.
+        content.push_cut(0, 0, 2, 4);
+        content.push_input(5, 6);
+        assert_eq!(content.pieces.len(), 3);
+        content.push_rewritten("<cmd_output cmd=\"", (13, 15), "\">");
+        content.push_fixed("</cmd_output>");
+        assert_eq!(
+            content.take_stripped(),
+            "a\nb\n<cmd_output cmd=\"ls\">\n</cmd_output>"
+        );
     }
 }

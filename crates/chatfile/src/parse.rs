@@ -323,23 +323,28 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
         self.content.push_input(start + skip, start + line.len());
     }
 
-    /// Adds a line the parser rewrote.
-    fn push_owned(&mut self, number: usize, text: String) {
-        self.saw_text(number, &text);
-        self.content.push_owned(text);
+    /// Notes that line `number` holds text.
+    fn saw_line_with_text(&mut self, number: usize) {
+        self.block.first_text.get_or_insert(number);
+        self.block.last_text = number;
     }
 
-    /// Adds `line` without its first `marker`, unless what is left is blank (how marker lines
-    /// keep what follows the marker).
-    fn push_without_marker(&mut self, number: usize, line: &str, marker: &str) {
-        let (before, after) = match search::find(line.as_bytes(), marker.as_bytes()) {
-            Some(at) => (&line[..at], &line[at + marker.len()..]),
-            None => (line, ""),
+    /// Adds `line` (at `start` in the input) without its first `marker`, unless what is left
+    /// is blank (how marker lines keep what follows the marker).
+    fn push_without_marker(&mut self, number: usize, line: &str, start: usize, marker: &str) {
+        let (cut_start, cut_end) = match search::find(line.as_bytes(), marker.as_bytes()) {
+            Some(at) => (at, at + marker.len()),
+            None => (line.len(), line.len()),
         };
-        // Most marker lines hold the marker alone: nothing to copy.
         let blank = |text: &str| text.bytes().all(grammar::is_stripped);
-        if !blank(before) || !blank(after) {
-            self.push_owned(number, [before, after].concat());
+        if !blank(&line[..cut_start]) || !blank(&line[cut_end..]) {
+            self.saw_line_with_text(number);
+            self.content.push_cut(
+                start,
+                start + cut_start,
+                start + cut_end,
+                start + line.len(),
+            );
         }
     }
 
@@ -389,16 +394,17 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
                 }
                 if grammar::ends_with_square_close(line) {
                     self.state = State::Normal;
-                    self.push_without_marker(number, line, "]]");
+                    self.push_without_marker(number, line, start, "]]");
                     return;
                 }
                 match shape {
-                    Shape::SquareOpen => self.push_without_marker(number, line, "[["),
+                    Shape::SquareOpen => self.push_without_marker(number, line, start, "[["),
                     Shape::CmdOpen => self.cmd_open(number, line, start),
                     Shape::CmdClose => {
                         self.state = State::Normal;
                         if grammar::cmd_close_rewrites(line) {
-                            self.push_owned(number, "</cmd_output>".to_owned());
+                            self.saw_line_with_text(number);
+                            self.content.push_fixed("</cmd_output>");
                         } else {
                             self.push(number, line, start, 0);
                         }
@@ -417,11 +423,13 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
         }
         match grammar::cmd_open_command(line) {
             Some(cmd) => {
-                let mut text = String::with_capacity(cmd.len() + 20);
-                text.push_str("<cmd_output cmd=\"");
-                text.push_str(cmd);
-                text.push_str("\">");
-                self.push_owned(number, text);
+                let cmd_start = start + offset_in(line, cmd);
+                self.saw_line_with_text(number);
+                self.content.push_rewritten(
+                    "<cmd_output cmd=\"",
+                    (cmd_start, cmd_start + cmd.len()),
+                    "\">",
+                );
             }
             None => self.push(number, line, start, 0),
         }
@@ -448,7 +456,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
             }
             Shape::SquareOpen => {
                 self.open(State::Square, number);
-                self.push_without_marker(number, line, "[[");
+                self.push_without_marker(number, line, start, "[[");
             }
             Shape::CmdOpen => self.cmd_open(number, line, start),
             Shape::XmlOpen { tag } => {
