@@ -33,8 +33,7 @@ fn main() -> ExitCode {
         eprintln!("chat2json: no chat file given; usage: chat2json [--expand] FILE");
         return ExitCode::from(2);
     };
-    let mut out = JsonArray::new(std::io::stdout().lock());
-    if expand {
+    let written = if expand {
         let expansion = match expand_file(&file) {
             Ok(expansion) => expansion,
             Err(err) => {
@@ -42,9 +41,11 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        let mut out = JsonArray::new(std::io::stdout().lock());
         for message in &expansion.messages {
             out.push(&message.role, &message.content);
         }
+        out.finish().map(drop)
     } else {
         // One read into a buffer of the file's size.
         let text = match std::fs::read(&file) {
@@ -57,19 +58,27 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        // Each message is written as soon as it is parsed, borrowing from the text: only
-        // rewritten content is copied, and that copy is freed (and its memory reused) at once.
-        parse_each(&text, |message| out.push(message.role, &message.content));
+        let written = write_parsed(&text);
         // The process ends next: the system takes the text back faster than freeing it would.
         std::mem::forget(text);
-    }
-    match out.finish() {
-        Ok(_) => ExitCode::SUCCESS,
+        written
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("chat2json: cannot write JSON: {err}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Parses `text` and writes its messages to standard output. Each message is written as soon
+/// as it is parsed, borrowing from the text: only rewritten content is copied, and that copy is
+/// freed (and its memory reused) at once.
+fn write_parsed(text: &str) -> std::io::Result<()> {
+    let mut out = JsonArray::new(std::io::stdout().lock());
+    parse_each(text, |message| out.push(message.role, &message.content));
+    out.finish().map(drop)
 }
 
 /// How much output is gathered before it is written.
@@ -155,7 +164,7 @@ fn escape_into(out: &mut Vec<u8>, text: &str) {
                 None => {
                     break bytes[at..]
                         .iter()
-                        .position(|&b| needs_escape(b))
+                        .position(|&b| ESCAPES[usize::from(b)] != 0)
                         .map(|p| at + p);
                 }
             }
@@ -170,10 +179,24 @@ fn escape_into(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// Whether JSON needs `byte` escaped: a control character, a quote or a backslash.
-fn needs_escape(byte: u8) -> bool {
-    byte < 0x20 || byte == b'"' || byte == b'\\'
-}
+/// For each byte, the letter of its two-byte escape (`n` for `\\n`), `u` where serde_json
+/// writes `\\u00XX`, 0 where it needs no escape.
+const ESCAPES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0A] = b'n';
+    table[0x0C] = b'f';
+    table[0x0D] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
 
 /// For eight bytes (little-endian), a word whose lowest set bit is the high bit of the first
 /// byte that needs an escape (0 when none does). The bits above it may be wrong (borrows), so
@@ -192,23 +215,20 @@ fn escape_mask(chunk: &[u8]) -> u64 {
 
 /// Appends the escape of one byte that needs one.
 fn push_escape(out: &mut Vec<u8>, byte: u8) {
-    let escape: &[u8] = match byte {
-        b'"' => b"\\\"",
-        b'\\' => b"\\\\",
-        b'\n' => b"\\n",
-        b'\r' => b"\\r",
-        b'\t' => b"\\t",
-        0x08 => b"\\b",
-        0x0C => b"\\f",
-        _ => {
+    match ESCAPES[usize::from(byte)] {
+        b'u' => {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(byte >> 4)]);
-            out.push(HEX[usize::from(byte & 0xF)]);
-            return;
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xF)],
+            ]);
         }
-    };
-    out.extend_from_slice(escape);
+        letter => out.extend_from_slice(&[b'\\', letter]),
+    }
 }
 
 #[cfg(test)]
