@@ -6,9 +6,10 @@
 //! (rules 4 and 5) is fixed by a line's first bytes (a fence, `[[`, `<name` then `>` or
 //! whitespace and a `>`, `role:` at column 0, backslashes then `role:`); a marker needs `:--`
 //! somewhere on the line, whose offsets are found for the whole text in one pass, so a line
-//! without one skips those rules. Closing tags are found the same way. The property tests in
-//! `fast_path_tests.rs` hold this path equal to the grammar, line by line and message by
-//! message, on arbitrary input.
+//! without one skips those rules. Closing tags are found the same way. Most lines need no
+//! shape at all: `is_plain_*` tell from the first bytes that a line is ordinary content of the
+//! block the parser is in. The property tests in `fast_path_tests.rs` hold this path equal to
+//! the grammar, line by line and message by message, on arbitrary input.
 
 use crate::grammar::Shape;
 use crate::search::find;

@@ -1,10 +1,14 @@
 //! The parser: text in, `{role, content}` messages with their line spans out. Pure.
 //!
 //! It walks the file one line at a time. Each line's shape is the one the pest grammar
-//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`);
-//! a message's content is gathered as slices of the input and copied once (`content.rs`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
-//! which is the small state machine below. Nothing recurses and each line is looked at a
-//! constant number of times, so parsing is linear in the size of the input whatever it holds.
+//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`); most
+//! lines are ordinary content of the block they are in, which their first bytes (or the lack
+//! of a marker found for the whole text in one pass) show, and those skip the shapes. A
+//! message's content is gathered as slices of the input and copied at most once
+//! (`content.rs`), and each message is handed out as soon as it is complete ([`parse_each`]).
+//! What a shape means depends on the block the walk is in (fence, `[[`, XML), which is the
+//! small state machine below. Nothing recurses and each line is looked at a constant number of
+//! times, so parsing is linear in the size of the input whatever it holds.
 //!
 //! Where the notes leave room, this parser reads them so, matching the reference
 //! implementation (scout-ai's `Chat.parse`) wherever the notes do not say "we fix":
