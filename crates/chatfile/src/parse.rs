@@ -200,20 +200,22 @@ pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option
     let mut scan = LineScan::new(text);
     let mut close_markers = Markers::new(text, "</");
     let mut index = 0;
+    let bytes = text.as_bytes();
     while let Some((start, end, has_cmd_marker)) = scan.next_line() {
-        let line = text.get(start..end).unwrap_or_default();
+        let line = bytes.get(start..end).unwrap_or_default();
         // Most lines are ordinary content wherever they are, and their first bytes (or, in an
         // XML block, the lack of `</`) say so: they skip the shapes.
         let plain = !has_cmd_marker
             && match walk.state {
-                State::Normal => lines::is_plain_outside(line.as_bytes()),
-                State::Fence => lines::is_plain_in_fence(line.as_bytes()),
-                State::Square => lines::is_plain_in_square(line.as_bytes()),
+                State::Normal => lines::is_plain_outside(line),
+                State::Fence => lines::is_plain_in_fence(line),
+                State::Square => lines::is_plain_in_square(line),
                 State::Xml => !close_markers.within(start, end),
             };
         if plain {
-            walk.push(index + 1, line, start, 0);
+            walk.push_plain(index + 1, line, start, end);
         } else {
+            let line = text.get(start..end).unwrap_or_default();
             let shape = lines::shape(line, has_cmd_marker);
             walk.line(index, line, start, shape, &last_close);
         }
@@ -325,6 +327,14 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
     fn push(&mut self, number: usize, line: &str, start: usize, skip: usize) {
         self.saw_text(number, line.get(skip..).unwrap_or_default());
         self.content.push_input(start + skip, start + line.len());
+    }
+
+    /// Adds the line `input[start..end]` as it is.
+    fn push_plain(&mut self, number: usize, line: &[u8], start: usize, end: usize) {
+        if line.iter().any(|&b| !grammar::is_stripped(b)) {
+            self.saw_line_with_text(number);
+        }
+        self.content.push_input(start, end);
     }
 
     /// Notes that line `number` holds text.
