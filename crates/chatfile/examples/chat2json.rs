@@ -4,8 +4,9 @@
 //!
 //! `cargo run -p ybs-chatfile --example chat2json -- [--expand] FILE`
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ybs_chatfile::{expand_file, parse_each};
@@ -47,8 +48,7 @@ fn main() -> ExitCode {
         }
         out.finish().map(drop)
     } else {
-        // One read into a buffer of the file's size.
-        let text = match std::fs::read(&file) {
+        let text = match read_file(&file) {
             // Valid UTF-8 is checked at memory speed; only invalid input pays for the
             // replacement characters.
             Ok(bytes) => String::from_utf8(bytes)
@@ -79,6 +79,51 @@ fn write_parsed(text: &str) -> std::io::Result<()> {
     let mut out = JsonArray::new(std::io::stdout().lock());
     parse_each(text, |message| out.push(message.role, &message.content));
     out.finish().map(drop)
+}
+
+/// From this size on, a file is read in two halves at once.
+const PARALLEL_READ: usize = 1 << 20;
+
+/// Reads the whole of `path` into a buffer of its size. A large regular file is read in two
+/// halves at once, one per thread: most of the time of such a read goes to the system filling
+/// fresh memory, and two threads share that. Anything else is read as one stream.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let size = usize::try_from(meta.len()).unwrap_or(0);
+    let mut buffer = Vec::new();
+    // Positioned reads leave the file's offset at its start.
+    if meta.is_file() && size >= PARALLEL_READ && read_halves(&file, size, &mut buffer) {
+        // What was appended since the size was taken, if anything.
+        file.seek(SeekFrom::Start(meta.len()))?;
+    } else {
+        // A short file, a pipe, a file that shrank while it was read, or no positioned reads.
+        buffer = Vec::with_capacity(size);
+    }
+    file.read_to_end(&mut buffer)?;
+    Ok(buffer)
+}
+
+/// Reads the first `size` bytes of `file` into `buffer` in two halves at once; `false` when
+/// that failed and the file has to be read again as a stream.
+#[cfg(unix)]
+fn read_halves(file: &File, size: usize, buffer: &mut Vec<u8>) -> bool {
+    use std::os::unix::fs::FileExt;
+    // Zeroed memory comes untouched from the system, so each half is first touched by the
+    // thread that reads it.
+    *buffer = vec![0; size];
+    let half = size / 2;
+    let (first, second) = buffer.split_at_mut(half);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| file.read_exact_at(second, half as u64));
+        let earlier = file.read_exact_at(first, 0);
+        earlier.is_ok() && later.join().is_ok_and(|read| read.is_ok())
+    })
+}
+
+#[cfg(not(unix))]
+fn read_halves(_file: &File, _size: usize, _buffer: &mut Vec<u8>) -> bool {
+    false
 }
 
 /// How much output is gathered before it is written.
@@ -290,6 +335,40 @@ mod tests {
         ];
         for count in 0..=messages.len() {
             assert_eq!(ours(&messages[..count]), serde_jsons(&messages[..count]));
+        }
+    }
+
+    #[test]
+    fn files_are_read_whole_in_halves_or_not() {
+        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+        for size in [
+            0,
+            10,
+            PARALLEL_READ - 1,
+            PARALLEL_READ,
+            2 * PARALLEL_READ + 3,
+        ] {
+            let bytes: Vec<u8> = (0..size).map(|at| (at % 251) as u8).collect();
+            let path = dir.path().join(format!("f{size}"));
+            std::fs::write(&path, &bytes).unwrap_or_else(|err| panic!("{err}"));
+            let read = read_file(&path).unwrap_or_else(|err| panic!("{err}"));
+            assert!(
+                read == bytes,
+                "a file of {size} bytes was not read as written"
+            );
+        }
+        assert!(read_file(&dir.path().join("missing")).is_err());
+        // Not a regular file: read as a stream, never sought.
+        #[cfg(target_os = "linux")]
+        {
+            let (reader, mut writer) = std::io::pipe().unwrap_or_else(|err| panic!("{err}"));
+            writer
+                .write_all(b"user: hi")
+                .unwrap_or_else(|err| panic!("{err}"));
+            drop(writer);
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&reader);
+            let read = read_file(Path::new(&format!("/proc/self/fd/{fd}")));
+            assert_eq!(read.unwrap_or_else(|err| panic!("{err}")), b"user: hi");
         }
     }
 
