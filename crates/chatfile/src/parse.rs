@@ -318,8 +318,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
 
     fn saw_text(&mut self, number: usize, text: &str) {
         if text.bytes().any(|b| !grammar::is_stripped(b)) {
-            self.block.first_text.get_or_insert(number);
-            self.block.last_text = number;
+            self.saw_line_with_text(number);
         }
     }
 
