@@ -4,20 +4,12 @@
 //!
 //! `cargo run -p ybs-chatfile --example chat2json -- [--expand] FILE`
 
-use std::borrow::Cow;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde::Serialize;
-use ybs_chatfile::{expand_file, parse_borrowed};
-
-/// One element of the output: a message's role and content.
-#[derive(Serialize)]
-struct Message<'a> {
-    role: &'a str,
-    content: Cow<'a, str>,
-}
+use ybs_chatfile::{expand_file, parse_each};
 
 fn main() -> ExitCode {
     let mut expand = false;
@@ -42,26 +34,21 @@ fn main() -> ExitCode {
         eprintln!("chat2json: no chat file given; usage: chat2json [--expand] FILE");
         return ExitCode::from(2);
     };
-    let text: String;
-    let expansion;
-    let messages: Vec<Message<'_>> = if expand {
-        expansion = match expand_file(&file) {
+    let written = if expand {
+        let expansion = match expand_file(&file) {
             Ok(expansion) => expansion,
             Err(err) => {
                 eprintln!("chat2json: {err}");
                 return ExitCode::FAILURE;
             }
         };
-        expansion
-            .messages
-            .iter()
-            .map(|message| Message {
-                role: &message.role,
-                content: Cow::Borrowed(&message.content),
-            })
-            .collect()
+        let mut out = JsonArray::new(std::io::stdout().lock());
+        for message in &expansion.messages {
+            out.push(&message.role, &message.content);
+        }
+        out.finish().map(drop)
     } else {
-        text = match std::fs::read(&file) {
+        let text = match read_file(&file) {
             // Valid UTF-8 is checked at memory speed; only invalid input pays for the
             // replacement characters.
             Ok(bytes) => String::from_utf8(bytes)
@@ -71,17 +58,11 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        // The messages borrow from the text: only rewritten content is copied.
-        parse_borrowed(&text)
-            .into_iter()
-            .map(|message| Message {
-                role: message.role,
-                content: message.content,
-            })
-            .collect()
+        let written = write_parsed(&text);
+        // The process ends next: the system takes the text back faster than freeing it would.
+        std::mem::forget(text);
+        written
     };
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let written = write_pretty(&mut out, &messages).and_then(|()| out.flush());
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
@@ -91,122 +72,332 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes `messages` as `serde_json::to_writer_pretty` does, then a newline, with strings
-/// escaped eight bytes at a time (most of a chat needs no escape).
-fn write_pretty(out: &mut impl Write, messages: &[Message<'_>]) -> std::io::Result<()> {
-    if messages.is_empty() {
-        return out.write_all(b"[]\n");
-    }
+/// Parses `text` and writes its messages to standard output. Each message is written as soon
+/// as it is parsed, borrowing from the text: only rewritten content is copied, and that copy is
+/// freed (and its memory reused) at once.
+fn write_parsed(text: &str) -> std::io::Result<()> {
+    let mut out = JsonArray::new(std::io::stdout().lock());
+    parse_each(text, |message| out.push(message.role, &message.content));
+    out.finish().map(drop)
+}
+
+/// From this size on, a file is read in two halves at once.
+const PARALLEL_READ: usize = 1 << 20;
+
+/// Reads the whole of `path` into a buffer of its size. A large regular file is read in two
+/// halves at once, one per thread: most of the time of such a read goes to the system filling
+/// fresh memory, and two threads share that. Anything else is read as one stream.
+fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let size = usize::try_from(meta.len()).unwrap_or(0);
     let mut buffer = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        buffer.clear();
-        buffer.extend_from_slice(if index == 0 {
+    // Positioned reads leave the file's offset at its start.
+    if meta.is_file() && size >= PARALLEL_READ && read_halves(&file, size, &mut buffer) {
+        // What was appended since the size was taken, if anything.
+        file.seek(SeekFrom::Start(meta.len()))?;
+    } else {
+        // A short file, a pipe, a file that shrank while it was read, or no positioned reads.
+        buffer = Vec::with_capacity(size);
+    }
+    file.read_to_end(&mut buffer)?;
+    Ok(buffer)
+}
+
+/// Reads the first `size` bytes of `file` into `buffer` in two halves at once; `false` when
+/// that failed and the file has to be read again as a stream.
+#[cfg(unix)]
+fn read_halves(file: &File, size: usize, buffer: &mut Vec<u8>) -> bool {
+    use std::os::unix::fs::FileExt;
+    // Zeroed memory comes untouched from the system, so each half is first touched by the
+    // thread that reads it.
+    *buffer = vec![0; size];
+    let half = size / 2;
+    let (first, second) = buffer.split_at_mut(half);
+    std::thread::scope(|scope| {
+        let later = scope.spawn(|| file.read_exact_at(second, half as u64));
+        let earlier = file.read_exact_at(first, 0);
+        earlier.is_ok() && later.join().is_ok_and(|read| read.is_ok())
+    })
+}
+
+#[cfg(not(unix))]
+fn read_halves(_file: &File, _size: usize, _buffer: &mut Vec<u8>) -> bool {
+    false
+}
+
+/// How much output is gathered before it is written.
+const CHUNK: usize = 1 << 18;
+
+/// A JSON array of `{"role","content"}` objects written as it grows, laid out as
+/// `serde_json::to_writer_pretty` lays it out, then a newline.
+struct JsonArray<W: Write> {
+    out: W,
+    buffer: Vec<u8>,
+    count: usize,
+    /// The first write error; nothing more is written after it.
+    error: Option<std::io::Error>,
+}
+
+impl<W: Write> JsonArray<W> {
+    fn new(out: W) -> Self {
+        JsonArray {
+            out,
+            buffer: Vec::with_capacity(CHUNK + (CHUNK >> 2)),
+            count: 0,
+            error: None,
+        }
+    }
+
+    fn push(&mut self, role: &str, content: &str) {
+        self.buffer.extend_from_slice(if self.count == 0 {
             b"[\n  {\n    \"role\": "
         } else {
             b",\n  {\n    \"role\": "
         });
-        escape_into(&mut buffer, message.role);
-        buffer.extend_from_slice(b",\n    \"content\": ");
-        escape_into(&mut buffer, &message.content);
-        buffer.extend_from_slice(b"\n  }");
-        out.write_all(&buffer)?;
+        escape_into(&mut self.buffer, role);
+        self.buffer.extend_from_slice(b",\n    \"content\": ");
+        escape_into(&mut self.buffer, content);
+        self.buffer.extend_from_slice(b"\n  }");
+        self.count += 1;
+        if self.buffer.len() >= CHUNK {
+            self.write_buffer();
+        }
     }
-    out.write_all(b"\n]\n")
+
+    fn write_buffer(&mut self) {
+        if self.error.is_none() {
+            if let Err(err) = self.out.write_all(&self.buffer) {
+                self.error = Some(err);
+            }
+        }
+        self.buffer.clear();
+    }
+
+    /// Closes the array, writes what is left and gives the writer back.
+    fn finish(mut self) -> std::io::Result<W> {
+        self.buffer
+            .extend_from_slice(if self.count == 0 { b"[]\n" } else { b"\n]\n" });
+        self.write_buffer();
+        match self.error.take() {
+            Some(err) => Err(err),
+            None => self.out.flush().map(|()| self.out),
+        }
+    }
 }
 
-/// Appends `text` as a JSON string, escaped as serde_json escapes it.
+/// Appends `text` as a JSON string, escaped as serde_json escapes it: runs that need no escape
+/// are found eight bytes at a time and copied whole.
 fn escape_into(out: &mut Vec<u8>, text: &str) {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Whether some byte of `word` is below 0x20, a quote or a backslash (exact as an "any").
-    fn needs_escape(word: u64) -> bool {
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        let below = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-        below | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) != 0
-    }
     let bytes = text.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     // The start of the run of bytes not yet copied, and where the scan is.
     let mut run = 0;
     let mut at = 0;
-    while at < bytes.len() {
-        if let Some(chunk) = bytes.get(at..at + 8) {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            if !needs_escape(u64::from_le_bytes(word)) {
-                at += 8;
-                continue;
+    loop {
+        // The first byte at or after `at` that needs an escape, if any.
+        let found = loop {
+            match bytes.get(at..at + 8) {
+                Some(chunk) => {
+                    let mask = escape_mask(chunk);
+                    if mask != 0 {
+                        break Some(at + (mask.trailing_zeros() / 8) as usize);
+                    }
+                    at += 8;
+                }
+                None => {
+                    break bytes[at..]
+                        .iter()
+                        .position(|&b| ESCAPES[usize::from(b)] != 0)
+                        .map(|p| at + p);
+                }
             }
-        }
-        let end = (at + 8).min(bytes.len());
-        for position in at..end {
-            let byte = bytes[position];
-            let escape: &[u8] = match byte {
-                b'"' => b"\\\"",
-                b'\\' => b"\\\\",
-                b'\n' => b"\\n",
-                b'\r' => b"\\r",
-                b'\t' => b"\\t",
-                0x08 => b"\\b",
-                0x0C => b"\\f",
-                0x00..=0x1F => b"",
-                _ => continue,
-            };
-            out.extend_from_slice(&bytes[run..position]);
-            if escape.is_empty() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(byte >> 4)]);
-                out.push(HEX[usize::from(byte & 0xF)]);
-            } else {
-                out.extend_from_slice(escape);
-            }
-            run = position + 1;
-        }
-        at = end;
+        };
+        let Some(position) = found else { break };
+        out.extend_from_slice(&bytes[run..position]);
+        push_escape(out, bytes[position]);
+        run = position + 1;
+        at = run;
     }
     out.extend_from_slice(&bytes[run..]);
     out.push(b'"');
+}
+
+/// For each byte, the letter of its two-byte escape (`n` for `\\n`), `u` where serde_json
+/// writes `\\u00XX`, 0 where it needs no escape.
+const ESCAPES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = b'u';
+        byte += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0A] = b'n';
+    table[0x0C] = b'f';
+    table[0x0D] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// For eight bytes (little-endian), a word whose lowest set bit is the high bit of the first
+/// byte that needs an escape (0 when none does). The bits above it may be wrong (borrows), so
+/// only the lowest one is used.
+fn escape_mask(chunk: &[u8]) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(chunk);
+    let word = u64::from_le_bytes(bytes);
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    // With bit 1 flipped, the control characters stay below 0x20 and only the quote (0x22)
+    // becomes 0x20: one test for both.
+    below(word ^ (ONES * 0x02), 0x21) | below(word ^ (ONES * u64::from(b'\\')), 1)
+}
+
+/// Appends the escape of one byte that needs one.
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
+    match ESCAPES[usize::from(byte)] {
+        b'u' => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(byte >> 4)],
+                HEX[usize::from(byte & 0xF)],
+            ]);
+        }
+        letter => out.extend_from_slice(&[b'\\', letter]),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    use proptest::prelude::*;
+    use serde::Serialize;
+    use ybs_chatfile::parse_borrowed;
+
+    /// One element of the output, as serde_json writes it.
+    #[derive(Serialize)]
+    struct Message<'a> {
+        role: &'a str,
+        content: &'a str,
+    }
+
+    fn ours(messages: &[Message<'_>]) -> String {
+        let mut out = JsonArray::new(Vec::new());
+        for message in messages {
+            out.push(message.role, message.content);
+        }
+        String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned()
+    }
+
+    fn serde_jsons(messages: &[Message<'_>]) -> String {
+        let mut theirs = serde_json::to_string_pretty(messages).unwrap_or_default();
+        theirs.push('\n');
+        theirs
+    }
+
     #[test]
     fn output_is_serde_jsons_pretty_output() {
         let mut every_byte: String = (0u8..0x80).map(char::from).collect();
         every_byte.push_str("\u{a0}é日本\u{7f}\"\\ tail of more than eight bytes");
-        for messages in [
-            vec![],
-            vec![Message {
+        // Longer than one chunk, so that it is written in several.
+        let long = "line of text\twith \"quotes\"\n".repeat(CHUNK / 10);
+        let messages = [
+            Message {
                 role: "user",
-                content: Cow::Borrowed(""),
-            }],
-            vec![
-                Message {
-                    role: "user",
-                    content: Cow::Borrowed("plain text, long enough"),
-                },
-                Message {
-                    role: "assistant",
-                    content: Cow::Owned(every_byte.clone()),
-                },
-                Message {
-                    role: "x",
-                    content: Cow::Borrowed("\""),
-                },
-            ],
+                content: "plain text, long enough",
+            },
+            Message {
+                role: "assistant",
+                content: &every_byte,
+            },
+            Message {
+                role: "x",
+                content: "\"",
+            },
+            Message {
+                role: "user",
+                content: &long,
+            },
+            Message {
+                role: "user",
+                content: "",
+            },
+        ];
+        for count in 0..=messages.len() {
+            assert_eq!(ours(&messages[..count]), serde_jsons(&messages[..count]));
+        }
+    }
+
+    #[test]
+    fn files_are_read_whole_in_halves_or_not() {
+        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+        for size in [
+            0,
+            10,
+            PARALLEL_READ - 1,
+            PARALLEL_READ,
+            2 * PARALLEL_READ + 3,
         ] {
-            let mut ours = Vec::new();
-            write_pretty(&mut ours, &messages).unwrap_or_default();
-            let mut theirs = serde_json::to_vec_pretty(&messages).unwrap_or_default();
-            theirs.push(b'\n');
-            assert_eq!(
-                String::from_utf8_lossy(&ours),
-                String::from_utf8_lossy(&theirs)
+            let bytes: Vec<u8> = (0..size).map(|at| (at % 251) as u8).collect();
+            let path = dir.path().join(format!("f{size}"));
+            std::fs::write(&path, &bytes).unwrap_or_else(|err| panic!("{err}"));
+            let read = read_file(&path).unwrap_or_else(|err| panic!("{err}"));
+            assert!(
+                read == bytes,
+                "a file of {size} bytes was not read as written"
             );
+        }
+        assert!(read_file(&dir.path().join("missing")).is_err());
+        // Not a regular file: read as a stream, never sought.
+        #[cfg(target_os = "linux")]
+        {
+            let (reader, mut writer) = std::io::pipe().unwrap_or_else(|err| panic!("{err}"));
+            writer
+                .write_all(b"user: hi")
+                .unwrap_or_else(|err| panic!("{err}"));
+            drop(writer);
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&reader);
+            let read = read_file(Path::new(&format!("/proc/self/fd/{fd}")));
+            assert_eq!(read.unwrap_or_else(|err| panic!("{err}")), b"user: hi");
+        }
+    }
+
+    #[test]
+    fn a_parsed_file_is_written_as_serde_json_writes_its_messages() {
+        let text = "intro\nuser:\n\nsee \"this\"\t\\\n```\nsystem: in\n```\n[[\nx: y\n]]\n\
+                    sh:-- ls {{{\na\nsh:-- ls }}}\n<file a>\nb\n</file>\nassistant: inline\n\\user: x\n";
+        let mut out = JsonArray::new(Vec::new());
+        parse_each(text, |message| out.push(message.role, &message.content));
+        let streamed = String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned();
+        let parsed = parse_borrowed(text);
+        let messages: Vec<Message<'_>> = parsed
+            .iter()
+            .map(|message| Message {
+                role: message.role,
+                content: &message.content,
+            })
+            .collect();
+        assert!(messages.len() > 3);
+        assert_eq!(streamed, serde_jsons(&messages));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_escaped_as_serde_json_escapes_it(
+            content in "(\\PC|[\\x00-\\x1f\"\\\\\\x7f])*"
+        ) {
+            let messages = [Message { role: "user", content: &content }];
+            prop_assert_eq!(ours(&messages), serde_jsons(&messages));
         }
     }
 }

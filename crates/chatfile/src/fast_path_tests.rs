@@ -1,9 +1,9 @@
-//! The fast path (bytes first, grammar on the lines that need it, content as slices) reads
-//! every input exactly as the grammar run on every line does.
+//! The fast path (bytes first, shapes only for the lines whose first bytes do not settle
+//! them, content as slices) reads every input exactly as the grammar run on every line does.
 
 use proptest::prelude::*;
 
-use crate::grammar;
+use crate::grammar::{self, Shape};
 use crate::lines::{self, Lines};
 use crate::parse::{parse_document, parse_document_grammar_only};
 
@@ -75,6 +75,34 @@ proptest! {
             let fast: Vec<&str> = lines::close_tags(line).collect();
             prop_assert_eq!(fast, grammar::close_tags(line));
         }
+    }
+
+    #[test]
+    fn plain_lines_are_plain_for_the_grammar(text in text()) {
+        // The parser asks these only of lines without `:--`.
+        for (shape, line) in grammar::shapes(&text) {
+            if line.contains(":--") {
+                continue;
+            }
+            let bytes = line.as_bytes();
+            if lines::is_plain_outside(bytes) {
+                prop_assert_eq!(shape, Shape::Text, "outside blocks: {:?}", line);
+            }
+            if lines::is_plain_in_fence(bytes) {
+                prop_assert_ne!(shape, Shape::Fence, "in a fence: {:?}", line);
+            }
+            if lines::is_plain_in_square(bytes) {
+                prop_assert_ne!(shape, Shape::SquareOpen, "in a square block: {:?}", line);
+                prop_assert!(!grammar::ends_with_square_close(line), "in a square block: {:?}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn close_tags_of_the_whole_text_are_those_of_its_lines(text in text()) {
+        let whole: Vec<&str> = lines::close_tags(&text).collect();
+        let by_line: Vec<&str> = text.split('\n').flat_map(grammar::close_tags).collect();
+        prop_assert_eq!(whole, by_line);
     }
 
     #[test]

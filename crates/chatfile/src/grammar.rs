@@ -10,6 +10,8 @@ use pest::iterators::Pair;
 #[cfg(test)]
 use pest_derive::Parser;
 
+use crate::search::{find, rfind};
+
 #[cfg(test)]
 #[derive(Parser)]
 #[grammar = "chat.pest"]
@@ -134,15 +136,15 @@ pub(crate) fn cmd_open_command(line: &str) -> Option<&str> {
         return None;
     }
     let rest = &line[word_end + 1..];
-    rest.rfind(" {{{").map(|end| &rest[..end])
+    rfind(rest.as_bytes(), b" {{{").map(|end| &rest[..end])
 }
 
 /// Whether the reference rewrites a command-output closer to `</cmd_output>`: it substitutes
 /// `^.*:-- .* }}}.*` on the raw line, which needs `:-- ` (with its space), unlike the test
 /// that closes the block. When this is false the line is kept as written.
 pub(crate) fn cmd_close_rewrites(line: &str) -> bool {
-    line.find(":-- ")
-        .is_some_and(|start| line[start + 4..].contains(" }}}"))
+    let bytes = line.as_bytes();
+    find(bytes, b":-- ").is_some_and(|start| find(&bytes[start + 4..], b" }}}").is_some())
 }
 
 /// Whether the stripped line ends with `]]` (rule 2: a suffix, so asked of the line itself

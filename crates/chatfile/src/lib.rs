@@ -30,6 +30,7 @@ mod grammar;
 mod lines;
 mod parse;
 mod print;
+mod search;
 
 #[cfg(test)]
 mod fast_path_tests;
@@ -42,7 +43,7 @@ pub use expand::{
 };
 pub use parse::{
     BlockKind, ChatMessage, DEFAULT_ROLE, Document, LineSpan, MessageRef, OpenBlock, ParsedMessage,
-    parse, parse_borrowed, parse_document, parse_messages,
+    parse, parse_borrowed, parse_document, parse_each, parse_messages,
 };
 pub use print::{INLINE_ROLES, PrintError, is_valid_role, print};
 

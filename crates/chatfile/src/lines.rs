@@ -6,34 +6,109 @@
 //! (rules 4 and 5) is fixed by a line's first bytes (a fence, `[[`, `<name` then `>` or
 //! whitespace and a `>`, `role:` at column 0, backslashes then `role:`); a marker needs `:--`
 //! somewhere on the line, whose offsets are found for the whole text in one pass, so a line
-//! without one skips those rules. Closing tags are found the same way. The property tests in
-//! `fast_path_tests.rs` hold this path equal to the grammar, line by line and message by
-//! message, on arbitrary input.
-
-use memchr::memmem::Finder;
+//! without one skips those rules. Closing tags are found the same way. Most lines need no
+//! shape at all: `is_plain_*` tell from the first bytes that a line is ordinary content of the
+//! block the parser is in. The property tests in `fast_path_tests.rs` hold this path equal to
+//! the grammar, line by line and message by message, on arbitrary input.
 
 use crate::grammar::Shape;
+use crate::search::find;
 
-/// The lines of a text, split on `"\n"`, each with its shape and its byte offset.
-pub(crate) struct Lines<'a> {
-    text: &'a str,
+/// The offsets of one needle in a text, found in one pass as the lines are asked about in
+/// order. The needles (`:--`, `</`) hold no newline and cannot overlap themselves, so every
+/// occurrence is found and one that starts in a line ends in it.
+pub(crate) struct Markers<'a> {
+    found: memchr::memmem::FindIter<'a, 'static>,
+    /// The first occurrence at or after the last line asked about.
+    next: Option<usize>,
+}
+
+impl<'a> Markers<'a> {
+    pub(crate) fn new(text: &'a str, needle: &'static str) -> Self {
+        let mut found = memchr::memmem::find_iter(text.as_bytes(), needle.as_bytes());
+        let next = found.next();
+        Markers { found, next }
+    }
+
+    /// Whether an occurrence starts in `start..end`; lines are asked about in order.
+    #[inline]
+    pub(crate) fn within(&mut self, start: usize, end: usize) -> bool {
+        while self.next.is_some_and(|at| at < start) {
+            self.next = self.found.next();
+        }
+        self.next.is_some_and(|at| at < end)
+    }
+}
+
+/// The lines of a text, split on `"\n"`: the offsets of each line's first byte and of its end
+/// (its `"\n"` or the end of the text), and whether it holds `:--`.
+pub(crate) struct LineScan<'a> {
+    bytes: &'a [u8],
     /// Where the next line starts; `None` once the last line was returned.
     next: Option<usize>,
-    /// The offsets of the `:--` in the text, found in one pass; the front one is the first at
-    /// or after the current line.
-    cmd_markers: memchr::memmem::FindIter<'a, 'static>,
-    next_cmd_marker: Option<usize>,
+    cmd_markers: Markers<'a>,
+}
+
+impl<'a> LineScan<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        LineScan {
+            bytes: text.as_bytes(),
+            next: Some(0),
+            cmd_markers: Markers::new(text, ":--"),
+        }
+    }
+
+    /// The next line's start and end, and whether it holds `:--` (without one, rules 4 and 5
+    /// cannot match).
+    #[inline]
+    pub(crate) fn next_line(&mut self) -> Option<(usize, usize, bool)> {
+        let start = self.next?;
+        let end = match newline(self.bytes.get(start..)?) {
+            Some(len) => {
+                self.next = Some(start + len + 1);
+                start + len
+            }
+            None => {
+                self.next = None;
+                self.bytes.len()
+            }
+        };
+        Some((start, end, self.cmd_markers.within(start, end)))
+    }
+}
+
+/// The offset of the first `"\n"` in `bytes`. Most lines are short: their end is looked for
+/// eight bytes at a time in the first few words before `memchr` is called.
+#[inline]
+fn newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    for (index, chunk) in bytes.chunks_exact(8).take(4).enumerate() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word) ^ (ONES * u64::from(b'\n'));
+        // The high bit of each zero byte; a borrow can only set bits above the first one.
+        let zeros = word.wrapping_sub(ONES) & !word & HIGH;
+        if zeros != 0 {
+            return Some(index * 8 + (zeros.trailing_zeros() / 8) as usize);
+        }
+    }
+    let from = (bytes.len() / 8).min(4) * 8;
+    memchr::memchr(b'\n', &bytes[from..]).map(|at| from + at)
+}
+
+/// The lines of a text, split on `"\n"`, each with its shape and its byte offset (the parser
+/// asks for shapes only where the first bytes do not settle a line).
+pub(crate) struct Lines<'a> {
+    text: &'a str,
+    scan: LineScan<'a>,
 }
 
 impl<'a> Lines<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
-        let mut cmd_markers = memchr::memmem::find_iter(text.as_bytes(), ":--");
-        let next_cmd_marker = cmd_markers.next();
         Lines {
             text,
-            next: Some(0),
-            cmd_markers,
-            next_cmd_marker,
+            scan: LineScan::new(text),
         }
     }
 }
@@ -43,26 +118,48 @@ impl<'a> Iterator for Lines<'a> {
     type Item = (Shape<'a>, &'a str, usize);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let start = self.next?;
-        let rest = self.text.get(start..)?;
-        let line = match memchr::memchr(b'\n', rest.as_bytes()) {
-            Some(len) => {
-                self.next = Some(start + len + 1);
-                &rest[..len]
-            }
-            None => {
-                self.next = None;
-                rest
-            }
-        };
-        let end = start + line.len();
-        while self.next_cmd_marker.is_some_and(|at| at < start) {
-            self.next_cmd_marker = self.cmd_markers.next();
-        }
-        // `:--` has no newline, so one that starts in the line ends in it.
-        let has_cmd_marker = self.next_cmd_marker.is_some_and(|at| at < end);
+        let (start, end, has_cmd_marker) = self.scan.next_line()?;
+        let line = self.text.get(start..end)?;
         Some((shape(line, has_cmd_marker), line, start))
     }
+}
+
+/// Outside blocks, whether a line without `:--` is text by its first bytes alone (`false` when
+/// they do not settle it): no fence, `[[` or XML opening after the leading whitespace, and no
+/// header or escaped header at column 0.
+#[inline]
+pub(crate) fn is_plain_outside(line: &[u8]) -> bool {
+    match line.first() {
+        None => true,
+        Some(&b) if is_lead(b) => !matches!(after_lead(line).first(), Some(b'`' | b'[' | b'<')),
+        Some(b'`' | b'[' | b'<' | b'\\') => false,
+        Some(&b) if is_role(b) => line.get(role_len(line)) != Some(&b':'),
+        Some(_) => true,
+    }
+}
+
+/// In a fence, whether a line without `:--` is ordinary content: it is no fence line.
+#[inline]
+pub(crate) fn is_plain_in_fence(line: &[u8]) -> bool {
+    !after_lead(line).starts_with(b"```")
+}
+
+/// In a square block, whether a line without `:--` is ordinary content: it neither opens
+/// (`[[` after the leading whitespace) nor closes (`]]` at the end, rule 2) a square block.
+#[inline]
+pub(crate) fn is_plain_in_square(line: &[u8]) -> bool {
+    let end = line
+        .iter()
+        .rposition(|&b| !is_lead(b))
+        .map_or(0, |last| last + 1);
+    !line[..end].ends_with(b"]]") && !after_lead(line).starts_with(b"[[")
+}
+
+/// `line` without its leading whitespace (the grammar's `ws_char`s).
+#[inline]
+fn after_lead(line: &[u8]) -> &[u8] {
+    let lead = line.iter().position(|&b| !is_lead(b)).unwrap_or(line.len());
+    &line[lead..]
 }
 
 /// The shape of one line, as `grammar::shapes` would give it; `has_cmd_marker` says whether
@@ -99,23 +196,23 @@ pub(crate) fn shape(line: &str, has_cmd_marker: bool) -> Shape<'_> {
 /// character steps find.
 fn command_marker(stripped: &str) -> Option<Shape<'static>> {
     let bytes = stripped.as_bytes();
-    let first_cmd = memchr::memmem::find(bytes, b":--")?;
+    let first_cmd = find(bytes, b":--")?;
     let word_end = bytes[..first_cmd]
         .iter()
         .position(|&b| is_ruby_space(b))
         .unwrap_or(first_cmd);
     // The word stops at the first `:-- `, which can only be at or after the first `:--`.
     if word_end == first_cmd {
-        let at_open = memchr::memmem::find(&bytes[first_cmd..], b":-- ")
+        let at_open = find(&bytes[first_cmd..], b":-- ")
             .map(|at| first_cmd + at)
             .filter(|&at| !bytes[first_cmd..at].iter().any(|&b| is_ruby_space(b)));
         if let Some(at) = at_open {
-            if memchr::memmem::find(&bytes[at + 4..], b" {{{").is_some() {
+            if find(&bytes[at + 4..], b" {{{").is_some() {
                 return Some(Shape::CmdOpen);
             }
         }
     }
-    memchr::memmem::find(&bytes[first_cmd + 3..], b" }}}").map(|_| Shape::CmdClose)
+    find(&bytes[first_cmd + 3..], b" }}}").map(|_| Shape::CmdClose)
 }
 
 /// The shape of `line` among XML openings, headers, escaped headers and text only (the
@@ -176,6 +273,8 @@ fn xml_open_tag(text: &str) -> Option<&str> {
 }
 
 /// The names of the closing tags `</name>` on `line`, in order (the grammar's `close_tags`).
+/// A closing tag holds no newline, so on a text of several lines this gives those of every
+/// line, in order.
 pub(crate) fn close_tags(line: &str) -> impl Iterator<Item = &str> {
     let bytes = line.as_bytes();
     let mut from = 0;
@@ -220,31 +319,6 @@ fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The indexes (from 0) of the lines of `text` that hold `"</"`, in order, each once: the only
-/// lines that can hold a closing tag (rule 6).
-pub(crate) fn lines_with_close_tags(text: &str) -> Vec<(usize, &str)> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    let mut line_index = 0;
-    // The offset up to which newlines were counted, and where the current line starts.
-    let mut counted = 0;
-    let mut line_start = 0;
-    let mut from = 0;
-    let finder = Finder::new("</");
-    while let Some(at) = finder.find(&bytes[from..]).map(|at| at + from) {
-        let newlines = memchr::memchr_iter(b'\n', &bytes[counted..at]);
-        for newline in newlines {
-            line_index += 1;
-            line_start = counted + newline + 1;
-        }
-        counted = at;
-        let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |len| at + len);
-        found.push((line_index, &text[line_start..line_end]));
-        from = line_end;
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,15 +350,5 @@ mod tests {
         let text = "ab\n\ncd";
         let offsets: Vec<usize> = Lines::new(text).map(|(_, _, at)| at).collect();
         assert_eq!(offsets, vec![0, 3, 4]);
-    }
-
-    #[test]
-    fn close_tag_lines_are_found_once_each() {
-        let text = "a</b></c>\nx\n\n y </z>\n</";
-        assert_eq!(
-            lines_with_close_tags(text),
-            vec![(0, "a</b></c>"), (3, " y </z>"), (4, "</")]
-        );
-        assert!(lines_with_close_tags("no tags\nhere").is_empty());
     }
 }

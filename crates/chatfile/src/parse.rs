@@ -1,10 +1,14 @@
 //! The parser: text in, `{role, content}` messages with their line spans out. Pure.
 //!
 //! It walks the file one line at a time. Each line's shape is the one the pest grammar
-//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`);
-//! a message's content is gathered as slices of the input and copied once (`content.rs`); what the shape means depends on the block the walk is in (fence, `[[`, XML),
-//! which is the small state machine below. Nothing recurses and each line is looked at a
-//! constant number of times, so parsing is linear in the size of the input whatever it holds.
+//! (`chat.pest`) gives it, decided from its first bytes where they suffice (`lines.rs`); most
+//! lines are ordinary content of the block they are in, which their first bytes (or the lack
+//! of a marker found for the whole text in one pass) show, and those skip the shapes. A
+//! message's content is gathered as slices of the input and copied at most once
+//! (`content.rs`), and each message is handed out as soon as it is complete ([`parse_each`]).
+//! What a shape means depends on the block the walk is in (fence, `[[`, XML), which is the
+//! small state machine below. Nothing recurses and each line is looked at a constant number of
+//! times, so parsing is linear in the size of the input whatever it holds.
 //!
 //! Where the notes leave room, this parser reads them so, matching the reference
 //! implementation (scout-ai's `Chat.parse`) wherever the notes do not say "we fix":
@@ -32,7 +36,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::content::Content;
 use crate::grammar::{self, Shape};
-use crate::lines::{self, Lines, lines_with_close_tags};
+use crate::lines::{self, LineScan, Markers};
+use crate::search;
 
 /// The role of text before the first header, and of the lines after an inline
 /// `previous_response_id:` or `agent:`.
@@ -174,23 +179,47 @@ pub fn parse_messages(text: &str) -> Vec<ChatMessage> {
 /// Parses a chat file into messages that borrow from `text` wherever they can: the same
 /// reading as [`parse`], without copying the content of messages the parser did not rewrite.
 pub fn parse_borrowed(text: &str) -> Vec<MessageRef<'_>> {
-    walk(text).0
+    let mut messages = Vec::new();
+    parse_each(text, |message| messages.push(message));
+    messages
 }
 
 /// Parses a chat file, also reporting a protected block left open at its end.
 pub fn parse_document(text: &str) -> Document {
-    let (messages, unclosed) = walk(text);
-    Document {
-        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
-        unclosed,
-    }
+    let mut messages = Vec::new();
+    let unclosed = parse_each(text, |message| messages.push(message.into_owned()));
+    Document { messages, unclosed }
 }
 
-fn walk(text: &str) -> (Vec<MessageRef<'_>>, Option<OpenBlock>) {
-    let last_close = last_close_lines(text);
-    let mut walk = Walk::new(text, lines::first_close_tag);
-    for (index, (shape, line, start)) in Lines::new(text).enumerate() {
-        walk.line(index, line, start, shape, &last_close);
+/// Parses a chat file and hands each message to `each` as soon as it is complete, in file
+/// order (the reading of [`parse_borrowed`], without gathering the messages); returns the
+/// protected block left open at the end, if any. For readers that stream the messages out.
+pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option<OpenBlock> {
+    let last_close = last_close_offsets(text);
+    let mut walk = Walk::new(text, lines::first_close_tag, each);
+    let mut scan = LineScan::new(text);
+    let mut close_markers = Markers::new(text, "</");
+    let mut index = 0;
+    let bytes = text.as_bytes();
+    while let Some((start, end, has_cmd_marker)) = scan.next_line() {
+        let line = bytes.get(start..end).unwrap_or_default();
+        // Most lines are ordinary content wherever they are, and their first bytes (or, in an
+        // XML block, the lack of `</`) say so: they skip the shapes.
+        let plain = !has_cmd_marker
+            && match walk.state {
+                State::Normal => lines::is_plain_outside(line),
+                State::Fence => lines::is_plain_in_fence(line),
+                State::Square => lines::is_plain_in_square(line),
+                State::Xml => !close_markers.within(start, end),
+            };
+        if plain {
+            walk.push_plain(index + 1, line, start, end);
+        } else {
+            let line = text.get(start..end).unwrap_or_default();
+            let shape = lines::shape(line, has_cmd_marker);
+            walk.line(index, line, start, shape, &last_close);
+        }
+        index += 1;
     }
     walk.finish()
 }
@@ -199,33 +228,37 @@ fn walk(text: &str) -> (Vec<MessageRef<'_>>, Option<OpenBlock>) {
 #[cfg(test)]
 pub(crate) fn parse_document_grammar_only(text: &str) -> Document {
     let mut last_close = HashMap::new();
-    for (index, line) in text.split('\n').enumerate() {
+    for line in text.split('\n') {
         for tag in grammar::close_tags(line) {
-            last_close.insert(tag, index);
+            last_close.insert(tag, offset_in(text, tag));
         }
     }
-    let mut walk = Walk::new(text, grammar::first_close_tag);
+    let mut messages = Vec::new();
+    let mut walk = Walk::new(text, grammar::first_close_tag, |message: MessageRef<'_>| {
+        messages.push(message.into_owned())
+    });
     for (index, (shape, line)) in grammar::shapes(text).into_iter().enumerate() {
-        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        let start = offset_in(text, line);
         walk.line(index, line, start, shape, &last_close);
     }
-    let (messages, unclosed) = walk.finish();
-    Document {
-        messages: messages.into_iter().map(MessageRef::into_owned).collect(),
-        unclosed,
-    }
+    let unclosed = walk.finish();
+    Document { messages, unclosed }
 }
 
-/// For each tag name, the index of the last line holding `</name>` (rule 7 asks whether one
-/// appears on a later line; answering from this table keeps that question O(1)).
-fn last_close_lines(text: &str) -> HashMap<&str, usize> {
+/// For each tag name, the offset of the last `</name>` (rule 7 asks whether one appears on a
+/// later line, that is after the end of the opening line; answering from this table keeps
+/// that question O(1)). A closing tag holds no newline, so the whole text is searched at once.
+fn last_close_offsets(text: &str) -> HashMap<&str, usize> {
     let mut last = HashMap::new();
-    for (index, line) in lines_with_close_tags(text) {
-        for tag in lines::close_tags(line) {
-            last.insert(tag, index);
-        }
+    for tag in lines::close_tags(text) {
+        last.insert(tag, offset_in(text, tag));
     }
     last
+}
+
+/// Where `part`, a slice of `text`, starts in it.
+fn offset_in(text: &str, part: &str) -> usize {
+    part.as_ptr() as usize - text.as_ptr() as usize
 }
 
 enum State {
@@ -257,20 +290,21 @@ impl<'a> Block<'a> {
     }
 }
 
-struct Walk<'a> {
+struct Walk<'a, F> {
     state: State,
     opened_at: usize,
     /// The XML tag stack; it outlives the XML block (see the module docs).
     stack: Vec<&'a str>,
     block: Block<'a>,
     content: Content<'a>,
-    messages: Vec<MessageRef<'a>>,
+    /// Takes each message once it is complete.
+    each: F,
     /// Finds the first closing tag of a line (rule 6).
     first_close_tag: fn(&str) -> Option<&str>,
 }
 
-impl<'a> Walk<'a> {
-    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>) -> Self {
+impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
+    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>, each: F) -> Self {
         Walk {
             first_close_tag,
             state: State::Normal,
@@ -278,14 +312,13 @@ impl<'a> Walk<'a> {
             stack: Vec::new(),
             block: Block::new(DEFAULT_ROLE, false, 1, 0),
             content: Content::new(text),
-            messages: Vec::new(),
+            each,
         }
     }
 
     fn saw_text(&mut self, number: usize, text: &str) {
-        if !grammar::strip(text).is_empty() {
-            self.block.first_text.get_or_insert(number);
-            self.block.last_text = number;
+        if text.bytes().any(|b| !grammar::is_stripped(b)) {
+            self.saw_line_with_text(number);
         }
     }
 
@@ -295,18 +328,36 @@ impl<'a> Walk<'a> {
         self.content.push_input(start + skip, start + line.len());
     }
 
-    /// Adds a line the parser rewrote.
-    fn push_owned(&mut self, number: usize, text: String) {
-        self.saw_text(number, &text);
-        self.content.push_owned(text);
+    /// Adds the line `input[start..end]` as it is.
+    fn push_plain(&mut self, number: usize, line: &[u8], start: usize, end: usize) {
+        if line.iter().any(|&b| !grammar::is_stripped(b)) {
+            self.saw_line_with_text(number);
+        }
+        self.content.push_input(start, end);
     }
 
-    /// Adds `line` without its first `marker`, unless what is left is blank (how marker lines
-    /// keep what follows the marker).
-    fn push_without_marker(&mut self, number: usize, line: &str, marker: &str) {
-        let text = line.replacen(marker, "", 1);
-        if !grammar::strip(&text).is_empty() {
-            self.push_owned(number, text);
+    /// Notes that line `number` holds text.
+    fn saw_line_with_text(&mut self, number: usize) {
+        self.block.first_text.get_or_insert(number);
+        self.block.last_text = number;
+    }
+
+    /// Adds `line` (at `start` in the input) without its first `marker`, unless what is left
+    /// is blank (how marker lines keep what follows the marker).
+    fn push_without_marker(&mut self, number: usize, line: &str, start: usize, marker: &str) {
+        let (cut_start, cut_end) = match search::find(line.as_bytes(), marker.as_bytes()) {
+            Some(at) => (at, at + marker.len()),
+            None => (line.len(), line.len()),
+        };
+        let blank = |text: &str| text.bytes().all(grammar::is_stripped);
+        if !blank(&line[..cut_start]) || !blank(&line[cut_end..]) {
+            self.saw_line_with_text(number);
+            self.content.push_cut(
+                start,
+                start + cut_start,
+                start + cut_end,
+                start + line.len(),
+            );
         }
     }
 
@@ -356,16 +407,17 @@ impl<'a> Walk<'a> {
                 }
                 if grammar::ends_with_square_close(line) {
                     self.state = State::Normal;
-                    self.push_without_marker(number, line, "]]");
+                    self.push_without_marker(number, line, start, "]]");
                     return;
                 }
                 match shape {
-                    Shape::SquareOpen => self.push_without_marker(number, line, "[["),
+                    Shape::SquareOpen => self.push_without_marker(number, line, start, "[["),
                     Shape::CmdOpen => self.cmd_open(number, line, start),
                     Shape::CmdClose => {
                         self.state = State::Normal;
                         if grammar::cmd_close_rewrites(line) {
-                            self.push_owned(number, "</cmd_output>".to_owned());
+                            self.saw_line_with_text(number);
+                            self.content.push_fixed("</cmd_output>");
                         } else {
                             self.push(number, line, start, 0);
                         }
@@ -373,7 +425,7 @@ impl<'a> Walk<'a> {
                     _ => self.push(number, line, start, 0),
                 }
             }
-            State::Normal => self.normal_line(number, index, line, start, shape, last_close),
+            State::Normal => self.normal_line(number, line, start, shape, last_close),
         }
     }
 
@@ -383,7 +435,15 @@ impl<'a> Walk<'a> {
             self.open(State::Square, number);
         }
         match grammar::cmd_open_command(line) {
-            Some(cmd) => self.push_owned(number, format!("<cmd_output cmd=\"{cmd}\">")),
+            Some(cmd) => {
+                let cmd_start = start + offset_in(line, cmd);
+                self.saw_line_with_text(number);
+                self.content.push_rewritten(
+                    "<cmd_output cmd=\"",
+                    (cmd_start, cmd_start + cmd.len()),
+                    "\">",
+                );
+            }
             None => self.push(number, line, start, 0),
         }
     }
@@ -391,7 +451,6 @@ impl<'a> Walk<'a> {
     fn normal_line(
         &mut self,
         number: usize,
-        index: usize,
         line: &'a str,
         start: usize,
         shape: Shape<'a>,
@@ -410,11 +469,14 @@ impl<'a> Walk<'a> {
             }
             Shape::SquareOpen => {
                 self.open(State::Square, number);
-                self.push_without_marker(number, line, "[[");
+                self.push_without_marker(number, line, start, "[[");
             }
             Shape::CmdOpen => self.cmd_open(number, line, start),
             Shape::XmlOpen { tag } => {
-                if last_close.get(tag).is_some_and(|&last| last > index) {
+                if last_close
+                    .get(tag)
+                    .is_some_and(|&last| last > start + line.len())
+                {
                     self.stack.push(tag);
                     self.open(State::Xml, number);
                 }
@@ -434,7 +496,7 @@ impl<'a> Walk<'a> {
             self.block = Block::new(role, true, number, number);
             return;
         }
-        self.messages.push(MessageRef {
+        (self.each)(MessageRef {
             role,
             content: Cow::Borrowed(inline),
             span: LineSpan {
@@ -465,16 +527,16 @@ impl<'a> Walk<'a> {
         let end = block.last_text.max(start);
         let role = block.role;
         let content = self.content.take_stripped();
-        self.messages.push(MessageRef {
+        (self.each)(MessageRef {
             role,
             content,
             span: LineSpan { start, end },
         });
     }
 
-    fn finish(mut self) -> (Vec<MessageRef<'a>>, Option<OpenBlock>) {
+    fn finish(mut self) -> Option<OpenBlock> {
         self.flush();
-        let unclosed = match self.state {
+        match self.state {
             State::Normal => None,
             State::Fence => Some(BlockKind::Fence),
             State::Square => Some(BlockKind::Square),
@@ -483,7 +545,6 @@ impl<'a> Walk<'a> {
         .map(|kind| OpenBlock {
             kind,
             line: self.opened_at,
-        });
-        (self.messages, unclosed)
+        })
     }
 }
