@@ -4,6 +4,7 @@
 //! `BB7_DEBUG=1` or a file `~/.bb7/debug` turns on the debug log: the daemon's own debug
 //! lines and every request and reply to the model in full.
 
+use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex};
 
 use bb7_daemon::protocol::server;
@@ -30,7 +31,15 @@ fn main() {
         }
     };
     let output: server::Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
-    let code = runtime.block_on(server::serve(Session::new(home), std::io::stdin(), output));
+    // Read from the descriptor itself (no second buffer), watched before each blocking read.
+    let input = match std::io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => bb7_daemon::protocol::input::Watched::new(std::fs::File::from(fd)),
+        Err(err) => {
+            eprintln!("bb7: cannot read stdin: {err}");
+            std::process::exit(1);
+        }
+    };
+    let code = runtime.block_on(server::serve(Session::new(home), input, output));
     // The blocking stdin reader may still be parked in read(); do not wait for it.
     std::process::exit(code);
 }

@@ -10,6 +10,7 @@
 
 pub mod dispatch;
 pub mod error;
+pub mod input;
 pub mod params;
 pub mod parse;
 pub mod replies;
