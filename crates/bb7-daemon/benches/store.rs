@@ -90,7 +90,7 @@ fn search(c: &mut Criterion) {
                 })
                 .unwrap()
                 .unwrap();
-            assert_eq!(reply.0["results"].as_array().unwrap().len(), 0);
+            assert_eq!(reply.get("results").unwrap().as_array().unwrap().len(), 0);
         })
     });
     c.bench_function("search_chats/1000_chats_content_match", |b| {
@@ -102,7 +102,10 @@ fn search(c: &mut Criterion) {
                 })
                 .unwrap()
                 .unwrap();
-            assert_eq!(reply.0["results"].as_array().unwrap().len(), 1000);
+            assert_eq!(
+                reply.get("results").unwrap().as_array().unwrap().len(),
+                1000
+            );
         })
     });
 }
@@ -138,7 +141,7 @@ fn small_actions(c: &mut Criterion) {
                 .dispatch(Request::ChatList { global: false })
                 .unwrap()
                 .unwrap();
-            assert!(reply.0["chats"].as_array().unwrap().len() >= 300);
+            assert!(reply.get("chats").unwrap().as_array().unwrap().len() >= 300);
         })
     });
     let mut n = 0;
@@ -157,7 +160,7 @@ fn small_actions(c: &mut Criterion) {
     c.bench_function("context_list", |b| {
         b.iter(|| {
             let reply = session.dispatch(Request::ContextList).unwrap().unwrap();
-            assert!(!reply.0["files"].as_array().unwrap().is_empty());
+            assert!(!reply.get("files").unwrap().as_array().unwrap().is_empty());
         })
     });
     c.bench_function("chat_new/300_chats", |b| {

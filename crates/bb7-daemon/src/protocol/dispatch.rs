@@ -6,7 +6,8 @@
 //! handlers.
 
 use crate::protocol::error::{Error, Result};
-use crate::protocol::replies::{self, Reply, ReplyBody};
+use crate::protocol::replies::{self, ReplyBody};
+use crate::protocol::reply::Reply;
 use crate::protocol::requests::Request;
 use crate::protocol::shared::Shared;
 use crate::send::{calls, prepare};
@@ -279,9 +280,7 @@ impl Session {
                 )?;
                 Reply::ok()
             }
-            R::ContextList => reply(&replies::ContextList {
-                files: &self.active_chat()?.chat.context_files,
-            }),
+            R::ContextList => Reply::context_list(&self.active_chat()?.chat.context_files),
             R::ContextSetReadonly { path, readonly } => {
                 self.active_chat()?
                     .set_readonly(&required("path", &path)?, readonly)?;

@@ -1,6 +1,6 @@
-//! Every line the daemon writes: [`Reply`], one JSON object with a `type`, plus `request_id`
-//! when it answers a request. Each reply's body is a struct here whose [`ReplyBody::KIND`] is
-//! its `type`; [`Reply::new`] turns one into a line. The lines go out with the keys of every
+//! The bodies of every line the daemon writes ([`crate::protocol::reply::Reply`], one JSON
+//! object with a `type`, plus `request_id` when it answers a request). Each reply's body is a
+//! struct here whose [`ReplyBody::KIND`] is its `type`; `Reply::new` turns one into a line. The lines go out with the keys of every
 //! object sorted, whatever the order of a struct's fields, as the first bb7's replies were
 //! compared and as the transcript tests pin them. They are sorted explicitly: serde_json
 //! keeps insertion order instead when another crate of the same build turns on its
@@ -10,7 +10,7 @@
 //! present (`[]` for empty lists).
 
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use ybs_core::Message;
 use ybs_providers::ModelInfo;
 
@@ -23,62 +23,6 @@ use crate::store::model::{ChatSummary, ContextFile};
 pub trait ReplyBody: Serialize {
     /// The `type` of the reply.
     const KIND: &'static str;
-}
-
-/// One line on stdout: a JSON object with a `type`, and `request_id` when it answers a
-/// request. Built from a body with [`Reply::new`]; its fields are public for reading (tests
-/// and benchmarks look into replies).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply(pub Map<String, Value>);
-
-impl Reply {
-    /// The line of `body`.
-    pub fn new<B: ReplyBody + ?Sized>(body: &B) -> Reply {
-        let mut fields = match serde_json::to_value(body) {
-            Ok(Value::Object(fields)) => fields,
-            Ok(_) => Map::new(),
-            Err(err) => {
-                return Reply::error(format!("Internal error: cannot encode the reply: {err}"));
-            }
-        };
-        fields.insert("type".into(), B::KIND.into());
-        Reply(fields)
-    }
-
-    /// `{"type": "ok"}`.
-    pub fn ok() -> Reply {
-        Reply::new(&Ack {})
-    }
-
-    /// `{"type": "error", "message": ...}`.
-    pub fn error(message: impl Into<String>) -> Reply {
-        Reply::new(&ErrorReply {
-            message: message.into(),
-            counters: None,
-        })
-    }
-
-    /// Sets the request id (nothing when `None`).
-    pub fn for_request(mut self, request_id: Option<&str>) -> Reply {
-        if let Some(id) = request_id {
-            self.0.insert("request_id".into(), id.into());
-        }
-        self
-    }
-
-    /// The `type` field.
-    pub fn kind(&self) -> &str {
-        self.0.get("type").and_then(Value::as_str).unwrap_or("")
-    }
-
-    /// The reply as one JSON line (without the newline), the keys of every object sorted.
-    pub fn to_line(&self) -> String {
-        serde_json::to_string(&crate::protocol::sorted::SortedMap(&self.0)).unwrap_or_else(|err| {
-            serde_json::json!({"message": format!("Internal error: cannot encode the reply: {err}"),
-                "type": "error"})
-            .to_string()
-        })
-    }
 }
 
 fn is_false(value: &bool) -> bool {
@@ -536,52 +480,4 @@ pub struct TitleUpdated<'a> {
     pub chat_id: &'a str,
     /// Its new name.
     pub title: &'a str,
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn lines_have_sorted_keys_and_leave_out_what_is_empty() {
-        let done = Reply::new(&Done {
-            output_files: vec!["a.rs".into()],
-            usage: UsageFigures::default(),
-            duration: 1.5,
-            counters: Counters {
-                predicted: 2,
-                trimmed: 0,
-                visible: 3,
-            },
-        })
-        .for_request(Some("7"));
-        assert_eq!(
-            done.to_line(),
-            r#"{"duration":1.5,"output_files":["a.rs"],"predicted":2,"request_id":"7","trimmed":0,"type":"done","usage":{"cached_tokens":0,"completion_tokens":0,"cost":0.0,"prompt_tokens":0,"total_tokens":0},"visible":3}"#
-        );
-        assert_eq!(Reply::new(&Opened::default()).to_line(), r#"{"type":"ok"}"#);
-        // Sorted whatever order the keys were inserted in, nested objects too.
-        let mut inserted = Map::new();
-        inserted.insert(
-            "zeta".into(),
-            serde_json::json!({"b": 1, "a": [{"d": 2, "c": 3}]}),
-        );
-        inserted.insert("alpha".into(), Value::Null);
-        assert_eq!(
-            Reply(inserted).to_line(),
-            r#"{"alpha":null,"zeta":{"a":[{"c":3,"d":2}],"b":1}}"#
-        );
-        assert_eq!(
-            Reply::error("No active chat").to_line(),
-            r#"{"message":"No active chat","type":"error"}"#
-        );
-        assert_eq!(
-            Reply::new(&TextTokenEstimate {
-                tokens: TokenCounts::Each(vec![1, 2])
-            })
-            .to_line(),
-            r#"{"tokens":[1,2],"type":"text_token_estimate"}"#
-        );
-    }
 }

@@ -28,7 +28,7 @@ use tokio::sync::mpsc;
 use crate::protocol::dispatch::{self, Routed};
 use crate::protocol::error::Error;
 use crate::protocol::parse::{self, MAX_LINE, TOO_LARGE};
-use crate::protocol::replies::Reply;
+use crate::protocol::reply::Reply;
 use crate::protocol::requests::{Concurrency, Request};
 pub use crate::protocol::shared::{Change, InFlight, Job, Output, Queue, Shared, fatal, send};
 use crate::session::Session;

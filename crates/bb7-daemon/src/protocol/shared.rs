@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::protocol::replies::Reply;
+use crate::protocol::reply::Reply;
 use crate::protocol::requests::Request;
 use crate::session::Session;
 

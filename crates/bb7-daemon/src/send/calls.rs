@@ -11,8 +11,9 @@ use ybs_providers::ModelInfo;
 use crate::protocol::error::{Error, Result, provider_message};
 use crate::protocol::params::Texts;
 use crate::protocol::replies::{
-    self, FileTokens, ModelEntry, Models, Reply, TextTokenEstimate, TokenCounts, TokenEstimate,
+    self, FileTokens, ModelEntry, Models, TextTokenEstimate, TokenCounts, TokenEstimate,
 };
+use crate::protocol::reply::Reply;
 use crate::protocol::shared::Shared;
 use crate::send::settings::Settings;
 use crate::send::{prompt, titles, tokens};

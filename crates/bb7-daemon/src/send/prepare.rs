@@ -14,7 +14,7 @@ use ybs_tools::bb7_edit::tool_specs;
 
 use crate::protocol::error::{Error, Result};
 use crate::protocol::params::SendParams;
-use crate::protocol::replies::Reply;
+use crate::protocol::reply::Reply;
 use crate::protocol::shared::{Shared, fatal};
 use crate::send::assemble;
 use crate::send::record::ABORTED;

@@ -10,7 +10,8 @@ use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
 use ybs_tools::bb7_edit::FileWrite;
 
-use crate::protocol::replies::{self, Counters, ErrorReply, Reply, UsageFigures};
+use crate::protocol::replies::{self, Counters, ErrorReply, UsageFigures};
+use crate::protocol::reply::Reply;
 use crate::protocol::shared::{Shared, fatal};
 use crate::store::active::Active;
 use crate::store::global::{GlobalState, Home};

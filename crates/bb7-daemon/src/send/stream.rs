@@ -8,7 +8,8 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{Accumulator, ChatRequest, LlmError, Reply as LlmReply, StreamEvent};
 use ybs_providers::Provider;
 
-use crate::protocol::replies::{Chunk, Reply, Thinking};
+use crate::protocol::replies::{Chunk, Thinking};
+use crate::protocol::reply::Reply;
 use crate::protocol::shared::Shared;
 
 /// The log target of the full requests and replies (at `debug`).

@@ -10,7 +10,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
-use crate::protocol::replies::{Reply, TitleUpdated};
+use crate::protocol::replies::TitleUpdated;
+use crate::protocol::reply::Reply;
 use crate::protocol::shared::Shared;
 use crate::send::settings::Settings;
 
