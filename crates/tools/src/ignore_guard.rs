@@ -2,15 +2,16 @@
 //! map) from reading an ignore file that never ends. The crate opens `.gitignore`, `.ignore`
 //! and `.git/info/exclude` by path, following a link, and reads them to the end: a cloned
 //! repository whose `.gitignore` is a link to `/dev/zero`, or a FIFO, would hang the walk and
-//! fill memory. A directory whose ignore files are not small regular files is therefore not
+//! fill memory. A directory whose ignore files are not regular files of a bounded size is therefore not
 //! entered ([`ignore_files_safe`]), and a walk whose root or a parent of it has one does not
 //! start ([`unsafe_ignore_file_above`]). Checking needs only `stat`, which opens nothing.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-/// The largest ignore file a walk reads (real ones are a few kilobytes).
-pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+/// The largest ignore file a walk reads (real ones are a few kilobytes): the repository map
+/// does not enter a directory with a larger one, `list_files` reads no more of it.
+pub const MAX_IGNORE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// The ignore files the walks have the crate read, relative to a directory.
 const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];

@@ -16,9 +16,6 @@ use std::sync::Arc;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rustix::fs::{Mode, OFlags};
 
-/// The largest ignore file read; a larger one is read up to this size.
-const MAX_IGNORE_FILE_BYTES: u64 = 16 * 1024 * 1024;
-
 /// The rules of one directory with rules, linked to those of the nearest directory above it
 /// with rules.
 pub(crate) struct Rules {
@@ -208,7 +205,7 @@ fn matcher(dir: BorrowedFd<'_>, root: &Path, path: &[&str]) -> Gitignore {
     let mut bytes = Vec::new();
     let file = std::fs::File::from(fd);
     if std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, MAX_IGNORE_FILE_BYTES),
+        &mut std::io::Read::take(file, crate::ignore_guard::MAX_IGNORE_FILE_BYTES),
         &mut bytes,
     )
     .is_err()

@@ -13,7 +13,7 @@ use ybs_tools::tool::CancelFlag;
 
 use super::tools::CancelWatch;
 use super::{Agent, Ui};
-use crate::config::HooksConfig;
+use crate::config::{HooksConfig, ToolHook};
 use crate::render::Notice;
 
 /// The most characters of a hook's output passed on.
@@ -40,11 +40,7 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Option<String> {
-        let hooks: Vec<String> = (self.hooks.before_tool.iter())
-            .filter(|hook| hook.applies_to(&call.name))
-            .map(|hook| hook.command.clone())
-            .collect();
-        for command in hooks {
+        for command in commands_for(&self.hooks.before_tool, &call.name) {
             let ran = self.run_hook(&command, Some(call), cancel);
             if ran.cancelled {
                 ui.notice(
@@ -85,11 +81,7 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) {
-        let hooks: Vec<String> = (self.hooks.after_tool.iter())
-            .filter(|hook| hook.applies_to(&call.name))
-            .map(|hook| hook.command.clone())
-            .collect();
-        for command in hooks {
+        for command in commands_for(&self.hooks.after_tool, &call.name) {
             let ran = self.run_hook(&command, Some(call), cancel);
             if ran.cancelled {
                 ui.notice(
@@ -226,6 +218,14 @@ impl Agent {
             },
         }
     }
+}
+
+/// The commands of the `hooks` that apply to the tool `name`, in order.
+fn commands_for(hooks: &[ToolHook], name: &str) -> Vec<String> {
+    (hooks.iter())
+        .filter(|hook| hook.applies_to(name))
+        .map(|hook| hook.command.clone())
+        .collect()
 }
 
 /// The last `max` characters of `text`, marked when cut.

@@ -45,11 +45,7 @@ fn info(path: &Path) -> Option<SessionInfo> {
     let text = std::fs::read_to_string(path).ok()?;
     let messages = ybs_chatfile::parse_messages(&text);
     let users: Vec<_> = messages.iter().filter(|m| m.role == "user").collect();
-    let first_request = (users.first())
-        .and_then(|m| m.content.lines().find(|line| !line.trim().is_empty()))
-        .unwrap_or("")
-        .trim()
-        .to_owned();
+    let first_request = first_line(users.first().map_or("", |m| m.content.as_str())).to_owned();
     let saved = (metadata.modified().ok())
         .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
         .map_or(0, |elapsed| elapsed.as_secs());
@@ -60,6 +56,23 @@ fn info(path: &Path) -> Option<SessionInfo> {
         bytes: metadata.len(),
         requests: users.len(),
     })
+}
+
+/// The first line of `text` that is not blank, trimmed: how a request is named.
+pub fn first_line(text: &str) -> &str {
+    text.lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("")
+        .trim()
+}
+
+/// `request` cut to 60 characters, `…` marking a cut.
+pub fn cut_request(request: &str) -> String {
+    let mut cut: String = request.chars().take(60).collect();
+    if request.chars().count() > 60 {
+        cut.push('…');
+    }
+    cut
 }
 
 /// `2026-11-25 21:40` (UTC) for seconds since the epoch.
@@ -93,14 +106,9 @@ fn size(bytes: u64) -> String {
 pub fn lines(sessions: &[SessionInfo]) -> Vec<String> {
     (sessions.iter().enumerate())
         .map(|(index, session)| {
-            let request: String = session.first_request.chars().take(60).collect();
-            let cut = if session.first_request.chars().count() > 60 {
-                "…"
-            } else {
-                ""
-            };
+            let request = cut_request(&session.first_request);
             format!(
-                "{:>3}. {}  {} {}, {}  {request}{cut}",
+                "{:>3}. {}  {} {}, {}  {request}",
                 index + 1,
                 date(session.saved),
                 session.requests,

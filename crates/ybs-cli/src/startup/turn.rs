@@ -165,14 +165,7 @@ pub fn resumed_line(path: &Path, conversation: &[ybs_core::Message]) -> String {
         .find(|message| message.role == ybs_core::Role::User)
         .map(|message| message.text_content())
         .unwrap_or_default();
-    let first = first
-        .lines()
-        .find(|line| !line.trim().is_empty())
-        .unwrap_or("");
-    let mut request: String = first.trim().chars().take(60).collect();
-    if first.trim().chars().count() > 60 {
-        request.push('…');
-    }
+    let request = session::list::cut_request(session::list::first_line(&first));
     format!(
         "resumed {} ({} messages): {}",
         crate::render::inert_lines(&path.display().to_string()),
