@@ -1,5 +1,6 @@
-//! Parsing and printing speed: a realistic 10 MB chat file (MB/s; parsed into owned messages
-//! and streamed with `parse_each`), and pathological files of
+//! Parsing and printing speed: a realistic 10 MB chat file (MB/s; parsed into owned messages,
+//! streamed with `parse_each`, and read from a file a window at a time with `parse_reader`),
+//! and pathological files of
 //! unclosed `[[`, fence lines and far closing tags at growing sizes, whose MB/s stays flat
 //! (linear time).
 
@@ -9,7 +10,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
-use ybs_chatfile::{parse, parse_each, print};
+use std::io::{Cursor, Seek, SeekFrom, Write};
+use ybs_chatfile::{parse, parse_each, parse_reader, print};
 
 /// A chat file of about `size` bytes mixing everything the parser meets: block and inline
 /// headers, prose, fenced code, `[[` blocks, XML file blocks, command output and tool traces.
@@ -76,6 +78,17 @@ fn bench_realistic(c: &mut Criterion) {
             bytes
         })
     });
+    // The same reading from a file, a window at a time (what `chat2json` does).
+    let mut file = tempfile::tempfile().unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    group.bench_function("file_in_windows", |b| {
+        b.iter(|| {
+            file.seek(SeekFrom::Start(0)).unwrap();
+            let mut bytes = 0;
+            parse_reader(&mut file, |message| bytes += message.content.len()).unwrap();
+            bytes
+        })
+    });
     group.finish();
 
     let messages: Vec<_> = parse(&text).iter().map(|m| m.to_message()).collect();
@@ -107,6 +120,16 @@ fn bench_pathological(c: &mut Criterion) {
             group.throughput(Throughput::Bytes(text.len() as u64));
             group.bench_with_input(BenchmarkId::new(name, lines), text, |b, t| {
                 b.iter(|| parse(black_box(t)))
+            });
+            // Read a window at a time: one message as long as the file makes the window
+            // grow, and the walk start over, a bounded number of times.
+            let windowed = format!("{name}_in_windows");
+            group.bench_with_input(BenchmarkId::new(windowed, lines), text, |b, t| {
+                b.iter(|| {
+                    let mut count = 0;
+                    parse_reader(Cursor::new(black_box(t)), |_| count += 1).unwrap();
+                    count
+                })
             });
         }
     }

@@ -5,11 +5,11 @@
 //! `cargo run -p ybs-chatfile --example chat2json -- [--expand] FILE`
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use ybs_chatfile::{expand_file, parse_each};
+use ybs_chatfile::{MessageRef, expand_file, parse_reader};
 
 fn main() -> ExitCode {
     let mut expand = false;
@@ -48,20 +48,13 @@ fn main() -> ExitCode {
         }
         out.finish().map(drop)
     } else {
-        let text = match read_file(&file) {
-            // Valid UTF-8 is checked at memory speed; only invalid input pays for the
-            // replacement characters.
-            Ok(bytes) => String::from_utf8(bytes)
-                .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned()),
+        match write_parsed(&file) {
+            Ok(written) => written,
             Err(err) => {
                 eprintln!("chat2json: cannot read {}: {err}", file.display());
                 return ExitCode::FAILURE;
             }
-        };
-        let written = write_parsed(&text);
-        // The process ends next: the system takes the text back faster than freeing it would.
-        std::mem::forget(text);
-        written
+        }
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,
@@ -72,58 +65,100 @@ fn main() -> ExitCode {
     }
 }
 
-/// Parses `text` and writes its messages to standard output. Each message is written as soon
-/// as it is parsed, borrowing from the text: only rewritten content is copied, and that copy is
-/// freed (and its memory reused) at once.
-fn write_parsed(text: &str) -> std::io::Result<()> {
-    let mut out = JsonArray::new(std::io::stdout().lock());
-    parse_each(text, |message| out.push(message.role, &message.content));
-    out.finish().map(drop)
-}
-
-/// From this size on, a file is read in two halves at once.
-const PARALLEL_READ: usize = 1 << 20;
-
-/// Reads the whole of `path` into a buffer of its size. A large regular file is read in two
-/// halves at once, one per thread: most of the time of such a read goes to the system filling
-/// fresh memory, and two threads share that. Anything else is read as one stream.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+/// Parses the chat file at `path` and writes its messages to standard output, each as soon as
+/// it is final: a regular file is read a window at a time, anything else (a pipe) whole first.
+/// The messages are escaped and written by a second thread while the parser goes on. The outer
+/// error is the reading's, the inner one the writing's.
+fn write_parsed(path: &Path) -> std::io::Result<std::io::Result<()>> {
     let mut file = File::open(path)?;
-    let meta = file.metadata()?;
-    let size = usize::try_from(meta.len()).unwrap_or(0);
-    let mut buffer = Vec::new();
-    // Positioned reads leave the file's offset at its start.
-    if meta.is_file() && size >= PARALLEL_READ && read_halves(&file, size, &mut buffer) {
-        // What was appended since the size was taken, if anything.
-        file.seek(SeekFrom::Start(meta.len()))?;
-    } else {
-        // A short file, a pipe, a file that shrank while it was read, or no positioned reads.
-        buffer = Vec::with_capacity(size);
-    }
-    file.read_to_end(&mut buffer)?;
-    Ok(buffer)
-}
-
-/// Reads the first `size` bytes of `file` into `buffer` in two halves at once; `false` when
-/// that failed and the file has to be read again as a stream.
-#[cfg(unix)]
-fn read_halves(file: &File, size: usize, buffer: &mut Vec<u8>) -> bool {
-    use std::os::unix::fs::FileExt;
-    // Zeroed memory comes untouched from the system, so each half is first touched by the
-    // thread that reads it.
-    *buffer = vec![0; size];
-    let half = size / 2;
-    let (first, second) = buffer.split_at_mut(half);
+    let (full_sender, full) = std::sync::mpsc::sync_channel::<Batch>(2);
+    let (empty_sender, empty) = std::sync::mpsc::channel::<Batch>();
+    // Set when reading failed: the array is then left unfinished (and what is still gathered
+    // unwritten) rather than closed as if the file ended there.
+    let read_failed = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
-        let later = scope.spawn(|| file.read_exact_at(second, half as u64));
-        let earlier = file.read_exact_at(first, 0);
-        earlier.is_ok() && later.join().is_ok_and(|read| read.is_ok())
+        let writer = scope.spawn(|| {
+            let mut out = JsonArray::new(std::io::stdout().lock());
+            for mut batch in full {
+                for (role, content) in batch.messages() {
+                    out.push(role, content);
+                }
+                batch.clear();
+                // The parser may have finished and stopped taking batches back.
+                let _ = empty_sender.send(batch);
+            }
+            if read_failed.load(std::sync::atomic::Ordering::Acquire) {
+                return Ok(());
+            }
+            out.finish().map(drop)
+        });
+        let mut batch = Batch::default();
+        let mut push = |message: MessageRef<'_>| {
+            batch.push(message.role, &message.content);
+            if batch.text.len() >= CHUNK {
+                let next = empty.try_recv().unwrap_or_default();
+                // Only fails once the writer is gone, which `join` below reports.
+                let _ = full_sender.send(std::mem::replace(&mut batch, next));
+            }
+        };
+        let read = match file.metadata() {
+            Ok(meta) if meta.is_file() => parse_reader(&mut file, &mut push),
+            Ok(_) => {
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes)
+                    .and_then(|_| parse_reader(Cursor::new(bytes), &mut push))
+            }
+            Err(err) => Err(err),
+        };
+        if read.is_ok() {
+            let _ = full_sender.send(batch);
+        } else {
+            read_failed.store(true, std::sync::atomic::Ordering::Release);
+        }
+        drop(full_sender);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the writing thread panicked")));
+        read.map(|_| written)
     })
 }
 
-#[cfg(not(unix))]
-fn read_halves(_file: &File, _size: usize, _buffer: &mut Vec<u8>) -> bool {
-    false
+/// Messages copied out of the parser for the writing thread: their roles and contents one
+/// after another in one string, and where each role and content ends.
+#[derive(Default)]
+struct Batch {
+    text: String,
+    ends: Vec<(usize, usize)>,
+}
+
+impl Batch {
+    fn push(&mut self, role: &str, content: &str) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(CHUNK + (CHUNK >> 2));
+        }
+        self.text.push_str(role);
+        let role_end = self.text.len();
+        self.text.push_str(content);
+        self.ends.push((role_end, self.text.len()));
+    }
+
+    /// Each message's role and content, in order.
+    fn messages(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut start = 0;
+        self.ends.iter().map(move |&(role_end, end)| {
+            let message = (
+                self.text.get(start..role_end).unwrap_or_default(),
+                self.text.get(role_end..end).unwrap_or_default(),
+            );
+            start = end;
+            message
+        })
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.ends.clear();
+    }
 }
 
 /// How much output is gathered before it is written.
@@ -339,37 +374,18 @@ mod tests {
     }
 
     #[test]
-    fn files_are_read_whole_in_halves_or_not() {
-        let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
-        for size in [
-            0,
-            10,
-            PARALLEL_READ - 1,
-            PARALLEL_READ,
-            2 * PARALLEL_READ + 3,
-        ] {
-            let bytes: Vec<u8> = (0..size).map(|at| (at % 251) as u8).collect();
-            let path = dir.path().join(format!("f{size}"));
-            std::fs::write(&path, &bytes).unwrap_or_else(|err| panic!("{err}"));
-            let read = read_file(&path).unwrap_or_else(|err| panic!("{err}"));
-            assert!(
-                read == bytes,
-                "a file of {size} bytes was not read as written"
-            );
+    fn a_batch_gives_back_its_messages() {
+        let mut batch = Batch::default();
+        for (role, content) in [("user", "a"), ("assistant", ""), ("x", "日本\n")] {
+            batch.push(role, content);
         }
-        assert!(read_file(&dir.path().join("missing")).is_err());
-        // Not a regular file: read as a stream, never sought.
-        #[cfg(target_os = "linux")]
-        {
-            let (reader, mut writer) = std::io::pipe().unwrap_or_else(|err| panic!("{err}"));
-            writer
-                .write_all(b"user: hi")
-                .unwrap_or_else(|err| panic!("{err}"));
-            drop(writer);
-            let fd = std::os::fd::AsRawFd::as_raw_fd(&reader);
-            let read = read_file(Path::new(&format!("/proc/self/fd/{fd}")));
-            assert_eq!(read.unwrap_or_else(|err| panic!("{err}")), b"user: hi");
-        }
+        let messages: Vec<_> = batch.messages().collect();
+        assert_eq!(
+            messages,
+            [("user", "a"), ("assistant", ""), ("x", "日本\n")]
+        );
+        batch.clear();
+        assert_eq!(batch.messages().count(), 0);
     }
 
     #[test]
@@ -377,7 +393,10 @@ mod tests {
         let text = "intro\nuser:\n\nsee \"this\"\t\\\n```\nsystem: in\n```\n[[\nx: y\n]]\n\
                     sh:-- ls {{{\na\nsh:-- ls }}}\n<file a>\nb\n</file>\nassistant: inline\n\\user: x\n";
         let mut out = JsonArray::new(Vec::new());
-        parse_each(text, |message| out.push(message.role, &message.content));
+        let read = parse_reader(Cursor::new(text), |message| {
+            out.push(message.role, &message.content)
+        });
+        assert!(read.is_ok());
         let streamed = String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned();
         let parsed = parse_borrowed(text);
         let messages: Vec<Message<'_>> = parsed

@@ -49,7 +49,7 @@ fn piece() -> impl Strategy<Value = String> {
     ]
 }
 
-fn text() -> impl Strategy<Value = String> {
+pub(crate) fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece(), 0..40).prop_map(|pieces| pieces.concat())
 }
 

@@ -5,7 +5,8 @@
 //! # Layout
 //!
 //! - Text, both ways: `parse` turns text into messages with line spans ([`parse()`],
-//!   [`parse_document`], or borrowing from the text with [`parse_borrowed`]); the shape of each
+//!   [`parse_document`], borrowing from the text with [`parse_borrowed`], or from a reader a
+//!   window at a time with [`parse_reader`], in `stream`); the shape of each
 //!   line is decided from its bytes by the recognizers of `lines`, which the tests hold equal
 //!   to the pest grammar of one line (`grammar`, `chat.pest`): linear time, no recursion, no
 //!   panics. `print` writes messages back ([`print()`]) so that
@@ -31,6 +32,7 @@ mod lines;
 mod parse;
 mod print;
 mod search;
+mod stream;
 
 #[cfg(test)]
 mod fast_path_tests;
@@ -46,6 +48,7 @@ pub use parse::{
     parse, parse_borrowed, parse_document, parse_each, parse_messages,
 };
 pub use print::{INLINE_ROLES, PrintError, is_valid_role, print};
+pub use stream::parse_reader;
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.
 #[cfg(doctest)]

@@ -195,11 +195,22 @@ pub fn parse_document(text: &str) -> Document {
 /// order (the reading of [`parse_borrowed`], without gathering the messages); returns the
 /// protected block left open at the end, if any. For readers that stream the messages out.
 pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option<OpenBlock> {
-    let last_close = last_close_offsets(text);
-    let mut walk = Walk::new(text, lines::first_close_tag, each);
+    let mut closes = last_close_offsets(text);
+    let mut walk = Walk::new(text, 0, lines::first_close_tag, each);
+    walk_lines(text, &mut walk, 0, &mut closes);
+    walk.finish()
+}
+
+/// Walks the lines of `text`, the first of which is line `first_index` (0-based) of the file.
+pub(crate) fn walk_lines<'a, S: Sink<'a>>(
+    text: &'a str,
+    walk: &mut Walk<'a, S>,
+    first_index: usize,
+    closes: &mut impl CloseTable,
+) {
     let mut scan = LineScan::new(text);
     let mut close_markers = Markers::new(text, "</");
-    let mut index = 0;
+    let mut index = first_index;
     let bytes = text.as_bytes();
     while let Some((start, end, has_cmd_marker)) = scan.next_line() {
         let line = bytes.get(start..end).unwrap_or_default();
@@ -217,11 +228,47 @@ pub fn parse_each<'a>(text: &'a str, each: impl FnMut(MessageRef<'a>)) -> Option
         } else {
             let line = text.get(start..end).unwrap_or_default();
             let shape = lines::shape(line, has_cmd_marker);
-            walk.line(index, line, start, shape, &last_close);
+            let cut = S::CUTS && start > 0 && walk.starts_afresh(&shape);
+            walk.line(index, line, start, shape, closes);
+            if cut {
+                // After the line: the header has handed out the block before it.
+                walk.each.cut(start, index);
+            }
         }
         index += 1;
     }
-    walk.finish()
+}
+
+/// Where the messages of a walk go.
+pub(crate) trait Sink<'a> {
+    /// Whether [`Sink::cut`] is wanted; when not, the walk does not look for places to cut.
+    const CUTS: bool = false;
+
+    /// Takes a complete message.
+    fn message(&mut self, message: MessageRef<'a>);
+
+    /// Told that the line at `start` (line `index`, 0-based) is a header the walk reads the
+    /// same whatever came before it: every message before it has been handed out, and a fresh
+    /// walk started at that line reads the rest of the text as this one does.
+    fn cut(&mut self, _start: usize, _index: usize) {}
+}
+
+impl<'a, F: FnMut(MessageRef<'a>)> Sink<'a> for F {
+    fn message(&mut self, message: MessageRef<'a>) {
+        self(message)
+    }
+}
+
+/// Answers rule 7's question: the offset of the last `</name>` in the file, if any.
+pub(crate) trait CloseTable {
+    /// The offset of the last `</tag>`, from the start of the file.
+    fn last(&mut self, tag: &str) -> Option<usize>;
+}
+
+impl CloseTable for HashMap<&str, usize> {
+    fn last(&mut self, tag: &str) -> Option<usize> {
+        self.get(tag).copied()
+    }
 }
 
 /// The same reading with the grammar run on every line: what the fast path must equal.
@@ -234,12 +281,15 @@ pub(crate) fn parse_document_grammar_only(text: &str) -> Document {
         }
     }
     let mut messages = Vec::new();
-    let mut walk = Walk::new(text, grammar::first_close_tag, |message: MessageRef<'_>| {
-        messages.push(message.into_owned())
-    });
+    let mut walk = Walk::new(
+        text,
+        0,
+        grammar::first_close_tag,
+        |message: MessageRef<'_>| messages.push(message.into_owned()),
+    );
     for (index, (shape, line)) in grammar::shapes(text).into_iter().enumerate() {
         let start = offset_in(text, line);
-        walk.line(index, line, start, shape, &last_close);
+        walk.line(index, line, start, shape, &mut last_close);
     }
     let unclosed = walk.finish();
     Document { messages, unclosed }
@@ -290,7 +340,7 @@ impl<'a> Block<'a> {
     }
 }
 
-struct Walk<'a, F> {
+pub(crate) struct Walk<'a, S> {
     state: State,
     opened_at: usize,
     /// The XML tag stack; it outlives the XML block (see the module docs).
@@ -298,15 +348,24 @@ struct Walk<'a, F> {
     block: Block<'a>,
     content: Content<'a>,
     /// Takes each message once it is complete.
-    each: F,
+    each: S,
     /// Finds the first closing tag of a line (rule 6).
     first_close_tag: fn(&str) -> Option<&str>,
+    /// The offset in the file of the text's first byte.
+    base: usize,
 }
 
-impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
-    fn new(text: &'a str, first_close_tag: fn(&str) -> Option<&str>, each: F) -> Self {
+impl<'a, S: Sink<'a>> Walk<'a, S> {
+    /// A walk of `text`, which starts `base` bytes into the file.
+    pub(crate) fn new(
+        text: &'a str,
+        base: usize,
+        first_close_tag: fn(&str) -> Option<&str>,
+        each: S,
+    ) -> Self {
         Walk {
             first_close_tag,
+            base,
             state: State::Normal,
             opened_at: 0,
             stack: Vec::new(),
@@ -366,13 +425,22 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
         self.opened_at = number;
     }
 
+    /// Whether a line of this shape, read now, leaves the walk as a fresh walk started at it
+    /// would be: a header with nothing after the colon, outside any block, with no XML tag
+    /// left on the stack.
+    fn starts_afresh(&self, shape: &Shape<'_>) -> bool {
+        matches!(self.state, State::Normal)
+            && self.stack.is_empty()
+            && matches!(shape, Shape::Header { rest, .. } if grammar::strip(rest).is_empty())
+    }
+
     fn line(
         &mut self,
         index: usize,
         line: &'a str,
         start: usize,
         shape: Shape<'a>,
-        last_close: &HashMap<&str, usize>,
+        closes: &mut impl CloseTable,
     ) {
         let number = index + 1;
         match self.state {
@@ -425,7 +493,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
                     _ => self.push(number, line, start, 0),
                 }
             }
-            State::Normal => self.normal_line(number, line, start, shape, last_close),
+            State::Normal => self.normal_line(number, line, start, shape, closes),
         }
     }
 
@@ -454,7 +522,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
         line: &'a str,
         start: usize,
         shape: Shape<'a>,
-        last_close: &HashMap<&str, usize>,
+        closes: &mut impl CloseTable,
     ) {
         let shape = match shape {
             // Rule 5 only applies inside a square block; elsewhere the line is read again
@@ -473,9 +541,9 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
             }
             Shape::CmdOpen => self.cmd_open(number, line, start),
             Shape::XmlOpen { tag } => {
-                if last_close
-                    .get(tag)
-                    .is_some_and(|&last| last > start + line.len())
+                if closes
+                    .last(tag)
+                    .is_some_and(|last| last > self.base + start + line.len())
                 {
                     self.stack.push(tag);
                     self.open(State::Xml, number);
@@ -496,7 +564,7 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
             self.block = Block::new(role, true, number, number);
             return;
         }
-        (self.each)(MessageRef {
+        self.each.message(MessageRef {
             role,
             content: Cow::Borrowed(inline),
             span: LineSpan {
@@ -527,14 +595,19 @@ impl<'a, F: FnMut(MessageRef<'a>)> Walk<'a, F> {
         let end = block.last_text.max(start);
         let role = block.role;
         let content = self.content.take_stripped();
-        (self.each)(MessageRef {
+        self.each.message(MessageRef {
             role,
             content,
             span: LineSpan { start, end },
         });
     }
 
-    fn finish(mut self) -> Option<OpenBlock> {
+    /// Where the messages went, the walk left unfinished (its last block is not handed out).
+    pub(crate) fn into_sink(self) -> S {
+        self.each
+    }
+
+    pub(crate) fn finish(mut self) -> Option<OpenBlock> {
         self.flush();
         match self.state {
             State::Normal => None,
