@@ -29,10 +29,12 @@ mod convert;
 mod expand;
 mod grammar;
 mod lines;
+mod message;
 mod parse;
 mod print;
 mod search;
 mod stream;
+mod walk;
 
 #[cfg(test)]
 mod fast_path_tests;

@@ -21,7 +21,8 @@ use std::collections::HashMap;
 use std::io::{self, Read, Seek, SeekFrom};
 
 use crate::lines;
-use crate::parse::{CloseTable, MessageRef, OpenBlock, Sink, Walk, walk_lines};
+use crate::message::{MessageRef, OpenBlock};
+use crate::walk::{CloseTable, Sink, Walk, walk_lines};
 
 /// The first size of the window, and of each read ahead for closing tags.
 const WINDOW: usize = 1 << 18;
@@ -61,14 +62,7 @@ fn parse_in_windows<R: Read + Seek>(
     let mut at_end = false;
     let mut closes = Closes::new(window);
     loop {
-        while filled < buffer.len() && !at_end {
-            match reader.read(&mut buffer[filled..]) {
-                Ok(0) => at_end = true,
-                Ok(read) => filled += read,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
-            }
-        }
+        at_end = at_end || fill(&mut reader, &mut buffer, &mut filled)?;
         // A window ends at a newline (left out) unless it runs to the end of the input.
         let end = if at_end {
             filled
@@ -133,6 +127,20 @@ fn as_text(bytes: &[u8]) -> Cow<'_, str> {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),
     }
+}
+
+/// Reads into `buffer` after its first `filled` bytes until it is full or the input ends;
+/// whether it ended.
+fn fill<R: Read>(reader: &mut R, buffer: &mut [u8], filled: &mut usize) -> io::Result<bool> {
+    while *filled < buffer.len() {
+        match reader.read(&mut buffer[*filled..]) {
+            Ok(0) => return Ok(true),
+            Ok(read) => *filled += read,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(false)
 }
 
 fn grow(buffer: &mut Vec<u8>) {
@@ -258,14 +266,7 @@ fn read_closes<R: Read + Seek>(
     let mut base = base;
     let mut at_end = false;
     while !at_end || filled > 0 {
-        while filled < buffer.len() && !at_end {
-            match reader.read(&mut buffer[filled..]) {
-                Ok(0) => at_end = true,
-                Ok(read) => filled += read,
-                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(err),
-            }
-        }
+        at_end = at_end || fill(reader, &mut buffer, &mut filled)?;
         // Closing tags hold no newline: a piece ending at one holds whole tags.
         let end = match memchr::memrchr(b'\n', &buffer[..filled]) {
             Some(newline) if !at_end => newline + 1,
