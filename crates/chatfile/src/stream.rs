@@ -7,7 +7,7 @@
 //! before its last cut are final and handed out, the rest of the window is moved to the front
 //! of the buffer, and the next window starts at that cut. A window with no cut (one message
 //! longer than the buffer) grows the buffer and is walked again; doubling keeps that linear
-//! (each byte is walked at most about three times).
+//! (each byte is walked a bounded number of times).
 //!
 //! Rule 7 looks ahead: an XML opening only opens a block when its closing tag comes on a later
 //! line, anywhere in the file. The table of last closing tags is built the first time a walk
