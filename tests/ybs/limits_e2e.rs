@@ -208,6 +208,39 @@ fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
 }
 
 #[test]
+fn a_llama_cpp_window_is_read_through_the_responses_and_anthropic_apis_too() {
+    // llama.cpp serves both; its `/props` window holds whichever API ybs speaks to it.
+    for provider in ["responses", "anthropic"] {
+        let project = small_window_project(vec![Turn::text(["never"])], 512);
+        project.configure(|config| {
+            config["llm"]["provider"] = json!(provider);
+        });
+        let output = project.ybs(&["exec", "hi"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{provider}: {stderr}");
+        assert!(
+            stderr.contains(
+                "the model's context window of 512 tokens (the provider's GET /props) is too \
+                 small"
+            ),
+            "{provider}: {stderr}"
+        );
+        assert!(project.bodies().is_empty(), "{provider}: nothing was sent");
+        let paths: Vec<String> = (project.llm.requests().into_iter())
+            .map(|request| request.path)
+            .collect();
+        assert!(
+            paths.contains(&"/props".to_owned()),
+            "{provider}: {paths:?}"
+        );
+        assert!(
+            paths.contains(&"/tokenize".to_owned()),
+            "{provider}: {paths:?}"
+        );
+    }
+}
+
+#[test]
 fn a_message_larger_than_the_window_is_refused_before_anything_is_sent() {
     let project = small_window_project(vec![Turn::text(["never"])], 4_096);
     let message = "line of a large pasted file with some words\n".repeat(600);

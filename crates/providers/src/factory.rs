@@ -6,6 +6,7 @@ use crate::anthropic::{self, AnthropicProvider};
 use crate::config::{ApiKey, Protocol, ProviderConfig, ProviderKind};
 use crate::error::ConfigError;
 use crate::http::Transport;
+use crate::local_server::is_local;
 use crate::ollama::{self, OllamaProvider};
 use crate::openai::{self, OpenAiProvider};
 use crate::provider::Provider;
@@ -85,7 +86,10 @@ pub fn resolve_api_key(
         && config.endpoint.as_deref().is_none_or(|endpoint| {
             endpoint.trim().is_empty() || endpoint.contains("api.openai.com")
         });
-    if key.is_none() && (config.kind.requires_api_key() || at_openai) {
+    // So are Anthropic's Messages at a server of one's own (llama.cpp speaks them too).
+    let local_anthropic =
+        config.kind == ProviderKind::Anthropic && config.endpoint.as_deref().is_some_and(is_local);
+    if key.is_none() && ((config.kind.requires_api_key() && !local_anthropic) || at_openai) {
         return Err(ConfigError::MissingApiKey { kind: config.kind });
     }
     Ok(key)
@@ -150,6 +154,17 @@ mod tests {
             err.to_string(),
             "no API key for OpenAI: set OPENAI_API_KEY or `api_key` in the config"
         );
+        // Anthropic's API needs one at Anthropic or any hosted endpoint, not at a server on
+        // this machine or the local network (llama.cpp speaks it too).
+        let anthropic = ProviderConfig::new(ProviderKind::Anthropic, "claude");
+        assert!(build_with_env(&anthropic, no_env).is_err());
+        let hosted = anthropic.clone().with_endpoint("https://api.example.com");
+        assert!(build_with_env(&hosted, no_env).is_err());
+        for local in ["http://127.0.0.1:8080", "http://localhost:8080/v1/messages"] {
+            let config = anthropic.clone().with_endpoint(local);
+            assert_eq!(resolve_api_key(&config, no_env).unwrap(), None, "{local}");
+            assert!(build_with_env(&config, no_env).is_ok(), "{local}");
+        }
     }
 
     #[test]

@@ -69,6 +69,7 @@ mod factory;
 mod framing;
 mod http;
 mod images;
+mod local_server;
 mod ollama;
 mod openai;
 mod prices;

@@ -8,13 +8,14 @@ mod wire;
 
 use async_trait::async_trait;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{Accumulator, ChatRequest, ErrorKind, FinishReason, LlmError, Reply, StreamEvent};
 
 use crate::config::{OpenRouterOptions, ProviderKind};
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
+use crate::local_server::{is_local, read_llama_cpp_props, server_root};
 use crate::provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
 use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
@@ -157,22 +158,7 @@ impl Provider for OpenAiProvider {
         );
         if local {
             let root = server_root(&self.base);
-            let headers = self.headers();
-            if let Ok(props) = self.http.get_json(&format!("{root}/props"), &headers).await {
-                let n_ctx = (props.pointer("/default_generation_settings/n_ctx"))
-                    .or_else(|| props.get("n_ctx"))
-                    .and_then(Value::as_u64)
-                    .filter(|n| *n > 0);
-                if let Some(n_ctx) = n_ctx {
-                    limits.context_window = Some(n_ctx);
-                    limits.source = "GET /props".to_owned();
-                    let body = json!({ "content": CALIBRATION });
-                    let url = format!("{root}/tokenize");
-                    if let Ok(answer) = self.http.post_json(&url, &headers, &body).await {
-                        limits.chars_per_token = chars_per_token(&answer);
-                    }
-                }
-            }
+            read_llama_cpp_props(&self.http, root, &self.headers(), &mut limits).await;
         }
         // LM Studio, or an unnamed server on this machine or the local network.
         let lm_studio = match self.http.kind {
@@ -288,43 +274,6 @@ pub(crate) fn models(kind: ProviderKind, value: Value) -> Result<Vec<ModelInfo>,
         .collect())
 }
 
-/// A text like those a coding agent sends (prose, code, JSON), to learn how a server's
-/// tokenizer counts.
-const CALIBRATION: &str = "You are a coding agent working in a repository. Read the files \
-    before you change them, run the tests, and explain what you did.\n\n```rust\nfn main() {\n    \
-    let total: u64 = (1..=10).sum();\n    println!(\"{total}\");\n}\n```\n\
-    {\"name\": \"read_file\", \"arguments\": {\"path\": \"src/lib.rs\", \"offset\": 1}}\n";
-
-/// Characters per token from a `/tokenize` answer for [`CALIBRATION`].
-fn chars_per_token(answer: &Value) -> Option<f64> {
-    let tokens = answer.get("tokens").and_then(Value::as_array)?.len();
-    (tokens > 0).then(|| CALIBRATION.chars().count() as f64 / tokens as f64)
-}
-
-/// Whether `base` names this machine or a private network address (where a server of
-/// one's own, such as LM Studio, runs).
-fn is_local(base: &str) -> bool {
-    use std::net::IpAddr;
-    let Ok(url) = reqwest::Url::parse(base) else {
-        return false;
-    };
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    match host.parse::<IpAddr>() {
-        Ok(IpAddr::V4(ip)) => ip.is_loopback() || ip.is_private() || ip.is_link_local(),
-        Ok(IpAddr::V6(ip)) => ip.is_loopback() || (ip.segments()[0] & 0xfe00) == 0xfc00,
-        Err(_) => host.eq_ignore_ascii_case("localhost") || host.ends_with(".local"),
-    }
-}
-
-/// The server's root for its own endpoints (`/props`, `/tokenize`): the base URL without
-/// its `/v1`.
-fn server_root(base: &str) -> &str {
-    base.strip_suffix("/v1").unwrap_or(base)
-}
-
 /// The base URL of an OpenAI-compatible endpoint: a full `.../chat/completions` URL is cut
 /// back, and a bare `http://host:port` gets `/v1`.
 pub(crate) fn base_url(endpoint: &str) -> String {
@@ -342,26 +291,6 @@ pub(crate) fn base_url(endpoint: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn local_servers_are_this_machine_and_private_networks() {
-        for base in [
-            "http://localhost:1234/v1",
-            "http://127.0.0.1:1234/v1",
-            "http://192.168.1.20:1234/v1",
-            "http://[::1]:1234/v1",
-            "http://studio.local:1234/v1",
-        ] {
-            assert!(is_local(base), "{base}");
-        }
-        for base in [
-            "https://api.groq.com/openai/v1",
-            "http://8.8.8.8/v1",
-            "nonsense",
-        ] {
-            assert!(!is_local(base), "{base}");
-        }
-    }
 
     #[test]
     fn base_urls() {

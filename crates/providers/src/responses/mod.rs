@@ -15,7 +15,8 @@ use ybs_core::{ChatRequest, LlmError};
 use crate::config::ProviderKind;
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
-use crate::provider::{ChatStream, ModelInfo, Provider};
+use crate::local_server::{is_local, read_llama_cpp_props, server_root};
+use crate::provider::{ChatStream, ModelInfo, ModelLimits, Provider};
 use crate::wire::{json_bytes, model_for};
 
 /// A provider speaking OpenAI's Responses API.
@@ -72,6 +73,24 @@ impl Provider for ResponsesProvider {
         let url = format!("{}/models", self.base);
         let value = self.http.get_json(&url, &self.headers()).await?;
         crate::openai::models(ProviderKind::Responses, value)
+    }
+
+    /// `/models`, and for a server of one's own (llama.cpp speaks this API too) its `/props`
+    /// and `/tokenize`.
+    async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
+        let listed = self.list_models().await;
+        let mut limits = match &listed {
+            Ok(models) => ModelLimits::from_list(models, model, "GET /models"),
+            Err(_) => ModelLimits::default(),
+        };
+        if is_local(&self.base) {
+            let root = server_root(&self.base);
+            read_llama_cpp_props(&self.http, root, &self.headers(), &mut limits).await;
+        }
+        if limits.is_empty() {
+            listed?;
+        }
+        Ok(limits)
     }
 }
 
