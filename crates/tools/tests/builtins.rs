@@ -335,6 +335,14 @@ fn list_files_globs_sorted_respecting_gitignore() {
         .unwrap(),
         json!({"files": ["src/b.rs"], "total_matches": 2, "truncated": true})
     );
+    // No pattern to speak of: every file, not none.
+    for pattern in ["", " ", "./"] {
+        assert_eq!(
+            f.call("list_files", json!({"pattern": pattern})).unwrap()["files"],
+            json!([".gitignore", "a.txt", "src/b.rs", "src/lib.rs", "top.rs"]),
+            "{pattern:?}"
+        );
+    }
     assert_eq!(
         f.err("list_files", json!({"pattern": "a[", "path": "."})),
         "invalid glob pattern `a[`: error parsing glob 'a[': unclosed character class; missing ']'"
@@ -390,6 +398,18 @@ fn search_files_returns_matches_with_context() {
         f.err("search_files", json!({"pattern": "a("}))
             .starts_with("invalid regex `a(`: ")
     );
+    // An empty pattern would match every line; an empty file filter filters nothing.
+    assert!(
+        f.err("search_files", json!({"pattern": ""}))
+            .starts_with("the pattern is empty: give the text or regex to search for")
+    );
+    let unfiltered = f
+        .call(
+            "search_files",
+            json!({"pattern": "ne+dle", "file_pattern": " "}),
+        )
+        .unwrap();
+    assert_eq!(unfiltered["total_matches"], 3, "{unfiltered}");
 }
 
 #[test]

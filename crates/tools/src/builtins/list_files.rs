@@ -54,7 +54,10 @@ impl Tool for ListFiles {
         if !base.is_dir() {
             return Err(ToolError::failed(format!("`{path}` is not a directory")));
         }
-        let pattern = pattern.trim_start_matches("./");
+        let pattern = pattern.trim().trim_start_matches("./");
+        // An empty pattern (small models send one for a required string) lists every file
+        // rather than none.
+        let pattern = if pattern.is_empty() { "**" } else { pattern };
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()

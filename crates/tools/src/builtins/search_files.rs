@@ -72,8 +72,17 @@ impl Tool for SearchFiles {
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         let pattern = args.str("pattern")?;
+        if pattern.is_empty() {
+            // It would match every line of every file.
+            return Err(ToolError::failed(
+                "the pattern is empty: give the text or regex to search for (list_files lists \
+                 files)",
+            ));
+        }
         let path = args.opt_str("path")?.unwrap_or(".");
-        let file_pattern = args.opt_str("file_pattern")?;
+        let file_pattern = args
+            .opt_str("file_pattern")?
+            .filter(|glob| !glob.trim().is_empty());
         let context = match args.int("context_lines")? {
             Some(n) if n < 0 => {
                 return Err(args.invalid(format!(
