@@ -181,6 +181,7 @@
 //! with status 1 and a message on stderr before speaking MCP.
 
 mod anthropic;
+mod listing;
 pub mod mcp;
 mod ollama;
 mod openai;
@@ -192,7 +193,8 @@ mod wire;
 
 use std::path::{Path, PathBuf};
 
-pub use script::{Credits, Fault, FinishReason, Model, Script, ToolCall, Turn, Usage, Window};
+pub use listing::{Credits, Model};
+pub use script::{Fault, FinishReason, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
 pub use web::FakeWeb;
 pub use wire::json_text;

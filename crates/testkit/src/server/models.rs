@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::respond::json_response;
 use super::state::Shared;
-use crate::script::Model;
+use crate::listing::Model;
 use crate::wire::{CREATED, CREATED_AT};
 
 /// Waits as long as the script's `models_delay_ms`.

@@ -6,7 +6,8 @@ use std::sync::{Mutex, MutexGuard};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::script::{Credits, Model, Script, Turn};
+use crate::listing::{Credits, Model};
+use crate::script::{Script, Turn};
 
 /// One request the server received (control endpoints under `/_fake/` are not recorded).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
