@@ -80,8 +80,14 @@ fn write_parsed(path: &Path) -> std::io::Result<std::io::Result<()>> {
         let writer = scope.spawn(|| {
             let mut out = JsonArray::new(std::io::stdout().lock());
             for mut batch in full {
-                for (role, content) in batch.messages() {
-                    out.push(role, content);
+                for piece in batch.pieces() {
+                    if piece.first {
+                        out.begin(piece.role);
+                    }
+                    out.content(piece.text);
+                    if piece.last {
+                        out.end();
+                    }
                 }
                 batch.clear();
                 // The parser may have finished and stopped taking batches back.
@@ -94,12 +100,11 @@ fn write_parsed(path: &Path) -> std::io::Result<std::io::Result<()>> {
         });
         let mut batch = Batch::default();
         let mut push = |message: MessageRef<'_>| {
-            batch.push(message.role, &message.content);
-            if batch.text.len() >= CHUNK {
+            batch.push_message(message.role, &message.content, |batch| {
                 let next = empty.try_recv().unwrap_or_default();
                 // Only fails once the writer is gone, which `join` below reports.
-                let _ = full_sender.send(std::mem::replace(&mut batch, next));
-            }
+                let _ = full_sender.send(std::mem::replace(batch, next));
+            });
         };
         let read = match file.metadata() {
             Ok(meta) if meta.is_file() => parse_reader(&mut file, &mut push),
@@ -123,42 +128,99 @@ fn write_parsed(path: &Path) -> std::io::Result<std::io::Result<()>> {
     })
 }
 
-/// Messages copied out of the parser for the writing thread: their roles and contents one
-/// after another in one string, and where each role and content ends.
+/// Messages copied out of the parser for the writing thread, in pieces of at most about a
+/// chunk: their roles and contents one after another in one string, and each piece.
 #[derive(Default)]
 struct Batch {
     text: String,
-    ends: Vec<(usize, usize)>,
+    pieces: Vec<PieceAt>,
+}
+
+/// Where a piece of a message ends in [`Batch::text`], its role (given with the first piece
+/// only) before it.
+struct PieceAt {
+    role_end: usize,
+    end: usize,
+    first: bool,
+    last: bool,
+}
+
+/// A piece of a message's content, with its role.
+struct Piece<'a> {
+    role: &'a str,
+    text: &'a str,
+    first: bool,
+    last: bool,
 }
 
 impl Batch {
-    fn push(&mut self, role: &str, content: &str) {
-        if self.text.capacity() == 0 {
-            self.text.reserve(CHUNK + (CHUNK >> 2));
+    /// Adds a message, in pieces when it is long, so that no batch (nor the writer's buffer)
+    /// grows much past a chunk; `full` is called whenever the batch holds a chunk.
+    fn push_message(&mut self, role: &str, content: &str, mut full: impl FnMut(&mut Batch)) {
+        let mut rest = content;
+        let mut first = true;
+        loop {
+            let (piece, after) = rest.split_at(piece_end(rest, CHUNK));
+            let last = after.is_empty();
+            self.push(role, piece, first, last);
+            if self.text.len() >= CHUNK {
+                full(self);
+            }
+            if last {
+                return;
+            }
+            (rest, first) = (after, false);
         }
-        self.text.push_str(role);
-        let role_end = self.text.len();
-        self.text.push_str(content);
-        self.ends.push((role_end, self.text.len()));
     }
 
-    /// Each message's role and content, in order.
-    fn messages(&self) -> impl Iterator<Item = (&str, &str)> {
+    fn push(&mut self, role: &str, text: &str, first: bool, last: bool) {
+        if self.text.capacity() == 0 {
+            self.text.reserve(2 * CHUNK);
+        }
+        if first {
+            self.text.push_str(role);
+        }
+        let role_end = self.text.len();
+        self.text.push_str(text);
+        self.pieces.push(PieceAt {
+            role_end,
+            end: self.text.len(),
+            first,
+            last,
+        });
+    }
+
+    /// Each piece, in order.
+    fn pieces(&self) -> impl Iterator<Item = Piece<'_>> {
         let mut start = 0;
-        self.ends.iter().map(move |&(role_end, end)| {
-            let message = (
-                self.text.get(start..role_end).unwrap_or_default(),
-                self.text.get(role_end..end).unwrap_or_default(),
-            );
-            start = end;
-            message
+        self.pieces.iter().map(move |at| {
+            let piece = Piece {
+                role: self.text.get(start..at.role_end).unwrap_or_default(),
+                text: self.text.get(at.role_end..at.end).unwrap_or_default(),
+                first: at.first,
+                last: at.last,
+            };
+            start = at.end;
+            piece
         })
     }
 
     fn clear(&mut self) {
         self.text.clear();
-        self.ends.clear();
+        self.pieces.clear();
     }
+}
+
+/// The end of the first piece of `text` of at most `most` bytes (at least one character).
+fn piece_end(text: &str, most: usize) -> usize {
+    if text.len() <= most {
+        return text.len();
+    }
+    let mut end = most.max(1);
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    end
 }
 
 /// How much output is gathered before it is written.
@@ -185,15 +247,33 @@ impl<W: Write> JsonArray<W> {
     }
 
     fn push(&mut self, role: &str, content: &str) {
+        self.begin(role);
+        self.content(content);
+        self.end();
+    }
+
+    /// Opens an element: its role, and its content's opening quote.
+    fn begin(&mut self, role: &str) {
         self.buffer.extend_from_slice(if self.count == 0 {
-            b"[\n  {\n    \"role\": "
+            b"[\n  {\n    \"role\": \""
         } else {
-            b",\n  {\n    \"role\": "
+            b",\n  {\n    \"role\": \""
         });
-        escape_into(&mut self.buffer, role);
-        self.buffer.extend_from_slice(b",\n    \"content\": ");
-        escape_into(&mut self.buffer, content);
-        self.buffer.extend_from_slice(b"\n  }");
+        escape_body(&mut self.buffer, role);
+        self.buffer.extend_from_slice(b"\",\n    \"content\": \"");
+    }
+
+    /// Adds to the open element's content.
+    fn content(&mut self, text: &str) {
+        escape_body(&mut self.buffer, text);
+        if self.buffer.len() >= CHUNK {
+            self.write_buffer();
+        }
+    }
+
+    /// Closes the open element.
+    fn end(&mut self) {
+        self.buffer.extend_from_slice(b"\"\n  }");
         self.count += 1;
         if self.buffer.len() >= CHUNK {
             self.write_buffer();
@@ -221,12 +301,11 @@ impl<W: Write> JsonArray<W> {
     }
 }
 
-/// Appends `text` as a JSON string, escaped as serde_json escapes it: runs that need no escape
-/// are found eight bytes at a time and copied whole.
-fn escape_into(out: &mut Vec<u8>, text: &str) {
+/// Appends `text` escaped as serde_json escapes the inside of a JSON string: runs that need
+/// no escape are found eight bytes at a time and copied whole.
+fn escape_body(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
+    out.reserve(bytes.len());
     // The start of the run of bytes not yet copied, and where the scan is.
     let mut run = 0;
     let mut at = 0;
@@ -256,7 +335,6 @@ fn escape_into(out: &mut Vec<u8>, text: &str) {
         at = run;
     }
     out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
 }
 
 /// For each byte, the letter of its two-byte escape (`n` for `\\n`), `u` where serde_json
@@ -373,19 +451,62 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_batch_gives_back_its_messages() {
+    /// What the writing thread makes of `messages` sent through batches.
+    fn through_batches(messages: &[Message<'_>]) -> String {
+        let mut batches = Vec::new();
         let mut batch = Batch::default();
-        for (role, content) in [("user", "a"), ("assistant", ""), ("x", "日本\n")] {
-            batch.push(role, content);
+        for message in messages {
+            batch.push_message(message.role, message.content, |full| {
+                batches.push(std::mem::take(full));
+            });
         }
-        let messages: Vec<_> = batch.messages().collect();
-        assert_eq!(
-            messages,
-            [("user", "a"), ("assistant", ""), ("x", "日本\n")]
-        );
-        batch.clear();
-        assert_eq!(batch.messages().count(), 0);
+        batches.push(batch);
+        assert!(batches.iter().all(|batch| batch.text.len() < 2 * CHUNK));
+        let mut out = JsonArray::new(Vec::new());
+        for batch in &batches {
+            for piece in batch.pieces() {
+                if piece.first {
+                    out.begin(piece.role);
+                }
+                out.content(piece.text);
+                if piece.last {
+                    out.end();
+                }
+            }
+        }
+        String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned()
+    }
+
+    #[test]
+    fn long_messages_go_through_batches_in_pieces_and_come_out_whole() {
+        // Several chunks long, with characters of 1 to 4 bytes across every piece's end.
+        let long = "a\té日本語🦀\"\n".repeat(3 * CHUNK / 10);
+        let messages = [
+            Message {
+                role: "user",
+                content: "short",
+            },
+            Message {
+                role: "assistant",
+                content: &long,
+            },
+            Message {
+                role: "x",
+                content: "",
+            },
+            Message {
+                role: "user",
+                content: &long[1..CHUNK + 1],
+            },
+        ];
+        for count in 0..=messages.len() {
+            assert_eq!(
+                through_batches(&messages[..count]),
+                serde_jsons(&messages[..count])
+            );
+        }
+        assert_eq!(piece_end("日本", 1), 3);
+        assert_eq!(piece_end("ab", 5), 2);
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! Parsing a chat file from a reader, a window at a time, in memory that does not grow with the
 //! file: [`parse_reader`].
 //!
-//! The walk of `walk.rs` carries no state across a header with nothing after its colon read
-//! outside every block with no XML tag left open (a *cut*): a fresh walk started at that line
-//! reads the rest as the first one does. So a window of the input is walked; the messages
-//! before its last cut are final and handed out, the rest of the window is moved to the front
-//! of the buffer, and the next window starts at that cut. A window with no cut (one message
-//! longer than the buffer) grows the buffer and is walked again; doubling keeps that linear
-//! (each byte is walked a bounded number of times).
+//! The walk of `walk.rs` carries almost no state across a header read outside every block
+//! with no XML tag left open (a *cut*): a fresh walk started at a header alone on its line
+//! reads the rest as the first one does, and so does one started after an inline header, told
+//! only the role of the block the following lines belong to. So a window of the input is
+//! walked; the messages before its last cut are final and handed out, the rest of the window
+//! is moved to the front of the buffer, and the next window starts at that cut. A window with
+//! no cut (one message longer than the buffer) grows the buffer eightfold, or to what is left
+//! of the input, and is walked again: each byte is walked a bounded number of times.
 //!
 //! Rule 7 looks ahead: an XML opening only opens a block when its closing tag comes on a later
 //! line, anywhere in the file. The table of last closing tags is built the first time a walk
@@ -32,8 +33,8 @@ const WINDOW: usize = 1 << 18;
 /// `each` as soon as it is final, in file order; returns the protected block left open at the
 /// end, if any. The reading is that of [`crate::parse_each`] on the whole text (with invalid
 /// UTF-8 replaced as [`String::from_utf8_lossy`] replaces it). Memory follows the longest
-/// stretch between two headers that stand alone on their line outside blocks (usually one
-/// message), not the file: a file written with such headers is read in 256 KiB windows. The
+/// stretch between two headers outside blocks (usually one message), not the file: a file of
+/// many messages is read in 256 KiB windows. The
 /// reader is read once, except that the first XML opening makes it read ahead once for
 /// closing tags (seeking back after).
 ///
@@ -54,6 +55,10 @@ fn parse_in_windows<R: Read + Seek>(
     mut each: impl FnMut(MessageRef<'_>),
 ) -> io::Result<Option<OpenBlock>> {
     let start = reader.stream_position()?;
+    // The input's size, to grow the buffer no larger than what is left of it.
+    let size = reader.seek(SeekFrom::End(0))?;
+    reader.seek(SeekFrom::Start(start))?;
+    let left = |from: u64| size.checked_sub(from);
     let mut buffer = vec![0; window.max(1)];
     // `buffer[..filled]` holds the input from `raw_base` in the reader on; the window starts
     // at `base` in the text as read (which differs from the bytes only after invalid UTF-8)
@@ -64,6 +69,9 @@ fn parse_in_windows<R: Read + Seek>(
     let mut line_base = 0;
     let mut at_end = false;
     let mut closes = Closes::new(window);
+    // The role of the block the window's first lines are text of, when it starts after an
+    // inline header (else the walk's own default).
+    let mut role: Option<String> = None;
     loop {
         at_end = at_end || fill(&mut reader, &mut buffer, &mut filled)?;
         // A window ends at a newline (left out) unless it runs to the end of the input.
@@ -73,7 +81,7 @@ fn parse_in_windows<R: Read + Seek>(
             match memchr::memrchr(b'\n', &buffer[..filled]) {
                 Some(newline) => newline,
                 None => {
-                    grow(&mut buffer);
+                    grow(&mut buffer, left(raw_base));
                     continue;
                 }
             }
@@ -84,6 +92,9 @@ fn parse_in_windows<R: Read + Seek>(
         if at_end {
             // The last window: everything it holds is final.
             let mut walk = Walk::new(&text, base, lines::first_close_tag, &mut each);
+            if let Some(role) = &role {
+                walk = walk.in_block_of(role);
+            }
             walk_lines(
                 &text,
                 &mut walk,
@@ -94,6 +105,9 @@ fn parse_in_windows<R: Read + Seek>(
             return closes.error.take().map_or(Ok(unclosed), Err);
         }
         let mut walk = Walk::new(&text, base, lines::first_close_tag, Pending::new(&mut each));
+        if let Some(role) = &role {
+            walk = walk.in_block_of(role);
+        }
         walk_lines(
             &text,
             &mut walk,
@@ -103,18 +117,21 @@ fn parse_in_windows<R: Read + Seek>(
         if let Some(err) = closes.error.take() {
             return Err(err);
         }
-        let Some((cut, cut_line)) = walk.into_sink().cut else {
+        let Some(cut) = walk.into_sink().cut else {
             // No place to cut: the window has to take in more before any of it is final.
             if filled == buffer.len() {
-                grow(&mut buffer);
+                grow(&mut buffer, left(raw_base));
             }
             continue;
         };
         let raw_cut = match &text {
-            Cow::Borrowed(_) => cut,
-            Cow::Owned(_) => line_offset(window, cut_line - line_base),
+            Cow::Borrowed(_) => cut.start,
+            Cow::Owned(_) => line_offset(window, cut.line - line_base),
         };
+        let next_role = cut.role.map(str::to_owned);
+        let (cut, cut_line) = (cut.start, cut.line);
         drop(text);
+        role = next_role;
         buffer.copy_within(raw_cut..filled, 0);
         filled -= raw_cut;
         raw_base += raw_cut as u64;
@@ -146,8 +163,22 @@ fn fill<R: Read>(reader: &mut R, buffer: &mut [u8], filled: &mut usize) -> io::R
     Ok(false)
 }
 
-fn grow(buffer: &mut Vec<u8>) {
-    buffer.resize(buffer.len() * 2, 0);
+/// Makes `buffer` eight times larger, or just large enough for the `left` bytes of input
+/// from its start (and one more, to see the end) when that is less: a message longer than
+/// the window is walked again a bounded number of times, and a file is never held in more
+/// than its size.
+fn grow(buffer: &mut Vec<u8>, left: Option<u64>) {
+    let larger = buffer.len().saturating_mul(8);
+    let enough = left
+        .and_then(|left| usize::try_from(left).ok())
+        .map_or(larger, |left| left.saturating_add(1));
+    let size = if enough > buffer.len() {
+        larger.min(enough)
+    } else {
+        // The input grew since its size was taken.
+        larger
+    };
+    buffer.resize(size, 0);
 }
 
 /// Where the line `lines` lines after the start of `bytes` starts.
@@ -165,8 +196,18 @@ fn line_offset(bytes: &[u8], lines: usize) -> usize {
 struct Pending<'w, 'e, F> {
     each: &'e mut F,
     held: Vec<MessageRef<'w>>,
-    /// The last cut: its offset in the window and its line (0-based).
-    cut: Option<(usize, usize)>,
+    /// The last cut.
+    cut: Option<CutAt<'w>>,
+}
+
+/// Where the next window starts.
+struct CutAt<'w> {
+    /// Its offset in the window and its line (0-based).
+    start: usize,
+    line: usize,
+    /// The role of the block its first lines are text of, when a walk started there needs
+    /// to be told.
+    role: Option<&'w str>,
 }
 
 impl<'w, 'e, F: FnMut(MessageRef<'_>)> Pending<'w, 'e, F> {
@@ -187,11 +228,11 @@ impl<'w, F: FnMut(MessageRef<'_>)> Sink<'w> for Pending<'w, '_, F> {
         self.held.push(message);
     }
 
-    fn cut(&mut self, start: usize, index: usize) {
+    fn cut(&mut self, start: usize, line: usize, role: Option<&'w str>) {
         for message in self.held.drain(..) {
             (self.each)(message);
         }
-        self.cut = Some((start, index));
+        self.cut = Some(CutAt { start, line, role });
     }
 }
 
@@ -275,7 +316,7 @@ fn read_closes<R: Read + Seek>(
             Some(newline) if !at_end => newline + 1,
             _ if at_end => filled,
             _ => {
-                grow(&mut buffer);
+                grow(&mut buffer, None);
                 continue;
             }
         };
@@ -363,6 +404,15 @@ mod tests {
         }
         let document = streamed(text.as_bytes(), 64);
         assert!(document.messages.len() > 600);
+        // Inline headers cut too; the lines after one are text of the block before it.
+        let inline =
+            "assistant:\nhi\nfile: a.txt\nstill the assistant's\nagent: x\nthe user's\n".repeat(40);
+        for window in [1, 5, 17, 64] {
+            assert_eq!(
+                streamed(inline.as_bytes(), window),
+                whole(inline.as_bytes())
+            );
+        }
         assert!(
             document
                 .messages
@@ -412,7 +462,7 @@ mod tests {
         let mut messages = Vec::new();
         let failing = Failing {
             inner: Cursor::new(text.clone().into_bytes()),
-            good: 100,
+            good: 300,
         };
         let result = parse_in_windows(failing, 16, |message| messages.push(message.into_owned()));
         let err = result.err().map(|err| err.to_string());

@@ -65,11 +65,16 @@ pub(crate) fn walk_lines<'a, S: Sink<'a>>(
         } else {
             let line = text.get(start..end).unwrap_or_default();
             let shape = lines::shape(line, has_cmd_marker);
-            let cut = S::CUTS && start > 0 && walk.starts_afresh(&shape);
+            let cut = if S::CUTS { walk.cut_at(&shape) } else { None };
             walk.line(index, line, start, shape, closes);
-            if cut {
-                // After the line: the header has handed out the block before it.
-                walk.each.cut(start, index);
+            // After the line: the header has handed out the block before it.
+            match cut {
+                Some(Cut::Before) if start > 0 => walk.each.cut(start, index, None),
+                Some(Cut::After) if end < text.len() => {
+                    let role = walk.block.role;
+                    walk.each.cut(end + 1, index + 1, Some(role));
+                }
+                _ => {}
             }
         }
         index += 1;
@@ -84,10 +89,20 @@ pub(crate) trait Sink<'a> {
     /// Takes a complete message.
     fn message(&mut self, message: MessageRef<'a>);
 
-    /// Told that the line at `start` (line `index`, 0-based) is a header the walk reads the
-    /// same whatever came before it: every message before it has been handed out, and a fresh
-    /// walk started at that line reads the rest of the text as this one does.
-    fn cut(&mut self, _start: usize, _index: usize) {}
+    /// Told that every message before the line at `start` (line `index`, 0-based) has been
+    /// handed out, and that a fresh walk started at that line, in a text block of `role`
+    /// when one is given, reads the rest of the text as this one does.
+    fn cut(&mut self, _start: usize, _index: usize, _role: Option<&'a str>) {}
+}
+
+/// Where a header leaves the walk as a fresh walk would be: outside every block, with no XML
+/// tag on the stack.
+enum Cut {
+    /// Before it: a header alone on its line starts its block whatever came before.
+    Before,
+    /// After it: an inline header's message is complete, and the lines after it are text of
+    /// a block whose role is all the walk remembers.
+    After,
 }
 
 impl<'a, F: FnMut(MessageRef<'a>)> Sink<'a> for F {
@@ -227,13 +242,23 @@ impl<'a, S: Sink<'a>> Walk<'a, S> {
         self.opened_at = number;
     }
 
-    /// Whether a line of this shape, read now, leaves the walk as a fresh walk started at it
-    /// would be: a header with nothing after the colon, outside any block, with no XML tag
-    /// left on the stack.
-    fn starts_afresh(&self, shape: &Shape<'_>) -> bool {
-        matches!(self.state, State::Normal)
-            && self.stack.is_empty()
-            && matches!(shape, Shape::Header { rest, .. } if grammar::strip(rest).is_empty())
+    /// Where a line of this shape, read now, lets a fresh walk take over (see [`Cut`]).
+    fn cut_at(&self, shape: &Shape<'_>) -> Option<Cut> {
+        if !matches!(self.state, State::Normal) || !self.stack.is_empty() {
+            return None;
+        }
+        match shape {
+            Shape::Header { rest, .. } if grammar::strip(rest).is_empty() => Some(Cut::Before),
+            Shape::Header { .. } => Some(Cut::After),
+            _ => None,
+        }
+    }
+
+    /// The walk, its lines until the first header being text of a block of `role` (where a
+    /// walk started after an inline header is).
+    pub(crate) fn in_block_of(mut self, role: &'a str) -> Self {
+        self.block.role = role;
+        self
     }
 
     pub(crate) fn line(
