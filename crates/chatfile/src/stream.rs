@@ -34,9 +34,9 @@ const WINDOW: usize = 1 << 18;
 /// end, if any. The reading is that of [`crate::parse_each`] on the whole text (with invalid
 /// UTF-8 replaced as [`String::from_utf8_lossy`] replaces it). Memory follows the longest
 /// stretch between two headers outside blocks (usually one message), not the file: a file of
-/// many messages is read in 256 KiB windows. The
-/// reader is read once, except that the first XML opening makes it read ahead once for
-/// closing tags (seeking back after).
+/// many messages is read in 256 KiB windows. The reader is read once, except that the first
+/// XML opening makes it read ahead once for closing tags (seeking back after), and its size
+/// is asked by seeking to its end.
 ///
 /// # Errors
 ///
