@@ -332,6 +332,8 @@ function M.open(models, current, on_pick)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "bb7-models"
+  -- named for the tab line (an unnamed one shows as "[Scratch]")
+  pcall(vim.api.nvim_buf_set_name, buf, require("bb7.ui.buffers").name("models"))
   local longest = 50
   for _, line in ipairs((M.lines(models, favorites.list(), current))) do
     longest = math.max(longest, vim.fn.strdisplaywidth(line) + 2)
