@@ -187,7 +187,10 @@ function M.close()
   if not s then
     return
   end
-  for _, win in ipairs({ s.prompt_win, s.detail_win, s.win }) do
+  -- not ipairs over the three: without a filter prompt the first is nil and ipairs stopped
+  -- there, leaving the picker on screen after a pick
+  for _, key in ipairs({ "prompt_win", "detail_win", "win" }) do
+    local win = s[key]
     if win and vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
     end
