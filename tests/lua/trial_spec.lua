@@ -51,3 +51,38 @@ describe("the model picker", function()
     end
   end)
 end)
+
+describe("n in the chats pane", function()
+  it("creates the chat, says so and puts you in the input in insert mode", function()
+    setup()
+    local ui = require("bb7.ui")
+    ui.focus("chats")
+    vim.ui.input = function(_, cb)
+      cb("fresh")
+    end
+    ui.handlers.chats.new()
+    env.settle()
+    t.eq("fresh", require("bb7.state").data.chat.name)
+    t.eq({ "INFO BB-7: Created: fresh" }, env.messages())
+    t.eq(ui.wins.input, vim.api.nvim_get_current_win(), "the input has the focus")
+    vim.cmd("stopinsert")
+  end)
+
+  it("the new chat shows no usage line of the chat before it", function()
+    local fake = setup()
+    fake.send_script = {
+      { type = "chunk", content = "Answer." },
+      { type = "done", usage = { prompt_tokens = 1200, completion_tokens = 40, cost = 0.002 } },
+    }
+    require("bb7.actions").send("question")
+    env.settle()
+    local preview = require("bb7.ui.preview")
+    t.truthy(vim.tbl_contains(lines(preview.buf()), "1.2k in · 40 out · $0.0020"), vim.inspect(lines(preview.buf())))
+    require("bb7.actions").new_chat("empty")
+    env.settle()
+    t.eq("empty", require("bb7.state").data.chat.name)
+    for _, line in ipairs(lines(preview.buf())) do
+      t.falsy(line:find("1.2k in", 1, true), "stale usage: " .. line)
+    end
+  end)
+end)

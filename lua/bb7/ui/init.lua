@@ -268,7 +268,9 @@ M.handlers = {
     new = function()
       vim.ui.input({ prompt = "BB-7 new chat name (empty for default): " }, function(name)
         if name ~= nil then
-          actions.new_chat(name)
+          -- as :BB7NewChat and the first plugin's `n`: says "Created: ..." and puts you in the
+          -- input in insert mode (the focus stayed here, so the next keys ran chats-pane keys)
+          require("bb7.commands_extra").new_chat({ args = name })
         end
       end)
     end,
