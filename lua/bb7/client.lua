@@ -9,6 +9,11 @@ Client.__index = Client
 -- Replies that end a `send` stream; everything else with its id (chunk, thinking) continues it.
 local STREAM_END = { done = true, diff_error = true, error = true }
 
+-- The daemon reads request lines of at most 1 MiB; a longer one it answers with an error that
+-- carries no request id, so the request would wait forever. Such a request is refused here.
+Client.MAX_LINE = 1024 * 1024
+Client.TOO_LARGE = "Request too large (max 1 MiB). Reduce context size or split the request."
+
 --- opts: `cmd` (list), `transport` (see bb7.transport; defaults to vim.system), `log`
 --- (`function(direction, line)` for the raw traffic), `on_event(msg)` for messages that answer
 --- no request, `on_exit(code, signal, stderr)` when the process ends unasked.
@@ -60,7 +65,8 @@ end
 
 --- Sends `{action, request_id, ...fields}`. `on_reply(msg)` gets every message carrying this
 --- request's id; with `stream = true` the request stays open until `done`, `diff_error` or
---- `error`. Returns the request id (a string), or nil when the daemon is not running.
+--- `error`. Returns the request id (a string), or nil when the daemon is not running or the
+--- request is over `MAX_LINE` (then `on_reply` has had the error).
 function Client:request(action, fields, on_reply, stream)
   if not self.handle then
     if on_reply then
@@ -71,8 +77,14 @@ function Client:request(action, fields, on_reply, stream)
   self.next_id = self.next_id + 1
   local id = tostring(self.next_id)
   local msg = vim.tbl_extend("force", fields or {}, { action = action, request_id = id })
-  self.pending[id] = { on_reply = on_reply or function() end, stream = stream == true, action = action }
   local line = vim.json.encode(msg)
+  if #line > Client.MAX_LINE then
+    if on_reply then
+      on_reply({ type = "error", message = Client.TOO_LARGE })
+    end
+    return nil
+  end
+  self.pending[id] = { on_reply = on_reply or function() end, stream = stream == true, action = action }
   if self.log then
     self.log(">", line)
   end

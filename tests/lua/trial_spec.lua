@@ -86,3 +86,54 @@ describe("n in the chats pane", function()
     end
   end)
 end)
+
+describe(":BB7Add of a file bb7 cannot take", function()
+  local function write_bytes(rel, bytes)
+    local abs = env.dir .. "/" .. rel
+    local file = assert(io.open(abs, "wb"))
+    file:write(bytes)
+    file:close()
+  end
+
+  it("refuses a binary file (it was added as mojibake and showed ~ for ever)", function()
+    local fake = setup()
+    write_bytes("blob.bin", "PK\3\4\0\0\255\254 binary")
+    env.cmd("BB7Add blob.bin")
+    t.eq({ "ERROR BB-7: Cannot add blob.bin: binary file" }, env.messages())
+    t.eq(0, #fake:sent("context_add"))
+  end)
+
+  it("refuses a file over 1 MiB with its size (the daemon's error answered no request)", function()
+    local fake = setup()
+    write_bytes("big.txt", string.rep(string.rep("x", 99) .. "\n", 12000))
+    env.cmd("BB7Add big.txt")
+    t.eq({ "ERROR BB-7: Cannot add big.txt: 1.1 MiB, over the 1 MiB limit" }, env.messages())
+    t.eq(0, #fake:sent("context_add"))
+  end)
+
+  it("a request over the daemon's 1 MiB line limit is refused before it is written", function()
+    local fake = setup()
+    local n = #fake.requests
+    local reply
+    local id = require("bb7.session").request("context_update", { path = "a.txt", content = string.rep("\"", 600 * 1024) }, function(msg)
+      reply = msg
+    end)
+    t.eq(nil, id)
+    t.eq("error", reply.type)
+    t.matches("^Request too large", reply.message)
+    t.eq(n, #fake.requests, "nothing written")
+    t.eq(nil, next(require("bb7.session").client.pending), "nothing left waiting")
+  end)
+
+  it("a message over the limit is not sent and stays in the input", function()
+    setup()
+    local input = require("bb7.ui.input")
+    local text = string.rep("long message ", 90000)
+    input.set_text(text)
+    require("bb7.ui").handlers.input.send()
+    env.settle()
+    t.eq(text, input.text())
+    t.eq(nil, require("bb7.state").data.stream)
+    t.truthy(vim.tbl_contains(env.messages(), "ERROR BB-7: Failed to send: Request too large (max 1 MiB). Reduce context size or split the request."), vim.inspect(env.messages()))
+  end)
+end)

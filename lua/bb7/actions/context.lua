@@ -21,6 +21,13 @@ end
 --- the success message (directory adds report once).
 function M.add(path, content, opts, cb)
   opts = opts or {}
+  -- refused before sending: a binary file was added as mojibake (and showed `~` for ever),
+  -- and a file over the daemon's line limit got an error that answered no request
+  local refusal = content and require("bb7.add_targets").refusal(content)
+  if refusal then
+    notify.error("Cannot add " .. section_label(path, opts.first, opts.last) .. ": " .. refusal)
+    return done(cb, false)
+  end
   local action, fields
   if opts.first then
     action = "context_add_section"
