@@ -137,3 +137,51 @@ describe(":BB7Add of a file bb7 cannot take", function()
     t.truthy(vim.tbl_contains(env.messages(), "ERROR BB-7: Failed to send: Request too large (max 1 MiB). Reduce context size or split the request."), vim.inspect(env.messages()))
   end)
 end)
+
+describe("the preview of a long chat", function()
+  local function long_chat(fake, name)
+    local id = fake:new_chat(name)
+    for i = 1, 30 do
+      table.insert(fake.chats[id].messages, { role = "user", parts = { { type = "text", content = "question " .. i } } })
+      table.insert(fake.chats[id].messages, { role = "assistant", parts = { { type = "text", content = "answer " .. i } } })
+    end
+    return id
+  end
+
+  local function bottom_shown(win)
+    local buf = vim.api.nvim_win_get_buf(win)
+    return vim.api.nvim_win_call(win, function()
+      return vim.fn.line("w$")
+    end) == vim.api.nvim_buf_line_count(buf)
+  end
+
+  it("opens on its newest messages, and a send shows itself wherever the preview was scrolled", function()
+    local fake = env.reset({ initialized = true })
+    env.cmd("BB7Init")
+    fake.active = long_chat(fake, "long")
+    require("bb7.state").data.ready = false
+    env.cmd("BB7")
+    local ui = require("bb7.ui")
+    local win = ui.wins.preview
+    t.truthy(bottom_shown(win), "the chat opens at its end")
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })
+    fake.send_script = { { type = "chunk", content = "the reply" }, { type = "done", usage = {} } }
+    require("bb7.ui.input").set_text("new question")
+    ui.handlers.input.send()
+    env.settle()
+    t.truthy(bottom_shown(win), "the reply is in view")
+    local last = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+    t.truthy(vim.tbl_contains(last, "the reply"), vim.inspect(last))
+
+    -- another chat opens at its end too; the same chat keeps the place you scrolled to
+    ui.focus("preview")
+    vim.api.nvim_win_set_cursor(win, { 3, 0 })
+    require("bb7.actions").load_chat()
+    env.settle()
+    t.eq(3, vim.api.nvim_win_get_cursor(win)[1], "a reload of the same chat leaves the cursor")
+    local other = long_chat(fake, "other")
+    require("bb7.actions").select_chat(other)
+    env.settle()
+    t.truthy(bottom_shown(win), "the other chat opens at its end")
+  end)
+end)

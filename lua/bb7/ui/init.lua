@@ -85,6 +85,11 @@ local function render_chat(force)
       limit = length - fixed
     end
     preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    if data.chat.id ~= M.shown_chat_id and preview.show_end() then
+      -- another chat in view: its newest messages, not its first ones (reopening the tab
+      -- on the same chat puts the cursor back where it was, bb7.ui.restore)
+      M.shown_chat_id = data.chat.id
+    end
     local banner = preview.rendered and preview.rendered.banner ~= nil
     if banner and not M.banner_shown and valid(M.wins.preview) then
       -- the instruction-error banner is at the top: show it when it first appears
