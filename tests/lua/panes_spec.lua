@@ -324,7 +324,7 @@ describe("input and status line", function()
     require("bb7.actions").send("q")
     env.settle()
     local win = require("bb7.ui").wins.preview
-    t.eq(" c │ anthropic/claude-sonnet-4 │ ~4.2k tokens │ $6.55 left │ 1 / 1", vim.wo[win].winbar)
+    t.eq(" c │ anthropic/claude-sonnet-4 │ ~4.2k tokens │ $6.55 left │ 1 / 1%<", vim.wo[win].winbar)
   end)
 end)
 

@@ -185,3 +185,24 @@ describe("the preview of a long chat", function()
     t.truthy(bottom_shown(win), "the other chat opens at its end")
   end)
 end)
+
+describe("resizing Neovim", function()
+  it("gives the input and files panes their heights back and fits the key hints", function()
+    setup()
+    local ui = require("bb7.ui")
+    local layout = require("bb7.config").options.layout
+    local lines, columns = vim.o.lines, vim.o.columns
+    vim.o.lines, vim.o.columns = 24, 90
+    vim.api.nvim_exec_autocmds("VimResized", {})
+    vim.o.lines, vim.o.columns = 60, 180
+    vim.api.nvim_exec_autocmds("VimResized", {})
+    t.eq(layout.input_height, vim.api.nvim_win_get_height(ui.wins.input))
+    t.eq(layout.files_height, vim.api.nvim_win_get_height(ui.wins.files))
+    t.eq(layout.sidebar_width, vim.api.nvim_win_get_width(ui.wins.chats))
+    local hint = vim.wo[ui.wins.preview].statusline
+    t.eq(require("bb7.ui.help").hint("preview", vim.api.nvim_win_get_width(ui.wins.preview)), hint, "made for the new width")
+    local shown = vim.api.nvim_eval_statusline(hint, { winid = ui.wins.preview }).str
+    t.matches("%? keys$", shown, "the hint is whole")
+    vim.o.lines, vim.o.columns = lines, columns
+  end)
+end)

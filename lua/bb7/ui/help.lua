@@ -181,7 +181,8 @@ function M.hint(pane, width)
   if help_key then
     table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
   end
-  return " " .. table.concat(parts, "%#BB7HintText# · ")
+  -- a window made narrower later cuts the hint at its end, not its start
+  return " " .. table.concat(parts, "%#BB7HintText# · ") .. "%<"
 end
 
 --- Puts each pane's hint in its window's status line.

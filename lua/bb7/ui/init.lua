@@ -503,6 +503,10 @@ function M.open(opts)
     end
     M.wins.info = extra.open_info(M.wins.files)
     require("bb7.ui.help").decorate(M.wins)
+    vim.api.nvim_create_autocmd("VimResized", {
+      group = vim.api.nvim_create_augroup("bb7-tab", { clear = true }),
+      callback = M.fit_tab,
+    })
   end
   require("bb7.indicator").seen()
   chats.render(state.data.chats, state.data.active_id)
@@ -516,6 +520,29 @@ function M.open(opts)
   if valid(focus) then
     vim.api.nvim_set_current_win(focus)
   end
+end
+
+--- Gives the panes of the bb7 tab their configured sizes again and fits each pane's key hints
+--- to its width (after the editor was resized: shrinking took the input and files panes down
+--- to a line, and growing gave the room to the others; the hints were cut from the left).
+function M.fit_tab()
+  if M.mode ~= "tab" or not M.is_open() then
+    return
+  end
+  local layout = config.options.layout
+  local sizes = {
+    { "chats", "width", layout.sidebar_width },
+    { "files", "height", layout.files_height },
+    { "input", "height", layout.input_height },
+  }
+  for _, size in ipairs(sizes) do
+    local win = M.wins[size[1]]
+    if valid(win) and size[3] then
+      local set = size[2] == "width" and vim.api.nvim_win_set_width or vim.api.nvim_win_set_height
+      pcall(set, win, size[3])
+    end
+  end
+  require("bb7.ui.help").decorate(M.wins)
 end
 
 --- Closes the bb7 tab (the daemon keeps running).

@@ -36,7 +36,8 @@ end
 --- Sets the winbar of `win`.
 function M.show(win, text)
   if win and vim.api.nvim_win_is_valid(win) then
-    vim.wo[win].winbar = " " .. text:gsub("%%", "%%%%")
+    -- cut at the end when too long (by default the start went: the chat's name)
+    vim.wo[win].winbar = " " .. text:gsub("%%", "%%%%") .. "%<"
   end
 end
 
