@@ -53,6 +53,12 @@ function M.init()
       session.ensure(function(ready)
         if ready then
           notify.info("Initialized in " .. root)
+          if require("bb7.ui").is_open() then
+            -- the open panes showed the global-only store: show the project's
+            actions.refresh_chats()
+            actions.load_chat()
+            actions.refresh_customization()
+          end
         end
       end)
     end)

@@ -206,3 +206,20 @@ describe("resizing Neovim", function()
     vim.o.lines, vim.o.columns = lines, columns
   end)
 end)
+
+describe(":BB7Init with the bb7 tab open", function()
+  it("shows the project at once (the panes kept saying \"Global chats only\")", function()
+    local fake = env.reset()
+    fake:new_chat("a global chat", true)
+    vim.ui.select = function(_, _, cb)
+      cb(nil) -- no chat picked: the tab opens without one
+    end
+    env.cmd("BB7")
+    local info = require("bb7.ui.info")
+    t.truthy(vim.tbl_contains(lines(info.buf()), "Global chats only (no .bb7/ here)"), vim.inspect(lines(info.buf())))
+    env.cmd("BB7Init")
+    env.settle()
+    t.falsy(vim.tbl_contains(lines(info.buf()), "Global chats only (no .bb7/ here)"), vim.inspect(lines(info.buf())))
+    t.eq({ "  No chats yet: press n" }, lines(require("bb7.ui.chats").buf()), "the project's chats")
+  end)
+end)
