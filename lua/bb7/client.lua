@@ -12,6 +12,14 @@ local STREAM_END = { done = true, diff_error = true, error = true }
 -- The daemon reads request lines of at most 1 MiB; a longer one it answers with an error that
 -- carries no request id, so the request would wait forever. Such a request is refused here.
 Client.MAX_LINE = 1024 * 1024
+-- The errors of requests the daemon cannot answer: it is not running, or it died meanwhile.
+Client.NOT_RUNNING = "bb7 daemon is not running"
+Client.EXITED = "bb7 daemon exited"
+
+--- Whether `reply` is one of those: the daemon, not the request, failed.
+function Client.gone(reply)
+  return type(reply) == "table" and reply.type == "error" and (reply.message == Client.NOT_RUNNING or reply.message == Client.EXITED)
+end
 Client.TOO_LARGE = "Request too large (max 1 MiB). Reduce context size or split the request."
 
 --- opts: `cmd` (list), `transport` (see bb7.transport; defaults to vim.system), `log`
@@ -70,7 +78,7 @@ end
 function Client:request(action, fields, on_reply, stream)
   if not self.handle then
     if on_reply then
-      on_reply({ type = "error", message = "bb7 daemon is not running" })
+      on_reply({ type = "error", message = Client.NOT_RUNNING })
     end
     return nil
   end
@@ -146,7 +154,7 @@ function Client:_exited(code, signal)
   local pending = self.pending
   self.pending = {}
   for _, req in pairs(pending) do
-    pcall(req.on_reply, { type = "error", message = "bb7 daemon exited" })
+    pcall(req.on_reply, { type = "error", message = Client.EXITED })
   end
   if not self.stopping then
     self.on_exit(code, signal, self.stderr_tail)

@@ -223,3 +223,58 @@ describe(":BB7Init with the bb7 tab open", function()
     t.eq({ "  No chats yet: press n" }, lines(require("bb7.ui.chats").buf()), "the project's chats")
   end)
 end)
+
+local real = require("helpers.real")
+if real.available() then
+  describe("the daemon killed during a reply (real daemon)", function()
+    it("keeps the text typed meanwhile, says it once and offers the restart", function()
+      real.run(function()
+        real.start({ { text = { "slow ", "reply ", "that ", "does ", "not ", "end" }, delay_ms = 400 }, { text = { "after" } } })
+        env.cmd("BB7")
+        require("bb7.actions").new_chat("killed")
+        env.settle()
+        local ui = require("bb7.ui")
+        local input = require("bb7.ui.input")
+        input.set_text("the question")
+        ui.handlers.input.send()
+        t.truthy(require("bb7.state").data.stream, "streaming")
+        vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, { "typed during the reply" })
+        local offered
+        vim.ui.select = function(items, _, cb)
+          offered = items
+          cb("Leave it stopped")
+        end
+        vim.uv.kill(require("bb7.session").client.handle.pid, "sigkill")
+        t.wait(function()
+          return offered ~= nil
+        end, "restart offer", 10000)
+        -- leaving the input saves the draft: the daemon is gone, so it waits
+        vim.api.nvim_exec_autocmds("InsertLeave", { buffer = input.buf() })
+        env.settle()
+        t.eq({ "ERROR BB-7: Daemon exited (code 0, signal 9)" }, vim.tbl_filter(function(m)
+          return m:find("^ERROR") ~= nil
+        end, env.messages()), "one error, not one per failed step")
+        local shown = table.concat(lines(require("bb7.ui.preview").buf()), "\n")
+        t.matches("The bb7 daemon stopped during the reply", shown)
+        t.falsy(shown:find("re%-ask"), "no re-ask of a message the daemon never marked failed")
+
+        -- the tab opened again starts the daemon again: the typed text is still there
+        env.cmd("BB7")
+        env.cmd("BB7")
+        t.wait(function()
+          return require("bb7.state").data.ready and require("bb7.state").data.chat ~= nil
+        end, "restarted")
+        env.settle()
+        t.eq("typed during the reply", input.text())
+        local draft
+        require("bb7.session").request("chat_get", {}, function(reply)
+          draft = reply.draft
+        end)
+        t.wait(function()
+          return draft ~= nil
+        end, "chat_get")
+        t.eq("typed during the reply", draft, "and saved with the chat")
+      end)
+    end)
+  end)
+end

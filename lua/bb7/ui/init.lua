@@ -181,6 +181,9 @@ local function subscribe()
       preview.stream_notice("notice", "Response aborted by user.")
     elseif msg.type == "diff_error" then
       M.diff_error_notice(msg.errors)
+    elseif require("bb7.client").gone(msg) then
+      -- no failed message to re-ask: the daemon died before it could record one
+      preview.stream_notice("error", "The bb7 daemon stopped during the reply: what arrived is not saved.")
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
       local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
