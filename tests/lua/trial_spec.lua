@@ -278,3 +278,16 @@ if real.available() then
     end)
   end)
 end
+
+describe("the input's draft", function()
+  it("is saved after a change in normal mode (a :qa right after it lost the change)", function()
+    local fake = setup()
+    local input = require("bb7.ui.input")
+    require("bb7.ui").focus("input")
+    vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, { "pasted in normal mode" })
+    vim.api.nvim_exec_autocmds("TextChanged", { buffer = input.buf() })
+    env.settle()
+    local saves = fake:sent("save_draft")
+    t.eq("pasted in normal mode", saves[#saves] and saves[#saves].draft)
+  end)
+end)

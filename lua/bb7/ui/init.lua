@@ -415,7 +415,9 @@ local function setup_buffers()
   require("bb7.complete.blink").register()
   require("bb7.ui.info").attach(buf)
   local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
-  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
+  -- TextChanged: a change made in normal mode (`dd`, `p`, `u`) is saved too; it was kept only
+  -- until the next insert or leaving the pane, so `:qa` right after it lost it
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave", "TextChanged" }, {
     group = group,
     buffer = buf,
     callback = function()
