@@ -158,6 +158,7 @@ describe("files pane", function()
     end
     t.eq(env.dir .. "/a.cs", names[1])
     t.matches("/output/a%.cs$", names[2])
+    t.eq("a.cs", vim.fn.bufname(vim.api.nvim_win_get_buf(wins[1])), "relative, as the tab line shows a file you open")
     vim.cmd("tabclose")
     env.settle()
     t.eq("a.cs", fake:sent("diff_local_done")[1].path)

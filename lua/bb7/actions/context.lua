@@ -219,7 +219,8 @@ function M.diff_local(path, cb)
       end
       return done(cb, false)
     end
-    vim.cmd("tabnew " .. vim.fn.fnameescape(reply.local_path))
+    -- relative to the working directory when inside it, as a file you open shows in the tab line
+    vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local local_buf = vim.api.nvim_get_current_buf()
     vim.cmd("diffthis")
     vim.cmd("vertical rightbelow diffsplit " .. vim.fn.fnameescape(reply.output_path))
