@@ -102,6 +102,7 @@ function M.open()
         actions.refresh_balance()
       elseif #state.data.chats == 0 then
         ui.open()
+        actions.refresh_balance() -- the info pane said "Balance -" until the first reply
       else
         local function open()
           ui.open()
