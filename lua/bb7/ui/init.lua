@@ -99,6 +99,8 @@ local function render_chat(force)
     if data.diff_error then
       -- the failed edits stay listed (with the key to retry) until a send replaces them
       M.diff_error_notice(data.diff_error.errors)
+    else
+      extra.failed_notice(data.chat.messages)
     end
   elseif #data.chats == 0 then
     preview.show_empty("No chats yet.\n\nPress n in the chats pane to start one.")
@@ -186,9 +188,9 @@ local function subscribe()
       preview.stream_notice("error", "The bb7 daemon stopped during the reply: what arrived is not saved.")
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
-      local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
-      if reask and delete then
-        preview.stream_notice("notice", string.format("Press %s on it to re-ask, %s to delete it.", reask, delete))
+      local keys = extra.failed_keys()
+      if keys then
+        preview.stream_notice("notice", keys)
       end
     end
     M.refresh_status()
