@@ -65,9 +65,12 @@ end
 
 --- The absolute paths of the files under `dir` (absolute, without a trailing slash): git's
 --- tracked and untracked-not-ignored files inside a work tree, else a walk skipping hidden
---- entries. Sorted.
+--- entries. Never bb7's own store (`.bb7/`: chats, snapshots, outputs), which git lists
+--- among the untracked files unless it is ignored. Sorted.
 function M.files_under(dir)
-  local paths = git_files(dir) or walk(dir)
+  local paths = vim.tbl_filter(function(path)
+    return not path:find("/.bb7/", 1, true)
+  end, git_files(dir) or walk(dir))
   table.sort(paths)
   return paths
 end

@@ -318,3 +318,21 @@ describe(":BB7 without any chat", function()
     t.matches("^Balance %$", lines(require("bb7.ui.info").buf())[1])
   end)
 end)
+
+describe(":BB7Add of a directory in a git work tree", function()
+  it("leaves out bb7's own store, which git lists as untracked", function()
+    setup()
+    vim.system({ "git", "init", "-q", env.dir }):wait()
+    env.write("a.txt", { "a" })
+    env.write(".bb7/chats/0000000001/chat.json", { "{}" })
+    local prompt
+    vim.ui.select = function(_, opts, cb)
+      prompt = opts.prompt
+      cb(nil)
+    end
+    env.cmd("BB7Add .")
+    t.matches("^BB%-7: add 1 file ", prompt)
+    local paths = require("bb7.add_targets").files_under(env.dir)
+    t.eq({ env.dir .. "/a.txt" }, paths)
+  end)
+end)
