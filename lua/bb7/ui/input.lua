@@ -35,8 +35,15 @@ function M.restore(chat)
   local id = chat and chat.id or nil
   local draft = chat and chat.draft or ""
   if id ~= M.chat_id or draft ~= M.saved then
+    -- text typed while no chat was active goes with the chat that becomes active (it was
+    -- replaced by the new chat's empty draft); it is saved as its draft on the next save
+    local typed = M.chat_id == nil and id ~= nil and draft == "" and vim.trim(M.text()) ~= ""
     M.chat_id = id
-    M.set_text(draft)
+    if typed then
+      M.saved = ""
+    else
+      M.set_text(draft)
+    end
   end
   M.placeholder(id ~= nil)
 end
