@@ -361,3 +361,18 @@ describe("text typed in the input before any chat exists", function()
     t.eq("my first question", saves[#saves] and saves[#saves].draft)
   end)
 end)
+
+describe(":BB7Model with a name the provider does not list", function()
+  it("sets it but warns (a typo showed only when the send failed)", function()
+    setup()
+    require("bb7.actions").fetch_models()
+    env.settle()
+    env.notes = {}
+    env.cmd("BB7Model anthropic/claude-sonet-4")
+    t.eq({ "WARN BB-7: Model anthropic/claude-sonet-4 is not in the provider's list of 2 models: sends may fail" }, env.messages())
+    t.eq("anthropic/claude-sonet-4", require("bb7.state").data.model)
+    env.notes = {}
+    env.cmd("BB7Model openai/gpt-4o")
+    t.eq({ "INFO BB-7: Model openai/gpt-4o" }, env.messages())
+  end)
+end)
