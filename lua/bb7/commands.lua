@@ -69,6 +69,11 @@ end
 -- `always` is called instead when the picker is cancelled.
 local function pick_chat(chats, prompt, after, always)
   require("bb7.picker").chats(chats, prompt, function(chat)
+    if chat and chat.locked then
+      -- as <CR> in the chats pane says (the daemon's refusal named a protocol action)
+      notify.warn(require("bb7.ui.chats").locked_message())
+      chat = nil
+    end
     if chat then
       actions.select_chat(chat.id, function(ok)
         if ok and after then

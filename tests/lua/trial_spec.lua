@@ -376,3 +376,21 @@ describe(":BB7Model with a name the provider does not list", function()
     t.eq({ "INFO BB-7: Model openai/gpt-4o" }, env.messages())
   end)
 end)
+
+describe("the chat picker of :BB7 with a chat another Neovim holds", function()
+  it("marks it locked and, picked, says how to unlock it (the daemon's refusal named chat_force_unlock)", function()
+    local fake = env.reset({ initialized = true })
+    local id = fake:new_chat("held")
+    fake.chats[id].locked = true
+    local shown
+    vim.ui.select = function(items, opts, cb)
+      shown = vim.tbl_map(opts.format_item or tostring, items)
+      cb(items[1])
+    end
+    env.cmd("BB7")
+    t.eq({ "held  ⊘ locked" }, shown)
+    t.eq({ "WARN BB-7: Chat is locked by another bb7 process (u in the chats pane force-unlocks it)" }, env.messages())
+    t.eq(0, #fake:sent("chat_select"))
+    t.truthy(require("bb7.ui").is_open(), "the tab opens without a chat")
+  end)
+end)

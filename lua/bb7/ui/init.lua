@@ -257,8 +257,7 @@ M.handlers = {
   chats = {
     select = with_chat_row(function(chat)
       if chat.locked then
-        local key = config.key("chats", "unlock")
-        notify.warn("Chat is locked by another bb7 process" .. (key and (" (" .. key .. " force-unlocks it)") or ""))
+        notify.warn(chats.locked_message(true))
         return
       end
       actions.select_chat(chat.id)
