@@ -362,7 +362,14 @@ M.handlers = {
     cancel = function()
       actions.cancel()
     end,
-    fork = message_action(actions.fork),
+    -- the message to edit is in the input then: go there, as re-ask and the first plugin do
+    fork = message_action(function(index)
+      actions.fork(index, function(ok)
+        if ok then
+          M.focus("input")
+        end
+      end)
+    end),
     edit = message_action(function(index)
       local chat = state.data.chat
       local message = chat and chat.messages and chat.messages[index + 1]
@@ -373,7 +380,11 @@ M.handlers = {
       local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
       vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
         if choice == "Edit (cut the chat here)" then
-          actions.edit(index)
+          actions.edit(index, function(ok)
+            if ok then
+              M.focus("input")
+            end
+          end)
         end
       end)
     end),
