@@ -249,6 +249,11 @@ function M.search(cmd)
         end
         pick_chat(results, "BB-7: Search results", function()
           require("bb7.ui").open()
+          -- what :BB7 loads besides the chat (the chats pane said "No chats yet" when the
+          -- search came first)
+          actions.refresh_chats()
+          actions.fetch_models(nil, true)
+          actions.refresh_balance()
         end)
       end)
     end
