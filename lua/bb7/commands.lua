@@ -88,6 +88,16 @@ local function pick_chat(chats, prompt, after, always)
   end)
 end
 
+--- What :BB7 loads besides the chat, for the other commands that open the tab (:BB7Search,
+--- :BB7Chat, :BB7File, :BB7Diff, :BB7Split): the chat list, the models (context length) and
+--- the balance. As the first command of a session they showed "No chats yet: press n" beside
+--- the chat they had opened.
+function M.load_around()
+  actions.refresh_chats()
+  actions.fetch_models(nil, true)
+  actions.refresh_balance()
+end
+
 --- :BB7 (closes the bb7 tab when it is the current one)
 function M.open()
   local ui = require("bb7.ui")
@@ -249,11 +259,7 @@ function M.search(cmd)
         end
         pick_chat(results, "BB-7: Search results", function()
           require("bb7.ui").open()
-          -- what :BB7 loads besides the chat (the chats pane said "No chats yet" when the
-          -- search came first)
-          actions.refresh_chats()
-          actions.fetch_models(nil, true)
-          actions.refresh_balance()
+          M.load_around()
         end)
       end)
     end
