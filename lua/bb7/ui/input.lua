@@ -26,7 +26,9 @@ function M.placeholder(active)
   local buf = M.buf()
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   if not active then
-    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_text = { { "No chat selected", "BB7Dim" } }, virt_text_pos = "overlay" })
+    -- after the line, not over it: an overlay at column 0 was pushed along by typed text
+    -- ("abcNo chat selected")
+    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_text = { { "No chat selected", "BB7Dim" } }, virt_text_pos = "eol" })
   end
 end
 
