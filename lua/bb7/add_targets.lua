@@ -7,6 +7,22 @@ local M = {}
 M.MAX_BYTES = 1024 * 1024
 M.MAX_FILES = 2000
 
+--- Whether `text` looks binary: a NUL byte in its first 8000 bytes (git's test, and the first
+--- plugin's).
+function M.is_binary(text)
+  return text:sub(1, 8000):find("\0", 1, true) ~= nil
+end
+
+--- Why `text` cannot be a context file ("binary file", "1.1 MiB, over the 1 MiB limit"), or nil.
+function M.refusal(text)
+  if M.is_binary(text) then
+    return "binary file"
+  end
+  if #text > M.MAX_BYTES then
+    return string.format("%.1f MiB, over the 1 MiB limit", #text / (1024 * 1024))
+  end
+end
+
 local function read(abs)
   local file = io.open(abs, "rb")
   if not file then
@@ -49,9 +65,12 @@ end
 
 --- The absolute paths of the files under `dir` (absolute, without a trailing slash): git's
 --- tracked and untracked-not-ignored files inside a work tree, else a walk skipping hidden
---- entries. Sorted.
+--- entries. Never bb7's own store (`.bb7/`: chats, snapshots, outputs), which git lists
+--- among the untracked files unless it is ignored. Sorted.
 function M.files_under(dir)
-  local paths = git_files(dir) or walk(dir)
+  local paths = vim.tbl_filter(function(path)
+    return not path:find("/.bb7/", 1, true)
+  end, git_files(dir) or walk(dir))
   table.sort(paths)
   return paths
 end
@@ -64,7 +83,7 @@ function M.directory(dir)
   for _, abs in ipairs(paths) do
     local stat = (vim.uv or vim.loop).fs_stat(abs)
     local text = stat and stat.type == "file" and stat.size <= M.MAX_BYTES and read(abs) or nil
-    if text and not text:sub(1, 8000):find("\0", 1, true) and #files < M.MAX_FILES then
+    if text and not M.is_binary(text) and #files < M.MAX_FILES then
       table.insert(files, { abs = abs, content = text })
     else
       skipped = skipped + 1

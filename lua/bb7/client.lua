@@ -9,6 +9,19 @@ Client.__index = Client
 -- Replies that end a `send` stream; everything else with its id (chunk, thinking) continues it.
 local STREAM_END = { done = true, diff_error = true, error = true }
 
+-- The daemon reads request lines of at most 1 MiB; a longer one it answers with an error that
+-- carries no request id, so the request would wait forever. Such a request is refused here.
+Client.MAX_LINE = 1024 * 1024
+-- The errors of requests the daemon cannot answer: it is not running, or it died meanwhile.
+Client.NOT_RUNNING = "bb7 daemon is not running"
+Client.EXITED = "bb7 daemon exited"
+
+--- Whether `reply` is one of those: the daemon, not the request, failed.
+function Client.gone(reply)
+  return type(reply) == "table" and reply.type == "error" and (reply.message == Client.NOT_RUNNING or reply.message == Client.EXITED)
+end
+Client.TOO_LARGE = "Request too large (max 1 MiB). Reduce context size or split the request."
+
 --- opts: `cmd` (list), `transport` (see bb7.transport; defaults to vim.system), `log`
 --- (`function(direction, line)` for the raw traffic), `on_event(msg)` for messages that answer
 --- no request, `on_exit(code, signal, stderr)` when the process ends unasked.
@@ -60,19 +73,26 @@ end
 
 --- Sends `{action, request_id, ...fields}`. `on_reply(msg)` gets every message carrying this
 --- request's id; with `stream = true` the request stays open until `done`, `diff_error` or
---- `error`. Returns the request id (a string), or nil when the daemon is not running.
+--- `error`. Returns the request id (a string), or nil when the daemon is not running or the
+--- request is over `MAX_LINE` (then `on_reply` has had the error).
 function Client:request(action, fields, on_reply, stream)
   if not self.handle then
     if on_reply then
-      on_reply({ type = "error", message = "bb7 daemon is not running" })
+      on_reply({ type = "error", message = Client.NOT_RUNNING })
     end
     return nil
   end
   self.next_id = self.next_id + 1
   local id = tostring(self.next_id)
   local msg = vim.tbl_extend("force", fields or {}, { action = action, request_id = id })
-  self.pending[id] = { on_reply = on_reply or function() end, stream = stream == true, action = action }
   local line = vim.json.encode(msg)
+  if #line > Client.MAX_LINE then
+    if on_reply then
+      on_reply({ type = "error", message = Client.TOO_LARGE })
+    end
+    return nil
+  end
+  self.pending[id] = { on_reply = on_reply or function() end, stream = stream == true, action = action }
   if self.log then
     self.log(">", line)
   end
@@ -134,7 +154,7 @@ function Client:_exited(code, signal)
   local pending = self.pending
   self.pending = {}
   for _, req in pairs(pending) do
-    pcall(req.on_reply, { type = "error", message = "bb7 daemon exited" })
+    pcall(req.on_reply, { type = "error", message = Client.EXITED })
   end
   if not self.stopping then
     self.on_exit(code, signal, self.stderr_tail)

@@ -53,6 +53,12 @@ function M.init()
       session.ensure(function(ready)
         if ready then
           notify.info("Initialized in " .. root)
+          if require("bb7.ui").is_open() then
+            -- the open panes showed the global-only store: show the project's
+            actions.refresh_chats()
+            actions.load_chat()
+            actions.refresh_customization()
+          end
         end
       end)
     end)
@@ -63,6 +69,11 @@ end
 -- `always` is called instead when the picker is cancelled.
 local function pick_chat(chats, prompt, after, always)
   require("bb7.picker").chats(chats, prompt, function(chat)
+    if chat and chat.locked then
+      -- as <CR> in the chats pane says (the daemon's refusal named a protocol action)
+      notify.warn(require("bb7.ui.chats").locked_message())
+      chat = nil
+    end
     if chat then
       actions.select_chat(chat.id, function(ok)
         if ok and after then
@@ -75,6 +86,16 @@ local function pick_chat(chats, prompt, after, always)
       always()
     end
   end)
+end
+
+--- What :BB7 loads besides the chat, for the other commands that open the tab (:BB7Search,
+--- :BB7Chat, :BB7File, :BB7Diff, :BB7Split): the chat list, the models (context length) and
+--- the balance. As the first command of a session they showed "No chats yet: press n" beside
+--- the chat they had opened.
+function M.load_around()
+  actions.refresh_chats()
+  actions.fetch_models(nil, true)
+  actions.refresh_balance()
 end
 
 --- :BB7 (closes the bb7 tab when it is the current one)
@@ -96,6 +117,7 @@ function M.open()
         actions.refresh_balance()
       elseif #state.data.chats == 0 then
         ui.open()
+        actions.refresh_balance() -- the info pane said "Balance -" until the first reply
       else
         local function open()
           ui.open()
@@ -237,6 +259,7 @@ function M.search(cmd)
         end
         pick_chat(results, "BB-7: Search results", function()
           require("bb7.ui").open()
+          M.load_around()
         end)
       end)
     end

@@ -21,11 +21,8 @@ function M.project_files()
   local files = {}
   local prefix = #root + 2 -- after "root/"
   for _, abs in ipairs(require("bb7.add_targets").files_under(root)) do
-    local path = abs:sub(prefix)
-    -- bb7's own store (chats, snapshots) is no project file
-    if not path:match("^%.bb7/") then
-      table.insert(files, path)
-    end
+    -- (bb7's own store is left out there)
+    table.insert(files, abs:sub(prefix))
   end
   if #files > M.MAX_FILES then
     files = vim.list_slice(files, 1, M.MAX_FILES)

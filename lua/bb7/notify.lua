@@ -32,6 +32,8 @@ function M.daemon_error(what, message)
     M[known[2]](known[1])
     return true
   end
+  -- the lock refusal names the protocol action; the user has a key for it
+  message = type(message) == "string" and message:gsub("or use chat_force_unlock$", "or force-unlock it in the chats pane") or message
   M.error("Failed to " .. what .. ": " .. tostring(message or "unknown error"))
   return false
 end

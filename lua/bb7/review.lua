@@ -253,7 +253,8 @@ function M.start(path, cb)
       return cb and cb(false)
     end
     local output = vim.fn.filereadable(reply.output_path) == 1 and vim.fn.readfile(reply.output_path) or {}
-    vim.cmd("tabnew " .. vim.fn.fnameescape(reply.local_path))
+    -- relative to the working directory when inside it, as a file you open shows in the tab line
+    vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local buf = vim.api.nvim_get_current_buf()
     local r = { buf = buf, path = path, output = output, rejected = {}, hunks = {} }
     M.active = r

@@ -65,7 +65,7 @@ local function offer_restart(code, signal, stderr)
   state.data.stream = nil
   state.data.ready = false
   if stream then
-    state.emit("stream_end", { id = stream.id, type = "error", message = "bb7 daemon exited" })
+    state.emit("stream_end", { id = stream.id, type = "error", message = Client.EXITED })
   end
   vim.ui.select({ "Restart bb7", "Leave it stopped" }, { prompt = "BB-7: the daemon stopped." }, function(choice)
     if choice == "Restart bb7" then
@@ -115,7 +115,7 @@ end
 function M.request(action, fields, on_reply, stream)
   if not M.client then
     if on_reply then
-      on_reply({ type = "error", message = "bb7 daemon is not running" })
+      on_reply({ type = "error", message = Client.NOT_RUNNING })
     end
     return nil
   end

@@ -19,6 +19,9 @@ local function with_tab(fn)
     if was_open and state.data.chat then
       return fn()
     end
+    if not was_open then
+      require("bb7.commands").load_around()
+    end
     actions.load_chat(function(ok)
       if ok then
         actions.refresh_files(function()
@@ -86,6 +89,7 @@ function M.split(cmd)
     require("bb7.commands").with_project(function()
       local ui = require("bb7.ui")
       ui.open({ layout = side() })
+      require("bb7.commands").load_around()
       if state.data.active_id then
         actions.load_chat()
       end

@@ -242,6 +242,8 @@ describe("state: chat active", function()
     t.eq({ "Physics engine" }, offered)
     t.eq("0000000002", fake.active)
     t.truthy(require("bb7.ui").is_open())
+    local listed = vim.api.nvim_buf_get_lines(require("bb7.ui.chats").buf(), 0, -1, false)
+    t.truthy(vim.tbl_contains(listed, "▶  Physics engine"), "the chats pane lists the chats: " .. vim.inspect(listed))
     env.notes = {}
     env.cmd("BB7Search zzz")
     t.eq({ "INFO BB-7: No chats match zzz" }, env.messages())

@@ -64,6 +64,8 @@ local function scenario()
   env.settle()
   local state = require("bb7.state")
   t.truthy(state.data.active_id, "a chat is active")
+  t.eq({ "INFO BB-7: Created: classic" }, env.messages())
+  env.notes = {}
 
   -- add files
   env.cmd("BB7Add notes.txt")

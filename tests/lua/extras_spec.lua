@@ -58,7 +58,7 @@ describe("help overlay and hints", function()
   it("each pane's status line hints at its keys", function()
     setup({ setup = { keymaps = { input = { model = "gM" } } } })
     local wins = require("bb7.ui").wins
-    t.matches("%?%%#BB7HintText# keys$", vim.wo[wins.input].statusline, "the help key always fits")
+    t.matches("%?%%#BB7HintText# keys%%<$", vim.wo[wins.input].statusline, "the help key always fits")
     t.truthy(#vim.wo[wins.input].statusline:gsub("%%#[%w]+#", "") <= vim.api.nvim_win_get_width(wins.input), "fits the window")
     local hint = require("bb7.ui.help").hint("input", 200)
     t.matches("<CR>%%#BB7HintText# send", hint)

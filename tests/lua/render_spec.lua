@@ -115,6 +115,6 @@ describe("preview counter with a model limit", function()
     require("bb7.actions").load_chat()
     env.settle()
     local winbar = vim.wo[require("bb7.ui").wins.preview].winbar
-    t.matches("│ 1 / 2$", winbar)
+    t.matches("│ 1 / 2%%<$", winbar)
   end)
 end)

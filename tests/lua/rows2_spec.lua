@@ -109,7 +109,7 @@ describe("workflow rows (2)", function()
     t.wait(function()
       return (shown() or ""):find("01:05", 1, true) ~= nil
     end, "elapsed time in the spinner")
-    t.matches("streaming… 01:05", vim.wo[ui.wins.preview].winbar)
+    t.matches("waiting… 01:05", vim.wo[ui.wins.preview].winbar, "the spinner's word: nothing arrived yet")
     require("bb7.actions").cancel()
     env.settle()
     t.eq(nil, shown(), "no spinner after the end")

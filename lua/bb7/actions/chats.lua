@@ -57,7 +57,8 @@ function M.new_chat(name, cb)
       return done(cb, false)
     end
     state.data.active_id = reply.id
-    state.data.reask = nil
+    -- the last reply's usage line belongs to the chat it came from, not to this empty one
+    state.data.last_usage, state.data.trimmed, state.data.reask = nil, 0, nil
     M.refresh_chats()
     sync.load_chat(cb)
   end)

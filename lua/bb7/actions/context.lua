@@ -21,6 +21,13 @@ end
 --- the success message (directory adds report once).
 function M.add(path, content, opts, cb)
   opts = opts or {}
+  -- refused before sending: a binary file was added as mojibake (and showed `~` for ever),
+  -- and a file over the daemon's line limit got an error that answered no request
+  local refusal = content and require("bb7.add_targets").refusal(content)
+  if refusal then
+    notify.error("Cannot add " .. section_label(path, opts.first, opts.last) .. ": " .. refusal)
+    return done(cb, false)
+  end
   local action, fields
   if opts.first then
     action = "context_add_section"
@@ -212,7 +219,8 @@ function M.diff_local(path, cb)
       end
       return done(cb, false)
     end
-    vim.cmd("tabnew " .. vim.fn.fnameescape(reply.local_path))
+    -- relative to the working directory when inside it, as a file you open shows in the tab line
+    vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local local_buf = vim.api.nvim_get_current_buf()
     vim.cmd("diffthis")
     vim.cmd("vertical rightbelow diffsplit " .. vim.fn.fnameescape(reply.output_path))

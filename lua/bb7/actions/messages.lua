@@ -1,5 +1,6 @@
 -- Message actions: the draft, send (with re-ask of a failed pair), cancel, retry after a
 -- diff_error, fork, edit, deleting a failed pair.
+local Client = require("bb7.client")
 local common = require("bb7.actions.common")
 local config = require("bb7.config")
 local failed = require("bb7.failed")
@@ -26,8 +27,12 @@ function M.save_draft(text, cb)
     state.data.pending_draft = { chat_id = state.data.active_id, text = text }
     return done(cb, true)
   end
+  local chat_id = state.data.active_id
   session.request("save_draft", { draft = text }, function(reply)
-    if reply.type == "error" then
+    if Client.gone(reply) then
+      -- kept, and saved when the chat is loaded from the restarted daemon (bb7.actions.sync)
+      state.data.pending_draft = { chat_id = chat_id, text = text }
+    elseif reply.type == "error" then
       notify.daemon_error("save the draft", reply.message)
     end
     done(cb, reply.type ~= "error")
@@ -42,7 +47,9 @@ local function flush_draft(cb)
     return cb()
   end
   session.request("save_draft", { draft = pending.text }, function(reply)
-    if reply.type == "error" then
+    if Client.gone(reply) then
+      state.data.pending_draft = pending
+    elseif reply.type == "error" then
       notify.daemon_error("save the draft", reply.message)
     end
     cb()
@@ -100,6 +107,11 @@ local function stream(content, retry_context, cb)
     end
     msg.cancelled = (running and running.cancelled) or msg.message == failed.ABORTED
     state.emit("stream_end", msg)
+    if Client.gone(msg) then
+      -- the daemon died: the preview says so, the restart offer follows, and there is nothing
+      -- to load (each step failing said so once more); a draft typed meanwhile stays pending
+      return done(cb, msg)
+    end
     if msg.type == "error" and not msg.cancelled then
       notify.daemon_error("send", failed.parse(msg.message) and failed.display(msg.message) or msg.message)
     end

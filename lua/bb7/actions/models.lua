@@ -15,7 +15,16 @@ M.MAX_AGE = 24 * 60 * 60
 function M.set_model(model, cb)
   state.data.model = model
   state.emit("status")
-  notify.info("Model " .. model)
+  local known = state.data.models
+  local listed = not known or #known == 0 or vim.iter(known):any(function(m)
+    return m.id == model
+  end)
+  if listed then
+    notify.info("Model " .. model)
+  else
+    -- still set (a list can miss a model), but a typo no longer waits for the send to fail
+    notify.warn(string.format("Model %s is not in the provider's list of %d models: sends may fail", model, #known))
+  end
   if not state.data.active_id then
     return done(cb, true)
   end

@@ -109,6 +109,18 @@ function M.load_chat(cb)
       notify.daemon_error("load the chat", reply.message)
       return done(cb, false)
     end
+    local pending = state.data.pending_draft
+    if pending and pending.chat_id == reply.id and not state.data.stream then
+      -- a draft the daemon could not take (it had died): it wins over the stored one, which
+      -- would have replaced the text in the input
+      state.data.pending_draft = nil
+      reply.draft = pending.text
+      session.request("save_draft", { draft = pending.text }, function(saved)
+        if saved.type == "error" then
+          notify.daemon_error("save the draft", saved.message)
+        end
+      end)
+    end
     state.data.chat = reply
     state.data.active_id = reply.id
     if state.data.diff_error and state.data.diff_error.chat_id ~= reply.id then

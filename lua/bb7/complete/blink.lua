@@ -12,7 +12,7 @@ function Source.new()
 end
 
 function Source:enabled()
-  return vim.api.nvim_buf_get_name(0):match("bb7://input$") ~= nil
+  return require("bb7.ui.buffers").pane_of() == "input"
 end
 
 function Source:get_trigger_characters()

@@ -8,7 +8,7 @@ local source = {}
 source.__index = source
 
 function source:is_available()
-  return vim.bo.filetype == "markdown" and vim.api.nvim_buf_get_name(0):match("bb7://input$") ~= nil
+  return vim.bo.filetype == "markdown" and require("bb7.ui.buffers").pane_of() == "input"
 end
 
 function source:get_trigger_characters()

@@ -8,6 +8,14 @@ M.rows = {} -- row (1-based) -> chat
 -- after the name of a chat another bb7 process holds (the first plugin's ⊘)
 M.LOCKED = "  ⊘ locked"
 
+--- What opening a chat another bb7 process holds says: the chats pane's <CR> (`in_pane`) and
+--- the pickers.
+function M.locked_message(in_pane)
+  local key = require("bb7.config").key("chats", "unlock")
+  local where = in_pane and "" or " in the chats pane"
+  return "Chat is locked by another bb7 process" .. (key and (" (" .. key .. where .. " force-unlocks it)") or "")
+end
+
 function M.buf()
   return buffers.get("chats")
 end

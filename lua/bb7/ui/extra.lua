@@ -133,6 +133,27 @@ end
 
 local subscribed = false
 
+--- "Press <LocalLeader>a on it to re-ask, d to delete it." (nil when either key is off).
+function M.failed_keys()
+  local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
+  if reask and delete then
+    return string.format("Press %s on it to re-ask, %s to delete it.", reask, delete)
+  end
+end
+
+--- Under a chat that ends with a failed pair, the keys that re-ask or delete it (shown when the
+--- send failed; the reload of the chat right after it took them away).
+function M.failed_notice(messages)
+  local found = require("bb7.failed").find(messages)
+  local last = found[#found]
+  local keys = M.failed_keys()
+  if last and last.last and keys then
+    local preview = require("bb7.ui.preview")
+    preview.stream_notice("notice", keys)
+    preview.stream_finish()
+  end
+end
+
 --- Redraws the info pane on state changes (once per Neovim).
 function M.subscribe()
   if subscribed then

@@ -102,7 +102,7 @@ local ns = vim.api.nvim_create_namespace("bb7-help")
 --- Opens the overlay for `pane` (the pane of the current buffer when nil); `q`, `?` or <Esc>
 --- close it, as does leaving it.
 function M.show(pane)
-  pane = pane or vim.api.nvim_buf_get_name(0):match("bb7://(%w+)$") or "global"
+  pane = pane or require("bb7.ui.buffers").pane_of() or "global"
   local lines, keys = M.lines(pane)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -117,6 +117,7 @@ function M.show(pane)
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "bb7-help"
+  pcall(vim.api.nvim_buf_set_name, buf, require("bb7.ui.buffers").name("keys"))
   local width = 20
   for _, line in ipairs(lines) do
     width = math.max(width, vim.fn.strdisplaywidth(line) + 2)
@@ -180,7 +181,8 @@ function M.hint(pane, width)
   if help_key then
     table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
   end
-  return " " .. table.concat(parts, "%#BB7HintText# · ")
+  -- a window made narrower later cuts the hint at its end, not its start
+  return " " .. table.concat(parts, "%#BB7HintText# · ") .. "%<"
 end
 
 --- Puts each pane's hint in its window's status line.

@@ -85,6 +85,11 @@ local function render_chat(force)
       limit = length - fixed
     end
     preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    if data.chat.id ~= M.shown_chat_id and preview.show_end() then
+      -- another chat in view: its newest messages, not its first ones (reopening the tab
+      -- on the same chat puts the cursor back where it was, bb7.ui.restore)
+      M.shown_chat_id = data.chat.id
+    end
     local banner = preview.rendered and preview.rendered.banner ~= nil
     if banner and not M.banner_shown and valid(M.wins.preview) then
       -- the instruction-error banner is at the top: show it when it first appears
@@ -94,6 +99,8 @@ local function render_chat(force)
     if data.diff_error then
       -- the failed edits stay listed (with the key to retry) until a send replaces them
       M.diff_error_notice(data.diff_error.errors)
+    else
+      extra.failed_notice(data.chat.messages)
     end
   elseif #data.chats == 0 then
     preview.show_empty("No chats yet.\n\nPress n in the chats pane to start one.")
@@ -176,11 +183,14 @@ local function subscribe()
       preview.stream_notice("notice", "Response aborted by user.")
     elseif msg.type == "diff_error" then
       M.diff_error_notice(msg.errors)
+    elseif require("bb7.client").gone(msg) then
+      -- no failed message to re-ask: the daemon died before it could record one
+      preview.stream_notice("error", "The bb7 daemon stopped during the reply: what arrived is not saved.")
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
-      local reask, delete = config.key("preview", "reask"), config.key("preview", "delete_failed")
-      if reask and delete then
-        preview.stream_notice("notice", string.format("Press %s on it to re-ask, %s to delete it.", reask, delete))
+      local keys = extra.failed_keys()
+      if keys then
+        preview.stream_notice("notice", keys)
       end
     end
     M.refresh_status()
@@ -247,8 +257,7 @@ M.handlers = {
   chats = {
     select = with_chat_row(function(chat)
       if chat.locked then
-        local key = config.key("chats", "unlock")
-        notify.warn("Chat is locked by another bb7 process" .. (key and (" (" .. key .. " force-unlocks it)") or ""))
+        notify.warn(chats.locked_message(true))
         return
       end
       actions.select_chat(chat.id)
@@ -268,7 +277,9 @@ M.handlers = {
     new = function()
       vim.ui.input({ prompt = "BB-7 new chat name (empty for default): " }, function(name)
         if name ~= nil then
-          actions.new_chat(name)
+          -- as :BB7NewChat and the first plugin's `n`: says "Created: ..." and puts you in the
+          -- input in insert mode (the focus stayed here, so the next keys ran chats-pane keys)
+          require("bb7.commands_extra").new_chat({ args = name })
         end
       end)
     end,
@@ -351,7 +362,14 @@ M.handlers = {
     cancel = function()
       actions.cancel()
     end,
-    fork = message_action(actions.fork),
+    -- the message to edit is in the input then: go there, as re-ask and the first plugin do
+    fork = message_action(function(index)
+      actions.fork(index, function(ok)
+        if ok then
+          M.focus("input")
+        end
+      end)
+    end),
     edit = message_action(function(index)
       local chat = state.data.chat
       local message = chat and chat.messages and chat.messages[index + 1]
@@ -362,7 +380,11 @@ M.handlers = {
       local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
       vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
         if choice == "Edit (cut the chat here)" then
-          actions.edit(index)
+          actions.edit(index, function(ok)
+            if ok then
+              M.focus("input")
+            end
+          end)
         end
       end)
     end),
@@ -405,7 +427,9 @@ local function setup_buffers()
   require("bb7.complete.blink").register()
   require("bb7.ui.info").attach(buf)
   local group = vim.api.nvim_create_augroup("bb7-input", { clear = true })
-  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
+  -- TextChanged: a change made in normal mode (`dd`, `p`, `u`) is saved too; it was kept only
+  -- until the next insert or leaving the pane, so `:qa` right after it lost it
+  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave", "TextChanged" }, {
     group = group,
     buffer = buf,
     callback = function()
@@ -496,6 +520,10 @@ function M.open(opts)
     end
     M.wins.info = extra.open_info(M.wins.files)
     require("bb7.ui.help").decorate(M.wins)
+    vim.api.nvim_create_autocmd("VimResized", {
+      group = vim.api.nvim_create_augroup("bb7-tab", { clear = true }),
+      callback = M.fit_tab,
+    })
   end
   require("bb7.indicator").seen()
   chats.render(state.data.chats, state.data.active_id)
@@ -509,6 +537,29 @@ function M.open(opts)
   if valid(focus) then
     vim.api.nvim_set_current_win(focus)
   end
+end
+
+--- Gives the panes of the bb7 tab their configured sizes again and fits each pane's key hints
+--- to its width (after the editor was resized: shrinking took the input and files panes down
+--- to a line, and growing gave the room to the others; the hints were cut from the left).
+function M.fit_tab()
+  if M.mode ~= "tab" or not M.is_open() then
+    return
+  end
+  local layout = config.options.layout
+  local sizes = {
+    { "chats", "width", layout.sidebar_width },
+    { "files", "height", layout.files_height },
+    { "input", "height", layout.input_height },
+  }
+  for _, size in ipairs(sizes) do
+    local win = M.wins[size[1]]
+    if valid(win) and size[3] then
+      local set = size[2] == "width" and vim.api.nvim_win_set_width or vim.api.nvim_win_set_height
+      pcall(set, win, size[3])
+    end
+  end
+  require("bb7.ui.help").decorate(M.wins)
 end
 
 --- Closes the bb7 tab (the daemon keeps running).

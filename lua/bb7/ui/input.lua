@@ -26,7 +26,9 @@ function M.placeholder(active)
   local buf = M.buf()
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   if not active then
-    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_text = { { "No chat selected", "BB7Dim" } }, virt_text_pos = "overlay" })
+    -- after the line, not over it: an overlay at column 0 was pushed along by typed text
+    -- ("abcNo chat selected")
+    vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, { virt_text = { { "No chat selected", "BB7Dim" } }, virt_text_pos = "eol" })
   end
 end
 
@@ -35,8 +37,15 @@ function M.restore(chat)
   local id = chat and chat.id or nil
   local draft = chat and chat.draft or ""
   if id ~= M.chat_id or draft ~= M.saved then
+    -- text typed while no chat was active goes with the chat that becomes active (it was
+    -- replaced by the new chat's empty draft); it is saved as its draft on the next save
+    local typed = M.chat_id == nil and id ~= nil and draft == "" and vim.trim(M.text()) ~= ""
     M.chat_id = id
-    M.set_text(draft)
+    if typed then
+      M.saved = ""
+    else
+      M.set_text(draft)
+    end
   end
   M.placeholder(id ~= nil)
 end

@@ -187,7 +187,10 @@ function M.close()
   if not s then
     return
   end
-  for _, win in ipairs({ s.prompt_win, s.detail_win, s.win }) do
+  -- not ipairs over the three: without a filter prompt the first is nil and ipairs stopped
+  -- there, leaving the picker on screen after a pick
+  for _, key in ipairs({ "prompt_win", "detail_win", "win" }) do
+    local win = s[key]
     if win and vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
     end
@@ -332,6 +335,8 @@ function M.open(models, current, on_pick)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "bb7-models"
+  -- named for the tab line (an unnamed one shows as "[Scratch]")
+  pcall(vim.api.nvim_buf_set_name, buf, require("bb7.ui.buffers").name("models"))
   local longest = 50
   for _, line in ipairs((M.lines(models, favorites.list(), current))) do
     longest = math.max(longest, vim.fn.strdisplaywidth(line) + 2)

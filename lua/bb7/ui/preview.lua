@@ -142,10 +142,23 @@ vim.api.nvim_create_autocmd({ "WinScrolled", "BufWinEnter" }, {
 --- Writes a rendered result (see bb7.render) into the buffer.
 function M.show(rendered, mode)
   local buf = M.buf()
+  local count = vim.api.nvim_buf_line_count(buf)
+  -- windows at the end of the chat stay there when it is drawn again (a reply that ended
+  -- comes back with its usage line)
+  local at_end = {}
+  if M.mode == "chat" and (mode or "chat") == "chat" then
+    at_end = vim.tbl_filter(function(win)
+      return vim.api.nvim_win_get_cursor(win)[1] >= count
+    end, buffers.windows(buf))
+  end
   M.mode = mode or "chat"
   M.stream = nil
   M.rendered = rendered
   buffers.set_lines(buf, rendered.lines)
+  local last = vim.api.nvim_buf_line_count(buf)
+  for _, win in ipairs(at_end) do
+    vim.api.nvim_win_set_cursor(win, { last, 0 })
+  end
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   vim.api.nvim_buf_clear_namespace(buf, Stream.ns, 0, -1)
   for _, hl in ipairs(rendered.hls) do
@@ -200,7 +213,21 @@ function M.stream_start(content, model)
   vim.api.nvim_buf_set_extmark(buf, ns, user_row, 0, { line_hl_group = "BB7User" })
   vim.api.nvim_buf_set_extmark(buf, ns, assistant_row, 0, { line_hl_group = "BB7Assistant" })
   M.stream = Stream.new(buf, config.options.fold_thinking)
-  M.stream:_follow()
+  -- a send shows its message and the reply wherever the preview was scrolled (the first
+  -- plugin's way); the reply then follows the end until you move away from it
+  M.show_end()
+end
+
+--- Puts the cursor of each window showing the preview on its last line. Returns whether one
+--- does.
+function M.show_end()
+  local buf = M.buf()
+  local count = vim.api.nvim_buf_line_count(buf)
+  local wins = buffers.windows(buf)
+  for _, win in ipairs(wins) do
+    vim.api.nvim_win_set_cursor(win, { count, 0 })
+  end
+  return #wins > 0
 end
 
 --- Appends one stream message (`chunk` or `thinking`).

@@ -81,6 +81,11 @@ function M.receiving()
   end
 end
 
+--- Whether a reply runs and nothing of it has arrived yet.
+function M.waiting()
+  return run ~= nil and not run.receiving
+end
+
 --- Whether a spinner runs.
 function M.running()
   return run ~= nil

@@ -79,7 +79,7 @@ function M.open()
     vim.bo[M.buf].bufhidden = "hide"
     vim.bo[M.buf].swapfile = false
     vim.bo[M.buf].filetype = "markdown"
-    pcall(vim.api.nvim_buf_set_name, M.buf, "bb7://split")
+    pcall(vim.api.nvim_buf_set_name, M.buf, require("bb7.ui.buffers").name("split"))
     keymaps.apply(M.buf, config.options.keymaps.split, { send = M.send, close = M.close })
   end
   if not valid(M.win) then

@@ -23,9 +23,12 @@ function M.text(data, rendered)
     table.insert(parts, balance)
   end
   if data.stream then
-    local elapsed = require("bb7.ui.spinner").elapsed()
-    local time = elapsed and (" " .. require("bb7.ui.spinner").duration(elapsed)) or ""
-    table.insert(parts, (data.stream.cancelled and "cancelling…" or "streaming…") .. time)
+    local spinner = require("bb7.ui.spinner")
+    local elapsed = spinner.elapsed()
+    local time = elapsed and (" " .. spinner.duration(elapsed)) or ""
+    -- the spinner's word: "waiting…" until the first piece arrives
+    local label = data.stream.cancelled and "cancelling…" or (spinner.waiting() and "waiting…" or "streaming…")
+    table.insert(parts, label .. time)
   end
   if rendered and rendered.total and rendered.total > 0 then
     table.insert(parts, format.counter(rendered.included, rendered.total, data.trimmed))
@@ -36,7 +39,8 @@ end
 --- Sets the winbar of `win`.
 function M.show(win, text)
   if win and vim.api.nvim_win_is_valid(win) then
-    vim.wo[win].winbar = " " .. text:gsub("%%", "%%%%")
+    -- cut at the end when too long (by default the start went: the chat's name)
+    vim.wo[win].winbar = " " .. text:gsub("%%", "%%%%") .. "%<"
   end
 end
 

@@ -22,7 +22,7 @@ function M.reset(opts)
       package.loaded[name] = nil
     end
   end
-  for _, group in ipairs({ "bb7", "bb7-input", "bb7-local-files", "bb7-float", "bb7-autopreview", "bb7-instructions", "bb7-complete" }) do
+  for _, group in ipairs({ "bb7", "bb7-input", "bb7-local-files", "bb7-float", "bb7-autopreview", "bb7-instructions", "bb7-complete", "bb7-tab" }) do
     pcall(vim.api.nvim_del_augroup_by_name, group)
   end
   vim.cmd("silent! tabonly!")
