@@ -164,7 +164,7 @@ pub(crate) fn from_transport(
     } else {
         ErrorKind::Network
     };
-    let mut message = format!("{what} {} at {url}: {cause}", provider.display_name());
+    let mut message = format!("{what} {} at {url}: {cause}", named(provider, url));
     if provider == ProviderKind::Ollama && error.is_connect() {
         message = format!(
             "cannot reach Ollama at {url}: {cause}; Ollama is not running there: start it \
@@ -172,6 +172,21 @@ pub(crate) fn from_transport(
         );
     }
     LlmError::new(kind, message)
+}
+
+/// How `provider` at `url` is named in messages: by the service's name at its own address,
+/// as "the server" elsewhere (a base URL may point a hosted service's API at a proxy or a
+/// local server; bb7 speaks OpenRouter's API to whatever `base_url` says).
+fn named(provider: ProviderKind, url: &str) -> &'static str {
+    let host = |url: &str| {
+        reqwest::Url::parse(url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_owned))
+    };
+    match provider.default_endpoint() {
+        Some(own) if own.starts_with("https://") && host(own) != host(url) => "the server",
+        _ => provider.display_name(),
+    }
 }
 
 /// A frame that is not what the protocol promises.
@@ -225,6 +240,31 @@ pub(crate) fn shorten(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hosted_service_is_named_only_at_its_own_address() {
+        let openrouter = ProviderKind::OpenRouter;
+        assert_eq!(
+            named(openrouter, "https://openrouter.ai/api/v1/chat/completions"),
+            "OpenRouter"
+        );
+        assert_eq!(
+            named(openrouter, "http://127.0.0.1:9/v1/chat/completions"),
+            "the server"
+        );
+        assert_eq!(
+            named(ProviderKind::Anthropic, "https://proxy.example/v1/messages"),
+            "the server"
+        );
+        assert_eq!(
+            named(ProviderKind::Ollama, "http://box:11434/api/chat"),
+            "Ollama"
+        );
+        assert_eq!(
+            named(ProviderKind::LlamaCpp, "http://box:1/v1"),
+            "llama.cpp"
+        );
+    }
 
     #[test]
     fn reads_every_error_shape() {
