@@ -335,6 +335,15 @@ fn list_files_globs_sorted_respecting_gitignore() {
         .unwrap(),
         json!({"files": ["src/b.rs"], "total_matches": 2, "truncated": true})
     );
+    // An empty pattern or `.` lists every file rather than none.
+    for pattern in ["", ".", "./"] {
+        assert_eq!(
+            f.call("list_files", json!({"pattern": pattern, "path": "src"}))
+                .unwrap(),
+            json!({"files": ["src/b.rs", "src/lib.rs"], "total_matches": 2, "truncated": false}),
+            "pattern {pattern:?}"
+        );
+    }
     assert_eq!(
         f.err("list_files", json!({"pattern": "a[", "path": "."})),
         "invalid glob pattern `a[`: error parsing glob 'a[': unclosed character class; missing ']'"

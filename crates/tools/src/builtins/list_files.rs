@@ -55,6 +55,12 @@ impl Tool for ListFiles {
             return Err(ToolError::failed(format!("`{path}` is not a directory")));
         }
         let pattern = pattern.trim_start_matches("./");
+        // An empty pattern (or `.`, the directory itself) would match no file, and a model
+        // told "0 files" concludes the project is empty: it means every file.
+        let pattern = match pattern.trim() {
+            "" | "." => "**",
+            _ => pattern,
+        };
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()
