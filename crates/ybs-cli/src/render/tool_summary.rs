@@ -14,6 +14,9 @@ use super::style::{Painter, Role};
 
 /// How many of the last lines of a command's output are shown.
 pub const SHELL_TAIL_LINES: usize = 5;
+/// How much of each of those lines is shown: a minified file or a progress bar printed on
+/// one line would otherwise fill the screen.
+const SHELL_LINE_CHARS: usize = 200;
 /// How much of a result without a summarizer is shown in full.
 const RESULT_CHARS: usize = 100;
 
@@ -372,7 +375,18 @@ fn run_shell(arguments: &Value, result: &Value, _: Option<Change>) -> Option<Sum
         output.pop();
     }
     let hidden = output.len().saturating_sub(SHELL_TAIL_LINES);
-    let detail = output.split_off(hidden);
+    let detail = output
+        .split_off(hidden)
+        .into_iter()
+        .map(|line| match line.chars().count() {
+            count if count > SHELL_LINE_CHARS => format!(
+                "{} ({} more chars)",
+                truncate(&line, SHELL_LINE_CHARS),
+                thousands((count - SHELL_LINE_CHARS) as u64)
+            ),
+            _ => line,
+        })
+        .collect();
     Some(Summary {
         ok: code == 0 && why.is_empty(),
         headline: format!("{command}exit code {code}{why}"),
@@ -381,7 +395,6 @@ fn run_shell(arguments: &Value, result: &Value, _: Option<Change>) -> Option<Sum
     })
 }
 
-/// The first `max` characters, with `…` when cut.
 /// `Fetched https://example.org/ (HTTP 200, 120 lines)`.
 fn web_fetch(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
     let url = result.get("url")?.as_str()?;
@@ -415,6 +428,7 @@ fn task(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
     ))
 }
 
+/// The first `max` characters, with `…` when cut.
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -583,6 +597,18 @@ mod tests {
                 None
             ),
             ["  ✗ Ran sleep 9: exit code 137 (cancelled by the user)"]
+        );
+        // A very long line is cut to a screenful's share.
+        let long = format!("{}\n", "x".repeat(5000));
+        let lines = shown(
+            "run_shell",
+            json!({"command": "cat min.js"}),
+            json!({"exit_code": 0, "stdout": long, "stderr": "", "timed_out": false}),
+            None,
+        );
+        assert_eq!(
+            lines[1],
+            format!("    {}… (4,800 more chars)", "x".repeat(SHELL_LINE_CHARS))
         );
     }
 
