@@ -144,8 +144,20 @@ impl Ui for LineUi<'_> {
     }
 
     fn stream_event(&mut self, event: &StreamEvent) {
-        self.stop_spinner();
         let lines = self.renderer.event(event);
+        // Text is shown a whole line at a time, hidden reasoning not at all, and a call's
+        // arguments only once complete: while a delta shows nothing, the spinner goes on
+        // (or starts again), so a long first paragraph is not a blank screen.
+        let delta = matches!(
+            event,
+            StreamEvent::TextDelta { .. }
+                | StreamEvent::ThinkingDelta { .. }
+                | StreamEvent::ToolCallDelta { .. }
+        );
+        if lines.is_empty() && delta {
+            self.waiting();
+            return;
+        }
         self.print(lines);
     }
 
@@ -320,6 +332,42 @@ mod tests {
         // The reply itself has no trace of the spinner.
         assert_eq!(String::from_utf8(out).unwrap_or_default(), "hello\nworld\n");
         assert!(log.is_empty());
+    }
+
+    #[test]
+    fn the_spinner_goes_on_while_a_line_is_held_back() {
+        let drawn = Arc::new(Mutex::new(Vec::new()));
+        let target: SharedWriter = Arc::new(Mutex::new(Shared(Arc::clone(&drawn))));
+        let (mut out, mut log, mut input) = (Vec::new(), Vec::new(), &b""[..]);
+        let erased = || {
+            let drawn = String::from_utf8(drawn.lock().unwrap().clone()).unwrap();
+            drawn.matches(spinner::ERASE).count()
+        };
+        {
+            let mut ui = LineUi::new(renderer(), &mut out, &mut log, &mut input)
+                .with_spinner_on(Arc::clone(&target));
+            ui.waiting();
+            // A line not yet complete shows nothing: the spinner is not erased.
+            ui.stream_event(&StreamEvent::TextDelta {
+                text: "a long first ".into(),
+            });
+            assert_eq!(erased(), 0);
+            // Its end erases it before the line is printed...
+            ui.stream_event(&StreamEvent::TextDelta {
+                text: "paragraph\nnext ".into(),
+            });
+            assert_eq!(erased(), 1);
+            // ...and the next held line starts it again, until the reply ends.
+            let before = drawn.lock().unwrap().len();
+            ui.stream_event(&StreamEvent::TextDelta { text: "one".into() });
+            assert!(drawn.lock().unwrap().len() > before);
+            ui.reply_done();
+            assert_eq!(erased(), 2);
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap_or_default(),
+            "a long first paragraph\nnext one\n"
+        );
     }
 
     #[test]
