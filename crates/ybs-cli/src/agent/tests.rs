@@ -179,6 +179,34 @@ async fn an_overflow_drops_the_oldest_exchange_and_retries() {
 }
 
 #[tokio::test]
+async fn a_message_refused_for_the_window_leaves_the_conversation_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([Turn::text(["short answer"])])).unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    agent.conversation = vec![Message::user("old question"), Message::assistant("old answer")];
+    let mut ui = Recorder::default();
+    let huge = "word ".repeat(200_000);
+    let error = agent
+        .turn(&huge, &mut ui, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, AgentError::WindowTooSmall(_)), "{error}");
+    assert!(llm.requests().is_empty(), "nothing was sent");
+    assert_eq!(agent.conversation.len(), 2);
+    // The next message goes with the older exchange, not with the refused one.
+    let report = agent
+        .turn("short", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.reply, "short answer");
+    let texts: Vec<String> = (agent.conversation.iter())
+        .map(Message::text_content)
+        .collect();
+    assert_eq!(texts, ["old question", "old answer", "short", "short answer"]);
+    assert!(ui.notices.is_empty(), "{:?}", ui.notices);
+}
+
+#[tokio::test]
 async fn a_provider_error_fails_the_turn_with_its_message() {
     let dir = tempfile::tempdir().unwrap();
     let llm = FakeLlm::start(Script::new([Turn::fault(Fault::status(401))])).unwrap();
