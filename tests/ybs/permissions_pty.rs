@@ -75,6 +75,10 @@ fn always_saves_a_rule_that_permissions_lists_and_removes_and_approval_switches(
         screen.contains("saved allow `run_shell(echo first-run)` in"),
         "{screen}"
     );
+    assert!(
+        screen.contains("in later runs it applies once you trust the project's settings"),
+        "{screen}"
+    );
     let saved: Value =
         serde_json::from_str(&fs::read_to_string(project.join(".ybs.json")).unwrap()).unwrap();
     assert_eq!(
