@@ -1,7 +1,7 @@
 //! Attacks on what the terminal shows, end to end: escape sequences in the model's text, in
-//! a file name, in a new file's preview, in a command to confirm (E1, E2) and in a Tab completion, and a command
-//! writing to `/dev/tty` (A01, A02). Nothing raw reaches the terminal; a confirmation shows
-//! every line of the command.
+//! a file name, in a new file's preview, in a command to confirm (E1, E2) and in a Tab
+//! completion, and a command writing to `/dev/tty` (A01, A02). Nothing raw reaches the
+//! terminal; a confirmation shows every line of the command.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
