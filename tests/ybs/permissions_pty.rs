@@ -244,3 +244,28 @@ fn the_banner_says_the_network_and_its_question_shows_the_reason() {
     assert!(result.contains("served-over-tcp"), "{result}");
     tmux.keys(&["C-d"]);
 }
+
+#[test]
+fn ctrl_c_at_a_question_cancels_the_turn_without_waiting_for_enter() {
+    if tmux_missing() {
+        return;
+    }
+    let shell = || call("c", "run_shell", json!({"command": "echo asked"}));
+    let llm = FakeLlm::start(Script::new([shell(), shell(), Turn::text(["Ran it."])])).unwrap();
+    let (dir, config) = root_for(&llm);
+    let root = dir.path();
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &root.join("project"), &command);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["first", "Enter"]);
+    tmux.wait_for("[a]lways (a rule):");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_for("warning: turn cancelled");
+    assert!(screen.contains("✗ run_shell"), "{screen}");
+    // The REPL is back, and the next question is answered as usual.
+    tmux.keys(&["second", "Enter"]);
+    tmux.wait_for_after("second", "[a]lways (a rule):");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for("Ran it.");
+    assert_eq!(chat_bodies(&llm).len(), 3);
+}

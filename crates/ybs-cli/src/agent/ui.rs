@@ -54,6 +54,8 @@ pub struct LineUi<'a> {
     spinning: Option<Spinner>,
     /// Rung when a confirmation waits.
     notifier: Option<crate::render::notify::Notifier>,
+    /// Cancelled by Ctrl-C while a question waits on stdin ([`LineUi::watch`]).
+    cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl<'a> LineUi<'a> {
@@ -72,6 +74,42 @@ impl<'a> LineUi<'a> {
             spinner: None,
             spinning: None,
             notifier: None,
+            cancel: None,
+        }
+    }
+
+    /// Stops waiting for an answer when `token` is cancelled (Ctrl-C), which then reads as
+    /// no: a blocking read would sit the cancellation out until Enter. Only for a `LineUi`
+    /// whose input is the process's stdin, which is then watched.
+    pub fn watch(&mut self, token: tokio_util::sync::CancellationToken) {
+        self.cancel = Some(token);
+    }
+
+    /// The answer line; `None` at the end of the input or when the turn was cancelled.
+    fn read_answer(&mut self) -> Option<String> {
+        if let Some(token) = &self.cancel {
+            use rustix::event::{PollFd, PollFlags, Timespec, poll};
+            let stdin = std::io::stdin();
+            let tick = Timespec {
+                tv_sec: 0,
+                tv_nsec: 100_000_000,
+            };
+            loop {
+                if token.is_cancelled() {
+                    let _ = writeln!(self.log);
+                    return None;
+                }
+                let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+                match poll(&mut fds, Some(&tick)) {
+                    Ok(0) | Err(rustix::io::Errno::INTR) => {}
+                    _ => break,
+                }
+            }
+        }
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line),
         }
     }
 
@@ -225,10 +263,9 @@ impl Ui for LineUi<'_> {
         }
         let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) | Err(_) => Answer::No,
-            Ok(_) => Answer::parse(&line),
+        match self.read_answer() {
+            Some(line) => Answer::parse(&line),
+            None => Answer::No,
         }
     }
 
@@ -247,10 +284,7 @@ impl Ui for LineUi<'_> {
              first for the session)? "
         );
         let _ = self.log.flush();
-        let mut line = String::new();
-        if matches!(self.input.read_line(&mut line), Ok(0) | Err(_)) {
-            return None;
-        }
+        let line = self.read_answer()?;
         let answer = line.trim().to_ascii_lowercase();
         let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
         let index = match digits.parse::<usize>() {

@@ -205,6 +205,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                             .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(load::cancellable(async |token| {
+                        ui.watch(token.clone());
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
