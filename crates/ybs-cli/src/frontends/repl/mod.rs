@@ -596,7 +596,7 @@ fn slash(
             undo::run(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch::switch(
-            (context.host, context.runtime, &context.loaded.sources),
+            (context.host, context.runtime, context.loaded),
             agent,
             config,
             None,
@@ -622,7 +622,7 @@ fn slash(
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(
-            (context.host, context.runtime, &context.loaded.sources),
+            (context.host, context.runtime, context.loaded),
             agent,
             config,
             Some(name),
