@@ -80,9 +80,13 @@ impl<'a> LineUi<'a> {
 
     /// Stops waiting for an answer when `token` is cancelled (Ctrl-C), which then reads as
     /// no: a blocking read would sit the cancellation out until Enter. Only for a `LineUi`
-    /// whose input is the process's stdin, which is then watched.
+    /// whose input is the process's stdin, and only when that is a terminal, which gives a
+    /// line per read: on a pipe the next answers may already wait in the input's buffer,
+    /// where polling the pipe would not see them.
     pub fn watch(&mut self, token: tokio_util::sync::CancellationToken) {
-        self.cancel = Some(token);
+        if std::io::stdin().is_terminal() {
+            self.cancel = Some(token);
+        }
     }
 
     /// The answer line; `None` at the end of the input or when the turn was cancelled.
