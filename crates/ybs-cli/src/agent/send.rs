@@ -208,11 +208,23 @@ impl Agent {
     /// summarizes the older messages, which the summary replaces.
     pub(super) async fn compact_if_needed(
         &mut self,
+        incoming: &Message,
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<(), AgentError> {
-        let tokens = conversation_tokens(&self.counter, &self.conversation);
+        // The message about to be sent counts: without it, a long one on a conversation just
+        // below the threshold overflowed the window, and the trim loop dropped older
+        // exchanges for good instead of summarizing them.
+        let before = conversation_tokens(&self.counter, &self.conversation);
+        let tokens = before + conversation_tokens(&self.counter, std::slice::from_ref(incoming));
         if !self.settings.compaction.needs_compaction(tokens) {
+            return Ok(());
+        }
+        let settings = &self.settings.compaction;
+        if !settings.needs_compaction(before)
+            && plan_compaction(&self.conversation, &self.counter, settings).is_err()
+        {
+            // Nothing to summarize: whether the message fits is the turn's to say.
             return Ok(());
         }
         self.compact(ui, cancel).await.map(|_| ())
@@ -243,10 +255,10 @@ impl Agent {
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(
             Notice::Info,
-            &format!(
-                "compacted {} older messages into a summary",
-                plan.summarized.len()
-            ),
+            &match plan.summarized.len() {
+                1 => "compacted 1 older message into a summary".to_owned(),
+                count => format!("compacted {count} older messages into a summary"),
+            },
         );
         Ok(true)
     }

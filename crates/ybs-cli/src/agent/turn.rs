@@ -29,7 +29,7 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<TurnReport, AgentError> {
-        self.compact_if_needed(ui, cancel).await?;
+        self.compact_if_needed(&message, ui, cancel).await?;
         let start = self.conversation.len();
         self.conversation.push(message);
         let result = self.run_from(start, ui, cancel).await;
