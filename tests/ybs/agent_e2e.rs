@@ -324,7 +324,10 @@ fn switching_back_to_the_first_provider_gives_it_its_endpoint_and_key_again() {
     );
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
-    assert!(stdout.contains("lmstudio fake-model at http://localhost:1234/v1"), "{stdout}");
+    assert!(
+        stdout.contains("lmstudio fake-model at http://localhost:1234/v1"),
+        "{stdout}"
+    );
     assert!(!stdout.contains("needs an endpoint"), "{stdout}");
     assert!(stdout.contains("Back again."), "{stdout}");
     let requests = project.llm.requests();

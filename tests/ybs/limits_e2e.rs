@@ -246,7 +246,10 @@ fn a_server_refusing_a_request_ybs_counted_as_fitting_is_said_so() {
         "{stderr}"
     );
     assert!(stderr.contains("Set context.max_tokens"), "{stderr}");
-    assert!(!stderr.contains("   "), "no run of spaces inside the message: {stderr}");
+    assert!(
+        !stderr.contains("   "),
+        "no run of spaces inside the message: {stderr}"
+    );
 }
 
 /// A project talking to the fake LLM as LM Studio (or an unnamed server on 127.0.0.1), whose

@@ -127,7 +127,11 @@ mod tests {
         let value = serde_json::json!({"stdout": "\u{0}".repeat(3000)});
         let text = truncate_json(value, 1000);
         assert!(serde_json::from_str::<Value>(&text).is_ok(), "{text}");
-        assert!(text.chars().count() <= 1000 + 2 * MARKER_ROOM, "{}", text.len());
+        assert!(
+            text.chars().count() <= 1000 + 2 * MARKER_ROOM,
+            "{}",
+            text.len()
+        );
     }
 
     #[test]

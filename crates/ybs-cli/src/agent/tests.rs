@@ -183,7 +183,10 @@ async fn a_message_refused_for_the_window_leaves_the_conversation_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let llm = FakeLlm::start(Script::new([Turn::text(["short answer"])])).unwrap();
     let mut agent = agent(&llm, dir.path(), 32_000);
-    agent.conversation = vec![Message::user("old question"), Message::assistant("old answer")];
+    agent.conversation = vec![
+        Message::user("old question"),
+        Message::assistant("old answer"),
+    ];
     let mut ui = Recorder::default();
     let huge = "word ".repeat(200_000);
     let error = agent
@@ -202,7 +205,10 @@ async fn a_message_refused_for_the_window_leaves_the_conversation_as_it_was() {
     let texts: Vec<String> = (agent.conversation.iter())
         .map(Message::text_content)
         .collect();
-    assert_eq!(texts, ["old question", "old answer", "short", "short answer"]);
+    assert_eq!(
+        texts,
+        ["old question", "old answer", "short", "short answer"]
+    );
     assert!(ui.notices.is_empty(), "{:?}", ui.notices);
 }
 
