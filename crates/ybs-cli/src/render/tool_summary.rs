@@ -85,6 +85,12 @@ pub fn summarize(name: &str, result: &ToolResult, known: Known<'_>) -> Summary {
             .and_then(|value| value.get("error"))
             .and_then(Value::as_str)
             .unwrap_or(content);
+        // The model's instructions after a "no" are not for the person who said it.
+        let message = if message.starts_with(crate::agent::confirm::DENIED) {
+            "denied; it did not run"
+        } else {
+            message
+        };
         return Summary {
             ok: false,
             headline: format!(
@@ -621,6 +627,18 @@ mod tests {
         assert_eq!(
             lines(&summarize("read_file", &failed, Known::default()), PLAIN),
             ["  ✗ read_file: path escapes the sandbox: /etc"]
+        );
+        let denied = ToolResult {
+            is_error: true,
+            ..result(
+                &json!({"success": false,
+                    "error": crate::agent::confirm::denied_result("run_shell")})
+                .to_string(),
+            )
+        };
+        assert_eq!(
+            lines(&summarize("run_shell", &denied, Known::default()), PLAIN),
+            ["  ✗ run_shell: denied; it did not run"]
         );
         assert_eq!(
             lines(
