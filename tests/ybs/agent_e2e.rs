@@ -315,6 +315,32 @@ fn the_repl_runs_messages_and_slash_commands_from_its_input() {
 }
 
 #[test]
+fn switching_back_to_the_first_provider_gives_it_its_endpoint_and_key_again() {
+    let project = Project::new(vec![Turn::text(["Back again."])]);
+    project.configure(|config| config["llm"]["api_key"] = json!("sk-for-the-fake"));
+    let output = project.ybs_with_input(
+        &[],
+        "/provider lmstudio\n/provider current\n/provider openai-compatible\nhello\n",
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("lmstudio fake-model at http://localhost:1234/v1"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("needs an endpoint"), "{stdout}");
+    assert!(stdout.contains("Back again."), "{stdout}");
+    let requests = project.llm.requests();
+    let chat = (requests.iter())
+        .find(|request| request.path.ends_with("/chat/completions"))
+        .unwrap();
+    assert_eq!(
+        chat.headers.get("authorization").map(String::as_str),
+        Some("Bearer sk-for-the-fake")
+    );
+}
+
+#[test]
 fn the_repl_asks_before_a_call_that_needs_confirmation() {
     let project = Project::new(vec![
         call(

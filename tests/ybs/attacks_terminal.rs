@@ -1,7 +1,7 @@
 //! Attacks on what the terminal shows, end to end: escape sequences in the model's text, in
-//! a file name, in a new file's preview and in a command to confirm (E1, E2), and a command
-//! writing to `/dev/tty` (A01, A02). Nothing raw reaches the terminal; a confirmation shows
-//! every line of the command.
+//! a file name, in a new file's preview, in a command to confirm (E1, E2) and in a Tab
+//! completion, and a command writing to `/dev/tty` (A01, A02). Nothing raw reaches the
+//! terminal; a confirmation shows every line of the command.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -116,4 +116,31 @@ fn on_a_terminal_a_confirmation_shows_every_line_and_commands_cannot_reach_it() 
     assert_eq!(tmux.run(&["list-buffers"]).trim(), "");
     tmux.keys(&["echoed-back"]);
     tmux.wait_for("echoed-back");
+}
+
+/// A file name with escapes is not offered by Tab completion of `@path`: the line editor
+/// would write it to the terminal raw (here: retitle the window). Other names still complete.
+#[test]
+fn tab_completion_offers_no_file_name_with_escapes() {
+    if tmux_missing() {
+        return;
+    }
+    let dir = scratch_root();
+    let root = dir.path();
+    let project = root.join("project");
+    std::fs::write(project.join(format!("a{TITLE}.txt")), "x\n").unwrap();
+    std::fs::write(project.join("abc.txt"), "y\n").unwrap();
+    let llm = FakeLlm::start(Script::new([Turn::text(["unused"])])).unwrap();
+    let config = root.join("ybs.json");
+    write_fake_llm_config(&config, &llm.base_url(), false);
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["look at @a", "Tab"]);
+    tmux.wait_for("look at @abc.txt");
+    tmux.keys(&["Tab"]);
+    tmux.keys(&[" done"]);
+    tmux.wait_for("done");
+    let title = tmux.run(&["display-message", "-p", "#{pane_title}"]);
+    assert_ne!(title.trim(), "owned", "{}", tmux.screen());
 }

@@ -279,7 +279,8 @@ fn undo_puts_back_writes_edits_and_creations_turn_by_turn_without_git() {
     assert!(stdout.contains("the turn changed no files\nthe turn was dropped from the conversation and from its saved session\nremoved made.txt (the turn created it)\n"), "{stdout}");
     assert!(
         stdout.ends_with(
-            "nothing to undo: no turn of this session changed anything that is still recorded\n"
+            "nothing to undo: no turn of this session changed anything that is still recorded\n\
+             (turns of earlier runs, a resumed session's too: `ybs undo --list`, `ybs undo`)\n"
         ),
         "{stdout}"
     );

@@ -9,7 +9,7 @@ mod common;
 
 use common::{Project, call, text};
 use serde_json::json;
-use ybs_testkit::{Model, Script, Turn, Usage, Window};
+use ybs_testkit::{Fault, Model, Script, Turn, Usage, Window};
 
 /// A project talking to the fake LLM as OpenRouter, whose list says `big/model` has a
 /// 200,000-token window and 64,000 output tokens.
@@ -257,6 +257,32 @@ fn a_message_larger_than_the_window_is_refused_before_anything_is_sent() {
     assert!(stderr.contains("nothing more was sent"), "{stderr}");
     assert!(!stderr.contains("pairs"), "{stderr}");
     assert!(project.bodies().is_empty(), "nothing was sent");
+}
+
+#[test]
+fn a_server_refusing_a_request_ybs_counted_as_fitting_is_said_so() {
+    // An unnamed server: ybs takes its default window, the server's is far smaller.
+    let overflow = || Turn::fault(Fault::context_overflow(9_000, 2_048));
+    let project = Project::with_script(Script::new((0..6).map(|_| overflow())));
+    let output = project.ybs(&["exec", "hi"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the model said the request is larger than its context window, even with the older \
+             exchanges left out, though ybs counted about"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the server's window is smaller or it counts tokens differently"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Set context.max_tokens"), "{stderr}");
+    assert!(
+        !stderr.contains("   "),
+        "no run of spaces inside the message: {stderr}"
+    );
 }
 
 /// A project talking to the fake LLM as LM Studio (or an unnamed server on 127.0.0.1), whose

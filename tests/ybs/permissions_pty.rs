@@ -1,7 +1,8 @@
 //! Issue 28's REPL flows on a real terminal (tmux, as in `trust_pty.rs`), read off the
 //! screen: "always" saving a rule in the project, `/permissions` listing and removing it,
 //! `/approval` switching to full-auto, `/effort`, plan mode's prompt with its plan rejected,
-//! edited in `$EDITOR` and carried out, and a command's question for the network.
+//! edited in `$EDITOR` and carried out, a command's question for the network, and Ctrl-C at
+//! a question.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod pty;
@@ -73,6 +74,10 @@ fn always_saves_a_rule_that_permissions_lists_and_removes_and_approval_switches(
     let screen = tmux.wait_for_after("Reply one.", "ybs>");
     assert!(
         screen.contains("saved allow `run_shell(echo first-run)` in"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("in later runs it applies once you trust the project's settings"),
         "{screen}"
     );
     let saved: Value =
@@ -239,4 +244,29 @@ fn the_banner_says_the_network_and_its_question_shows_the_reason() {
     let result = sent.last().unwrap()["content"].as_str().unwrap();
     assert!(result.contains("served-over-tcp"), "{result}");
     tmux.keys(&["C-d"]);
+}
+
+#[test]
+fn ctrl_c_at_a_question_cancels_the_turn_without_waiting_for_enter() {
+    if tmux_missing() {
+        return;
+    }
+    let shell = || call("c", "run_shell", json!({"command": "echo asked"}));
+    let llm = FakeLlm::start(Script::new([shell(), shell(), Turn::text(["Ran it."])])).unwrap();
+    let (dir, config) = root_for(&llm);
+    let root = dir.path();
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &root.join("project"), &command);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["first", "Enter"]);
+    tmux.wait_for("[a]lways (a rule):");
+    tmux.keys(&["C-c"]);
+    let screen = tmux.wait_for("warning: turn cancelled");
+    assert!(screen.contains("✗ run_shell"), "{screen}");
+    // The REPL is back, and the next question is answered as usual.
+    tmux.keys(&["second", "Enter"]);
+    tmux.wait_for_after("second", "[a]lways (a rule):");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for("Ran it.");
+    assert_eq!(chat_bodies(&llm).len(), 3);
 }

@@ -1,7 +1,9 @@
 //! The REPL on a real terminal: `ybs` runs in a detached tmux session (a pseudo-terminal)
 //! against the in-process fake LLM; keys are sent with `tmux send-keys` and the screen read
 //! with `tmux capture-pane`. Checks a slash command, the spinner while the model is slow
-//! to answer, the confirmation prompt answered with `y`, and Ctrl-D leaving. Skipped (with a note) where tmux is not installed.
+//! to answer, the confirmation prompt answered with `y`, Ctrl-D leaving, and `exec` saying
+//! that it reads its task from the terminal. Skipped (with a note) where tmux is not
+//! installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod pty;
@@ -113,4 +115,28 @@ fn on_a_terminal_the_confirmation_shows_a_coloured_diff_and_undo_puts_the_file_b
         fs::read_to_string(project.join("a.txt")).unwrap(),
         "one\ntwo\nthree\n"
     );
+}
+
+#[test]
+fn exec_without_a_task_on_a_terminal_says_it_reads_one() {
+    if tmux_missing() {
+        return;
+    }
+    let dir = scratch_root();
+    let root = dir.path();
+    let llm = FakeLlm::start(Script::new([Turn::text(["Done from exec."])])).unwrap();
+    let config = root.join("ybs.json");
+    write_fake_llm_config(&config, &llm.base_url(), false);
+    let exec = ybs_command(root, "xterm", "", &config, "exec");
+    // The pane stays after ybs ends, to be read.
+    let command = format!("{exec}; echo exit=$?; sleep 60");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &root.join("project"), &command);
+    tmux.wait_for("reading the task from the terminal; end it with Ctrl-D");
+    tmux.keys(&["say hi", "Enter", "C-d"]);
+    tmux.wait_for_after("Done from exec.", "exit=0");
+    let requests = llm.requests();
+    let chat = (requests.iter())
+        .find(|request| request.path.ends_with("/chat/completions"))
+        .unwrap();
+    assert!(chat.body.to_string().contains("say hi"), "{}", chat.body);
 }

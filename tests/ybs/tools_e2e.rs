@@ -1,7 +1,7 @@
 //! End to end against the fake LLM: the tools of a daily agent. The task list
 //! (`todo_write`) shown as it changes and kept in the session; `web_fetch` of a page on
 //! 127.0.0.1 (which asks first, loopback too); read-only calls of one reply run at once; the
-//! `task` sub-agent; hooks and the test loop.
+//! `task` sub-agent; hooks and the test loop; a command's long output cut inside the result.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -461,4 +461,25 @@ fn a_test_that_keeps_failing_goes_back_at_most_max_rounds_times() {
         "{stderr}"
     );
     assert_eq!(project.llm.remaining_turns(), 1);
+}
+
+#[test]
+fn a_long_command_output_is_cut_inside_it_and_its_last_lines_are_shown() {
+    let project = Project::new(vec![
+        call("c1", "run_shell", json!({"command": "seq 1 5000"})),
+        Turn::text(["Counted."]),
+    ]);
+    let stderr = succeeds(&project.ybs(&["exec", "--yes", "count"]));
+    // The summary reads the cut result: its exit code and last lines, not its size.
+    assert!(stderr.contains("✓ Ran seq 1 5000: exit code 0"), "{stderr}");
+    assert!(stderr.contains("    4999\n    5000\n"), "{stderr}");
+    // The model gets JSON, the output cut in its middle.
+    let bodies = project.bodies();
+    let (_, result) = tool_messages(bodies.last().unwrap()).pop().unwrap();
+    let value: serde_json::Value = serde_json::from_str(&result).unwrap();
+    let stdout = value["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with("1\n2\n"), "{stdout}");
+    assert!(stdout.ends_with("4999\n5000\n"), "{stdout}");
+    assert!(stdout.contains("[... output truncated: "), "{stdout}");
+    assert_eq!(value["exit_code"], 0);
 }

@@ -105,7 +105,7 @@ pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, To
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
 pub use tool::{SessionState, Tool, ToolContext};
-pub use truncate::truncate_output;
+pub use truncate::{truncate_json, truncate_output};
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.
 #[cfg(doctest)]

@@ -13,7 +13,7 @@ use crate::error::ToolError;
 use crate::external::{ExternalLoadError, ExternalTool, ExternalToolConfig, discover_sidecars};
 use crate::schema::validate;
 use crate::tool::{Tool, ToolContext};
-use crate::truncate::truncate_output;
+use crate::truncate::truncate_json;
 
 /// The default `context.max_tool_output_chars`.
 pub const DEFAULT_MAX_TOOL_OUTPUT_CHARS: usize = 10_000;
@@ -263,7 +263,7 @@ impl ToolRegistry {
         ToolResult {
             call_id: call.id.clone(),
             name: Some(call.name.clone()),
-            content: truncate_output(&value.to_string(), self.max_output_chars),
+            content: truncate_json(value, self.max_output_chars),
             is_error,
         }
     }

@@ -335,12 +335,18 @@ fn list_files_globs_sorted_respecting_gitignore() {
         .unwrap(),
         json!({"files": ["src/b.rs"], "total_matches": 2, "truncated": true})
     );
-    // No pattern to speak of: every file, not none.
-    for pattern in ["", " ", "./"] {
+    // An empty pattern or `.` lists every file rather than none.
+    for pattern in ["", " ", ".", "./"] {
         assert_eq!(
             f.call("list_files", json!({"pattern": pattern})).unwrap()["files"],
             json!([".gitignore", "a.txt", "src/b.rs", "src/lib.rs", "top.rs"]),
             "{pattern:?}"
+        );
+        assert_eq!(
+            f.call("list_files", json!({"pattern": pattern, "path": "src"}))
+                .unwrap(),
+            json!({"files": ["src/b.rs", "src/lib.rs"], "total_matches": 2, "truncated": false}),
+            "pattern {pattern:?}"
         );
     }
     assert_eq!(

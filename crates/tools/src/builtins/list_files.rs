@@ -55,9 +55,13 @@ impl Tool for ListFiles {
             return Err(ToolError::failed(format!("`{path}` is not a directory")));
         }
         let pattern = pattern.trim().trim_start_matches("./");
-        // An empty pattern (small models send one for a required string) lists every file
-        // rather than none.
-        let pattern = if pattern.is_empty() { "**" } else { pattern };
+        // An empty pattern (or `.`, the directory itself) would match no file, and a model
+        // told "0 files" concludes the project is empty: it means every file. (Small models
+        // send "" for a required string.)
+        let pattern = match pattern {
+            "" | "." => "**",
+            _ => pattern,
+        };
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()

@@ -117,10 +117,21 @@ impl Agent {
         };
         if let Some(path) = &file {
             match permissions::store::save_rule(path, "allow", &rule) {
-                Ok(()) => ui.notice(
-                    Notice::Info,
-                    &format!("saved allow `{rule}` in {}", path.display()),
-                ),
+                Ok(()) => {
+                    // A project's file may be shared: what loosens safety in it waits for
+                    // trust when ybs starts again, this rule too.
+                    let later = match layer {
+                        Layer::Project => {
+                            "; in later runs it applies once you trust the project's settings \
+                             (ybs asks when it starts, or `ybs trust`)"
+                        }
+                        _ => "",
+                    };
+                    ui.notice(
+                        Notice::Info,
+                        &format!("saved allow `{rule}` in {}{later}", path.display()),
+                    );
+                }
                 Err(error) => {
                     ui.notice(
                         Notice::Warning,

@@ -69,11 +69,14 @@ pub fn prompt(reason: &str) -> String {
     format!("{reason}. Allow? [y]es / [n]o / [a]lways (a rule): ")
 }
 
+/// How [`denied_result`] begins, for the terminal's summary of it.
+pub const DENIED: &str = "The user denied this call of ";
+
 /// What the model is told when its call did not run.
 pub fn denied_result(tool: &str) -> String {
     format!(
-        "The user denied this call of {tool}; it did not run. Do not repeat it unless the user \
-         asks; continue without it or explain what you need."
+        "{DENIED}{tool}; it did not run. Do not repeat it unless the user asks; continue \
+         without it or explain what you need."
     )
 }
 

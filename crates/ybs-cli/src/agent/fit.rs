@@ -95,7 +95,10 @@ impl Agent {
                 thousands(self.room_needed())
             )));
         }
-        let conversation = (self.limits.window.tokens).saturating_sub(fixed);
+        // The conversation's budget, on which compaction is decided, has the same margin
+        // for estimates as the prompt: with the whole window, counts a little short let a
+        // turn overflow before compaction and the trim loop dropped exchanges instead.
+        let conversation = self.usable_window().saturating_sub(fixed);
         self.settings.compaction.max_tokens = usize::try_from(conversation).unwrap_or(usize::MAX);
         Ok(())
     }

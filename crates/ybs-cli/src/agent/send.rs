@@ -208,11 +208,23 @@ impl Agent {
     /// summarizes the older messages, which the summary replaces.
     pub(super) async fn compact_if_needed(
         &mut self,
+        incoming: &Message,
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<(), AgentError> {
-        let tokens = conversation_tokens(&self.counter, &self.conversation);
+        // The message about to be sent counts: without it, a long one on a conversation just
+        // below the threshold overflowed the window, and the trim loop dropped older
+        // exchanges for good instead of summarizing them.
+        let before = conversation_tokens(&self.counter, &self.conversation);
+        let tokens = before + conversation_tokens(&self.counter, std::slice::from_ref(incoming));
         if !self.settings.compaction.needs_compaction(tokens) {
+            return Ok(());
+        }
+        let settings = &self.settings.compaction;
+        if !settings.needs_compaction(before)
+            && plan_compaction(&self.conversation, &self.counter, settings).is_err()
+        {
+            // Nothing to summarize: whether the message fits is the turn's to say.
             return Ok(());
         }
         self.compact(ui, cancel).await.map(|_| ())
@@ -243,10 +255,10 @@ impl Agent {
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(
             Notice::Info,
-            &format!(
-                "compacted {} older messages into a summary",
-                plan.summarized.len()
-            ),
+            &match plan.summarized.len() {
+                1 => "compacted 1 older message into a summary".to_owned(),
+                count => format!("compacted {count} older messages into a summary"),
+            },
         );
         Ok(true)
     }
@@ -268,11 +280,35 @@ impl Agent {
     fn too_large(&self, turn: u64, fixed: u64) -> String {
         use super::limits::thousands;
         format!(
-            "this turn does not fit the model's context window of {} tokens ({}): your              message and the turn's tool results take about {} tokens and ybs's prompt and              tools about {}, with room still needed for the reply; nothing more was sent.              Shorten the message (or ask for less of a large file), or use a model or server              with a larger window (llama-server -c, Ollama num_ctx)",
+            "this turn does not fit the model's context window of {} tokens ({}): your \
+             message and the turn's tool results take about {} tokens and ybs's prompt and \
+             tools about {}, with room still needed for the reply; nothing more was sent. \
+             Shorten the message (or ask for less of a large file), or use a model or server \
+             with a larger window (llama-server -c, Ollama num_ctx)",
             thousands(self.limits.window.tokens),
             self.limits.window.source,
             thousands(turn),
             thousands(fixed)
+        )
+    }
+
+    /// The server refused a request ybs counted as fitting: its window is smaller than the
+    /// one ybs took (often a default, when the provider does not say), or it counts tokens
+    /// differently.
+    fn refused_by_server(&self, turn: u64, fixed: u64) -> String {
+        use super::limits::thousands;
+        format!(
+            "the model said the request is larger than its context window, even with the \
+             older exchanges left out, though ybs counted about {} tokens for your message and \
+             the turn's tool results and {} for its prompt and tools, within the {} tokens it \
+             took the window to be ({}): the server's window is smaller or it counts tokens \
+             differently. Nothing more was sent. Set context.max_tokens to the server's window \
+             (ybs then shrinks its prompt to fit), shorten the message, or use a larger window \
+             (llama-server -c, Ollama num_ctx)",
+            thousands(turn),
+            thousands(fixed),
+            thousands(self.limits.window.tokens),
+            self.limits.window.source,
         )
     }
 
@@ -286,10 +322,12 @@ impl Agent {
                 | BudgetError::UserPromptTooLarge { .. },
             )) => {
                 let turn = conversation_tokens(&self.counter, &self.conversation) as u64;
-                AgentError::WindowTooSmall(format!(
-                    "the model said the request is larger than its context window, even                      with the older exchanges left out; {}",
-                    self.too_large(turn, self.fixed_tokens())
-                ))
+                let fixed = self.fixed_tokens();
+                AgentError::WindowTooSmall(if fixed + turn <= self.limits.window.tokens {
+                    self.refused_by_server(turn, fixed)
+                } else {
+                    self.too_large(turn, fixed)
+                })
             }
             Err(error) => AgentError::Send(error),
             Ok(_) => AgentError::Send(SendError::Provider(LlmError::new(

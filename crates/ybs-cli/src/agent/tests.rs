@@ -179,6 +179,40 @@ async fn an_overflow_drops_the_oldest_exchange_and_retries() {
 }
 
 #[tokio::test]
+async fn a_message_refused_for_the_window_leaves_the_conversation_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([Turn::text(["short answer"])])).unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    agent.conversation = vec![
+        Message::user("old question"),
+        Message::assistant("old answer"),
+    ];
+    let mut ui = Recorder::default();
+    let huge = "word ".repeat(200_000);
+    let error = agent
+        .turn(&huge, &mut ui, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, AgentError::WindowTooSmall(_)), "{error}");
+    assert!(llm.requests().is_empty(), "nothing was sent");
+    assert_eq!(agent.conversation.len(), 2);
+    // The next message goes with the older exchange, not with the refused one.
+    let report = agent
+        .turn("short", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.reply, "short answer");
+    let texts: Vec<String> = (agent.conversation.iter())
+        .map(Message::text_content)
+        .collect();
+    assert_eq!(
+        texts,
+        ["old question", "old answer", "short", "short answer"]
+    );
+    assert!(ui.notices.is_empty(), "{:?}", ui.notices);
+}
+
+#[tokio::test]
 async fn a_provider_error_fails_the_turn_with_its_message() {
     let dir = tempfile::tempdir().unwrap();
     let llm = FakeLlm::start(Script::new([Turn::fault(Fault::status(401))])).unwrap();
@@ -226,6 +260,68 @@ async fn the_conversation_is_compacted_at_the_threshold() {
         ui.notices
     );
     assert_eq!(llm.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn a_long_message_that_would_pass_the_threshold_compacts_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["They talked about numbers."]),
+        Turn::text(["answer"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    for n in 0..8 {
+        agent
+            .conversation
+            .push(Message::user(format!("question {n} {}", "x".repeat(600))));
+        agent.conversation.push(Message::assistant(format!(
+            "answer {n} {}",
+            "y".repeat(600)
+        )));
+    }
+    let message = format!("a long paste {}", "z".repeat(4_000));
+    let before = agent.conversation_tokens();
+    let incoming =
+        ybs_context_budget::conversation_tokens(&agent.counter, &[Message::user(message.as_str())]);
+    // The conversation alone is below the threshold; with the message it is past it.
+    let window = ((before + incoming / 2) as f64 / 0.95) as usize;
+    agent.settings.compaction.max_tokens = window;
+    assert!(!agent.settings.compaction.needs_compaction(before));
+    let mut ui = Recorder::default();
+    agent
+        .turn(&message, &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(
+        ui.notices.iter().any(|n| n.starts_with("compacted ")),
+        "{:?}",
+        ui.notices
+    );
+    assert!(
+        agent.conversation[0]
+            .text_content()
+            .contains("They talked about numbers.")
+    );
+}
+
+#[tokio::test]
+async fn the_conversation_budget_keeps_the_margin_for_estimates() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([Turn::text(["ok"])])).unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut limits = agent.limits.clone();
+    limits.window.tokens = 10_000;
+    agent.set_limits(limits);
+    let mut ui = Recorder::default();
+    agent
+        .turn("hi", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    // 90% of the window, less the prompt and tools: compaction comes before the server's
+    // own count overflows it.
+    let fixed = usize::try_from(agent.fixed_tokens()).unwrap();
+    assert_eq!(agent.settings.compaction.max_tokens, 9_000 - fixed);
 }
 
 /// Cancels `token` after 200 ms from a task, as the Ctrl-C listener of `commands` does.

@@ -29,10 +29,19 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<TurnReport, AgentError> {
-        self.compact_if_needed(ui, cancel).await?;
+        self.compact_if_needed(&message, ui, cancel).await?;
         let start = self.conversation.len();
         self.conversation.push(message);
-        self.run_from(start, ui, cancel).await
+        let result = self.run_from(start, ui, cancel).await;
+        // A message refused before anything was sent leaves the conversation as it was:
+        // kept, it would go with the next message, overflow again and push the older
+        // exchanges out (the user still has it in the line editor's history).
+        if matches!(result, Err(AgentError::WindowTooSmall(_)))
+            && self.conversation.len() == start + 1
+        {
+            self.conversation.truncate(start);
+        }
+        result
     }
 
     /// Runs the loop on the conversation as it is, from its message `start` (the turn's

@@ -54,6 +54,8 @@ pub struct LineUi<'a> {
     spinning: Option<Spinner>,
     /// Rung when a confirmation waits.
     notifier: Option<crate::render::notify::Notifier>,
+    /// Cancelled by Ctrl-C while a question waits on stdin ([`LineUi::watch`]).
+    cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl<'a> LineUi<'a> {
@@ -72,6 +74,46 @@ impl<'a> LineUi<'a> {
             spinner: None,
             spinning: None,
             notifier: None,
+            cancel: None,
+        }
+    }
+
+    /// Stops waiting for an answer when `token` is cancelled (Ctrl-C), which then reads as
+    /// no: a blocking read would sit the cancellation out until Enter. Only for a `LineUi`
+    /// whose input is the process's stdin, and only when that is a terminal, which gives a
+    /// line per read: on a pipe the next answers may already wait in the input's buffer,
+    /// where polling the pipe would not see them.
+    pub fn watch(&mut self, token: tokio_util::sync::CancellationToken) {
+        if std::io::stdin().is_terminal() {
+            self.cancel = Some(token);
+        }
+    }
+
+    /// The answer line; `None` at the end of the input or when the turn was cancelled.
+    fn read_answer(&mut self) -> Option<String> {
+        if let Some(token) = &self.cancel {
+            use rustix::event::{PollFd, PollFlags, Timespec, poll};
+            let stdin = std::io::stdin();
+            let tick = Timespec {
+                tv_sec: 0,
+                tv_nsec: 100_000_000,
+            };
+            loop {
+                if token.is_cancelled() {
+                    let _ = writeln!(self.log);
+                    return None;
+                }
+                let mut fds = [PollFd::new(&stdin, PollFlags::IN)];
+                match poll(&mut fds, Some(&tick)) {
+                    Ok(0) | Err(rustix::io::Errno::INTR) => {}
+                    _ => break,
+                }
+            }
+        }
+        let mut line = String::new();
+        match self.input.read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line),
         }
     }
 
@@ -144,8 +186,20 @@ impl Ui for LineUi<'_> {
     }
 
     fn stream_event(&mut self, event: &StreamEvent) {
-        self.stop_spinner();
         let lines = self.renderer.event(event);
+        // Text is shown a whole line at a time, hidden reasoning not at all, and a call's
+        // arguments only once complete: while a delta shows nothing, the spinner goes on
+        // (or starts again), so a long first paragraph is not a blank screen.
+        let delta = matches!(
+            event,
+            StreamEvent::TextDelta { .. }
+                | StreamEvent::ThinkingDelta { .. }
+                | StreamEvent::ToolCallDelta { .. }
+        );
+        if lines.is_empty() && delta {
+            self.waiting();
+            return;
+        }
         self.print(lines);
     }
 
@@ -213,10 +267,9 @@ impl Ui for LineUi<'_> {
         }
         let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
         let _ = self.log.flush();
-        let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) | Err(_) => Answer::No,
-            Ok(_) => Answer::parse(&line),
+        match self.read_answer() {
+            Some(line) => Answer::parse(&line),
+            None => Answer::No,
         }
     }
 
@@ -235,10 +288,7 @@ impl Ui for LineUi<'_> {
              first for the session)? "
         );
         let _ = self.log.flush();
-        let mut line = String::new();
-        if matches!(self.input.read_line(&mut line), Ok(0) | Err(_)) {
-            return None;
-        }
+        let line = self.read_answer()?;
         let answer = line.trim().to_ascii_lowercase();
         let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
         let index = match digits.parse::<usize>() {
@@ -320,6 +370,42 @@ mod tests {
         // The reply itself has no trace of the spinner.
         assert_eq!(String::from_utf8(out).unwrap_or_default(), "hello\nworld\n");
         assert!(log.is_empty());
+    }
+
+    #[test]
+    fn the_spinner_goes_on_while_a_line_is_held_back() {
+        let drawn = Arc::new(Mutex::new(Vec::new()));
+        let target: SharedWriter = Arc::new(Mutex::new(Shared(Arc::clone(&drawn))));
+        let (mut out, mut log, mut input) = (Vec::new(), Vec::new(), &b""[..]);
+        let erased = || {
+            let drawn = String::from_utf8(drawn.lock().unwrap().clone()).unwrap();
+            drawn.matches(spinner::ERASE).count()
+        };
+        {
+            let mut ui = LineUi::new(renderer(), &mut out, &mut log, &mut input)
+                .with_spinner_on(Arc::clone(&target));
+            ui.waiting();
+            // A line not yet complete shows nothing: the spinner is not erased.
+            ui.stream_event(&StreamEvent::TextDelta {
+                text: "a long first ".into(),
+            });
+            assert_eq!(erased(), 0);
+            // Its end erases it before the line is printed...
+            ui.stream_event(&StreamEvent::TextDelta {
+                text: "paragraph\nnext ".into(),
+            });
+            assert_eq!(erased(), 1);
+            // ...and the next held line starts it again, until the reply ends.
+            let before = drawn.lock().unwrap().len();
+            ui.stream_event(&StreamEvent::TextDelta { text: "one".into() });
+            assert!(drawn.lock().unwrap().len() > before);
+            ui.reply_done();
+            assert_eq!(erased(), 2);
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap_or_default(),
+            "a long first paragraph\nnext one\n"
+        );
     }
 
     #[test]

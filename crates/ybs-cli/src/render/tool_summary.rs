@@ -14,6 +14,9 @@ use super::style::{Painter, Role};
 
 /// How many of the last lines of a command's output are shown.
 pub const SHELL_TAIL_LINES: usize = 5;
+/// How much of each of those lines is shown: a minified file or a progress bar printed on
+/// one line would otherwise fill the screen.
+const SHELL_LINE_CHARS: usize = 200;
 /// How much of a result without a summarizer is shown in full.
 const RESULT_CHARS: usize = 100;
 
@@ -82,6 +85,12 @@ pub fn summarize(name: &str, result: &ToolResult, known: Known<'_>) -> Summary {
             .and_then(|value| value.get("error"))
             .and_then(Value::as_str)
             .unwrap_or(content);
+        // The model's instructions after a "no" are not for the person who said it.
+        let message = if message.starts_with(crate::agent::confirm::DENIED) {
+            "denied; it did not run"
+        } else {
+            message
+        };
         return Summary {
             ok: false,
             headline: format!(
@@ -372,7 +381,18 @@ fn run_shell(arguments: &Value, result: &Value, _: Option<Change>) -> Option<Sum
         output.pop();
     }
     let hidden = output.len().saturating_sub(SHELL_TAIL_LINES);
-    let detail = output.split_off(hidden);
+    let detail = output
+        .split_off(hidden)
+        .into_iter()
+        .map(|line| match line.chars().count() {
+            count if count > SHELL_LINE_CHARS => format!(
+                "{} ({} more chars)",
+                truncate(&line, SHELL_LINE_CHARS),
+                thousands((count - SHELL_LINE_CHARS) as u64)
+            ),
+            _ => line,
+        })
+        .collect();
     Some(Summary {
         ok: code == 0 && why.is_empty(),
         headline: format!("{command}exit code {code}{why}"),
@@ -381,7 +401,6 @@ fn run_shell(arguments: &Value, result: &Value, _: Option<Change>) -> Option<Sum
     })
 }
 
-/// The first `max` characters, with `…` when cut.
 /// `Fetched https://example.org/ (HTTP 200, 120 lines)`.
 fn web_fetch(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
     let url = result.get("url")?.as_str()?;
@@ -415,6 +434,7 @@ fn task(_: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
     ))
 }
 
+/// The first `max` characters, with `…` when cut.
 fn truncate(text: &str, max: usize) -> String {
     if text.chars().count() <= max {
         return text.to_owned();
@@ -584,6 +604,18 @@ mod tests {
             ),
             ["  ✗ Ran sleep 9: exit code 137 (cancelled by the user)"]
         );
+        // A very long line is cut to a screenful's share.
+        let long = format!("{}\n", "x".repeat(5000));
+        let lines = shown(
+            "run_shell",
+            json!({"command": "cat min.js"}),
+            json!({"exit_code": 0, "stdout": long, "stderr": "", "timed_out": false}),
+            None,
+        );
+        assert_eq!(
+            lines[1],
+            format!("    {}… (4,800 more chars)", "x".repeat(SHELL_LINE_CHARS))
+        );
     }
 
     #[test]
@@ -595,6 +627,18 @@ mod tests {
         assert_eq!(
             lines(&summarize("read_file", &failed, Known::default()), PLAIN),
             ["  ✗ read_file: path escapes the sandbox: /etc"]
+        );
+        let denied = ToolResult {
+            is_error: true,
+            ..result(
+                &json!({"success": false,
+                    "error": crate::agent::confirm::denied_result("run_shell")})
+                .to_string(),
+            )
+        };
+        assert_eq!(
+            lines(&summarize("run_shell", &denied, Known::default()), PLAIN),
+            ["  ✗ run_shell: denied; it did not run"]
         );
         assert_eq!(
             lines(

@@ -48,7 +48,8 @@ Set one of these API keys (ybs picks the provider from it):
   DEEPSEEK_API_KEY     DeepSeek
 or start Ollama (https://ollama.com) on http://localhost:11434 for local models.
 
-Or choose in ./.ybs.json (or ~/.config/ybs/config.json):
+Or choose in ~/.config/ybs/config.json (in a project's ./.ybs.json a provider and
+endpoint apply only once you trust it with `ybs trust`):
   {\"llm\": {\"provider\": \"openai-compatible\", \"model\": \"my-model\",
            \"endpoint\": \"http://localhost:8080/v1\"}}
 

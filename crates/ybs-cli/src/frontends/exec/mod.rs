@@ -90,6 +90,14 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<u8, Failed> {
+    if args.prompt.is_none_or(|prompt| prompt == "-") && io::stdin().is_terminal() {
+        // Otherwise a bare `ybs exec` on a terminal is a silent wait.
+        let _ = writeln!(
+            err,
+            "ybs: reading the task from the terminal; end it with Ctrl-D (or give it: \
+             `ybs exec \"TASK\"`)"
+        );
+    }
     let task = match read_task(args.prompt, &mut io::stdin()) {
         Ok(task) => task,
         Err(message) => {

@@ -58,7 +58,8 @@ impl Completer for AtPaths {
 }
 
 /// Entries of the project directory that start with `prefix` (directories with a `/`); none
-/// for absolute paths or `..`, which lead out of the project.
+/// for absolute paths or `..`, which lead out of the project, nor names with control
+/// characters.
 pub fn project_files(cwd: &Path, prefix: &str) -> Vec<String> {
     if prefix.starts_with('/') || prefix.split('/').any(|part| part == "..") {
         return Vec::new();
@@ -70,6 +71,11 @@ pub fn project_files(cwd: &Path, prefix: &str) -> Vec<String> {
     let mut found: Vec<String> = (entries.flatten())
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
+            // The editor writes a completion to the terminal as it is: a name with control
+            // characters (escape sequences) is not offered.
+            if name.chars().any(char::is_control) {
+                return None;
+            }
             let path = if dir.is_empty() {
                 name
             } else {
@@ -175,5 +181,7 @@ mod tests {
         assert_eq!(project_files(dir.path(), ""), ["README.md", "src/"]);
         assert!(project_files(dir.path(), "../").is_empty());
         assert!(project_files(dir.path(), "/etc/").is_empty());
+        std::fs::write(dir.path().join("R\u{1b}]0;x\u{7}.md"), "").unwrap();
+        assert_eq!(project_files(dir.path(), "R"), ["README.md"]);
     }
 }

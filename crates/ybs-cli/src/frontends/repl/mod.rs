@@ -205,6 +205,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                             .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(load::cancellable(async |token| {
+                        ui.watch(token.clone());
                         agent.turn_message(with_images, &mut ui, &token).await
                     }))
                 };
@@ -595,7 +596,7 @@ fn slash(
             undo::run(&command, agent, (config, session), out);
         }
         SlashCommand::Model(model) => switch::switch(
-            (context.host, context.runtime, &context.loaded.sources),
+            (context.host, context.runtime, context.loaded),
             agent,
             config,
             None,
@@ -621,7 +622,7 @@ fn slash(
             ),
         ),
         SlashCommand::Provider(ProviderAction::Switch { name, model }) => switch::switch(
-            (context.host, context.runtime, &context.loaded.sources),
+            (context.host, context.runtime, context.loaded),
             agent,
             config,
             Some(name),

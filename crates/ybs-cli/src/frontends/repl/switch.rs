@@ -5,14 +5,17 @@
 use std::io::Write;
 
 use crate::agent::Agent;
-use crate::config::{Config, Sources};
+use crate::config::{Config, LoadedConfig};
 use crate::render::Notice;
 use crate::startup::host::Host;
 use crate::startup::load;
 
-/// Switches provider and/or model, keeping the conversation (spec 7.5).
+/// Switches provider and/or model, keeping the conversation (spec 7.5). A provider gets its
+/// default endpoint and its environment variable's key, except the one ybs started with,
+/// which gets its configured endpoint and key back (an `openai-compatible` server named with
+/// `--endpoint` has no default to fall back on).
 pub(super) fn switch(
-    (host, runtime, sources): (&Host, &tokio::runtime::Runtime, &Sources),
+    (host, runtime, loaded): (&Host, &tokio::runtime::Runtime, &LoadedConfig),
     agent: &mut Agent,
     config: &mut Config,
     provider: Option<String>,
@@ -21,8 +24,7 @@ pub(super) fn switch(
 ) {
     let mut next = config.clone();
     if let Some(provider) = provider {
-        next.llm.provider = provider;
-        next.llm.endpoint = None;
+        use_provider(&mut next, &loaded.config, provider);
     }
     if let Some(model) = model {
         next.llm.model = model;
@@ -33,7 +35,7 @@ pub(super) fn switch(
             let limits = crate::agent::limits::discover_on(
                 runtime,
                 &next,
-                sources,
+                &loaded.sources,
                 provider.as_ref(),
                 &agent.settings.prices,
             );
@@ -72,5 +74,36 @@ pub(super) fn switch(
             }
         }
         Err(error) => load::notice(config, Notice::Error, &error.to_string(), out),
+    }
+}
+
+/// `next` with `provider`: the configured endpoint and key are those of the provider ybs
+/// `started` with, so another provider gets its own default endpoint and its own environment
+/// variable's key (not a key meant for someone else), and the started one gets them back.
+fn use_provider(next: &mut Config, started: &Config, provider: String) {
+    let same = provider == started.llm.provider;
+    next.llm.endpoint = same.then(|| started.llm.endpoint.clone()).flatten();
+    next.llm.api_key = same.then(|| started.llm.api_key.clone()).flatten();
+    next.llm.provider = provider;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_provider_gets_neither_the_endpoint_nor_the_key_and_the_first_gets_them_back() {
+        let mut started = Config::default();
+        started.llm.provider = "openai-compatible".into();
+        started.llm.endpoint = Some("http://127.0.0.1:8093/v1".into());
+        started.llm.api_key = Some("sk-for-that-server".into());
+        let mut next = started.clone();
+        use_provider(&mut next, &started, "llamacpp".into());
+        assert_eq!(next.llm.provider, "llamacpp");
+        assert_eq!(next.llm.endpoint, None);
+        assert_eq!(next.llm.api_key, None);
+        use_provider(&mut next, &started, "openai-compatible".into());
+        assert_eq!(next.llm.endpoint, started.llm.endpoint);
+        assert_eq!(next.llm.api_key, started.llm.api_key);
     }
 }

@@ -46,7 +46,14 @@ fn undo(
 ) -> Vec<String> {
     let outcome = match undo_last(&mut agent.journal, &mut agent.conversation, confirm) {
         Ok(outcome) => outcome,
-        Err(error @ UndoError::Nothing) => return vec![error.to_string()],
+        Err(error @ UndoError::Nothing) => {
+            // A resumed session's earlier turns were another run's: the project's journal has them.
+            return vec![
+                error.to_string(),
+                "(turns of earlier runs, a resumed session's too: `ybs undo --list`, `ybs undo`)"
+                    .to_owned(),
+            ];
+        }
         Err(error) => return vec![painter.paint(Role::Failure, &format!("error: {error}"))],
     };
     let mut lines = view::report(&outcome, base);
