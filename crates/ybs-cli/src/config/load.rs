@@ -110,7 +110,11 @@ pub fn load(
             let whole = parsed.value.clone();
             let settings = take_untrusted(&mut parsed.value, &users_own.over(&merged));
             if !settings.is_empty() {
-                let digest = digest(&fingerprint(&settings));
+                // Trust is recorded for everything in the file that needs it against the
+                // user's own files, not only what this run's flags and environment leave:
+                // `ybs trust` then holds for a run with `--provider` or `-c FILE` too.
+                let recorded = take_untrusted(&mut whole.clone(), &merged);
+                let digest = digest(&fingerprint(&recorded));
                 if trust.allows(&config_file.path, &digest) {
                     parsed.value = whole;
                 } else {
@@ -118,6 +122,7 @@ pub fn load(
                         path: config_file.path.clone(),
                         digest,
                         settings,
+                        recorded,
                     });
                 }
             }

@@ -46,10 +46,14 @@ pub struct Setting {
 pub struct UntrustedFile {
     /// The file, as found.
     pub path: PathBuf,
-    /// The digest of its settings that need trust (what `ybs trust` records).
+    /// The digest of [`UntrustedFile::recorded`] (what `ybs trust` records).
     pub digest: String,
-    /// The settings.
+    /// The settings left out of this run.
     pub settings: Vec<Setting>,
+    /// Everything in the file that needs trust against the user's own configuration files,
+    /// which trusting it covers: [`UntrustedFile::settings`] and those this run's flags,
+    /// environment or `-c FILE` happen to override. So trust does not depend on the flags.
+    pub recorded: Vec<Setting>,
 }
 
 /// Limits of `tools.builtin.run_shell.limits` when no layer sets them (the tools crate's

@@ -405,6 +405,68 @@ fn a_project_setting_equal_to_the_users_own_needs_no_trust() -> Result<(), Strin
 }
 
 #[test]
+fn trust_given_without_flags_holds_with_them_and_the_other_way_round() -> Result<(), String> {
+    let fixture = Fixture::new();
+    fixture.write(
+        "project/.ybs.json",
+        r#"{"llm": {"provider": "openai-compatible", "endpoint": "http://127.0.0.1:9/v1"},
+            "safety": {"approval": "full-auto"}}"#,
+    );
+    let env = BTreeMap::new();
+    let load_with = |flags: &FlagOverrides, trust: &super::Trust| {
+        load(&fixture.locations, &env, flags, trust).map_err(|err| err.to_string())
+    };
+    let provider_flag = FlagOverrides {
+        provider: Some("openai-compatible".into()),
+        ..FlagOverrides::default()
+    };
+    for (asked_with, run_with) in [
+        (FlagOverrides::default(), provider_flag.clone()),
+        (provider_flag.clone(), FlagOverrides::default()),
+    ] {
+        let asked = load_with(&asked_with, &super::Trust::default())?;
+        let [file] = asked.untrusted.as_slice() else {
+            return Err(format!("{:?}", asked.untrusted));
+        };
+        // What trusting covers is the same whatever the flags; what this run leaves out
+        // is what they do not override.
+        let keys = |settings: &[super::risk::Setting]| -> Vec<String> {
+            settings.iter().map(|setting| setting.key.clone()).collect()
+        };
+        assert_eq!(
+            keys(&file.recorded),
+            ["llm.provider", "llm.endpoint", "safety.approval"]
+        );
+        let left_out = keys(&file.settings);
+        assert_eq!(
+            left_out.contains(&"llm.provider".to_owned()),
+            asked_with.provider.is_none()
+        );
+        let listing = crate::startup::trust::listing(&asked.untrusted).join("\n");
+        assert_eq!(
+            listing.contains("your own setting overrides it in this run"),
+            asked_with.provider.is_some(),
+            "{listing}"
+        );
+        // Trusted as asked, then run with other flags: every setting applies.
+        let mut store = super::TrustStore::default();
+        store.allow_for_tests(&file.path, &file.digest);
+        let trust = super::Trust {
+            everything: false,
+            store,
+        };
+        let run = load_with(&run_with, &trust)?;
+        assert!(run.untrusted.is_empty(), "{:?}", run.untrusted);
+        assert_eq!(run.config.safety.approval.name(), "full-auto");
+        assert_eq!(
+            run.config.llm.endpoint.as_deref(),
+            Some("http://127.0.0.1:9/v1")
+        );
+    }
+    Ok(())
+}
+
+#[test]
 fn a_project_file_that_is_a_directory_is_no_configuration() -> Result<(), String> {
     let fixture = Fixture::new();
     fs::create_dir_all(fixture.root.join("project/.ybs.json"))

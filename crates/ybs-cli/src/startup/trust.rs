@@ -26,15 +26,24 @@ pub fn warnings(files: &[UntrustedFile]) -> Vec<String> {
     lines
 }
 
-/// The settings, whole, as indented lines under each file's name.
+/// The settings trusting a file covers, whole, as indented lines under each file's name; the
+/// ones the user's own choices override in this run are said to be.
 pub fn listing(files: &[UntrustedFile]) -> Vec<String> {
     let mut lines = Vec::new();
     for file in files {
         lines.push(format!("  {}", file.path.display()));
-        for setting in &file.settings {
+        for setting in &file.recorded {
             let value = serde_json::to_string(&setting.value).unwrap_or_default();
             lines.push(format!("    {} = {value}", inert(&setting.key)));
-            lines.push(format!("      ({})", setting.risk.describe()));
+            let overridden = !(file.settings.iter()).any(|left_out| left_out.key == setting.key);
+            lines.push(if overridden {
+                format!(
+                    "      ({}; your own setting overrides it in this run)",
+                    setting.risk.describe()
+                )
+            } else {
+                format!("      ({})", setting.risk.describe())
+            });
         }
     }
     lines
