@@ -67,160 +67,22 @@ fn main() -> ExitCode {
 
 /// Parses the chat file at `path` and writes its messages to standard output, each as soon as
 /// it is final: a regular file is read a window at a time, anything else (a pipe) whole first.
-/// The messages are escaped and written by a second thread while the parser goes on. The outer
-/// error is the reading's, the inner one the writing's.
+/// One thread does it all: a second one escaping and writing was faster only when the two
+/// shared a core's cache, and slower than one when they did not. The outer error is the
+/// reading's, the inner one the writing's.
 fn write_parsed(path: &Path) -> std::io::Result<std::io::Result<()>> {
     let mut file = File::open(path)?;
-    let (full_sender, full) = std::sync::mpsc::sync_channel::<Batch>(2);
-    let (empty_sender, empty) = std::sync::mpsc::channel::<Batch>();
-    // Set when reading failed: the array is then left unfinished (and what is still gathered
-    // unwritten) rather than closed as if the file ended there.
-    let read_failed = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        let writer = scope.spawn(|| {
-            let mut out = JsonArray::new(std::io::stdout().lock());
-            for mut batch in full {
-                for piece in batch.pieces() {
-                    if piece.first {
-                        out.begin(piece.role);
-                    }
-                    out.content(piece.text);
-                    if piece.last {
-                        out.end();
-                    }
-                }
-                batch.clear();
-                // The parser may have finished and stopped taking batches back.
-                let _ = empty_sender.send(batch);
-            }
-            if read_failed.load(std::sync::atomic::Ordering::Acquire) {
-                return Ok(());
-            }
-            out.finish().map(drop)
-        });
-        let mut batch = Batch::default();
-        let mut push = |message: MessageRef<'_>| {
-            batch.push_message(message.role, &message.content, |batch| {
-                let next = empty.try_recv().unwrap_or_default();
-                // Only fails once the writer is gone, which `join` below reports.
-                let _ = full_sender.send(std::mem::replace(batch, next));
-            });
-        };
-        let read = match file.metadata() {
-            Ok(meta) if meta.is_file() => parse_reader(&mut file, &mut push),
-            Ok(_) => {
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes)
-                    .and_then(|_| parse_reader(Cursor::new(bytes), &mut push))
-            }
-            Err(err) => Err(err),
-        };
-        if read.is_ok() {
-            let _ = full_sender.send(batch);
-        } else {
-            read_failed.store(true, std::sync::atomic::Ordering::Release);
-        }
-        drop(full_sender);
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the writing thread panicked")));
-        read.map(|_| written)
-    })
-}
-
-/// Messages copied out of the parser for the writing thread, in pieces of at most about a
-/// chunk: their roles and contents one after another in one string, and each piece.
-#[derive(Default)]
-struct Batch {
-    text: String,
-    pieces: Vec<PieceAt>,
-}
-
-/// Where a piece of a message ends in [`Batch::text`], its role (given with the first piece
-/// only) before it.
-struct PieceAt {
-    role_end: usize,
-    end: usize,
-    first: bool,
-    last: bool,
-}
-
-/// A piece of a message's content, with its role.
-struct Piece<'a> {
-    role: &'a str,
-    text: &'a str,
-    first: bool,
-    last: bool,
-}
-
-impl Batch {
-    /// Adds a message, in pieces when it is long, so that no batch (nor the writer's buffer)
-    /// grows much past a chunk; `full` is called whenever the batch holds a chunk.
-    fn push_message(&mut self, role: &str, content: &str, mut full: impl FnMut(&mut Batch)) {
-        let mut rest = content;
-        let mut first = true;
-        loop {
-            let (piece, after) = rest.split_at(piece_end(rest, CHUNK));
-            let last = after.is_empty();
-            self.push(role, piece, first, last);
-            if self.text.len() >= CHUNK {
-                full(self);
-            }
-            if last {
-                return;
-            }
-            (rest, first) = (after, false);
-        }
+    let mut out = JsonArray::new(std::io::stdout().lock());
+    let push = |message: MessageRef<'_>| out.push(message.role, &message.content);
+    if file.metadata()?.is_file() {
+        parse_reader(&mut file, push)?;
+    } else {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)?;
+        parse_reader(Cursor::new(bytes), push)?;
     }
-
-    fn push(&mut self, role: &str, text: &str, first: bool, last: bool) {
-        if self.text.capacity() == 0 {
-            self.text.reserve(2 * CHUNK);
-        }
-        if first {
-            self.text.push_str(role);
-        }
-        let role_end = self.text.len();
-        self.text.push_str(text);
-        self.pieces.push(PieceAt {
-            role_end,
-            end: self.text.len(),
-            first,
-            last,
-        });
-    }
-
-    /// Each piece, in order.
-    fn pieces(&self) -> impl Iterator<Item = Piece<'_>> {
-        let mut start = 0;
-        self.pieces.iter().map(move |at| {
-            let piece = Piece {
-                role: self.text.get(start..at.role_end).unwrap_or_default(),
-                text: self.text.get(at.role_end..at.end).unwrap_or_default(),
-                first: at.first,
-                last: at.last,
-            };
-            start = at.end;
-            piece
-        })
-    }
-
-    fn clear(&mut self) {
-        self.text.clear();
-        self.pieces.clear();
-    }
-}
-
-/// The end of the first piece of `text` of at most `most` bytes (at least one character).
-fn piece_end(text: &str, most: usize) -> usize {
-    if text.len() <= most {
-        return text.len();
-    }
-    let mut end = most.max(1);
-    while !text.is_char_boundary(end) {
-        end += 1;
-    }
-    end
+    // A read error above returns before the array is closed (or what is gathered written).
+    Ok(out.finish().map(drop))
 }
 
 /// How much output is gathered before it is written.
@@ -246,33 +108,23 @@ impl<W: Write> JsonArray<W> {
         }
     }
 
+    /// Adds an element. A long content is escaped a chunk at a time, written as the buffer
+    /// fills, so that the buffer stays about a chunk long. (Only ASCII bytes are escaped, so
+    /// a piece may end inside a character.)
     fn push(&mut self, role: &str, content: &str) {
-        self.begin(role);
-        self.content(content);
-        self.end();
-    }
-
-    /// Opens an element: its role, and its content's opening quote.
-    fn begin(&mut self, role: &str) {
         self.buffer.extend_from_slice(if self.count == 0 {
             b"[\n  {\n    \"role\": \""
         } else {
             b",\n  {\n    \"role\": \""
         });
-        escape_body(&mut self.buffer, role);
+        escape_body(&mut self.buffer, role.as_bytes());
         self.buffer.extend_from_slice(b"\",\n    \"content\": \"");
-    }
-
-    /// Adds to the open element's content.
-    fn content(&mut self, text: &str) {
-        escape_body(&mut self.buffer, text);
-        if self.buffer.len() >= CHUNK {
-            self.write_buffer();
+        for piece in content.as_bytes().chunks(CHUNK) {
+            escape_body(&mut self.buffer, piece);
+            if self.buffer.len() >= CHUNK {
+                self.write_buffer();
+            }
         }
-    }
-
-    /// Closes the open element.
-    fn end(&mut self) {
         self.buffer.extend_from_slice(b"\"\n  }");
         self.count += 1;
         if self.buffer.len() >= CHUNK {
@@ -301,40 +153,34 @@ impl<W: Write> JsonArray<W> {
     }
 }
 
-/// Appends `text` escaped as serde_json escapes the inside of a JSON string: runs that need
-/// no escape are found eight bytes at a time and copied whole.
-fn escape_body(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    out.reserve(bytes.len());
-    // The start of the run of bytes not yet copied, and where the scan is.
-    let mut run = 0;
+/// Appends `bytes` escaped as serde_json escapes the inside of a JSON string. Eight bytes are
+/// looked at and copied at a time (a copy of a known size is a single store, where a run of
+/// any length is a call); a word holding a byte to escape is copied whole and cut back to
+/// just before that byte.
+fn escape_body(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len() + bytes.len() / 8);
     let mut at = 0;
-    loop {
-        // The first byte at or after `at` that needs an escape, if any.
-        let found = loop {
-            match bytes.get(at..at + 8) {
-                Some(chunk) => {
-                    let mask = escape_mask(chunk);
-                    if mask != 0 {
-                        break Some(at + (mask.trailing_zeros() / 8) as usize);
-                    }
-                    at += 8;
-                }
-                None => {
-                    break bytes[at..]
-                        .iter()
-                        .position(|&b| ESCAPES[usize::from(b)] != 0)
-                        .map(|p| at + p);
-                }
-            }
-        };
-        let Some(position) = found else { break };
-        out.extend_from_slice(&bytes[run..position]);
-        push_escape(out, bytes[position]);
-        run = position + 1;
-        at = run;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let mask = escape_mask(&word);
+        out.extend_from_slice(&word);
+        if mask == 0 {
+            at += 8;
+            continue;
+        }
+        let clean = (mask.trailing_zeros() / 8) as usize;
+        out.truncate(out.len() - (8 - clean));
+        push_escape(out, word[clean]);
+        at += clean + 1;
     }
-    out.extend_from_slice(&bytes[run..]);
+    for &byte in &bytes[at..] {
+        if ESCAPES[usize::from(byte)] == 0 {
+            out.push(byte);
+        } else {
+            push_escape(out, byte);
+        }
+    }
 }
 
 /// For each byte, the letter of its two-byte escape (`n` for `\\n`), `u` where serde_json
@@ -359,12 +205,10 @@ const ESCAPES: [u8; 256] = {
 /// For eight bytes (little-endian), a word whose lowest set bit is the high bit of the first
 /// byte that needs an escape (0 when none does). The bits above it may be wrong (borrows), so
 /// only the lowest one is used.
-fn escape_mask(chunk: &[u8]) -> u64 {
+fn escape_mask(chunk: &[u8; 8]) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut bytes = [0u8; 8];
-    bytes.copy_from_slice(chunk);
-    let word = u64::from_le_bytes(bytes);
+    let word = u64::from_le_bytes(*chunk);
     let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
     // With bit 1 flipped, the control characters stay below 0x20 and only the quote (0x22)
     // becomes 0x20: one test for both.
@@ -451,34 +295,8 @@ mod tests {
         }
     }
 
-    /// What the writing thread makes of `messages` sent through batches.
-    fn through_batches(messages: &[Message<'_>]) -> String {
-        let mut batches = Vec::new();
-        let mut batch = Batch::default();
-        for message in messages {
-            batch.push_message(message.role, message.content, |full| {
-                batches.push(std::mem::take(full));
-            });
-        }
-        batches.push(batch);
-        assert!(batches.iter().all(|batch| batch.text.len() < 2 * CHUNK));
-        let mut out = JsonArray::new(Vec::new());
-        for batch in &batches {
-            for piece in batch.pieces() {
-                if piece.first {
-                    out.begin(piece.role);
-                }
-                out.content(piece.text);
-                if piece.last {
-                    out.end();
-                }
-            }
-        }
-        String::from_utf8_lossy(&out.finish().unwrap_or_default()).into_owned()
-    }
-
     #[test]
-    fn long_messages_go_through_batches_in_pieces_and_come_out_whole() {
+    fn long_contents_are_escaped_in_pieces_and_come_out_whole() {
         // Several chunks long, with characters of 1 to 4 bytes across every piece's end.
         let long = "a\té日本語🦀\"\n".repeat(3 * CHUNK / 10);
         let messages = [
@@ -491,22 +309,11 @@ mod tests {
                 content: &long,
             },
             Message {
-                role: "x",
-                content: "",
-            },
-            Message {
                 role: "user",
                 content: &long[1..CHUNK + 1],
             },
         ];
-        for count in 0..=messages.len() {
-            assert_eq!(
-                through_batches(&messages[..count]),
-                serde_jsons(&messages[..count])
-            );
-        }
-        assert_eq!(piece_end("日本", 1), 3);
-        assert_eq!(piece_end("ab", 5), 2);
+        assert_eq!(ours(&messages), serde_jsons(&messages));
     }
 
     #[test]
