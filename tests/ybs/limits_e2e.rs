@@ -177,7 +177,11 @@ fn a_4k_window_shrinks_the_prompt_and_a_short_task_completes() {
     assert!(output.status.success(), "{stderr}");
     assert!(text(&output.stdout).contains("The note says hello."));
     assert!(
-        stderr.contains("the repository map was left out: the model's context window is 4,096 tokens (the provider's GET /props)"),
+        stderr.contains(
+            "warning: the repository map was left out and the project's instructions \
+             (AGENTS.md) were left out: the model's context window is 4,096 tokens (the \
+             provider's GET /props)"
+        ),
         "{stderr}"
     );
     let bodies = project.bodies();
@@ -204,6 +208,8 @@ fn a_window_too_small_for_the_smallest_prompt_sends_nothing() {
         "{stderr}"
     );
     assert!(stderr.contains("llama-server -c 8192"), "{stderr}");
+    // The error says it all: no warnings about what was left out on the way.
+    assert!(!stderr.contains("warning:"), "{stderr}");
     assert!(project.bodies().is_empty(), "nothing was sent");
 }
 

@@ -56,30 +56,21 @@ impl Agent {
     }
 
     /// Before a turn: shrinks the fixed prompt until it leaves [`room_needed`] in the
-    /// window, saying what was left out; an error when nothing more can shrink.
+    /// window, saying in one warning what was left out; an error (and no warning) when
+    /// nothing more can shrink.
     pub(super) fn fit_window(&mut self, ui: &mut dyn Ui) -> Result<(), AgentError> {
         let budget = self.usable_window().saturating_sub(self.room_needed());
+        let before = self.fixed_tokens();
+        let mut said = Vec::new();
         for step in Shrink::ORDER {
-            let fixed = self.fixed_tokens();
-            if fixed <= budget {
+            if self.fixed_tokens() <= budget {
                 break;
             }
             if self.shrunk.contains(&step) || !self.shrink(step) {
                 continue;
             }
             self.shrunk.push(step);
-            ui.notice(
-                Notice::Warning,
-                &format!(
-                    "{}: the model's context window is {} tokens ({}), and ybs's prompt and \
-                     tools took about {} of them, too many to leave room for the \
-                     conversation and a reply",
-                    step.said(),
-                    thousands(self.limits.window.tokens),
-                    self.limits.window.source,
-                    thousands(fixed)
-                ),
-            );
+            said.push(step.said());
         }
         let fixed = self.fixed_tokens();
         if fixed > budget {
@@ -98,6 +89,20 @@ impl Agent {
         // The conversation's budget, on which compaction is decided, has the same margin
         // for estimates as the prompt: with the whole window, counts a little short let a
         // turn overflow before compaction and the trim loop dropped exchanges instead.
+        if !said.is_empty() {
+            ui.notice(
+                Notice::Warning,
+                &format!(
+                    "{}: the model's context window is {} tokens ({}), and ybs's prompt and \
+                     tools took about {} of them, too many to leave room for the \
+                     conversation and a reply",
+                    joined(&said),
+                    thousands(self.limits.window.tokens),
+                    self.limits.window.source,
+                    thousands(before)
+                ),
+            );
+        }
         let conversation = self.usable_window().saturating_sub(fixed);
         self.settings.compaction.max_tokens = usize::try_from(conversation).unwrap_or(usize::MAX);
         Ok(())
@@ -175,9 +180,25 @@ fn strip_descriptions(schema: &mut Value) {
     }
 }
 
+/// `a`, `a and b`, `a, b and c`.
+fn joined(parts: &[&str]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_was_left_out_is_said_in_one_sentence() {
+        assert_eq!(joined(&["a"]), "a");
+        assert_eq!(joined(&["a", "b"]), "a and b");
+        assert_eq!(joined(&["a", "b", "c"]), "a, b and c");
+    }
 
     #[test]
     fn short_specs_keep_names_and_types() {
