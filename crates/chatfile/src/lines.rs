@@ -60,7 +60,7 @@ impl<'a> LineScan<'a> {
 
     /// The next line's start and end, and whether it holds `:--` (without one, rules 4 and 5
     /// cannot match).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_line(&mut self) -> Option<(usize, usize, bool)> {
         let start = self.next?;
         let end = match newline(self.bytes.get(start..)?) {
