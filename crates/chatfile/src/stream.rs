@@ -89,31 +89,15 @@ fn parse_in_windows<R: Read + Seek>(
         let window = &buffer[..end];
         let text = as_text(window);
         closes.window(raw_base, base);
+        let start = (base, line_base, role.as_deref());
         if at_end {
             // The last window: everything it holds is final.
-            let mut walk = Walk::new(&text, base, lines::first_close_tag, &mut each);
-            if let Some(role) = &role {
-                walk = walk.in_block_of(role);
-            }
-            walk_lines(
-                &text,
-                &mut walk,
-                line_base,
-                &mut closes.reading(&mut reader),
-            );
+            let walk = walk_window(&text, start, &mut closes.reading(&mut reader), &mut each);
             let unclosed = walk.finish();
             return closes.error.take().map_or(Ok(unclosed), Err);
         }
-        let mut walk = Walk::new(&text, base, lines::first_close_tag, Pending::new(&mut each));
-        if let Some(role) = &role {
-            walk = walk.in_block_of(role);
-        }
-        walk_lines(
-            &text,
-            &mut walk,
-            line_base,
-            &mut closes.reading(&mut reader),
-        );
+        let sink = Pending::new(&mut each);
+        let walk = walk_window(&text, start, &mut closes.reading(&mut reader), sink);
         if let Some(err) = closes.error.take() {
             return Err(err);
         }
@@ -138,6 +122,22 @@ fn parse_in_windows<R: Read + Seek>(
         base += cut;
         line_base = cut_line;
     }
+}
+
+/// Walks the window `text`, which starts at `base` in the text as read and at line
+/// `first_line`, in a block of `role` when it starts after an inline header.
+fn walk_window<'w, S: Sink<'w>>(
+    text: &'w str,
+    (base, first_line, role): (usize, usize, Option<&'w str>),
+    closes: &mut impl CloseTable,
+    sink: S,
+) -> Walk<'w, S> {
+    let mut walk = Walk::new(text, base, lines::first_close_tag, sink);
+    if let Some(role) = role {
+        walk = walk.in_block_of(role);
+    }
+    walk_lines(text, &mut walk, first_line, closes);
+    walk
 }
 
 /// `bytes` as text, with invalid UTF-8 replaced. (`from_utf8_lossy` checks valid text a good
