@@ -224,15 +224,8 @@ async fn a_provider_error_fails_the_turn_with_its_message() {
     assert!(error.to_string().starts_with("auth"), "{error}");
 }
 
-#[tokio::test]
-async fn the_conversation_is_compacted_at_the_threshold() {
-    let dir = tempfile::tempdir().unwrap();
-    let llm = FakeLlm::start(Script::new([
-        Turn::text(["They talked about numbers."]),
-        Turn::text(["answer"]),
-    ]))
-    .unwrap();
-    let mut agent = agent(&llm, dir.path(), 2_000);
+/// Fills the conversation with eight exchanges of about 600 characters a message.
+fn eight_long_exchanges(agent: &mut Agent) {
     for n in 0..8 {
         agent
             .conversation
@@ -242,6 +235,18 @@ async fn the_conversation_is_compacted_at_the_threshold() {
             "y".repeat(600)
         )));
     }
+}
+
+#[tokio::test]
+async fn the_conversation_is_compacted_at_the_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        Turn::text(["They talked about numbers."]),
+        Turn::text(["answer"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 2_000);
+    eight_long_exchanges(&mut agent);
     let mut ui = Recorder::default();
     agent
         .turn("next", &mut ui, &CancellationToken::new())
@@ -271,15 +276,7 @@ async fn a_long_message_that_would_pass_the_threshold_compacts_first() {
     ]))
     .unwrap();
     let mut agent = agent(&llm, dir.path(), 32_000);
-    for n in 0..8 {
-        agent
-            .conversation
-            .push(Message::user(format!("question {n} {}", "x".repeat(600))));
-        agent.conversation.push(Message::assistant(format!(
-            "answer {n} {}",
-            "y".repeat(600)
-        )));
-    }
+    eight_long_exchanges(&mut agent);
     let message = format!("a long paste {}", "z".repeat(4_000));
     let before = agent.conversation_tokens();
     let incoming =
