@@ -6,8 +6,31 @@
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
+use ybs_core::LlmError;
+
 use crate::http::Transport;
-use crate::provider::ModelLimits;
+use crate::provider::{ModelInfo, ModelLimits};
+
+/// The limits of `model` from a listing (`listed`, read with `source`), and from llama.cpp's
+/// `/props` and `/tokenize` when `base` is a server of one's own: what the Responses and
+/// Anthropic adapters know of a model. The listing's error when neither says anything.
+pub(crate) async fn listed_or_local(
+    listed: Result<Vec<ModelInfo>, LlmError>,
+    (model, source): (&str, &str),
+    (http, base, headers): (&Transport, &str, &HeaderMap),
+) -> Result<ModelLimits, LlmError> {
+    let mut limits = match &listed {
+        Ok(models) => ModelLimits::from_list(models, model, source),
+        Err(_) => ModelLimits::default(),
+    };
+    if is_local(base) {
+        read_llama_cpp_props(http, server_root(base), headers, &mut limits).await;
+    }
+    if limits.is_empty() {
+        listed?;
+    }
+    Ok(limits)
+}
 
 /// Reads llama.cpp's `/props` and `/tokenize` at `root` (the server without `/v1`) into
 /// `limits`: the window and its source, and the characters per token of the server's

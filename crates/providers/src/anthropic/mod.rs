@@ -13,7 +13,7 @@ use ybs_core::{ChatRequest, LlmError};
 use crate::config::ProviderKind;
 use crate::http::{Transport, secret_header};
 use crate::images::load_images;
-use crate::local_server::{is_local, read_llama_cpp_props};
+use crate::local_server::listed_or_local;
 use crate::provider::{ChatStream, ModelInfo, ModelLimits, Provider};
 use crate::wire::{extra_bytes, from_answer, model_for, with_extra};
 
@@ -100,17 +100,8 @@ impl Provider for AnthropicProvider {
     /// `/props` and `/tokenize`.
     async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
         let listed = self.list_models().await;
-        let mut limits = match &listed {
-            Ok(models) => ModelLimits::from_list(models, model, "GET /v1/models"),
-            Err(_) => ModelLimits::default(),
-        };
-        if is_local(&self.base) {
-            read_llama_cpp_props(&self.http, &self.base, &self.headers(), &mut limits).await;
-        }
-        if limits.is_empty() {
-            listed?;
-        }
-        Ok(limits)
+        let server = (&self.http, self.base.as_str(), &self.headers());
+        listed_or_local(listed, (model, "GET /v1/models"), server).await
     }
 }
 
