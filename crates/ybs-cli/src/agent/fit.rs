@@ -61,9 +61,10 @@ impl Agent {
     pub(super) fn fit_window(&mut self, ui: &mut dyn Ui) -> Result<(), AgentError> {
         let budget = self.usable_window().saturating_sub(self.room_needed());
         let before = self.fixed_tokens();
+        let mut fixed = before;
         let mut said = Vec::new();
         for step in Shrink::ORDER {
-            if self.fixed_tokens() <= budget {
+            if fixed <= budget {
                 break;
             }
             if self.shrunk.contains(&step) || !self.shrink(step) {
@@ -71,8 +72,8 @@ impl Agent {
             }
             self.shrunk.push(step);
             said.push(step.said());
+            fixed = self.fixed_tokens();
         }
-        let fixed = self.fixed_tokens();
         if fixed > budget {
             return Err(AgentError::WindowTooSmall(format!(
                 "the model's context window of {} tokens ({}) is too small: ybs's smallest \
@@ -86,9 +87,6 @@ impl Agent {
                 thousands(self.room_needed())
             )));
         }
-        // The conversation's budget, on which compaction is decided, has the same margin
-        // for estimates as the prompt: with the whole window, counts a little short let a
-        // turn overflow before compaction and the trim loop dropped exchanges instead.
         if !said.is_empty() {
             ui.notice(
                 Notice::Warning,
@@ -103,6 +101,9 @@ impl Agent {
                 ),
             );
         }
+        // The conversation's budget, on which compaction is decided, has the same margin
+        // for estimates as the prompt: with the whole window, counts a little short let a
+        // turn overflow before compaction and the trim loop dropped exchanges instead.
         let conversation = self.usable_window().saturating_sub(fixed);
         self.settings.compaction.max_tokens = usize::try_from(conversation).unwrap_or(usize::MAX);
         Ok(())
