@@ -1,6 +1,6 @@
 //! Tools that give a model hands which cannot reach anything they should not: the `Tool`
-//! trait, the registry, the path sandbox, the built-in tools, bb7's edit algorithms, external
-//! tools and the Linux shell sandbox.
+//! trait, the registry, the path sandbox, the built-in tools, external tools and the Linux
+//! shell sandbox.
 //!
 //! # Layout
 //!
@@ -8,8 +8,8 @@
 //!   [`CancelFlag`] in `cancel`, `web_fetch`'s bounds in `web_policy`, the session's task list
 //!   of `todo`), argument schemas (`schema`), the [`ToolRegistry`]
 //!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
-//! - The tools: `builtins/` (the built-ins), `external` (tools loaded from a directory),
-//!   `bb7_edit/` (bb7's edit algorithms: pure, the daemon does the I/O).
+//! - The tools: `builtins/` (the built-ins; `edit_file` matches with the `ybs_edit` crate's
+//!   search/replace), `external` (tools loaded from a directory).
 //! - The fences: `path_sandbox` ([`PathSandbox`]), `safe_fs` (opening without following
 //!   links), `ignore_guard` (no walk reads an ignore file that is a device or a FIFO),
 //!   `protected` (blocked and read-only paths known by identity), `shell/` (running
@@ -72,7 +72,6 @@
 //! Landlock or seccomp cannot be enforced unless the user opted out. `blocked_commands` is a
 //! guard against accidents, not a boundary. `SECURITY.md` in this crate has the threat model.
 
-pub mod bb7_edit;
 pub mod builtins;
 mod cancel;
 pub mod confirm;

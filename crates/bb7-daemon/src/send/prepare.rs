@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use ybs_context_budget::{Budget, PairInfo, Pairs, TokenCounter, TrimLoop, predict};
 use ybs_core::{ChatRequest, ReasoningEffort, Role};
-use ybs_tools::bb7_edit::tool_specs;
+use ybs_edit::tool_specs;
 
 use crate::protocol::error::{Error, Result};
 use crate::protocol::params::SendParams;

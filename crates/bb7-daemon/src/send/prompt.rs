@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use ybs_tools::bb7_edit::DiffMode;
+use ybs_edit::DiffMode;
 
 use crate::protocol::error::Result;
 use crate::store::global::Home;

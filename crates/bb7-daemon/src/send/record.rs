@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, json};
 use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
-use ybs_tools::bb7_edit::FileWrite;
+use ybs_edit::FileWrite;
 
 use crate::protocol::replies::{self, Counters, ErrorReply, UsageFigures};
 use crate::protocol::reply::Reply;

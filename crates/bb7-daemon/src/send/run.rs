@@ -1,7 +1,7 @@
 //! The stream task of a send ([`run`]), in steps that return what they found:
 //! `send_with_trim` streams the request, leaving out the oldest history pairs and sending
 //! again while the provider says the context overflows; the reply's tool calls are checked
-//! and applied (all or nothing, `ybs_tools::bb7_edit`); with `auto_retry_partial_edits`
+//! and applied (all or nothing, `ybs_edit`); with `auto_retry_partial_edits`
 //! failed edits get one hidden repair request (`repair_once`). What came of it is a
 //! `Finish`, which `Finish::record` saves and turns into the final reply.
 
@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use ybs_context_budget::{Next, Outcome, Pairs, SendError, TrimLoop};
 use ybs_core::{ChatRequest, LlmError, Message};
 use ybs_providers::Provider;
-use ybs_tools::bb7_edit::{DiffError, DiffMode, FileWrite};
+use ybs_edit::{DiffError, DiffMode, FileWrite};
 
 use crate::protocol::error::provider_message;
 use crate::protocol::params::RetryContext;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use ybs_providers::{OpenRouterOptions, Provider, ProviderConfig, ProviderKind, build};
-use ybs_tools::bb7_edit::DiffMode;
+use ybs_edit::DiffMode;
 
 use crate::protocol::error::{Error, Result};
 use crate::store::global::{Config, Home};
@@ -70,7 +70,7 @@ impl Settings {
             None | Some(Value::Null) => DiffMode::default(),
             Some(Value::String(text)) => {
                 text.parse()
-                    .map_err(|err: ybs_tools::bb7_edit::DiffModeError| {
+                    .map_err(|err: ybs_edit::DiffModeError| {
                         Error::Invalid(err.to_string())
                     })?
             }

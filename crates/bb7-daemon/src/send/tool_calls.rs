@@ -1,9 +1,9 @@
 //! A reply's `write_file` / `edit_file` calls as the first bb7 treats them, around the edit
-//! algorithms of `ybs_tools::bb7_edit`:
+//! algorithms of `ybs_edit`:
 //!
 //! - [`precheck`] finds what ends the whole reply with an `error` instead of a `diff_error`
 //!   (a `write_file` of a path the reply already wrote, `edit_file` arguments the first bb7
-//!   cannot read (`ybs_tools::bb7_edit::read_error`), an edit of a path
+//!   cannot read (`ybs_edit::read_error`), an edit of a path
 //!   neither in context, output nor written earlier in the reply, a second anchored edit of
 //!   one path) and the calls that touch a read-only context file (a `diff_error` naming it);
 //! - [`apply`] applies the calls one by one, ending the reply at a `write_file` of a path an
@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 use ybs_core::ToolCall;
-use ybs_tools::bb7_edit::{
+use ybs_edit::{
     BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE,
 };
 
@@ -102,7 +102,7 @@ pub fn precheck(mode: DiffMode, calls: &[ToolCall], active: &Active) -> Result<P
                 if let Some(why) = &call.arguments_error {
                     return end(format!("edit_file parse error: {why}"));
                 }
-                if let Some(why) = ybs_tools::bb7_edit::read_error(mode, &call.arguments) {
+                if let Some(why) = ybs_edit::read_error(mode, &call.arguments) {
                     return end(format!("edit_file parse error: {why}"));
                 }
                 let paths = call_paths(call);
@@ -427,7 +427,7 @@ mod tests {
                 )
             })
             .collect();
-        let lookup = ybs_tools::bb7_edit::MemoryLookup::new();
+        let lookup = ybs_edit::MemoryLookup::new();
         let live = tokio_util::sync::CancellationToken::new();
         let all = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &live);
         assert_eq!(all.chunks.len(), 1000);

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 use ybs_core::{ContextAction, Message, Part};
-use ybs_tools::bb7_edit::FileWrite;
+use ybs_edit::FileWrite;
 
 use crate::protocol::error::{Error, Result};
 use crate::store::active::Active;

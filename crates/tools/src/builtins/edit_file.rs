@@ -1,6 +1,6 @@
 //! `edit_file`: one or several text replacements in a file, applied all or nothing.
 //!
-//! Matching is bb7's ([`crate::bb7_edit::apply_search_replace`]): exact first, then the same
+//! Matching is bb7's ([`ybs_edit::apply_search_replace`]): exact first, then the same
 //! lines with other trailing whitespace, other indentation (the new text re-indented), a first
 //! or last line quoted only in part, and CRLF/LF differences. Each edit applies to the result
 //! of the one before; one that does not match (or matches several places without
@@ -8,9 +8,9 @@
 
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
+use ybs_edit::{SearchReplace, SearchReplaceError, apply_search_replace};
 
 use super::shared::{read_text, spec, write_text};
-use crate::bb7_edit::{SearchReplace, SearchReplaceError, apply_search_replace};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `edit_file` tool (spec 3.3, with a list of edits).

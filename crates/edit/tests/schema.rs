@@ -2,7 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ybs_tools::bb7_edit::{DiffMode, edit_file_spec, tool_specs, write_file_spec};
+use ybs_edit::{DiffMode, edit_file_spec, tool_specs, write_file_spec};
 
 #[test]
 fn diff_mode_parses_the_four_config_values() {

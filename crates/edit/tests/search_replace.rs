@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ybs_tools::bb7_edit::{MatchPass, SearchReplace, SearchReplaceError, apply_search_replace};
+use ybs_edit::{MatchPass, SearchReplace, SearchReplaceError, apply_search_replace};
 
 /// One successful case: file, old, new, replace_all, expected file, expected pass, replacements.
 struct Ok {

@@ -17,7 +17,7 @@
 //!    only the calls that failed are listed).
 //!
 //! ```
-//! use ybs_tools::bb7_edit::{DiffMode, MemoryLookup, apply_response, tool_specs};
+//! use ybs_edit::{DiffMode, MemoryLookup, apply_response, tool_specs};
 //! use ybs_core::{ToolCall, file_id};
 //!
 //! let mode: DiffMode = "search_replace_multi".parse().unwrap();

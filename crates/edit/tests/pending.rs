@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use ybs_core::{ToolCall, file_id};
-use ybs_tools::bb7_edit::{DiffMode, FileWrite, MemoryLookup, PendingBuffer, apply_response};
+use ybs_edit::{DiffMode, FileWrite, MemoryLookup, PendingBuffer, apply_response};
 
 /// A JSON string literal.
 fn js(s: &str) -> String {

@@ -9,7 +9,7 @@
 
 use serde_json::json;
 use ybs_core::{ToolCall, file_id};
-use ybs_tools::bb7_edit::{
+use ybs_edit::{
     AnchoredChange, DiffMode, MatchPass, MatchWork, MemoryLookup, PendingBuffer, SearchReplace,
     SearchReplaceError, apply_anchored_with, apply_search_replace_with,
 };

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ybs_tools::bb7_edit::{Anchor, AnchoredChange, AnchoredError, apply_anchored};
+use ybs_edit::{Anchor, AnchoredChange, AnchoredError, apply_anchored};
 
 fn lines(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_owned()).collect()

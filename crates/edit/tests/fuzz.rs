@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use ybs_tools::bb7_edit::{AnchoredChange, SearchReplace, apply_anchored, apply_search_replace};
+use ybs_edit::{AnchoredChange, SearchReplace, apply_anchored, apply_search_replace};
 
 /// xorshift64*: a small deterministic generator, so failures reproduce.
 struct Rng(u64);
