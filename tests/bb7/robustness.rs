@@ -7,7 +7,7 @@ mod common;
 
 use std::io::Write;
 
-use bb7_daemon::protocol::{TOO_LARGE, parse_line};
+use bb7_daemon::wire::{TOO_LARGE, parse_line};
 use common::World;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;

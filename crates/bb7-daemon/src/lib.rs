@@ -7,28 +7,32 @@
 //! the choices the specs leave open are listed in `README.md`; the threat model is
 //! `SECURITY.md`.
 //!
-//! - [`protocol`]: the wire. Every request declared once with its reply and when it may run,
-//!   the replies, the errors (their text is what the client sees), the server loop and the
-//!   dispatch of each request to its handler.
+//! The folders are layers; each uses only those below it:
+//!
+//! - [`server`] (top): the process. The stdin reader (it only reads: malformed lines, `ping`,
+//!   `version` and `cancel` are answered at once, everything else is queued), the worker
+//!   thread that owns the session and runs the queued requests in order, and the dispatch of
+//!   each request to its handler.
 //! - [`send`]: the model-calling half: preparing a `send`, streaming it, applying the
 //!   reply's tool calls, the hidden repair, recording the outcome; titles, token estimates,
-//!   the models list and the balance.
+//!   the models list and the balance; what the worker and the background tasks share
+//!   ([`send::shared`]).
 //! - [`session`]: the state machine and the handlers of the actions that do not call a
 //!   model: chats, context files, outputs, history rewrites.
 //! - [`store`]: everything on disk under `.bb7/` and `~/.bb7/`: chats and the index, confined
 //!   I/O that never follows a link, locks, trust checks, the all-or-nothing commit of a send.
+//! - [`wire`] (bottom): every request declared once with its reply and when it may run, the
+//!   replies, the errors (their text is what the client sees), parsing a line.
 //!
-//! Between the folders, the server and dispatch (in `protocol`) use `send` and `session`;
-//! `send` uses `session` and `store`; `session` uses `store` (and, from `send`, the token
-//! counter and the built-in prompt); the wire types of `protocol` (requests, replies, errors)
-//! are used throughout. No file imports a file that imports it back.
+//! No file imports a file that imports it back.
 
-pub mod protocol;
 pub mod send;
+pub mod server;
 pub mod session;
 pub mod store;
+pub mod wire;
 
-pub use protocol::error::{Error, Result};
-pub use protocol::{Reply, Request};
+pub use wire::error::{Error, Result};
+pub use wire::{Reply, Request};
 pub use session::Session;
 pub use store::global::Home;

@@ -7,7 +7,7 @@
 use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex};
 
-use bb7_daemon::protocol::server;
+use bb7_daemon::server;
 use bb7_daemon::{Home, Session};
 
 fn main() {
@@ -33,7 +33,7 @@ fn main() {
     let output: server::Output = Arc::new(Mutex::new(Box::new(std::io::stdout())));
     // Read from the descriptor itself (no second buffer), watched before each blocking read.
     let input = match std::io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => bb7_daemon::protocol::input::Watched::new(std::fs::File::from(fd)),
+        Ok(fd) => bb7_daemon::server::input::Watched::new(std::fs::File::from(fd)),
         Err(err) => {
             eprintln!("bb7: cannot read stdin: {err}");
             std::process::exit(1);

@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 
 use ybs_core::{ContextEvent, Message, Part};
 
-use crate::protocol::error::Result;
-use crate::protocol::params::RetryContext;
+use crate::wire::error::Result;
+use crate::wire::params::RetryContext;
 use crate::store::active::Active;
 
 /// Where the content of a file block comes from.

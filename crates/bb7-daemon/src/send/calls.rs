@@ -8,13 +8,13 @@ use serde_json::Value;
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
 use ybs_providers::ModelInfo;
 
-use crate::protocol::error::{Error, Result, provider_message};
-use crate::protocol::params::Texts;
-use crate::protocol::replies::{
+use crate::wire::error::{Error, Result, provider_message};
+use crate::wire::params::Texts;
+use crate::wire::replies::{
     self, FileTokens, ModelEntry, Models, TextTokenEstimate, TokenCounts, TokenEstimate,
 };
-use crate::protocol::reply::Reply;
-use crate::protocol::shared::Shared;
+use crate::wire::reply::Reply;
+use crate::send::shared::Shared;
 use crate::send::settings::Settings;
 use crate::send::{prompt, titles, tokens};
 use crate::session::Session;

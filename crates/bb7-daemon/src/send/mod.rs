@@ -18,6 +18,7 @@ pub mod prompt;
 pub mod record;
 pub mod run;
 pub mod settings;
+pub mod shared;
 mod stream;
 pub mod titles;
 pub mod tokens;

@@ -12,10 +12,10 @@ use ybs_context_budget::{Budget, PairInfo, Pairs, TokenCounter, TrimLoop, predic
 use ybs_core::{ChatRequest, ReasoningEffort, Role};
 use ybs_edit::tool_specs;
 
-use crate::protocol::error::{Error, Result};
-use crate::protocol::params::SendParams;
-use crate::protocol::reply::Reply;
-use crate::protocol::shared::{Shared, fatal};
+use crate::wire::error::{Error, Result};
+use crate::wire::params::SendParams;
+use crate::wire::reply::Reply;
+use crate::send::shared::{Shared, fatal};
 use crate::send::assemble;
 use crate::send::record::ABORTED;
 use crate::send::run::{Plan, run};

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use ybs_edit::DiffMode;
 
-use crate::protocol::error::Result;
+use crate::wire::error::Result;
 use crate::store::global::Home;
 use crate::store::instructions;
 

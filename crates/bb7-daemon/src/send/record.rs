@@ -10,9 +10,9 @@ use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
 use ybs_edit::FileWrite;
 
-use crate::protocol::replies::{self, Counters, ErrorReply, UsageFigures};
-use crate::protocol::reply::Reply;
-use crate::protocol::shared::{Shared, fatal};
+use crate::wire::replies::{self, Counters, ErrorReply, UsageFigures};
+use crate::wire::reply::Reply;
+use crate::send::shared::{Shared, fatal};
 use crate::store::active::Active;
 use crate::store::global::{GlobalState, Home};
 use crate::store::model::now;

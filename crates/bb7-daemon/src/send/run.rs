@@ -14,10 +14,10 @@ use ybs_core::{ChatRequest, LlmError, Message};
 use ybs_providers::Provider;
 use ybs_edit::{DiffError, DiffMode, FileWrite};
 
-use crate::protocol::error::provider_message;
-use crate::protocol::params::RetryContext;
-use crate::protocol::replies::Counters;
-use crate::protocol::shared::Shared;
+use crate::wire::error::provider_message;
+use crate::wire::params::RetryContext;
+use crate::wire::replies::Counters;
+use crate::send::shared::Shared;
 use crate::send::assemble::{self, FileBlock, Input};
 use crate::send::record::{Finish, Recorder, Stamp, counters_of, tool_calls_of};
 use crate::send::settings::Settings;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use ybs_providers::{OpenRouterOptions, Provider, ProviderConfig, ProviderKind, build};
 use ybs_edit::DiffMode;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::global::{Config, Home};
 
 /// The config error of the protocol spec for a missing file.

@@ -10,9 +10,9 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
-use crate::protocol::replies::TitleUpdated;
-use crate::protocol::reply::Reply;
-use crate::protocol::shared::Shared;
+use crate::wire::replies::TitleUpdated;
+use crate::wire::reply::Reply;
+use crate::send::shared::Shared;
 use crate::send::settings::Settings;
 
 /// Longest title, in characters.

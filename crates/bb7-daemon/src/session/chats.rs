@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::Session;
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::session::history::{self, SearchResult};
 use crate::store::active::{Active, version_of};
 use crate::store::confined::Confined;

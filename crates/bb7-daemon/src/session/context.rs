@@ -10,7 +10,7 @@ use std::path::Path;
 
 use ybs_core::ContextAction;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::active::{Active, normalize, version_of};
 use crate::store::confined::Confined;
 use crate::store::events::Event;
@@ -290,7 +290,7 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::protocol::requests::Request;
+    use crate::wire::requests::Request;
     use crate::session::Session;
 
     /// An initialized session with one project chat active.

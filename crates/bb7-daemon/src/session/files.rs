@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use ybs_core::ContextAction;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::send::tokens;
 use crate::store::active::{Active, normalize, version_of};
 use crate::store::atomic;
@@ -29,7 +29,7 @@ pub use super::file_status::FileStatus;
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::protocol::requests::Request;
+    use crate::wire::requests::Request;
 
     use crate::session::test_support::initialized_session as session;
 

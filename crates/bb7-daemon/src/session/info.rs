@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::Session;
-use crate::protocol::error::{Error, Result};
-use crate::protocol::replies::{ChatView, CustomizationInfo};
+use crate::wire::error::{Error, Result};
+use crate::wire::replies::{ChatView, CustomizationInfo};
 use crate::store::instructions;
 
 impl Session {

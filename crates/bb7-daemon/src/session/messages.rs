@@ -4,7 +4,7 @@
 use ybs_core::Message;
 
 use super::Session;
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::global::GlobalState;
 use crate::store::model::now;
 

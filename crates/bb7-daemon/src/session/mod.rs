@@ -17,7 +17,7 @@
 //! `messages`, the chat and customization views in `info`. The operations on the active
 //! chat's files are [`context`] (snapshots) and [`files`] (outputs, statuses, applying);
 //! [`history`] restores a message's context and searches chats. Which request calls which
-//! handler is [`crate::protocol::dispatch`].
+//! handler is [`crate::server::dispatch`].
 
 mod chats;
 pub mod context;
@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 
 use ybs_core::{Message, Part, Role};
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::chats::ChatStore;
 use crate::store::global::Home;

@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use super::{Session, required};
-use crate::protocol::error::{Error, Result};
-use crate::protocol::replies::Opened;
+use crate::wire::error::{Error, Result};
+use crate::wire::replies::Opened;
 use crate::store::confined::Confined;
 use crate::store::global::Config;
 

@@ -5,8 +5,8 @@
 use ybs_core::Role;
 
 use super::Session;
-use crate::protocol::error::{Error, Result};
-use crate::protocol::replies::ForkResult;
+use crate::wire::error::{Error, Result};
+use crate::wire::replies::ForkResult;
 use crate::session::history;
 use crate::store::model::{Chat, message_text};
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::protocol::requests::Request;
+use crate::wire::requests::Request;
 use crate::session::Session;
 use crate::store::global::Home;
 

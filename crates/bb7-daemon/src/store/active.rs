@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::chats::ChatStore;
 use crate::store::events::Event;
 use crate::store::model::{Chat, ContextFile};

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::confined::Confined;
 
 /// Writes `bytes` to `path` atomically, creating missing parent directories. Only the file

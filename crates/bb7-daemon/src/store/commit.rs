@@ -20,7 +20,7 @@ use serde_json::Value;
 use ybs_core::{ContextAction, Message, Part};
 use ybs_edit::FileWrite;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::events::Event;
 use crate::store::paths::{self, escape_or_io};

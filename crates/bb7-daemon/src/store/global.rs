@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::atomic;
 
 /// The model used when nothing else names one.

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::confined::{Confined, Refused, refusal};
 use crate::store::tracked::{Tracked, Unvouched};
 

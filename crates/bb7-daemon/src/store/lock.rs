@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use rustix::fs::FlockOperation;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::confined::Confined;
 use crate::store::confined_dir::ConfinedDir;
 

@@ -14,7 +14,7 @@
 //! and a commit cut short is finished or undone by [`recovery`]; chats a cloned repository
 //! may have planted are checked by [`trust`] (`chat_get` then carries `untrusted`; such a
 //! chat is not restored by `init` and not sent). This folder imports nothing of the
-//! protocol but its error type.
+//! wire but its error type.
 
 pub mod active;
 pub mod atomic;

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::confined::{Refused, refusal};
 
 /// Checks a project-relative path from the client: not empty, not absolute, no NUL byte, and no

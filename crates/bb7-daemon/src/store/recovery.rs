@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::confined::Confined;
 use crate::store::paths::escape_or_io;
 

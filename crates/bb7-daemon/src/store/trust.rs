@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::protocol::error::{Error, Result};
+use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::chats::ChatStore;
 use crate::store::model::Chat;

@@ -2,17 +2,17 @@
 //! when it may run ([`Concurrency`]). The declaration makes [`Request`] (a serde enum tagged
 //! by `action`), [`ACTIONS`] and the methods that name a request's action, rule and reply
 //! type, so a new action is one entry here plus its handler (the compiler then asks for it
-//! in [`crate::protocol::dispatch`]).
+//! in [`crate::server::dispatch`]).
 //!
 //! Fields the client may leave out default to empty; handlers treat an empty required string
 //! as missing, as the first bb7 did. A wrongly typed field is `Invalid request: ...`, except
 //! in the model-calling requests, which read their fields as the first bb7 does
-//! ([`crate::protocol::params`]).
+//! ([`crate::wire::params`]).
 
 use serde::Deserialize;
 
-use crate::protocol::params::{SendParams, Texts};
-use crate::protocol::replies::{self, Ack, ReplyBody};
+use crate::wire::params::{SendParams, Texts};
+use crate::wire::replies::{self, Ack, ReplyBody};
 
 /// When a request may run, relative to the one stream (`send`) that may be in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -312,28 +312,28 @@ requests! {
     "send" => Send(SendParams) -> replies::Done, Stream;
     /// Stops the stream `target_request_id` (or any stream without one).
     "cancel" => Cancel {
-        #[serde(default, deserialize_with = "crate::protocol::params::request_id")]
+        #[serde(default, deserialize_with = "crate::wire::params::request_id")]
         target_request_id: Option<String>,
     } -> Ack, Immediate;
     /// Makes a title for a chat from `content` (in the background: `title_updated`).
     "generate_title" => GenerateTitle {
-        #[serde(default, deserialize_with = "crate::protocol::params::text")]
+        #[serde(default, deserialize_with = "crate::wire::params::text")]
         chat_id: Option<String>,
-        #[serde(default, deserialize_with = "crate::protocol::params::text")]
+        #[serde(default, deserialize_with = "crate::wire::params::text")]
         content: Option<String>,
-        #[serde(default, deserialize_with = "crate::protocol::params::flag")]
+        #[serde(default, deserialize_with = "crate::wire::params::flag")]
         global: bool,
     } -> Ack, BesideStream;
     /// What the next request would cost, `input_text` (the draft) included.
     "estimate_tokens" => EstimateTokens {
-        #[serde(default, deserialize_with = "crate::protocol::params::string")]
+        #[serde(default, deserialize_with = "crate::wire::params::string")]
         input_text: Option<String>,
     } -> replies::TokenEstimate, ReadOnly;
     /// Token counts of `texts` (or of one `text`).
     "estimate_text_tokens" => EstimateTextTokens {
-        #[serde(default, deserialize_with = "crate::protocol::params::string")]
+        #[serde(default, deserialize_with = "crate::wire::params::string")]
         text: Option<String>,
-        #[serde(default, deserialize_with = "crate::protocol::params::texts")]
+        #[serde(default, deserialize_with = "crate::wire::params::texts")]
         texts: Texts,
     } -> replies::TextTokenEstimate, ReadOnly;
     /// The provider's models (fetched again after a day).

@@ -1,11 +1,11 @@
 //! [`Reply`]: one line on stdout, a JSON object with a `type` (the body's
 //! [`ReplyBody::KIND`]) plus `request_id` when it answers a request, written with the keys of
-//! every object sorted ([`crate::protocol::sorted`]). The bodies are in
-//! [`crate::protocol::replies`].
+//! every object sorted ([`crate::wire::sorted`]). The bodies are in
+//! [`crate::wire::replies`].
 
 use serde_json::{Map, Value};
 
-use crate::protocol::replies::{Ack, ContextList, ErrorReply, ReplyBody};
+use crate::wire::replies::{Ack, ContextList, ErrorReply, ReplyBody};
 use crate::store::model::ContextFile;
 
 /// One line on stdout: a JSON object with a `type`, and `request_id` when it answers a
@@ -14,7 +14,7 @@ use crate::store::model::ContextFile;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
     fields: Map<String, Value>,
-    /// One more field, already JSON text with sorted keys ([`crate::protocol::raw_lists`]).
+    /// One more field, already JSON text with sorted keys ([`crate::wire::raw_lists`]).
     raw: Option<(&'static str, String)>,
 }
 
@@ -39,7 +39,7 @@ impl Reply {
         fields.insert("type".into(), ContextList::KIND.into());
         Reply {
             fields,
-            raw: Some(("files", crate::protocol::raw_lists::context_files(files))),
+            raw: Some(("files", crate::wire::raw_lists::context_files(files))),
         }
     }
 
@@ -95,7 +95,7 @@ impl Reply {
     /// The reply as one JSON line (without the newline), the keys of every object sorted.
     pub fn to_line(&self) -> String {
         let line = match &self.raw {
-            None => serde_json::to_string(&crate::protocol::sorted::SortedMap(&self.fields)),
+            None => serde_json::to_string(&crate::wire::sorted::SortedMap(&self.fields)),
             Some((key, json)) => self.line_with_raw(key, json),
         };
         line.unwrap_or_else(|err| {
@@ -123,7 +123,7 @@ impl Reply {
             line.push(':');
             match value {
                 Some(value) => line.push_str(&serde_json::to_string(
-                    &crate::protocol::sorted::Sorted(value),
+                    &crate::wire::sorted::Sorted(value),
                 )?),
                 None => line.push_str(json),
             }
@@ -137,7 +137,7 @@ impl Reply {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::protocol::replies::{
+    use crate::wire::replies::{
         Counters, Done, Opened, TextTokenEstimate, TokenCounts, UsageFigures,
     };
 
@@ -171,7 +171,7 @@ mod tests {
         // Every field of a context file is written: one added later must be added there too.
         let full = file("/x", "v", Some((1, 2)));
         let keys = serde_json::to_value(&full).unwrap();
-        let written: Value = serde_json::from_str(&crate::protocol::raw_lists::context_files(
+        let written: Value = serde_json::from_str(&crate::wire::raw_lists::context_files(
             std::slice::from_ref(&full),
         ))
         .unwrap();

@@ -7,8 +7,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::protocol::params::request_id_text;
-use crate::protocol::requests::{ACTIONS, Request};
+use crate::wire::params::request_id_text;
+use crate::wire::requests::{ACTIONS, Request};
 
 /// Longest accepted request line, in bytes (1 MiB).
 pub const MAX_LINE: usize = 1024 * 1024;

@@ -20,17 +20,20 @@
 //! lock). When the safety guard trips it prints the reason on stderr and exits at once with
 //! status 2.
 
+pub mod dispatch;
+pub mod input;
+
 use std::io::{BufRead, Read};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use crate::protocol::dispatch::{self, Routed};
-use crate::protocol::error::Error;
-use crate::protocol::parse::{self, MAX_LINE, TOO_LARGE};
-use crate::protocol::reply::Reply;
-use crate::protocol::requests::{Concurrency, Request};
-pub use crate::protocol::shared::{Change, InFlight, Job, Output, Queue, Shared, fatal, send};
+use crate::server::dispatch::{self, Routed};
+use crate::wire::error::Error;
+use crate::wire::parse::{self, MAX_LINE, TOO_LARGE};
+use crate::wire::reply::Reply;
+use crate::wire::requests::{Concurrency, Request};
+pub use crate::send::shared::{Change, InFlight, Job, Output, Queue, Shared, fatal, send};
 use crate::session::Session;
 
 /// One line of input, or the marker of a line that was too long.

@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::protocol::reply::Reply;
-use crate::protocol::requests::Request;
+use crate::wire::reply::Reply;
+use crate::wire::requests::Request;
 use crate::session::Session;
 
 /// Where replies go.
@@ -183,7 +183,7 @@ impl Shared {
     pub fn spawn_reply_for(
         &self,
         request_id: Option<String>,
-        work: impl std::future::Future<Output = crate::protocol::error::Result<Reply>> + Send + 'static,
+        work: impl std::future::Future<Output = crate::wire::error::Result<Reply>> + Send + 'static,
     ) {
         let shared = self.clone();
         self.runtime.spawn(async move {
@@ -203,11 +203,11 @@ impl Shared {
     pub fn spawn_blocking_reply(
         &self,
         request_id: Option<String>,
-        work: impl FnOnce() -> crate::protocol::error::Result<Reply> + Send + 'static,
+        work: impl FnOnce() -> crate::wire::error::Result<Reply> + Send + 'static,
     ) {
         self.spawn_reply_for(request_id, async move {
             tokio::task::spawn_blocking(work).await.map_err(|err| {
-                crate::protocol::error::Error::Invalid(format!("counting failed: {err}"))
+                crate::wire::error::Error::Invalid(format!("counting failed: {err}"))
             })?
         });
     }
@@ -219,7 +219,7 @@ impl Shared {
 }
 
 /// The safety guard tripped: say why on stderr and exit at once with status 2.
-pub fn fatal(err: &crate::protocol::error::Error) -> ! {
+pub fn fatal(err: &crate::wire::error::Error) -> ! {
     tracing::error!(error = %err, "safety guard tripped; exiting");
     eprintln!("{err}");
     std::process::exit(2);

@@ -1,5 +1,5 @@
 //! A JSON value written with the keys of every object sorted, without copying it: the reply
-//! lines' key order ([`crate::protocol::replies`]) whatever order the build's `serde_json`
+//! lines' key order ([`crate::wire::replies`]) whatever order the build's `serde_json`
 //! keeps its maps in.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};

@@ -1,4 +1,4 @@
-//! The bodies of every line the daemon writes ([`crate::protocol::reply::Reply`], one JSON
+//! The bodies of every line the daemon writes ([`crate::wire::reply::Reply`], one JSON
 //! object with a `type`, plus `request_id` when it answers a request). Each reply's body is a
 //! struct here whose [`ReplyBody::KIND`] is its `type`; `Reply::new` turns one into a line. The lines go out with the keys of every
 //! object sorted, whatever the order of a struct's fields, as the first bb7's replies were

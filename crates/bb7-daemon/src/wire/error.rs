@@ -88,7 +88,7 @@ pub enum Error {
     #[error("{0}")]
     Instructions(String),
     /// A model-calling action handed to a handler that does not serve it
-    /// ([`crate::protocol::dispatch::route`] sends them to [`crate::send`];
+    /// ([`crate::server::dispatch::route`] sends them to [`crate::send`];
     /// `Session::dispatch` alone cannot).
     #[error("Action not available here: {0} (model calls are served by the daemon's server loop)")]
     NotAvailable(String),

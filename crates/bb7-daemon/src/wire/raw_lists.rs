@@ -1,5 +1,5 @@
 //! Long lists of a reply written straight to JSON text, their keys sorted as
-//! [`crate::protocol::sorted`] sorts them, without building a `serde_json::Value` tree first:
+//! [`crate::wire::sorted`] sorts them, without building a `serde_json::Value` tree first:
 //! for `context_list`, answered many times in a row, that tree (an allocation per key and per
 //! string) cost more than everything else the request does.
 
@@ -7,7 +7,7 @@ use std::io::Write as _;
 
 use crate::store::model::ContextFile;
 
-/// `files` as the JSON array [`crate::protocol::replies::ContextList`] serializes to, each
+/// `files` as the JSON array [`crate::wire::replies::ContextList`] serializes to, each
 /// object's keys sorted.
 pub fn context_files(files: &[ContextFile]) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(files.len() * 96 + 2);

@@ -1,15 +1,15 @@
 //! Dispatch: each request to its handler, and the handler's result into the reply its
-//! declaration names ([`crate::protocol::requests`]). [`immediate`] answers what the reader
+//! declaration names ([`crate::wire::requests`]). [`immediate`] answers what the reader
 //! answers at once (`ping`, `version`, `cancel`); [`route`] runs the rest on the session's
 //! thread: the model-calling requests go to [`crate::send`] (their replies may come later,
 //! from a background task), everything else to [`Session::dispatch`] and the session's
 //! handlers.
 
-use crate::protocol::error::{Error, Result};
-use crate::protocol::replies::{self, ReplyBody};
-use crate::protocol::reply::Reply;
-use crate::protocol::requests::Request;
-use crate::protocol::shared::Shared;
+use crate::wire::error::{Error, Result};
+use crate::wire::replies::{self, ReplyBody};
+use crate::wire::reply::Reply;
+use crate::wire::requests::Request;
+use crate::send::shared::Shared;
 use crate::send::{calls, prepare};
 use crate::session::{Flow, Session, required};
 
@@ -28,7 +28,7 @@ fn reply<B: ReplyBody + ?Sized>(body: &B) -> Reply {
     Reply::new(body)
 }
 
-/// Answers a request whose [`Concurrency`](crate::protocol::requests::Concurrency) is
+/// Answers a request whose [`Concurrency`](crate::wire::requests::Concurrency) is
 /// `Immediate`, without waiting behind queued work.
 pub fn immediate(shared: &Shared, request: Request) -> Reply {
     match request {
