@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use bb7_daemon::store::ChatStore;
 use bb7_daemon::store::model::Chat;
+use bb7_daemon::wire::requests::fields;
 use bb7_daemon::{Home, Request, Session};
 use criterion::{Criterion, criterion_group, criterion_main};
 use ybs_core::Message;
@@ -28,12 +29,12 @@ fn session(dir: &std::path::Path) -> Session {
     let mut session = Session::new(Home::new(dir.join("home"), None));
     let root = project.display().to_string();
     session
-        .dispatch(Request::Bb7Init {
+        .dispatch(Request::Bb7Init(fields::Bb7Init {
             project_root: root.clone(),
-        })
+        }))
         .unwrap();
     session
-        .dispatch(Request::Init { project_root: root })
+        .dispatch(Request::Init(fields::Init { project_root: root }))
         .unwrap();
     session
 }
@@ -42,11 +43,11 @@ fn file_statuses(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let mut session = session(dir.path());
     session
-        .dispatch(Request::ChatNew {
+        .dispatch(Request::ChatNew(fields::ChatNew {
             name: "bench".into(),
             model: None,
             global: false,
-        })
+        }))
         .unwrap();
     let active = session.active_mut().unwrap();
     for n in 0..200 {
@@ -84,10 +85,10 @@ fn search(c: &mut Criterion) {
     c.bench_function("search_chats/1000_chats_no_match", |b| {
         b.iter(|| {
             let reply = session
-                .dispatch(Request::SearchChats {
+                .dispatch(Request::SearchChats(fields::SearchChats {
                     query: "zebra crossing".into(),
                     global: false,
-                })
+                }))
                 .unwrap()
                 .unwrap();
             assert_eq!(reply.get("results").unwrap().as_array().unwrap().len(), 0);
@@ -96,10 +97,10 @@ fn search(c: &mut Criterion) {
     c.bench_function("search_chats/1000_chats_content_match", |b| {
         b.iter(|| {
             let reply = session
-                .dispatch(Request::SearchChats {
+                .dispatch(Request::SearchChats(fields::SearchChats {
                     query: "COLLISIONS".into(),
                     global: false,
-                })
+                }))
                 .unwrap()
                 .unwrap();
             assert_eq!(
@@ -128,17 +129,17 @@ fn small_actions(c: &mut Criterion) {
     let mut session = session(dir.path());
     for n in 0..300 {
         session
-            .dispatch(Request::ChatNew {
+            .dispatch(Request::ChatNew(fields::ChatNew {
                 name: format!("chat {n}"),
                 model: None,
                 global: false,
-            })
+            }))
             .unwrap();
     }
     c.bench_function("chat_list/300_chats", |b| {
         b.iter(|| {
             let reply = session
-                .dispatch(Request::ChatList { global: false })
+                .dispatch(Request::ChatList(fields::ChatList { global: false }))
                 .unwrap()
                 .unwrap();
             assert!(reply.get("chats").unwrap().as_array().unwrap().len() >= 300);
@@ -149,28 +150,31 @@ fn small_actions(c: &mut Criterion) {
         b.iter(|| {
             n += 1;
             session
-                .dispatch(Request::ContextAdd {
+                .dispatch(Request::ContextAdd(fields::ContextAdd {
                     path: format!("src/file_{n}.rs"),
                     content: twenty_kb(n),
                     readonly: false,
-                })
+                }))
                 .unwrap();
         })
     });
     c.bench_function("context_list", |b| {
         b.iter(|| {
-            let reply = session.dispatch(Request::ContextList).unwrap().unwrap();
+            let reply = session
+                .dispatch(Request::ContextList(fields::ContextList {}))
+                .unwrap()
+                .unwrap();
             assert!(!reply.get("files").unwrap().as_array().unwrap().is_empty());
         })
     });
     c.bench_function("chat_new/300_chats", |b| {
         b.iter(|| {
             session
-                .dispatch(Request::ChatNew {
+                .dispatch(Request::ChatNew(fields::ChatNew {
                     name: "bench".into(),
                     model: None,
                     global: false,
-                })
+                }))
                 .unwrap();
         })
     });

@@ -32,7 +32,7 @@ pub mod session;
 pub mod store;
 pub mod wire;
 
-pub use wire::error::{Error, Result};
-pub use wire::{Reply, Request};
 pub use session::Session;
 pub use store::global::Home;
+pub use wire::error::{Error, Result};
+pub use wire::{Reply, Request};

@@ -14,9 +14,9 @@ use std::fmt::Write as _;
 
 use ybs_core::{ContextEvent, Message, Part};
 
+use crate::store::active::Active;
 use crate::wire::error::Result;
 use crate::wire::params::RetryContext;
-use crate::store::active::Active;
 
 /// Where the content of a file block comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,16 +8,16 @@ use serde_json::Value;
 use ybs_context_budget::estimate::{EstimateInput, FileInput, estimate_tokens};
 use ybs_providers::ModelInfo;
 
+use crate::send::settings::Settings;
+use crate::send::shared::Shared;
+use crate::send::{prompt, titles, tokens};
+use crate::session::Session;
 use crate::wire::error::{Error, Result, provider_message};
 use crate::wire::params::Texts;
 use crate::wire::replies::{
     self, FileTokens, ModelEntry, Models, TextTokenEstimate, TokenCounts, TokenEstimate,
 };
 use crate::wire::reply::Reply;
-use crate::send::shared::Shared;
-use crate::send::settings::Settings;
-use crate::send::{prompt, titles, tokens};
-use crate::session::Session;
 
 /// `get_models`: fetched in the background, cached on the session and answered when it
 /// arrives (always `None`: nothing is answered at once).

@@ -12,16 +12,16 @@ use ybs_context_budget::{Budget, PairInfo, Pairs, TokenCounter, TrimLoop, predic
 use ybs_core::{ChatRequest, ReasoningEffort, Role};
 use ybs_edit::tool_specs;
 
-use crate::wire::error::{Error, Result};
-use crate::wire::params::SendParams;
-use crate::wire::reply::Reply;
-use crate::send::shared::{Shared, fatal};
 use crate::send::assemble;
 use crate::send::record::ABORTED;
 use crate::send::run::{Plan, run};
 use crate::send::settings::Settings;
+use crate::send::shared::{Shared, fatal};
 use crate::send::{calls, prompt, tokens};
 use crate::session::{self, Session};
+use crate::wire::error::{Error, Result};
+use crate::wire::params::SendParams;
+use crate::wire::reply::Reply;
 
 /// The context window assumed when the models list does not know the model.
 pub const UNKNOWN_CONTEXT: usize = 1_000_000;
@@ -243,7 +243,7 @@ fn launch(
         // write saves this message and a resend does not duplicate it.
         active.chat.messages.truncate(before.0);
         active.chat.model = before.1;
-        return Err(err);
+        return Err(err.into());
     }
     // `last_model` is recorded once the provider accepted the model (see `record`).
 

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use ybs_edit::DiffMode;
 
-use crate::wire::error::Result;
 use crate::store::global::Home;
 use crate::store::instructions;
+use crate::wire::error::Result;
 
 /// The built-in system prompt.
 pub const BUILTIN: &str = include_str!("prompts/system.txt");

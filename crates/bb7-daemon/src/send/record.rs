@@ -10,13 +10,13 @@ use ybs_context_budget::TrimLoop;
 use ybs_core::{Message, Part, ReasoningEffort, Reply as LlmReply, Role, ToolCall, Usage};
 use ybs_edit::FileWrite;
 
-use crate::wire::replies::{self, Counters, ErrorReply, UsageFigures};
-use crate::wire::reply::Reply;
 use crate::send::shared::{Shared, fatal};
 use crate::store::active::Active;
 use crate::store::global::{GlobalState, Home};
 use crate::store::model::now;
 use crate::store::{commit, usage_log};
+use crate::wire::replies::{self, Counters, ErrorReply, UsageFigures};
+use crate::wire::reply::Reply;
 
 /// The system message saved after a cancelled reply, and the error that answers its `send`.
 pub const ABORTED: &str = "Response aborted by user.";
@@ -94,7 +94,7 @@ impl Finish {
                         // Nothing was written: the reply is kept as text and the failure is a
                         // diff_error, never reported as written.
                         if err.is_fatal() {
-                            fatal(&err);
+                            fatal(&err.into());
                         }
                         with.keep_text(active, message, &usage);
                         let errors = vec![format!("output not written: {err}")];

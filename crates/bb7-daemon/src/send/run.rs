@@ -11,21 +11,21 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 use ybs_context_budget::{Next, Outcome, Pairs, SendError, TrimLoop};
 use ybs_core::{ChatRequest, LlmError, Message};
-use ybs_providers::Provider;
 use ybs_edit::{DiffError, DiffMode, FileWrite};
+use ybs_providers::Provider;
 
-use crate::wire::error::provider_message;
-use crate::wire::params::RetryContext;
-use crate::wire::replies::Counters;
-use crate::send::shared::Shared;
 use crate::send::assemble::{self, FileBlock, Input};
 use crate::send::record::{Finish, Recorder, Stamp, counters_of, tool_calls_of};
 use crate::send::settings::Settings;
+use crate::send::shared::Shared;
 use crate::send::stream::{Streamed, chunk, stream_once};
 use crate::send::titles;
 use crate::send::tool_calls::{self, Applied, Lookup, WithPending, merge_writes, with_read_only};
 use crate::store::active::Active;
 use crate::store::global::Home;
+use crate::wire::error::provider_message;
+use crate::wire::params::RetryContext;
+use crate::wire::replies::Counters;
 
 /// The chunk sent before a hidden repair request.
 pub const REATTEMPT: &str = "[Reattempting to apply file changes...]";

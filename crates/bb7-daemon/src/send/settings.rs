@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use ybs_providers::{OpenRouterOptions, Provider, ProviderConfig, ProviderKind, build};
 use ybs_edit::DiffMode;
+use ybs_providers::{OpenRouterOptions, Provider, ProviderConfig, ProviderKind, build};
 
-use crate::wire::error::{Error, Result};
 use crate::store::global::{Config, Home};
+use crate::wire::error::{Error, Result};
 
 /// The config error of the protocol spec for a missing file.
 pub const CONFIG_NOT_FOUND: &str = "Config file not found: ~/.config/bb7/config.json";
@@ -68,12 +68,9 @@ impl Settings {
             .to_owned();
         let diff_mode = match config.extra.get("diff_mode") {
             None | Some(Value::Null) => DiffMode::default(),
-            Some(Value::String(text)) => {
-                text.parse()
-                    .map_err(|err: ybs_edit::DiffModeError| {
-                        Error::Invalid(err.to_string())
-                    })?
-            }
+            Some(Value::String(text)) => text
+                .parse()
+                .map_err(|err: ybs_edit::DiffModeError| Error::Invalid(err.to_string()))?,
             // As the first bb7, whose config reader fails on a mistyped field.
             Some(_) => return Err(Error::Invalid(INVALID_JSON.into())),
         };

@@ -8,9 +8,9 @@ use tokio_util::sync::CancellationToken;
 use ybs_core::{Accumulator, ChatRequest, LlmError, Reply as LlmReply, StreamEvent};
 use ybs_providers::Provider;
 
+use crate::send::shared::Shared;
 use crate::wire::replies::{Chunk, Thinking};
 use crate::wire::reply::Reply;
-use crate::send::shared::Shared;
 
 /// The log target of the full requests and replies (at `debug`).
 pub const LLM_LOG: &str = "bb7::llm";

@@ -10,10 +10,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ChatRequest, ErrorKind, LlmError, Message};
 
+use crate::send::settings::Settings;
+use crate::send::shared::Shared;
 use crate::wire::replies::TitleUpdated;
 use crate::wire::reply::Reply;
-use crate::send::shared::Shared;
-use crate::send::settings::Settings;
 
 /// Longest title, in characters.
 pub const MAX_TITLE: usize = 80;

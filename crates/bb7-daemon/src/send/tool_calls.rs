@@ -20,9 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 use ybs_core::ToolCall;
-use ybs_edit::{
-    BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE,
-};
+use ybs_edit::{BaseLookup, DiffError, DiffMode, EDIT_FILE, FileWrite, PendingBuffer, WRITE_FILE};
 
 use crate::send::assemble::{FileBlock, Source, Status};
 use crate::store::active::Active;

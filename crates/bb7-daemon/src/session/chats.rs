@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use super::Session;
-use crate::wire::error::{Error, Result};
 use crate::session::history::{self, SearchResult};
 use crate::store::active::{Active, version_of};
 use crate::store::confined::Confined;
@@ -13,6 +12,7 @@ use crate::store::global::{Config, new_chat_model};
 use crate::store::lock;
 use crate::store::model::{Chat, ChatSummary, ContextFile};
 use crate::store::paths;
+use crate::wire::error::{Error, Result};
 
 impl Session {
     pub(crate) fn chat_new(
@@ -101,7 +101,7 @@ impl Session {
 
     /// `chat_list`: the chats of the store addressed, newest first.
     pub(crate) fn chat_list(&self, global: bool) -> Result<Vec<ChatSummary>> {
-        self.store(global)?.list()
+        Ok(self.store(global)?.list()?)
     }
 
     /// `chat_active`: the active chat, if any.
@@ -118,7 +118,7 @@ impl Session {
         if !store.fs().is_dir(&dir) {
             return Err(Error::ChatNotFound);
         }
-        lock::force_unlock(store.fs(), &dir)
+        Ok(lock::force_unlock(store.fs(), &dir)?)
     }
 
     pub(crate) fn chat_select(&mut self, id: &str, global: bool) -> Result<()> {
@@ -141,7 +141,7 @@ impl Session {
             Ok(chat) => chat,
             Err(err) => {
                 lock::release(store.fs(), &dir);
-                return Err(err);
+                return Err(err.into());
             }
         };
         let active = self.open(store, chat)?;
@@ -158,7 +158,7 @@ impl Session {
             self.release_active();
             store.remember_active("", false)?;
         }
-        store.delete(id)
+        Ok(store.delete(id)?)
     }
 
     /// The current name of a chat (the active one's in memory), if it can be read.
@@ -184,7 +184,7 @@ impl Session {
             .filter(|active| active.chat.id == id && active.store == store)
         {
             active.chat.name = name.to_owned();
-            return active.save();
+            return Ok(active.save()?);
         }
         // Read and written under the chat's lock: a daemon holding it keeps it to itself.
         lock::with_lock(store.fs(), &store.chat_dir(id)?, || {
@@ -192,6 +192,7 @@ impl Session {
             chat.name = name.to_owned();
             store.save(&chat)
         })
+        .map_err(Error::from)
     }
 
     /// `chat_move {id, to}`. To the global store: refused while the chat has pending output;

@@ -10,12 +10,12 @@ use std::path::Path;
 
 use ybs_core::ContextAction;
 
-use crate::wire::error::{Error, Result};
 use crate::store::active::{Active, normalize, version_of};
 use crate::store::confined::Confined;
 use crate::store::events::Event;
 use crate::store::model::ContextFile;
 use crate::store::paths;
+use crate::wire::error::{Error, Result};
 
 use crate::store::paths::Placed;
 
@@ -44,7 +44,7 @@ impl Active {
             });
         }
         if let Some(root) = self.root.as_deref() {
-            return paths::place_in_project(root, path);
+            return Ok(paths::place_in_project(root, path)?);
         }
         if absolute {
             if path.contains('\0') {
@@ -94,7 +94,7 @@ impl Active {
         self.write_snapshot(&file, content)?;
         self.record(Event::about(ContextAction::UserAddFile, &file));
         self.chat.context_files.push(file);
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `context_add_section`: snapshots lines `start..=end` (the client sends their content).
@@ -121,7 +121,7 @@ impl Active {
         self.write_snapshot(&file, content)?;
         self.record(Event::about(ContextAction::UserAddSection, &file));
         self.chat.context_files.push(file);
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `context_update`: re-snapshots a whole file and records `UserWriteFile`. Sections are
@@ -145,7 +145,7 @@ impl Active {
         if let Some(entry) = self.chat.find_file_mut(&key) {
             *entry = updated;
         }
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `context_remove`: drops a whole file from context (its snapshot stays for history).
@@ -161,7 +161,7 @@ impl Active {
         };
         let file = self.chat.context_files.remove(index);
         self.record(Event::about(ContextAction::UserRemoveFile, &file));
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `context_remove_section`.
@@ -178,7 +178,7 @@ impl Active {
         };
         let file = self.chat.context_files.remove(index);
         self.record(Event::about(ContextAction::UserRemoveSection, &file));
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `context_set_readonly`.
@@ -208,7 +208,7 @@ impl Active {
         if let Some(entry) = self.chat.find_file_mut(&key) {
             *entry = updated;
         }
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `sync_context {path}`: the client has just written `path` (after an apply); when the
@@ -244,7 +244,7 @@ impl Active {
         if let Some(entry) = self.chat.find_file_mut(&file.path) {
             entry.version = version_of(&file, &local);
         }
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `get_context_file`: the snapshot of a whole file, or else of the first section of it.
@@ -255,7 +255,7 @@ impl Active {
             .find_file(&key)
             .or_else(|| self.chat.context_files.iter().find(|file| file.path == key))
             .ok_or(Error::FileNotFound)?;
-        self.read_snapshot(file)
+        Ok(self.read_snapshot(file)?)
     }
 
     /// `FileExists` as a marker that only sections of `path` are in context, else
@@ -290,18 +290,18 @@ fn section_lines(start: i64, end: i64) -> Result<(u32, u32)> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::wire::requests::Request;
     use crate::session::Session;
+    use crate::wire::requests::{Request, fields};
 
     /// An initialized session with one project chat active.
     fn session(dir: &Path) -> Session {
         let mut session = crate::session::test_support::initialized_session(dir);
         session
-            .dispatch(Request::ChatNew {
+            .dispatch(Request::ChatNew(fields::ChatNew {
                 name: "c".into(),
                 model: None,
                 global: false,
-            })
+            }))
             .unwrap();
         session
     }

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 
 use ybs_core::ContextAction;
 
-use crate::wire::error::{Error, Result};
 use crate::send::tokens;
 use crate::store::active::{Active, normalize, version_of};
 use crate::store::atomic;
 use crate::store::events::Event;
 use crate::store::model::ContextFile;
 use crate::store::paths;
+use crate::wire::error::{Error, Result};
 
 pub use super::file_status::FileStatus;
 
@@ -29,7 +29,7 @@ pub use super::file_status::FileStatus;
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::wire::requests::Request;
+    use crate::wire::requests::{Request, fields};
 
     use crate::session::test_support::initialized_session as session;
 
@@ -38,11 +38,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut session = session(dir.path());
         session
-            .dispatch(Request::ChatNew {
+            .dispatch(Request::ChatNew(fields::ChatNew {
                 name: "g".into(),
                 model: None,
                 global: true,
-            })
+            }))
             .unwrap();
         let err = session
             .active()
@@ -51,11 +51,11 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.to_string(), "Global chats cannot write files");
         session
-            .dispatch(Request::ChatNew {
+            .dispatch(Request::ChatNew(fields::ChatNew {
                 name: "p".into(),
                 model: None,
                 global: false,
-            })
+            }))
             .unwrap();
         let active = session.active_mut().unwrap();
         active.write_output("deep/a.txt", "x").unwrap();
@@ -79,11 +79,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut session = session(dir.path());
         session
-            .dispatch(Request::ChatNew {
+            .dispatch(Request::ChatNew(fields::ChatNew {
                 name: "p".into(),
                 model: None,
                 global: false,
-            })
+            }))
             .unwrap();
         let project = dir.path().join("project").canonicalize().unwrap();
         let active = session.active_mut().unwrap();
@@ -181,7 +181,7 @@ pub fn count_tokens(statuses: &mut [FileStatus]) {
 impl Active {
     /// `output/{path}` for a project-relative path.
     pub fn output_path(&self, path: &str) -> Result<PathBuf> {
-        paths::join(&self.output_dir()?, path)
+        Ok(paths::join(&self.output_dir()?, path)?)
     }
 
     /// Whether `path` has an output file (a link or special file is none).
@@ -216,7 +216,7 @@ impl Active {
         self.store
             .fs()
             .write(&target, content.as_bytes())
-            .map_err(|err| crate::store::paths::escape_or_io(root, &target, err))
+            .map_err(|err| crate::store::paths::escape_or_io(root, &target, err).into())
     }
 
     /// All output files, as sorted project-relative paths. Links, special files and the
@@ -347,8 +347,8 @@ impl Active {
     /// project (global-only mode) takes a relative path, with the same reserved directories.
     fn destination(&self, destination: &str) -> Result<String> {
         let named_destination = |err| match err {
-            Error::MissingField(_) => Error::MissingField("destination"),
-            other => other,
+            crate::store::error::Error::MissingField(_) => Error::MissingField("destination"),
+            other => other.into(),
         };
         let invalid = |why| Error::InvalidPath {
             path: destination.to_owned(),
@@ -390,7 +390,7 @@ impl Active {
             original_path: None,
         };
         self.record(event);
-        self.save()
+        Ok(self.save()?)
     }
 
     /// `get_diff_paths`: absolute paths of the output and of the local file.

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use ybs_core::{ContextAction, ContextEvent, Message, Part, Role, SnapshotEntry};
 
-use crate::wire::error::Result;
 use crate::store::active::{normalize, storage_path, version_of};
 use crate::store::model::{Chat, ContextFile, newest_first, search_text};
+use crate::wire::error::Result;
 
 /// A file of a snapshot that is not as it was.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -106,7 +106,7 @@ pub fn restore(
         };
         let Ok(content) = storage_path(context_dir, &file).and_then(|path| {
             fs.read_to_string(&path)
-                .map_err(crate::wire::error::Error::io("read", path))
+                .map_err(crate::store::error::Error::io("read", path))
         }) else {
             restored.warnings.push(deleted);
             continue;

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use super::Session;
+use crate::store::instructions;
 use crate::wire::error::{Error, Result};
 use crate::wire::replies::{ChatView, CustomizationInfo};
-use crate::store::instructions;
 
 impl Session {
     /// `chat_get`: the active chat with its instruction files' state, and why it is not

@@ -4,16 +4,16 @@
 use ybs_core::Message;
 
 use super::Session;
-use crate::wire::error::{Error, Result};
 use crate::store::global::GlobalState;
 use crate::store::model::now;
+use crate::wire::error::{Error, Result};
 
 impl Session {
     /// `save_draft`: the text being typed, kept with the chat.
     pub(crate) fn save_draft(&mut self, draft: String) -> Result<()> {
         let active = self.active_chat()?;
         active.chat.draft = draft;
-        active.save()
+        Ok(active.save()?)
     }
 
     /// `save_chat_settings`: a non-empty `model` becomes the chat's (and, when
@@ -37,7 +37,7 @@ impl Session {
         if let Some(effort) = reasoning_effort {
             active.chat.reasoning_effort = effort;
         }
-        active.save()
+        Ok(active.save()?)
     }
 
     /// `add_system_message`: the text comes from `message` (the first client's field) or
@@ -60,6 +60,6 @@ impl Session {
             .chat
             .messages
             .push(Message::system(text).with_timestamp(now()));
-        active.save()
+        Ok(active.save()?)
     }
 }

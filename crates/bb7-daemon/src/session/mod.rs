@@ -35,12 +35,12 @@ use std::path::{Path, PathBuf};
 
 use ybs_core::{Message, Part, Role};
 
-use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::chats::ChatStore;
 use crate::store::global::Home;
 use crate::store::lock;
 use crate::store::model::{Chat, now};
+use crate::wire::error::{Error, Result};
 
 /// How long a fetched models list is used before it is fetched again.
 pub const MODELS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
@@ -175,7 +175,7 @@ impl Session {
         if self.active.is_some() {
             return State::ChatActive;
         }
-        match self.store(false).and_then(|store| store.ids()) {
+        match self.store(false).and_then(|store| Ok(store.ids()?)) {
             Ok(ids) if !ids.is_empty() => State::NoneActive,
             _ => State::NoChats,
         }
@@ -263,7 +263,7 @@ impl Session {
             Some(active) if active.chat.id == id && active.store == *store => {
                 Ok(active.chat.clone())
             }
-            _ => store.load(id),
+            _ => Ok(store.load(id)?),
         }
     }
 }

@@ -5,10 +5,10 @@
 use ybs_core::Role;
 
 use super::Session;
-use crate::wire::error::{Error, Result};
-use crate::wire::replies::ForkResult;
 use crate::session::history;
 use crate::store::model::{Chat, message_text};
+use crate::wire::error::{Error, Result};
+use crate::wire::replies::ForkResult;
 
 impl Session {
     pub(crate) fn chat_edit(
@@ -111,7 +111,7 @@ impl Session {
             .map_or(active.chat.messages.len(), |offset| start + 1 + offset);
         active.chat.messages.drain(start..end);
         active.drop_orphan_outputs()?;
-        active.save()
+        Ok(active.save()?)
     }
 }
 

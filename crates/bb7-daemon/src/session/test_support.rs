@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use crate::wire::requests::Request;
 use crate::session::Session;
 use crate::store::global::Home;
+use crate::wire::requests::{Request, fields};
 
 /// A session initialized on `dir/project`, with its home in `dir/home`.
 pub(crate) fn initialized_session(dir: &Path) -> Session {
@@ -15,12 +15,12 @@ pub(crate) fn initialized_session(dir: &Path) -> Session {
     let mut session = Session::new(Home::new(dir.join("home"), None));
     let root = project.display().to_string();
     session
-        .dispatch(Request::Bb7Init {
+        .dispatch(Request::Bb7Init(fields::Bb7Init {
             project_root: root.clone(),
-        })
+        }))
         .unwrap();
     session
-        .dispatch(Request::Init { project_root: root })
+        .dispatch(Request::Init(fields::Init { project_root: root }))
         .unwrap();
     session
 }

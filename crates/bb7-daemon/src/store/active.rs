@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::wire::error::{Error, Result};
 use crate::store::chats::ChatStore;
+use crate::store::error::{Error, Result};
 use crate::store::events::Event;
 use crate::store::model::{Chat, ContextFile};
 use crate::store::paths;

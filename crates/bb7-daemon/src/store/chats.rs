@@ -16,9 +16,9 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::wire::error::{Error, Result};
 use crate::store::confined::{Confined, Kind};
 use crate::store::confined_dir::ConfinedDir;
+use crate::store::error::{Error, Result};
 use crate::store::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
 use crate::store::{atomic, lock};
 

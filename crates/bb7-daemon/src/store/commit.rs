@@ -20,8 +20,8 @@ use serde_json::Value;
 use ybs_core::{ContextAction, Message, Part};
 use ybs_edit::FileWrite;
 
-use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
+use crate::store::error::{Error, Result};
 use crate::store::events::Event;
 use crate::store::paths::{self, escape_or_io};
 use crate::store::recovery::{COMMITTED, STAGING_PREFIX, STAMP, recover, roll_forward, stamp};

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::error::{Error, Result};
 use crate::store::atomic;
+use crate::store::error::{Error, Result};
 
 /// The model used when nothing else names one.
 pub const FALLBACK_MODEL: &str = "anthropic/claude-sonnet-4.6";

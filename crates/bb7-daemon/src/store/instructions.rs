@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::wire::error::{Error, Result};
 use crate::store::confined::{Confined, Refused, refusal};
+use crate::store::error::{Error, Result};
 use crate::store::tracked::{Tracked, Unvouched};
 
 /// The most instructions may hold once includes are expanded: they go with every message.

@@ -13,8 +13,8 @@
 //! written atomically ([`atomic`]); a send's writes land all or nothing through [`commit`],
 //! and a commit cut short is finished or undone by [`recovery`]; chats a cloned repository
 //! may have planted are checked by [`trust`] (`chat_get` then carries `untrusted`; such a
-//! chat is not restored by `init` and not sent). This folder imports nothing of the
-//! wire but its error type.
+//! chat is not restored by `init` and not sent). Its failures are its own [`error::Error`],
+//! which the handlers turn into the wire's error; this folder imports nothing above it.
 
 pub mod active;
 pub mod atomic;
@@ -23,6 +23,7 @@ pub mod commit;
 pub mod confined;
 pub mod confined_dir;
 pub mod dirs;
+pub mod error;
 pub mod events;
 pub mod global;
 pub mod instructions;

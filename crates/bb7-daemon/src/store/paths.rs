@@ -5,8 +5,8 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::wire::error::{Error, Result};
 use crate::store::confined::{Refused, refusal};
+use crate::store::error::{Error, Result};
 
 /// Checks a project-relative path from the client: not empty, not absolute, no NUL byte, and no
 /// `..` that climbs above where it starts. Returns it with `./` segments removed.

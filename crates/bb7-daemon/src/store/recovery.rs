@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::wire::error::{Error, Result};
 use crate::store::confined::Confined;
+use crate::store::error::{Error, Result};
 use crate::store::paths::escape_or_io;
 
 /// Prefix of staging directories (inside the chat directory, never inside `output/`).

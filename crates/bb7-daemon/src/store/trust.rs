@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-use crate::wire::error::{Error, Result};
 use crate::store::active::Active;
 use crate::store::chats::ChatStore;
+use crate::store::error::{Error, Result};
 use crate::store::model::Chat;
 use crate::store::paths;
 

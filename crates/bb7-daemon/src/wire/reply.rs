@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::wire::replies::{Ack, ContextList, ErrorReply, ReplyBody};
 use crate::store::model::ContextFile;
+use crate::wire::replies::{Ack, ContextList, ErrorReply, ReplyBody};
 
 /// One line on stdout: a JSON object with a `type`, and `request_id` when it answers a
 /// request. Built from a body with [`Reply::new`]; [`Reply::get`] and [`Reply::fields`] read
@@ -122,9 +122,9 @@ impl Reply {
             line.push_str(&serde_json::to_string(name)?);
             line.push(':');
             match value {
-                Some(value) => line.push_str(&serde_json::to_string(
-                    &crate::wire::sorted::Sorted(value),
-                )?),
+                Some(value) => {
+                    line.push_str(&serde_json::to_string(&crate::wire::sorted::Sorted(value))?)
+                }
                 None => line.push_str(json),
             }
         }

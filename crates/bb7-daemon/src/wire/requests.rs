@@ -1,8 +1,10 @@
 //! Every request, declared once: its action name, its fields, the reply that answers it and
 //! when it may run ([`Concurrency`]). The declaration makes [`Request`] (a serde enum tagged
-//! by `action`), [`ACTIONS`] and the methods that name a request's action, rule and reply
-//! type, so a new action is one entry here plus its handler (the compiler then asks for it
-//! in [`crate::server::dispatch`]).
+//! by `action`, each variant holding its fields' struct from [`fields`]), [`ACTIONS`], the
+//! methods that name a request's action, rule and reply type, and each fields struct's
+//! [`Declared`] reply, so a new action is one entry here plus its handler (the compiler then
+//! asks for it in [`crate::server::dispatch`], and [`answer`] holds the handler to the
+//! declared reply).
 //!
 //! Fields the client may leave out default to empty; handlers treat an empty required string
 //! as missing, as the first bb7 did. A wrongly typed field is `Invalid request: ...`, except
@@ -11,8 +13,10 @@
 
 use serde::Deserialize;
 
+use crate::wire::error::Error;
 use crate::wire::params::{SendParams, Texts};
 use crate::wire::replies::{self, Ack, ReplyBody};
+use crate::wire::reply::Reply;
 
 /// When a request may run, relative to the one stream (`send`) that may be in flight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +48,50 @@ impl Concurrency<'_> {
     }
 }
 
+/// A request's fields, and the reply body that answers it when it succeeds: a handler that
+/// goes through [`answer`] can only return that body (the compiler checks it).
+pub trait Declared {
+    /// The body of the reply that answers the request.
+    type Reply: ReplyBody;
+}
+
+/// Runs `handle` on a request's fields and makes its declared reply of what it returns.
+pub fn answer<Q: Declared>(
+    request: Q,
+    handle: impl FnOnce(Q) -> Result<Q::Reply, Error>,
+) -> Result<Reply, Error> {
+    handle(request).map(|body| Reply::new(&body))
+}
+
+/// The fields of one request: a struct named after its variant, unless the declaration
+/// names a type of its own (`send`'s [`SendParams`]).
+macro_rules! request_fields {
+    ($(#[doc = $doc:literal])* $variant:ident ($params:ty)) => {};
+    ($(#[doc = $doc:literal])* $variant:ident $({
+        $($(#[$attr:meta])* $field:ident : $type:ty),* $(,)?
+    })?) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq, Deserialize)]
+        pub struct $variant {
+            $($(
+                #[allow(missing_docs)]
+                $(#[$attr])*
+                pub $field: $type,
+            )*)?
+        }
+    };
+}
+
+/// The type of a request's fields (see [`request_fields`]).
+macro_rules! fields_type {
+    ($variant:ident ($params:ty)) => {
+        $params
+    };
+    ($variant:ident) => {
+        fields::$variant
+    };
+}
+
 /// Declares the requests: `"wire_name" => Variant { fields } -> ReplyType, Rule(field)?;`.
 macro_rules! requests {
     ($(
@@ -51,15 +99,25 @@ macro_rules! requests {
         $wire:literal => $variant:ident $({ $($fields:tt)* })? $(($params:ty))?
             -> $reply:ty, $rule:ident $(($arg:ident))?;
     )*) => {
+        /// Each request's fields, by the name of its [`Request`] variant.
+        pub mod fields {
+            use super::*;
+
+            $(request_fields! { $(#[doc = $doc])* $variant $({ $($fields)* })? $(($params))? })*
+        }
+
+        $(impl Declared for fields_type!($variant $(($params))?) {
+            type Reply = $reply;
+        })*
+
         /// A request, by action.
-        #[allow(missing_docs)]
         #[derive(Debug, Clone, PartialEq, Deserialize)]
         #[serde(tag = "action")]
         pub enum Request {
             $(
                 $(#[doc = $doc])*
                 #[serde(rename = $wire)]
-                $variant $({ $($fields)* })? $(($params))?,
+                $variant(fields_type!($variant $(($params))?)),
             )*
         }
 
@@ -70,14 +128,14 @@ macro_rules! requests {
             /// The action name.
             pub fn action(&self) -> &'static str {
                 match self {
-                    $(Request::$variant { .. } => $wire,)*
+                    $(Request::$variant(_) => $wire,)*
                 }
             }
 
             /// When the request may run.
             pub fn concurrency(&self) -> Concurrency<'_> {
                 match self {
-                    $(Request::$variant { $($arg,)? .. } => Concurrency::$rule $(($arg))?,)*
+                    $(Request::$variant(_fields) => Concurrency::$rule $((&_fields.$arg))?,)*
                 }
             }
 
@@ -85,7 +143,7 @@ macro_rules! requests {
             /// `send`, after its `chunk` and `thinking` lines).
             pub fn reply_kind(&self) -> &'static str {
                 match self {
-                    $(Request::$variant { .. } => <$reply as ReplyBody>::KIND,)*
+                    $(Request::$variant(_) => <$reply as ReplyBody>::KIND,)*
                 }
             }
         }
