@@ -262,3 +262,68 @@ fn cancel_after_the_stream_stops_processing_the_tool_calls() {
     );
     assert!(!saved.contains("\"missing\""), "no tool call is kept");
 }
+
+// The reader only reads: while the worker is held by a slow request (a debug build's
+// `BB7_TEST_SLOW_ACTION` delay before `chat_list`), `ping` and `cancel` sent after it are
+// answered before it ends, and a request queued behind it still waits its turn.
+#[test]
+fn ping_and_cancel_are_answered_while_a_slow_request_runs() {
+    if !cfg!(debug_assertions) {
+        // Release builds have no such delay.
+        return;
+    }
+    const SLOW_MS: u64 = 3000;
+    let world = World::new();
+    let mut daemon = common::Daemon::spawn_with(
+        &world.home(),
+        &[("BB7_TEST_SLOW_ACTION", &format!("chat_list={SLOW_MS}"))],
+    );
+    let root = world.project().display().to_string();
+    assert_eq!(
+        daemon.call(json!({"action":"bb7_init","project_root":root}))["type"],
+        "ok"
+    );
+    assert_eq!(
+        daemon.call(json!({"action":"init","project_root":root}))["type"],
+        "ok"
+    );
+
+    let started = std::time::Instant::now();
+    daemon.send_line(&json!({"request_id":"slow","action":"chat_list"}).to_string());
+    daemon.send_line(&json!({"request_id":"after","action":"chat_new","name":"n"}).to_string());
+    let sent = std::time::Instant::now();
+    daemon.send_line(&json!({"request_id":"p","action":"ping"}).to_string());
+    let ping = daemon.read_reply().expect("a reply");
+    let ping_took = sent.elapsed();
+    assert_eq!(
+        (ping["request_id"].as_str(), ping["type"].as_str()),
+        (Some("p"), Some("ok"))
+    );
+    daemon.send_line(&json!({"request_id":"c","action":"cancel"}).to_string());
+    let cancel = daemon.read_reply().expect("a reply");
+    assert_eq!(cancel["request_id"], "c", "{cancel}");
+    assert_eq!(cancel["message"], "No active request to cancel", "{cancel}");
+    let answered_while_slow = started.elapsed();
+
+    let slow = daemon.read_reply().expect("a reply");
+    assert_eq!(
+        (slow["request_id"].as_str(), slow["type"].as_str()),
+        (Some("slow"), Some("chat_list"))
+    );
+    let slow_took = started.elapsed();
+    let after = daemon.read_reply().expect("a reply");
+    assert_eq!(after["request_id"], "after", "{after}");
+    assert_eq!(after["type"], "ok", "{after}");
+    assert!(after["id"].is_string(), "{after}");
+
+    // The slow request was still running when both were answered.
+    assert!(
+        slow_took >= std::time::Duration::from_millis(SLOW_MS),
+        "{slow_took:?}"
+    );
+    assert!(
+        answered_while_slow < std::time::Duration::from_millis(SLOW_MS),
+        "ping and cancel waited for the slow request: {answered_while_slow:?}"
+    );
+    eprintln!("ping answered in {ping_took:?} while a request ran");
+}

@@ -1,15 +1,15 @@
-//! What the session's thread, the reader and the background tasks (streams, network
-//! calls) share: the reply output, the session's job [`Queue`] and the stream in flight. This
-//! module imports no handler, so the server loop, dispatch and the tasks of [`crate::send`]
-//! can all depend on it without a cycle.
+//! What the worker (the session's thread), the reader and the background tasks (streams,
+//! network calls) share: the reply output, the session's job [`Queue`] and the stream in
+//! flight. This module imports no handler, so the server, dispatch and the tasks of
+//! [`crate::send`] can all depend on it without a cycle.
 
 use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex};
 
+use crate::session::Session;
 use crate::wire::reply::Reply;
 use crate::wire::requests::Request;
-use crate::session::Session;
 
 /// Where replies go.
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -39,9 +39,8 @@ pub enum Job {
     Stop,
 }
 
-/// The session's jobs, in order, for whoever holds the session next: its worker thread, or
-/// the reader when it finds the session free (then it runs what is queued before its own
-/// request, so the order holds).
+/// The session's jobs, in order, for the worker thread that owns the session: the requests
+/// the reader queued and the changes background tasks hand back.
 #[derive(Default)]
 pub struct Queue {
     jobs: Mutex<Jobs>,
