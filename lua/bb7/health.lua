@@ -13,7 +13,8 @@ function M.config_path()
   return base .. "/bb7/config.json"
 end
 
---- "present" / "missing" / "unreadable" for the config's `api_key`.
+--- "present" / "missing" / "unreadable" for the config's `api_key`, or "provider NAME" for a
+--- provider other than OpenRouter.
 function M.api_key_state(path)
   local file = io.open(path, "rb")
   if not file then
@@ -27,6 +28,11 @@ function M.api_key_state(path)
   end
   if type(data.api_key) == "string" and data.api_key ~= "" then
     return "present"
+  end
+  -- Another provider may be a local server without a key, or read it from its variable:
+  -- the daemon knows which, and says so when a send needs one.
+  if type(data.provider) == "string" and data.provider ~= "" and data.provider ~= "openrouter" then
+    return "provider " .. data.provider
   end
   return "missing"
 end
@@ -68,6 +74,8 @@ function M.check()
     health.ok("config file: " .. path)
     if key == "present" then
       health.ok("API key is set")
+    elseif key:find("^provider ") then
+      health.ok(key .. ": its key, if it needs one, from the config or its environment variable")
     elseif key == "unreadable" then
       health.error("config file is not valid JSON: " .. path)
     else

@@ -103,43 +103,26 @@ impl ProviderKind {
         }
     }
 
-    /// The base URL used when the config names none (`None` for a custom server).
+    /// The base URL used when the config names none (`None` for a custom server); see
+    /// [`capabilities`](ProviderKind::capabilities).
     pub fn default_endpoint(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::Responses => Some("https://api.openai.com/v1"),
-            ProviderKind::OpenRouter => Some("https://openrouter.ai/api/v1"),
-            ProviderKind::DeepSeek => Some("https://api.deepseek.com/v1"),
-            ProviderKind::LmStudio => Some("http://localhost:1234/v1"),
-            ProviderKind::LocalAi => Some("http://localhost:8080/v1"),
-            ProviderKind::Vllm => Some("http://localhost:8000/v1"),
-            ProviderKind::LlamaCpp => Some("http://localhost:8080/v1"),
-            ProviderKind::Anthropic => Some("https://api.anthropic.com"),
-            ProviderKind::Ollama => Some("http://localhost:11434"),
-            ProviderKind::OpenAiCompatible | ProviderKind::Apple => None,
-        }
+        self.capabilities().default_base_url
     }
 
     /// The environment variable the API key is read from when the config has none.
     pub fn api_key_env(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::OpenAi | ProviderKind::Responses => Some("OPENAI_API_KEY"),
-            ProviderKind::OpenRouter => Some("OPENROUTER_API_KEY"),
-            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
-            ProviderKind::DeepSeek => Some("DEEPSEEK_API_KEY"),
-            _ => None,
-        }
+        self.capabilities().api_key_env
     }
 
     /// Whether requests fail without an API key (hosted services) or go without one (local
-    /// servers). The Responses API needs one only at OpenAI's own endpoint (see
-    /// [`build`](crate::build)).
+    /// servers), at the kind's own endpoint. The Responses API needs one only at OpenAI's
+    /// own endpoint, Anthropic's not at a server of one's own (see
+    /// [`Capabilities::needs_api_key`](crate::Capabilities::needs_api_key)).
     pub fn requires_api_key(self) -> bool {
+        use crate::capabilities::KeyRequirement;
         matches!(
-            self,
-            ProviderKind::OpenAi
-                | ProviderKind::OpenRouter
-                | ProviderKind::Anthropic
-                | ProviderKind::DeepSeek
+            self.capabilities().api_key,
+            KeyRequirement::Always | KeyRequirement::UnlessLocal
         )
     }
 

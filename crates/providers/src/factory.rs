@@ -6,7 +6,6 @@ use crate::anthropic::{self, AnthropicProvider};
 use crate::config::{ApiKey, Protocol, ProviderConfig, ProviderKind};
 use crate::error::ConfigError;
 use crate::http::Transport;
-use crate::local_server::is_local;
 use crate::ollama::{self, OllamaProvider};
 use crate::openai::{self, OpenAiProvider};
 use crate::provider::Provider;
@@ -81,15 +80,8 @@ pub fn resolve_api_key(
             .map(ApiKey::new)
             .filter(|key| !key.expose().is_empty())
     });
-    // The Responses API is OpenAI's own, but compatible local servers take it keyless.
-    let at_openai = config.kind == ProviderKind::Responses
-        && config.endpoint.as_deref().is_none_or(|endpoint| {
-            endpoint.trim().is_empty() || endpoint.contains("api.openai.com")
-        });
-    // So are Anthropic's Messages at a server of one's own (llama.cpp speaks them too).
-    let local_anthropic =
-        config.kind == ProviderKind::Anthropic && config.endpoint.as_deref().is_some_and(is_local);
-    if key.is_none() && ((config.kind.requires_api_key() && !local_anthropic) || at_openai) {
+    let needed = (config.kind.capabilities()).needs_api_key(config.endpoint.as_deref());
+    if key.is_none() && needed {
         return Err(ConfigError::MissingApiKey { kind: config.kind });
     }
     Ok(key)

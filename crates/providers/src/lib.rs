@@ -9,7 +9,8 @@
 //! - `openai/`, `responses/`, `anthropic/`, `ollama/`: one folder per API, each with its private wire types
 //!   (`wire`), a pure encoder (`encode`: request to JSON body), a pure decoder (`decode`:
 //!   frames to events) and, in `mod.rs`, the [`Provider`] that sends through `http`.
-//! - Below the adapters: what they are built from and report (`config`, `error`, the
+//! - Below the adapters: what they are built from and report (`config`, `capabilities`:
+//!   what each kind can do and needs, [`Capabilities`]; `error`, the
 //!   [`Provider`] trait in `provider`, `retry`), and what several formats share (`wire`,
 //!   `text`, `images`, the SSE/NDJSON `framing`, the `Decoder` trait in `decode`).
 //! - Above the decoders: `decoders` (each kind's decoder and framing, and [`replay`]) and
@@ -39,6 +40,22 @@
 //! # }
 //! ```
 //!
+//! What a kind of provider can do and needs (an API key and its variable, the default base
+//! URL and model, hosted web search, PDF input, how model limits are learned, local or
+//! hosted, a balance) is one value, [`ProviderKind::capabilities`]; callers ask it rather
+//! than matching on kinds:
+//!
+//! ```
+//! use ybs_providers::{LimitsSource, ProviderKind};
+//!
+//! let ollama = ProviderKind::Ollama.capabilities();
+//! assert!(!ollama.needs_api_key(None) && ollama.runs_locally(None));
+//! assert_eq!(ollama.limits, LimitsSource::LocalServer);
+//! let anthropic = ProviderKind::Anthropic.capabilities();
+//! assert_eq!(anthropic.api_key_env, Some("ANTHROPIC_API_KEY"));
+//! assert!(anthropic.document_input && anthropic.hosted_web_search);
+//! ```
+//!
 //! [`replay`] runs a kind's decoder over a recorded body, without a network. Errors are core
 //! [`ybs_core::LlmError`]s classified by [`ybs_core::classify`], carrying the provider's own
 //! message; API keys never appear in them, in logs or in `Debug` output.
@@ -61,6 +78,7 @@
 //! ```
 
 mod anthropic;
+mod capabilities;
 mod config;
 mod decode;
 mod decoders;
@@ -80,6 +98,7 @@ mod text;
 mod wire;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicProvider};
+pub use capabilities::{Capabilities, Hosting, KeyRequirement, LimitsSource};
 pub use config::{
     ApiKey, OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, Timeouts,
     UnknownProvider,

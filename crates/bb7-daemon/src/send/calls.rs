@@ -1,6 +1,6 @@
 //! The model-side actions besides `send`: `estimate_tokens` (the context-budget breakdown,
-//! cl100k), `estimate_text_tokens`, `get_models` (OpenRouter's list in the protocol's shape,
-//! cached for a day), `get_balance` and `generate_title`. Network calls run in the
+//! cl100k), `estimate_text_tokens`, `get_models` (the provider's list in the protocol's shape,
+//! with the limits [`provider`] learns, cached for a day), `get_balance` and `generate_title`. Network calls run in the
 //! background and answer when they finish, so `ping`, `chat_get` or `cancel` never wait for
 //! them; they time out after 30 s.
 
@@ -10,7 +10,7 @@ use ybs_providers::ModelInfo;
 
 use crate::send::settings::Settings;
 use crate::send::shared::Shared;
-use crate::send::{prompt, titles, tokens};
+use crate::send::{prompt, provider, titles, tokens};
 use crate::session::Session;
 use crate::wire::error::{Error, Result, provider_message};
 use crate::wire::params::Texts;
@@ -46,13 +46,9 @@ pub fn get_balance(
     request_id: Option<String>,
 ) -> Result<()> {
     let settings = Settings::load(session.home())?;
-    let provider = settings.provider("")?;
+    let client = settings.provider("")?;
     shared.spawn_reply_for(request_id, async move {
-        let balance = provider
-            .balance()
-            .await
-            .map_err(|err| Error::Invalid(provider_message(&err)))?
-            .ok_or_else(|| Error::Invalid("Balance not available for this API".into()))?;
+        let balance = provider::balance(&client).await?;
         Ok(Reply::new(&replies::Balance {
             total_credits: balance.total_credits,
             total_usage: balance.total_usage,
@@ -124,13 +120,9 @@ pub fn estimate_text(text: Option<String>, texts: Texts) -> Result<TextTokenEsti
     })
 }
 
-/// Fetches OpenRouter's model list.
+/// Fetches the configured provider's model list, with the limits it lets bb7 learn.
 pub async fn fetch_models(settings: &Settings) -> Result<Vec<ModelInfo>> {
-    let provider = settings.provider("")?;
-    provider
-        .list_models()
-        .await
-        .map_err(|err| Error::Invalid(provider_message(&err)))
+    provider::models(&settings.provider("")?).await
 }
 
 /// One model in the protocol's shape ([`ModelEntry`]), as JSON.

@@ -231,7 +231,8 @@ fn launch(
     if settings.explicit_cache_key {
         base.prompt_cache_key = Some(format!("bb7:{}:{model}", active.chat.id));
     }
-    let provider = settings.provider(&model)?;
+    let known_window = (context_window != UNKNOWN_CONTEXT).then_some(context_window);
+    let provider = settings.provider_with_window(&model, known_window)?;
 
     let before = (active.chat.messages.len(), active.chat.model.clone());
     session::push_user_message(active, &content, &model);

@@ -82,7 +82,7 @@ impl Home {
 /// `config.json`. Every field is optional here; the part that sends checks `api_key`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Config {
-    /// OpenRouter API key.
+    /// The provider's API key (OpenRouter's unless `provider` names another).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
     /// API base URL.
@@ -94,7 +94,7 @@ pub struct Config {
     /// Model for titles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title_model: Option<String>,
-    /// Every other setting, kept for the sending half.
+    /// Every other setting (`provider`, `diff_mode`, ...), kept for the sending half.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }

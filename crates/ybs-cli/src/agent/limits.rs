@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use ybs_providers::{CatalogLimits, ModelLimits, PriceTable, Provider, ProviderKind};
+use ybs_providers::{CatalogLimits, LimitsSource, ModelLimits, PriceTable, Provider, ProviderKind};
 
 use crate::config::{Config, Source, Sources};
 
@@ -179,11 +179,8 @@ pub fn worth_asking(config: &Config, kind: ProviderKind, catalog: Option<Catalog
     if config.context.max_tokens.is_some() && config.llm.max_tokens.is_some() {
         return false;
     }
-    let lists_no_limits = matches!(
-        kind,
-        ProviderKind::OpenAi | ProviderKind::Anthropic | ProviderKind::DeepSeek
-    );
-    !(lists_no_limits && catalog.is_some())
+    let from_catalog = kind.capabilities().limits == LimitsSource::Catalog;
+    !(from_catalog && catalog.is_some())
 }
 
 /// What the provider says about `model`, if it answers within [`DISCOVERY_WAIT`].

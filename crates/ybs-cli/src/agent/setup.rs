@@ -55,15 +55,6 @@ pub fn provider_kind(config: &Config) -> Result<ProviderKind, SetupError> {
         .map_err(|err| SetupError::Provider(format!("llm.provider: {err}")))
 }
 
-/// Whether the provider `kind` runs a web search itself when asked (`web_search`): OpenAI
-/// Responses, Anthropic, OpenRouter.
-pub fn hosted_web_search(kind: ProviderKind) -> bool {
-    matches!(
-        kind,
-        ProviderKind::Responses | ProviderKind::Anthropic | ProviderKind::OpenRouter
-    )
-}
-
 /// The endpoint requests go to: `llm.endpoint`, or the provider's default.
 pub fn endpoint(config: &Config) -> String {
     match (&config.llm.endpoint, provider_kind(config)) {
@@ -253,7 +244,7 @@ pub fn agent(
     let mut provider = provider(config, &around.env)?;
     let prices = Arc::new(price_table(&config.llm.prices)?);
     let limits = limits::discover(config, sources, provider.as_ref(), &prices);
-    if provider.kind() == ProviderKind::Ollama {
+    if provider.kind().capabilities().window_set_per_request {
         provider = provider_with_window(config, &around.env, Some(limits.window.tokens))?;
     }
     let (mut registry, report) = registry(config, around.home.as_deref());
@@ -287,7 +278,7 @@ pub fn agent(
         seed: None,
         extras: crate::agent::RequestExtras {
             web_search: config.tools.builtin.web_search.enabled
-                && hosted_web_search(provider.kind()),
+                && provider.kind().capabilities().hosted_web_search,
             ..Default::default()
         },
     };

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use ybs_providers::ModelPrice;
+use ybs_providers::{ModelPrice, ProviderKind};
 
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -136,9 +136,13 @@ pub enum PromptCache {
 
 impl Default for LlmConfig {
     fn default() -> Self {
+        // A local model needs no account: Ollama and its default model.
+        let local = ProviderKind::Ollama;
         LlmConfig {
-            provider: "ollama".to_owned(),
-            model: "qwen3:14b".to_owned(),
+            provider: local.name().to_owned(),
+            model: (local.capabilities().default_model)
+                .unwrap_or_default()
+                .to_owned(),
             endpoint: None,
             api_key: None,
             temperature: 0.7,

@@ -7,24 +7,32 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
+use ybs_providers::ProviderKind;
+
 use super::host::Host;
 use crate::config::{LoadedConfig, Source};
 
 /// How long Ollama has to answer before the guide is shown.
 pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);
 
-/// The providers picked from an API key, in order of preference when several are set: the
-/// variable, the provider and the model used when none is configured.
-pub const KEYED: [(&str, &str, &str); 4] = [
-    (
-        "OPENROUTER_API_KEY",
-        "openrouter",
-        "anthropic/claude-sonnet-4",
-    ),
-    ("ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-20250514"),
-    ("OPENAI_API_KEY", "openai", "gpt-4.1"),
-    ("DEEPSEEK_API_KEY", "deepseek", "deepseek-chat"),
+/// The providers picked from an API key, in order of preference when several are set.
+pub const KEYED: [ProviderKind; 4] = [
+    ProviderKind::OpenRouter,
+    ProviderKind::Anthropic,
+    ProviderKind::OpenAi,
+    ProviderKind::DeepSeek,
 ];
+
+/// What a provider picked by its key is set up with, from its capabilities: the variable
+/// the key is read from, the provider's name and the model used when none is configured.
+pub fn keyed(kind: ProviderKind) -> Option<(&'static str, &'static str, &'static str)> {
+    let capabilities = kind.capabilities();
+    Some((
+        capabilities.api_key_env?,
+        kind.name(),
+        capabilities.default_model?,
+    ))
+}
 
 /// What the first-run check decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,15 +78,16 @@ pub fn settle(loaded: &mut LoadedConfig, host: &Host) -> Choice {
     if *loaded.sources.of("llm.provider") != Source::Default {
         return Choice::Configured;
     }
-    let set: Vec<&(&str, &str, &str)> = (KEYED.iter())
+    let set: Vec<(&str, &str, &str)> = (KEYED.into_iter().filter_map(keyed))
         .filter(|(name, _, _)| variable(host, name).is_some())
         .collect();
     let model_set = *loaded.sources.of("llm.model") != Source::Default;
     let llm = &mut loaded.config.llm;
     match set.as_slice() {
         [] => {
-            let endpoint =
-                (llm.endpoint.clone()).unwrap_or_else(|| "http://localhost:11434".into());
+            let endpoint = (llm.endpoint.clone())
+                .or_else(|| ProviderKind::Ollama.default_endpoint().map(str::to_owned))
+                .unwrap_or_default();
             if ollama_answers(&endpoint, OLLAMA_WAIT) {
                 Choice::Configured
             } else {
@@ -243,7 +252,7 @@ mod tests {
     #[test]
     fn each_key_alone_picks_its_provider_and_default_model() {
         let dir = tempfile::tempdir().unwrap();
-        for (name, provider, model) in KEYED {
+        for (name, provider, model) in KEYED.into_iter().filter_map(keyed) {
             let host = host(&[(name, "k")], dir.path());
             let mut loaded = loaded(&host, &FlagOverrides::default());
             let choice = settle(&mut loaded, &host);

@@ -110,7 +110,7 @@ pub fn run(
     let configured = agent.registry.names();
     let failures = tool_lines::offer_tools(&expansion, &mut agent, cwd).map_err(Failed)?;
     load::warn_mcp(&failures, err);
-    let responses = kind == Some(ProviderKind::Responses);
+    let responses = kind.is_some_and(|kind| kind.capabilities().continues_stored_replies);
     let previous = options
         .get("previous_response_id")
         .map(|id| id.trim().to_owned());
@@ -157,7 +157,7 @@ pub fn run(
             crate::render::inert_lines(&warning.to_string())
         );
     }
-    let hosted = kind.is_some_and(crate::agent::setup::hosted_web_search);
+    let hosted = kind.is_some_and(|kind| kind.capabilities().hosted_web_search);
     if settings.extras.web_search && !hosted {
         let _ = writeln!(
             err,
@@ -276,10 +276,7 @@ fn awaits_reply(expansion: &Expansion) -> bool {
 /// A `pdf:` line reaches the model as a document (Responses `input_file`, Anthropic
 /// `document`); for any other provider it is an error naming the line, never dropped.
 fn check_documents(expansion: &Expansion, kind: Option<ProviderKind>) -> Result<(), Failed> {
-    if matches!(
-        kind,
-        Some(ProviderKind::Responses | ProviderKind::Anthropic)
-    ) {
+    if kind.is_some_and(|kind| kind.capabilities().document_input) {
         return Ok(());
     }
     match expansion

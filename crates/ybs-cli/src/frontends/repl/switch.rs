@@ -40,14 +40,15 @@ pub(super) fn switch(
                 &agent.settings.prices,
             );
             // Ollama is told the window it loads the model with.
-            let provider = match provider.kind() {
-                ybs_providers::ProviderKind::Ollama => crate::agent::setup::provider_with_window(
+            let provider = if provider.kind().capabilities().window_set_per_request {
+                crate::agent::setup::provider_with_window(
                     &next,
                     &host.env,
                     Some(limits.window.tokens),
                 )
-                .unwrap_or(provider),
-                _ => provider,
+                .unwrap_or(provider)
+            } else {
+                provider
             };
             agent.provider = provider;
             agent.settings.model = next.llm.model.clone();
