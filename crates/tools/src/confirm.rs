@@ -1,16 +1,18 @@
-//! The confirmation policy (spec 8.3) as data: which calls need the user's yes, the session
+//! The confirmation policy as data: which calls need the user's yes, the session
 //! allow-list, and the decision the agent gets from its UI. No UI here.
 //!
 //! A call needs confirmation when its tool is in `require_confirmation` and not allowed for
-//! the session, or when it is an `edit_file` of a file the model has not read in this session
-//! (spec 3.3). Allowing a tool "always for this session" covers both. A change to a file ybs
-//! reads as configuration (`.ybs.json`, `.ybs/`, `.chat`) always asks.
+//! the session, or when its tool's [`Declaration::asks`] says so: every host a fetching tool
+//! reaches, an edit of a file the model has not read in this session. Allowing a tool
+//! "always for this session" covers both. A change to a file ybs reads as configuration
+//! (`.ybs.json`, `.ybs/`, `.chat`) always asks.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::declaration::{Asks, Declaration, Effect};
 use crate::tool::ToolContext;
 
 /// What the user answered.
@@ -66,24 +68,31 @@ impl ConfirmationPolicy {
         self.added.insert(name.into(), reason.into());
     }
 
-    /// Whether the call `name(args)` needs the user's confirmation.
-    pub fn check(&self, name: &str, args: &Value, ctx: &ToolContext) -> Confirmation {
+    /// Whether the call `name(args)` of a tool that declares `declaration` needs the user's
+    /// confirmation.
+    pub fn check(
+        &self,
+        name: &str,
+        declaration: &Declaration,
+        args: &Value,
+        ctx: &ToolContext,
+    ) -> Confirmation {
+        let path = args.get("path").and_then(Value::as_str);
         // A file ybs reads as configuration is never changed unasked, whatever was allowed.
-        if matches!(name, "write_file" | "edit_file" | "delete_file") {
-            let path = args.get("path").and_then(Value::as_str).unwrap_or_default();
-            if crate::protected::is_configuration(std::path::Path::new(path)) {
-                return Confirmation::Required {
-                    reason: format!(
-                        "`{name}` of `{path}`, a file ybs reads as configuration (it is shown \
-                         whole)"
-                    ),
-                };
-            }
+        if matches!(declaration.effect, Effect::FileAtPath | Effect::Unknown)
+            && let Some(path) = path
+            && crate::protected::is_configuration(std::path::Path::new(path))
+        {
+            return Confirmation::Required {
+                reason: format!(
+                    "`{name}` of `{path}`, a file ybs reads as configuration (it is shown whole)"
+                ),
+            };
         }
         if self.session_allowed.contains(name) {
             return Confirmation::NotNeeded;
         }
-        if name == "web_fetch" {
+        if declaration.asks == Asks::EveryHost {
             // Each host is allowed on its own (the caller keeps which), loopback and private
             // addresses too.
             let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
@@ -93,7 +102,7 @@ impl ConfirmationPolicy {
                 .map_or_else(String::new, |kind| format!(", {kind}"));
             return Confirmation::Required {
                 reason: format!(
-                    "`web_fetch` of {} ({}{kind})",
+                    "`{name}` of {} ({}{kind})",
                     crate::truncate::truncate_output(url, 200),
                     host.map_or_else(|| "no host".to_owned(), |host| format!("host {host}"))
                 ),
@@ -109,19 +118,15 @@ impl ConfirmationPolicy {
                 reason: reason.clone(),
             };
         }
-        if name == "edit_file" {
-            if let Some(path) = args.get("path").and_then(Value::as_str) {
-                // A path the sandbox refuses will fail in the tool; no need to ask.
-                if let Ok(resolved) = ctx.resolve(path) {
-                    if !ctx.session.was_read(&resolved) {
-                        return Confirmation::Required {
-                            reason: format!(
-                                "`edit_file` of `{path}`, which was not read in this session"
-                            ),
-                        };
-                    }
-                }
-            }
+        // A path the sandbox refuses will fail in the tool; no need to ask.
+        if declaration.asks == Asks::UnreadFile
+            && let Some(path) = path
+            && let Ok(resolved) = ctx.resolve(path)
+            && !ctx.session.was_read(&resolved)
+        {
+            return Confirmation::Required {
+                reason: format!("`{name}` of `{path}`, which was not read in this session"),
+            };
         }
         Confirmation::NotNeeded
     }

@@ -163,6 +163,12 @@ impl Tool for ExternalTool {
         &self.spec
     }
 
+    /// An executable may do anything, the network included (it runs outside the shell
+    /// sandbox): it runs alone and is offered neither in plan mode nor to sub-agents.
+    fn declaration(&self) -> crate::Declaration {
+        crate::Declaration::default()
+    }
+
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         let name = &self.spec.name;
         let mut command = Command::new(&self.executable);

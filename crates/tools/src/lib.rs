@@ -4,7 +4,9 @@
 //!
 //! # Layout
 //!
-//! - Calling a tool: the [`Tool`] trait and the [`ToolContext`] a call runs with (`tool`, its
+//! - Calling a tool: the [`Tool`] trait, what each tool declares about itself
+//!   ([`Declaration`] in `declaration`, its result's [`Summary`] in `summary`) and the
+//!   [`ToolContext`] a call runs with (`tool`, its
 //!   [`CancelFlag`] in `cancel`, `web_fetch`'s bounds in `web_policy`, the session's task list
 //!   of `todo`), argument schemas (`schema`), the [`ToolRegistry`]
 //!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
@@ -46,7 +48,7 @@
 //!
 //! let mut policy = ConfirmationPolicy::new(["write_file", "run_shell", "delete_file"]);
 //! let call = ToolCall::new("call_1", "run_shell", serde_json::json!({"command": "cargo test"}));
-//! let run = match policy.check(&call.name, &call.arguments, &ctx) {
+//! let run = match policy.check(&call.name, &registry.declaration(&call.name), &call.arguments, &ctx) {
 //!     Confirmation::NotNeeded => true,
 //!     Confirmation::Required { reason } => {
 //!         println!("{reason}: [y]es / [n]o / [a]lways");
@@ -75,6 +77,7 @@
 pub mod builtins;
 mod cancel;
 pub mod confirm;
+pub mod declaration;
 pub mod editor;
 pub mod error;
 pub mod external;
@@ -87,6 +90,7 @@ pub mod registry;
 pub mod safe_fs;
 pub mod schema;
 pub mod shell;
+pub mod summary;
 pub mod todo;
 pub mod tool;
 pub mod truncate;
@@ -94,6 +98,7 @@ pub mod web_policy;
 
 pub use cancel::CancelFlag;
 pub use confirm::{Confirmation, ConfirmationPolicy, Decision};
+pub use declaration::{ActionKind, Asks, Declaration, Effect, NetworkUse, RuleSubject, Runner};
 pub use editor::{Editor, EditorFiles};
 pub use error::ToolError;
 pub use external::{
@@ -103,6 +108,7 @@ pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};
 pub use shell::{ShellError, ShellLimits, ShellPolicy, ShellSandboxError};
+pub use summary::{Change, Summary};
 pub use tool::{SessionState, Tool, ToolContext};
 pub use truncate::{truncate_json, truncate_output};
 

@@ -9,9 +9,11 @@ use serde_json::Value;
 use ybs_core::{ToolCall, ToolResult, ToolSpec};
 
 use crate::builtins;
+use crate::declaration::Declaration;
 use crate::error::ToolError;
 use crate::external::{ExternalLoadError, ExternalTool, ExternalToolConfig, discover_sidecars};
 use crate::schema::validate;
+use crate::summary::{Change, Summary};
 use crate::tool::{Tool, ToolContext};
 use crate::truncate::truncate_json;
 
@@ -40,7 +42,8 @@ pub enum ToolSource {
     Sidecar,
 }
 
-/// Built-in and external tools, by name.
+/// Built-in and external tools, by name. A clone shares the tools and copies what is
+/// enabled.
 ///
 /// ```no_run
 /// # use ybs_tools::*;
@@ -51,6 +54,7 @@ pub enum ToolSource {
 /// let result = registry.invoke("read_file", &serde_json::json!({"path": "Cargo.toml"}), &ctx)?;
 /// # Ok(()) }
 /// ```
+#[derive(Clone)]
 pub struct ToolRegistry {
     /// The built-ins, then the tools callers registered.
     builtins: Vec<Arc<dyn Tool>>,
@@ -180,6 +184,18 @@ impl ToolRegistry {
         self.find(name).is_some() && !self.is_disabled(name)
     }
 
+    /// A copy with only the enabled tools whose declaration passes `keep` enabled (a
+    /// sub-agent's tools).
+    pub fn narrowed(&self, keep: impl Fn(&Declaration) -> bool) -> ToolRegistry {
+        let mut narrowed = self.clone();
+        for tool in self.all() {
+            if !keep(&tool.declaration()) {
+                narrowed.set_enabled(&tool.spec().name, false);
+            }
+        }
+        narrowed
+    }
+
     /// Sets `context.max_tool_output_chars` for [`invoke_call`](Self::invoke_call).
     pub fn set_max_output_chars(&mut self, max: usize) {
         self.max_output_chars = max.max(100);
@@ -228,10 +244,45 @@ impl ToolRegistry {
         Ok(())
     }
 
-    /// Validates `args` against the tool's schema and runs it. An unknown or disabled tool,
-    /// invalid arguments and the tool's own failures are all [`ToolError`]s whose message the
-    /// model can read (see [`ToolError::to_json`]). Blocks: call from a blocking thread.
-    pub fn invoke(&self, name: &str, args: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+    /// What the tool `name` declares about itself; an unknown name gets the conservative
+    /// [`Declaration::default`].
+    pub fn declaration(&self, name: &str) -> Declaration {
+        self.find(name)
+            .map_or_else(Declaration::default, |tool| tool.declaration())
+    }
+
+    /// The names of the enabled tools whose declaration passes `keep` (for example those
+    /// offered in plan mode).
+    pub fn names_where(&self, keep: impl Fn(&Declaration) -> bool) -> Vec<String> {
+        (self.all())
+            .filter(|tool| !self.is_disabled(&tool.spec().name) && keep(&tool.declaration()))
+            .map(|tool| tool.spec().name.clone())
+            .collect()
+    }
+
+    /// The names of the built-in tools (enabled or not), in the order they are offered.
+    pub fn builtin_names(&self) -> Vec<String> {
+        (self.builtins.iter().take(self.builtin_count))
+            .map(|tool| tool.spec().name.clone())
+            .collect()
+    }
+
+    /// The tool's own summary of a successful result (see [`Tool::summarize`]); `None` for
+    /// an unknown tool or one without a summary of its own.
+    pub fn summarize(
+        &self,
+        name: &str,
+        arguments: &Value,
+        result: &Value,
+        change: Option<Change>,
+    ) -> Option<Summary> {
+        self.find(name)?.summarize(arguments, result, change)
+    }
+
+    /// The tool `name` if a call of it may run: registered and enabled. Every call, whoever
+    /// runs it (the registry or, for a [`Runner::SubAgent`](crate::Runner) tool, the agent),
+    /// is let through here first.
+    pub fn callable(&self, name: &str) -> Result<&dyn Tool, ToolError> {
         let tool = self.find(name).ok_or_else(|| ToolError::UnknownTool {
             name: name.to_string(),
             available: self.names().join(", "),
@@ -239,6 +290,14 @@ impl ToolRegistry {
         if self.is_disabled(name) {
             return Err(ToolError::Disabled(name.to_string()));
         }
+        Ok(tool)
+    }
+
+    /// Validates `args` against the tool's schema and runs it. An unknown or disabled tool,
+    /// invalid arguments and the tool's own failures are all [`ToolError`]s whose message the
+    /// model can read (see [`ToolError::to_json`]). Blocks: call from a blocking thread.
+    pub fn invoke(&self, name: &str, args: &Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let tool = self.callable(name)?;
         let args = validate(name, &tool.spec().parameters, args)?;
         tool.invoke(&args, ctx)
     }

@@ -9,10 +9,12 @@ use serde_json::Value;
 use ybs_core::ToolSpec;
 
 pub use crate::cancel::CancelFlag;
+use crate::declaration::Declaration;
 use crate::error::ToolError;
 use crate::path_sandbox::{PathSandbox, SandboxError};
 use crate::schema::Args;
 use crate::shell::ShellPolicy;
+use crate::summary::{Change, Summary};
 use crate::todo::Todo;
 
 /// A tool the model can call.
@@ -27,6 +29,47 @@ pub trait Tool: Send + Sync {
 
     /// Runs the tool and returns its JSON result.
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError>;
+
+    /// What the tool is: what it changes, where it is offered, when it asks. The default is
+    /// the conservative [`Declaration::default`].
+    fn declaration(&self) -> Declaration {
+        Declaration::default()
+    }
+
+    /// A short title of a call: its action and what it acts on (`Edit src/main.rs`, the
+    /// command); `None` leaves the tool's name.
+    fn title(&self, arguments: &Value) -> Option<String> {
+        let _ = arguments;
+        None
+    }
+
+    /// A person's one-line summary of a successful result, from the call's `arguments`
+    /// (`Null` when unknown), the result as JSON and the previewed `change`; `None` leaves
+    /// the front end's generic summary (the result's size, or the result when short).
+    fn summarize(
+        &self,
+        arguments: &Value,
+        result: &Value,
+        change: Option<Change>,
+    ) -> Option<Summary> {
+        let _ = (arguments, result, change);
+        None
+    }
+
+    /// The whole of a successful result as lines a person reads (a file's lines, a command's
+    /// output); `None` leaves the front end's generic form (JSON pretty-printed).
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        let _ = result;
+        None
+    }
+
+    /// The text of the file named by `path` after the call, from its text `before` (`None`
+    /// when it does not exist yet), for a tool that changes that file; `None` when the
+    /// change cannot be shown (the call will fail, or the tool does not say).
+    fn text_after(&self, before: Option<&str>, arguments: &Value) -> Option<String> {
+        let _ = (before, arguments);
+        None
+    }
 }
 
 /// Everything a tool call runs with. Cheap to clone: the session state is shared.

@@ -273,39 +273,69 @@ fn confirmation_policy_asks_remembers_and_tracks_reads() {
     let mut policy = ConfirmationPolicy::new(["write_file", "run_shell", "delete_file"]);
     let args = json!({"command": "ls"});
     assert_eq!(
-        policy.check("run_shell", &args, &f.ctx),
+        policy.check(
+            "run_shell",
+            &f.registry.declaration("run_shell"),
+            &args,
+            &f.ctx
+        ),
         Confirmation::Required {
             reason: "`run_shell` requires confirmation (safety.require_confirmation)".into()
         }
     );
     assert!(policy.record("run_shell", Decision::Allow));
     assert!(matches!(
-        policy.check("run_shell", &args, &f.ctx),
+        policy.check(
+            "run_shell",
+            &f.registry.declaration("run_shell"),
+            &args,
+            &f.ctx
+        ),
         Confirmation::Required { .. }
     ));
     assert!(!policy.record("run_shell", Decision::Deny));
     assert!(policy.record("run_shell", Decision::AllowForSession));
     assert_eq!(
-        policy.check("run_shell", &args, &f.ctx),
+        policy.check(
+            "run_shell",
+            &f.registry.declaration("run_shell"),
+            &args,
+            &f.ctx
+        ),
         Confirmation::NotNeeded
     );
     assert!(policy.is_allowed_for_session("run_shell"));
     assert_eq!(
-        policy.check("read_file", &json!({"path": "a.txt"}), &f.ctx),
+        policy.check(
+            "read_file",
+            &f.registry.declaration("read_file"),
+            &json!({"path": "a.txt"}),
+            &f.ctx
+        ),
         Confirmation::NotNeeded
     );
 
     // edit_file of a file not read in this session needs confirmation; after a read it does not.
     let edit = json!({"path": "./a.txt", "old_text": "alpha", "new_text": "A"});
     assert_eq!(
-        policy.check("edit_file", &edit, &f.ctx),
+        policy.check(
+            "edit_file",
+            &f.registry.declaration("edit_file"),
+            &edit,
+            &f.ctx
+        ),
         Confirmation::Required {
             reason: "`edit_file` of `./a.txt`, which was not read in this session".into()
         }
     );
     f.call("read_file", json!({"path": "a.txt"})).unwrap();
     assert_eq!(
-        policy.check("edit_file", &edit, &f.ctx),
+        policy.check(
+            "edit_file",
+            &f.registry.declaration("edit_file"),
+            &edit,
+            &f.ctx
+        ),
         Confirmation::NotNeeded
     );
     // A file written in the session counts as read.
@@ -314,6 +344,7 @@ fn confirmation_policy_asks_remembers_and_tracks_reads() {
     assert_eq!(
         policy.check(
             "edit_file",
+            &f.registry.declaration("edit_file"),
             &json!({"path": "new.txt", "old_text": "x", "new_text": "y"}),
             &f.ctx
         ),
@@ -388,19 +419,34 @@ fn tools_the_caller_adds_to_the_policy_ask_with_its_reason() {
     let f = Fixture::new();
     let mut policy = ConfirmationPolicy::new(["write_file"]);
     assert_eq!(
-        policy.check("git__commit", &json!({}), &f.ctx),
+        policy.check(
+            "git__commit",
+            &f.registry.declaration("git__commit"),
+            &json!({}),
+            &f.ctx
+        ),
         Confirmation::NotNeeded
     );
     policy.require("git__commit", "a tool of MCP server `git`");
     assert_eq!(
-        policy.check("git__commit", &json!({}), &f.ctx),
+        policy.check(
+            "git__commit",
+            &f.registry.declaration("git__commit"),
+            &json!({}),
+            &f.ctx
+        ),
         Confirmation::Required {
             reason: "a tool of MCP server `git`".into()
         }
     );
     assert!(policy.record("git__commit", Decision::AllowForSession));
     assert_eq!(
-        policy.check("git__commit", &json!({}), &f.ctx),
+        policy.check(
+            "git__commit",
+            &f.registry.declaration("git__commit"),
+            &json!({}),
+            &f.ctx
+        ),
         Confirmation::NotNeeded
     );
 }

@@ -22,7 +22,7 @@ const SESSION_HELP: &str = "In the interactive session: /help lists the commands
     version,
     about,
     long_about = None,
-    after_help = format!("{SESSION_HELP}\n\n{}", crate::agent::tool_help::TOOLS_HELP)
+    after_help = format!("{SESSION_HELP}\n\n{}", crate::agent::tool_help::tools_help())
 )]
 pub struct Cli {
     /// Options that override the configuration.

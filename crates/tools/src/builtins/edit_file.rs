@@ -11,6 +11,8 @@ use ybs_core::ToolSpec;
 use ybs_edit::{SearchReplace, SearchReplaceError, apply_search_replace};
 
 use super::shared::{read_text, spec, write_text};
+use crate::declaration::{ActionKind, Asks, Declaration};
+use crate::summary::{Change, Summary, change_note, counted, number, path_of};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `edit_file` tool (spec 3.3, with a list of edits).
@@ -180,6 +182,41 @@ pub fn apply_edits(text: &str, edits: &[Edit], path: &str) -> Result<(String, us
 impl Tool for EditFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration {
+            asks: Asks::UnreadFile,
+            ..Declaration::file_changing(ActionKind::Edit)
+        }
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        Some(format!("Edit {}", arguments.get("path")?.as_str()?))
+    }
+
+    /// `Edited src/main.rs (+3 -1)`.
+    fn summarize(
+        &self,
+        arguments: &Value,
+        result: &Value,
+        change: Option<Change>,
+    ) -> Option<Summary> {
+        let replacements = number(result, "replacements")?;
+        let note = match change {
+            Some(change) => change_note(change),
+            None => format!(
+                " ({})",
+                counted(replacements, "replacement", "replacements")
+            ),
+        };
+        Some(Summary::ok(format!("Edited {}{note}", path_of(arguments))))
+    }
+
+    fn text_after(&self, before: Option<&str>, arguments: &Value) -> Option<String> {
+        let edits = edits_of(arguments).ok()?;
+        let (after, _) = apply_edits(before?, &edits, &path_of(arguments)).ok()?;
+        Some(after)
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

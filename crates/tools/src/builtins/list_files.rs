@@ -11,6 +11,8 @@ use ybs_core::ToolSpec;
 
 use super::shared::{positive, spec};
 use super::walk::{FileEntry, walk};
+use crate::declaration::{ActionKind, Declaration};
+use crate::summary::{Change, Summary, counted, number, thousands};
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 
 /// The `list_files` tool (spec 3.4).
@@ -44,6 +46,46 @@ impl Default for ListFiles {
 impl Tool for ListFiles {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration::looking(ActionKind::Search)
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        let path = arguments.get("path").and_then(Value::as_str);
+        Some(format!("List {}", path.unwrap_or(".")))
+    }
+
+    /// `Listed 42 files`, or `Listed 100 of 420 files`.
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let listed = result.get("files")?.as_array()?.len() as u64;
+        let total = number(result, "total_matches").unwrap_or(listed);
+        if total > listed {
+            return Some(Summary::ok(format!(
+                "Listed {} of {} files",
+                thousands(listed),
+                thousands(total)
+            )));
+        }
+        Some(Summary::ok(format!(
+            "Listed {}",
+            counted(listed, "file", "files")
+        )))
+    }
+
+    /// The files, one a line.
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        let files = result.get("files")?.as_array()?;
+        Some(
+            files
+                .iter()
+                .map(|file| match file.as_str() {
+                    Some(text) => text.to_owned(),
+                    None => file.to_string(),
+                })
+                .collect(),
+        )
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

@@ -22,27 +22,27 @@ use crate::tool::Tool;
 pub use edit_file::{Edit, EditFile, apply_edits, edits_of};
 pub use list_files::ListFiles;
 pub use read_file::ReadFile;
-pub use run_shell::{NETWORK_OFF, RunShell};
+pub use run_shell::{NETWORK_OFF, RunShell, SHELL_TAIL_LINES};
 pub use search_files::SearchFiles;
 pub use task::Task;
 pub use todo_write::{MAX_TODOS, Todo, TodoStatus, TodoWrite, todos_of};
 pub use web_fetch::{WebFetch, WebPolicy, url_host};
 pub use write_file::WriteFile;
 
-/// The names of the built-in tools, in the order they are offered to the model.
-pub const BUILTIN_NAMES: [&str; 9] = [
-    "read_file",
-    "write_file",
-    "edit_file",
-    "list_files",
-    "search_files",
-    "run_shell",
-    "todo_write",
-    "web_fetch",
-    "task",
-];
+/// The built-in tool `name`, as it declares itself, for callers without a registry at hand
+/// (a front end summarizing a result it was handed).
+pub fn find(name: &str) -> Option<Arc<dyn Tool>> {
+    static ALL: std::sync::OnceLock<Vec<Arc<dyn Tool>>> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(all);
+    all.iter().find(|tool| tool.spec().name == name).cloned()
+}
 
-/// All the built-ins.
+/// What the built-in tool `name` declares, or the conservative default for another name.
+pub fn declaration_of(name: &str) -> crate::Declaration {
+    find(name).map_or_else(crate::Declaration::default, |tool| tool.declaration())
+}
+
+/// All the built-ins, in the order they are offered to the model.
 pub fn all() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(ReadFile::new()),

@@ -4,6 +4,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::{positive, read_text, spec};
+use crate::declaration::{ActionKind, Declaration};
+use crate::summary::{Change, Summary, counted, number, path_of, thousands};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `read_file` tool (spec 3.1).
@@ -37,6 +39,42 @@ impl Default for ReadFile {
 impl Tool for ReadFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration::looking(ActionKind::Read)
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        Some(format!("Read {}", arguments.get("path")?.as_str()?))
+    }
+
+    /// `Read src/main.rs (120 lines)`, or `(lines 1-500 of 1,200)` for a part.
+    fn summarize(&self, arguments: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let content = result.get("content")?.as_str()?;
+        let total = number(result, "total_lines")?;
+        let shown = content.lines().count() as u64;
+        let first = number(arguments, "offset").unwrap_or(1).max(1);
+        let path = path_of(arguments);
+        if shown == total {
+            return Some(Summary::ok(format!(
+                "Read {path} ({})",
+                counted(total, "line", "lines")
+            )));
+        }
+        let last = (first + shown).saturating_sub(1);
+        Some(Summary::ok(format!(
+            "Read {path} (lines {}-{} of {})",
+            thousands(first),
+            thousands(last),
+            thousands(total)
+        )))
+    }
+
+    /// The file's numbered lines.
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        let content = result.get("content")?.as_str()?;
+        Some(content.lines().map(str::to_owned).collect())
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

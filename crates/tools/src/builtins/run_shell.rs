@@ -11,8 +11,16 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+use crate::declaration::{ActionKind, Declaration, Effect, NetworkUse, RuleSubject};
 use crate::shell::{self, ShellError, ShellPolicy};
+use crate::summary::{Change, Summary, thousands, truncate_chars};
 use crate::{Args, Tool, ToolContext, ToolError};
+
+/// How many of the last lines of a command's output its summary shows.
+pub const SHELL_TAIL_LINES: usize = 5;
+/// How much of each of those lines is shown: a minified file or a progress bar printed on
+/// one line would otherwise fill the screen.
+const SHELL_LINE_CHARS: usize = 200;
 
 /// Appended to stderr when the user cancelled the command.
 const CANCELLED_NOTE: &str =
@@ -55,6 +63,81 @@ impl Default for RunShell {
 impl Tool for RunShell {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration {
+            effect: Effect::Commands,
+            kind: ActionKind::Execute,
+            network: NetworkUse::WhenAsked,
+            rule_subject: RuleSubject::Command,
+            ..Declaration::default()
+        }
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        Some(arguments.get("command")?.as_str()?.to_owned())
+    }
+
+    /// `Ran cargo test: exit code 0` with the last lines of its output (stdout, then stderr).
+    fn summarize(&self, arguments: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let code = result.get("exit_code")?.as_i64()?;
+        let flag = |key: &str| result.get(key).and_then(Value::as_bool) == Some(true);
+        let why = if flag("cancelled") {
+            " (cancelled by the user)"
+        } else if flag("timed_out") {
+            " (timed out)"
+        } else {
+            ""
+        };
+        let command = arguments
+            .get("command")
+            .and_then(Value::as_str)
+            .map(|command| command.lines().next().unwrap_or(""))
+            .map(|first| format!("Ran {}: ", truncate_chars(first, 60)))
+            .unwrap_or_default();
+        let mut output: Vec<String> = Vec::new();
+        for key in ["stdout", "stderr"] {
+            let text = result.get(key).and_then(Value::as_str).unwrap_or("");
+            output.extend(text.lines().map(str::to_owned));
+        }
+        while output.last().is_some_and(|line| line.trim().is_empty()) {
+            output.pop();
+        }
+        let hidden = output.len().saturating_sub(SHELL_TAIL_LINES);
+        let detail = output
+            .split_off(hidden)
+            .into_iter()
+            .map(|line| match line.chars().count() {
+                count if count > SHELL_LINE_CHARS => format!(
+                    "{} ({} more chars)",
+                    truncate_chars(&line, SHELL_LINE_CHARS),
+                    thousands((count - SHELL_LINE_CHARS) as u64)
+                ),
+                _ => line,
+            })
+            .collect();
+        Some(Summary {
+            ok: code == 0 && why.is_empty(),
+            headline: format!("{command}exit code {code}{why}"),
+            detail,
+            hidden,
+        })
+    }
+
+    /// `[stdout]`, its lines, `[stderr]`, its lines, `[exit code N]`.
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        let code = result.get("exit_code")?;
+        let mut lines = Vec::new();
+        for key in ["stdout", "stderr"] {
+            let output = result.get(key).and_then(Value::as_str).unwrap_or_default();
+            if !output.trim().is_empty() {
+                lines.push(format!("[{key}]"));
+                lines.extend(output.lines().map(str::to_owned));
+            }
+        }
+        lines.push(format!("[exit code {code}]"));
+        Some(lines)
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

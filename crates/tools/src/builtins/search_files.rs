@@ -17,6 +17,8 @@ use ybs_core::ToolSpec;
 
 use super::shared::{positive, spec};
 use super::walk::{FileEntry, walk};
+use crate::declaration::{ActionKind, Declaration};
+use crate::summary::{Change, Summary, counted, number, thousands};
 use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
 
 /// Lines longer than this many characters are cut in results.
@@ -68,6 +70,62 @@ struct Match {
 impl Tool for SearchFiles {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration::looking(ActionKind::Search)
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        let path = arguments.get("path").and_then(Value::as_str);
+        let pattern = arguments.get("pattern")?.as_str()?;
+        Some(format!("Search `{pattern}` in {}", path.unwrap_or(".")))
+    }
+
+    /// `Found 7 matches in 3 files`, or `Found 120 matches (50 shown, in 3 files)`.
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let matches = result.get("matches")?.as_array()?;
+        let mut files: Vec<&str> = matches
+            .iter()
+            .filter_map(|found| found.get("file").and_then(Value::as_str))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        let shown = matches.len() as u64;
+        let total = number(result, "total_matches").unwrap_or(shown);
+        let in_files = counted(files.len() as u64, "file", "files");
+        if total == 0 {
+            return Some(Summary::ok("Found no matches".to_owned()));
+        }
+        if total > shown {
+            return Some(Summary::ok(format!(
+                "Found {} matches ({} shown, in {in_files})",
+                thousands(total),
+                thousands(shown)
+            )));
+        }
+        Some(Summary::ok(format!(
+            "Found {} in {in_files}",
+            counted(total, "match", "matches")
+        )))
+    }
+
+    /// `file:line: content`, one match a line.
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        let matches = result.get("matches")?.as_array()?;
+        Some(
+            matches
+                .iter()
+                .map(|found| {
+                    format!(
+                        "{}:{}: {}",
+                        found.get("file").and_then(Value::as_str).unwrap_or(""),
+                        found.get("line").unwrap_or(&Value::Null),
+                        found.get("content").and_then(Value::as_str).unwrap_or("")
+                    )
+                })
+                .collect(),
+        )
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

@@ -5,6 +5,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+use crate::declaration::{Declaration, Effect, NetworkUse, Runner};
+use crate::summary::{Change, Summary, counted};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `task` tool's spec.
@@ -42,6 +44,24 @@ impl Default for Task {
 impl Tool for Task {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration {
+            effect: Effect::Nothing,
+            network: NetworkUse::Never,
+            runner: Runner::SubAgent,
+            ..Declaration::default()
+        }
+    }
+
+    /// `Sub-agent reported (12 lines)`.
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let lines = result.get("report")?.as_str()?.lines().count();
+        Some(Summary::ok(format!(
+            "Sub-agent reported ({})",
+            counted(lines as u64, "line", "lines")
+        )))
     }
 
     fn invoke(&self, _args: &Args, _ctx: &ToolContext) -> Result<Value, ToolError> {

@@ -5,6 +5,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+use crate::declaration::{Declaration, Effect, NetworkUse};
+use crate::summary::{Change, Summary};
 pub use crate::todo::{Todo, TodoStatus};
 use crate::{Args, Tool, ToolContext, ToolError};
 
@@ -82,6 +84,22 @@ impl Default for TodoWrite {
 impl Tool for TodoWrite {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration {
+            effect: Effect::TaskList,
+            network: NetworkUse::Never,
+            ..Declaration::default()
+        }
+    }
+
+    /// `Tasks: 1 of 3 done` (the list itself is shown as it changes).
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        Some(Summary::ok(format!(
+            "Tasks: {}",
+            result.get("summary")?.as_str()?
+        )))
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

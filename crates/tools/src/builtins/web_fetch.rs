@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::spec;
+use crate::declaration::{ActionKind, Asks, Declaration, NetworkUse, RuleSubject};
+use crate::summary::{Change, Summary, counted, truncate_chars};
 pub use crate::web_policy::WebPolicy;
 use crate::{Args, CancelFlag, Tool, ToolContext, ToolError};
 
@@ -89,6 +91,35 @@ impl Default for WebFetch {
 impl Tool for WebFetch {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration {
+            network: NetworkUse::Always,
+            rule_subject: RuleSubject::Host,
+            asks: Asks::EveryHost,
+            // A fetched page can carry instructions: kept from plans and sub-agents.
+            in_plan_mode: false,
+            in_subagent: false,
+            ..Declaration::looking(ActionKind::Other)
+        }
+    }
+
+    /// `Fetched https://example.org/ (HTTP 200, 120 lines)`.
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        let url = result.get("url")?.as_str()?;
+        let lines = result.get("content")?.as_str()?.lines().count();
+        let cut = if result.get("truncated") == Some(&true.into()) {
+            ", cut at the size limit"
+        } else {
+            ""
+        };
+        Some(Summary::ok(format!(
+            "Fetched {} (HTTP {}, {}{cut})",
+            truncate_chars(url, 100),
+            result.get("status").unwrap_or(&Value::Null),
+            counted(lines as u64, "line", "lines")
+        )))
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

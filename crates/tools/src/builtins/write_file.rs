@@ -4,6 +4,8 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
 use super::shared::{spec, write_text};
+use crate::declaration::{ActionKind, Declaration};
+use crate::summary::{Change, Summary, change_note, number, path_of, thousands};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `write_file` tool (spec 3.2).
@@ -36,6 +38,38 @@ impl Default for WriteFile {
 impl Tool for WriteFile {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn declaration(&self) -> Declaration {
+        Declaration::file_changing(ActionKind::Edit)
+    }
+
+    fn title(&self, arguments: &Value) -> Option<String> {
+        Some(format!("Write {}", arguments.get("path")?.as_str()?))
+    }
+
+    /// `Created src/new.rs (+12 -0)` or `Wrote src/main.rs (+3 -1)`.
+    fn summarize(
+        &self,
+        arguments: &Value,
+        result: &Value,
+        change: Option<Change>,
+    ) -> Option<Summary> {
+        let bytes = number(result, "bytes_written")?;
+        let verb = if change.is_some_and(|change| change.created) {
+            "Created"
+        } else {
+            "Wrote"
+        };
+        let note = match change {
+            Some(change) => change_note(change),
+            None => format!(" ({} bytes)", thousands(bytes)),
+        };
+        Some(Summary::ok(format!("{verb} {}{note}", path_of(arguments))))
+    }
+
+    fn text_after(&self, _before: Option<&str>, arguments: &Value) -> Option<String> {
+        Some(arguments.get("content")?.as_str()?.to_owned())
     }
 
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {

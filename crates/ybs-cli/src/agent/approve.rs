@@ -4,7 +4,7 @@
 //! whose "always" can become a rule of the session, the project or the user.
 
 use ybs_core::ToolCall;
-use ybs_tools::{Confirmation, Decision};
+use ybs_tools::{Confirmation, Decision, Effect, RuleSubject};
 
 use super::permissions::{self, Layer, Verdict};
 use super::{Agent, Ui};
@@ -12,13 +12,12 @@ use crate::agent::confirm::{Answer, Settle};
 pub use crate::config::Approval;
 use crate::render::Notice;
 
-/// The tools that edit one file named by their `path`.
-const EDITORS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
-
 impl Agent {
     /// Settles `call`: whether it may run.
     pub(super) fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
-        let why_rules = match self.permissions.check(&call.name, &call.arguments) {
+        let declaration = self.registry.declaration(&call.name);
+        let subject = declaration.rule_subject;
+        let why_rules = match (self.permissions).check(&call.name, subject, &call.arguments) {
             Verdict::Deny { rule, layer } => {
                 ui.notice(
                     Notice::Warning,
@@ -30,10 +29,14 @@ impl Agent {
             Verdict::Ask { why } => why,
         };
         // A call that asks for the network asks the user even where the tool would not.
-        let network = super::network::question(call, self.network);
+        let network = super::network::question(call, declaration.network, self.network);
         let reason = match (
-            self.policy
-                .check(&call.name, &call.arguments, &self.tool_context),
+            (self.policy).check(
+                &call.name,
+                &declaration,
+                &call.arguments,
+                &self.tool_context,
+            ),
             network,
         ) {
             (Confirmation::NotNeeded, None) => return true,
@@ -43,7 +46,9 @@ impl Agent {
         };
         match self.approval {
             Approval::FullAuto => return true,
-            Approval::AutoEdit if self.edits_inside_project(call) => return true,
+            Approval::AutoEdit if self.edits_inside_project(call, declaration.effect) => {
+                return true;
+            }
             _ => {}
         }
         let reason = match why_rules {
@@ -58,23 +63,23 @@ impl Agent {
             }
             Settle::Ask => match ui.confirm(call, &reason) {
                 Answer::Yes => {
-                    self.allow_host(call);
+                    self.allow_host(call, subject);
                     self.policy.record(&call.name, Decision::Allow)
                 }
                 Answer::No => self.policy.record(&call.name, Decision::Deny),
                 Answer::Always => {
-                    self.keep_rule(call, ui);
+                    self.keep_rule(call, subject, ui);
                     true
                 }
             },
         }
     }
 
-    /// After a yes to `web_fetch`: its host is allowed for the rest of the session (the
-    /// user is asked once per host).
-    fn allow_host(&mut self, call: &ToolCall) {
+    /// After a yes to a tool whose rules name hosts (`web_fetch`): its host is allowed for
+    /// the rest of the session (the user is asked once per host).
+    fn allow_host(&mut self, call: &ToolCall, subject: RuleSubject) {
         let url = call.arguments.get("url").and_then(|url| url.as_str());
-        if let Some(host) = (call.name == "web_fetch")
+        if let Some(host) = (subject == RuleSubject::Host)
             .then(|| url.and_then(ybs_tools::builtins::url_host))
             .flatten()
         {
@@ -87,8 +92,8 @@ impl Agent {
     }
 
     /// An edit of a file inside the project (the sandbox's roots).
-    fn edits_inside_project(&self, call: &ToolCall) -> bool {
-        if !EDITORS.contains(&call.name.as_str()) {
+    fn edits_inside_project(&self, call: &ToolCall, effect: Effect) -> bool {
+        if effect != Effect::FileAtPath {
             return false;
         }
         let path = call.arguments.get("path").and_then(|path| path.as_str());
@@ -97,8 +102,8 @@ impl Agent {
 
     /// After "always": the rule the user picks, in the layer they pick (the whole tool for
     /// the session when the front end cannot ask); the rule kept is always said.
-    fn keep_rule(&mut self, call: &ToolCall, ui: &mut dyn Ui) {
-        let offers = permissions::offers(&call.name, &call.arguments);
+    fn keep_rule(&mut self, call: &ToolCall, subject: RuleSubject, ui: &mut dyn Ui) {
+        let offers = permissions::offers(&call.name, subject, &call.arguments);
         let choice = ui.choose_rule(&offers);
         let (rule, layer) = match choice {
             Some((index, layer)) => match offers.get(index) {

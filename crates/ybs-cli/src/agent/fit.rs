@@ -29,7 +29,7 @@ impl Agent {
     pub fn offered_specs(&self) -> Vec<ToolSpec> {
         let mut specs = self.registry.specs();
         if self.plan_mode {
-            specs.retain(|spec| super::plan::READ_ONLY_TOOLS.contains(&spec.name.as_str()));
+            specs.retain(|spec| self.registry.declaration(&spec.name).in_plan_mode);
         }
         if self.shrunk.contains(&Shrink::ShortToolDescriptions) {
             specs = specs.into_iter().map(short_spec).collect();

@@ -1,14 +1,35 @@
-//! Plan mode: the model may only look (the tools that change nothing), investigates and
-//! proposes a plan; the user approves it (or edits it) and the agent acts on it.
+//! Plan mode: the model may only look (the tools that declare themselves fit for plan mode),
+//! investigates and proposes a plan; the user approves it (or edits it) and the agent acts
+//! on it.
 
-/// The tools offered in plan mode: those that change nothing.
-pub const READ_ONLY_TOOLS: [&str; 3] = ["read_file", "list_files", "search_files"];
+/// The system prompt's section while plan mode is on, naming the tools `offered`.
+pub fn section(offered: &[String]) -> String {
+    format!(
+        "# Plan mode\n\nPlan mode is on: you can only read ({}); nothing may be changed and no \
+         command run. Investigate what the task needs, then reply with a short numbered plan: \
+         the files to change, how, and how to check the result. The user approves or edits the \
+         plan before anything is done.",
+        offered.join(", ")
+    )
+}
 
-/// The system prompt's section while plan mode is on.
-pub const PLAN_SECTION: &str = "# Plan mode\n\nPlan mode is on: you can only read (read_file, \
-list_files, search_files); nothing may be changed and no command run. Investigate what the \
-task needs, then reply with a short numbered plan: the files to change, how, and how to \
-check the result. The user approves or edits the plan before anything is done.";
+/// What the model is told when it calls a tool plan mode does not offer.
+pub fn refusal(offered: &[String]) -> String {
+    format!(
+        "Plan mode is on: only {} run. Do not change anything yet; finish investigating and \
+         propose the plan.",
+        in_words(offered)
+    )
+}
+
+/// `a, b and c`.
+fn in_words(names: &[String]) -> String {
+    match names.split_last() {
+        None => "no tools".to_owned(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
 
 /// The message that hands an approved plan back to the agent.
 pub fn approved(plan: &str) -> String {

@@ -152,7 +152,7 @@ impl Agent {
             request.system = Some(format!(
                 "{}\n\n{}\n",
                 system.trim_end(),
-                super::plan::PLAN_SECTION
+                super::plan::section(&self.registry.names_where(|tool| tool.in_plan_mode))
             ));
         }
         let room = self.reply_room(&request.messages);

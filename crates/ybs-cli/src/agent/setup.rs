@@ -103,19 +103,11 @@ pub fn provider_with_window(
 pub fn registry(config: &Config, home: Option<&Path>) -> (ToolRegistry, ReloadReport) {
     let mut registry = ToolRegistry::new();
     registry.set_home(home.map(Path::to_path_buf));
-    let builtin = &config.tools.builtin;
-    for (name, tool) in [
-        ("read_file", &builtin.read_file),
-        ("write_file", &builtin.write_file),
-        ("edit_file", &builtin.edit_file),
-        ("list_files", &builtin.list_files),
-        ("search_files", &builtin.search_files),
-        ("run_shell", &builtin.run_shell),
-        ("todo_write", &builtin.todo_write),
-        ("web_fetch", &builtin.web_fetch),
-        ("task", &builtin.task),
-    ] {
-        registry.set_enabled(name, tool.enabled);
+    let builtin = config.tools.builtin.by_name();
+    for name in registry.builtin_names() {
+        if let Some(tool) = builtin.get(&name) {
+            registry.set_enabled(&name, tool.enabled);
+        }
     }
     registry.set_max_output_chars(config.context.max_tool_output_chars);
     let external = (config.tools.external.iter())

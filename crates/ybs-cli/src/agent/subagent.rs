@@ -11,22 +11,24 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
-use ybs_tools::{ConfirmationPolicy, ToolRegistry};
+use ybs_tools::ConfirmationPolicy;
 
 use super::confirm::Answer;
 use super::tools::error_result;
 use super::{Agent, AgentError, Stop, TurnReport, Ui};
 use crate::render::Notice;
 
-/// The system prompt of a sub-agent.
-pub const SUBAGENT_PROMPT: &str = "You are a sub-agent of ybs, a coding assistant. Another \
-agent gave you the task below; you cannot ask it or the user anything. You have read-only \
-tools (read_file, list_files, search_files): investigate the project as the task needs, then \
-reply with a concise, complete report of what you found (file paths and line numbers where \
-they help). Your final reply is all the other agent receives.";
-
-/// The tools a sub-agent has.
-const SUBAGENT_TOOLS: [&str; 3] = ["read_file", "list_files", "search_files"];
+/// The system prompt of a sub-agent that has the tools `offered`.
+pub fn subagent_prompt(offered: &[String]) -> String {
+    format!(
+        "You are a sub-agent of ybs, a coding assistant. Another agent gave you the task \
+         below; you cannot ask it or the user anything. You have read-only tools ({}): \
+         investigate the project as the task needs, then reply with a concise, complete report \
+         of what you found (file paths and line numbers where they help). Your final reply is \
+         all the other agent receives.",
+        offered.join(", ")
+    )
+}
 
 impl Agent {
     /// Runs a `task` call: settles it like any call, then runs the sub-agent to its report.
@@ -99,14 +101,12 @@ impl Agent {
     }
 
     /// A sub-agent of this agent: the same model and sandbox, a fresh conversation, the
-    /// read-only tools, this session's permission rules and confirmation mode.
+    /// tools of this agent that declare themselves fit for sub-agents, this session's
+    /// permission rules and confirmation mode.
     fn subagent(&self) -> Agent {
-        let mut registry = ToolRegistry::new();
-        for name in registry.names() {
-            registry.set_enabled(&name, SUBAGENT_TOOLS.contains(&name.as_str()));
-        }
+        let registry = self.registry.narrowed(|tool| tool.in_subagent);
         let mut settings = self.settings.clone();
-        settings.system = Some(SUBAGENT_PROMPT.to_owned());
+        settings.system = Some(subagent_prompt(&registry.names()));
         settings.extras = Default::default();
         settings.response_format = None;
         settings.dry_run = false;

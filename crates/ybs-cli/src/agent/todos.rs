@@ -26,7 +26,10 @@ pub fn last_todos(conversation: &[Message]) -> Vec<Todo> {
     };
     (conversation.iter().rev())
         .flat_map(|message| message.tool_calls().collect::<Vec<_>>().into_iter().rev())
-        .filter(|call| call.name == "todo_write" && !failed(&call.id))
+        .filter(|call| {
+            ybs_tools::builtins::declaration_of(&call.name).effect == ybs_tools::Effect::TaskList
+                && !failed(&call.id)
+        })
         .find_map(|call| todos_of(&call.arguments).ok())
         .unwrap_or_default()
 }

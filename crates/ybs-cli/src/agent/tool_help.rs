@@ -1,15 +1,70 @@
-//! The tools and hooks as `ybs --help` and `/help` list them.
+//! The tools and hooks as `ybs --help` and `/help` list them, grouped by what each built-in
+//! tool declares about itself.
+
+use ybs_tools::{Asks, Declaration, Effect, Runner};
 
 /// The tools the model has and the hooks around them, for the help texts.
-pub const TOOLS_HELP: &str = "\
-Tools the model has (tools.builtin.NAME.enabled turns one on or off):
-  read_file, list_files, search_files  read the project; calls of one reply run at once
-  write_file, edit_file, run_shell     change it (asks first; rules in safety.permissions)
-  todo_write                           its task list, shown as it changes
-  web_fetch                            a web page as text; asks once per host, loopback too
-  web_search                           the provider's hosted search (anthropic, responses,
-                                       openrouter); off unless enabled
-  task                                 a read-only sub-agent that returns its report
-Hooks (config `hooks`): before_tool (may refuse a call), after_tool (formatters), and
-lint/test after a turn that changed files (failures go back to the model, max_rounds).
-";
+pub fn tools_help() -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for tool in ybs_tools::builtins::all() {
+        let what = what_it_does(&tool.declaration());
+        let name = tool.spec().name.clone();
+        match groups.iter_mut().find(|(said, _)| *said == what) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((what, vec![name])),
+        }
+    }
+    let mut text =
+        String::from("Tools the model has (tools.builtin.NAME.enabled turns one on or off):\n");
+    for (what, names) in groups {
+        text.push_str(&format!("  {:<36} {what}\n", names.join(", ")));
+    }
+    text.push_str(
+        "  web_search                           the provider's hosted search (anthropic, \
+         responses,\n                                       openrouter); off unless enabled\n\
+         Hooks (config `hooks`): before_tool (may refuse a call), after_tool (formatters), and\n\
+         lint/test after a turn that changed files (failures go back to the model, max_rounds).\n",
+    );
+    text
+}
+
+/// A tool's line of the help, from its declaration.
+fn what_it_does(declared: &Declaration) -> &'static str {
+    match (declared.runner, declared.effect, declared.asks) {
+        (Runner::SubAgent, _, _) => "a read-only sub-agent that returns its report",
+        (_, Effect::Nothing, Asks::EveryHost) => {
+            "reads from the web; asks once per host, loopback too"
+        }
+        (_, Effect::Nothing, _) if declared.parallel_safe => {
+            "read the project; calls of one reply run at once"
+        }
+        (_, Effect::Nothing, _) => "look without changing anything",
+        (_, Effect::FileAtPath | Effect::Commands, _) => {
+            "change it (asks first; rules in safety.permissions)"
+        }
+        (_, Effect::TaskList, _) => "its task list, shown as it changes",
+        (_, Effect::Unknown, _) => "may change anything (asks as configured)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_groups_the_built_ins_by_what_they_declare() {
+        let help = tools_help();
+        assert!(
+            help.contains(
+                "  read_file, list_files, search_files  read the project; calls of one reply run \
+                 at once\n"
+            ),
+            "{help}"
+        );
+        assert!(
+            help.contains("  write_file, edit_file, run_shell     change it"),
+            "{help}"
+        );
+        assert!(help.contains("  task "), "{help}");
+    }
+}

@@ -7,18 +7,12 @@ use futures::FutureExt;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{ToolCall, ToolResult};
+use ybs_tools::Effect;
 use ybs_tools::tool::CancelFlag;
 
 use super::{Agent, Ui};
 use crate::agent::confirm::denied_result;
 use crate::render::Notice;
-
-/// The tools whose successful call changes the file named by their `path` argument.
-const FILE_WRITERS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
-
-/// The tools that change nothing: calls of them in one reply run at once.
-pub(super) const PARALLEL_SAFE: [&str; 4] =
-    ["read_file", "list_files", "search_files", "web_fetch"];
 
 /// The result of a call the turn ended before.
 pub(super) const NOT_RUN: &str = "Not run: the turn was stopped before this call.";
@@ -56,7 +50,7 @@ impl Agent {
         self.conclude_call(call, result, ui, changed, cancel)
     }
 
-    /// [`run_call`](Agent::run_call) for calls that change nothing ([`PARALLEL_SAFE`]): each
+    /// [`run_call`](Agent::run_call) for calls whose tools declare them parallel-safe: each
     /// is shown and settled in turn, then those allowed run at once; the results come back
     /// in the calls' order.
     pub(super) fn run_calls_at_once(
@@ -112,16 +106,20 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Option<ToolResult> {
         ui.tool_call(call);
-        if self.plan_mode && !super::plan::READ_ONLY_TOOLS.contains(&call.name.as_str()) {
-            let result = error_result(
-                call,
-                "Plan mode is on: only read_file, list_files and search_files run. Do not \
-                 change anything yet; finish investigating and propose the plan.",
-            );
+        let declaration = self.registry.declaration(&call.name);
+        if self.plan_mode && !declaration.in_plan_mode {
+            let offered = self.registry.names_where(|tool| tool.in_plan_mode);
+            let result = error_result(call, &super::plan::refusal(&offered));
             ui.tool_result(&call.name, &result);
             return Some(result);
         }
-        if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
+        let Ok(tool) = self.registry.callable(&call.name) else {
+            // Unknown or disabled: the registry's refusal, before anyone is asked.
+            let result = self.registry.invoke_call(call, &self.tool_context);
+            ui.tool_result(&call.name, &result);
+            return Some(result);
+        };
+        if let Some(preview) = crate::render::diff_view::preview(call, tool, &self.tool_context) {
             ui.preview(&preview);
         }
         if self.settings.dry_run {
@@ -131,10 +129,15 @@ impl Agent {
                 "Dry run: this call was shown to the user, not executed.",
             ));
         }
-        if self.network == crate::config::Network::Off && super::network::asks(call) {
+        if self.network == crate::config::Network::Off
+            && super::network::asks(call, declaration.network)
+        {
             ui.notice(
                 Notice::Warning,
-                "run_shell asked for the network; refused (safety.network: off)",
+                &format!(
+                    "{} asked for the network; refused (safety.network: off)",
+                    call.name
+                ),
             );
             let result = error_result(call, ybs_tools::builtins::NETWORK_OFF);
             ui.tool_result(&call.name, &result);
@@ -162,7 +165,8 @@ impl Agent {
         changed: &mut Vec<PathBuf>,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        if !result.is_error && FILE_WRITERS.contains(&call.name.as_str()) {
+        let effect = self.registry.declaration(&call.name).effect;
+        if !result.is_error && effect == Effect::FileAtPath {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
                 changed.push(resolved);
@@ -172,7 +176,7 @@ impl Agent {
         if !result.is_error {
             self.after_tool_hooks(call, ui, cancel);
         }
-        if call.name == "todo_write" && !result.is_error {
+        if effect == Effect::TaskList && !result.is_error {
             ui.todos(&self.tool_context.session.todos());
         }
         result
@@ -180,9 +184,10 @@ impl Agent {
 
     /// Keeps the pre-image of the file `call` is about to change, or notes a shell command.
     fn record_for_undo(&mut self, call: &ToolCall) {
-        if call.name == "run_shell" {
+        let effect = self.registry.declaration(&call.name).effect;
+        if effect == Effect::Commands {
             self.journal.ran_shell();
-        } else if FILE_WRITERS.contains(&call.name.as_str()) {
+        } else if effect == Effect::FileAtPath {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
                 self.journal.before_write(&resolved);

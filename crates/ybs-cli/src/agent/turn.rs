@@ -3,10 +3,11 @@
 
 use tokio_util::sync::CancellationToken;
 use ybs_core::{FinishReason, Message, Part, Role, ToolCall, ToolResult, Usage};
+use ybs_tools::Runner;
 
 use super::loop_guard::LoopGuard;
 use super::send::Sent;
-use super::tools::{NOT_RUN, PARALLEL_SAFE, error_result};
+use super::tools::{NOT_RUN, error_result};
 use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
 use crate::prompt::repo_map::Refresh;
 use crate::render::Notice;
@@ -125,9 +126,9 @@ impl Agent {
                     next += 1;
                     continue;
                 }
-                // Calls that change nothing, one after another, run at once.
+                // Calls of parallel-safe tools, one after another, run at once.
                 let batch: Vec<&ToolCall> = (calls[next..].iter())
-                    .take_while(|call| PARALLEL_SAFE.contains(&call.name.as_str()))
+                    .take_while(|call| self.registry.declaration(&call.name).parallel_safe)
                     .collect();
                 if batch.len() > 1 {
                     let mut runnable = Vec::new();
@@ -164,7 +165,11 @@ impl Agent {
                         stuck = Some(());
                         error_result(call, &message)
                     }
-                    _ if call.name == "task" => {
+                    // The agent runs a sub-agent itself, once the registry lets the call
+                    // through (a disabled tool goes on to be refused like any other).
+                    _ if self.registry.declaration(&call.name).runner == Runner::SubAgent
+                        && self.registry.callable(&call.name).is_ok() =>
+                    {
                         let (result, usage) = self.run_task(call, ui, cancel).await;
                         report.usage += usage;
                         result

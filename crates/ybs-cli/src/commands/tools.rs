@@ -104,7 +104,10 @@ pub fn call(
             err,
         );
     }
-    if let ybs_tools::Confirmation::Required { reason } = policy.check(name, &arguments, &context) {
+    let declaration = registry.declaration(name);
+    if let ybs_tools::Confirmation::Required { reason } =
+        policy.check(name, &declaration, &arguments, &context)
+    {
         let stdin = io::stdin();
         let mode = if yes {
             ConfirmMode::AssumeYes

@@ -359,6 +359,15 @@ pub struct BuiltinTools {
     pub task: BuiltinTool,
 }
 
+impl BuiltinTools {
+    /// Each entry by the name of its tool, as the configuration spells it.
+    pub fn by_name(&self) -> std::collections::BTreeMap<String, BuiltinTool> {
+        (serde_json::to_value(self).ok())
+            .and_then(|entries| serde_json::from_value(entries).ok())
+            .unwrap_or_default()
+    }
+}
+
 impl Default for BuiltinTools {
     fn default() -> Self {
         BuiltinTools {

@@ -71,6 +71,12 @@ impl Tool for McpTool {
         &self.spec
     }
 
+    /// A server's word about its tool is input, not a promise: its tools may change
+    /// anything, run alone, and are offered neither in plan mode nor to sub-agents.
+    fn declaration(&self) -> ybs_tools::Declaration {
+        ybs_tools::Declaration::default()
+    }
+
     fn invoke(&self, args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         let mut params = CallToolRequestParams::new(self.tool.clone());
         if let Value::Object(arguments) = args.to_value() {

@@ -12,8 +12,8 @@ use std::path::Path;
 use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
 use ybs_core::ToolCall;
-use ybs_tools::ToolContext;
 use ybs_tools::protected::is_configuration;
+use ybs_tools::{Effect, Tool, ToolContext};
 
 use crate::render::inert;
 use crate::render::style::{Painter, Role};
@@ -77,16 +77,17 @@ pub enum Preview {
     },
 }
 
-/// The preview of `call`, when it is a call whose effect can be shown; `None` for other
-/// tools and for calls the tool will refuse (an edit whose text is not in the file).
-pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
+/// The preview of `call` of `tool`, when its effect can be shown (commands, or the file at
+/// its `path` whose new text the tool can tell); `None` for other tools and for calls the
+/// tool will refuse (an edit whose text is not in the file).
+pub fn preview(call: &ToolCall, tool: &dyn Tool, context: &ToolContext) -> Option<Preview> {
     let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
-    match call.name.as_str() {
-        "run_shell" => Some(Preview::Shell {
+    match tool.declaration().effect {
+        Effect::Commands => Some(Preview::Shell {
             command: text("command")?.to_owned(),
             cwd: context.working_dir.display().to_string(),
         }),
-        "write_file" | "edit_file" => {
+        Effect::FileAtPath => {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);
             let before = match ybs_tools::nofollow::read(&resolved, MAX_PREVIEW_BYTES) {
@@ -101,14 +102,7 @@ pub fn preview(call: &ToolCall, context: &ToolContext) -> Option<Preview> {
                     return Some(Preview::Unshown { path, why });
                 }
             };
-            let after = if call.name == "write_file" {
-                text("content")?.to_owned()
-            } else {
-                let edits = ybs_tools::builtins::edits_of(&call.arguments).ok()?;
-                let (after, _) =
-                    ybs_tools::builtins::apply_edits(before.as_deref()?, &edits, &path).ok()?;
-                after
-            };
+            let after = tool.text_after(before.as_deref(), &call.arguments)?;
             Some(Preview::File {
                 path,
                 before,

@@ -1,17 +1,7 @@
 //! Numbers for people: `12,345`, `$0.0123`.
 
-/// `n` with thousands separators.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
+/// `n` with thousands separators (the tools' summaries use the same).
+pub use ybs_tools::summary::thousands;
 
 /// A cost: four decimals below a dollar (requests are cheap), two above.
 pub fn money(cost: f64) -> String {

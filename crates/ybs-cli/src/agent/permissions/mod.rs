@@ -15,6 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use serde_json::Value;
+use ybs_tools::RuleSubject;
 
 /// Where a rule lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -248,8 +249,9 @@ impl Permissions {
         self.layers.retain(|(layer, _)| *layer != Layer::Session);
     }
 
-    /// What the rules say about calling `tool` with `args`.
-    pub fn check(&self, tool: &str, args: &Value) -> Verdict {
+    /// What the rules say about calling `tool` with `args`; `subject` is what its rules'
+    /// patterns match (the tool's declaration says).
+    pub fn check(&self, tool: &str, subject: RuleSubject, args: &Value) -> Verdict {
         let rules = |kind: fn(&RuleSet) -> &Vec<Rule>| {
             self.layers.iter().flat_map(move |(layer, set)| {
                 kind(set)
@@ -258,7 +260,7 @@ impl Permissions {
                     .map(move |rule| (*layer, rule))
             })
         };
-        if tool == "run_shell" {
+        if subject == RuleSubject::Command {
             let line = args.get("command").and_then(Value::as_str).unwrap_or("");
             let parsed = command::parse(line);
             for (layer, rule) in rules(|set| &set.deny) {
@@ -293,7 +295,7 @@ impl Permissions {
                 Verdict::Ask { why: None }
             };
         }
-        if tool == "web_fetch" {
+        if subject == RuleSubject::Host {
             let host = url_of(args).and_then(ybs_tools::builtins::url_host);
             let host = host.as_deref().unwrap_or("");
             if let Some((layer, rule)) =
@@ -329,14 +331,15 @@ impl Permissions {
 }
 
 /// The rules a user may save when answering "always" for `tool` with `args`: this exact
-/// call, its command prefix (the first two words) for `run_shell`, and the whole tool.
-pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
+/// call (its command, host or path, as `subject` says), its command prefix (the first two
+/// words) for commands, and the whole tool.
+pub fn offers(tool: &str, subject: RuleSubject, args: &Value) -> Vec<Rule> {
     let mut offers = Vec::new();
     let with = |pattern: String| Rule {
         tool: tool.to_owned(),
         pattern: Some(pattern),
     };
-    if tool == "run_shell" {
+    if subject == RuleSubject::Command {
         let line = args
             .get("command")
             .and_then(Value::as_str)
@@ -350,7 +353,7 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
                 offers.push(with(format!("{}*", shell_words::join(&words[..2]))));
             }
         }
-    } else if tool == "web_fetch" {
+    } else if subject == RuleSubject::Host {
         if let Some(host) = url_of(args).and_then(ybs_tools::builtins::url_host) {
             offers.push(with(host));
         }
@@ -364,7 +367,7 @@ pub fn offers(tool: &str, args: &Value) -> Vec<Rule> {
     offers
 }
 
-/// `web_fetch`'s URL argument.
+/// The `url` argument of a tool whose rules name hosts.
 fn url_of(args: &Value) -> Option<&str> {
     args.get("url").and_then(Value::as_str)
 }
@@ -396,13 +399,17 @@ mod tests {
     }
 
     fn shell(permissions: &Permissions, command: &str) -> Verdict {
-        permissions.check("run_shell", &json!({ "command": command }))
+        permissions.check(
+            "run_shell",
+            RuleSubject::Command,
+            &json!({ "command": command }),
+        )
     }
 
     #[test]
     fn web_fetch_rules_match_the_host() {
         let p = rules(&["web_fetch(docs.rs)", "web_fetch(*.example.com)"], &[]);
-        let fetch = |url: &str| p.check("web_fetch", &json!({ "url": url }));
+        let fetch = |url: &str| p.check("web_fetch", RuleSubject::Host, &json!({ "url": url }));
         assert_eq!(fetch("https://docs.rs/tokio"), Verdict::Allow);
         assert_eq!(fetch("http://a.example.com/x"), Verdict::Allow);
         assert_eq!(fetch("http://example.com/x"), Verdict::Allow);
@@ -413,10 +420,14 @@ mod tests {
         assert_eq!(fetch("http://127.0.0.1:8080/"), Verdict::Ask { why: None });
         assert_eq!(fetch("not a url"), Verdict::Ask { why: None });
         assert_eq!(
-            offers("web_fetch", &json!({"url": "http://127.0.0.1:9/x"}))
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>(),
+            offers(
+                "web_fetch",
+                RuleSubject::Host,
+                &json!({"url": "http://127.0.0.1:9/x"})
+            )
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
             ["web_fetch(127.0.0.1)", "web_fetch"]
         );
     }
@@ -482,15 +493,19 @@ mod tests {
     #[test]
     fn file_tools_match_by_path_and_always_offers_narrow_to_wide() {
         let p = rules(&["write_file(src/*)"], &["write_file(src/secret.rs)"]);
-        let check = |path: &str| p.check("write_file", &json!({ "path": path }));
+        let check = |path: &str| p.check("write_file", RuleSubject::Path, &json!({ "path": path }));
         assert_eq!(check("src/main.rs"), Verdict::Allow);
         assert!(matches!(check("src/secret.rs"), Verdict::Deny { .. }));
         assert_eq!(check("build.rs"), Verdict::Ask { why: None });
         assert_eq!(check("src/../x"), Verdict::Ask { why: None });
-        let offered: Vec<String> = offers("run_shell", &json!({"command": "cargo test --all"}))
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let offered: Vec<String> = offers(
+            "run_shell",
+            RuleSubject::Command,
+            &json!({"command": "cargo test --all"}),
+        )
+        .iter()
+        .map(ToString::to_string)
+        .collect();
         assert_eq!(
             offered,
             [
@@ -499,7 +514,15 @@ mod tests {
                 "run_shell"
             ]
         );
-        assert_eq!(offers("run_shell", &json!({"command": "ls | wc"})).len(), 1);
+        assert_eq!(
+            offers(
+                "run_shell",
+                RuleSubject::Command,
+                &json!({"command": "ls | wc"})
+            )
+            .len(),
+            1
+        );
     }
 
     #[test]

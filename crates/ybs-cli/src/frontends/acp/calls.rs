@@ -8,6 +8,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::Value;
 use ybs_core::{ToolCall, ToolResult};
+use ybs_tools::{ActionKind, Effect};
 
 use crate::render::diff_view::Preview;
 
@@ -17,44 +18,38 @@ const TITLE_CHARS: usize = 120;
 /// The most characters of a tool result sent as the call's content.
 const RESULT_CHARS: usize = 4000;
 
-/// What kind of action `tool` is, for the editor's icon and grouping.
-pub fn kind(tool: &str) -> ToolKind {
-    match tool {
-        "read_file" => ToolKind::Read,
-        "write_file" | "edit_file" => ToolKind::Edit,
-        "delete_file" => ToolKind::Delete,
-        "list_files" | "search_files" => ToolKind::Search,
-        "run_shell" => ToolKind::Execute,
-        _ => ToolKind::Other,
+/// What kind of action a call of a tool that declares `kind` is, for the editor's icon and
+/// grouping.
+pub fn kind(kind: ActionKind) -> ToolKind {
+    match kind {
+        ActionKind::Read => ToolKind::Read,
+        ActionKind::Edit => ToolKind::Edit,
+        ActionKind::Delete => ToolKind::Delete,
+        ActionKind::Search => ToolKind::Search,
+        ActionKind::Execute => ToolKind::Execute,
+        ActionKind::Fetch => ToolKind::Fetch,
+        ActionKind::Other => ToolKind::Other,
     }
 }
 
+/// What kind of action `call` is, as its tool declares it.
+pub fn kind_of(call: &ToolCall) -> ToolKind {
+    kind(ybs_tools::builtins::declaration_of(&call.name).kind)
+}
+
 /// A one-line title: the tool's action and what it acts on (`Edit src/main.rs`,
-/// `cargo test`); control characters from the model are shown as `?`.
+/// `cargo test`), as the tool words it; control characters from the model are shown as `?`.
 pub fn title(call: &ToolCall) -> String {
-    let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
-    let title = match (call.name.as_str(), text("path")) {
-        ("read_file", Some(path)) => format!("Read {path}"),
-        ("write_file", Some(path)) => format!("Write {path}"),
-        ("edit_file", Some(path)) => format!("Edit {path}"),
-        ("delete_file", Some(path)) => format!("Delete {path}"),
-        ("list_files", path) => format!("List {}", path.unwrap_or(".")),
-        ("search_files", path) => match text("pattern") {
-            Some(pattern) => format!("Search `{pattern}` in {}", path.unwrap_or(".")),
-            None => call.name.clone(),
-        },
-        ("run_shell", _) => text("command").unwrap_or("run_shell").to_owned(),
-        _ => call.name.clone(),
-    };
-    one_line(&title, TITLE_CHARS)
+    let tool = ybs_tools::builtins::find(&call.name);
+    let title = tool.and_then(|tool| tool.title(&call.arguments));
+    one_line(title.as_deref().unwrap_or(&call.name), TITLE_CHARS)
 }
 
 /// The files `call` reads or writes, absolute (ACP paths are), with the first line read.
 pub fn locations(call: &ToolCall, cwd: &Path) -> Vec<ToolCallLocation> {
-    if !matches!(
-        call.name.as_str(),
-        "read_file" | "write_file" | "edit_file" | "delete_file"
-    ) {
+    let declared = ybs_tools::builtins::declaration_of(&call.name);
+    let reads = declared.kind == ActionKind::Read;
+    if !reads && declared.effect != Effect::FileAtPath {
         return Vec::new();
     }
     let Some(path) = call.arguments.get("path").and_then(Value::as_str) else {
@@ -65,7 +60,7 @@ pub fn locations(call: &ToolCall, cwd: &Path) -> Vec<ToolCallLocation> {
         .and_then(Value::as_u64)
         .and_then(|line| u32::try_from(line).ok());
     vec![match line {
-        Some(line) if call.name == "read_file" => location.line(line),
+        Some(line) if reads => location.line(line),
         _ => location,
     }]
 }
@@ -206,9 +201,10 @@ mod tests {
         assert_eq!(read, vec![ToolCallLocation::new("/p/a.rs").line(7)]);
         let shell = locations(&call("run_shell", json!({"command": "ls"})), cwd);
         assert!(shell.is_empty());
-        assert_eq!(kind("edit_file"), ToolKind::Edit);
-        assert_eq!(kind("run_shell"), ToolKind::Execute);
-        assert_eq!(kind("srv__tool"), ToolKind::Other);
+        let kind_of = |name: &str| kind_of(&call(name, json!({})));
+        assert_eq!(kind_of("edit_file"), ToolKind::Edit);
+        assert_eq!(kind_of("run_shell"), ToolKind::Execute);
+        assert_eq!(kind_of("srv__tool"), ToolKind::Other);
     }
 
     #[test]

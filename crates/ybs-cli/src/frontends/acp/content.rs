@@ -91,7 +91,7 @@ pub fn replay(conversation: &[Message], cwd: &Path) -> Vec<SessionUpdate> {
                 }
                 (_, Part::ToolCall(call)) => {
                     let shown = AcpToolCall::new(call.id.clone(), calls::title(call))
-                        .kind(calls::kind(&call.name))
+                        .kind(calls::kind_of(call))
                         .status(ToolCallStatus::Pending)
                         .locations(calls::locations(call, cwd))
                         .raw_input(call.arguments.clone());

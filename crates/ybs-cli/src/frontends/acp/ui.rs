@@ -109,7 +109,7 @@ impl Ui for AcpUi {
     fn tool_call(&mut self, call: &ToolCall) {
         self.current = Some((call.id.clone(), None));
         let update = AcpToolCall::new(call.id.clone(), calls::title(call))
-            .kind(calls::kind(&call.name))
+            .kind(calls::kind_of(call))
             .status(ToolCallStatus::Pending)
             .locations(calls::locations(call, &self.cwd))
             .raw_input(call.arguments.clone());
@@ -173,12 +173,13 @@ impl Ui for AcpUi {
             .and_then(|(_, content)| content.clone());
         let fields = ToolCallUpdateFields::new()
             .title(calls::title(call))
-            .kind(calls::kind(&call.name))
+            .kind(calls::kind_of(call))
             .status(ToolCallStatus::Pending)
             .locations(calls::locations(call, &self.cwd))
             .content(content.map(|content| vec![content]))
             .raw_input(call.arguments.clone());
-        let offers = permissions::offers(&call.name, &call.arguments);
+        let subject = ybs_tools::builtins::declaration_of(&call.name).rule_subject;
+        let offers = permissions::offers(&call.name, subject, &call.arguments);
         let request = RequestPermissionRequest::new(
             self.session.clone(),
             ToolCallUpdate::new(call.id.clone(), fields),
@@ -283,6 +284,7 @@ mod tests {
         };
         let offers = permissions::offers(
             "run_shell",
+            ybs_tools::RuleSubject::Command,
             &serde_json::json!({"command": "cargo test --all"}),
         );
         let ids: Vec<String> = (options(&offers).iter())

@@ -98,9 +98,12 @@ pub fn run_tasks(
         let at = &task.source;
         let (name, arguments) = task_call(&task.args).map_err(|error| format!("{at}: {error}"))?;
         let call = ToolCall::new(format!("task_{index}"), name.clone(), arguments);
-        if let Confirmation::Required { reason } =
-            (agent.policy).check(&name, &call.arguments, &agent.tool_context)
-        {
+        if let Confirmation::Required { reason } = (agent.policy).check(
+            &name,
+            &agent.registry.declaration(&name),
+            &call.arguments,
+            &agent.tool_context,
+        ) {
             match agent.settings.confirm.settle(&name, true) {
                 Settle::Run => {}
                 Settle::Deny(_) | Settle::Ask => {
