@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use super::{Session, required};
 use crate::protocol::error::{Error, Result};
 use crate::protocol::replies::Opened;
-use crate::store::confined::Confined;
 use crate::store::global::Config;
+use ybs_fsguard::confined::Confined;
 
 impl Session {
     /// `bb7_init`: creates `.bb7/chats` in `project_root` (refused in the home directory and

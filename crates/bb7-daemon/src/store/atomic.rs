@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::protocol::error::{Error, Result};
-use crate::store::confined::Confined;
+use ybs_fsguard::confined::Confined;
 
 /// Writes `bytes` to `path` atomically, creating missing parent directories. Only the file
 /// name itself is not followed (a link there is replaced); its directory is trusted.

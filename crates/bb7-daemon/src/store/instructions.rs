@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::protocol::error::{Error, Result};
-use crate::store::confined::{Confined, Refused, refusal};
 use crate::store::tracked::{Tracked, Unvouched};
+use ybs_fsguard::confined::{Confined, Refused, refusal};
 
 /// The most instructions may hold once includes are expanded: they go with every message.
 pub const MAX_EXPANDED: usize = 1 << 20;

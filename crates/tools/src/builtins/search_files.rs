@@ -17,7 +17,9 @@ use ybs_core::ToolSpec;
 
 use super::shared::{positive, spec};
 use super::walk::{FileEntry, walk};
-use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+use ybs_fsguard::guarded;
+
+use crate::{Args, Tool, ToolContext, ToolError};
 
 /// Lines longer than this many characters are cut in results.
 const MAX_LINE_CHARS: usize = 500;
@@ -120,7 +122,7 @@ impl Tool for SearchFiles {
         };
         if base.is_file() {
             let mut searcher = searcher();
-            let mut reader = safe_fs::Reader::new(&ctx.sandbox);
+            let mut reader = guarded::Reader::new(&ctx.sandbox);
             let mut bytes = Vec::new();
             if reader.read_into(&base, &mut bytes).is_ok() {
                 if let Some(file) = search_bytes(&mut searcher, &bytes, &scope, || base.clone()) {
@@ -142,7 +144,7 @@ impl Tool for SearchFiles {
                     }
                     let path = || base.join(file.relative);
                     let shown = || path().display().to_string();
-                    if safe_fs::read_at(sandbox, file.dir, file.name, &shown, &mut bytes).is_err() {
+                    if guarded::read_at(sandbox, file.dir, file.name, &shown, &mut bytes).is_err() {
                         return;
                     }
                     if let Some(file) = search_bytes(&mut searcher, &bytes, scope, path) {
