@@ -4,8 +4,8 @@
 //! chats under `~/.bb7/chats`); it sends a chat to the model with the files in its context
 //! and keeps the model's file changes as outputs, which the user applies (the daemon never
 //! writes a project file). Where it differs from the first bb7 on purpose, what it adds, and
-//! the choices the specs leave open are listed in `README.md`; the threat model is
-//! `SECURITY.md`.
+//! the choices the specs leave open are listed in `README.md`; the threat model is the
+//! bb7 section of the repository's `SECURITY.md`.
 //!
 //! The folders are layers; each uses only those below it:
 //!

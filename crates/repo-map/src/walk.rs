@@ -5,15 +5,15 @@
 //! project after the walk is not read.
 
 use std::collections::hash_map::DefaultHasher;
+use std::ffi::OsStr;
 use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
 use ignore::{WalkBuilder, WalkState};
-use ybs_tools::ignore_guard;
+use ybs_fsguard::{Capped, ignore_files};
 
 use crate::lang::Lang;
 use crate::source::SourceFile;
@@ -43,7 +43,7 @@ where
 {
     let found = Mutex::new(Vec::new());
     // An ignore file that never ends (a link to a device, a FIFO) would hang the walk.
-    if ignore_guard::unsafe_ignore_file_above(root).is_some() {
+    if ignore_files::unsafe_ignore_file_above(root).is_some() {
         return Vec::new();
     }
     WalkBuilder::new(root)
@@ -57,7 +57,7 @@ where
             entry.file_name() != ".git"
                 && !skip(entry.path())
                 && (!entry.file_type().is_some_and(|t| t.is_dir())
-                    || ignore_guard::ignore_files_safe(entry.path()))
+                    || ignore_files::ignore_files_safe(entry.path()))
         })
         .build_parallel()
         .run(|| {
@@ -133,37 +133,14 @@ const DIR_FLAGS: rustix::fs::OFlags = rustix::fs::OFlags::RDONLY
 /// one name at a time with no-follow opens, so a link anywhere on the way is not followed:
 /// a regular file of at most [`MAX_FILE_BYTES`] only (a FIFO is not waited on).
 fn read_beneath(root: &OwnedFd, relative: &str) -> Option<Vec<u8>> {
-    use rustix::fs::{FileType, Mode, OFlags};
-    let mut names = relative.split('/');
-    let name = names.next_back()?;
-    let safe = |part: &str| !part.is_empty() && part != "." && part != "..";
-    let mut dir: Option<OwnedFd> = None;
-    for part in names {
-        if !safe(part) {
-            return None;
-        }
-        let parent = dir.as_ref().unwrap_or(root);
-        let flags = DIR_FLAGS | OFlags::NOFOLLOW;
-        dir = Some(rustix::fs::openat(parent, part, flags, Mode::empty()).ok()?);
+    let names: Vec<&OsStr> = relative.split('/').map(OsStr::new).collect();
+    match ybs_fsguard::read_beneath(root, &names, MAX_FILE_BYTES).ok()? {
+        Capped {
+            bytes,
+            truncated: false,
+        } => Some(bytes),
+        Capped { .. } => None,
     }
-    if !safe(name) {
-        return None;
-    }
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir.as_ref().unwrap_or(root), name, flags, Mode::empty()).ok()?;
-    let stat = rustix::fs::fstat(&fd).ok()?;
-    #[allow(clippy::unnecessary_cast)]
-    let size = stat.st_size as u64;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile || size > MAX_FILE_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?.saturating_add(1));
-    std::fs::File::from(fd)
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    (bytes.len() as u64 <= MAX_FILE_BYTES).then_some(bytes)
 }
 
 #[cfg(test)]

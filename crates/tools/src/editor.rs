@@ -2,7 +2,7 @@
 //! `fs/read_text_file` and `fs/write_text_file`) hands the tools an [`EditorFiles`]: the file
 //! tools then read the text the editor holds, unsaved changes included, and write through it,
 //! so the editor shows the change in the buffer the user sees. The sandbox applies either
-//! way: a path is resolved and checked as for the disk first ([`crate::safe_fs`]), and a write
+//! way: a path is resolved and checked as for the disk first ([`ybs_fsguard::guarded`]), and a write
 //! the editor could not do safely in place goes to the disk as without an editor.
 
 use std::fmt;

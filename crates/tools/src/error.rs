@@ -32,7 +32,7 @@ pub enum ToolError {
     Sandbox(#[from] SandboxError),
     /// A checked file operation failed.
     #[error(transparent)]
-    File(#[from] crate::safe_fs::SafeFsError),
+    File(#[from] ybs_fsguard::SafeFsError),
     /// A file system operation failed.
     #[error("{action} `{path}` failed: {source}")]
     Io {

@@ -12,9 +12,9 @@
 //!   (`registry`), the [`ConfirmationPolicy`] (`confirm`), `truncate` and `error`.
 //! - The tools: `builtins/` (the built-ins; `edit_file` matches with the `ybs_edit` crate's
 //!   search/replace), `external` (tools loaded from a directory).
-//! - The fences: `path_sandbox` ([`PathSandbox`]), `safe_fs` (opening without following
-//!   links), `ignore_guard` (no walk reads an ignore file that is a device or a FIFO),
-//!   `protected` (blocked and read-only paths known by identity), `shell/` (running
+//! - The fences: `path_sandbox` ([`PathSandbox`], which is the [`ybs_fsguard::Guard`] the file
+//!   tools open through: no link followed, no walk reading an ignore file that is a device or
+//!   a FIFO), `protected` (blocked and read-only paths known by identity), `shell/` (running
 //!   `run_shell` commands: the policy, blocked commands, the environment allow-list and the
 //!   sandbox's layers) over `process` (a child process with a timeout and cancellation).
 //!
@@ -67,12 +67,13 @@
 //! ```
 //!
 //! Security model, in layers: every path a tool touches is resolved physically and checked
-//! ([`PathSandbox`]), then opened without following symlinks below its root ([`safe_fs`]);
+//! ([`PathSandbox`]), then opened without following symlinks below its root
+//! ([`ybs_fsguard::guarded`]);
 //! blocked and read-only paths (`.git`, `.ybs`) are also recognised by identity
 //! ([`protected`]); `run_shell` commands run in namespaces, under resource limits, without
 //! capabilities, under Landlock and seccomp on Linux ([`shell`]), and refuse to run when
 //! Landlock or seccomp cannot be enforced unless the user opted out. `blocked_commands` is a
-//! guard against accidents, not a boundary. `SECURITY.md` in this crate has the threat model.
+//! guard against accidents, not a boundary. The repository's `SECURITY.md` has the threat model.
 
 pub mod builtins;
 mod cancel;
@@ -81,13 +82,10 @@ pub mod declaration;
 pub mod editor;
 pub mod error;
 pub mod external;
-pub mod ignore_guard;
-pub mod nofollow;
 pub mod path_sandbox;
 pub mod process;
 pub mod protected;
 pub mod registry;
-pub mod safe_fs;
 pub mod schema;
 pub mod shell;
 pub mod summary;

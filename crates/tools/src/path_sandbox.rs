@@ -5,7 +5,7 @@
 //! names. Components that do not exist yet are appended lexically, so a file that does not
 //! exist is judged by its nearest existing parent. The resolved path must lie inside an allowed
 //! root and outside every blocked path. Writes then re-check at the moment of writing by
-//! walking the directories with no-follow opens (see [`crate::safe_fs`]).
+//! walking the directories with no-follow opens (see [`ybs_fsguard::guarded`]).
 
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -391,6 +391,27 @@ impl PathSandbox {
         } else {
             Ok(PathBuf::from(path))
         }
+    }
+}
+
+/// The file tools open what the sandbox allowed through `ybs_fsguard::guarded`, which walks
+/// from the sandbox's roots and re-checks identities at the moment of access.
+impl ybs_fsguard::Guard for PathSandbox {
+    fn root_of(&self, resolved: &Path) -> Option<&Path> {
+        PathSandbox::root_of(self, resolved)
+    }
+
+    fn is_blocked_id(&self, id: FileId) -> bool {
+        PathSandbox::is_blocked_id(self, id)
+    }
+
+    fn is_read_only_id(&self, id: FileId) -> bool {
+        PathSandbox::is_read_only_id(self, id)
+    }
+
+    fn check_write(&self, shown: &str, resolved: &Path) -> Result<(), ybs_fsguard::Refusal> {
+        PathSandbox::check_write(self, shown, resolved)
+            .map_err(|error| ybs_fsguard::Refusal(error.to_string()))
     }
 }
 

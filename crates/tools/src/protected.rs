@@ -10,7 +10,6 @@
 //!   ([`FileId`]) when the sandbox is built, so renaming a parent directory or swapping two
 //!   directories does not move a protected directory out of reach of the checks.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 /// Files and directories under the home directory that hold credentials of common
@@ -59,45 +58,7 @@ pub fn is_configuration(path: &Path) -> bool {
         || path.components().any(|c| c.as_os_str() == ".ybs")
 }
 
-/// The identity of a file: its device and inode, stable across renames.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FileId {
-    /// `st_dev`.
-    pub dev: u64,
-    /// `st_ino`.
-    pub ino: u64,
-}
-
-impl FileId {
-    /// The identity of what `path` names (symlinks followed), if it exists.
-    pub fn of(path: &Path) -> Option<FileId> {
-        std::fs::metadata(path).ok().map(|m| FileId::from_meta(&m))
-    }
-
-    /// The identity of `path` itself (a symlink is not followed), if it exists.
-    pub fn of_no_follow(path: &Path) -> Option<FileId> {
-        std::fs::symlink_metadata(path)
-            .ok()
-            .map(|m| FileId::from_meta(&m))
-    }
-
-    /// The identity in `meta`.
-    pub fn from_meta(meta: &std::fs::Metadata) -> FileId {
-        FileId {
-            dev: meta.dev(),
-            ino: meta.ino(),
-        }
-    }
-
-    /// The identity in a `rustix` stat.
-    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-    pub fn from_stat(stat: &rustix::fs::Stat) -> FileId {
-        FileId {
-            dev: stat.st_dev as u64,
-            ino: stat.st_ino as u64,
-        }
-    }
-}
+pub use ybs_fsguard::FileId;
 
 /// The read-only paths of `root`: `.git` and `.ybs`, and when `.git` is a file (a worktree or
 /// a submodule) the git directory it names and that directory's common dir.

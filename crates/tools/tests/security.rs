@@ -19,7 +19,8 @@ use std::time::Duration;
 
 use common::{Fixture, KEY, PRIVATE, SECRET};
 use serde_json::{Value, json};
-use ybs_tools::safe_fs::{self, SafeFsError};
+use ybs_fsguard::SafeFsError;
+use ybs_fsguard::guarded;
 
 const OUTSIDE: &str = "which is outside the allowed directories";
 const BLOCKED: &str = "which is inside the blocked path";
@@ -372,7 +373,7 @@ fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed_on_write() 
     let before = f.snapshot_outside();
     std::fs::remove_dir(f.root.join("d")).unwrap();
     symlink(&f.outside, f.root.join("d")).unwrap();
-    let err = safe_fs::write_atomic(&f.ctx.sandbox, &resolved, b"x").unwrap_err();
+    let err = guarded::write_atomic(&f.ctx.sandbox, &resolved, b"x").unwrap_err();
     assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
     assert!(
         err.to_string()
@@ -389,7 +390,7 @@ fn a_directory_swapped_for_a_symlink_after_the_check_is_not_followed_on_read() {
     let resolved = f.ctx.resolve("d/secret.txt").unwrap();
     std::fs::remove_dir_all(f.root.join("d")).unwrap();
     symlink(&f.outside, f.root.join("d")).unwrap();
-    let err = safe_fs::read(&f.ctx.sandbox, &resolved).unwrap_err();
+    let err = guarded::read(&f.ctx.sandbox, &resolved).unwrap_err();
     assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
 }
 
@@ -400,10 +401,10 @@ fn a_file_swapped_for_a_symlink_after_the_check_is_not_followed_on_read_or_write
     let before = f.snapshot_outside();
     std::fs::remove_file(f.root.join("a.txt")).unwrap();
     symlink(f.outside.join("secret.txt"), f.root.join("a.txt")).unwrap();
-    let err = safe_fs::read(&f.ctx.sandbox, &resolved).unwrap_err();
+    let err = guarded::read(&f.ctx.sandbox, &resolved).unwrap_err();
     assert!(matches!(err, SafeFsError::SymlinkRace(_)), "{err}");
     // The write replaces the swapped-in link itself; the outside file is untouched.
-    safe_fs::write_atomic(&f.ctx.sandbox, &resolved, b"mine").unwrap();
+    guarded::write_atomic(&f.ctx.sandbox, &resolved, b"mine").unwrap();
     assert!(
         !std::fs::symlink_metadata(f.root.join("a.txt"))
             .unwrap()

@@ -141,7 +141,7 @@ fn duplicate_write(path: &str) -> String {
 /// Whether a component of `path` is named like the daemon's temporary files, which are
 /// never listed as outputs: such a write would be announced and then silently dropped.
 fn is_temp_path(path: &str) -> bool {
-    path.split('/').any(crate::store::confined::is_temp_name)
+    path.split('/').any(ybs_fsguard::confined::is_temp_name)
 }
 
 fn temp_name_error(tool: &str, path: &str) -> String {

@@ -6,13 +6,13 @@ use std::path::Path;
 use super::Session;
 use crate::session::history::{self, SearchResult};
 use crate::store::active::{Active, version_of};
-use crate::store::confined::Confined;
 use crate::store::dirs;
 use crate::store::global::{Config, new_chat_model};
 use crate::store::lock;
 use crate::store::model::{Chat, ChatSummary, ContextFile};
 use crate::store::paths;
 use crate::wire::error::{Error, Result};
+use ybs_fsguard::confined::Confined;
 
 impl Session {
     pub(crate) fn chat_new(

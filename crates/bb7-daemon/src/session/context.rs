@@ -11,11 +11,11 @@ use std::path::Path;
 use ybs_core::ContextAction;
 
 use crate::store::active::{Active, normalize, version_of};
-use crate::store::confined::Confined;
 use crate::store::events::Event;
 use crate::store::model::ContextFile;
 use crate::store::paths;
 use crate::wire::error::{Error, Result};
+use ybs_fsguard::confined::Confined;
 
 use crate::store::paths::Placed;
 
@@ -67,7 +67,7 @@ impl Active {
     /// Writes the snapshot of a context entry; `chat.json`, saved after it, is the commit that
     /// makes it reachable (see [`Confined::write_unsynced_dir`]).
     ///
-    /// [`Confined::write_unsynced_dir`]: crate::store::confined::Confined::write_unsynced_dir
+    /// [`Confined::write_unsynced_dir`]: ybs_fsguard::confined::Confined::write_unsynced_dir
     pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
         let path = self.storage_path(file)?;
         self.store

@@ -8,7 +8,7 @@
 //! knows about open buffers, and keeps the file's mode and symlinks). Writes into `output/`
 //! go through [`paths::guard_write`]: a destination that resolves outside the project root
 //! is [`Error::ProjectEscape`], on which the daemon exits. Outputs are read, written and
-//! removed beneath the chat directory without following links ([`crate::store::confined`]); a link
+//! removed beneath the chat directory without following links ([`ybs_fsguard::confined`]); a link
 //! on the way to an output write is the same fatal escape.
 
 use std::path::{Path, PathBuf};
@@ -418,7 +418,7 @@ impl Active {
         if placed.external {
             return Ok(DiffOutcome::None);
         }
-        let project = crate::store::confined::Confined::new(root);
+        let project = ybs_fsguard::confined::Confined::new(root);
         let Ok(local) = project.read_to_string(&root.join(&placed.path)) else {
             return Ok(DiffOutcome::None);
         };

@@ -67,7 +67,7 @@ impl Restored {
 pub fn restore(
     source: &Chat,
     message_index: usize,
-    fs: &crate::store::confined::Confined,
+    fs: &ybs_fsguard::confined::Confined,
     context_dir: &Path,
     root: Option<&Path>,
 ) -> Result<Restored> {

@@ -78,12 +78,12 @@ impl Session {
         };
         // The project file lives in `.bb7/`: neither it nor `.bb7` may be a link.
         let fs = match (level, self.root.as_deref()) {
-            ("project", Some(root)) => crate::store::confined::Confined::new(root),
-            _ => crate::store::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
+            ("project", Some(root)) => ybs_fsguard::confined::Confined::new(root),
+            _ => ybs_fsguard::confined::Confined::new(path.parent().unwrap_or(Path::new("/"))),
         };
         match fs.kind(&path) {
             Ok(None) => crate::store::atomic::write_in(&fs, &path, template.as_bytes())?,
-            Ok(Some(crate::store::confined::Kind::File)) => {}
+            Ok(Some(ybs_fsguard::confined::Kind::File)) => {}
             Ok(Some(_)) => {
                 return Err(Error::Instructions(format!(
                     "{} is not a regular file; bb7 does not follow links or read special files there",

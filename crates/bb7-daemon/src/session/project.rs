@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::{Session, required};
-use crate::store::confined::Confined;
 use crate::store::global::Config;
 use crate::wire::error::{Error, Result};
 use crate::wire::replies::Opened;
+use ybs_fsguard::confined::Confined;
 
 impl Session {
     /// `bb7_init`: creates `.bb7/chats` in `project_root` (refused in the home directory and

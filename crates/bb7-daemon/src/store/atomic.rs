@@ -8,8 +8,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::store::confined::Confined;
 use crate::store::error::{Error, Result};
+use ybs_fsguard::confined::Confined;
 
 /// Writes `bytes` to `path` atomically, creating missing parent directories. Only the file
 /// name itself is not followed (a link there is replaced); its directory is trusted.

@@ -16,11 +16,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::store::confined::{Confined, Kind};
-use crate::store::confined_dir::ConfinedDir;
 use crate::store::error::{Error, Result};
 use crate::store::model::{CHAT_VERSION, Chat, ChatSummary, INDEX_VERSION, Index, newest_first};
 use crate::store::{atomic, lock};
+use ybs_fsguard::ConfinedDir;
+use ybs_fsguard::confined::{Confined, Kind};
 
 /// A chats directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,7 +173,7 @@ impl ChatStore {
     /// the rename reaches the disk with the file system's next journal commit (see
     /// [`Confined::write_unsynced_dir`]).
     ///
-    /// [`Confined::write_unsynced_dir`]: crate::store::confined::Confined::write_unsynced_dir
+    /// [`Confined::write_unsynced_dir`]: ybs_fsguard::confined::Confined::write_unsynced_dir
     fn write_chat(&self, chat: &Chat) -> Result<()> {
         let path = self.chat_dir(&chat.id)?.join("chat.json");
         atomic::write_json_unsynced_dir_in(&self.fs, &path, chat)
@@ -293,7 +293,7 @@ impl ChatStore {
 
     /// The chat directories holding a `chat.json`, sorted, each with the PID of another live
     /// process holding its lock: one open of the chats directory, then two system calls per
-    /// chat (a `stat` of its `chat.json`, an `openat2` of its lock).
+    /// chat (a `stat` of its `chat.json`, a no-follow open of its lock).
     fn scan(&self) -> Result<Vec<(String, Option<u32>)>> {
         let chats = match ConfinedDir::open(&self.fs, &self.dir) {
             Ok(chats) => chats,

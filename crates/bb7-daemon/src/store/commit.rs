@@ -12,7 +12,7 @@
 //!    back) the next time the chat is loaded.
 //!
 //! All of it happens beneath the chat directory without following links (see
-//! [`crate::store::confined`]); a link on the way into `output/` is the spec's fatal escape.
+//! [`ybs_fsguard::confined`]); a link on the way into `output/` is the spec's fatal escape.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -13,8 +13,8 @@
 use std::io;
 use std::path::Path;
 
-use crate::store::confined::{Confined, Kind, TEMP_PREFIX};
 use crate::store::lock;
+use ybs_fsguard::confined::{Confined, Kind, TEMP_PREFIX};
 
 /// A file in a source chat directory whose complete copy is already in the target store.
 pub const MOVED_MARKER: &str = ".bb7-moved";

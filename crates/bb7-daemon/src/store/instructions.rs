@@ -9,9 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::confined::{Confined, Refused, refusal};
 use crate::store::error::{Error, Result};
 use crate::store::tracked::{Tracked, Unvouched};
+use ybs_fsguard::confined::{Confined, Refused, refusal};
 
 /// The most instructions may hold once includes are expanded: they go with every message.
 pub const MAX_EXPANDED: usize = 1 << 20;

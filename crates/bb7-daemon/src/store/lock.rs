@@ -14,9 +14,9 @@ use std::sync::Mutex;
 
 use rustix::fs::FlockOperation;
 
-use crate::store::confined::Confined;
-use crate::store::confined_dir::ConfinedDir;
 use crate::store::error::{Error, Result};
+use ybs_fsguard::ConfinedDir;
+use ybs_fsguard::confined::Confined;
 
 /// Locks this process holds: chat directory and the open, `flock`ed lock file.
 static HELD: Mutex<Vec<(PathBuf, File)>> = Mutex::new(Vec::new());

@@ -8,9 +8,9 @@
 //! [`global`], [`logfile`] and [`usage_log`]; instruction files are [`instructions`] (an `@include` git does not vouch for, [`tracked`],
 //! needs the user's consent).
 //!
-//! Safety (threat model in `SECURITY.md`): every file under `.bb7/` is reached through
-//! [`confined`] (opened beneath the project root, no link followed, regular files only) and
-//! written atomically ([`atomic`]); a send's writes land all or nothing through [`commit`],
+//! Safety (threat model in the bb7 section of `SECURITY.md`): every file under `.bb7/` is
+//! reached through `ybs_fsguard::confined` (opened beneath the project root, no link followed,
+//! regular files only) and written atomically ([`atomic`]); a send's writes land all or nothing through [`commit`],
 //! and a commit cut short is finished or undone by [`recovery`]; chats a cloned repository
 //! may have planted are checked by [`trust`] (`chat_get` then carries `untrusted`; such a
 //! chat is not restored by `init` and not sent). Its failures are its own [`error::Error`],
@@ -20,8 +20,6 @@ pub mod active;
 pub mod atomic;
 pub mod chats;
 pub mod commit;
-pub mod confined;
-pub mod confined_dir;
 pub mod dirs;
 pub mod error;
 pub mod events;

@@ -5,8 +5,8 @@ use std::path::{Component, Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::store::confined::{Refused, refusal};
 use crate::store::error::{Error, Result};
+use ybs_fsguard::confined::{Refused, refusal};
 
 /// Checks a project-relative path from the client: not empty, not absolute, no NUL byte, and no
 /// `..` that climbs above where it starts. Returns it with `./` segments removed.
@@ -129,7 +129,7 @@ pub fn guard_write(root: &Path, destination: &Path) -> Result<()> {
     }
 }
 
-/// The same guard for a write that went through [`crate::store::confined`]: a link met on the
+/// The same guard for a write that went through [`ybs_fsguard::confined`]: a link met on the
 /// way to `target` is [`Error::ProjectEscape`], any other failure an I/O error.
 pub fn escape_or_io(root: &Path, target: &Path, err: std::io::Error) -> Error {
     match refusal(&err) {

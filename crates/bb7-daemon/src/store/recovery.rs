@@ -8,9 +8,9 @@
 
 use std::path::Path;
 
-use crate::store::confined::Confined;
 use crate::store::error::{Error, Result};
 use crate::store::paths::escape_or_io;
+use ybs_fsguard::confined::Confined;
 
 /// Prefix of staging directories (inside the chat directory, never inside `output/`).
 pub const STAGING_PREFIX: &str = ".send-";

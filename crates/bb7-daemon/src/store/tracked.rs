@@ -92,7 +92,7 @@ fn ignored(top: &Path, relative: &Path) -> bool {
     let mut dir = top.to_path_buf();
     let mut add = |dir: &Path| {
         let file = dir.join(".gitignore");
-        if ybs_tools::ignore_guard::readable_ignore_file(&file) {
+        if ybs_fsguard::ignore_files::readable_ignore_file(&file) {
             let _ = builder.add(file);
             true
         } else {
@@ -128,7 +128,7 @@ fn work_tree(root: &Path) -> Option<(PathBuf, PathBuf)> {
             return Some((dir.to_path_buf(), dot_git));
         }
         if meta.is_file() {
-            let text = std::fs::read_to_string(&dot_git).ok()?;
+            let text = read_git_text(&dot_git)?;
             let target = text.strip_prefix("gitdir:")?.trim();
             return Some((dir.to_path_buf(), dir.join(target)));
         }
@@ -141,11 +141,11 @@ fn work_tree(root: &Path) -> Option<(PathBuf, PathBuf)> {
 /// common directory's for a worktree), else 20.
 fn hash_len(git_dir: &Path) -> usize {
     let mut dirs = vec![git_dir.to_path_buf()];
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+    if let Some(common) = read_git_text(&git_dir.join("commondir")) {
         dirs.push(git_dir.join(common.trim()));
     }
     let sha256 = dirs.iter().any(|dir| {
-        std::fs::read_to_string(dir.join("config")).is_ok_and(|config| {
+        read_git_text(&dir.join("config")).is_some_and(|config| {
             config.lines().any(|line| {
                 let line = line.trim().to_ascii_lowercase();
                 line.starts_with("objectformat") && line.ends_with("sha256")
@@ -157,8 +157,27 @@ fn hash_len(git_dir: &Path) -> usize {
 
 /// The paths of a git index file (`DIRC`, versions 2 to 4); `None` when it cannot be read.
 fn read_index(path: &Path, hash_len: usize) -> Option<HashSet<Vec<u8>>> {
-    let data = std::fs::read(path).ok()?;
+    let data = read_git_file(path, MAX_INDEX_BYTES)?;
     parse_index(&data, hash_len)
+}
+
+/// The largest git index read (a very large repository's is a few hundred megabytes).
+const MAX_INDEX_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The largest small git file read (`.git` as a file, `commondir`, `config`).
+const MAX_GIT_TEXT_BYTES: u64 = 1024 * 1024;
+
+/// A file of the git directory, whole, if it is a regular file of at most `cap` bytes: a
+/// repository unpacked from an archive can carry any `.git`, and a FIFO or a link to
+/// `/dev/zero` there must neither hang nor fill the daemon.
+fn read_git_file(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    let read = ybs_fsguard::read_file(path, cap, ybs_fsguard::Links::Follow).ok()?;
+    (!read.truncated).then_some(read.bytes)
+}
+
+/// [`read_git_file`] of a small text file.
+fn read_git_text(path: &Path) -> Option<String> {
+    String::from_utf8(read_git_file(path, MAX_GIT_TEXT_BYTES)?).ok()
 }
 
 fn be32(data: &[u8], at: usize) -> Option<u32> {
@@ -312,5 +331,29 @@ mod tests {
             tracked.check(&plain.join("sub/notes.md")),
             Some(Unvouched::Ignored)
         );
+    }
+
+    #[test]
+    fn a_git_index_or_config_that_is_a_fifo_or_dev_zero_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", root.join(".git/index")).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            root.join(".git/config"),
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        std::fs::write(root.join("notes.md"), "x").unwrap();
+        let start = std::time::Instant::now();
+        assert_eq!(hash_len(&root.join(".git")), 20);
+        assert!(read_index(&root.join(".git/index"), 20).is_none());
+        // Without an index nothing is vouched for: the file needs consent.
+        assert_eq!(
+            Tracked::new(&root).check(&root.join("notes.md")),
+            Some(Unvouched::Untracked)
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
     }
 }

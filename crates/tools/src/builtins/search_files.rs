@@ -19,7 +19,9 @@ use super::shared::{positive, spec};
 use super::walk::{FileEntry, walk};
 use crate::declaration::{ActionKind, Declaration};
 use crate::summary::{Change, Summary, counted, number, thousands};
-use crate::{Args, Tool, ToolContext, ToolError, safe_fs};
+use ybs_fsguard::guarded;
+
+use crate::{Args, Tool, ToolContext, ToolError};
 
 /// Lines longer than this many characters are cut in results.
 const MAX_LINE_CHARS: usize = 500;
@@ -178,7 +180,7 @@ impl Tool for SearchFiles {
         };
         if base.is_file() {
             let mut searcher = searcher();
-            let mut reader = safe_fs::Reader::new(&ctx.sandbox);
+            let mut reader = guarded::Reader::new(&ctx.sandbox);
             let mut bytes = Vec::new();
             if reader.read_into(&base, &mut bytes).is_ok() {
                 if let Some(file) = search_bytes(&mut searcher, &bytes, &scope, || base.clone()) {
@@ -200,7 +202,7 @@ impl Tool for SearchFiles {
                     }
                     let path = || base.join(file.relative);
                     let shown = || path().display().to_string();
-                    if safe_fs::read_at(sandbox, file.dir, file.name, &shown, &mut bytes).is_err() {
+                    if guarded::read_at(sandbox, file.dir, file.name, &shown, &mut bytes).is_err() {
                         return;
                     }
                     if let Some(file) = search_bytes(&mut searcher, &bytes, scope, path) {

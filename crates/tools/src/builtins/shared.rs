@@ -8,7 +8,9 @@ use serde_json::Value;
 use ybs_core::ToolSpec;
 
 use crate::schema::parameters_to_schema;
-use crate::{ToolContext, ToolError, safe_fs};
+use ybs_fsguard::guarded;
+
+use crate::{ToolContext, ToolError};
 
 /// A spec from the spec document's parameter map (which is written out in each tool and is
 /// known to be well formed).
@@ -48,20 +50,20 @@ pub(super) fn read_text(
     resolved: &Path,
     shown: &str,
 ) -> Result<String, ToolError> {
-    let disk = text_of(safe_fs::read(&ctx.sandbox, resolved)?, shown)?;
+    let disk = text_of(guarded::read(&ctx.sandbox, resolved)?, shown)?;
     Ok(ctx.editor.text_or(resolved, disk))
 }
 
 /// Writes `text` to the file `resolved` for a file tool: through the editor when there is one
-/// and it can write there in place ([`safe_fs::editor_may_write`], see [`crate::editor`]), else atomically on disk.
+/// and it can write there in place ([`guarded::editor_may_write`], see [`crate::editor`]), else atomically on disk.
 pub(super) fn write_text(ctx: &ToolContext, resolved: &Path, text: &str) -> Result<(), ToolError> {
     if let Some(files) = ctx.editor.files().filter(|files| files.writes())
-        && safe_fs::editor_may_write(&ctx.sandbox, resolved)?
+        && guarded::editor_may_write(&ctx.sandbox, resolved)?
     {
         return files
             .write(resolved, text)
             .map_err(|why| ToolError::failed(format!("the editor could not write it: {why}")));
     }
-    safe_fs::write_atomic(&ctx.sandbox, resolved, text.as_bytes())?;
+    guarded::write_atomic(&ctx.sandbox, resolved, text.as_bytes())?;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! The confined walk of `list_files` and `search_files`: the regular files below a base
 //! directory, one directory at a time, in parallel.
 //!
-//! Each directory is opened relative to the directory it was listed in (`openat` with
-//! `O_NOFOLLOW | O_DIRECTORY`), so a directory renamed or swapped for a symlink during the
+//! Each directory is opened relative to the directory it was listed in, without following a
+//! link ([`ybs_fsguard::open_dir_at`]), so a directory renamed or swapped for a symlink during the
 //! walk cannot lead it out of the tree, and is checked against the blocked set by what it
 //! is (its device and inode, from one `fstat` of the open directory) and by its path, before
 //! it is listed; a blocked directory's files are never reached. A file is compared with the
@@ -10,7 +10,7 @@
 //! listing gives) is the inode of something blocked: the files of a tree cost no system call
 //! and no path comparison each. `.git` is skipped and the ignore files are respected
 //! ([`super::walk_rules`]). A visitor gets each file with its open directory, so a search
-//! opens it with one `openat` of its name.
+//! opens it with one no-follow open of its name.
 //!
 //! The directories wait on a shared stack; each thread takes one, pushes its subdirectories
 //! and then visits its files, and sleeps on a condition variable when the stack is empty
@@ -24,11 +24,12 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
+use rustix::fs::{AtFlags, FileType, RawDir};
+use ybs_fsguard::open_dir_at;
 
 use super::walk_rules::{self, Found, Rules};
 use crate::PathSandbox;
-use crate::protected::FileId;
+use ybs_fsguard::FileId;
 
 /// A regular file the walk found.
 pub(crate) struct FileEntry<'a> {
@@ -51,10 +52,10 @@ where
 {
     // The no-follow walk gives an `O_PATH` descriptor; the directory itself, to be listed,
     // is opened through it.
-    let Ok(Some(path_fd)) = crate::nofollow::open_dir(base) else {
+    let Ok(Some(path_fd)) = ybs_fsguard::physical::open_dir(base) else {
         return;
     };
-    let Ok(fd) = rustix::fs::openat(&path_fd, ".", DIR_FLAGS, Mode::empty()) else {
+    let Ok(fd) = open_dir_at(&path_fd, OsStr::new(".")) else {
         return;
     };
     drop(path_fd);
@@ -124,11 +125,6 @@ struct Buffers {
     scratch: Vec<u8>,
 }
 
-const DIR_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
-
 impl Shared<'_> {
     fn work<V: FnMut(&FileEntry<'_>)>(&self, mut visit: V) {
         let mut buffers = Buffers {
@@ -182,17 +178,10 @@ impl Shared<'_> {
     fn walk_dir<V: FnMut(&FileEntry<'_>)>(&self, job: Job, buffers: &mut Buffers, visit: &mut V) {
         let fd = match job.open {
             Open::Base(fd) => fd,
-            Open::At(parent, name) => {
-                match rustix::fs::openat(
-                    &*parent,
-                    OsStr::from_bytes(&name),
-                    DIR_FLAGS,
-                    Mode::empty(),
-                ) {
-                    Ok(fd) => fd,
-                    Err(_) => return,
-                }
-            }
+            Open::At(parent, name) => match open_dir_at(&*parent, OsStr::from_bytes(&name)) {
+                Ok(fd) => fd,
+                Err(_) => return,
+            },
         };
         let Ok(stat) = rustix::fs::fstat(&fd) else {
             return;

@@ -184,34 +184,16 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 /// The rules of the file at `path` (names below `dir`, opened without following links), as
 /// a gitignore rooted at `root`; empty when there is no such file.
 fn matcher(dir: BorrowedFd<'_>, root: &Path, path: &[&str]) -> Gitignore {
-    let Some((name, dirs)) = path.split_last() else {
+    let names: Vec<&OsStr> = path.iter().map(OsStr::new).collect();
+    // What does not fit under the cap is left out, as the `ignore` crate's own read of an
+    // ignore file would never get that far without the guard's check of its size.
+    let Ok(ybs_fsguard::Capped { bytes, .. }) = ybs_fsguard::read_beneath(
+        dir,
+        &names,
+        ybs_fsguard::ignore_files::MAX_IGNORE_FILE_BYTES,
+    ) else {
         return Gitignore::empty();
     };
-    let mut held = None;
-    for part in dirs {
-        let at = held
-            .as_ref()
-            .map_or(dir, |fd: &std::os::fd::OwnedFd| fd.as_fd());
-        match rustix::fs::openat(at, *part, DIR_FLAGS | OFlags::NOFOLLOW, Mode::empty()) {
-            Ok(fd) => held = Some(fd),
-            Err(_) => return Gitignore::empty(),
-        }
-    }
-    let at = held.as_ref().map_or(dir, |fd| fd.as_fd());
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
-    let Ok(fd) = rustix::fs::openat(at, *name, flags, Mode::empty()) else {
-        return Gitignore::empty();
-    };
-    let mut bytes = Vec::new();
-    let file = std::fs::File::from(fd);
-    if std::io::Read::read_to_end(
-        &mut std::io::Read::take(file, crate::ignore_guard::MAX_IGNORE_FILE_BYTES),
-        &mut bytes,
-    )
-    .is_err()
-    {
-        return Gitignore::empty();
-    }
     let mut builder = GitignoreBuilder::new(root);
     // Line by line as `BufRead::lines` gives them (which the `ignore` crate reads with): the
     // first line not valid UTF-8 ends the file; a leading byte order mark is dropped.

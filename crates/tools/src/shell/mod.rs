@@ -10,8 +10,8 @@
 //! `sandbox-exec` (`macos`, untested). When the sandbox is enabled but Landlock or seccomp
 //! cannot be enforced, the command is not run and the error says so; it never silently runs
 //! unsandboxed. A layer that is only a hardening (the namespaces) degrades to Landlock and
-//! seccomp alone, and [`status`] says so, for the banner. `crates/tools/SECURITY.md` has the
-//! threat model.
+//! seccomp alone, and [`status`] says so, for the banner. The repository's `SECURITY.md` has
+//! the threat model.
 //!
 //! Every command gets a private temp dir (`TMPDIR`, removed afterwards) and an environment
 //! from an allow-list without anything that looks like a secret ([`env`](mod@env)). Sandboxed, its

@@ -6,13 +6,13 @@
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use ybs_tools::shell::status::{SandboxStatus, status};
 use ybs_tools::{PathSandbox, ShellLimits, ShellPolicy, ToolContext, ToolRegistry};
 
-use crate::common::{Fixture, PRIVATE, SECRET};
+use crate::common::{Fixture, SECRET};
 
 fn run(f: &Fixture, command: &str) -> Value {
     f.call(
@@ -295,65 +295,7 @@ fn a_blocked_directory_moved_outside_the_sandbox_is_still_recognised() {
     assert!(!f.root.join("a2/b/new").exists());
 }
 
-// 3. The renameat2 exchange race against read_file.
-
-#[test]
-fn read_file_does_not_leak_a_blocked_file_during_a_rename_exchange_race() {
-    let f = Fixture::new();
-    std::fs::create_dir(f.root.join("pub")).unwrap();
-    std::fs::write(f.root.join("pub/key.txt"), "public").unwrap();
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // Swaps so far: the reads go on until the racer has really run (on a busy machine the
-    // 400 reads can be over before it is scheduled).
-    let swapped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let racer = {
-        let (stop, swapped) = (stop.clone(), swapped.clone());
-        let a = std::ffi::CString::new(f.root.join("pub").to_str().unwrap()).unwrap();
-        let b = std::ffi::CString::new(f.root.join("private").to_str().unwrap()).unwrap();
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) && swaps < 2_000_000 {
-                // SAFETY: two valid NUL-terminated paths.
-                let r = unsafe {
-                    libc::renameat2(
-                        libc::AT_FDCWD,
-                        a.as_ptr(),
-                        libc::AT_FDCWD,
-                        b.as_ptr(),
-                        libc::RENAME_EXCHANGE,
-                    )
-                };
-                assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
-                swaps += 1;
-                swapped.store(swaps, std::sync::atomic::Ordering::Relaxed);
-            }
-            swaps
-        })
-    };
-    let started = Instant::now();
-    let (mut leaks, mut reads, mut refused) = (0, 0, 0);
-    while (reads + refused < 400 || swapped.load(std::sync::atomic::Ordering::Relaxed) < 1_000)
-        && started.elapsed() < Duration::from_secs(20)
-    {
-        match f.call("read_file", json!({"path": "pub/key.txt"})) {
-            Ok(value) => {
-                reads += 1;
-                if value.to_string().contains(PRIVATE) {
-                    leaks += 1;
-                }
-            }
-            Err(_) => refused += 1,
-        }
-    }
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
-    assert!(swaps > 100, "the race did not run ({swaps} swaps)");
-    assert_eq!(
-        leaks, 0,
-        "{leaks} leaks in {reads} reads ({refused} refused)"
-    );
-    println!("rename exchange race: {swaps} swaps, {reads} reads, {refused} refused, 0 leaks");
-}
+// 3. The rename exchange race against a guarded read is `ybs-fsguard`'s (`tests/race.rs`).
 
 // 4. Metadata outside the root.
 

@@ -197,11 +197,32 @@ pub fn defaults() -> Map<String, Value> {
     }
 }
 
+/// The largest configuration file read (real ones are a few kilobytes).
+const MAX_CONFIG_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The file's text; `None` when an optional file does not exist. A project's `.ybs.json`
 /// that is a directory is the empty placeholder a running command holds the name with (see
 /// the tools' shell sandbox), or one a killed ybs left: no configuration.
 fn read(config_file: &ConfigFile) -> Result<Option<String>, ConfigError> {
-    match std::fs::read_to_string(&config_file.path) {
+    // A repository's `.ybs.json` is input: a link in its place is not followed. No file is
+    // read unless it is a regular one (a FIFO would hang, `/dev/zero` fill memory), nor past
+    // the cap.
+    let links = match config_file.role {
+        FileRole::Project => ybs_fsguard::Links::Refuse,
+        _ => ybs_fsguard::Links::Follow,
+    };
+    let text =
+        ybs_fsguard::read_file(&config_file.path, MAX_CONFIG_BYTES, links).and_then(|read| {
+            if read.truncated {
+                return Err(std::io::Error::other(format!(
+                    "it is larger than {MAX_CONFIG_BYTES} bytes"
+                )));
+            }
+            String::from_utf8(read.bytes).map_err(|_| {
+                std::io::Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8")
+            })
+        });
+    match text {
         Ok(text) => Ok(Some(text)),
         Err(err)
             if err.kind() == ErrorKind::IsADirectory && config_file.role == FileRole::Project =>

@@ -475,3 +475,45 @@ fn a_project_file_that_is_a_directory_is_no_configuration() -> Result<(), String
     assert!(loaded.files.iter().all(|status| !status.loaded));
     Ok(())
 }
+
+#[test]
+fn a_project_file_that_is_a_link_a_fifo_or_dev_zero_is_refused_without_hanging() {
+    let fixture = Fixture::new();
+    let secret = fixture.write("outside/settings.json", r#"{"llm": {"model": "planted"}}"#);
+    fs::create_dir_all(&fixture.locations.cwd).unwrap_or_else(|err| panic!("mkdir: {err}"));
+    let project_file = fixture.locations.cwd.join(".ybs.json");
+    let attempts = [
+        ("is a symbolic link", "a link out"),
+        ("is not a regular file", "a FIFO"),
+        ("is a symbolic link", "a link to /dev/zero"),
+    ];
+    for (reason, plant) in attempts {
+        let _ = fs::remove_file(&project_file);
+        let planted = match plant {
+            "a link out" => std::os::unix::fs::symlink(&secret, &project_file),
+            "a FIFO" => rustix::fs::mkfifoat(
+                rustix::fs::CWD,
+                &project_file,
+                rustix::fs::Mode::from_bits_truncate(0o600),
+            )
+            .map_err(std::io::Error::from),
+            _ => std::os::unix::fs::symlink("/dev/zero", &project_file),
+        };
+        planted.unwrap_or_else(|err| panic!("{plant}: {err}"));
+        let err = fixture
+            .load(&[], &FlagOverrides::default())
+            .err()
+            .unwrap_or_else(|| panic!("a planted .ybs.json ({plant}) was loaded"));
+        assert!(
+            err.starts_with(&format!(
+                "cannot read config file {}",
+                project_file.display()
+            )) && err.contains(reason),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(&secret).unwrap_or_default(),
+        r#"{"llm": {"model": "planted"}}"#
+    );
+}

@@ -122,14 +122,5 @@ pub fn digest(what: &str) -> String {
 /// Writes `bytes` to `path` atomically (a synced temp file renamed over it), readable by the
 /// user only; the directory is created when missing.
 fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut temp = tempfile::NamedTempFile::new_in(parent)?;
-    io::Write::write_all(&mut temp, bytes)?;
-    temp.as_file().sync_all()?;
-    temp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    temp.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    ybs_fsguard::write_atomic(path, bytes, ybs_fsguard::Permissions::Exact(0o600))
 }

@@ -88,7 +88,7 @@ pub fn check_git_dir(dir: &Path) -> io::Result<()> {
     if !meta.is_file() {
         return Ok(());
     }
-    let text = ybs_tools::nofollow::read(&root.join(".git"), 64 * 1024)
+    let text = ybs_fsguard::physical::read(&root.join(".git"), 64 * 1024)
         .map_err(|error| io::Error::new(io::ErrorKind::PermissionDenied, error.to_string()))?
         .map(|file| String::from_utf8_lossy(&file.bytes).into_owned())
         .unwrap_or_default();

@@ -81,7 +81,11 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
     for path in sources.files() {
         let read = match project_root.filter(|root| path.starts_with(root)) {
             Some(root) => read_project_file(root, &path, &sources.blocked),
-            None => std::fs::read(&path).map_err(|error| error.to_string()),
+            // The user's own files: links followed, but still a regular file within the cap
+            // (a FIFO would hang the start, `/dev/zero` fill memory).
+            None => ybs_fsguard::read_file(&path, MAX_FILE_BYTES, ybs_fsguard::Links::Follow)
+                .map(|read| read.bytes)
+                .map_err(|error| error.to_string()),
         };
         let content = match read {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -138,8 +142,8 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
 /// `root` and outside `blocked`, read by a walk that follows no link (a link swapped in since
 /// is refused), a regular file only and no more than [`MAX_FILE_BYTES`].
 fn read_project_file(root: &Path, path: &Path, blocked: &[PathBuf]) -> Result<Vec<u8>, String> {
-    use ybs_tools::nofollow;
-    let resolved = nofollow::resolve_within(root, path)
+    use ybs_fsguard::physical;
+    let resolved = physical::resolve_within(root, path)
         .map_err(|error| error.to_string())?
         .ok_or_else(|| "it no longer exists".to_owned())?;
     if let Some(blocked) = blocked.iter().find(|blocked| resolved.starts_with(blocked)) {
@@ -149,7 +153,7 @@ fn read_project_file(root: &Path, path: &Path, blocked: &[PathBuf]) -> Result<Ve
             blocked.display()
         ));
     }
-    match nofollow::read(&resolved, MAX_FILE_BYTES) {
+    match physical::read(&resolved, MAX_FILE_BYTES) {
         Ok(Some(file)) => Ok(file.bytes),
         Ok(None) => Err("it no longer exists".to_owned()),
         Err(error) => Err(error.to_string()),

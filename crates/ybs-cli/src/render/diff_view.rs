@@ -90,7 +90,7 @@ pub fn preview(call: &ToolCall, tool: &dyn Tool, context: &ToolContext) -> Optio
         Effect::FileAtPath => {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);
-            let before = match ybs_tools::nofollow::read(&resolved, MAX_PREVIEW_BYTES) {
+            let before = match ybs_fsguard::physical::read(&resolved, MAX_PREVIEW_BYTES) {
                 // As the user's editor holds it, when the session has one.
                 Ok(Some(file)) => Some(
                     (context.editor)
@@ -114,8 +114,8 @@ pub fn preview(call: &ToolCall, tool: &dyn Tool, context: &ToolContext) -> Optio
 }
 
 /// Why a file's content is not previewed.
-fn unshown(error: &ybs_tools::nofollow::NoFollowError) -> String {
-    use ybs_tools::nofollow::NoFollowError;
+fn unshown(error: &ybs_fsguard::physical::NoFollowError) -> String {
+    use ybs_fsguard::physical::NoFollowError;
     match error {
         NoFollowError::TooLarge { size, limit, .. } => {
             format!("it has {size} bytes, more than the {limit} a preview reads")

@@ -5,7 +5,6 @@
 pub mod list;
 pub mod undo;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -103,15 +102,13 @@ pub fn save(path: &Path, conversation: &[Message]) -> Result<(), SessionError> {
         reason,
     };
     let text = print(&from_core(conversation)).map_err(|err| fail(err.to_string()))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|err| fail(err.to_string()))?;
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|err| fail(err.to_string()))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.as_file().sync_all())
-        .map_err(|err| fail(err.to_string()))?;
-    file.persist(path)
-        .map_err(|err| fail(err.error.to_string()))?;
-    Ok(())
+    // Private, as a session holds the whole conversation.
+    ybs_fsguard::write_atomic(
+        path,
+        text.as_bytes(),
+        ybs_fsguard::Permissions::Exact(0o600),
+    )
+    .map_err(|err| fail(err.to_string()))
 }
 
 /// Reads a saved session back as a conversation. Its `file:`, `import:` and other lines that

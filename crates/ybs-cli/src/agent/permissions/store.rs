@@ -3,7 +3,6 @@
 //! trust check can leave them out), and a rule the user chose to keep written back
 //! atomically.
 
-use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
@@ -135,16 +134,11 @@ fn edit(path: &Path, change: impl FnOnce(&mut Vec<Value>), kind: &str) -> Result
 /// Writes `text` to a temporary file beside `path`, then renames it over `path` (its mode
 /// kept when it existed).
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let mut file = tempfile::NamedTempFile::new_in(dir)?;
-    file.write_all(text.as_bytes())?;
-    file.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(path) {
-        std::fs::set_permissions(file.path(), meta.permissions())?;
-    }
-    file.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    ybs_fsguard::write_atomic(
+        path,
+        text.as_bytes(),
+        ybs_fsguard::Permissions::KeepOr(0o600),
+    )
 }
 
 #[cfg(test)]

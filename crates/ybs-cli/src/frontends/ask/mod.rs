@@ -24,6 +24,26 @@ use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::load;
 
+/// The largest chat file read.
+const MAX_CHAT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The chat file's text: a regular file of at most [`MAX_CHAT_BYTES`], not a link (a
+/// repository may plant one to a secret, or to `/dev/zero`) and not a FIFO, which would hang.
+fn read_chat(path: &Path) -> io::Result<String> {
+    let read = ybs_fsguard::read_file(path, MAX_CHAT_BYTES, ybs_fsguard::Links::Refuse)?;
+    if read.truncated {
+        return Err(io::Error::other(format!(
+            "it is larger than {MAX_CHAT_BYTES} bytes"
+        )));
+    }
+    String::from_utf8(read.bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
 /// `ybs ask --chat FILE [QUESTION]`.
 ///
 /// The file is read and expanded as it would read with the question appended, but nothing
@@ -46,7 +66,7 @@ pub fn run(
     let path = cwd.join(chat);
     // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
     let chat_before = crate::session::undo::FileRecord::now(&path);
-    let old = match std::fs::read_to_string(&path) {
+    let old = match read_chat(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == io::ErrorKind::NotFound && question.is_some() => {
             String::new()
@@ -311,5 +331,45 @@ fn response_format(format: &str) -> Result<ybs_core::ResponseFormat, String> {
                 "format `{format}` is not json, json_object, text or a JSON Schema object"
             )),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_chat_file_that_is_a_link_a_fifo_or_dev_zero_is_refused_without_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret"), "SECRET").unwrap();
+        let leak = dir.path().join("leak.chat");
+        std::os::unix::fs::symlink(dir.path().join("secret"), &leak).unwrap();
+        let zero = dir.path().join("zero.chat");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let pipe = dir.path().join("pipe.chat");
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            &pipe,
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        for (path, reason) in [
+            (&leak, "is a symbolic link"),
+            (&zero, "is a symbolic link"),
+            (&pipe, "is not a regular file"),
+        ] {
+            let error = read_chat(path).unwrap_err().to_string();
+            assert!(error.contains(reason), "{error}");
+        }
+        std::fs::write(dir.path().join("ok.chat"), "@user\nhi\n").unwrap();
+        assert_eq!(
+            read_chat(&dir.path().join("ok.chat")).unwrap(),
+            "@user\nhi\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("secret")).unwrap(),
+            "SECRET"
+        );
     }
 }

@@ -77,7 +77,7 @@ impl LastMessage {
 
     /// Writes the reply, atomically, readable by the user only.
     pub fn write(&self, text: &str) -> Result<(), String> {
-        ybs_tools::nofollow::write_atomic_at(&self.dir, &self.name, text.as_bytes(), 0o600)
+        ybs_fsguard::physical::write_atomic_at(&self.dir, &self.name, text.as_bytes(), 0o600)
             .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
     }
 }

@@ -53,35 +53,76 @@ pub struct Prompts {
     pub warnings: Vec<String>,
 }
 
+/// The largest prompt file read.
+const MAX_PROMPT_BYTES: u64 = 1024 * 1024;
+
+/// A directory of prompt files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptDir {
+    /// Where it is.
+    pub path: PathBuf,
+    /// For the project's: the project directory, below which no link is followed (a cloned
+    /// repository may have planted one to a secret, a FIFO or `/dev/zero`). The user's own
+    /// directory is trusted.
+    pub project: Option<PathBuf>,
+}
+
 /// The directories searched, user first so that the project's files win.
-pub fn directories(locations: &ConfigLocations) -> Vec<PathBuf> {
+pub fn directories(locations: &ConfigLocations) -> Vec<PromptDir> {
     let mut dirs = Vec::new();
     if let Some(user) = locations.user_file() {
         if let Some(parent) = user.parent() {
-            dirs.push(parent.join("prompts"));
+            dirs.push(PromptDir {
+                path: parent.join("prompts"),
+                project: None,
+            });
         }
     }
-    dirs.push(locations.cwd.join(".ybs").join("prompts"));
+    dirs.push(PromptDir {
+        path: locations.cwd.join(".ybs").join("prompts"),
+        project: Some(locations.cwd.clone()),
+    });
     dirs
 }
 
 /// Loads the prompt files of `dirs` (later directories win).
-pub fn load(dirs: &[PathBuf]) -> Prompts {
+pub fn load(dirs: &[PromptDir]) -> Prompts {
     let mut prompts = Prompts::default();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(dir) else {
+        let Ok(entries) = std::fs::read_dir(&dir.path) else {
             continue;
         };
         let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
         paths.sort();
+        let confined = dir.project.as_deref().map(ybs_fsguard::Confined::new);
         for path in paths {
-            add(&path, &mut prompts);
+            add(&path, confined.as_ref(), &mut prompts);
         }
     }
     prompts
 }
 
-fn add(path: &Path, prompts: &mut Prompts) {
+/// The text of a prompt file: a regular file of at most [`MAX_PROMPT_BYTES`], reached without
+/// following a link below the project when it is the project's.
+fn read(path: &Path, confined: Option<&ybs_fsguard::Confined>) -> std::io::Result<String> {
+    let read = match confined {
+        Some(project) => project.read_capped(path, MAX_PROMPT_BYTES)?,
+        None => ybs_fsguard::read_file(path, MAX_PROMPT_BYTES, ybs_fsguard::Links::Follow)?,
+    };
+    if read.truncated {
+        return Err(std::io::Error::other(format!(
+            "it is larger than {MAX_PROMPT_BYTES} bytes"
+        )));
+    }
+    String::from_utf8(read.bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+fn add(path: &Path, confined: Option<&ybs_fsguard::Confined>, prompts: &mut Prompts) {
     if path.extension().and_then(|e| e.to_str()) != Some("md") {
         return;
     }
@@ -97,7 +138,7 @@ fn add(path: &Path, prompts: &mut Prompts) {
         ));
         return;
     }
-    match std::fs::read_to_string(path) {
+    match read(path, confined) {
         Ok(text) => {
             let file = PromptFile {
                 path: path.to_owned(),
@@ -170,7 +211,16 @@ mod tests {
         std::fs::write(project.join("help.md"), "clash").unwrap();
         std::fs::write(project.join("edit.md"), "clash too").unwrap();
         std::fs::write(project.join("notes.txt"), "not a prompt").unwrap();
-        let prompts = load(&[user, project]);
+        let prompts = load(&[
+            PromptDir {
+                path: user,
+                project: None,
+            },
+            PromptDir {
+                path: project.clone(),
+                project: Some(project),
+            },
+        ]);
         assert_eq!(
             prompts.message("/review x").as_deref(),
             Some("project review x")
@@ -189,5 +239,44 @@ mod tests {
         let help = prompts.help();
         assert!(help.contains("/only    Only the user's"), "{help}");
         assert!(help.contains("/review  project review $1"), "{help}");
+    }
+
+    #[test]
+    fn project_prompt_files_that_are_links_or_fifos_are_refused_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let prompts_dir = project.join(".ybs/prompts");
+        std::fs::create_dir_all(&prompts_dir).unwrap();
+        std::fs::write(dir.path().join("secret"), "SECRET").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), prompts_dir.join("leak.md")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", prompts_dir.join("zero.md")).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            prompts_dir.join("pipe.md"),
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let prompts = load(&[PromptDir {
+            path: prompts_dir.clone(),
+            project: Some(project),
+        }]);
+        assert!(prompts.by_name.is_empty(), "{:?}", prompts.by_name);
+        assert_eq!(prompts.warnings.len(), 3, "{:?}", prompts.warnings);
+        assert!(
+            prompts.warnings[0].contains("leak.md: ")
+                && prompts.warnings[0].contains("is a symbolic link")
+        );
+        assert!(
+            prompts.warnings[1].contains("pipe.md: ")
+                && prompts.warnings[1].contains("is not a regular file")
+        );
+        assert!(
+            prompts.warnings[2].contains("zero.md: ")
+                && prompts.warnings[2].contains("is a symbolic link")
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("secret")).unwrap(),
+            "SECRET"
+        );
     }
 }

@@ -1,13 +1,13 @@
 //! What a turn did, as undo keeps it: each file it wrote with its content before and after,
 //! whether it ran shell commands, its session file and its commit.
 //!
-//! Files are read as [`ybs_tools::nofollow`] reads them: by a walk from `/` that follows no
+//! Files are read as [`ybs_fsguard::physical`] reads them: by a walk from `/` that follows no
 //! link, regular files only, at most [`MAX_UNDO_BYTES`]. A file that cannot be read so is
 //! recorded as one undo cannot put back, with the reason.
 
 use std::path::{Path, PathBuf};
 
-use ybs_tools::nofollow::{self, NoFollowError};
+use ybs_fsguard::NoFollowError;
 
 /// The largest file undo keeps a copy of; a larger one cannot be put back by undo.
 pub const MAX_UNDO_BYTES: u64 = 16 * 1024 * 1024;
@@ -34,7 +34,8 @@ impl FileRecord {
     /// model acts on it); the tools' paths already are.
     pub fn now(path: &Path) -> FileRecord {
         let path = physical(path);
-        let (before, mode, unrestorable) = match nofollow::read(&path, MAX_UNDO_BYTES) {
+        let (before, mode, unrestorable) = match ybs_fsguard::physical::read(&path, MAX_UNDO_BYTES)
+        {
             Ok(Some(file)) => (Some(file.bytes), Some(file.mode), None),
             Ok(None) => (None, None, None),
             Err(error) => (None, None, Some(error.to_string())),
@@ -51,7 +52,7 @@ impl FileRecord {
 
 /// The content of the file `path` now, read as undo reads it; `None` when it does not exist.
 pub fn read_now(path: &Path) -> Result<Option<Vec<u8>>, NoFollowError> {
-    Ok(nofollow::read(path, MAX_UNDO_BYTES)?.map(|file| file.bytes))
+    Ok(ybs_fsguard::physical::read(path, MAX_UNDO_BYTES)?.map(|file| file.bytes))
 }
 
 /// `path` with the links of its directory resolved (unchanged when that does not exist).

@@ -258,13 +258,13 @@ fn restore(file: &super::FileRecord, outcome: &mut UndoOutcome) -> Result<(), Un
     // Walked from `/` without following a link: a directory swapped for a link since the
     // turn is refused, a link at the file itself is replaced or removed, not followed.
     match &file.before {
-        None => match ybs_tools::nofollow::remove_file(path) {
+        None => match ybs_fsguard::physical::remove_file(path) {
             Ok(true) => outcome.removed.push(path.clone()),
             Ok(false) => {}
             Err(error) => return Err(UndoError::Io(format!("cannot remove: {error}"))),
         },
         Some(bytes) => {
-            ybs_tools::nofollow::write_atomic(path, bytes, file.mode.unwrap_or(0o644))
+            ybs_fsguard::physical::write_atomic(path, bytes, file.mode.unwrap_or(0o644))
                 .map_err(|error| UndoError::Io(format!("cannot restore: {error}")))?;
             outcome.restored.push(path.clone());
         }
@@ -298,7 +298,7 @@ pub fn keep_copy(dir: Option<&Path>, path: &Path) -> Result<Option<PathBuf>, Und
         }
         None => {
             let copy = path.with_file_name(format!("{name}.before-undo-{stamp}"));
-            ybs_tools::nofollow::write_atomic(&copy, &bytes, 0o644).map_err(|error| {
+            ybs_fsguard::physical::write_atomic(&copy, &bytes, 0o644).map_err(|error| {
                 UndoError::Io(format!("cannot keep a copy of {}: {error}", path.display()))
             })?;
             copy

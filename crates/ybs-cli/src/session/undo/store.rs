@@ -11,7 +11,7 @@
 
 use std::fs::{self, DirBuilder};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -142,15 +142,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Writes `bytes` to `path` through a synced temporary file in the same directory renamed
 /// over it, with `mode`; missing parent directories are created.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let mut temp = tempfile::NamedTempFile::new_in(parent)?;
-    io::Write::write_all(&mut temp, bytes)?;
-    temp.as_file().sync_all()?;
-    temp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    temp.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    ybs_fsguard::write_atomic(path, bytes, ybs_fsguard::Permissions::Exact(mode))
 }
 
 /// Saves `turn` of the run `info` in its directory. A turn that changed no file and ran no

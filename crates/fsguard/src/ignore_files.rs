@@ -34,7 +34,7 @@ pub fn readable_ignore_file(path: &Path) -> bool {
             matches!(
                 error.kind(),
                 ErrorKind::NotFound | ErrorKind::NotADirectory | ErrorKind::PermissionDenied
-            ) || error.raw_os_error() == Some(libc::ELOOP)
+            ) || error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
         }
     }
 }

@@ -6,26 +6,28 @@
 //! go to a temporary file beside the target (`O_EXCL | O_NOFOLLOW`, mode `0666` less the
 //! umask), fsynced and renamed over it, so readers and crashes see old or new content.
 //!
-//! This is the technique of `ybs_tools::safe_fs` (which is tied to the tools' sandbox), here
-//! for the daemon's own state.
+//! bb7 keeps its whole store under `.bb7/` and `~/.bb7/` this way.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-/// Prefix of the daemon's temporary files; never listed as outputs.
+pub use crate::at::Kind;
+use crate::at::{self, Capped, DIR_FLAGS, DirSync, NewMode, NotRead, ReplaceError, open_dir_at};
+
+/// Prefix of the temporary files a confined write leaves while it runs (bb7 never lists them
+/// as a chat's outputs).
 pub const TEMP_PREFIX: &str = ".bb7-tmp-";
 
 /// Why a confined operation refused a path (carried inside an [`io::Error`]).
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
     /// A symlink where a directory or file was expected.
-    #[error("{0} is a symbolic link; bb7 does not follow links inside its state directory")]
+    #[error("{0} is a symbolic link; refusing to follow it (it could lead anywhere)")]
     Symlink(PathBuf),
     /// A FIFO, socket or device where a regular file was expected.
     #[error("{0} is not a regular file")]
@@ -45,40 +47,11 @@ fn refuse(reason: Refused) -> io::Error {
     io::Error::other(reason)
 }
 
-/// What an entry is, without following it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Dir,
-    /// A symbolic link.
-    Symlink,
-    /// A FIFO, socket or device.
-    Other,
-}
-
-impl Kind {
-    fn of(file_type: FileType) -> Kind {
-        match file_type {
-            FileType::RegularFile => Kind::File,
-            FileType::Directory => Kind::Dir,
-            FileType::Symlink => Kind::Symlink,
-            _ => Kind::Other,
-        }
-    }
-}
-
 /// Operations beneath `anchor`. Paths are absolute and must start with the anchor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Confined {
     anchor: PathBuf,
 }
-
-const DIR_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
 
 impl Confined {
     /// Confinement beneath `anchor` (trusted: it is opened following links).
@@ -140,18 +113,12 @@ impl Confined {
                 shown.extend(&parts[..=depth]);
                 shown
             };
-            dir = match rustix::fs::openat(&dir, *part, DIR_FLAGS, Mode::empty()) {
-                Ok(fd) => fd,
-                Err(rustix::io::Errno::NOENT) if create => {
-                    match rustix::fs::mkdirat(&dir, *part, Mode::from_bits_truncate(0o777)) {
-                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                        Err(err) => return Err(err.into()),
-                    }
-                    rustix::fs::openat(&dir, *part, DIR_FLAGS, Mode::empty())
-                        .map_err(|err| classify(&dir, part, here(), err))?
-                }
-                Err(err) => return Err(classify(&dir, part, here(), err)),
+            let opened = if create {
+                at::open_or_make_dir_at(&dir, part, DIR_FLAGS, 0o777)
+            } else {
+                open_dir_at(&dir, part)
             };
+            dir = opened.map_err(|err| classify(&dir, part, here(), err))?;
         }
         Ok(dir)
     }
@@ -211,13 +178,15 @@ impl Confined {
         matches!(self.kind(path), Ok(Some(Kind::Dir)))
     }
 
-    /// Opens a regular file for reading.
-    fn open_file(&self, path: &Path) -> io::Result<File> {
+    /// Opens the file `path` for reading, not following a link and without blocking.
+    fn open_file(&self, path: &Path) -> io::Result<OwnedFd> {
         let (dir, name) = self.parent(path, false)?;
-        let flags =
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
-        let fd = rustix::fs::openat(&dir, name, flags, Mode::empty())
-            .map_err(|err| classify(&dir, name, path.to_owned(), err))?;
+        at::open_read_at(&dir, name).map_err(|err| classify(&dir, name, path.to_owned(), err))
+    }
+
+    /// Opens a regular file for reading.
+    fn open_regular(&self, path: &Path) -> io::Result<File> {
+        let fd = self.open_file(path)?;
         let stat = rustix::fs::fstat(&fd)?;
         match FileType::from_raw_mode(stat.st_mode) {
             FileType::RegularFile => Ok(File::from(fd)),
@@ -229,26 +198,32 @@ impl Confined {
     /// The whole content of a regular file.
     pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         let mut bytes = Vec::new();
-        self.open_file(path)?.read_to_end(&mut bytes)?;
+        self.open_regular(path)?.read_to_end(&mut bytes)?;
         Ok(bytes)
     }
 
     /// At most `limit` bytes of a regular file and whether it held more (the rest is not
     /// read, so a huge file costs no memory).
     pub fn read_at_most(&self, path: &Path, limit: u64) -> io::Result<(Vec<u8>, bool)> {
-        let mut bytes = Vec::new();
-        self.open_file(path)?
-            .take(limit.saturating_add(1))
-            .read_to_end(&mut bytes)?;
-        let more = bytes.len() as u64 > limit;
-        bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-        Ok((bytes, more))
+        let Capped { bytes, truncated } = self.read_capped(path, limit)?;
+        Ok((bytes, truncated))
+    }
+
+    /// At most `cap` bytes of a regular file, saying whether it held more; a FIFO or a device
+    /// is refused by its type before anything is read.
+    pub fn read_capped(&self, path: &Path, cap: u64) -> io::Result<Capped> {
+        let fd = self.open_file(path)?;
+        at::read_regular(&fd, cap).map_err(|error| match error {
+            NotRead::NotRegular(FileType::Directory) => io::ErrorKind::IsADirectory.into(),
+            NotRead::NotRegular(_) => refuse(Refused::NotRegular(path.to_owned())),
+            NotRead::Io(error) => error,
+        })
     }
 
     /// The whole content of a regular UTF-8 file.
     pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
         let mut text = String::new();
-        self.open_file(path)?.read_to_string(&mut text)?;
+        self.open_regular(path)?.read_to_string(&mut text)?;
         Ok(text)
     }
 
@@ -289,40 +264,31 @@ impl Confined {
         sync_dir: bool,
     ) -> io::Result<()> {
         let (dir, name) = self.parent(path, true)?;
-        let keep = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile => {
-                Some(Mode::from_raw_mode(stat.st_mode) & Mode::from_bits_truncate(0o7777))
-            }
-            Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
-                return Err(io::Error::from(io::ErrorKind::IsADirectory));
-            }
-            _ => None,
+        let dir_sync = if sync_dir {
+            DirSync::Required
+        } else {
+            DirSync::Skip
         };
-        let temp = write_temp(&dir, bytes, keep, sync_file)?;
-        let renamed = rustix::fs::renameat(&dir, temp.as_os_str(), &dir, name).and_then(|()| {
-            if sync_dir {
-                rustix::fs::fsync(&dir)
-            } else {
-                Ok(())
-            }
-        });
-        if let Err(err) = renamed {
-            let _ = rustix::fs::unlinkat(&dir, temp.as_os_str(), AtFlags::empty());
-            return Err(err.into());
-        }
-        Ok(())
+        let temp = temp_name();
+        at::replace_at(
+            &dir,
+            name,
+            bytes,
+            NewMode::KeepOr(None),
+            &temp,
+            sync_file,
+            dir_sync,
+        )
+        .map_err(|error| match error {
+            ReplaceError::Directory => io::ErrorKind::IsADirectory.into(),
+            ReplaceError::Io(error) => error,
+        })
     }
 
     /// Writes `bytes` to a file that must not exist yet (no rename; fsynced).
     pub fn write_new(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
         let (dir, name) = self.parent(path, true)?;
-        let fd = rustix::fs::openat(
-            &dir,
-            name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_bits_truncate(0o666),
-        )?;
-        let mut file = File::from(fd);
+        let mut file = at::create_new_at(&dir, name, 0o666)?;
         file.write_all(bytes)?;
         file.sync_all()
     }
@@ -330,13 +296,8 @@ impl Confined {
     /// Opens (creating it, `0666` less the umask) a file for reading and writing, for locks.
     pub fn open_rw(&self, path: &Path) -> io::Result<File> {
         let (dir, name) = self.parent(path, false)?;
-        let fd = rustix::fs::openat(
-            &dir,
-            name,
-            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
-            Mode::from_bits_truncate(0o666),
-        )
-        .map_err(|err| classify(&dir, name, path.to_owned(), err))?;
+        let fd = at::open_rw_at(&dir, name, 0o666)
+            .map_err(|err| classify(&dir, name, path.to_owned(), err))?;
         let stat = rustix::fs::fstat(&fd)?;
         if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
             return Err(refuse(Refused::NotRegular(path.to_owned())));
@@ -381,7 +342,7 @@ impl Confined {
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let (from_dir, from_name) = self.parent(from, false)?;
         let (to_dir, to_name) = self.parent(to, true)?;
-        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        at::rename_at(&from_dir, from_name, &to_dir, to_name)?;
         rustix::fs::fsync(&to_dir)?;
         Ok(())
     }
@@ -397,7 +358,7 @@ impl Confined {
             Err(rustix::io::Errno::NOENT) => {}
             Err(err) => return Err(err.into()),
         }
-        rustix::fs::renameat(&from_dir, from_name, &to_dir, to_name)?;
+        at::rename_at(&from_dir, from_name, &to_dir, to_name)?;
         rustix::fs::fsync(&to_dir)?;
         rustix::fs::fsync(&from_dir)?;
         Ok(())
@@ -426,8 +387,7 @@ impl Confined {
                     Kind::File if is_temp_name(&name) => {}
                     Kind::File => found.push(relative),
                     Kind::Dir => {
-                        let child =
-                            rustix::fs::openat(&dir, name.as_str(), DIR_FLAGS, Mode::empty())?;
+                        let child = open_dir_at(&dir, OsStr::new(&name))?;
                         pending.push((child, format!("{relative}/")));
                     }
                     Kind::Symlink | Kind::Other => odd.push(relative),
@@ -450,43 +410,13 @@ pub fn is_temp_name(name: &str) -> bool {
 
 /// A fresh temporary file name.
 pub fn temp_name() -> OsString {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    OsString::from(format!("{TEMP_PREFIX}{}-{n}-{nanos}", std::process::id()))
+    OsString::from(format!("{TEMP_PREFIX}{}", at::unique_suffix()))
 }
 
-/// Writes `bytes` to a new temporary file in `dir` (fsynced when `sync`) and returns its
-/// name. `mode` is applied exactly when given (to keep an existing file's bits), else `0666`
-/// less the umask.
-fn write_temp(dir: &OwnedFd, bytes: &[u8], mode: Option<Mode>, sync: bool) -> io::Result<OsString> {
-    let name = temp_name();
-    let fd = rustix::fs::openat(
-        dir,
-        name.as_os_str(),
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_bits_truncate(0o666),
-    )?;
-    let result = (|| -> io::Result<()> {
-        let mut file = File::from(fd);
-        file.write_all(bytes)?;
-        if let Some(mode) = mode {
-            rustix::fs::fchmod(&file, mode)?;
-        }
-        if sync { file.sync_all() } else { Ok(()) }
-    })();
-    if let Err(err) = result {
-        let _ = rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty());
-        return Err(err);
-    }
-    Ok(name)
-}
-
-fn list_fd(dir: &OwnedFd) -> io::Result<Vec<(String, Kind)>> {
-    let fd = rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())?;
+/// The entries of the open directory `dir` with what each is, sorted by name (names that are
+/// not UTF-8 are left out).
+pub(crate) fn list_fd(dir: &OwnedFd) -> io::Result<Vec<(String, Kind)>> {
+    let fd = open_dir_at(dir, OsStr::new("."))?;
     let reader = rustix::fs::Dir::read_from(fd.as_fd())?;
     let mut entries = Vec::new();
     for entry in reader {
@@ -510,7 +440,7 @@ fn list_fd(dir: &OwnedFd) -> io::Result<Vec<(String, Kind)>> {
 }
 
 fn remove_entry(dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
-    match rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty()) {
+    match open_dir_at(dir, name) {
         Ok(child) => {
             for (entry, _) in list_fd(&child)? {
                 remove_entry(&child, OsStr::new(&entry))?;
@@ -529,12 +459,10 @@ fn remove_entry(dir: &OwnedFd, name: &OsStr) -> io::Result<()> {
 
 /// Turns an open failure into a [`Refused::Symlink`] when the entry is a link.
 fn classify(dir: &OwnedFd, name: &OsStr, shown: PathBuf, err: rustix::io::Errno) -> io::Error {
-    if matches!(err, rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR) {
-        let is_link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-            .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
-        if is_link {
-            return refuse(Refused::Symlink(shown));
-        }
+    if matches!(err, rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR)
+        && at::is_link_at(dir, name)
+    {
+        return refuse(Refused::Symlink(shown));
     }
     err.into()
 }

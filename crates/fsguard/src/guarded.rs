@@ -1,22 +1,40 @@
-//! File access that re-checks at the moment of access.
+//! File access that re-checks at the moment of access, for paths a [`Guard`] (the tools'
+//! path sandbox) allowed.
 //!
-//! A path that passed [`PathSandbox::resolve`](crate::PathSandbox::resolve) is opened by
-//! walking from its allowed root one directory at a time with `O_NOFOLLOW`: if a component was
-//! swapped for a symlink after the check, the open fails instead of following it. Writes go to
-//! a temp file in the same directory (opened with `O_EXCL | O_NOFOLLOW`), are fsynced and
-//! renamed over the target, which replaces a swapped-in symlink instead of writing through it.
+//! A path that passed the guard's checks is opened by walking from its allowed root one
+//! directory at a time with `O_NOFOLLOW`: if a component was swapped for a symlink after the
+//! check, the open fails instead of following it, and each directory and the file are checked
+//! by identity against what the guard blocks. Writes go to a temp file in the same directory
+//! (opened with `O_EXCL | O_NOFOLLOW`), are fsynced and renamed over the target, which
+//! replaces a swapped-in symlink instead of writing through it.
 
 use std::ffi::OsStr;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode};
 
-use crate::path_sandbox::PathSandbox;
-use crate::protected::FileId;
+use crate::at::{self, DIR_FLAGS, DirSync, FileId, NewMode, ReplaceError};
+
+/// What a guarded access may reach: the roots paths are walked from, and the files and
+/// directories that stay out of reach whatever name they are reached by.
+pub trait Guard {
+    /// The allowed root that `resolved` (an absolute physical path) lies in.
+    fn root_of(&self, resolved: &Path) -> Option<&Path>;
+    /// Whether the file or directory `id` is blocked (never read nor written).
+    fn is_blocked_id(&self, id: FileId) -> bool;
+    /// Whether the file or directory `id` is read-only (never written below).
+    fn is_read_only_id(&self, id: FileId) -> bool;
+    /// Whether `resolved` may be written, by the guard's rules on paths; `shown` is the path
+    /// as the caller gave it, for the message.
+    fn check_write(&self, shown: &str, resolved: &Path) -> Result<(), Refusal>;
+}
+
+/// Why a [`Guard`] refused a path, in words for the one who asked.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refusal(pub String);
 
 /// The most bytes read into memory for one file.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -57,7 +75,7 @@ pub enum SafeFsError {
         /// Its size.
         size: u64,
     },
-    /// The sandbox refused the path (a blocked or read-only path, possibly under another name).
+    /// The guard refused the path (a blocked or read-only path, possibly under another name).
     #[error("{0}")]
     Refused(String),
     /// The file does not exist.
@@ -75,13 +93,13 @@ pub enum SafeFsError {
 
 /// Reads a whole regular file that the sandbox allowed, refusing symlinks swapped in after
 /// the check and files with more than one hard link.
-pub fn read(sandbox: &PathSandbox, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
+pub fn read(sandbox: &dyn Guard, resolved: &Path) -> Result<Vec<u8>, SafeFsError> {
     Reader::new(sandbox).read(resolved)
 }
 
 /// Reads many files below the same roots (a search), keeping each root directory open.
 pub struct Reader<'a> {
-    sandbox: &'a PathSandbox,
+    sandbox: &'a dyn Guard,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     roots: Vec<(PathBuf, OwnedFd)>,
     /// The directory of the last file read, as the walk from its root opened and checked it:
@@ -93,8 +111,8 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader for paths the sandbox allowed.
-    pub fn new(sandbox: &'a PathSandbox) -> Self {
+    /// A reader for paths the guard allowed.
+    pub fn new(sandbox: &'a dyn Guard) -> Self {
         Reader {
             sandbox,
             roots: Vec::new(),
@@ -150,7 +168,7 @@ impl<'a> Reader<'a> {
             write: false,
         };
         let (parent, name) = walk.parent(&self.roots[index].1, root)?;
-        let fd = rustix::fs::openat(&parent, name, READ_FLAGS, Mode::empty());
+        let fd = at::open_read_at(&parent, name);
         self.last_parent = resolved.parent().map(|dir| (dir.to_path_buf(), parent));
         let fd = fd.map_err(|e| errno_error(e, &shown()));
         self.checked(fd, resolved)
@@ -172,12 +190,7 @@ impl<'a> Reader<'a> {
         if name.is_empty() || name == b"." || name == b".." || name.contains(&b'/') {
             return None;
         }
-        Some(rustix::fs::openat(
-            fd,
-            OsStr::from_bytes(name),
-            READ_FLAGS,
-            Mode::empty(),
-        ))
+        Some(at::open_read_at(fd, OsStr::from_bytes(name)))
     }
 
     /// The opened file with its status, refused when its identity is blocked.
@@ -204,16 +217,15 @@ impl<'a> Reader<'a> {
 /// `bytes` as [`Reader::read_into`] reads a path: opened without following a symlink,
 /// refused when its identity is blocked, when it is not a regular file, has more than one
 /// hard link or is over [`MAX_FILE_BYTES`]. `shown` names it in errors.
-pub(crate) fn read_at(
-    sandbox: &PathSandbox,
+pub fn read_at(
+    sandbox: &dyn Guard,
     dir: BorrowedFd<'_>,
     name: &OsStr,
     shown: &dyn Fn() -> String,
     bytes: &mut Vec<u8>,
 ) -> Result<(), SafeFsError> {
     bytes.clear();
-    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
-        .map_err(|e| errno_error(e, &shown()))?;
+    let fd = at::open_read_at(dir, name).map_err(|e| errno_error(e, &shown()))?;
     let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(e.into(), &shown()))?;
     if sandbox.is_blocked_id(FileId::from_stat(&stat)) {
         return Err(SafeFsError::Refused(format!(
@@ -245,55 +257,19 @@ fn read_checked(
             links,
         });
     }
-    #[allow(clippy::unnecessary_cast)]
-    let size = stat.st_size as u64;
+    let size = at::size_of(stat);
     if size > MAX_FILE_BYTES {
         return Err(SafeFsError::TooLarge {
             path: shown(),
             size,
         });
     }
-    read_all(fd, size, bytes).map_err(|e| io_error(e, &shown()))
+    at::read_capped(fd, size, MAX_FILE_BYTES, bytes).map_err(|e| io_error(e, &shown()))
 }
 
-/// Reads the file `fd` of `size` bytes (as `fstat` said) into `bytes`: one `read` asking for
-/// one byte more than `size`, more only when the file turns out longer or a read stops short
-/// of `size`; at most [`MAX_FILE_BYTES`] and one byte are kept.
-fn read_all(fd: &OwnedFd, size: u64, bytes: &mut Vec<u8>) -> io::Result<()> {
-    let limit = usize::try_from(MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
-    let size = usize::try_from(size).unwrap_or(limit);
-    bytes.reserve(size.saturating_add(1).min(limit));
-    while bytes.len() < limit {
-        if bytes.len() == bytes.capacity() {
-            bytes.reserve(bytes.len().clamp(8 * 1024, limit - bytes.len()));
-        }
-        let asked = bytes.capacity() - bytes.len();
-        let got = match rustix::io::read(fd, rustix::buffer::spare_capacity(bytes)) {
-            Ok(got) => got,
-            Err(rustix::io::Errno::INTR) => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if got == 0 || (got < asked && bytes.len() >= size) {
-            break;
-        }
-    }
-    bytes.truncate(limit);
-    Ok(())
-}
-
-const READ_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC)
-    .union(OFlags::NOCTTY)
-    .union(OFlags::NONBLOCK);
-
-/// Writes `bytes` to a file the sandbox allowed, atomically, creating missing parent
+/// Writes `bytes` to a file the guard allowed, atomically, creating missing parent
 /// directories. An existing file keeps its permission bits.
-pub fn write_atomic(
-    sandbox: &PathSandbox,
-    resolved: &Path,
-    bytes: &[u8],
-) -> Result<(), SafeFsError> {
+pub fn write_atomic(sandbox: &dyn Guard, resolved: &Path, bytes: &[u8]) -> Result<(), SafeFsError> {
     let shown = resolved.display().to_string();
     sandbox
         .check_write(&shown, resolved)
@@ -313,51 +289,26 @@ pub fn write_atomic(
     if let Ok(stat) = rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
         walk.check_id(FileId::from_stat(&stat))?;
     }
-    let mode = match rustix::fs::statat(&parent, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(stat) => match FileType::from_raw_mode(stat.st_mode) {
-            FileType::Directory => return Err(SafeFsError::IsADirectory(shown)),
-            FileType::RegularFile => {
-                Mode::from_raw_mode(stat.st_mode) & Mode::from_bits_truncate(0o7777)
-            }
-            _ => Mode::from_bits_truncate(0o644),
-        },
-        Err(rustix::io::Errno::NOENT) => Mode::from_bits_truncate(0o644),
-        Err(e) => return Err(io_error(e.into(), &shown)),
-    };
-    let temp_name = temp_name(name);
-    let fd = rustix::fs::openat(
+    let temp = at::temp_name_beside(name);
+    at::replace_at(
         &parent,
-        temp_name.as_str(),
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        mode,
+        name,
+        bytes,
+        NewMode::KeepOr(Some(0o644)),
+        &temp,
+        true,
+        DirSync::Required,
     )
-    .map_err(|e| io_error(e.into(), &shown))?;
-    let result = (|| -> io::Result<()> {
-        let mut file = File::from(fd);
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        // The umask may have narrowed the mode; restore the original file's bits.
-        rustix::fs::fchmod(&file, mode)?;
-        rustix::fs::renameat(&parent, temp_name.as_str(), &parent, name)?;
-        rustix::fs::fsync(&parent)?;
-        Ok(())
-    })();
-    if let Err(e) = result {
-        let _ = rustix::fs::unlinkat(&parent, temp_name.as_str(), AtFlags::empty());
-        return Err(io_error(e, &shown));
-    }
-    Ok(())
+    .map_err(|error| match error {
+        ReplaceError::Directory => SafeFsError::IsADirectory(shown),
+        ReplaceError::Io(error) => io_error(error, &shown),
+    })
 }
-
-const DIR_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
 
 /// A walk from a root to the directory holding `resolved`, one no-follow open at a time,
 /// checking each directory's identity.
 struct Walk<'a> {
-    sandbox: &'a PathSandbox,
+    sandbox: &'a dyn Guard,
     resolved: &'a Path,
     /// Create missing directories on the way.
     create: bool,
@@ -411,21 +362,16 @@ impl<'a> Walk<'a> {
             let Component::Normal(part) = component else {
                 return Err(SafeFsError::NotInRoot(shown));
             };
-            let next = match rustix::fs::openat(&dir, part, DIR_FLAGS, Mode::empty()) {
+            let opened = if self.create {
+                at::open_or_make_dir_at(&dir, part, DIR_FLAGS, 0o755)
+            } else {
+                at::open_dir_at(&dir, part)
+            };
+            let next = match opened {
                 Ok(fd) => fd,
-                Err(rustix::io::Errno::NOENT) if self.create => {
-                    match rustix::fs::mkdirat(&dir, part, Mode::from_bits_truncate(0o755)) {
-                        Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                        Err(e) => return Err(io_error(e.into(), &shown)),
-                    }
-                    rustix::fs::openat(&dir, part, DIR_FLAGS, Mode::empty())
-                        .map_err(|e| errno_error(e, &shown))?
-                }
                 Err(e @ (rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR)) => {
                     // `O_DIRECTORY | O_NOFOLLOW` on a symlink fails with ELOOP or ENOTDIR.
-                    let is_link = rustix::fs::statat(&dir, part, AtFlags::SYMLINK_NOFOLLOW)
-                        .is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::Symlink);
-                    return Err(if is_link {
+                    return Err(if at::is_link_at(&dir, part) {
                         SafeFsError::SymlinkRace(shown)
                     } else {
                         errno_error(e, &shown)
@@ -441,12 +387,12 @@ impl<'a> Walk<'a> {
 }
 
 /// Whether `resolved` may be written in place by an editor that holds it open (a front
-/// end's client, see [`crate::editor`]) instead of by [`write_atomic`]: the same checks first
+/// end's client) instead of by [`write_atomic`]: the same checks first
 /// (the sandbox's write rules, no symlink below the root, blocked and read-only paths by
 /// identity), then `Ok(true)` when its directory exists and it is absent or a regular file
 /// with one link. `Ok(false)` for the rest (a missing directory, a symlink or a hard-linked
 /// file in its place): [`write_atomic`] handles those safely.
-pub fn editor_may_write(sandbox: &PathSandbox, resolved: &Path) -> Result<bool, SafeFsError> {
+pub fn editor_may_write(sandbox: &dyn Guard, resolved: &Path) -> Result<bool, SafeFsError> {
     let shown = resolved.display().to_string();
     sandbox
         .check_write(&shown, resolved)
@@ -481,17 +427,6 @@ pub fn editor_may_write(sandbox: &PathSandbox, resolved: &Path) -> Result<bool, 
         Err(rustix::io::Errno::NOENT) => Ok(true),
         Err(e) => Err(io_error(e.into(), &shown)),
     }
-}
-
-fn temp_name(name: &OsStr) -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let stem: String = name.to_string_lossy().chars().take(100).collect();
-    format!(".{stem}.ybs-{}-{n}-{nanos}.tmp", std::process::id())
 }
 
 /// Maps an open error, naming the symlink race for `ELOOP` (what `O_NOFOLLOW` returns for a

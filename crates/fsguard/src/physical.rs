@@ -1,19 +1,20 @@
-//! ybs's own reads and writes of files the model could have touched (undo's copies and
-//! restores, previews before a confirmation): every path is absolute and physical (resolved
-//! when it was checked) and is walked from `/` one component at a time with `O_NOFOLLOW`, so
+//! Reads and writes of files by absolute path, for ybs's own access to files the model could
+//! have touched (undo's copies and restores, previews before a confirmation): every path is
+//! absolute and physical (resolved when it was checked) and is walked from `/` one component
+//! at a time with `O_NOFOLLOW`, so
 //! a directory or file that was swapped for a symbolic link since is refused, never followed.
 //! Only regular files are read, opened without blocking (a FIFO or a device is refused, not
 //! waited on) and never beyond a limit the caller gives. Writes go to a new temp file in the
 //! same directory renamed over the target, which replaces a link instead of writing through it.
 
 use std::ffi::OsStr;
-use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode};
+
+use crate::at::{self, DirSync, NewMode, PASS_DIR_FLAGS, ReplaceError, kind_name};
 
 /// Why a file was not read or written.
 #[derive(Debug, thiserror::Error)]
@@ -78,8 +79,7 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Regular>, NoFollowError> {
     let Some((parent, name)) = walk_parent(path, false)? else {
         return Ok(None);
     };
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
-    let fd = match rustix::fs::openat(&parent, name, flags | OFlags::CLOEXEC, Mode::empty()) {
+    let fd = match at::open_read_at(&parent, name) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::NOENT) => return Ok(None),
         Err(errno) => return Err(open_error(&parent, name, path, errno)),
@@ -92,8 +92,7 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Regular>, NoFollowError> {
             kind: kind_name(kind),
         });
     }
-    #[allow(clippy::unnecessary_cast)]
-    let size = stat.st_size as u64;
+    let size = at::size_of(&stat);
     if size > limit {
         return Err(NoFollowError::TooLarge {
             path: path.to_path_buf(),
@@ -101,22 +100,21 @@ pub fn read(path: &Path, limit: u64) -> Result<Option<Regular>, NoFollowError> {
             limit,
         });
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
-    File::from(fd)
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_error(path, e))?;
+    let mut bytes = Vec::new();
+    at::read_capped(&fd, size, limit, &mut bytes).map_err(|e| io_error(path, e))?;
     let grown = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
     if grown > limit {
+        // It grew past the limit after the `fstat`.
         return Err(NoFollowError::TooLarge {
             path: path.to_path_buf(),
             size: grown,
             limit,
         });
     }
-    #[allow(clippy::unnecessary_cast)]
-    let mode = (stat.st_mode as u32) & 0o7777;
-    Ok(Some(Regular { bytes, mode }))
+    Ok(Some(Regular {
+        bytes,
+        mode: at::mode_of(&stat),
+    }))
 }
 
 /// Where `path` leads once every link in it is resolved, if that lies inside the directory
@@ -188,36 +186,21 @@ pub fn write_atomic_at(
     bytes: &[u8],
     mode: u32,
 ) -> Result<(), AtError> {
-    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-        Ok(stat) if FileType::from_raw_mode(stat.st_mode) == FileType::Directory => {
-            return Err(AtError::Directory);
-        }
-        _ => {}
-    }
-    let mode = Mode::from_bits_truncate(mode & 0o7777);
-    let temp = temp_name(name);
-    let fd = rustix::fs::openat(
+    let temp = at::temp_name_beside(name);
+    at::replace_at(
         dir,
-        temp.as_str(),
-        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_bits_truncate(0o600),
+        name,
+        bytes,
+        NewMode::Exact(mode),
+        &temp,
+        true,
+        // A directory opened with `O_PATH` cannot be synced.
+        DirSync::BestEffort,
     )
-    .map_err(io::Error::from)?;
-    let result = (|| -> io::Result<()> {
-        let mut file = File::from(fd);
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        rustix::fs::fchmod(&file, mode)?;
-        rustix::fs::renameat(dir, temp.as_str(), dir, name)?;
-        Ok(())
-    })();
-    if let Err(error) = result {
-        let _ = rustix::fs::unlinkat(dir, temp.as_str(), AtFlags::empty());
-        return Err(error.into());
-    }
-    // Best effort: a directory opened with `O_PATH` cannot be synced.
-    let _ = rustix::fs::fsync(dir);
-    Ok(())
+    .map_err(|error| match error {
+        ReplaceError::Directory => AtError::Directory,
+        ReplaceError::Io(error) => AtError::Io(error),
+    })
 }
 
 /// Removes the file (or link) `path`; `false` when it did not exist. A directory is refused.
@@ -266,7 +249,8 @@ fn walk_parent(path: &Path, create: bool) -> Result<Option<(OwnedFd, &OsStr)>, N
 }
 
 fn root() -> Result<OwnedFd, NoFollowError> {
-    rustix::fs::open("/", DIR_FLAGS, Mode::empty()).map_err(|e| io_error(Path::new("/"), e.into()))
+    rustix::fs::open("/", PASS_DIR_FLAGS, Mode::empty())
+        .map_err(|e| io_error(Path::new("/"), e.into()))
 }
 
 /// The names of an absolute path, refusing `..` (a physical path has none).
@@ -295,15 +279,13 @@ fn step(
     path: &Path,
     create: bool,
 ) -> Result<Option<OwnedFd>, NoFollowError> {
-    match rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty()) {
+    let opened = if create {
+        at::open_or_make_dir_at(dir, name, PASS_DIR_FLAGS, 0o755)
+    } else {
+        rustix::fs::openat(dir, name, PASS_DIR_FLAGS, Mode::empty())
+    };
+    match opened {
         Ok(fd) => Ok(Some(fd)),
-        Err(rustix::io::Errno::NOENT) if create => {
-            match rustix::fs::mkdirat(dir, name, Mode::from_bits_truncate(0o755)) {
-                Ok(()) | Err(rustix::io::Errno::EXIST) => {}
-                Err(errno) => return Err(io_error(path, errno.into())),
-            }
-            step(dir, name, path, false)
-        }
         Err(rustix::io::Errno::NOENT) => Ok(None),
         Err(errno) => Err(open_error(dir, name, path, errno)),
     }
@@ -312,9 +294,7 @@ fn step(
 /// An open error, naming a link when that is what is there (`O_NOFOLLOW` gives `ELOOP`,
 /// or `ENOTDIR` with `O_DIRECTORY`).
 fn open_error(dir: &OwnedFd, name: &OsStr, path: &Path, errno: rustix::io::Errno) -> NoFollowError {
-    let is_link = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)
-        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink);
-    if is_link {
+    if at::is_link_at(dir, name) {
         NoFollowError::Link(path.to_path_buf())
     } else if errno == rustix::io::Errno::NOTDIR {
         NoFollowError::NotRegular {
@@ -324,31 +304,6 @@ fn open_error(dir: &OwnedFd, name: &OsStr, path: &Path, errno: rustix::io::Errno
     } else {
         io_error(path, errno.into())
     }
-}
-
-const DIR_FLAGS: OFlags = OFlags::PATH
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
-
-fn kind_name(kind: FileType) -> &'static str {
-    match kind {
-        FileType::RegularFile => "a regular file",
-        FileType::Directory => "a directory",
-        FileType::Symlink => "a symbolic link",
-        FileType::Fifo => "a FIFO",
-        FileType::Socket => "a socket",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        FileType::Unknown => "of an unknown kind",
-    }
-}
-
-fn temp_name(name: &OsStr) -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let stem: String = name.to_string_lossy().chars().take(100).collect();
-    format!(".{stem}.ybs-{}-{n}.tmp", std::process::id())
 }
 
 fn io_error(path: &Path, source: io::Error) -> NoFollowError {

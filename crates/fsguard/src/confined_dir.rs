@@ -7,25 +7,21 @@
 //! link planted (or swapped in) anywhere below makes the entry count as absent, exactly as
 //! [`Confined`]'s own operations refuse it.
 
-use std::fs::File;
-use std::io::{self, Read};
+use std::ffi::OsStr;
+use std::io;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode};
 
-use crate::store::confined::{Confined, Kind};
+use crate::at::{self, Kind, READ_FLAGS, open_dir_at};
+use crate::confined::Confined;
 
 /// An open directory below a confinement anchor.
 #[derive(Debug)]
 pub struct ConfinedDir {
     fd: OwnedFd,
 }
-
-const DIR_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
 
 impl ConfinedDir {
     /// Opens `path` beneath `fs`'s anchor without following links.
@@ -36,7 +32,7 @@ impl ConfinedDir {
     /// The child directory `name` (a single component), not followed if it is a link.
     pub fn child(&self, name: &str) -> io::Result<ConfinedDir> {
         check_name(name)?;
-        let fd = rustix::fs::openat(&self.fd, name, DIR_FLAGS, Mode::empty())?;
+        let fd = open_dir_at(&self.fd, OsStr::new(name))?;
         Ok(ConfinedDir { fd })
     }
 
@@ -44,7 +40,7 @@ impl ConfinedDir {
     /// UTF-8 are left out). The kind comes from the directory entry itself where the file
     /// system records it, else from `fstatat` without following.
     pub fn list(&self) -> io::Result<Vec<(String, Kind)>> {
-        let fd = rustix::fs::openat(&self.fd, ".", DIR_FLAGS, Mode::empty())?;
+        let fd = open_dir_at(&self.fd, OsStr::new("."))?;
         let mut entries = Vec::new();
         for entry in rustix::fs::Dir::read_from(&fd)? {
             let entry = entry?;
@@ -60,7 +56,7 @@ impl ConfinedDir {
                     Some(kind) => kind,
                     None => continue,
                 },
-                file_type => kind_of(file_type),
+                file_type => Kind::of(file_type),
             };
             entries.push((name.to_owned(), kind));
         }
@@ -74,16 +70,14 @@ impl ConfinedDir {
         check_name(name).ok()?;
         rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW)
             .ok()
-            .map(|stat| kind_of(FileType::from_raw_mode(stat.st_mode)))
+            .map(|stat| Kind::of(FileType::from_raw_mode(stat.st_mode)))
     }
 
     /// At most `limit` bytes of the regular file `name`, as text; `None` when it is missing,
     /// a link, not a regular file or not UTF-8.
     pub fn read_small(&self, name: &str, limit: u64) -> Option<String> {
         check_name(name).ok()?;
-        let flags =
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NOCTTY | OFlags::NONBLOCK;
-        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::empty()).ok()?;
+        let fd = at::open_read_at(&self.fd, OsStr::new(name)).ok()?;
         read_regular(fd, limit)
     }
 }
@@ -99,7 +93,7 @@ impl ConfinedDir {
         check_name(name).ok()?;
         rustix::fs::statat(&self.fd, format!("{dir}/{name}"), AtFlags::SYMLINK_NOFOLLOW)
             .ok()
-            .map(|stat| kind_of(FileType::from_raw_mode(stat.st_mode)))
+            .map(|stat| Kind::of(FileType::from_raw_mode(stat.st_mode)))
     }
 
     /// [`read_small`](ConfinedDir::read_small) of `dir/name`: one `openat2` that follows no
@@ -111,17 +105,12 @@ impl ConfinedDir {
         #[cfg(target_os = "linux")]
         {
             use rustix::fs::ResolveFlags;
-            let flags = OFlags::RDONLY
-                | OFlags::NOFOLLOW
-                | OFlags::CLOEXEC
-                | OFlags::NOCTTY
-                | OFlags::NONBLOCK;
             let resolve =
                 ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
             match rustix::fs::openat2(
                 &self.fd,
                 format!("{dir}/{name}"),
-                flags,
+                READ_FLAGS,
                 Mode::empty(),
                 resolve,
             ) {
@@ -141,14 +130,10 @@ impl ConfinedDir {
     }
 }
 
+/// At most `limit` bytes of the regular file `fd` as text (what did not fit is not read).
 fn read_regular(fd: OwnedFd, limit: u64) -> Option<String> {
-    let stat = rustix::fs::fstat(&fd).ok()?;
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
-        return None;
-    }
-    let mut text = String::new();
-    File::from(fd).take(limit).read_to_string(&mut text).ok()?;
-    Some(text)
+    let capped = at::read_regular(&fd, limit).ok()?;
+    String::from_utf8(capped.bytes).ok()
 }
 
 /// One path component: no separator, not `.` or `..`, not empty.
@@ -157,15 +142,6 @@ fn check_name(name: &str) -> io::Result<()> {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
     Ok(())
-}
-
-fn kind_of(file_type: FileType) -> Kind {
-    match file_type {
-        FileType::RegularFile => Kind::File,
-        FileType::Directory => Kind::Dir,
-        FileType::Symlink => Kind::Symlink,
-        _ => Kind::Other,
-    }
 }
 
 #[cfg(test)]
