@@ -12,7 +12,7 @@ use crate::send::settings::Settings;
 use crate::send::shared::Shared;
 use crate::send::{prompt, provider, titles, tokens};
 use crate::session::Session;
-use crate::wire::error::{Error, Result, provider_message};
+use crate::wire::error::{Error, Result};
 use crate::wire::params::Texts;
 use crate::wire::replies::{
     self, FileTokens, ModelEntry, Models, TextTokenEstimate, TokenCounts, TokenEstimate,
