@@ -10,7 +10,7 @@ use super::permissions::{self, Layer, Verdict};
 use super::{Agent, Ui};
 use crate::agent::confirm::{Answer, Settle};
 pub use crate::config::Approval;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 /// The tools that edit one file named by their `path`.
 const EDITORS: [&str; 3] = ["write_file", "edit_file", "delete_file"];

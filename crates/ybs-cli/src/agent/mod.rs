@@ -14,12 +14,14 @@ pub mod confirm;
 pub mod extras;
 pub mod fit;
 pub mod hooks;
+pub mod inert;
 pub mod limits;
 pub mod loop_guard;
 pub mod network;
 pub mod permissions;
 pub mod plan;
 pub mod prepare;
+pub mod preview;
 pub mod pricing;
 pub mod setup;
 pub mod shrink;
@@ -45,7 +47,7 @@ use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 use crate::agent::confirm::ConfirmMode;
 use crate::prompt::repo_map::RepoMapCache;
 pub use extras::{RequestExtras, ResponseChain};
-pub use ui::{LineUi, Ui};
+pub use ui::{Notice, Ui};
 
 /// The note kept after a reply the user cancelled.
 pub const CANCELLED_NOTE: &str = "[cancelled by the user; the reply is incomplete]";

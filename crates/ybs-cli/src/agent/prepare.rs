@@ -37,7 +37,7 @@ pub fn session(
         let _ = writeln!(
             err,
             "ybs: warning: {}",
-            crate::render::inert_lines(&warning.to_string())
+            crate::agent::inert::inert_lines(&warning.to_string())
         );
     }
     agent.set_prompt(prompt);

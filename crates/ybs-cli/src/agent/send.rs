@@ -15,7 +15,7 @@ const CACHED_USER_TURNS: usize = 2;
 
 use super::{Agent, AgentError, ResponseChain, Ui};
 use crate::prompt::repo_map::RepoMapCache;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 /// A context window no conversation reaches, so that only overflow errors trim.
 const UNBOUNDED_WINDOW: usize = usize::MAX / 4;

@@ -12,7 +12,7 @@ use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolR
 
 use super::*;
 use crate::agent::confirm::Answer;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 #[derive(Default)]
 struct Recorder {

@@ -11,7 +11,7 @@ use ybs_tools::tool::CancelFlag;
 
 use super::{Agent, Ui};
 use crate::agent::confirm::denied_result;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 /// The tools whose successful call changes the file named by their `path` argument.
 const FILE_WRITERS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
@@ -121,7 +121,7 @@ impl Agent {
             ui.tool_result(&call.name, &result);
             return Some(result);
         }
-        if let Some(preview) = crate::render::diff_view::preview(call, &self.tool_context) {
+        if let Some(preview) = crate::agent::preview::preview(call, &self.tool_context) {
             ui.preview(&preview);
         }
         if self.settings.dry_run {

@@ -9,7 +9,7 @@ use super::send::Sent;
 use super::tools::{NOT_RUN, PARALLEL_SAFE, error_result};
 use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
 use crate::prompt::repo_map::Refresh;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 impl Agent {
     /// Runs one user turn: the loop of spec section 6.

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::render::diff_view::shown_path;
 use crate::session::undo::revert::{UndoError, revert_turn};
 use crate::session::undo::store::{self, StoredTurn};
-use crate::session::undo::view;
+use crate::render::undo_view as view;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 

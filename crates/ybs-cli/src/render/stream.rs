@@ -7,6 +7,7 @@ use super::numbers::{money, thousands};
 use super::style::{Painter, Role};
 use super::tool::call_lines;
 use super::tool_summary::{self, Change, Known, Summary};
+use crate::agent::Notice;
 use crate::config::UiConfig;
 
 /// The gutter in front of reasoning lines.
@@ -38,17 +39,6 @@ impl RenderOptions {
             show_token_usage: ui.show_token_usage,
         }
     }
-}
-
-/// A message from ybs itself, not the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Notice {
-    /// Neutral information (`dry run: not executed`).
-    Info,
-    /// Something the user should know (`the agent repeated a call; stopping`).
-    Warning,
-    /// Something failed.
-    Error,
 }
 
 /// Which stream the partial line belongs to.

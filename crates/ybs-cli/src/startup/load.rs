@@ -15,7 +15,8 @@ use crate::agent::setup::{self, Surroundings};
 use crate::agent::{Agent, AgentError};
 use crate::cli::Cli;
 use crate::config::{Config, LoadedConfig, Trust, TrustStore};
-use crate::render::{Notice, RenderOptions, Renderer, use_color};
+use crate::agent::Notice;
+use crate::render::{RenderOptions, Renderer, use_color};
 
 /// Loads the configuration, printing its warnings and one per setting that was ignored
 /// because the project is not trusted.

@@ -30,7 +30,7 @@ pub fn after_turn(
             color: use_color(config.ui.color, io::stderr().is_terminal()),
         };
         for line in
-            crate::session::undo::view::summary(turn, &agent.tool_context.working_dir, painter)
+            crate::render::undo_view::summary(turn, &agent.tool_context.working_dir, painter)
         {
             let _ = writeln!(log, "{line}");
         }

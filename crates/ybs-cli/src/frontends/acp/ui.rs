@@ -18,7 +18,7 @@ use super::calls;
 use crate::agent::Ui;
 use crate::agent::confirm::Answer;
 use crate::agent::permissions::{self, Layer, Rule};
-use crate::render::Notice;
+use crate::agent::Notice;
 use crate::render::diff_view::Preview;
 
 /// The permission choices ybs offers, as option ids: run the call once.

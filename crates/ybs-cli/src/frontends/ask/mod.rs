@@ -18,7 +18,8 @@ use ybs_core::{ErrorKind, Role};
 use ybs_providers::ProviderKind;
 
 use crate::agent::confirm::ConfirmMode;
-use crate::agent::{AgentError, LineUi, ResponseChain, Stop};
+use crate::agent::{AgentError, ResponseChain, Stop};
+use crate::render::LineUi;
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;

@@ -7,7 +7,7 @@ pub mod json;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use crate::agent::LineUi;
+use crate::render::LineUi;
 use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
 use crate::startup::exit::{Failed, USAGE_ERROR, exit_code};

@@ -14,7 +14,7 @@ use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
 use crate::agent::Ui;
 use crate::agent::confirm::Answer;
-use crate::render::Notice;
+use crate::agent::Notice;
 
 /// Sends one progress message per event worth telling, in order, from the session's thread.
 pub struct Progress {

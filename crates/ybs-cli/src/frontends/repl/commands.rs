@@ -8,9 +8,10 @@ use ybs_providers::ProviderKind;
 
 use super::slash::{ProviderAction, SlashCommand, help_text};
 use super::{last, sessions, switch, undo};
-use crate::agent::{Agent, LineUi};
+use crate::agent::Agent;
+use crate::render::LineUi;
 use crate::config::{Config, LoadedConfig};
-use crate::render::Notice;
+use crate::agent::Notice;
 use crate::session;
 use crate::startup::host::Host;
 use crate::startup::{load, turn};

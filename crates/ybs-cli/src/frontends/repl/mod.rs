@@ -29,10 +29,11 @@ use tokio::signal::unix::{SignalKind, signal};
 use ybs_tools::shell::status::SandboxStatus;
 
 use crate::agent::confirm::ConfirmMode;
-use crate::agent::{Agent, LineUi};
+use crate::agent::Agent;
+use crate::render::LineUi;
 use crate::cli::Cli;
 use crate::config::Config;
-use crate::render::Notice;
+use crate::agent::Notice;
 use crate::startup::exit::Failed;
 use crate::startup::host::Host;
 use crate::startup::{images, load, turn};

@@ -6,7 +6,7 @@ use std::io::Write;
 
 use crate::agent::Agent;
 use crate::config::{Config, LoadedConfig};
-use crate::render::Notice;
+use crate::agent::Notice;
 use crate::startup::host::Host;
 use crate::startup::load;
 

@@ -9,7 +9,7 @@ use crate::agent::Agent;
 use crate::config::Config;
 use crate::render::style::{Painter, Role};
 use crate::session::undo::revert::{UndoError, session_changed_elsewhere, undo_last};
-use crate::session::undo::view;
+use crate::render::undo_view as view;
 
 /// Runs `/undo` or `/diff`, the session being saved in `session_file`; the question before
 /// undoing over the user's changes is read from stdin.

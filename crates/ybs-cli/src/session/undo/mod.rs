@@ -4,14 +4,13 @@
 //! the middle of a turn loses nothing; they stay there after the session ([`store`]) so
 //! that `ybs undo` can take back an `exec`, `ask` or REPL run later. With
 //! `git.auto_commit`, the turn's `[ybs]` commit is dropped too ([`revert`]), and the turn is
-//! taken out of the session file it was saved in ([`session`]). What the user is shown of a
-//! turn's changes and of an undo is worded in [`view`].
+//! taken out of the session file it was saved in ([`session`]). How a turn's changes and an
+//! undo are shown is the front end's affair.
 
 mod record;
 pub mod revert;
 pub mod session;
 pub mod store;
-pub mod view;
 
 use std::path::{Path, PathBuf};
 

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use super::revert::{SessionChange, UndoOutcome};
-use super::{FileRecord, Journal, TurnRecord};
-use crate::render::diff_view::{self, shown_path};
-use crate::render::style::{Painter, Role};
+use super::diff_view::{self, shown_path};
+use super::style::{Painter, Role};
+use crate::session::undo::revert::{SessionChange, UndoOutcome};
+use crate::session::undo::{FileRecord, Journal, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
     bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())
