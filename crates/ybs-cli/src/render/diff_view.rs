@@ -4,16 +4,16 @@
 //! the one-line summary per file after a turn, and the whole diff for `/diff`. Colour only
 //! when the renderer has it (not with `NO_COLOR` or off a terminal): plain `+`/`-` otherwise.
 //! Every file name, line and command is made inert ([`inert`]) before it is shown. What the
-//! preview holds is computed by the agent ([`crate::agent::preview`]).
+//! preview holds is computed by the agent ([`ybs_agent::preview`]).
 
 use std::path::Path;
 
 use similar::{ChangeTag, TextDiff};
 use ybs_tools::protected::is_configuration;
 
-use crate::agent::inert::inert;
-pub use crate::agent::preview::Preview;
 use crate::render::style::{Painter, Role};
+use ybs_agent::inert::inert;
+pub use ybs_agent::preview::Preview;
 
 /// The most diff lines shown before a confirmation; the rest are counted.
 pub const FOLD_LINES: usize = 60;

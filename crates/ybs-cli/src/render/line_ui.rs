@@ -6,10 +6,10 @@ use std::sync::{Arc, Mutex};
 
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use crate::agent::confirm::{Answer, prompt};
-use crate::agent::{Notice, Ui};
-use crate::render::spinner::{SharedWriter, Spinner};
 use crate::render::Renderer;
+use crate::render::spinner::{SharedWriter, Spinner};
+use ybs_agent::confirm::{Answer, prompt};
+use ybs_agent::{Notice, Ui};
 
 /// A [`Ui`] that renders the reply to one writer, tool calls, notices and usage to another
 /// (both stdout in the REPL; stdout and stderr for `exec`), and reads answers from a reader.
@@ -185,7 +185,7 @@ impl Ui for LineUi<'_> {
         self.log(lines);
     }
 
-    fn preview(&mut self, preview: &crate::agent::preview::Preview) {
+    fn preview(&mut self, preview: &ybs_agent::preview::Preview) {
         self.renderer.preview(preview);
         let painter = crate::render::style::Painter {
             color: self.renderer.options().color,
@@ -208,7 +208,7 @@ impl Ui for LineUi<'_> {
     fn todos(&mut self, todos: &[ybs_tools::builtins::Todo]) {
         let held = self.renderer.finish();
         self.print(held);
-        self.log(crate::agent::todos::lines(todos));
+        self.log(ybs_agent::todos::lines(todos));
     }
 
     fn notice(&mut self, kind: Notice, message: &str) {
@@ -244,9 +244,9 @@ impl Ui for LineUi<'_> {
 
     fn choose_rule(
         &mut self,
-        offers: &[crate::agent::permissions::Rule],
-    ) -> Option<(usize, crate::agent::permissions::Layer)> {
-        use crate::agent::permissions::Layer;
+        offers: &[ybs_agent::permissions::Rule],
+    ) -> Option<(usize, ybs_agent::permissions::Layer)> {
+        use ybs_agent::permissions::Layer;
         let _ = writeln!(self.log, "always allow:");
         for (index, rule) in offers.iter().enumerate() {
             let _ = writeln!(self.log, "  [{}] {rule}", index + 1);

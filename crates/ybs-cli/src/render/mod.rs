@@ -26,7 +26,7 @@ mod tool;
 pub mod tool_summary;
 pub mod undo_view;
 
-pub use crate::agent::inert::{inert, inert_lines};
 pub use line_ui::LineUi;
 pub use stream::{RenderOptions, Renderer};
 pub use style::use_color;
+pub use ybs_agent::inert::{inert, inert_lines};

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use super::diff_view::{self, shown_path};
 use super::style::{Painter, Role};
-use crate::session::undo::revert::{SessionChange, UndoOutcome};
-use crate::session::undo::{FileRecord, Journal, TurnRecord};
+use ybs_agent::session::undo::revert::{SessionChange, UndoOutcome};
+use ybs_agent::session::undo::{FileRecord, Journal, TurnRecord};
 
 fn text(bytes: Option<&Vec<u8>>) -> Option<String> {
     bytes.map(|bytes| String::from_utf8_lossy(bytes).into_owned())

@@ -14,8 +14,8 @@ use ybs_core::{Accumulator, CacheBreakpoints, ChatRequest, ErrorKind, LlmError, 
 const CACHED_USER_TURNS: usize = 2;
 
 use super::{Agent, AgentError, ResponseChain, Ui};
+use crate::Notice;
 use crate::prompt::repo_map::RepoMapCache;
-use crate::agent::Notice;
 
 /// A context window no conversation reaches, so that only overflow errors trim.
 const UNBOUNDED_WINDOW: usize = usize::MAX / 4;
@@ -195,7 +195,7 @@ impl Agent {
             return Err(Failure::Cancelled(accumulator.text()));
         }
         let mut reply = accumulator.finish();
-        reply.usage = crate::agent::pricing::priced(
+        reply.usage = crate::pricing::priced(
             &self.settings.prices,
             &request.model,
             self.settings.prompt_cache,
@@ -250,7 +250,7 @@ impl Agent {
         let reply = (self.provider.complete(&request, cancel.clone()).await)
             .map_err(AgentError::Compaction)?;
         self.session_usage +=
-            crate::agent::pricing::priced(&self.settings.prices, &request.model, None, reply.usage);
+            crate::pricing::priced(&self.settings.prices, &request.model, None, reply.usage);
         let summary = reply.message.text_content();
         self.conversation = plan.apply(&self.conversation, &summary);
         ui.notice(

@@ -2,7 +2,7 @@
 
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use crate::agent::confirm::Answer;
+use crate::confirm::Answer;
 
 /// A message from ybs itself, not the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub trait Ui {
     /// A tool call about to be settled.
     fn tool_call(&mut self, call: &ToolCall);
     /// What the call about to be settled would change (a diff, a command and where it runs).
-    fn preview(&mut self, _preview: &crate::agent::preview::Preview) {}
+    fn preview(&mut self, _preview: &crate::preview::Preview) {}
     /// What a tool returned.
     fn tool_result(&mut self, tool: &str, result: &ToolResult);
     /// The model's task list changed (`todo_write`); `todos` is the whole new list.
@@ -42,8 +42,8 @@ pub trait Ui {
     /// the last (the whole tool) for the session.
     fn choose_rule(
         &mut self,
-        _offers: &[crate::agent::permissions::Rule],
-    ) -> Option<(usize, crate::agent::permissions::Layer)> {
+        _offers: &[crate::permissions::Rule],
+    ) -> Option<(usize, crate::permissions::Layer)> {
         None
     }
 }

@@ -10,7 +10,7 @@ use ybs_core::{Message, ToolSpec};
 use super::limits::thousands;
 use super::shrink::Shrink;
 use super::{Agent, AgentError, Ui};
-use crate::agent::Notice;
+use crate::Notice;
 
 /// ybs's instructions when the full ones do not fit the window.
 pub const SHORT_BASE: &str = "You are ybs, a coding agent working in the user's project. \

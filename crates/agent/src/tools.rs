@@ -10,8 +10,8 @@ use ybs_core::{ToolCall, ToolResult};
 use ybs_tools::tool::CancelFlag;
 
 use super::{Agent, Ui};
-use crate::agent::confirm::denied_result;
-use crate::agent::Notice;
+use crate::Notice;
+use crate::confirm::denied_result;
 
 /// The tools whose successful call changes the file named by their `path` argument.
 const FILE_WRITERS: [&str; 3] = ["write_file", "edit_file", "delete_file"];
@@ -121,7 +121,7 @@ impl Agent {
             ui.tool_result(&call.name, &result);
             return Some(result);
         }
-        if let Some(preview) = crate::agent::preview::preview(call, &self.tool_context) {
+        if let Some(preview) = crate::preview::preview(call, &self.tool_context) {
             ui.preview(&preview);
         }
         if self.settings.dry_run {

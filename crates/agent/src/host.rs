@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::config::{self, ConfigLocations};
+use crate::setup::Surroundings;
 
 /// What ybs reads from its surroundings: where configuration lives and the environment
 /// variables it honours. Tests build one by hand to isolate themselves.
@@ -35,5 +36,27 @@ impl Host {
             env: config::process_env(),
             data_home,
         })
+    }
+}
+
+impl Host {
+    /// The project directory, home and variables an agent is built with.
+    pub fn surroundings(&self) -> Surroundings {
+        Surroundings {
+            cwd: self.locations.cwd.clone(),
+            home: self.locations.home.clone(),
+            env: self.env.clone(),
+        }
+    }
+
+    /// The session file to write: the resumed one, or a new one for this directory (`None`
+    /// without a data directory).
+    pub fn session_file(&self, resume: Option<&Path>) -> Option<PathBuf> {
+        if let Some(path) = resume {
+            return Some(path.to_owned());
+        }
+        let data = self.data_home.as_ref()?;
+        let dir = crate::session::sessions_dir(data, &self.locations.cwd);
+        Some(crate::session::new_session_path(&dir))
     }
 }

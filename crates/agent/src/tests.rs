@@ -11,8 +11,8 @@ use ybs_testkit::{FakeLlm, Fault, Script, Turn};
 use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolRegistry};
 
 use super::*;
-use crate::agent::confirm::Answer;
-use crate::agent::Notice;
+use crate::Notice;
+use crate::confirm::Answer;
 
 #[derive(Default)]
 struct Recorder {

@@ -8,8 +8,8 @@ use super::loop_guard::LoopGuard;
 use super::send::Sent;
 use super::tools::{NOT_RUN, PARALLEL_SAFE, error_result};
 use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
+use crate::Notice;
 use crate::prompt::repo_map::Refresh;
-use crate::agent::Notice;
 
 impl Agent {
     /// Runs one user turn: the loop of spec section 6.

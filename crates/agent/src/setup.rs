@@ -16,13 +16,13 @@ use ybs_tools::{
     ToolRegistry, ToolSource, default_tools_dir,
 };
 
-use crate::agent::confirm::ConfirmMode;
-use crate::agent::limits;
-use crate::agent::pricing::price_table;
-use crate::agent::{Agent, AgentSettings};
 use crate::config::{Config, PromptCache, Sources};
+use crate::confirm::ConfirmMode;
+use crate::limits;
 use crate::mcp::{self, McpFailure, McpServerSpec};
+use crate::pricing::price_table;
 use crate::prompt::repo_map::RepoMapCache;
+use crate::{AgentSettings, Parts};
 
 /// Why an agent could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -234,26 +234,23 @@ pub fn add_config_mcp_tools(
     add_mcp_tools(mcp::from_config(&config.mcp.servers, cwd), registry, policy)
 }
 
-/// What building an agent had to report without failing.
-#[derive(Debug, Default)]
-pub struct SetupReport {
-    /// The external tools that loaded and those that did not.
-    pub tools: ReloadReport,
-    /// The MCP servers that could not be used.
-    pub mcp: Vec<McpFailure>,
-}
-
-/// An agent of `config` with an empty conversation, with what loading its tools reported.
-pub fn agent(
+/// The parts of an agent of `config` (its session's prompt, journal and rules left to
+/// [`AgentBuilder`](crate::AgentBuilder)), with what loading its tools reported.
+pub(crate) fn parts(
     (config, sources): (&Config, &Sources),
     around: &Surroundings,
     confirm: ConfirmMode,
     dry_run: bool,
-) -> Result<(Agent, SetupReport), SetupError> {
-    let mut provider = provider(config, &around.env)?;
+    given: Option<Arc<dyn Provider>>,
+) -> Result<(Parts, (ReloadReport, Vec<McpFailure>)), SetupError> {
+    let configured = given.is_none();
+    let mut provider = match given {
+        Some(provider) => provider,
+        None => provider(config, &around.env)?,
+    };
     let prices = Arc::new(price_table(&config.llm.prices)?);
     let limits = limits::discover(config, sources, provider.as_ref(), &prices);
-    if provider.kind() == ProviderKind::Ollama {
+    if configured && provider.kind() == ProviderKind::Ollama {
         provider = provider_with_window(config, &around.env, Some(limits.window.tokens))?;
     }
     let (mut registry, report) = registry(config, around.home.as_deref());
@@ -285,23 +282,35 @@ pub fn agent(
         reasoning_effort: config.llm.reasoning_effort,
         top_p: None,
         seed: None,
-        extras: crate::agent::RequestExtras {
+        extras: crate::RequestExtras {
             web_search: config.tools.builtin.web_search.enabled
                 && hosted_web_search(provider.kind()),
             ..Default::default()
         },
     };
-    let sandbox = context.sandbox.clone();
-    let mut agent = Agent::new(settings, provider, registry, context, policy);
-    agent.set_limits(limits);
-    agent.hooks = config.hooks.clone();
-    agent.repo_map = RepoMapCache::new(
+    let repo_map = RepoMapCache::new(
         &around.cwd,
         around.home.as_deref(),
         config.context.repo_map_tokens,
-        sandbox,
+        context.sandbox.clone(),
     );
-    Ok((agent, SetupReport { tools: report, mcp }))
+    let parts = Parts {
+        settings,
+        provider,
+        registry,
+        tool_context: context,
+        policy,
+        limits,
+        hooks: config.hooks.clone(),
+        repo_map,
+        prompt: None,
+        journal: Default::default(),
+        permissions: Default::default(),
+        approval: config.safety.approval,
+        network: config.safety.network,
+        rule_files: Default::default(),
+    };
+    Ok((parts, (report, mcp)))
 }
 
 /// Where the tool `name` of `registry` comes from, for `ybs tools` and `/tools`.

@@ -1,28 +1,121 @@
-//! The agent loop of spec section 6: send the conversation with the tools, stream the reply,
-//! settle and run its tool calls, append the results, and repeat until a reply without tool
-//! calls, `agent.max_iterations`, a loop, or a cancelled turn. An [`Agent`] is built from the
-//! configuration by [`setup`] (provider, tools, sandbox, confirmation policy, [`pricing`]) and
-//! readied for a session by [`prepare`]; a turn (`turn`) sends each request (`send`), settles
-//! and runs the tool calls (`tools`, with [`confirm`]) and stops a loop ([`loop_guard`]). What
-//! the user sees and answers goes through [`Ui`] ([`ui`]), so the loop runs the same in every
-//! front end and in tests. Calls of one reply that change nothing run at once (`tools`); the
-//! `task` tool runs a read-only sub-agent ([`subagent`]); the configuration's [`hooks`] run
-//! around calls and check a turn's changes; [`todos`] shows and restores the task list.
+//! The ybs agent engine, without a terminal: a conversation with a model that calls tools
+//! in a sandbox, asks before the calls that need it, keeps sessions and an undo journal, and
+//! reports everything it shows or asks through one trait, [`Ui`]. The `ybs` command line and
+//! its front ends (REPL, `exec`, `ask`, ACP, MCP server) are one user of it; anything that
+//! can implement [`Ui`] is another.
+//!
+//! # One turn
+//!
+//! Build an agent from a configuration (here a local OpenAI-compatible server; the test
+//! kit's fake one stands in for it), implement [`Ui`] to see the reply, and run a turn:
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//!
+//! use tokio_util::sync::CancellationToken;
+//! use ybs_agent::config::Config;
+//! use ybs_agent::confirm::Answer;
+//! use ybs_agent::setup::Surroundings;
+//! use ybs_agent::{AgentBuilder, Notice, Ui};
+//! use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+//!
+//! /// Prints the reply; says no to every tool call that needs a confirmation.
+//! struct Print;
+//!
+//! impl Ui for Print {
+//!     fn stream_event(&mut self, event: &StreamEvent) {
+//!         if let StreamEvent::TextDelta { text } = event {
+//!             print!("{text}");
+//!         }
+//!     }
+//!     fn reply_done(&mut self) {
+//!         println!();
+//!     }
+//!     fn tool_call(&mut self, call: &ToolCall) {
+//!         println!("calls {}", call.name);
+//!     }
+//!     fn tool_result(&mut self, _tool: &str, _result: &ToolResult) {}
+//!     fn notice(&mut self, _kind: Notice, message: &str) {
+//!         eprintln!("{message}");
+//!     }
+//!     fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
+//!     fn confirm(&mut self, _call: &ToolCall, _reason: &str) -> Answer {
+//!         Answer::No
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let server = ybs_testkit::FakeLlm::start(ybs_testkit::Script::new([
+//! #     ybs_testkit::Turn::text(["Hello!"]),
+//! # ]))?;
+//! # let endpoint = format!("{}/v1", server.base_url());
+//! # let project = tempfile::tempdir()?;
+//! # let project = project.path().to_path_buf();
+//! let mut config = Config::default();
+//! config.llm.provider = "openai-compatible".into();
+//! config.llm.endpoint = Some(endpoint); // e.g. "http://127.0.0.1:8080/v1"
+//! config.llm.model = "fake-model".into();
+//! let around = Surroundings {
+//!     cwd: project, // the tools' sandbox starts here
+//!     home: None,
+//!     env: BTreeMap::new(),
+//! };
+//! let (mut agent, _report) = AgentBuilder::new(&config, around).build()?;
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! let turn = runtime.block_on(agent.turn("Say hello", &mut Print, &CancellationToken::new()))?;
+//! assert_eq!(turn.reply, "Hello!");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The loop
+//!
+//! A turn sends the conversation with the tools, streams the reply, settles and runs its
+//! tool calls, appends the results, and repeats until a reply without tool calls,
+//! `agent.max_iterations`, a loop, or a cancelled turn. An [`Agent`] is built from the
+//! configuration by [`AgentBuilder`] (provider, tools, sandbox, confirmation policy, rules,
+//! the session's prompt and journal); a turn (`turn`) sends each request (`send`), settles
+//! and runs the tool calls (`tools`, with [`confirm`] and [`approve`]) and stops a loop
+//! ([`loop_guard`]). Calls of one reply that change nothing run at once; the `task` tool runs
+//! a read-only sub-agent ([`subagent`]); the configuration's [`hooks`] run around calls and
+//! check a turn's changes; [`todos`] restores the task list; [`plan`] is plan mode.
+//!
+//! # Around it
+//!
+//! - [`config`]: configuration layering, schema, validation and the trust of a project's
+//!   settings; [`host`] is where configuration and data live.
+//! - [`prompt`]: the system prompt: ybs's instructions, the environment, project
+//!   instructions and the repository map.
+//! - [`session`]: sessions saved as `.chat` files, and undo.
+//! - [`permissions`]: the allow and deny rules of the session, the project and the user.
+//! - [`mcp`]: MCP servers' tools.
+//! - [`project`]: where the project is, and git (`git.auto_commit`).
+//! - [`headless`]: a session opened for a project and run turn by turn, for programs that
+//!   drive the agent without a terminal.
 
+pub mod after_turn;
 pub mod approve;
+mod builder;
+pub mod config;
 pub mod confirm;
 pub mod extras;
 pub mod fit;
+pub mod headless;
 pub mod hooks;
+pub mod host;
 pub mod inert;
 pub mod limits;
 pub mod loop_guard;
+pub mod mcp;
 pub mod network;
 pub mod permissions;
 pub mod plan;
 pub mod prepare;
 pub mod preview;
 pub mod pricing;
+pub mod project;
+pub mod prompt;
+pub mod session;
 pub mod setup;
 pub mod shrink;
 pub mod subagent;
@@ -44,8 +137,9 @@ use ybs_core::{LlmError, Message, Usage};
 use ybs_providers::Provider;
 use ybs_tools::{ConfirmationPolicy, ToolContext, ToolRegistry};
 
-use crate::agent::confirm::ConfirmMode;
+use crate::confirm::ConfirmMode;
 use crate::prompt::repo_map::RepoMapCache;
+pub use builder::{AgentBuilder, SetupReport};
 pub use extras::{RequestExtras, ResponseChain};
 pub use ui::{Notice, Ui};
 
@@ -180,9 +274,62 @@ pub struct Agent {
     prompt_shown: bool,
 }
 
+/// Everything an [`Agent`] is made of besides its conversation and counters, gathered by
+/// [`AgentBuilder`] so that an agent is whole when it is made.
+pub(crate) struct Parts {
+    pub(crate) settings: AgentSettings,
+    pub(crate) provider: Arc<dyn Provider>,
+    pub(crate) registry: ToolRegistry,
+    pub(crate) tool_context: ToolContext,
+    pub(crate) policy: ConfirmationPolicy,
+    pub(crate) limits: limits::Limits,
+    pub(crate) hooks: crate::config::HooksConfig,
+    pub(crate) repo_map: Option<RepoMapCache>,
+    pub(crate) prompt: Option<crate::prompt::SessionPrompt>,
+    pub(crate) journal: crate::session::undo::Journal,
+    pub(crate) permissions: permissions::Permissions,
+    pub(crate) approval: approve::Approval,
+    pub(crate) network: crate::config::Network,
+    pub(crate) rule_files: permissions::RuleFiles,
+}
+
 impl Agent {
-    /// An agent with an empty conversation.
-    pub fn new(
+    /// The agent of `parts`, with an empty conversation.
+    pub(crate) fn from_parts(parts: Parts) -> Self {
+        let Parts {
+            settings,
+            provider,
+            registry,
+            tool_context,
+            policy,
+            limits,
+            hooks,
+            repo_map,
+            prompt,
+            journal,
+            permissions,
+            approval,
+            network,
+            rule_files,
+        } = parts;
+        let mut agent = Agent::new(settings, provider, registry, tool_context, policy);
+        agent.set_limits(limits);
+        if let Some(prompt) = prompt {
+            agent.set_prompt(prompt);
+        }
+        agent.hooks = hooks;
+        agent.repo_map = repo_map;
+        agent.journal = journal;
+        agent.permissions = permissions;
+        agent.approval = approval;
+        agent.network = network;
+        agent.rule_files = rule_files;
+        agent
+    }
+
+    /// An agent with an empty conversation and default rules (the sub-agent's and the
+    /// tests' start; everything else is built with [`AgentBuilder`]).
+    pub(crate) fn new(
         settings: AgentSettings,
         provider: Arc<dyn Provider>,
         registry: ToolRegistry,

@@ -172,7 +172,7 @@ fn today() -> String {
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`).
-pub(crate) fn civil_date(days: i64) -> (i64, u32, u32) {
+pub fn civil_date(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use ybs_cli::mcp::{McpServerSpec, McpTransport, connect_all};
+use ybs_agent::mcp::{McpServerSpec, McpTransport, connect_all};
 use ybs_tools::{ConfirmationPolicy, PathSandbox, ShellPolicy, ToolContext, ToolRegistry};
 
 fn spec(url: String) -> McpServerSpec {
@@ -54,7 +54,7 @@ fn mcp(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     let mut policy = ConfirmationPolicy::default();
     let failures =
-        ybs_cli::agent::setup::add_mcp_tools(vec![spec(url.clone())], &mut registry, &mut policy);
+        ybs_agent::setup::add_mcp_tools(vec![spec(url.clone())], &mut registry, &mut policy);
     assert!(failures.is_empty());
     let args = json!({"a": 2, "b": 3});
     c.bench_function("mcp_call_http", |b| {

@@ -8,9 +8,9 @@ use ybs_tools::{Confirmation, Decision};
 
 use super::permissions::{self, Layer, Verdict};
 use super::{Agent, Ui};
-use crate::agent::confirm::{Answer, Settle};
+use crate::Notice;
 pub use crate::config::Approval;
-use crate::agent::Notice;
+use crate::confirm::{Answer, Settle};
 
 /// The tools that edit one file named by their `path`.
 const EDITORS: [&str; 3] = ["write_file", "edit_file", "delete_file"];

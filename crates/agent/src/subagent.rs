@@ -16,7 +16,7 @@ use ybs_tools::{ConfirmationPolicy, ToolRegistry};
 use super::confirm::Answer;
 use super::tools::error_result;
 use super::{Agent, AgentError, Stop, TurnReport, Ui};
-use crate::agent::Notice;
+use crate::Notice;
 
 /// The system prompt of a sub-agent.
 pub const SUBAGENT_PROMPT: &str = "You are a sub-agent of ybs, a coding assistant. Another \
@@ -51,7 +51,7 @@ impl Agent {
             .unwrap_or("task");
         ui.notice(
             Notice::Info,
-            &format!("sub-agent started: {}", crate::agent::inert::inert(title)),
+            &format!("sub-agent started: {}", crate::inert::inert(title)),
         );
         let mut sub = self.subagent();
         let outcome = {
@@ -90,7 +90,7 @@ impl Agent {
             Notice::Info,
             &format!(
                 "sub-agent finished: {} ({} tokens)",
-                crate::agent::inert::inert(title),
+                crate::inert::inert(title),
                 usage.prompt_tokens + usage.completion_tokens
             ),
         );
@@ -139,7 +139,7 @@ impl Ui for SubUi<'_> {
     fn tool_call(&mut self, call: &ToolCall) {
         self.parent.tool_call(call);
     }
-    fn preview(&mut self, preview: &crate::agent::preview::Preview) {
+    fn preview(&mut self, preview: &crate::preview::Preview) {
         self.parent.preview(preview);
     }
     fn tool_result(&mut self, tool: &str, result: &ToolResult) {

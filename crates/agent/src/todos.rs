@@ -5,7 +5,7 @@ use ybs_core::{Message, Part};
 use ybs_tools::builtins::{Todo, TodoStatus, todos_of};
 
 use super::Agent;
-use crate::agent::inert::inert;
+use crate::inert::inert;
 
 impl Agent {
     /// Sets the task list from the newest successful `todo_write` of the conversation (after

@@ -443,8 +443,7 @@ fn trust_given_without_flags_holds_with_them_and_the_other_way_round() -> Result
             asked_with.provider.is_none()
         );
         // A recorded setting the flags override is one this run does not leave out.
-        let overridden = (file.recorded.iter())
-            .any(|setting| !left_out.contains(&setting.key));
+        let overridden = (file.recorded.iter()).any(|setting| !left_out.contains(&setting.key));
         assert_eq!(overridden, asked_with.provider.is_some());
         // Trusted as asked, then run with other flags: every setting applies.
         let mut store = super::TrustStore::default();

@@ -13,8 +13,8 @@ use ybs_tools::tool::CancelFlag;
 
 use super::tools::CancelWatch;
 use super::{Agent, Ui};
+use crate::Notice;
 use crate::config::{HooksConfig, ToolHook};
-use crate::agent::Notice;
 
 /// The most characters of a hook's output passed on.
 const OUTPUT_CHARS: usize = 4_000;

@@ -37,6 +37,23 @@ impl fmt::Display for Layer {
     }
 }
 
+/// Why a permission rule does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// `tool(pattern` without its `)`.
+    #[error("permission rule `{0}` has no closing `)`; write TOOL or TOOL(PATTERN)")]
+    Unclosed(String),
+    /// Something other than a tool name before the pattern.
+    #[error(
+        "permission rule `{0}` does not start with a tool name; write TOOL or TOOL(PATTERN), \
+         e.g. run_shell(cargo test*)"
+    )]
+    NoTool(String),
+    /// `tool()`.
+    #[error("permission rule `{0}` has an empty pattern")]
+    EmptyPattern(String),
+}
+
 /// One rule: a tool, and optionally what its call must be (`git status`, `cargo test*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
@@ -50,15 +67,12 @@ pub struct Rule {
 
 impl Rule {
     /// Reads `tool` or `tool(pattern)`.
-    pub fn parse(text: &str) -> Result<Rule, String> {
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
         let text = text.trim();
         let (tool, pattern) = match text.split_once('(') {
             Some((tool, rest)) => {
-                let pattern = rest.strip_suffix(')').ok_or_else(|| {
-                    format!(
-                        "permission rule `{text}` has no closing `)`; write TOOL or TOOL(PATTERN)"
-                    )
-                })?;
+                let pattern = (rest.strip_suffix(')'))
+                    .ok_or_else(|| RuleError::Unclosed(text.to_owned()))?;
                 (tool.trim(), Some(pattern.trim().to_owned()))
             }
             None => (text, None),
@@ -68,13 +82,10 @@ impl Rule {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
         if !valid {
-            return Err(format!(
-                "permission rule `{text}` does not start with a tool name; write TOOL or \
-                 TOOL(PATTERN), e.g. run_shell(cargo test*)"
-            ));
+            return Err(RuleError::NoTool(text.to_owned()));
         }
         if pattern.as_deref().is_some_and(str::is_empty) {
-            return Err(format!("permission rule `{text}` has an empty pattern"));
+            return Err(RuleError::EmptyPattern(text.to_owned()));
         }
         Ok(Rule {
             tool: tool.to_owned(),
