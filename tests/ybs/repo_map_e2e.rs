@@ -8,7 +8,7 @@ use std::fs;
 
 use common::{Project, call, text};
 use serde_json::{Value, json};
-use ybs_cli::prompt::repo_map::{HEADING, OUTSIDE};
+use ybs_agent::prompt::repo_map::{HEADING, OUTSIDE};
 use ybs_context_budget::{CharsPerToken, TokenCounter};
 use ybs_testkit::Turn;
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use clap_complete::Shell;
 
-use crate::config::FlagOverrides;
+use ybs_agent::config::FlagOverrides;
 
 /// What `ybs --help` says of the interactive session, before the list of tools.
 const SESSION_HELP: &str = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
@@ -22,7 +22,7 @@ const SESSION_HELP: &str = "In the interactive session: /help lists the commands
     version,
     about,
     long_about = None,
-    after_help = format!("{SESSION_HELP}\n\n{}", crate::agent::tool_help::tools_help())
+    after_help = format!("{SESSION_HELP}\n\n{}", ybs_agent::tool_help::tools_help())
 )]
 pub struct Cli {
     /// Options that override the configuration.

@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
-use ybs_cli::render::{Notice, RenderOptions, Renderer};
+use ybs_agent::Notice;
+use ybs_cli::render::{RenderOptions, Renderer};
 use ybs_core::{FinishReason, StreamEvent, ToolCall, ToolResult, Usage};
 
 fn text(delta: &str) -> StreamEvent {

@@ -14,10 +14,10 @@ use std::io::{self, Write};
 use clap::CommandFactory;
 
 use crate::cli::{Cli, Command};
-use crate::config;
 use crate::frontends::{acp, ask, exec, mcp_server, repl};
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
+use ybs_agent::config;
+use ybs_agent::host::Host;
 
 /// Runs `cli`, writing results to `out` and diagnostics to `err`; returns the exit code.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
@@ -134,9 +134,9 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         llm.provider, llm.model
     )?;
     let config = &loaded.config;
-    let limits = crate::agent::setup::provider(config, &host.env).and_then(|provider| {
-        let prices = crate::agent::pricing::price_table(&config.llm.prices)?;
-        Ok(crate::agent::limits::discover(
+    let limits = ybs_agent::setup::provider(config, &host.env).and_then(|provider| {
+        let prices = ybs_agent::pricing::price_table(&config.llm.prices)?;
+        Ok(ybs_agent::limits::discover(
             config,
             &loaded.sources,
             provider.as_ref(),
@@ -147,8 +147,7 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         Ok(limits) => out.write_all(limits.describe().as_bytes())?,
         Err(error) => writeln!(out, "# Model limits: unknown ({error})")?,
     }
-    let instructions =
-        crate::agent::prepare::describe_instructions(&loaded.config, &host.locations);
+    let instructions = ybs_agent::prepare::describe_instructions(&loaded.config, &host.locations);
     out.write_all(instructions.as_bytes())?;
     Ok(0)
 }
@@ -167,7 +166,7 @@ fn chat_access(
     }
     let trust = crate::startup::load::run_trust(cli, host);
     let loaded = crate::startup::load::load_trusting(cli, host, &trust, err)?;
-    let around = crate::startup::load::surroundings(host);
+    let around = host.surroundings();
     ask::trust::access(&loaded.config, &around).map(Some)
 }
 
@@ -193,7 +192,7 @@ mod tests {
     use clap::Parser;
 
     use super::*;
-    use crate::config::ConfigLocations;
+    use ybs_agent::config::ConfigLocations;
 
     fn host(root: &std::path::Path) -> Host {
         Host {

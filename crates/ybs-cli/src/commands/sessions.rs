@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 
 use crate::render::inert;
-use crate::session;
-use crate::startup::host::Host;
+use ybs_agent::host::Host;
+use ybs_agent::session;
 
 /// Prints the list; says where it looked when there is none.
 pub fn run(host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {

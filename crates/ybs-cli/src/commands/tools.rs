@@ -3,12 +3,12 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use crate::agent::confirm::{Answer, ConfirmMode, Settle, prompt};
-use crate::agent::setup;
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
-use crate::startup::load::{load, surroundings, warn_mcp};
+use crate::startup::load::{load, warn_mcp};
+use ybs_agent::confirm::{Answer, ConfirmMode, Settle, prompt};
+use ybs_agent::host::Host;
+use ybs_agent::setup;
 
 /// `ybs tools`: name, source and the first line of the description of each enabled tool.
 /// MCP servers are started only with `connect` (`--connect`): listing starts nothing.
@@ -40,7 +40,7 @@ pub fn list(
     } else {
         for (name, _) in (config.mcp.servers.iter()).filter(|(_, server)| server.enabled) {
             rows.push((
-                format!("{}*", crate::mcp::tool_prefix(name)),
+                format!("{}*", ybs_agent::mcp::tool_prefix(name)),
                 "mcp",
                 format!("the tools of MCP server `{name}` (not started; `ybs tools --connect` lists them)"),
             ));
@@ -93,7 +93,7 @@ pub fn call(
         );
     }
     let context =
-        setup::tool_context(config, &surroundings(host)).map_err(|e| Failed(e.to_string()))?;
+        setup::tool_context(config, &host.surroundings()).map_err(|e| Failed(e.to_string()))?;
     let mut policy =
         ybs_tools::ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
     // MCP servers are started only for a tool that is not a built-in or external one.

@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::cli::Cli;
-use crate::config::{Trust, TrustStore};
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
 use crate::startup::load::load_trusting;
+use ybs_agent::config::{Trust, TrustStore};
+use ybs_agent::host::Host;
 
 /// Trusts the project's settings, or with `chat` that chat file's directives.
 pub fn run(
@@ -28,7 +28,7 @@ pub fn run(
         let loaded = load_trusting(cli, host, &Trust::default(), err)?;
         return crate::frontends::ask::trust::trust_chat(
             &loaded.config,
-            &crate::startup::load::surroundings(host),
+            &host.surroundings(),
             &host.locations.cwd.join(chat),
             &mut store,
             out,

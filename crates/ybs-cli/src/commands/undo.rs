@@ -5,11 +5,11 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use crate::render::diff_view::shown_path;
-use crate::session::undo::revert::{UndoError, revert_turn};
-use crate::session::undo::store::{self, StoredTurn};
-use crate::session::undo::view;
+use crate::render::undo_view as view;
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
+use ybs_agent::host::Host;
+use ybs_agent::session::undo::revert::{UndoError, revert_turn};
+use ybs_agent::session::undo::store::{self, StoredTurn};
 
 /// Runs `ybs undo [--yes] [--list]`.
 pub fn run(
@@ -49,7 +49,7 @@ pub fn run(
         out,
         "undoing {} \"{}\" of {}",
         newest.command(),
-        crate::render::inert(&crate::project::git::summary_line(newest.request())),
+        crate::render::inert(&ybs_agent::project::git::summary_line(newest.request())),
         when(newest.ended_ms())
     );
     let mut confirm = |names: &str| {
@@ -104,7 +104,7 @@ fn describe(number: usize, turn: &StoredTurn, cwd: &Path) -> String {
         "{number:>2}  {}  {:4}  \"{}\"  {}",
         when(turn.ended_ms()),
         turn.command(),
-        crate::render::inert(&crate::project::git::summary_line(turn.request())),
+        crate::render::inert(&ybs_agent::project::git::summary_line(turn.request())),
         if files.is_empty() {
             "no files".to_owned()
         } else {
@@ -121,7 +121,7 @@ fn describe(number: usize, turn: &StoredTurn, cwd: &Path) -> String {
 fn when(ms: u64) -> String {
     let secs = ms / 1000;
     let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let (year, month, day) = crate::prompt::env_block::civil_date(days);
+    let (year, month, day) = ybs_agent::prompt::env_block::civil_date(days);
     let time = secs % 86_400;
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",

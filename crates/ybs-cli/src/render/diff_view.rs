@@ -3,23 +3,18 @@
 //! as it is, computed with `similar`; a new file's first lines; a command and where it runs),
 //! the one-line summary per file after a turn, and the whole diff for `/diff`. Colour only
 //! when the renderer has it (not with `NO_COLOR` or off a terminal): plain `+`/`-` otherwise.
-//! Every file name, line and command is made inert ([`inert`]) before it is shown, and the
-//! file is read without following a link, only when it is a regular file of at most
-//! [`MAX_PREVIEW_BYTES`]; otherwise the preview says why it shows no diff.
+//! Every file name, line and command is made inert ([`inert`]) before it is shown. What the
+//! preview holds is computed by the agent ([`ybs_agent::preview`]).
 
 use std::path::Path;
 
-use serde_json::Value;
 use similar::{ChangeTag, TextDiff};
-use ybs_core::ToolCall;
 use ybs_tools::protected::is_configuration;
-use ybs_tools::{Effect, Tool, ToolContext};
 
-use crate::render::inert;
 use crate::render::style::{Painter, Role};
+use ybs_agent::inert::inert;
+pub use ybs_agent::preview::Preview;
 
-/// The largest file whose content a preview reads.
-pub const MAX_PREVIEW_BYTES: u64 = 4 * 1024 * 1024;
 /// The most diff lines shown before a confirmation; the rest are counted.
 pub const FOLD_LINES: usize = 60;
 /// Lines kept at the start of a long hunk before a confirmation.
@@ -47,83 +42,6 @@ fn count_changes<'a>(diff: &'a TextDiff<'a, 'a, 'a, str>) -> (usize, usize) {
             ChangeTag::Delete => (added, removed + 1),
             ChangeTag::Equal => (added, removed),
         })
-}
-
-/// What a call is about to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Preview {
-    /// A file's content changes.
-    File {
-        /// The path as the model sees it.
-        path: String,
-        /// The content now; `None` for a new file.
-        before: Option<String>,
-        /// The content after the call.
-        after: String,
-    },
-    /// A shell command.
-    Shell {
-        /// The command line.
-        command: String,
-        /// Where it runs.
-        cwd: String,
-    },
-    /// A file whose content is not shown.
-    Unshown {
-        /// The path as the model sees it.
-        path: String,
-        /// Why.
-        why: String,
-    },
-}
-
-/// The preview of `call` of `tool`, when its effect can be shown (commands, or the file at
-/// its `path` whose new text the tool can tell); `None` for other tools and for calls the
-/// tool will refuse (an edit whose text is not in the file).
-pub fn preview(call: &ToolCall, tool: &dyn Tool, context: &ToolContext) -> Option<Preview> {
-    let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
-    match tool.declaration().effect {
-        Effect::Commands => Some(Preview::Shell {
-            command: text("command")?.to_owned(),
-            cwd: context.working_dir.display().to_string(),
-        }),
-        Effect::FileAtPath => {
-            let resolved = context.resolve(text("path")?).ok()?;
-            let path = context.display_path(&resolved);
-            let before = match ybs_fsguard::physical::read(&resolved, MAX_PREVIEW_BYTES) {
-                // As the user's editor holds it, when the session has one.
-                Ok(Some(file)) => Some(
-                    (context.editor)
-                        .text_or(&resolved, String::from_utf8_lossy(&file.bytes).into_owned()),
-                ),
-                Ok(None) => None,
-                Err(error) => {
-                    let why = unshown(&error);
-                    return Some(Preview::Unshown { path, why });
-                }
-            };
-            let after = tool.text_after(before.as_deref(), &call.arguments)?;
-            Some(Preview::File {
-                path,
-                before,
-                after,
-            })
-        }
-        _ => None,
-    }
-}
-
-/// Why a file's content is not previewed.
-fn unshown(error: &ybs_fsguard::physical::NoFollowError) -> String {
-    use ybs_fsguard::physical::NoFollowError;
-    match error {
-        NoFollowError::TooLarge { size, limit, .. } => {
-            format!("it has {size} bytes, more than the {limit} a preview reads")
-        }
-        NoFollowError::NotRegular { kind, .. } => format!("it is {kind}, not a regular file"),
-        NoFollowError::Link(_) => "it is reached through a symbolic link now".into(),
-        other => other.to_string(),
-    }
 }
 
 /// The preview as display lines, diffs folded to about `fold` lines ([`folded_diff_lines`]);

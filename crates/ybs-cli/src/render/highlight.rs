@@ -10,7 +10,7 @@ use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::SyntaxSet;
 use syntect::util::as_24_bit_terminal_escaped;
 
-use crate::config::DEFAULT_THEME;
+use ybs_agent::config::DEFAULT_THEME;
 
 static THEME_NAME: OnceLock<String> = OnceLock::new();
 static SYNTAXES: OnceLock<SyntaxSet> = OnceLock::new();

@@ -13,9 +13,9 @@
 
 pub mod diff_view;
 pub mod highlight;
-pub mod inert;
 
 mod inline;
+mod line_ui;
 mod markdown;
 pub mod notify;
 mod numbers;
@@ -24,7 +24,9 @@ mod stream;
 pub mod style;
 mod tool;
 pub mod tool_summary;
+pub mod undo_view;
 
-pub use inert::{inert, inert_lines};
-pub use stream::{Notice, RenderOptions, Renderer};
+pub use line_ui::LineUi;
+pub use stream::{RenderOptions, Renderer};
 pub use style::use_color;
+pub use ybs_agent::inert::{inert, inert_lines};

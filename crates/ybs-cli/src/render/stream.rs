@@ -7,7 +7,8 @@ use super::numbers::{money, thousands};
 use super::style::{Painter, Role};
 use super::tool::call_lines;
 use super::tool_summary::{self, Change, Known, Summary};
-use crate::config::UiConfig;
+use ybs_agent::Notice;
+use ybs_agent::config::UiConfig;
 
 /// The gutter in front of reasoning lines.
 const REASONING_GUTTER: &str = "┊ ";
@@ -38,17 +39,6 @@ impl RenderOptions {
             show_token_usage: ui.show_token_usage,
         }
     }
-}
-
-/// A message from ybs itself, not the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Notice {
-    /// Neutral information (`dry run: not executed`).
-    Info,
-    /// Something the user should know (`the agent repeated a call; stopping`).
-    Warning,
-    /// Something failed.
-    Error,
 }
 
 /// Which stream the partial line belongs to.
@@ -263,7 +253,7 @@ pub fn context_fill(used: u64, window: u64) -> String {
     let percent = (used as f64 * 100.0 / window as f64).round() as u64;
     format!(
         "ctx {percent}% of {}",
-        crate::agent::limits::tokens_short(window)
+        ybs_agent::limits::tokens_short(window)
     )
 }
 

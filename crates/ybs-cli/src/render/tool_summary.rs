@@ -41,7 +41,7 @@ pub fn summarize(name: &str, result: &ToolResult, known: Known<'_>) -> Summary {
             .and_then(Value::as_str)
             .unwrap_or(content);
         // The model's instructions after a "no" are not for the person who said it.
-        let message = if message.starts_with(crate::agent::confirm::DENIED) {
+        let message = if message.starts_with(ybs_agent::confirm::DENIED) {
             "denied; it did not run"
         } else {
             message

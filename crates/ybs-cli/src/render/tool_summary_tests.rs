@@ -185,7 +185,7 @@ fn failures_show_their_error_and_other_tools_their_size() {
         is_error: true,
         ..result(
             &json!({"success": false,
-                "error": crate::agent::confirm::denied_result("run_shell")})
+                "error": ybs_agent::confirm::denied_result("run_shell")})
             .to_string(),
         )
     };

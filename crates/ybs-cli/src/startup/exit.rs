@@ -1,7 +1,7 @@
 //! How a command ends: a failure already worded for the user (exit code 1), and the other
 //! exit codes a turn or a usage error gives.
 
-use crate::agent::Stop;
+use ybs_agent::Stop;
 
 /// A failure already worded for the user; the exit code is 1.
 pub struct Failed(pub String);

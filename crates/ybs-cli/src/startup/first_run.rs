@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use ybs_providers::ProviderKind;
 
-use super::host::Host;
-use crate::config::{LoadedConfig, Source};
+use ybs_agent::host::Host;
+use ybs_agent::config::{LoadedConfig, Source};
 
 /// How long Ollama has to answer before the guide is shown.
 pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);
@@ -180,8 +180,8 @@ pub fn ollama_answers(endpoint: &str, wait: Duration) -> bool {
 /// reasoning effort when set, the sandbox (and network), and the note of a provider picked
 /// from the environment.
 pub fn banner(
-    config: &crate::config::Config,
-    limits: &crate::agent::limits::Limits,
+    config: &ybs_agent::config::Config,
+    limits: &ybs_agent::limits::Limits,
     sandbox: &str,
     note: Option<&str>,
 ) -> String {
@@ -214,7 +214,7 @@ mod tests {
     use std::net::TcpListener;
 
     use super::*;
-    use crate::config::{ConfigLocations, FlagOverrides, load};
+    use ybs_agent::config::{ConfigLocations, FlagOverrides, load};
 
     fn host(env: &[(&str, &str)], dir: &std::path::Path) -> Host {
         Host {
@@ -236,7 +236,7 @@ mod tests {
             &host.locations,
             &host.env,
             flags,
-            &crate::config::Trust::default(),
+            &ybs_agent::config::Trust::default(),
         )
         .unwrap()
     }
@@ -330,8 +330,8 @@ mod tests {
 
     #[test]
     fn the_banner_names_provider_model_window_and_sandbox() {
-        let mut config = crate::config::Config::default();
-        let limits = crate::agent::limits::Limits::default();
+        let mut config = ybs_agent::config::Config::default();
+        let limits = ybs_agent::limits::Limits::default();
         let line = banner(
             &config,
             &limits,
@@ -346,7 +346,7 @@ mod tests {
             line.contains("sandbox on, network ask; using openai from OPENAI_API_KEY)"),
             "{line}"
         );
-        config.safety.network = crate::config::Network::On;
+        config.safety.network = ybs_agent::config::Network::On;
         let line = banner(&config, &limits, "sandbox on", None);
         assert!(line.contains("sandbox on, network on)"), "{line}");
         config.safety.sandbox_enabled = false;

@@ -9,13 +9,14 @@ use ybs_context_budget::SendError;
 use ybs_core::ErrorKind;
 
 use super::exit::Failed;
-use super::host::Host;
-use crate::agent::confirm::ConfirmMode;
-use crate::agent::setup::{self, Surroundings};
-use crate::agent::{Agent, AgentError};
 use crate::cli::Cli;
-use crate::config::{Config, LoadedConfig, Trust, TrustStore};
-use crate::render::{Notice, RenderOptions, Renderer, use_color};
+use crate::render::{RenderOptions, Renderer, use_color};
+use ybs_agent::Notice;
+use ybs_agent::config::{Config, LoadedConfig, Trust, TrustStore};
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
+use ybs_agent::setup;
+use ybs_agent::{Agent, AgentBuilder, AgentError, SetupReport};
 
 /// Loads the configuration, printing its warnings and one per setting that was ignored
 /// because the project is not trusted.
@@ -43,8 +44,9 @@ pub fn load_trusting(
     trust: &Trust,
     err: &mut dyn Write,
 ) -> Result<LoadedConfig, Failed> {
-    let loaded = crate::config::load(&host.locations, &host.env, &cli.options.overrides(), trust)
-        .map_err(|failure| Failed(failure.to_string()))?;
+    let loaded =
+        ybs_agent::config::load(&host.locations, &host.env, &cli.options.overrides(), trust)
+            .map_err(|failure| Failed(failure.to_string()))?;
     for warning in &loaded.warnings {
         let _ = writeln!(
             err,
@@ -62,17 +64,9 @@ pub fn load_trusting(
     Ok(loaded)
 }
 
-/// The project directory, home and variables an agent is built with.
-pub fn surroundings(host: &Host) -> Surroundings {
-    Surroundings {
-        cwd: host.locations.cwd.clone(),
-        home: host.locations.home.clone(),
-        env: host.env.clone(),
-    }
-}
-
-/// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing external tools
-/// that failed to load.
+/// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing what building it
+/// had to say (instruction files cut, external tools or MCP servers that failed to load,
+/// unusable rule files, a shell that cannot be sandboxed).
 pub fn build_agent(
     (config, loaded): (&Config, &LoadedConfig),
     host: &Host,
@@ -80,61 +74,41 @@ pub fn build_agent(
     dry_run: bool,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
-    let (mut agent, report) = setup::agent(
-        (config, &loaded.sources),
-        &surroundings(host),
-        confirm,
-        dry_run,
-    )
-    .map_err(|failure| Failed(failure.to_string()))?;
-    crate::agent::prepare::session(
-        &mut agent,
-        config,
-        &host.locations,
-        host.data_home.as_deref(),
-        command,
-        err,
-    );
-    for error in &report.tools.errors {
-        let _ = writeln!(
-            err,
-            "ybs: warning: {}",
-            crate::render::inert_lines(&error.to_string())
-        );
-    }
-    warn_mcp(&report.mcp, err);
-    // The project's rules are a layer of their own: left out while the project's file has
-    // settings waiting for trust (its allow rules are among them).
-    let project_trusted = !(loaded.files.iter())
-        .filter(|status| status.file.role == crate::config::FileRole::Project)
-        .any(|status| (loaded.untrusted.iter()).any(|file| file.path == status.file.path));
-    let (layers, errors) =
-        crate::agent::permissions::store::load_layers(&loaded.files, project_trusted);
-    for error in errors {
-        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
-    }
-    agent.permissions = crate::agent::permissions::Permissions::new(layers);
-    agent.approval = config.safety.approval;
-    agent.network = config.safety.network;
-    agent.rule_files = crate::agent::permissions::RuleFiles {
-        project: Some(host.locations.cwd.join(".ybs.json")),
-        user: host.locations.user_file(),
-    };
-    // Say now, not at the model's first command, when commands cannot run sandboxed.
-    if agent.registry.is_enabled("run_shell") && !dry_run {
-        let context = &agent.tool_context;
-        if let Err(error) = ybs_tools::shell::probe(&context.shell, &context.sandbox) {
-            let _ = writeln!(
-                err,
-                "ybs: warning: run_shell cannot run commands here: {error}"
-            );
-        }
-    }
+    let (agent, report) = AgentBuilder::new(config, host.surroundings())
+        .sources(&loaded.sources)
+        .rules(loaded, &host.locations)
+        .confirm(confirm)
+        .dry_run(dry_run)
+        .session(&host.locations, host.data_home.clone(), command)
+        .build()
+        .map_err(|failure| Failed(failure.to_string()))?;
+    warn_setup(&report, err);
     Ok(agent)
 }
 
+/// Prints what building an agent had to say, each as a warning.
+pub fn warn_setup(report: &SetupReport, err: &mut dyn Write) {
+    let inert = |text: &str| crate::render::inert_lines(text).into_owned();
+    for warning in &report.instructions {
+        let _ = writeln!(err, "ybs: warning: {}", inert(warning));
+    }
+    for error in &report.tools.errors {
+        let _ = writeln!(err, "ybs: warning: {}", inert(&error.to_string()));
+    }
+    warn_mcp(&report.mcp, err);
+    for error in &report.rules {
+        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
+    }
+    if let Some(error) = &report.shell {
+        let _ = writeln!(
+            err,
+            "ybs: warning: run_shell cannot run commands here: {error}"
+        );
+    }
+}
+
 /// Says which MCP servers could not be used, and that ybs goes on without them.
-pub fn warn_mcp(failures: &[crate::mcp::McpFailure], err: &mut dyn Write) {
+pub fn warn_mcp(failures: &[ybs_agent::mcp::McpFailure], err: &mut dyn Write) {
     for failure in failures {
         let _ = writeln!(err, "ybs: warning: {failure}; going on without its tools");
     }

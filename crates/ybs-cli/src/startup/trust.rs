@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, Write};
 
-use crate::config::UntrustedFile;
+use ybs_agent::config::UntrustedFile;
 
 /// How to trust what was ignored, for the warnings.
 pub const HOW_TO_TRUST: &str =

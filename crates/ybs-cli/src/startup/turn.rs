@@ -6,14 +6,15 @@ use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use super::exit::Failed;
-use super::host::Host;
-use crate::agent::{Agent, TurnReport};
 use crate::cli::Cli;
-use crate::config::Config;
-use crate::project::git::{CommitOutcome, Git, summary_line};
 use crate::render::use_color;
-use crate::session;
-use crate::session::undo::revert::session_changed_elsewhere;
+use ybs_agent::after_turn::AfterTurn;
+use ybs_agent::config::Config;
+use ybs_agent::host::Host;
+use ybs_agent::project::git::Baseline;
+use ybs_agent::session;
+use ybs_agent::session::undo::TurnRecord;
+use ybs_agent::{Agent, TurnReport};
 
 /// After a turn: say what it changed, save the session and auto-commit.
 pub fn after_turn(
@@ -22,96 +23,53 @@ pub fn after_turn(
     request: &str,
     config: &Config,
     session_file: Option<&Path>,
-    baseline: Option<&crate::project::git::Baseline>,
+    baseline: Option<&Baseline>,
     log: &mut dyn Write,
 ) {
-    if let Some(turn) = agent.journal.last() {
-        let painter = crate::render::style::Painter {
-            color: use_color(config.ui.color, io::stderr().is_terminal()),
-        };
-        for line in
-            crate::session::undo::view::summary(turn, &agent.tool_context.working_dir, painter)
-        {
-            let _ = writeln!(log, "{line}");
-        }
+    for line in changes(agent, config) {
+        let _ = writeln!(log, "{line}");
     }
-    if let Some(path) = session_file {
-        // What the session was before this save is what undoing the turn puts back.
-        let before = crate::session::undo::FileRecord::now(path);
-        if !agent
-            .journal
-            .session_is_ours(path, before.before.as_deref())
-        {
-            let warning = session_changed_elsewhere(&agent.journal, path);
-            let _ = writeln!(
+    let notes =
+        ybs_agent::after_turn::after_turn(agent, report, request, config, session_file, baseline);
+    for note in notes {
+        let _ = match note {
+            AfterTurn::Warning(warning) => writeln!(
                 log,
                 "ybs: warning: {}",
-                crate::render::inert_lines(&warning.to_string())
-            );
-        }
-        match session::save(path, &agent.conversation) {
-            Ok(()) => agent.journal.saved_session(before),
-            Err(error) => {
-                let _ = writeln!(
-                    log,
-                    "ybs: warning: {}",
-                    crate::render::inert_lines(&error.to_string())
-                );
+                crate::render::inert_lines(&warning)
+            ),
+            AfterTurn::Committed { id, files } => {
+                let short: String = id.chars().take(8).collect();
+                writeln!(log, "ybs: committed {files} file(s) as {short}")
             }
-        }
-        if let Some(error) = agent.journal.disk_error.take() {
-            let _ = writeln!(
-                log,
-                "ybs: warning: {}",
-                crate::render::inert_lines(&error.to_string())
-            );
-        }
-    }
-    let Some(baseline) = baseline else { return };
-    if report.changed.is_empty() {
-        return;
-    }
-    let prefix = &config.git.commit_message_prefix;
-    match Git::default().commit_turn(baseline, &report.changed, prefix, &summary_line(request)) {
-        Ok(CommitOutcome::Committed { id, files }) => {
-            let short: String = id.chars().take(8).collect();
-            let _ = writeln!(log, "ybs: committed {} file(s) as {short}", files.len());
-            agent.journal.set_commit(id, baseline.root.clone());
-            if let Some(error) = agent.journal.disk_error.take() {
-                let _ = writeln!(
-                    log,
-                    "ybs: warning: {}",
-                    crate::render::inert_lines(&error.to_string())
-                );
-            }
-        }
-        Ok(CommitOutcome::Skipped(crate::project::git::Skip::StagedBefore)) => {
-            let _ = writeln!(
+            AfterTurn::StagedBefore => writeln!(
                 log,
                 "ybs: not committed: the index had staged changes before the turn"
-            );
-        }
-        Ok(CommitOutcome::Skipped(crate::project::git::Skip::NothingChanged)) => {}
-        Err(error) => {
-            let _ = writeln!(
-                log,
-                "ybs: warning: {}",
-                crate::render::inert_lines(&error.to_string())
-            );
-        }
+            ),
+        };
     }
 }
 
+/// `+12 -3 src/main.rs`, one line per file the last turn of `agent` changed.
+fn changes(agent: &Agent, config: &Config) -> Vec<String> {
+    let Some(turn) = agent.journal.last() else {
+        return Vec::new();
+    };
+    turn_changes(turn, &agent.tool_context.working_dir, config)
+}
+
+/// `+12 -3 src/main.rs`, one line per file `turn` changed, paths relative to `base`,
+/// coloured when stderr is a terminal that takes colour.
+pub fn turn_changes(turn: &TurnRecord, base: &Path, config: &Config) -> Vec<String> {
+    let painter = crate::render::style::Painter {
+        color: use_color(config.ui.color, io::stderr().is_terminal()),
+    };
+    crate::render::undo_view::summary(turn, base, painter)
+}
+
 /// The work tree state before a turn, when `git.auto_commit` is on.
-pub fn git_baseline(
-    config: &Config,
-    cwd: &Path,
-    log: &mut dyn Write,
-) -> Option<crate::project::git::Baseline> {
-    if !config.git.auto_commit {
-        return None;
-    }
-    match Git::default().baseline(cwd) {
+pub fn git_baseline(config: &Config, cwd: &Path, log: &mut dyn Write) -> Option<Baseline> {
+    match ybs_agent::after_turn::git_baseline(config, cwd) {
         Ok(baseline) => baseline,
         Err(error) => {
             let _ = writeln!(
@@ -122,16 +80,6 @@ pub fn git_baseline(
             None
         }
     }
-}
-
-/// The session file to write: the resumed one, or a new one for this directory.
-pub fn session_file(host: &Host, resume: Option<&Path>) -> Option<PathBuf> {
-    if let Some(path) = resume {
-        return Some(path.to_owned());
-    }
-    let data = host.data_home.as_ref()?;
-    let dir = session::sessions_dir(data, &host.locations.cwd);
-    Some(session::new_session_path(&dir))
 }
 
 /// Which session `--resume [FILE]` (or `--continue`) names, loaded into `agent`.

@@ -34,8 +34,8 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::headless;
-use crate::startup::host::Host;
 use sessions::{Sessions, invalid};
+use ybs_agent::host::Host;
 
 /// Serves ACP on stdin/stdout until the client closes stdin.
 pub fn run(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<u8, Failed> {

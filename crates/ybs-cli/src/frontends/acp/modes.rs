@@ -4,7 +4,7 @@
 
 use agent_client_protocol::v1::schema::{SessionMode, SessionModeState};
 
-use crate::config::Approval;
+use ybs_agent::config::Approval;
 
 /// A session's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -62,7 +62,7 @@ pub fn of_todos(todos: &[ybs_tools::builtins::Todo]) -> SessionUpdate {
 /// `message` with the approved `plan` handed back before it.
 pub fn carry_out(plan: &str, message: Message) -> Message {
     let mut parts = vec![Part::Text {
-        content: crate::agent::plan::approved(plan),
+        content: ybs_agent::plan::approved(plan),
     }];
     parts.extend(message.parts);
     Message::new(message.role, parts)

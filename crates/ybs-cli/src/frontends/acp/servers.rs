@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use agent_client_protocol::v1::schema::McpServer;
 
-use crate::mcp::{McpServerSpec, McpTransport};
+use ybs_agent::mcp::{McpServerSpec, McpTransport};
 
 /// How long a server may take to start and list its tools.
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);

@@ -20,11 +20,11 @@ use ybs_core::Message;
 use super::modes::Mode;
 use super::ui::AcpUi;
 use super::{content, fs, modes, plan, servers};
-use crate::agent::Stop;
-use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
 use crate::startup::headless::{self, Headless, OpenOptions, Worker};
-use crate::startup::host::Host;
+use ybs_agent::Stop;
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
 
 /// A session being served.
 struct Live {
@@ -98,9 +98,12 @@ impl Sessions {
         resume: Option<&str>,
         mcp: &[McpServer],
     ) -> Result<(Opened, Vec<Message>), Error> {
-        let host = headless::host_at(&self.host, cwd).map_err(invalid)?;
+        let host =
+            headless::host_at(&self.host, cwd).map_err(|error| invalid(error.to_string()))?;
         let resume = match resume {
-            Some(id) => Some(headless::saved_session(&host, id).map_err(invalid)?),
+            Some(id) => Some(
+                headless::saved_session(&host, id).map_err(|error| invalid(error.to_string()))?,
+            ),
             None => None,
         };
         let (mcp, skipped) = servers::specs(mcp, &host.locations.cwd);
@@ -123,16 +126,16 @@ impl Sessions {
         };
         let (conversation_tx, conversation_rx) = futures::channel::oneshot::channel();
         let (worker, id) = Worker::start(move || {
-            let mut session = Headless::open(options, &mut headless::log())?;
+            let mut session = headless::open(options, &mut headless::log())?;
             session.agent.plan_mode = plan_mode;
             let mode = modes::current(session.agent.approval, plan_mode);
             let _ = conversation_tx.send((session.agent.conversation.clone(), mode));
-            Ok(session)
+            Ok::<_, String>(session)
         })
         .await
-        .map_err(internal)?;
+        .map_err(|error| internal(error.to_string()))?;
         let (conversation, mode) = (conversation_rx.await)
-            .unwrap_or_else(|_| (Vec::new(), Mode::Act(crate::config::Approval::Ask)));
+            .unwrap_or_else(|_| (Vec::new(), Mode::Act(ybs_agent::config::Approval::Ask)));
         let id = match id {
             Some(id) => id,
             None => {
@@ -202,7 +205,8 @@ impl Sessions {
                 if !steps.is_empty() {
                     ui.update(plan::update(&steps, PlanEntryStatus::InProgress));
                 }
-                let result = session.turn(message, &mut ui, &token, &mut headless::log());
+                let result =
+                    headless::turn(session, message, &mut ui, &token, &mut headless::log());
                 match result {
                     Ok(report) => {
                         if report.stop == Stop::Finished {
@@ -228,7 +232,7 @@ impl Sessions {
                     }
                 }
             }))
-            .map_err(internal)
+            .map_err(|error| internal(error.to_string()))
     }
 
     /// Cancels the running turn of session `id`, if any.
@@ -259,7 +263,7 @@ impl Sessions {
                     session.agent.approval = approval;
                 }
             }))
-            .map_err(internal)
+            .map_err(|error| internal(error.to_string()))
     }
 }
 

@@ -15,11 +15,11 @@ use agent_client_protocol::v1::schema::{
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
 use super::calls;
-use crate::agent::Ui;
-use crate::agent::confirm::Answer;
-use crate::agent::permissions::{self, Layer, Rule};
-use crate::render::Notice;
 use crate::render::diff_view::Preview;
+use ybs_agent::Notice;
+use ybs_agent::Ui;
+use ybs_agent::confirm::Answer;
+use ybs_agent::permissions::{self, Layer, Rule};
 
 /// The permission choices ybs offers, as option ids: run the call once.
 pub const ALLOW_ONCE: &str = "allow_once";

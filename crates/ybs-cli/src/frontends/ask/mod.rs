@@ -17,12 +17,13 @@ use ybs_context_budget::SendError;
 use ybs_core::{ErrorKind, Role};
 use ybs_providers::ProviderKind;
 
-use crate::agent::confirm::ConfirmMode;
-use crate::agent::{AgentError, LineUi, ResponseChain, Stop};
 use crate::cli::Cli;
+use crate::render::LineUi;
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
 use crate::startup::load;
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
+use ybs_agent::{AgentError, ResponseChain, Stop};
 
 /// The largest chat file read.
 const MAX_CHAT_BYTES: u64 = 256 * 1024 * 1024;
@@ -65,7 +66,7 @@ pub fn run(
     let cwd = &host.locations.cwd;
     let path = cwd.join(chat);
     // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
-    let chat_before = crate::session::undo::FileRecord::now(&path);
+    let chat_before = ybs_agent::session::undo::FileRecord::now(&path);
     let old = match read_chat(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == io::ErrorKind::NotFound && question.is_some() => {
@@ -81,7 +82,7 @@ pub fn run(
     } else {
         appended_text(&path, &old, &asked).map_err(|e| Failed(e.to_string()))?
     };
-    let around = load::surroundings(host);
+    let around = host.surroundings();
     let mut expansion = Expander::new(cwd)
         .with_access(trust::access(&config, &around)?)
         .expand_text(&text, &path)
@@ -191,7 +192,7 @@ pub fn run(
     agent.conversation = expansion
         .to_core_messages()
         .map_err(|e| Failed(e.to_string()))?;
-    crate::agent::prepare::chat(&mut agent);
+    ybs_agent::prepare::chat(&mut agent);
     if let Some((id, _)) = continued {
         agent.settings.extras.chain = Some(ResponseChain { id, held: 0 });
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use ybs_chatfile::{Options, parse};
 
-use crate::agent::AgentSettings;
+use ybs_agent::AgentSettings;
 
 /// Options `ask` reads elsewhere (the model, provider, endpoint and reply format).
 const HANDLED_ELSEWHERE: [&str; 4] = ["model", "backend", "endpoint", "format"];
@@ -160,20 +160,18 @@ mod tests {
     use ybs_chatfile::Expander;
 
     use super::*;
-    use crate::config::Config;
+    use ybs_agent::config::Config;
 
     fn settings() -> AgentSettings {
-        let (agent, _) = crate::agent::setup::agent(
-            (&Config::default(), &crate::config::Sources::default()),
-            &crate::agent::setup::Surroundings {
-                cwd: std::env::temp_dir(),
-                home: Some(std::env::temp_dir()),
-                env: BTreeMap::new(),
-            },
-            crate::agent::confirm::ConfirmMode::Deny,
-            false,
-        )
-        .unwrap();
+        let config = Config::default();
+        let around = ybs_agent::setup::Surroundings {
+            cwd: std::env::temp_dir(),
+            home: Some(std::env::temp_dir()),
+            env: BTreeMap::new(),
+        };
+        let (agent, _) = ybs_agent::AgentBuilder::new(&config, around)
+            .build()
+            .unwrap();
         agent.settings
     }
 

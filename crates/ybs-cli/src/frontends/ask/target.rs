@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use ybs_providers::ProviderKind;
 
-use crate::config::{Config, Source, Sources};
+use ybs_agent::config::{Config, Source, Sources};
 
 /// Whether the command line set `key`.
 fn from_flag(sources: &Sources, key: &str) -> bool {
@@ -113,7 +113,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::config::NamedEndpoint;
+    use ybs_agent::config::NamedEndpoint;
 
     fn options(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

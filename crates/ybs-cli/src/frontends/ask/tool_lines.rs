@@ -10,11 +10,11 @@ use ybs_chatfile::{ExpandedMessage, Expansion, ToolRequest, ToolRequestKind};
 use ybs_core::ToolCall;
 use ybs_tools::Confirmation;
 
-use crate::agent::Agent;
-use crate::agent::confirm::Settle;
-use crate::agent::setup;
-use crate::config::Config;
-use crate::mcp::{self, McpFailure};
+use ybs_agent::Agent;
+use ybs_agent::config::Config;
+use ybs_agent::confirm::Settle;
+use ybs_agent::mcp::{self, McpFailure};
+use ybs_agent::setup;
 
 /// Drops the configured MCP servers none of whose tools the chat names in a `tool:` line, so
 /// `ask` does not start servers only to hide their tools.

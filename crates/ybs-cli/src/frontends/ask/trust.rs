@@ -11,9 +11,9 @@ use std::path::Path;
 
 use ybs_chatfile::{Access, Expansion, ToolRequestKind};
 
-use crate::agent::setup::{self, Surroundings};
-use crate::config::{Config, Risk, Trust, TrustStore, digest};
 use crate::startup::exit::Failed;
+use ybs_agent::config::{Config, Risk, Trust, TrustStore, digest};
+use ybs_agent::setup::{self, Surroundings};
 
 /// One directive that needs trust.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,7 +106,7 @@ pub fn access(config: &Config, around: &Surroundings) -> Result<Access, Failed> 
     let sandbox = setup::tool_context(config, around)
         .map_err(|error| Failed(error.to_string()))?
         .sandbox;
-    Ok(crate::session::access(sandbox))
+    Ok(ybs_agent::session::access(sandbox))
 }
 
 /// `ybs trust CHAT`: prints the chat file's directives that need trust and remembers them.

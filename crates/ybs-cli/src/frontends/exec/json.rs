@@ -11,13 +11,14 @@ use ybs_context_budget::SendError;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
 use super::{ExecArgs, LastMessage, read_task};
-use crate::agent::confirm::{Answer, ConfirmMode};
-use crate::agent::{AgentError, Stop, TurnReport, Ui};
 use crate::cli::Cli;
-use crate::render::{Notice, RenderOptions, Renderer};
+use crate::render::{RenderOptions, Renderer};
 use crate::startup::exit::{Failed, USAGE_ERROR, exit_code};
-use crate::startup::host::Host;
 use crate::startup::{images, load, turn};
+use ybs_agent::Notice;
+use ybs_agent::confirm::{Answer, ConfirmMode};
+use ybs_agent::host::Host;
+use ybs_agent::{AgentError, Stop, TurnReport, Ui};
 
 /// One event as its JSON line (without the newline), `type` first so a reader sees it first.
 pub fn event(kind: &str, fields: Value) -> String {
@@ -235,7 +236,7 @@ pub fn run(
         Ok(resumed) => resumed,
         Err(Failed(message)) => return fail(out, err, "session", &message, 1),
     };
-    let session_file = turn::session_file(host, resumed.as_deref());
+    let session_file = host.session_file(resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);
     let runtime = match load::runtime() {
         Ok(runtime) => runtime,

@@ -7,12 +7,12 @@ pub mod json;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;
 
-use crate::agent::LineUi;
-use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
+use crate::render::LineUi;
 use crate::startup::exit::{Failed, USAGE_ERROR, exit_code};
-use crate::startup::host::Host;
 use crate::startup::{first_run, images, load, turn};
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
 
 /// What `exec` was given besides the global options.
 pub struct ExecArgs<'a> {
@@ -149,7 +149,7 @@ pub fn run(
             turn::resumed_line(path, &agent.conversation)
         );
     }
-    let session_file = turn::session_file(host, resumed.as_deref());
+    let session_file = host.session_file(resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);
     let terminal = io::stdout().is_terminal();
     let mut no_input = io::empty();

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
-use crate::startup::host::Host;
+use ybs_agent::host::Host;
 
 /// How `--http` serves.
 #[derive(Debug, Clone, PartialEq, Eq)]

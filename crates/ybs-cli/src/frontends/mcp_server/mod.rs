@@ -27,13 +27,13 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use ybs_core::Message;
 
-use crate::agent::TurnReport;
-use crate::agent::confirm::ConfirmMode;
 use crate::cli::Cli;
-use crate::config::Approval;
 use crate::startup::exit::Failed;
 use crate::startup::headless::{self, Headless, OpenOptions, Worker};
-use crate::startup::host::Host;
+use ybs_agent::TurnReport;
+use ybs_agent::config::Approval;
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
 
 pub use http::Http;
 
@@ -100,9 +100,11 @@ impl YbsServer {
         resume: Option<&str>,
     ) -> Result<(Worker, String), String> {
         let cwd = cwd.unwrap_or(&self.host.locations.cwd);
-        let host = headless::host_at(&self.host, cwd)?;
+        let host = headless::host_at(&self.host, cwd).map_err(|error| error.to_string())?;
         let resume = match resume {
-            Some(id) => Some(headless::saved_session(&host, id)?),
+            Some(id) => {
+                Some(headless::saved_session(&host, id).map_err(|error| error.to_string())?)
+            }
             None => None,
         };
         let options = OpenOptions {
@@ -113,8 +115,9 @@ impl YbsServer {
             mcp: Vec::new(),
             command: "mcp-server",
         };
-        let (worker, id) =
-            Worker::start(move || Headless::open(options, &mut headless::log())).await?;
+        let (worker, id) = Worker::start(move || headless::open(options, &mut headless::log()))
+            .await
+            .map_err(|error| error.to_string())?;
         let id = id.ok_or(
             "ybs keeps sessions under $XDG_DATA_HOME or ~/.local/share; neither is available",
         )?;
@@ -135,14 +138,17 @@ impl YbsServer {
         let refused = Arc::new(Mutex::new(Vec::new()));
         let (progress, forwarder) = progress::Progress::start(context, Arc::clone(&refused));
         let cancel: CancellationToken = context.ct.clone();
-        worker.send(Box::new(move |session: &mut Headless| {
-            session.agent.approval = approval.unwrap_or(session.config.safety.approval);
-            let mut ui = progress;
-            let mut log = headless::log();
-            let result = session.turn(Message::user(&prompt), &mut ui, &cancel, &mut log);
-            let cwd = session.cwd().to_owned();
-            let _ = done.send(result.map(|report| (report, cwd)));
-        }))?;
+        worker
+            .send(Box::new(move |session: &mut Headless| {
+                session.agent.approval = approval.unwrap_or(session.config.safety.approval);
+                let mut ui = progress;
+                let mut log = headless::log();
+                let result =
+                    headless::turn(session, Message::user(&prompt), &mut ui, &cancel, &mut log);
+                let cwd = session.cwd().to_owned();
+                let _ = done.send(result.map(|report| (report, cwd)));
+            }))
+            .map_err(|error| error.to_string())?;
         let finished = finished.await;
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
@@ -242,10 +248,10 @@ fn result_of(outcome: &Outcome) -> CallToolResult {
         })
         .collect();
     let stop = match report.stop {
-        crate::agent::Stop::Finished => "finished",
-        crate::agent::Stop::MaxIterations => "max_iterations",
-        crate::agent::Stop::Stuck => "stuck",
-        crate::agent::Stop::Cancelled => "cancelled",
+        ybs_agent::Stop::Finished => "finished",
+        ybs_agent::Stop::MaxIterations => "max_iterations",
+        ybs_agent::Stop::Stuck => "stuck",
+        ybs_agent::Stop::Cancelled => "cancelled",
     };
     let structured = json!({
         "reply": report.reply,

@@ -12,9 +12,9 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use crate::agent::Ui;
-use crate::agent::confirm::Answer;
-use crate::render::Notice;
+use ybs_agent::Notice;
+use ybs_agent::Ui;
+use ybs_agent::confirm::Answer;
 
 /// Sends one progress message per event worth telling, in order, from the session's thread.
 pub struct Progress {

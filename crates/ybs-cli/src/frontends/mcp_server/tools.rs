@@ -9,7 +9,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::config::Approval;
+use ybs_agent::config::Approval;
 
 /// The tool that starts a session.
 pub const RUN_TASK: &str = "run_task";

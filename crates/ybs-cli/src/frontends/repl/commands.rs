@@ -8,12 +8,13 @@ use ybs_providers::ProviderKind;
 
 use super::slash::{ProviderAction, SlashCommand, help_text};
 use super::{last, sessions, switch, undo};
-use crate::agent::{Agent, LineUi};
-use crate::config::{Config, LoadedConfig};
-use crate::render::Notice;
-use crate::session;
-use crate::startup::host::Host;
-use crate::startup::{load, turn};
+use crate::render::LineUi;
+use crate::startup::load;
+use ybs_agent::Agent;
+use ybs_agent::Notice;
+use ybs_agent::config::{Config, LoadedConfig};
+use ybs_agent::host::Host;
+use ybs_agent::session;
 
 /// What a command may need besides the agent and the configuration.
 pub(super) struct Context<'a> {
@@ -36,24 +37,24 @@ pub(super) fn slash(
     match command {
         SlashCommand::Help => info(out, &help_text()),
         SlashCommand::Config => {
-            let shown = crate::config::with_session_changes(context.loaded, config);
-            info(out, crate::config::show(&shown).trim_end());
+            let shown = ybs_agent::config::with_session_changes(context.loaded, config);
+            info(out, ybs_agent::config::show(&shown).trim_end());
             if let Some(prompt) = &agent.prompt {
                 info(
                     out,
-                    crate::prompt::instructions::describe(&prompt.instructions).trim_end(),
+                    ybs_agent::prompt::instructions::describe(&prompt.instructions).trim_end(),
                 );
             }
         }
         SlashCommand::Tools => {
             for spec in agent.registry.specs() {
-                let source = crate::agent::setup::tool_source(&agent.registry, &spec.name);
+                let source = ybs_agent::setup::tool_source(&agent.registry, &spec.name);
                 info(out, &format!("{}  ({source})", spec.name));
             }
         }
         SlashCommand::Clear => {
             agent.clear();
-            *session_file = turn::session_file(context.host, None);
+            *session_file = context.host.session_file(None);
             info(out, "conversation cleared");
         }
         SlashCommand::Usage => {
@@ -125,7 +126,7 @@ pub(super) fn slash(
         SlashCommand::Approval(None) => {
             info(out, &format!("approval: {}", agent.approval.name()));
         }
-        SlashCommand::Approval(Some(mode)) => match crate::config::Approval::parse(&mode) {
+        SlashCommand::Approval(Some(mode)) => match ybs_agent::config::Approval::parse(&mode) {
             Some(approval) => {
                 agent.approval = approval;
                 config.safety.approval = approval;
@@ -160,15 +161,13 @@ pub(super) fn slash(
             {
                 Some((layer, kind, rule)) => {
                     let file = match layer {
-                        crate::agent::permissions::Layer::Project => {
-                            agent.rule_files.project.clone()
-                        }
-                        crate::agent::permissions::Layer::User => agent.rule_files.user.clone(),
-                        crate::agent::permissions::Layer::Session => None,
+                        ybs_agent::permissions::Layer::Project => agent.rule_files.project.clone(),
+                        ybs_agent::permissions::Layer::User => agent.rule_files.user.clone(),
+                        ybs_agent::permissions::Layer::Session => None,
                     };
                     if let Some(path) = file {
                         let removed =
-                            crate::agent::permissions::store::remove_rule(&path, kind, &rule);
+                            ybs_agent::permissions::store::remove_rule(&path, kind, &rule);
                         if let Err(error) = removed {
                             load::notice(config, Notice::Warning, &error, out);
                         }
@@ -238,7 +237,7 @@ pub(super) fn slash(
                 "{} {} at {} ({})",
                 config.llm.provider,
                 config.llm.model,
-                crate::agent::setup::endpoint(config),
+                ybs_agent::setup::endpoint(config),
                 agent.limits.short()
             ),
         ),

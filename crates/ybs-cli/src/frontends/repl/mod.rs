@@ -28,16 +28,17 @@ use rustyline::error::ReadlineError;
 use tokio::signal::unix::{SignalKind, signal};
 use ybs_tools::shell::status::SandboxStatus;
 
-use crate::agent::confirm::ConfirmMode;
-use crate::agent::{Agent, LineUi};
 use crate::cli::Cli;
-use crate::config::Config;
-use crate::render::Notice;
+use crate::render::LineUi;
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
 use crate::startup::{images, load, turn};
 use commands::{Context, slash};
 use slash::{Input, SlashCommand, parse_input};
+use ybs_agent::Agent;
+use ybs_agent::Notice;
+use ybs_agent::config::Config;
+use ybs_agent::confirm::ConfirmMode;
+use ybs_agent::host::Host;
 
 /// What `/init` sends: have the model write the project's AGENTS.md.
 const INIT: &str = include_str!("init.md");
@@ -58,7 +59,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         err,
     )?;
     let resumed = turn::resume(cli, host, &mut agent)?;
-    let mut session_file = turn::session_file(host, resumed.as_deref());
+    let mut session_file = host.session_file(resumed.as_deref());
     let (mut editor, edit_slot) = crate::frontends::repl::line_editor::new(&host.locations.cwd)
         .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     let prompts = crate::frontends::repl::prompt_files::load(
@@ -224,13 +225,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                             err,
                         );
                         let proposed = agent.plan_mode
-                            && report.stop == crate::agent::Stop::Finished
+                            && report.stop == ybs_agent::Stop::Finished
                             && !report.reply.trim().is_empty();
                         if proposed && let Some(plan) = review_plan(&mut editor, &report.reply, out)
                         {
                             agent.plan_mode = false;
                             let _ = writeln!(out, "plan mode off: carrying out the plan");
-                            pending = Some(crate::agent::plan::approved(&plan));
+                            pending = Some(ybs_agent::plan::approved(&plan));
                         }
                     }
                     Err(error) => {

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::ConfigLocations;
 use crate::frontends::repl::slash::COMMANDS;
+use ybs_agent::config::ConfigLocations;
 
 /// Commands the REPL handles itself besides the slash commands of [`COMMANDS`].
 pub const REPL_COMMANDS: [&str; 2] = ["edit", "image"];

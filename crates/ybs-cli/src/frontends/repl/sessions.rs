@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::agent::Agent;
 use crate::render::inert;
-use crate::session;
-use crate::startup::host::Host;
+use ybs_agent::Agent;
+use ybs_agent::host::Host;
+use ybs_agent::session;
 
 /// Where the REPL keeps its conversation.
 pub struct Current<'a> {

@@ -9,10 +9,10 @@ use std::io::Write;
 use serde_json::{Value, json};
 use ybs_core::{Message, ToolCall};
 
-use crate::agent::Agent;
 use crate::render::tool_summary::{self, Known};
 use crate::render::{inert, style::Painter};
 use crate::startup::load;
+use ybs_agent::Agent;
 
 /// The most characters of output put in the conversation (the head and the tail are kept).
 const CONVERSATION_CHARS: usize = 30_000;

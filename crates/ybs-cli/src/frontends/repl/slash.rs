@@ -326,7 +326,7 @@ pub fn help_text() -> String {
         "Start it with ! to run a shell command in the sandbox (!cargo test): its output is \
          shown and added to the conversation.\n",
     );
-    text.push_str(&crate::agent::tool_help::tools_help());
+    text.push_str(&ybs_agent::tool_help::tools_help());
     text
 }
 

@@ -4,11 +4,11 @@
 
 use std::io::Write;
 
-use crate::agent::Agent;
-use crate::config::{Config, LoadedConfig};
-use crate::render::Notice;
-use crate::startup::host::Host;
 use crate::startup::load;
+use ybs_agent::Agent;
+use ybs_agent::Notice;
+use ybs_agent::config::{Config, LoadedConfig};
+use ybs_agent::host::Host;
 
 /// Switches provider and/or model, keeping the conversation (spec 7.5). A provider gets its
 /// default endpoint and its environment variable's key, except the one ybs started with,
@@ -29,10 +29,10 @@ pub(super) fn switch(
     if let Some(model) = model {
         next.llm.model = model;
     }
-    match crate::agent::setup::provider(&next, &host.env) {
+    match ybs_agent::setup::provider(&next, &host.env) {
         Ok(provider) => {
             // The new model's own window and output limit (the configured ones still win).
-            let limits = crate::agent::limits::discover_on(
+            let limits = ybs_agent::limits::discover_on(
                 runtime,
                 &next,
                 &loaded.sources,
@@ -41,7 +41,7 @@ pub(super) fn switch(
             );
             // Ollama is told the window it loads the model with.
             let provider = if provider.kind().capabilities().window_set_per_request {
-                crate::agent::setup::provider_with_window(
+                ybs_agent::setup::provider_with_window(
                     &next,
                     &host.env,
                     Some(limits.window.tokens),

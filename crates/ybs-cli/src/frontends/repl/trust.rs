@@ -6,11 +6,11 @@
 use std::io::{self, IsTerminal, Write};
 
 use crate::cli::Cli;
-use crate::config::{LoadedConfig, Trust, TrustStore};
 use crate::startup::exit::Failed;
-use crate::startup::host::Host;
 use crate::startup::load::{load_trusting, run_trust};
 use crate::startup::trust::{TrustAnswer, ask, warnings};
+use ybs_agent::config::{LoadedConfig, Trust, TrustStore};
+use ybs_agent::host::Host;
 
 /// Loads the configuration, asking on a terminal about the settings that wait for trust.
 pub fn load_asking(

@@ -5,11 +5,11 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use super::slash::SlashCommand;
-use crate::agent::Agent;
-use crate::config::Config;
 use crate::render::style::{Painter, Role};
-use crate::session::undo::revert::{UndoError, session_changed_elsewhere, undo_last};
-use crate::session::undo::view;
+use crate::render::undo_view as view;
+use ybs_agent::Agent;
+use ybs_agent::config::Config;
+use ybs_agent::session::undo::revert::{UndoError, session_changed_elsewhere, undo_last};
 
 /// Runs `/undo` or `/diff`, the session being saved in `session_file`; the question before
 /// undoing over the user's changes is read from stdin.
@@ -110,7 +110,7 @@ fn resave(agent: &mut Agent, path: &Path, started: bool) -> (Option<String>, Res
             _ => Ok(()),
         }
     } else {
-        crate::session::save(path, &agent.conversation).map_err(|error| error.to_string())
+        ybs_agent::session::save(path, &agent.conversation).map_err(|error| error.to_string())
     };
     agent.journal.wrote_session(path);
     (warning, result)

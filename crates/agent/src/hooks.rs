@@ -1,0 +1,244 @@
+//! The hooks of the configuration (`hooks`) at work: before a tool call (a failing hook
+//! refuses it, and its output is the reason the model gets), after one (formatters), and
+//! the checks after a turn that changed files (`lint`, then `test`), whose failure goes back
+//! to the model for a bounded number of rounds. Every hook runs with `sh -c` in the shell
+//! sandbox of `run_shell`, in the project directory.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+use ybs_core::ToolCall;
+use ybs_tools::shell;
+use ybs_tools::tool::CancelFlag;
+
+use super::tools::CancelWatch;
+use super::{Agent, Ui};
+use crate::Notice;
+use crate::config::{HooksConfig, ToolHook};
+
+/// The most characters of a hook's output passed on.
+const OUTPUT_CHARS: usize = 4_000;
+
+/// How a hook ended.
+struct Ran {
+    /// Exit code 0.
+    passed: bool,
+    /// Stopped by the user (Ctrl-C): the hook's process group was killed.
+    cancelled: bool,
+    /// The code, as a shell reports it.
+    code: i32,
+    /// stdout and stderr, cut to their last [`OUTPUT_CHARS`].
+    output: String,
+}
+
+impl Agent {
+    /// Runs the `before_tool` hooks of `call`: the reason the call is refused, if one fails
+    /// or the user stops it.
+    pub(super) fn before_tool_hooks(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        for command in commands_for(&self.hooks.before_tool, &call.name) {
+            let ran = self.run_hook(&command, Some(call), cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the before_tool hook `{command}` was stopped; {} did not run",
+                        call.name
+                    ),
+                );
+                return Some(format!(
+                    "The user stopped the before_tool hook `{command}`; the call did not run."
+                ));
+            }
+            if !ran.passed {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("{} refused by the before_tool hook `{command}`", call.name),
+                );
+                let why = if ran.output.is_empty() {
+                    format!("exit code {}", ran.code)
+                } else {
+                    ran.output
+                };
+                return Some(format!(
+                    "Refused by the user's before_tool hook `{command}`; the call did not run. \
+                     The hook said: {why}"
+                ));
+            }
+        }
+        None
+    }
+
+    /// Runs the `after_tool` hooks of a successful `call`; a failure is shown.
+    /// Once the user stops one, the rest do not run.
+    pub(super) fn after_tool_hooks(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) {
+        for command in commands_for(&self.hooks.after_tool, &call.name) {
+            let ran = self.run_hook(&command, Some(call), cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("the after_tool hook `{command}` was stopped"),
+                );
+                return;
+            }
+            if !ran.passed {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the after_tool hook `{command}` failed (exit code {}): {}",
+                        ran.code, ran.output
+                    ),
+                );
+            }
+        }
+    }
+
+    /// After a reply that ended a turn which changed files: runs `lint`, then `test`. The
+    /// message for the model when one fails and rounds are left (`round` counts from 1).
+    /// A check the user stops ends the checks.
+    pub(super) fn check_changes(
+        &mut self,
+        round: u32,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let checks: Vec<(&str, String)> = [("lint", &self.hooks.lint), ("test", &self.hooks.test)]
+            .into_iter()
+            .filter_map(|(name, command)| Some((name, command.clone()?)))
+            .collect();
+        for (name, command) in checks {
+            ui.notice(
+                Notice::Info,
+                &format!("running the {name} command `{command}`"),
+            );
+            let ran = self.run_hook(&command, None, cancel);
+            if ran.cancelled {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("the {name} command `{command}` was stopped"),
+                );
+                return None;
+            }
+            if ran.passed {
+                continue;
+            }
+            let max = self.hooks.max_rounds;
+            if round > max {
+                ui.notice(
+                    Notice::Warning,
+                    &format!(
+                        "the {name} command `{command}` still fails (exit code {}) after {max} \
+                         rounds; stopping here",
+                        ran.code
+                    ),
+                );
+                return None;
+            }
+            ui.notice(
+                Notice::Warning,
+                &format!(
+                    "the {name} command failed (exit code {}); its output goes back to the \
+                     model (round {round} of {max})",
+                    ran.code
+                ),
+            );
+            return Some(format!(
+                "The {name} command `{command}` failed after your changes (exit code {}). Its \
+                 output:\n\n{}\n\nFix the cause, then stop.",
+                ran.code, ran.output
+            ));
+        }
+        None
+    }
+
+    /// Runs one hook in the sandbox; the call's tool and arguments are in its environment.
+    /// Cancelling `cancel` (Ctrl-C) kills it.
+    fn run_hook(&self, command: &str, call: Option<&ToolCall>, cancel: &CancellationToken) -> Ran {
+        if cancel.is_cancelled() {
+            return Ran {
+                passed: false,
+                cancelled: true,
+                code: -1,
+                output: String::new(),
+            };
+        }
+        let line = match call {
+            Some(call) => format!(
+                "export YBS_TOOL={} YBS_TOOL_ARGS={}; {command}",
+                shell_words::quote(&call.name),
+                shell_words::quote(&call.arguments.to_string())
+            ),
+            None => command.to_owned(),
+        };
+        let context = &self.tool_context;
+        let timeout = Duration::from_secs(self.hooks.timeout_seconds.max(1));
+        // `blocked_commands` guards the model's commands; a hook is the user's own, and the
+        // call's arguments in its line are quoted data that must not trip it.
+        let mut policy = context.shell.clone();
+        policy.blocked_commands.clear();
+        // A flag of its own: the tools' flag is reset and watched by the call that runs.
+        let flag = CancelFlag::new();
+        let watch = CancelWatch::start(cancel, &flag);
+        let result = shell::run_cancellable(
+            &policy,
+            &context.sandbox,
+            &line,
+            &context.working_dir,
+            timeout,
+            &flag,
+        );
+        drop(watch);
+        match result {
+            Ok(output) => {
+                let mut text = format!("{}{}", output.stdout, output.stderr);
+                if output.timed_out {
+                    text.push_str(&format!("\n[timed out after {} s]", timeout.as_secs()));
+                }
+                Ran {
+                    passed: output.exit_code() == 0 && !output.timed_out && !output.cancelled,
+                    cancelled: output.cancelled,
+                    code: output.exit_code(),
+                    output: tail(text.trim(), OUTPUT_CHARS),
+                }
+            }
+            Err(error) => Ran {
+                passed: false,
+                cancelled: false,
+                code: -1,
+                output: format!("the hook could not run: {error}"),
+            },
+        }
+    }
+}
+
+/// The commands of the `hooks` that apply to the tool `name`, in order.
+fn commands_for(hooks: &[ToolHook], name: &str) -> Vec<String> {
+    (hooks.iter())
+        .filter(|hook| hook.applies_to(name))
+        .map(|hook| hook.command.clone())
+        .collect()
+}
+
+/// The last `max` characters of `text`, marked when cut.
+fn tail(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().skip(count - max).collect();
+    format!("[first {} characters cut]\n{kept}", count - max)
+}
+
+/// Whether `hooks` has a check to run after a turn that changed files.
+pub fn has_checks(hooks: &HooksConfig) -> bool {
+    hooks.lint.is_some() || hooks.test.is_some()
+}

@@ -1,0 +1,155 @@
+//! The `task` tool: a sub-agent with a fresh conversation, the read-only tools and a prompt
+//! the model wrote, whose final report is the call's result. Its requests count in the
+//! session's usage; it cannot start another (depth one: its tools have no `task`); Ctrl-C
+//! cancels it with the turn. Its tool calls and confirmations show as the agent's do; its
+//! streamed text does not (the report goes to the model, which tells the user).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
+use ybs_tools::ConfirmationPolicy;
+
+use super::confirm::Answer;
+use super::tools::error_result;
+use super::{Agent, AgentError, Stop, TurnReport, Ui};
+use crate::Notice;
+
+/// The system prompt of a sub-agent that has the tools `offered`.
+pub fn subagent_prompt(offered: &[String]) -> String {
+    format!(
+        "You are a sub-agent of ybs, a coding assistant. Another agent gave you the task \
+         below; you cannot ask it or the user anything. You have read-only tools ({}): \
+         investigate the project as the task needs, then reply with a concise, complete report \
+         of what you found (file paths and line numbers where they help). Your final reply is \
+         all the other agent receives.",
+        offered.join(", ")
+    )
+}
+
+impl Agent {
+    /// Runs a `task` call: settles it like any call, then runs the sub-agent to its report.
+    /// Returns the result and the usage of the sub-agent's requests.
+    pub(super) async fn run_task(
+        &mut self,
+        call: &ToolCall,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> (ToolResult, Usage) {
+        if let Some(result) = self.settle_call(call, ui, cancel) {
+            return (result, Usage::default());
+        }
+        let prompt = call.arguments.get("prompt").and_then(|p| p.as_str());
+        let Some(prompt) = prompt.filter(|prompt| !prompt.trim().is_empty()) else {
+            let result = error_result(call, "`task` needs a `prompt`: the whole task to do.");
+            ui.tool_result(&call.name, &result);
+            return (result, Usage::default());
+        };
+        let title = (call.arguments.get("description"))
+            .and_then(|d| d.as_str())
+            .unwrap_or("task");
+        ui.notice(
+            Notice::Info,
+            &format!("sub-agent started: {}", crate::inert::inert(title)),
+        );
+        let mut sub = self.subagent();
+        let outcome = {
+            let mut sub_ui = SubUi { parent: ui };
+            let run: Pin<Box<dyn Future<Output = Result<TurnReport, AgentError>> + '_>> =
+                Box::pin(sub.turn(prompt, &mut sub_ui, cancel));
+            run.await
+        };
+        let (result, usage) = match outcome {
+            Ok(report) if report.stop == Stop::Cancelled => (
+                error_result(call, "The sub-agent was cancelled by the user."),
+                report.usage,
+            ),
+            Ok(report) => {
+                let mut content = json!({"success": true, "report": report.reply});
+                if report.stop != Stop::Finished {
+                    content["note"] = json!(
+                        "The sub-agent stopped before it finished (request limit or a loop); \
+                         its report may be incomplete."
+                    );
+                }
+                let result = ToolResult {
+                    call_id: call.id.clone(),
+                    name: Some(call.name.clone()),
+                    content: content.to_string(),
+                    is_error: false,
+                };
+                (result, report.usage)
+            }
+            Err(error) => (
+                error_result(call, &format!("The sub-agent failed: {error}")),
+                Usage::default(),
+            ),
+        };
+        ui.notice(
+            Notice::Info,
+            &format!(
+                "sub-agent finished: {} ({} tokens)",
+                crate::inert::inert(title),
+                usage.prompt_tokens + usage.completion_tokens
+            ),
+        );
+        ui.tool_result(&call.name, &result);
+        (result, usage)
+    }
+
+    /// A sub-agent of this agent: the same model and sandbox, a fresh conversation, the
+    /// tools of this agent that declare themselves fit for sub-agents, this session's
+    /// permission rules and confirmation mode.
+    fn subagent(&self) -> Agent {
+        let registry = self.registry.narrowed(|tool| tool.in_subagent);
+        let mut settings = self.settings.clone();
+        settings.system = Some(subagent_prompt(&registry.names()));
+        settings.extras = Default::default();
+        settings.response_format = None;
+        settings.dry_run = false;
+        let mut sub = Agent::new(
+            settings,
+            Arc::clone(&self.provider),
+            registry,
+            self.tool_context.clone(),
+            ConfirmationPolicy::new(Vec::<String>::new()),
+        );
+        sub.set_limits(self.limits.clone());
+        sub.permissions = self.permissions.clone();
+        sub.approval = self.approval;
+        sub
+    }
+}
+
+/// The parent's [`Ui`] for a sub-agent: its tool calls, results, notices and questions go
+/// through; its streamed reply and usage lines do not.
+struct SubUi<'a> {
+    parent: &'a mut dyn Ui,
+}
+
+impl Ui for SubUi<'_> {
+    fn waiting(&mut self) {
+        self.parent.waiting();
+    }
+    fn stream_event(&mut self, _event: &StreamEvent) {}
+    fn reply_done(&mut self) {}
+    fn tool_call(&mut self, call: &ToolCall) {
+        self.parent.tool_call(call);
+    }
+    fn preview(&mut self, preview: &crate::preview::Preview) {
+        self.parent.preview(preview);
+    }
+    fn tool_result(&mut self, tool: &str, result: &ToolResult) {
+        self.parent.tool_result(tool, result);
+    }
+    fn notice(&mut self, kind: Notice, message: &str) {
+        self.parent.notice(kind, message);
+    }
+    fn usage(&mut self, _turn: &Usage, _session: &Usage, _fill: Option<(u64, u64)>) {}
+    fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer {
+        self.parent.confirm(call, reason)
+    }
+}
