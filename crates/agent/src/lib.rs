@@ -122,6 +122,9 @@ pub mod subagent;
 
 mod send;
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod declared_tools_tests;
+#[cfg(test)]
 mod tests;
 pub mod todos;
 pub mod tool_help;

@@ -2,7 +2,7 @@
 //! (approval, plan mode, sub-agents, parallel calls) follows what the tool declares, not its
 //! name; and a disabled `task` is refused like any other tool.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use ybs_cli::agent::approve::Approval;
-use ybs_cli::agent::confirm::{Answer, ConfirmMode};
-use ybs_cli::agent::{Agent, AgentSettings, Ui};
-use ybs_cli::render::Notice;
+use crate::approve::Approval;
+use crate::confirm::{Answer, ConfirmMode};
+use crate::{Agent, AgentSettings, Ui};
+use crate::Notice;
 use ybs_context_budget::CompactionSettings;
 use ybs_core::{Part, StreamEvent, ToolCall, ToolResult, ToolSpec, Usage};
 use ybs_providers::{ProviderConfig, ProviderKind, RetryPolicy, build};
