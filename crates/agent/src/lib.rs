@@ -51,13 +51,15 @@
 //! # let endpoint = format!("{}/v1", server.base_url());
 //! # let project = tempfile::tempdir()?;
 //! # let project = project.path().to_path_buf();
+//! # let home = tempfile::tempdir()?;
+//! # let home = home.path().to_path_buf();
 //! let mut config = Config::default();
 //! config.llm.provider = "openai-compatible".into();
 //! config.llm.endpoint = Some(endpoint); // e.g. "http://127.0.0.1:8080/v1"
 //! config.llm.model = "fake-model".into();
 //! let around = Surroundings {
 //!     cwd: project, // the tools' sandbox starts here
-//!     home: None,
+//!     home: Some(home), // the secrets under it (`~/.ssh`, ...) stay out of the sandbox
 //!     env: BTreeMap::new(),
 //! };
 //! let (mut agent, _report) = AgentBuilder::new(&config, around).build()?;

@@ -51,10 +51,11 @@ fn config(llm: &FakeLlm) -> Config {
 fn one_turn_against_a_fake_model() {
     let llm = FakeLlm::start(Script::new([Turn::text(["Hel", "lo"])])).unwrap();
     let project = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
     let config = config(&llm);
     let around = Surroundings {
         cwd: project.path().to_path_buf(),
-        home: None,
+        home: Some(home.path().to_path_buf()),
         env: BTreeMap::new(),
     };
     let (mut agent, report) = AgentBuilder::new(&config, around).build().unwrap();
@@ -90,10 +91,11 @@ fn a_tool_call_runs_in_the_project_and_its_result_goes_back() {
     .unwrap();
     let project = tempfile::tempdir().unwrap();
     std::fs::write(project.path().join("notes.txt"), "hi from the file\n").unwrap();
+    let home = tempfile::tempdir().unwrap();
     let config = config(&llm);
     let around = Surroundings {
         cwd: project.path().canonicalize().unwrap(),
-        home: None,
+        home: Some(home.path().to_path_buf()),
         env: BTreeMap::new(),
     };
     let (mut agent, _) = AgentBuilder::new(&config, around).build().unwrap();

@@ -103,29 +103,6 @@ impl ProviderKind {
         }
     }
 
-    /// The base URL used when the config names none (`None` for a custom server); see
-    /// [`capabilities`](ProviderKind::capabilities).
-    pub fn default_endpoint(self) -> Option<&'static str> {
-        self.capabilities().default_base_url
-    }
-
-    /// The environment variable the API key is read from when the config has none.
-    pub fn api_key_env(self) -> Option<&'static str> {
-        self.capabilities().api_key_env
-    }
-
-    /// Whether requests fail without an API key (hosted services) or go without one (local
-    /// servers), at the kind's own endpoint. The Responses API needs one only at OpenAI's
-    /// own endpoint, Anthropic's not at a server of one's own (see
-    /// [`Capabilities::needs_api_key`](crate::Capabilities::needs_api_key)).
-    pub fn requires_api_key(self) -> bool {
-        use crate::capabilities::KeyRequirement;
-        matches!(
-            self.capabilities().api_key,
-            KeyRequirement::Always | KeyRequirement::UnlessLocal
-        )
-    }
-
     /// Whether this platform can use the kind at all.
     pub fn is_available(self) -> bool {
         self != ProviderKind::Apple

@@ -72,8 +72,8 @@ impl Rule {
         let text = text.trim();
         let (tool, pattern) = match text.split_once('(') {
             Some((tool, rest)) => {
-                let pattern = (rest.strip_suffix(')'))
-                    .ok_or_else(|| RuleError::Unclosed(text.to_owned()))?;
+                let pattern =
+                    (rest.strip_suffix(')')).ok_or_else(|| RuleError::Unclosed(text.to_owned()))?;
                 (tool.trim(), Some(pattern.trim().to_owned()))
             }
             None => (text, None),
