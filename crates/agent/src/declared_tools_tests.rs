@@ -2,18 +2,16 @@
 //! (approval, plan mode, sub-agents, parallel calls) follows what the tool declares, not its
 //! name; and a disabled `task` is refused like any other tool.
 
-
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use crate::Notice;
 use crate::approve::Approval;
 use crate::confirm::{Answer, ConfirmMode};
 use crate::{Agent, AgentSettings, Ui};
-use crate::Notice;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 use ybs_context_budget::CompactionSettings;
 use ybs_core::{Part, StreamEvent, ToolCall, ToolResult, ToolSpec, Usage};
 use ybs_providers::{ProviderConfig, ProviderKind, RetryPolicy, build};

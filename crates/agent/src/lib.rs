@@ -122,10 +122,10 @@ pub mod setup;
 pub mod shrink;
 pub mod subagent;
 
-mod send;
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod declared_tools_tests;
+mod send;
 #[cfg(test)]
 mod tests;
 pub mod todos;

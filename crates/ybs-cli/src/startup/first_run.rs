@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use ybs_providers::ProviderKind;
 
-use ybs_agent::host::Host;
 use ybs_agent::config::{LoadedConfig, Source};
+use ybs_agent::host::Host;
 
 /// How long Ollama has to answer before the guide is shown.
 pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);

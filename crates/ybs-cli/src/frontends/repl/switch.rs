@@ -41,12 +41,8 @@ pub(super) fn switch(
             );
             // Ollama is told the window it loads the model with.
             let provider = if provider.kind().capabilities().window_set_per_request {
-                ybs_agent::setup::provider_with_window(
-                    &next,
-                    &host.env,
-                    Some(limits.window.tokens),
-                )
-                .unwrap_or(provider)
+                ybs_agent::setup::provider_with_window(&next, &host.env, Some(limits.window.tokens))
+                    .unwrap_or(provider)
             } else {
                 provider
             };
