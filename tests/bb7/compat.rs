@@ -1,7 +1,7 @@
-//! Issue #14: the daemon behaves like the first bb7 wherever its client or users can tell.
+//! The daemon behaves like the first bb7 wherever its client or users can tell.
 //! Each test runs the real binary against the fake OpenRouter of `ybs-testkit` and checks the
-//! protocol lines and the `.bb7/` (or `~/.bb7/`) state after them; the test names give the
-//! item of the issue.
+//! protocol lines and the `.bb7/` (or `~/.bb7/`) state after them; the test names say which
+//! behaviour.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

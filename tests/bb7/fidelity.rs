@@ -1,6 +1,6 @@
-//! Issue #32: what the model is sent and what a reply's end looks like, as the first bb7 does
-//! it. Each test drives the real binary against the fake OpenRouter of `ybs-testkit` and
-//! checks the protocol lines, the saved chat and the requests; the test names give the item.
+//! What the model is sent and what a reply's end looks like, as the first bb7 does it.
+//! Each test drives the real binary against the fake OpenRouter of `ybs-testkit` and checks
+//! the protocol lines, the saved chat and the requests; the test names say which behaviour.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -144,7 +144,7 @@ fn item5_a_write_after_an_edit_of_the_same_path_ends_the_reply() {
         .filter(|l| l["type"] == "chunk")
         .map(|l| l["content"].as_str().unwrap())
         .collect();
-    // Item 6: the call before the bad one is announced.
+    // The call before the bad one is announced.
     assert_eq!(chunks, ["Both.", "\n[Assistant modified: 1 edit(s)]\n"]);
     let message = "Duplicate write_file for path in single response: src/a.rs";
     let last = lines.last().unwrap();

@@ -1,4 +1,4 @@
-//! Issue 31, item 9: instructions a repository ships cannot send the user's untracked secrets.
+//! Instructions a repository ships cannot send the user's untracked secrets.
 //! An `@include` of a file git does not vouch for (untracked, ignored, inside `.git`) is an
 //! instruction error until the client passes the user's consent (`allow_includes`); the
 //! first bb7's client, which never does, gets the error naming the file. Every include is

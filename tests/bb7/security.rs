@@ -1,4 +1,4 @@
-//! Issue 20: a hostile repository, a symlink or a second Neovim cannot make the daemon read,
+//! A hostile repository, a symlink or a second Neovim cannot make the daemon read,
 //! write or lose anything. Every attack is planted the way a cloned repository ships it (a
 //! `.bb7/` with links and FIFOs in it) and run against the real `bb7` binary; model replies
 //! come from the fake OpenRouter server on 127.0.0.1.

@@ -1,4 +1,4 @@
-//! Issue 31, the second attack on the daemon: each test performs one attack (a hostile
+//! More attacks on the daemon: each test performs one attack (a hostile
 //! repository, a second daemon, a kill midway, a full disk) against the real `bb7` binary and
 //! checks its replies and what is on disk. Model replies come from the fake OpenRouter server
 //! on 127.0.0.1.
@@ -66,7 +66,7 @@ fn global_chat_with_secret(daemon: &mut Daemon, world: &World) -> String {
     id
 }
 
-// Item 1: a repository shipping `.bb7/chats` (or `.bb7`) as a link into its work tree cannot
+// A repository shipping `.bb7/chats` (or `.bb7`) as a link into its work tree cannot
 // make `chat_move` put a chat there.
 #[test]
 fn chat_move_into_a_linked_chats_dir_writes_nothing_and_loses_nothing() {
@@ -112,7 +112,7 @@ impl Drop for Mount {
     }
 }
 
-// Item 1: a move between file systems is all or nothing, and a move cut short after its copy
+// A move between file systems is all or nothing, and a move cut short after its copy
 // reached the target is finished by the next `chat_move` instead of refused.
 #[test]
 fn chat_move_across_file_systems_is_all_or_nothing_and_a_cut_short_move_finishes() {
@@ -188,7 +188,7 @@ fn plant_big_global_chats(world: &World, count: usize, size: usize) {
     }
 }
 
-// Item 2: a change read while the stream ran, but handled after it ended (behind a slow
+// A change read while the stream ran, but handled after it ended (behind a slow
 // read-only request), neither loses the committed reply nor works on the replaced copy.
 #[test]
 fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply() {
@@ -242,7 +242,7 @@ fn a_change_queued_behind_a_slow_request_at_the_end_of_a_stream_loses_no_reply()
     assert!(on_disk().contains("REPLY-END"), "{}", on_disk());
 }
 
-// Item 8: `apply_file` (and `get_diff_paths`, whose local side the client may save) refuse
+// `apply_file` (and `get_diff_paths`, whose local side the client may save) refuse
 // the destinations `apply_file_as` refuses; the output is kept.
 #[test]
 fn apply_file_never_sends_the_client_into_bb7_git_or_out_of_the_project() {
@@ -290,7 +290,7 @@ fn apply_file_never_sends_the_client_into_bb7_git_or_out_of_the_project() {
     assert_eq!(added, 0, "nothing was applied: {view}");
 }
 
-// Item 12: a `.commit/` shipped in a repository (its `chat.json` naming a file outside the
+// A `.commit/` shipped in a repository (its `chat.json` naming a file outside the
 // project) is never rolled forward past `init`'s trust check: it is discarded.
 #[test]
 fn a_shipped_commit_is_discarded_not_rolled_forward() {
@@ -329,7 +329,7 @@ fn a_shipped_commit_is_discarded_not_rolled_forward() {
     assert!(!on_disk.contains("secret.txt"), "{on_disk}");
 }
 
-// Item 3: `chat_rename` and `chat_delete` of a chat another daemon may hold run under the
+// `chat_rename` and `chat_delete` of a chat another daemon may hold run under the
 // chat's lock: no rename answered `ok` is lost to the holder's stale copy, and a delete
 // racing a delete answers a clear error for a chat that is gone.
 #[test]
@@ -420,7 +420,7 @@ fn plant_chat_with_model(world: &World, model: &str) -> String {
     id.to_owned()
 }
 
-// Item 10: a restored chat's hostile model name neither forges a usage row nor a formula in
+// A restored chat's hostile model name neither forges a usage row nor a formula in
 // `usage.csv`, and becomes `last_model` only once the provider accepted it.
 #[test]
 fn a_hostile_model_name_forges_no_usage_row_and_is_not_remembered_when_refused() {
@@ -473,7 +473,7 @@ fn fill(dir: &Path) -> PathBuf {
     path
 }
 
-// Item 4: on a full disk a send answers `error` and leaves the chat as it was, in memory
+// On a full disk a send answers `error` and leaves the chat as it was, in memory
 // too: the next write does not save its message, a resend after space is freed holds it once.
 #[test]
 fn a_send_on_a_full_disk_leaves_the_chat_as_it_was() {
@@ -509,7 +509,7 @@ fn a_send_on_a_full_disk_leaves_the_chat_as_it_was() {
     assert_eq!(on_disk.matches("UNIQUE-MESSAGE").count(), 1, "sent once");
 }
 
-// Item 6: instructions that expand past the bound (20,000 includes of a 1 MiB file) are an
+// Instructions that expand past the bound (20,000 includes of a 1 MiB file) are an
 // instruction error in `chat_get`, not a 4 GiB allocation that aborts the daemon.
 #[test]
 fn instructions_expanding_past_the_bound_are_an_instruction_error() {
@@ -534,7 +534,7 @@ fn instructions_expanding_past_the_bound_are_an_instruction_error() {
     ok(daemon.call(json!({"action":"ping"})));
 }
 
-// Item 11: a context path holding a newline and an escape sequence, logged at `init`, forges
+// A context path holding a newline and an escape sequence, logged at `init`, forges
 // no log line and puts no raw escape byte in the log.
 #[test]
 fn hostile_strings_are_escaped_in_the_log() {
@@ -565,7 +565,7 @@ fn hostile_strings_are_escaped_in_the_log() {
     );
 }
 
-// Item 13: a name the user sets while the first exchange streams is not replaced by the
+// A name the user sets while the first exchange streams is not replaced by the
 // automatic title.
 #[test]
 fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
@@ -602,7 +602,7 @@ fn the_automatic_title_does_not_replace_a_name_set_during_the_stream() {
     assert!(on_disk.contains("\"Mine\""), "{on_disk}");
 }
 
-// Item 13: `shutdown` during a stream records the abort (as a cancel does) before the
+// `shutdown` during a stream records the abort (as a cancel does) before the
 // daemon exits, and leaves no temporary file.
 #[test]
 fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
@@ -638,7 +638,7 @@ fn shutdown_during_a_stream_records_the_abort_and_leaves_no_temp_file() {
     assert_eq!(temps, Vec::<String>::new());
 }
 
-// Item 13: a model output named like the daemon's temporary files is refused as a diff
+// A model output named like the daemon's temporary files is refused as a diff
 // error, not announced as written and then silently dropped.
 #[test]
 fn a_temp_named_model_path_is_a_diff_error_not_a_silent_drop() {
@@ -665,8 +665,8 @@ fn a_temp_named_model_path_is_a_diff_error_not_a_silent_drop() {
     assert_eq!(files_below(&output), Vec::<String>::new());
 }
 
-// Item 9 (the daemon's half): what shipped instructions include is shown, path and size, in
-// `chat_get` and `get_customization_info`.
+// The daemon's half of the include consent: what shipped instructions include is shown,
+// path and size, in `chat_get` and `get_customization_info`.
 #[test]
 fn included_files_are_listed_with_their_sizes() {
     let world = World::new();

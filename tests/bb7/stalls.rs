@@ -1,4 +1,4 @@
-//! Issue 31, stalls (items 5 and 7): a huge file or prompt, an adversarial edit or a reply of
+//! Stalls: a huge file or prompt, an adversarial edit or a reply of
 //! thousands of tool calls cannot hold the daemon. Token counting runs off the session's
 //! thread, so other requests are answered while it runs; edit matching is bounded; `cancel`
 //! after the stream ended stops the processing of its tool calls. No timing thresholds: the
@@ -70,7 +70,7 @@ fn collect(
     (order, finals)
 }
 
-// Item 5: `get_file_statuses` of a chat with a 4 MB context file counts its tokens off the
+// `get_file_statuses` of a chat with a 4 MB context file counts its tokens off the
 // session's thread: a `chat_list` sent after it is answered first, and the counts are right.
 #[test]
 fn counting_a_huge_file_does_not_hold_other_requests() {
@@ -96,7 +96,7 @@ fn counting_a_huge_file_does_not_hold_other_requests() {
     assert_eq!(tokens, expected as u64);
 }
 
-// Item 5: `estimate_text_tokens` of a long prompt (requests are at most 1 MiB) and
+// `estimate_text_tokens` of a long prompt (requests are at most 1 MiB) and
 // `estimate_tokens` of a chat with a 4 MB file are counted off the session's thread too.
 #[test]
 fn estimating_a_huge_prompt_does_not_hold_other_requests() {
@@ -128,7 +128,7 @@ fn estimating_a_huge_prompt_does_not_hold_other_requests() {
     );
 }
 
-// Item 5: a send whose context holds a huge file counts it (for the budget) off the
+// A send whose context holds a huge file counts it (for the budget) off the
 // session's thread: a `chat_list` sent right after the `send` is answered while the count
 // runs, before the send is prepared (its user message saved) and gone to the model.
 #[test]
@@ -172,7 +172,7 @@ fn a_send_with_a_huge_context_file_does_not_hold_other_requests() {
     assert_eq!(finals["s"]["type"], "done", "{}", finals["s"]);
 }
 
-// Item 7: an adversarial edit (a 40,000-line file, a 20,000-line `old_string` that almost
+// An adversarial edit (a 40,000-line file, a 20,000-line `old_string` that almost
 // matches at every line) is matched in linear time and answered with a diff error.
 #[test]
 fn an_adversarial_edit_is_answered_with_a_diff_error() {
@@ -205,7 +205,7 @@ fn an_adversarial_edit_is_answered_with_a_diff_error() {
     assert_eq!(ping["type"], "chat_list");
 }
 
-// Item 7: `cancel` after the stream ended stops the processing of its tool calls: of a reply
+// `cancel` after the stream ended stops the processing of its tool calls: of a reply
 // with 20,000 edit calls of a 50 KB file, the calls left when the cancel arrives are not
 // processed, none is applied, the text is kept with the abort message.
 #[test]

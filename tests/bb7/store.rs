@@ -384,7 +384,7 @@ fn xdg_config_home_and_explicit_default_model() {
 
 #[test]
 fn an_apply_through_a_link_out_of_the_project_is_refused() {
-    // The destination resolves the way context paths do (issue 20): through an in-project
+    // The destination resolves the way context paths do: through an in-project
     // link that leaves the project it is outside, refused like its absolute form, and
     // nothing is written.
     let world = World::new();

@@ -1,4 +1,4 @@
--- One test per bug of the plugin review (issue 27), each failing before its fix. The ones
+-- One test per bug the plugin's review found, each failing before its fix. The ones
 -- that involve the daemon run against the real `bb7` with fake-llm (helpers.real) when
 -- BB7_BIN and FAKE_LLM are set; the rest use the fake daemon, which refuses state changes
 -- while a send streams as the real one does.

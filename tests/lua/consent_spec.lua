@@ -1,4 +1,4 @@
--- Ask once before instructions include files (issue 31, item 9): before the first send of a
+-- Ask once before instructions include files: before the first send of a
 -- chat whose project instructions include files, the list with sizes is shown and the user
 -- asked; the answer is remembered per project and given to the daemon (`allow_includes`),
 -- also after a restart.

@@ -1,4 +1,4 @@
--- More of the first plugin's workflow rows of issue 27: :BB7NewChat, locked chats, the
+-- More of the first plugin's workflows: :BB7NewChat, locked chats, the
 -- spinner, auto-preview, the files tree, restored panes, the diff-error retry, the
 -- instruction-error banner, the model picker.
 local t = require("helpers.assert")

@@ -1,5 +1,6 @@
--- The last rows of issue 27: :BB7Remove from oil.nvim buffers, the float and side layouts,
--- the hunk-by-hunk review in the real buffer, completion in the input, and a refused send.
+-- The last of the first plugin's workflows: :BB7Remove from oil.nvim buffers, the float and
+-- side layouts, the hunk-by-hunk review in the real buffer, completion in the input, and a
+-- refused send.
 local t = require("helpers.assert")
 local env = require("helpers.env")
 

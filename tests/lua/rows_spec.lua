@@ -1,4 +1,4 @@
--- The first plugin's workflow rows of issue 27 that this plugin had missing or different:
+-- The first plugin's workflows that this plugin had missing or different:
 -- the cancelled picker, the input placeholder, `u` in sync and `U`, watched buffers, the
 -- classic preset's <C-x> in insert mode, <C-CR> and <C-d>/<C-u> from other panes.
 local t = require("helpers.assert")

@@ -1,5 +1,5 @@
 //! `ybs chat parse|print|expand` through the binary, and `ask` applying a chat file's options
-//! to the request it sends: on the Responses API (the format document's section 7 example
+//! to the request it sends: on the Responses API (the format document's muffin-baking example
 //! continued by `previous_response_id`, web search), named endpoints, flags over the file,
 //! writing back once, PDFs, `tool:` and `task:` lines.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -141,7 +141,8 @@ fn chat_expand_reads_no_file_the_sandbox_blocks() {
     }
 }
 
-/// The document's section 7 example, continued by its `previous_response_id`.
+/// The format document's Responses API example (baking muffins with a tool), continued by its
+/// `previous_response_id`.
 const SECTION_7: &str = "user:
 
 endpoint: nano

@@ -1,4 +1,4 @@
-//! Issue 28's REPL flows on a real terminal (tmux, as in `trust_pty.rs`), read off the
+//! The REPL's permission flows on a real terminal (tmux, as in `trust_pty.rs`), read off the
 //! screen: "always" saving a rule in the project, `/permissions` listing and removing it,
 //! `/approval` switching to full-auto, `/effort`, plan mode's prompt with its plan rejected,
 //! edited in `$EDITOR` and carried out, a command's question for the network, and Ctrl-C at

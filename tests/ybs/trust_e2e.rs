@@ -1,4 +1,4 @@
-//! Issue 26, sections 1 and 2: a cloned repository's settings, a chat file's directives and
+//! A cloned repository's settings, a chat file's directives and
 //! what the model writes cannot run a program, send a key elsewhere or weaken safety without
 //! the user's consent. Each test performs the attack with the real `ybs` against the fake LLM,
 //! with a second fake server on 127.0.0.1 as the attacker that records what reaches it, as

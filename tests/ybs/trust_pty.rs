@@ -1,4 +1,4 @@
-//! Issue 26: the REPL's trust question on a real terminal (tmux, as in `repl_pty.rs`). A
+//! The REPL's trust question on a real terminal (tmux, as in `repl_pty.rs`). A
 //! project's `.ybs.json` that would start a program and redirect the model is shown whole and
 //! asked about; "no" runs nothing and sends nothing there, "always" remembers the answer
 //! outside the project.

@@ -1,4 +1,4 @@
-//! Issue 26: what ybs itself reads from a project and sends to the model follows no link out
+//! What ybs itself reads from a project and sends to the model follows no link out
 //! of it. A cloned repository's `AGENTS.md` or `CLAUDE.md` linked to a secret in HOME, a
 //! source file linked to one (for the repository map), a `.git` linked to another repository
 //! (for the environment block and the auto-commit): the request the fake LLM receives holds

@@ -1,4 +1,4 @@
-//! The terminal side of confirmations (spec section 8.3). Which calls need confirmation and
+//! The terminal side of confirmations. Which calls need confirmation and
 //! the session allow-list are `ybs-tools`' `ConfirmationPolicy`; this module decides what
 //! happens when nobody can answer (`exec`), reads the user's answer, and words the prompt
 //! and the message the model gets for a denied call.

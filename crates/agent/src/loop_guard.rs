@@ -4,7 +4,7 @@
 use serde_json::Value;
 use ybs_core::ToolCall;
 
-/// How many identical calls in a row stop the loop (issue 7: three).
+/// How many identical calls in a row stop the loop: three.
 pub const REPEAT_LIMIT: usize = 3;
 
 /// The verdict on one more call.

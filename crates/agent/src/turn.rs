@@ -1,5 +1,6 @@
-//! One turn: the loop of spec section 6 around [`send`](super::send) and
-//! [`tools`](super::tools), with the loop guard, the turn's undo record and the report.
+//! One turn: the agent loop (send, run the tool calls, send their results, until the model
+//! calls no tool) around [`send`](super::send) and [`tools`](super::tools), with the loop
+//! guard, the turn's undo record and the report.
 
 use tokio_util::sync::CancellationToken;
 use ybs_core::{FinishReason, Message, Part, Role, ToolCall, ToolResult, Usage};
@@ -13,7 +14,8 @@ use crate::Notice;
 use crate::prompt::repo_map::Refresh;
 
 impl Agent {
-    /// Runs one user turn: the loop of spec section 6.
+    /// Runs one user turn: send, run the tool calls, send their results, until the model
+    /// calls no tool.
     pub async fn turn(
         &mut self,
         prompt: &str,

@@ -1,5 +1,4 @@
-//! A cached prediction boundary that is recomputed only when one of its inputs changed (spec
-//! section 6.9, "Recompute Triggers").
+//! A cached prediction boundary that is recomputed only when one of its inputs changed.
 //!
 //! The inputs are the model and its limit, URA, the chars-per-token ratio, the reserved tokens
 //! and the visible pairs (ids and token counts, in on-screen order). The prompt being typed is

@@ -10,7 +10,7 @@
 //! greeting, say) form a pair of their own without a user message, so they can still be
 //! budgeted and trimmed.
 //!
-//! As in spec section 6.3, a message whose text is blank (no parts, or only text parts that
+//! A message whose text is blank (no parts, or only text parts that
 //! are empty after trimming whitespace) is neither counted nor sent.
 
 use std::ops::Range;

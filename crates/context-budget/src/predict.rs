@@ -1,9 +1,9 @@
-//! The prediction boundary of the WYSIWYG workflow (spec sections 6.2 and 7.2): which newest
+//! The prediction boundary of the WYSIWYG workflow: which newest
 //! visible pairs fit the model limit while reserving the user request allowance.
 
 use std::ops::Range;
 
-/// The default user request allowance (URA): 100 tokens (spec section 7.4).
+/// The default user request allowance (URA): 100 tokens.
 pub const DEFAULT_USER_REQUEST_ALLOWANCE: usize = 100;
 
 /// The default maximum number of overflow trims (NTA, `maxTrimAttempts`): 10.
@@ -15,7 +15,7 @@ pub fn model_limit(context_window: usize, tokens_per_minute: Option<usize>) -> u
     tokens_per_minute.map_or(context_window, |tpm| tpm.min(context_window))
 }
 
-/// The settings one send is budgeted with. All are frozen for the send (spec section 7.1).
+/// The settings one send is budgeted with. All are frozen for the send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budget {
     /// ML: the model limit, see [`model_limit`].
@@ -28,7 +28,7 @@ pub struct Budget {
     /// spec has none, so this is 0 by default; when set, it is added to both sides of every
     /// comparison with ML so the boundary leaves room for them.
     pub reserved_tokens: usize,
-    /// Option B of spec section 6.9: before the first attempt, silently drop oldest predicted
+    /// The workflow's Option B: before the first attempt, silently drop oldest predicted
     /// pairs until `history + AUT` fits ML. Off by default (Option A: send as predicted and
     /// let overflow errors trim).
     pub preflight_trim: bool,
@@ -90,7 +90,7 @@ pub struct Prediction {
     pub visible_count: usize,
     /// The token sum of the included pairs.
     pub predicted_history_tokens: usize,
-    /// `predicted_history_tokens + URA` (spec section 7.1).
+    /// `predicted_history_tokens + URA`.
     pub predicted_total_tokens: usize,
 }
 
@@ -132,7 +132,7 @@ pub fn predict(pair_tokens: &[usize], budget: &Budget) -> Prediction {
     }
 }
 
-/// The context counter of spec section 7.3: `X / Y` without trimming, `[X-T]/Y` after a send
+/// The context counter: `X / Y` without trimming, `[X-T]/Y` after a send
 /// that trimmed `T` pairs (for example `[12-1]/34`).
 pub fn counter_text(predicted: usize, trimmed: usize, visible: usize) -> String {
     if trimmed == 0 {
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(budget.max_usable_raw(), 29_900);
     }
 
-    /// Spec 7.2 with URA 100: ML 1000 leaves 900 for history.
+    /// With URA 100, ML 1000 leaves 900 for history.
     #[test]
     fn worked_example_includes_newest_pairs_that_fit_with_ura() {
         let budget = Budget::new(1000, None);

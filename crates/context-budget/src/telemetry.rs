@@ -1,4 +1,4 @@
-//! The send telemetry of spec section 7.7, serialized with the schema's exact field names.
+//! The send telemetry, serialized with the schema's exact field names.
 
 use serde::Serialize;
 use ybs_core::Message;
@@ -84,7 +84,7 @@ impl TelemetryMessage {
     }
 }
 
-/// One telemetry record (spec section 7.7):
+/// One telemetry record:
 /// `{ model, budget:{maxContext,maxUsableRaw}, selection:[{id,model,tokens}],
 /// predictedMessageCount, predictedHistoryTokens, predictedTotalTokens, attemptHistoryTokens,
 /// attemptTotalTokens, AUT, trimmedCount, attemptsUsed, charsPerToken, remainingReserve, stage,

@@ -1,4 +1,4 @@
-//! The overflow trim loop of spec section 7.2, as a sans-IO state machine.
+//! The overflow trim loop, as a sans-IO state machine.
 //!
 //! ```text
 //! TrimLoop::start ──► attempt() ──► caller sends ──► report(outcome)

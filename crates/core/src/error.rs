@@ -52,7 +52,7 @@ impl ErrorKind {
         }
     }
 
-    /// The short UI label of the WYSIWYG workflow spec (section 8): `auth`, `quota`, `net`,
+    /// The short UI label of the WYSIWYG workflow: `auth`, `quota`, `net`,
     /// `model` or `unknown`. Rate limits and context overflow are both `quota` there.
     pub fn label(&self) -> &'static str {
         match self {
@@ -122,7 +122,7 @@ impl LlmError {
     }
 }
 
-/// Phrases that mean the prompt overflowed the context (workflow spec section 7.5).
+/// Phrases that mean the prompt overflowed the context.
 const OVERFLOW_PHRASES: [&str; 7] = [
     "context_length",
     "maximum context length",
@@ -195,7 +195,7 @@ const NETWORK_PHRASES: [&str; 10] = [
 /// Classifies a failed model call from its HTTP status (if any), the provider's error code or
 /// type (if any) and its message.
 ///
-/// Context overflow is decided first, as the WYSIWYG workflow spec (section 7.5) orders it: the
+/// Context overflow is decided first, as the WYSIWYG workflow orders it: the
 /// code `context_length_exceeded`, or any of its phrases in the message, case-insensitively
 /// (plus the wording Anthropic and Ollama actually use).
 /// Then provider codes, then the status, then phrases of the message for failures without a

@@ -1,4 +1,4 @@
-//! Edit matching is bounded (issue 31, item 7): the adversarial shapes that made the tolerant
+//! Edit matching is bounded: the adversarial shapes that made the tolerant
 //! matcher compare N x k lines (a long file of equal lines and a long `old_string` that almost
 //! matches at every line, many anchors over a long file, many edits of one file) take work
 //! linear in their input, counted by [`MatchWork`], and a response whose edits use up the

@@ -1,4 +1,4 @@
-//! External tools (spec section 4): executables invoked as `<executable> '<json>'`, from the
+//! External tools: executables invoked as `<executable> '<json>'`, from the
 //! config's `tools.external` list and from `*.tool.json` sidecars in `~/.ybs/tools/`.
 //!
 //! The executable's stdout must be JSON and its exit code 0; stderr is kept for the error
@@ -25,7 +25,7 @@ pub const DEFAULT_EXTERNAL_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most bytes an external tool may print on stdout.
 pub const MAX_EXTERNAL_OUTPUT_BYTES: usize = 1024 * 1024;
 
-/// An external tool as configured (spec 4.2) or described by a sidecar (spec 5.2).
+/// An external tool as configured (`tools.external`) or described by a `*.tool.json` sidecar.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExternalToolConfig {
     /// The name the model calls it by.

@@ -3,7 +3,7 @@
 //!
 //! The spec writes parameters as a map of name to `{"type", "description", "required",
 //! "default"}`; the model is given `{"type": "object", "properties": {...}, "required": [...]}`
-//! (spec section 5.3), with each property keeping its `type`, `description` and `default`.
+//! (a JSON Schema object), with each property keeping its `type`, `description` and `default`.
 
 use serde_json::{Map, Value, json};
 

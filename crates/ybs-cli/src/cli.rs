@@ -1,4 +1,4 @@
-//! The command line: `ybs [OPTIONS] [COMMAND]` (spec section 2.2 plus issue 7's commands).
+//! The command line: `ybs [OPTIONS] [COMMAND]`.
 
 use std::path::PathBuf;
 
@@ -52,7 +52,7 @@ impl Cli {
     }
 }
 
-/// The options of spec section 2.2; they may come before or after the command.
+/// The global options; they may come before or after the command.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
 pub struct GlobalOptions {
     /// Path to configuration file (read after all others)

@@ -596,7 +596,7 @@ function Fake:_send(req, chat)
         table.insert(chat.messages, { role = "assistant", model = req.model, parts = parts, output_files = msg.output_files, usage = usage, timestamp = "2026-01-01T00:00:02Z" })
       end
       if msg.type == "error" then
-        -- a provider error is kept in the chat as a system message (bb7 fidelity, item 17)
+        -- a provider error is kept in the chat as a system message, as the first bb7 does
         table.insert(chat.messages, { role = "system", parts = { { type = "text", content = msg.message } } })
       end
       for path, content in pairs(msg.write or {}) do

@@ -1,4 +1,4 @@
-//! Loading: defaults, the five files of spec section 2.1, environment variables, flags.
+//! Loading: defaults, the five configuration files, environment variables, flags.
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
@@ -17,7 +17,7 @@ use super::source::{Source, Sources};
 use super::trust::{Trust, digest};
 use super::validate::validate;
 
-/// The command-line flags that override configuration keys (spec section 2.2).
+/// The command-line flags that override configuration keys.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlagOverrides {
     /// `--config FILE`: read last of the files.

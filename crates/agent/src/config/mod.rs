@@ -1,5 +1,5 @@
-//! Configuration: the schema of spec section 2.3 with its defaults, layered from the files
-//! of section 2.1, `YBS_*` environment variables and command-line flags, with the source of
+//! Configuration: the typed schema with its defaults, layered from the configuration files,
+//! `YBS_*` environment variables and command-line flags, with the source of
 //! every effective value. A project's own file is input, not the user's choice: its settings
 //! that run programs, send data elsewhere or weaken safety wait for the user's trust
 //! ([`Trust`]).

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::source::Source;
 
-/// The places spec section 2.1 reads configuration from, resolved against a home directory,
+/// The places configuration is read from, resolved against a home directory,
 /// `XDG_CONFIG_HOME` and a working directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigLocations {
@@ -22,7 +22,7 @@ pub struct ConfigLocations {
 /// The system-wide configuration file.
 pub const SYSTEM_CONFIG_FILE: &str = "/etc/ybs/config.json";
 
-/// Which of the five sources of spec section 2.1 a file is.
+/// Which of the five configuration files a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileRole {
     /// `/etc/ybs/config.json`.
@@ -75,8 +75,8 @@ impl ConfigLocations {
         Some(base.join("ybs").join("config.json"))
     }
 
-    /// The files to read, in the order of spec section 2.1 (later ones win), with `explicit`
-    /// (`--config`) last.
+    /// The files to read, in order (system, user, `~/.ybs.json`, project; later ones win),
+    /// with `explicit` (`--config`) last.
     pub fn files(&self, explicit: Option<&Path>) -> Vec<ConfigFile> {
         let mut files = vec![ConfigFile {
             path: self.system_file.clone(),

@@ -1,4 +1,4 @@
-//! The typed configuration of spec section 2.3, with its defaults.
+//! The typed configuration, with its defaults.
 //!
 //! Every struct is `#[serde(default)]`, so a file may set any subset of keys; merging happens
 //! on JSON values before these types are built (see [`super::load`]).
@@ -29,9 +29,9 @@ pub struct Config {
     pub git: GitConfig,
     /// The terminal display.
     pub ui: UiConfig,
-    /// MCP servers whose tools join the registry (not in spec 2.3; named by issue 7).
+    /// MCP servers whose tools join the registry (an addition to the spec's schema).
     pub mcp: McpConfig,
-    /// Commands run around tool calls and after turns that changed files (issue 29).
+    /// Commands run around tool calls and after turns that changed files.
     pub hooks: super::HooksConfig,
 }
 
@@ -328,12 +328,12 @@ impl Default for SafetyConfig {
 pub struct ToolsConfig {
     /// The built-in tools.
     pub builtin: BuiltinTools,
-    /// External executables (spec section 4). Empty by default: the spec's `web_search` and
+    /// External executables. Empty by default: the spec's `web_search` and
     /// `web_fetch` entries are examples of scripts a user installs, not programs ybs ships.
     pub external: Vec<ExternalTool>,
 }
 
-/// `tools.builtin`: one entry per built-in tool of spec section 3.
+/// `tools.builtin`: one entry per built-in tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BuiltinTools {
@@ -437,7 +437,7 @@ pub struct ShellLimitsConfig {
     pub max_file_size_mb: Option<u64>,
 }
 
-/// One entry of `tools.external` (spec section 4.2).
+/// One entry of `tools.external`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ExternalTool {
@@ -509,7 +509,7 @@ pub struct UiConfig {
     pub show_tool_calls: bool,
     /// Show replies as they arrive rather than when complete.
     pub stream_responses: bool,
-    /// Show the model's reasoning, dimmed (not in spec 2.3; issue 7 asks for the setting).
+    /// Show the model's reasoning, dimmed (an addition to the spec's schema).
     pub show_reasoning: bool,
     /// The colour theme of highlighted code blocks (a bundled syntect theme name).
     pub theme: String,

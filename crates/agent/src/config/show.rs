@@ -8,7 +8,7 @@ use super::load::LoadedConfig;
 use super::schema::Config;
 use super::source::Source;
 
-/// The top-level keys in the order of spec section 2.3 (then `mcp`).
+/// The top-level keys in the order the spec's schema lists them (then `mcp`).
 const SECTION_ORDER: [&str; 9] = [
     "version", "llm", "context", "agent", "safety", "tools", "git", "ui", "mcp",
 ];
@@ -27,7 +27,7 @@ pub fn show(loaded: &LoadedConfig) -> String {
     let mut lines = Vec::new();
     let value = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
     leaves(&value, "", &mut lines);
-    // Sections in the order of spec section 2.3; keys within a section alphabetically.
+    // Sections in `SECTION_ORDER`; keys within a section alphabetically.
     lines.sort_by_key(|(key, _)| {
         let section = key.split(['.', '[']).next().unwrap_or("");
         let rank = SECTION_ORDER.iter().position(|name| *name == section);

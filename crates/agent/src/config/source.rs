@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// The origin of one configuration value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// The built-in default of spec section 2.3.
+    /// The built-in default.
     Default,
     /// A configuration file.
     File(PathBuf),

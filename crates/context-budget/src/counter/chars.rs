@@ -2,7 +2,7 @@
 
 use super::TokenCounter;
 
-/// The default of [`CharsPerToken`]: 3.5 characters per token (workflow spec section 7.4).
+/// The default of [`CharsPerToken`]: 3.5 characters per token.
 pub const DEFAULT_CHARS_PER_TOKEN: f64 = 3.5;
 
 /// The heuristic counter of the WYSIWYG workflow: `ceil(chars / chars_per_token)`, at least 1

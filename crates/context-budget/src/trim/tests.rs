@@ -47,7 +47,8 @@ fn success_on_first_attempt_sends_the_prediction() {
     assert_eq!(done.telemetry.counter_text(5), "3 / 5");
 }
 
-/// Spec 7.1, "initial attempt relationships".
+/// The first attempt sends the prediction as it is: the predicted history plus AUT, nothing
+/// trimmed.
 #[test]
 fn first_attempt_relationships() {
     let budget = Budget::new(1000, None);

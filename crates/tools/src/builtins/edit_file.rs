@@ -15,7 +15,7 @@ use crate::declaration::{ActionKind, Asks, Declaration};
 use crate::summary::{Change, Summary, change_note, counted, number, path_of};
 use crate::{Args, Tool, ToolContext, ToolError};
 
-/// The `edit_file` tool (spec 3.3, with a list of edits).
+/// The `edit_file` tool, taking a list of edits.
 pub struct EditFile {
     spec: ToolSpec,
 }

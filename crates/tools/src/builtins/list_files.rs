@@ -15,7 +15,7 @@ use crate::declaration::{ActionKind, Declaration};
 use crate::summary::{Change, Summary, counted, number, thousands};
 use crate::{Args, PathSandbox, Tool, ToolContext, ToolError};
 
-/// The `list_files` tool (spec 3.4).
+/// The `list_files` tool.
 pub struct ListFiles {
     spec: ToolSpec,
 }

@@ -1,4 +1,4 @@
-//! The built-in tools: the six of spec section 3, with the spec's schemas and result fields,
+//! The built-in tools: the spec's six, with the spec's schemas and result fields,
 //! the model's task list (`todo_write`), a web page as text (`web_fetch`) and the spec of
 //! the sub-agent tool (`task`, which the agent runs).
 

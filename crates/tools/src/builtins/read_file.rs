@@ -8,7 +8,7 @@ use crate::declaration::{ActionKind, Declaration};
 use crate::summary::{Change, Summary, counted, number, path_of, thousands};
 use crate::{Args, Tool, ToolContext, ToolError};
 
-/// The `read_file` tool (spec 3.1).
+/// The `read_file` tool.
 pub struct ReadFile {
     spec: ToolSpec,
 }

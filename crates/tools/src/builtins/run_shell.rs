@@ -30,7 +30,7 @@ const CANCELLED_NOTE: &str =
 pub const NETWORK_OFF: &str = "network access is off here (safety.network: off): the command \
      did not run. Run it without `network`, or ask the user to allow the network";
 
-/// The `run_shell` tool (spec 3.6).
+/// The `run_shell` tool.
 pub struct RunShell {
     spec: ToolSpec,
 }

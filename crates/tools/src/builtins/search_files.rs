@@ -30,7 +30,7 @@ pub const MAX_RESULT_LINES: usize = 5_000;
 /// The most matches one result holds.
 const MAX_RESULTS: usize = 1_000;
 
-/// The `search_files` tool (spec 3.5).
+/// The `search_files` tool.
 pub struct SearchFiles {
     spec: ToolSpec,
 }

@@ -8,7 +8,7 @@ use crate::declaration::{ActionKind, Declaration};
 use crate::summary::{Change, Summary, change_note, number, path_of, thousands};
 use crate::{Args, Tool, ToolContext, ToolError};
 
-/// The `write_file` tool (spec 3.2).
+/// The `write_file` tool.
 pub struct WriteFile {
     spec: ToolSpec,
 }

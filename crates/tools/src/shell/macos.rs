@@ -1,4 +1,4 @@
-//! The macOS shell sandbox: `sandbox-exec` with the spec's profile (section 8.2), granting
+//! The macOS shell sandbox: `sandbox-exec` with the spec's profile, granting
 //! each allowed root and the command's temp dir, plus read access to the system so `/bin/sh`
 //! can start. Untested in CI (Linux only).
 

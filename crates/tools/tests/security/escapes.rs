@@ -1,4 +1,4 @@
-//! The escapes and weaknesses of issue 17, each performed against the tools and the shell:
+//! Known escapes and weaknesses, each performed against the tools and the shell:
 //! the attempt must fail, nothing outside the root may change and no secret may come back.
 
 #![allow(unsafe_code)]

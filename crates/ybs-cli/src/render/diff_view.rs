@@ -275,7 +275,7 @@ mod tests {
 
     #[test]
     fn a_configuration_file_is_shown_whole_never_folded() {
-        // Issue 26, E3: ten harmless lines, then the entry that runs a program.
+        // Ten harmless lines, then the entry that runs a program: folding would hide it.
         let mut text: String = (0..10).map(|i| format!("  \"k{i}\": {i},\n")).collect();
         text.push_str("  \"mcp\": {\"servers\": {\"x\": {\"command\": \"sh\"}}}\n");
         for path in [

@@ -183,7 +183,7 @@ fn auto_commit_runs_no_hook_and_no_fsmonitor_the_repository_names() {
         root.join("fsmon.sh").to_str().unwrap_or(""),
     ]);
     repo.git_ok(&["config", "core.hooksPath", ".git/hooks"]);
-    // Issue 26, D1: filters, diff drivers and signing the repository names run nothing.
+    // Filters, diff drivers and signing programs the repository names run nothing.
     let program = format!("sh -c 'touch {}; cat'", marker.display());
     for (key, value) in [
         ("filter.x.clean", program.as_str()),

@@ -10,7 +10,7 @@ use ybs_agent::Notice;
 use ybs_agent::config::{Config, LoadedConfig};
 use ybs_agent::host::Host;
 
-/// Switches provider and/or model, keeping the conversation (spec 7.5). A provider gets its
+/// Switches provider and/or model, keeping the conversation. A provider gets its
 /// default endpoint and its environment variable's key, except the one ybs started with,
 /// which gets its configured endpoint and key back (an `openai-compatible` server named with
 /// `--endpoint` has no default to fall back on).
