@@ -8,17 +8,16 @@ use std::time::Duration;
 
 use crate::Notice;
 use crate::approve::Approval;
-use crate::confirm::{Answer, ConfirmMode};
-use crate::{Agent, AgentSettings, Ui};
+use crate::confirm::Answer;
+use crate::tests::{fake_agent, fake_settings};
+use crate::{Agent, Ui};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use ybs_context_budget::CompactionSettings;
 use ybs_core::{Part, StreamEvent, ToolCall, ToolResult, ToolSpec, Usage};
-use ybs_providers::{ProviderConfig, ProviderKind, RetryPolicy, build};
 use ybs_testkit::{FakeLlm, Script, Turn};
 use ybs_tools::{
-    ActionKind, Args, Asks, ConfirmationPolicy, Declaration, PathSandbox, ShellPolicy, Tool,
-    ToolContext, ToolError, ToolRegistry,
+    ActionKind, Args, Asks, ConfirmationPolicy, Declaration, Tool, ToolContext, ToolError,
+    ToolRegistry,
 };
 
 /// A tool that declares what it is given and counts how many of its calls run at once.
@@ -98,37 +97,8 @@ impl Ui for Recorder {
 }
 
 fn agent(llm: &FakeLlm, dir: &std::path::Path, registry: ToolRegistry) -> Agent {
-    let provider = build(
-        &ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake")
-            .with_endpoint(format!("{}/v1", llm.base_url()))
-            .with_retry(RetryPolicy::none()),
-    )
-    .unwrap();
-    let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
-    let context = ToolContext::new(sandbox, ShellPolicy::default()).unwrap();
-    let settings = AgentSettings {
-        model: "fake".into(),
-        system: None,
-        temperature: None,
-        max_tokens: None,
-        max_iterations: 10,
-        dry_run: false,
-        confirm: ConfirmMode::Ask,
-        compaction: CompactionSettings {
-            max_tokens: 32_000,
-            ..CompactionSettings::default()
-        },
-        response_format: None,
-        prompt_cache: None,
-        prices: Arc::new(ybs_providers::PriceTable::default()),
-        stop: Vec::new(),
-        reasoning_effort: None,
-        top_p: None,
-        seed: None,
-        extras: Default::default(),
-    };
     let policy = ConfirmationPolicy::new(Vec::<String>::new());
-    Agent::new(settings, provider, registry, context, policy)
+    fake_agent(llm, dir, fake_settings(32_000), registry, policy)
 }
 
 /// Two calls of `name` in one reply, then a closing text.

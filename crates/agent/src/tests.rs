@@ -48,15 +48,15 @@ impl Ui for Recorder {
 }
 
 fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
-    let provider = build(
-        &ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake")
-            .with_endpoint(format!("{}/v1", llm.base_url()))
-            .with_retry(RetryPolicy::none()),
-    )
-    .unwrap();
-    let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
-    let context = ToolContext::new(sandbox, ShellPolicy::default()).unwrap();
-    let settings = AgentSettings {
+    let mut settings = fake_settings(max_tokens);
+    settings.prompt_cache = Some(ybs_core::CacheTtl::FiveMinutes);
+    let policy = ConfirmationPolicy::new(["write_file"]);
+    fake_agent(llm, dir, settings, ToolRegistry::new(), policy)
+}
+
+/// The settings of an agent talking to the fake model, with a window of `max_tokens`.
+pub(crate) fn fake_settings(max_tokens: usize) -> AgentSettings {
+    AgentSettings {
         model: "fake".into(),
         system: None,
         temperature: None,
@@ -69,16 +69,33 @@ fn agent(llm: &FakeLlm, dir: &std::path::Path, max_tokens: usize) -> Agent {
             ..CompactionSettings::default()
         },
         response_format: None,
-        prompt_cache: Some(ybs_core::CacheTtl::FiveMinutes),
+        prompt_cache: None,
         prices: std::sync::Arc::new(ybs_providers::PriceTable::default()),
         stop: Vec::new(),
         reasoning_effort: None,
         top_p: None,
         seed: None,
         extras: Default::default(),
-    };
-    let policy = ConfirmationPolicy::new(["write_file"]);
-    Agent::new(settings, provider, ToolRegistry::new(), context, policy)
+    }
+}
+
+/// An agent working in `dir` against the fake model at `llm`, with these tools and policy.
+pub(crate) fn fake_agent(
+    llm: &FakeLlm,
+    dir: &std::path::Path,
+    settings: AgentSettings,
+    registry: ToolRegistry,
+    policy: ConfirmationPolicy,
+) -> Agent {
+    let provider = build(
+        &ProviderConfig::new(ProviderKind::OpenAiCompatible, "fake")
+            .with_endpoint(format!("{}/v1", llm.base_url()))
+            .with_retry(RetryPolicy::none()),
+    )
+    .unwrap();
+    let sandbox = PathSandbox::new([dir.display().to_string()], Vec::<String>::new()).unwrap();
+    let context = ToolContext::new(sandbox, ShellPolicy::default()).unwrap();
+    Agent::new(settings, provider, registry, context, policy)
 }
 
 fn write(id: &str, path: &str) -> Turn {
