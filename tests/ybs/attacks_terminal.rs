@@ -144,3 +144,35 @@ fn tab_completion_offers_no_file_name_with_escapes() {
     let title = tmux.run(&["display-message", "-p", "#{pane_title}"]);
     assert_ne!(title.trim(), "owned", "{}", tmux.screen());
 }
+
+/// Whether `output` holds a byte or character a terminal could obey: ESC, another C0 control
+/// but newline and tab, a C1 control, or a bidirectional override.
+fn obeyable(output: &str) -> Option<char> {
+    output.chars().find(|c| {
+        (c.is_control() && !matches!(c, '\n' | '\t'))
+            || matches!(*c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })
+}
+
+#[test]
+fn strings_of_a_projects_file_reach_the_terminal_inert() {
+    let project = Project::new(vec![Turn::text(["answer"])]);
+    // Harmless settings (applied untrusted) and one that needs trust, each with sequences
+    // that set the title, the clipboard, clear the screen or reorder the line.
+    project.write(
+        ".ybs.json",
+        &json!({
+            "llm": {"model": "m\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJmIH4=\u{7}"},
+            "ui": {"theme": "\u{1b}[2Jdark"},
+            "mcp": {"servers": {"x\u{202e}gnp.exe": {"command": "true\u{9b}31m"}}}
+        })
+        .to_string(),
+    );
+    for args in [&["config"][..], &["exec", "hello"], &["trust"]] {
+        let output = project.ybs(args);
+        for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let shown = text(bytes);
+            assert_eq!(obeyable(&shown), None, "ybs {args:?} {stream}:\n{shown:?}");
+        }
+    }
+}

@@ -20,6 +20,8 @@ crate::both_users! {
     instruction_files_and_sources_linked_out_of_the_project_are_not_sent,
     a_git_directory_linked_to_another_repository_is_neither_read_nor_written,
     resume_reads_no_file_the_path_sandbox_refuses,
+    prompt_files_linked_out_or_special_are_neither_shown_nor_sent,
+    a_repository_another_user_owns_around_the_project_gives_it_nothing,
 }
 
 /// Everything the fake LLM received, as one string.
@@ -185,4 +187,77 @@ fn resume_reads_no_file_the_path_sandbox_refuses(nobody: bool) {
     let output = project.ybs(&["--resume=ok.chat", "exec", "go on"]);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(everything_sent(&project).contains("PROJECT-TEXT-26"));
+}
+
+fn prompt_files_linked_out_or_special_are_neither_shown_nor_sent(nobody: bool) {
+    let project = Project::new(vec![Turn::text(["ok"]), Turn::text(["ok"])]);
+    let home = project.path("home");
+    fs::create_dir_all(home.join(".ssh")).unwrap();
+    fs::write(
+        home.join(".ssh/id_rsa"),
+        "SSH-PRIVATE-KEY-43\nsecond line\n",
+    )
+    .unwrap();
+    let prompts = project.file(".ybs/prompts");
+    fs::create_dir_all(&prompts).unwrap();
+    symlink(home.join(".ssh/id_rsa"), prompts.join("review.md")).unwrap();
+    symlink("/dev/zero", prompts.join("zero.md")).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        prompts.join("pipe.md"),
+        rustix::fs::Mode::from_bits_truncate(0o644),
+    )
+    .unwrap();
+    fs::write(prompts.join("fine.md"), "Say hello.\n").unwrap();
+    if nobody && !project.run_as_nobody() {
+        return;
+    }
+    // Ends, though a FIFO and `/dev/zero` are among the prompt files.
+    let output = project.ybs_with_input(&[], "/help\n/review\n/zero\n/pipe\n/fine\n");
+    let shown = format!("{}{}", text(&output.stdout), text(&output.stderr));
+    assert!(!shown.contains("SSH-PRIVATE-KEY-43"), "{shown}");
+    assert!(!everything_sent(&project).contains("SSH-PRIVATE-KEY-43"));
+    assert!(
+        shown.contains("review.md"),
+        "no warning names the file: {shown}"
+    );
+    // The regular prompt file still works.
+    assert!(everything_sent(&project).contains("Say hello."), "{shown}");
+}
+
+fn a_repository_another_user_owns_around_the_project_gives_it_nothing(nobody: bool) {
+    if !common::running_as_root() {
+        println!("skipped: making files another user's needs root");
+        return;
+    }
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    // A stranger's repository, configuration and instructions one level above the project
+    // (as in a shared, sticky /tmp).
+    let above = project.path("");
+    fs::create_dir_all(above.join(".git/objects")).unwrap();
+    fs::create_dir_all(above.join(".git/refs")).unwrap();
+    fs::write(above.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(above.join("AGENTS.md"), "STRANGER-INSTRUCTIONS-43\n").unwrap();
+    fs::write(
+        above.join(".ybs.json"),
+        json!({"context": {"repo_map_tokens": 7}}).to_string(),
+    )
+    .unwrap();
+    // The stranger is `nobody` when the tests run as root, root when they run as `nobody`.
+    let stranger = if nobody {
+        if !project.run_as_nobody() {
+            return;
+        }
+        0
+    } else {
+        65534
+    };
+    for path in [".git", "AGENTS.md", ".ybs.json"] {
+        std::os::unix::fs::lchown(above.join(path), Some(stranger), Some(stranger)).unwrap();
+    }
+    let output = project.ybs(&["exec", "hello"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(!everything_sent(&project).contains("STRANGER-INSTRUCTIONS-43"));
+    let config = text(&project.ybs(&["config"]).stdout);
+    assert!(!config.contains("repo_map_tokens = 7"), "{config}");
 }

@@ -127,6 +127,9 @@ pub mod subagent;
 mod declared_tools_tests;
 mod send;
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod subagent_tests;
+#[cfg(test)]
 mod tests;
 pub mod todos;
 pub mod tool_help;

@@ -36,6 +36,17 @@ pub enum SetupError {
     /// The price table does not parse.
     #[error("llm.prices: {0}")]
     Prices(#[from] ybs_providers::PriceError),
+    /// The tools would write anywhere in the home directory or the whole file system.
+    #[error(
+        "{} is {what}: ybs will not let the model change files there (it could change any of yours). Start ybs in a project directory, or set safety.allow_home_as_project to true in your own configuration (YBS_SAFETY_ALLOW_HOME_AS_PROJECT=true for one run)",
+        dir.display()
+    )]
+    BroadProject {
+        /// The directory the tools would write in.
+        dir: PathBuf,
+        /// "your home directory" or "the root of the file system".
+        what: &'static str,
+    },
 }
 
 /// Everything an agent is built from besides the configuration.
@@ -132,8 +143,16 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
     let roots: Vec<String> = (safety.sandbox_allowed_paths.iter())
         .map(|root| around.cwd.join(root).display().to_string())
         .collect();
-    let sandbox =
+    let mut sandbox =
         PathSandbox::with_home(roots, &safety.sandbox_blocked_paths, around.home.clone())?;
+    if !safety.allow_home_as_project {
+        refuse_broad_roots(&sandbox, around.home.as_deref())?;
+    }
+    // ybs's own state (trust, sessions, undo records) and the user's configuration decide
+    // what runs and what is trusted: no tool or command may change them.
+    for own in own_dirs(around) {
+        sandbox.protect(&own);
+    }
     let mut shell = ShellPolicy {
         sandbox_enabled: safety.sandbox_enabled,
         blocked_commands: safety.blocked_commands.clone(),
@@ -160,7 +179,6 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
             max_core_bytes: default.max_core_bytes,
         };
     }
-    let mut sandbox = sandbox;
     // The programs of external tools run unsandboxed: the model may not change them.
     for tool in &config.tools.external {
         sandbox.protect(&around.cwd.join(&tool.path));
@@ -173,6 +191,48 @@ pub fn tool_context(config: &Config, around: &Surroundings) -> Result<ToolContex
         // The project directory is outside the allowed paths: start at the first root.
     }
     Ok(context)
+}
+
+/// Refuses a sandbox whose writable roots include the home directory or `/`.
+fn refuse_broad_roots(sandbox: &PathSandbox, home: Option<&Path>) -> Result<(), SetupError> {
+    let home = home.and_then(|home| std::fs::canonicalize(home).ok());
+    for root in sandbox.roots() {
+        let what = if root.parent().is_none() {
+            "the root of the file system"
+        } else if home.as_deref() == Some(root.as_path()) {
+            "your home directory"
+        } else {
+            continue;
+        };
+        return Err(SetupError::BroadProject {
+            dir: root.clone(),
+            what,
+        });
+    }
+    Ok(())
+}
+
+/// ybs's own directories: its data (`$XDG_DATA_HOME/ybs`, else `~/.local/share/ybs`) and the
+/// user's configuration (`$XDG_CONFIG_HOME/ybs`, else `~/.config/ybs`).
+fn own_dirs(around: &Surroundings) -> Vec<PathBuf> {
+    let xdg = |name: &str, fallback: &str| {
+        let set = around
+            .env
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok());
+        let dir = (set.map(PathBuf::from))
+            .filter(|dir| dir.is_absolute())
+            .or_else(|| around.home.as_ref().map(|home| home.join(fallback)));
+        dir.map(|dir| dir.join("ybs"))
+    };
+    [
+        xdg("XDG_DATA_HOME", ".local/share"),
+        xdg("XDG_CONFIG_HOME", ".config"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Connects the MCP servers of `specs` and adds their tools to `registry`; the tools of a

@@ -11,7 +11,6 @@ use std::sync::Arc;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
-use ybs_tools::ConfirmationPolicy;
 
 use super::confirm::Answer;
 use super::tools::error_result;
@@ -101,8 +100,9 @@ impl Agent {
     }
 
     /// A sub-agent of this agent: the same model and sandbox, a fresh conversation, the
-    /// tools of this agent that declare themselves fit for sub-agents, this session's
-    /// permission rules and confirmation mode.
+    /// tools of this agent that declare themselves fit for sub-agents, and everything that
+    /// decides whether a call runs as this agent has it: confirmations, the session's
+    /// answers, permission rules, approval mode, network setting and hooks.
     fn subagent(&self) -> Agent {
         let registry = self.registry.narrowed(|tool| tool.in_subagent);
         let mut settings = self.settings.clone();
@@ -110,17 +110,22 @@ impl Agent {
         settings.extras = Default::default();
         settings.response_format = None;
         settings.dry_run = false;
-        let mut sub = Agent::new(
+        Agent::from_parts(crate::Parts {
             settings,
-            Arc::clone(&self.provider),
+            provider: Arc::clone(&self.provider),
             registry,
-            self.tool_context.clone(),
-            ConfirmationPolicy::new(Vec::<String>::new()),
-        );
-        sub.set_limits(self.limits.clone());
-        sub.permissions = self.permissions.clone();
-        sub.approval = self.approval;
-        sub
+            tool_context: self.tool_context.clone(),
+            policy: self.policy.clone(),
+            limits: self.limits.clone(),
+            hooks: self.hooks.clone(),
+            repo_map: None,
+            prompt: None,
+            journal: crate::session::undo::Journal::default(),
+            permissions: self.permissions.clone(),
+            approval: self.approval,
+            network: self.network,
+            rule_files: self.rule_files.clone(),
+        })
     }
 }
 

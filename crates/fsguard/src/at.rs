@@ -240,6 +240,25 @@ pub struct Capped {
     pub truncated: bool,
 }
 
+impl Capped {
+    /// The whole file as text: an error when it held more than the cap (`cap`, to say so)
+    /// or is not UTF-8, for a reader that must not act on part of a file.
+    pub fn into_text(self, cap: u64) -> io::Result<String> {
+        if self.truncated {
+            return Err(io::Error::new(
+                io::ErrorKind::FileTooLarge,
+                format!("it is larger than {cap} bytes"),
+            ));
+        }
+        String::from_utf8(self.bytes).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })
+    }
+}
+
 /// Reads the regular file `fd` (just opened with [`READ_FLAGS`]) up to `cap` bytes; a FIFO,
 /// a device, a socket or a directory is refused by its type before anything is read.
 /// `Err(Ok(kind))` names what it was instead of a regular file.

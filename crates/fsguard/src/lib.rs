@@ -22,6 +22,8 @@
 //!   root and checked by identity against what it blocks (the file tools).
 //! - [`by_path`]: a program's own files by path, the directory trusted: capped reads of
 //!   regular files ([`read_file`]), atomic writes ([`write_atomic`]).
+//! - [`ownership`]: whether a directory belongs to another user ([`owned_by_someone_else`]),
+//!   so nothing above the user's own files is taken from a stranger.
 //! - [`ignore_files`]: keeps a walk built on the `ignore` crate from reading an ignore file
 //!   that is a FIFO, a device or huge.
 //!
@@ -44,6 +46,7 @@ pub mod confined;
 pub mod confined_dir;
 pub mod guarded;
 pub mod ignore_files;
+pub mod ownership;
 pub mod physical;
 
 pub use at::{Capped, FileId, Kind, open_dir_at, read_beneath};
@@ -51,4 +54,5 @@ pub use by_path::{Links, Permissions, read_file, write_atomic};
 pub use confined::{Confined, Refused, refusal};
 pub use confined_dir::ConfinedDir;
 pub use guarded::{Guard, Refusal, SafeFsError};
+pub use ownership::owned_by_someone_else;
 pub use physical::NoFollowError;

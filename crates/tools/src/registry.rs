@@ -244,6 +244,12 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// The tool `name`, enabled or not (what a front end shows of its calls follows what it
+    /// declares); `None` for a name no tool has.
+    pub fn tool(&self, name: &str) -> Option<&dyn Tool> {
+        self.find(name)
+    }
+
     /// What the tool `name` declares about itself; an unknown name gets the conservative
     /// [`Declaration::default`].
     pub fn declaration(&self, name: &str) -> Declaration {

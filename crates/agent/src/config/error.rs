@@ -96,6 +96,13 @@ pub enum ConfigWarning {
         /// The variable.
         var: String,
     },
+    /// A project file redefines one of the user's own named endpoints; the user's is kept.
+    UsersEndpointKept {
+        /// The project file.
+        path: PathBuf,
+        /// The endpoint's name.
+        name: String,
+    },
     /// A file declares a schema version this build does not know.
     UnknownVersion {
         /// The file.
@@ -114,6 +121,11 @@ impl fmt::Display for ConfigWarning {
             ConfigWarning::UnknownEnvVar { var } => write!(
                 f,
                 "environment variable {var} is not a ybs setting (ignored); `ybs config` lists the keys"
+            ),
+            ConfigWarning::UsersEndpointKept { path, name } => write!(
+                f,
+                "{}: redefines your named endpoint llm.endpoints.{name} (ignored: a project may not change where your endpoints send)",
+                path.display()
             ),
             ConfigWarning::UnknownVersion { path, version } => write!(
                 f,

@@ -11,7 +11,7 @@ use super::error::{ConfigError, ConfigWarning};
 use super::file;
 use super::merge::{merge_object, set_path};
 use super::paths::{ConfigFile, ConfigLocations, FileRole, expand_tilde};
-use super::risk::{Setting, UntrustedFile, take_untrusted};
+use super::risk::{Setting, UntrustedFile, drop_changes_to_users_endpoints, take_untrusted};
 use super::schema::Config;
 use super::source::{Source, Sources};
 use super::trust::{Trust, digest};
@@ -107,8 +107,17 @@ pub fn load(
         };
         warnings.extend(std::mem::take(&mut parsed.warnings));
         if config_file.role == FileRole::Project {
+            let users = users_own.over(&merged);
+            let kept = drop_changes_to_users_endpoints(&mut parsed.value, &users);
+            warnings.extend(
+                kept.into_iter()
+                    .map(|name| ConfigWarning::UsersEndpointKept {
+                        path: config_file.path.clone(),
+                        name,
+                    }),
+            );
             let whole = parsed.value.clone();
-            let settings = take_untrusted(&mut parsed.value, &users_own.over(&merged));
+            let settings = take_untrusted(&mut parsed.value, &users);
             if !settings.is_empty() {
                 // Trust is recorded for everything in the file that needs it against the
                 // user's own files, not only what this run's flags and environment leave:
@@ -211,17 +220,8 @@ fn read(config_file: &ConfigFile) -> Result<Option<String>, ConfigError> {
         FileRole::Project => ybs_fsguard::Links::Refuse,
         _ => ybs_fsguard::Links::Follow,
     };
-    let text =
-        ybs_fsguard::read_file(&config_file.path, MAX_CONFIG_BYTES, links).and_then(|read| {
-            if read.truncated {
-                return Err(std::io::Error::other(format!(
-                    "it is larger than {MAX_CONFIG_BYTES} bytes"
-                )));
-            }
-            String::from_utf8(read.bytes).map_err(|_| {
-                std::io::Error::new(ErrorKind::InvalidData, "stream did not contain valid UTF-8")
-            })
-        });
+    let text = ybs_fsguard::read_file(&config_file.path, MAX_CONFIG_BYTES, links)
+        .and_then(|read| read.into_text(MAX_CONFIG_BYTES));
     match text {
         Ok(text) => Ok(Some(text)),
         Err(err)

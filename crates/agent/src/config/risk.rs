@@ -1,8 +1,10 @@
-//! Which settings of a project's configuration file wait for the user's trust: those that
-//! run a program, send data or a credential somewhere, or weaken a safety setting. A value
-//! that only makes ybs stricter than what is already in effect (the sandbox on, more blocked
-//! paths or confirmations, a lower limit, a tool or server turned off) needs no trust; nor do
-//! the model, sampling, context and display settings.
+//! Which settings of a project's configuration file wait for the user's trust. Settings are
+//! judged by what they can do, against an allow-list: a setting needs no trust only when a
+//! rule below says its value cannot run a program, send data or a credential somewhere, read
+//! a file, or loosen a limit beyond the user's own configuration (the model, sampling,
+//! context and display settings; a sandbox turned on, more blocked paths or confirmations, a
+//! lower limit, a tool or server turned off). Any other setting of the schema needs trust,
+//! whatever it is. A project never changes the user's own named endpoints, trusted or not.
 
 use std::path::PathBuf;
 
@@ -64,203 +66,279 @@ const LIMIT_DEFAULTS: [(&str, u64); 3] = [
     ("max_file_size_mb", 8 * 1024),
 ];
 
+/// How a project's value at a key is judged against the user's own.
+#[derive(Debug, Clone, Copy)]
+enum Judge {
+    /// Whatever the value, it cannot run a program, send anything elsewhere, read a file or
+    /// loosen a limit: the model's name, sampling, display, how much context is kept.
+    Harmless,
+    /// Only the user's own value needs no trust.
+    Theirs(Risk),
+    /// `llm.endpoint`: the user's own, or `null` where the user left it unset.
+    Endpoint,
+    /// A limit no looser than the user's (or the default of the limit named by the key).
+    Limit,
+    /// `true` only.
+    OnlyOn,
+    /// `false` only.
+    OnlyOff,
+    /// A list holding nothing the user's does not.
+    FewerThanTheirs(Risk),
+    /// A list holding everything the user's holds.
+    MoreThanTheirs,
+    /// `safety.approval`: `ask` or the user's own.
+    Approval,
+    /// `safety.network`: no looser than the user's (off, then ask, then on).
+    Network,
+    /// `safety.permissions`: deny rules only.
+    DenyRulesOnly,
+    /// `tools.external`: none, or the user's own.
+    NoExternalTools,
+    /// `tools.builtin.NAME.enabled`: off, or on where the user has it on.
+    ToolEnabled,
+    /// `mcp.servers.NAME`: turned off, or the user's own server as they configured it.
+    McpServer,
+    /// `hooks`: none, or the user's own.
+    Hooks,
+}
+
+/// What each setting a project may set is judged by, in the order the settings are listed.
+/// A key path's segments are matched one by one, `*` matching any; the first rule matching a
+/// key judges its whole value. A setting of the schema that no rule names needs trust: a new
+/// setting is safe to add, whatever it does, until it is judged here.
+const RULES: &[(&str, Judge)] = &[
+    ("version", Judge::Harmless),
+    ("llm.provider", Judge::Theirs(Risk::SendsData)),
+    ("llm.endpoint", Judge::Endpoint),
+    ("llm.api_key", Judge::Theirs(Risk::SendsData)),
+    // A named endpoint chooses where a chat that names it goes, and with which key.
+    ("llm.endpoints.*", Judge::Theirs(Risk::SendsData)),
+    ("llm.model", Judge::Harmless),
+    ("llm.temperature", Judge::Harmless),
+    ("llm.max_tokens", Judge::Harmless),
+    ("llm.timeout_seconds", Judge::Harmless),
+    ("llm.prompt_cache", Judge::Harmless),
+    ("llm.reasoning_effort", Judge::Harmless),
+    ("llm.prices", Judge::Harmless),
+    ("context", Judge::Harmless),
+    ("agent.max_iterations", Judge::Limit),
+    ("agent.retry_attempts", Judge::Harmless),
+    ("agent.retry_backoff_base_ms", Judge::Harmless),
+    ("safety.allow_home_as_project", Judge::OnlyOff),
+    ("safety.approval", Judge::Approval),
+    ("safety.blocked_commands", Judge::MoreThanTheirs),
+    ("safety.network", Judge::Network),
+    ("safety.permissions", Judge::DenyRulesOnly),
+    ("safety.require_confirmation", Judge::MoreThanTheirs),
+    (
+        "safety.sandbox_allowed_paths",
+        Judge::FewerThanTheirs(Risk::WeakensSafety),
+    ),
+    ("safety.sandbox_blocked_paths", Judge::MoreThanTheirs),
+    ("safety.sandbox_enabled", Judge::OnlyOn),
+    ("safety.shell_env", Judge::FewerThanTheirs(Risk::SendsData)),
+    ("tools.external", Judge::NoExternalTools),
+    ("tools.builtin.*.enabled", Judge::ToolEnabled),
+    ("tools.builtin.*.timeout_seconds", Judge::Limit),
+    ("tools.builtin.*.limits.*", Judge::Limit),
+    ("mcp.servers.*", Judge::McpServer),
+    ("hooks", Judge::Hooks),
+    // Commits run git with the repository's hooks and filters turned off.
+    ("git", Judge::Harmless),
+    ("ui", Judge::Harmless),
+];
+
 /// Takes the settings that need trust out of `layer` (a project file's keys), judged against
 /// `current` (the user's own configuration: what is in effect before the file, with the
 /// user's later choices, `-c FILE`, the environment and the flags, on top); returns them in
-/// file order. A value equal to the user's own needs no trust.
+/// the order of the rules, then by key. A value equal to the user's own needs no trust; a key
+/// the schema does not have does nothing (it is reported as unknown) and needs none.
 pub fn take_untrusted(
     layer: &mut Map<String, Value>,
     current: &Map<String, Value>,
 ) -> Vec<Setting> {
+    take_untrusted_in(layer, current, &super::load::defaults())
+}
+
+/// [`take_untrusted`] with `schema`, the defaults as JSON, telling the schema's keys from
+/// unknown ones.
+fn take_untrusted_in(
+    layer: &mut Map<String, Value>,
+    current: &Map<String, Value>,
+    schema: &Map<String, Value>,
+) -> Vec<Setting> {
+    let mut found = Vec::new();
+    find_judged(layer, &mut Vec::new(), &mut found);
+    found.sort();
     let mut taken = Vec::new();
-    let now = |path: &[&str]| lookup(current, path);
-    if let Some(Value::Object(llm)) = layer.get_mut("llm") {
-        for key in ["provider", "endpoint", "api_key"] {
-            take_if(llm, key, &["llm"], &mut taken, Risk::SendsData, |value| {
-                Some(value) == now(&["llm", key])
-                    || (key == "endpoint"
-                        && value.is_null()
-                        && now(&["llm", key]).is_none_or(Value::is_null))
-            });
+    for (rule, path) in found {
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        let Some(value) = lookup(layer, &keys) else {
+            continue;
+        };
+        let risk = match RULES.get(rule) {
+            Some((_, judge)) => judged(*judge, value, &keys, current),
+            None if lookup(schema, &keys).is_none() => None,
+            None => Some(unlisted_risk(&keys)),
+        };
+        if let Some(risk) = risk {
+            take_path(layer, &keys, &mut taken, risk);
         }
     }
-    if let Some(Value::Object(agent)) = layer.get_mut("agent") {
-        take_if(
-            agent,
-            "max_iterations",
-            &["agent"],
-            &mut taken,
+    prune(layer);
+    taken
+}
+
+/// Removes from `layer` (a project file's keys) every named endpoint the user's own
+/// configuration `current` defines with another value, and returns their names: a project may
+/// not redirect an endpoint the user chose by name, even when trusted.
+pub fn drop_changes_to_users_endpoints(
+    layer: &mut Map<String, Value>,
+    current: &Map<String, Value>,
+) -> Vec<String> {
+    let Some(Value::Object(theirs)) = lookup(current, &["llm", "endpoints"]) else {
+        return Vec::new();
+    };
+    let Some(Value::Object(llm)) = layer.get_mut("llm") else {
+        return Vec::new();
+    };
+    let Some(Value::Object(endpoints)) = llm.get_mut("endpoints") else {
+        return Vec::new();
+    };
+    let changed: Vec<String> = (endpoints.iter())
+        .filter(|(name, value)| theirs.get(*name).is_some_and(|own| own != *value))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &changed {
+        endpoints.remove(name);
+    }
+    changed
+}
+
+/// Collects each key of `map` a rule judges, with the rule's index (`RULES.len()` for a
+/// value no rule names), descending into objects no rule names.
+fn find_judged(
+    map: &Map<String, Value>,
+    path: &mut Vec<String>,
+    found: &mut Vec<(usize, Vec<String>)>,
+) {
+    for (key, value) in map {
+        path.push(key.clone());
+        let rule = RULES.iter().position(|(at, _)| matches(at, path));
+        match (rule, value) {
+            (Some(rule), _) => found.push((rule, path.clone())),
+            (None, Value::Object(inner)) => find_judged(inner, path, found),
+            (None, _) => found.push((RULES.len(), path.clone())),
+        }
+        path.pop();
+    }
+}
+
+/// Whether the key path `path` is the one `pattern` names.
+fn matches(pattern: &str, path: &[String]) -> bool {
+    let parts: Vec<&str> = pattern.split('.').collect();
+    parts.len() == path.len()
+        && (parts.iter().zip(path)).all(|(part, key)| *part == "*" || part == key)
+}
+
+/// What a setting of the schema that no rule judges could do, by its section.
+fn unlisted_risk(path: &[&str]) -> Risk {
+    match path.first().copied() {
+        Some("llm") => Risk::SendsData,
+        Some("mcp" | "hooks" | "tools") => Risk::RunsPrograms,
+        _ => Risk::WeakensSafety,
+    }
+}
+
+/// What `value` at `path` could do that the user's own configuration `current` does not;
+/// `None` when it needs no trust.
+fn judged(
+    judge: Judge,
+    value: &Value,
+    path: &[&str],
+    current: &Map<String, Value>,
+) -> Option<Risk> {
+    let now = lookup(current, path);
+    let fine = |fine: bool, risk: Risk| (!fine).then_some(risk);
+    match judge {
+        Judge::Harmless => None,
+        Judge::Theirs(risk) => fine(Some(value) == now, risk),
+        Judge::Endpoint => fine(
+            Some(value) == now || (value.is_null() && now.is_none_or(Value::is_null)),
+            Risk::SendsData,
+        ),
+        Judge::Limit => {
+            let default = (path.last())
+                .and_then(|key| LIMIT_DEFAULTS.iter().find(|(name, _)| name == key))
+                .filter(|_| path.len() == 5)
+                .map(|(_, default)| *default);
+            fine(lower(value, now, default), Risk::WeakensSafety)
+        }
+        Judge::OnlyOn => fine(value == &Value::Bool(true), Risk::WeakensSafety),
+        Judge::OnlyOff => fine(value == &Value::Bool(false), Risk::WeakensSafety),
+        Judge::FewerThanTheirs(risk) => fine(subset(Some(value), now), risk),
+        Judge::MoreThanTheirs => fine(subset(now, Some(value)), Risk::WeakensSafety),
+        // Anything but asking lets calls run unconfirmed.
+        Judge::Approval => fine(
+            value == &Value::from("ask") || Some(value) == now,
             Risk::WeakensSafety,
-            |value| lower(value, now(&["agent", "max_iterations"]), None),
-        );
-    }
-    if let Some(Value::Object(safety)) = layer.get_mut("safety") {
-        // Keys in sorted order here and below: serde_json's maps keep the file's order in
-        // some builds and sort in others, and the warnings must not depend on which.
-        let mut keys: Vec<String> = safety.keys().cloned().collect();
-        keys.sort();
-        for key in keys {
-            let before = now(&["safety", &key]);
-            let (risk, stricter): (Risk, bool) = match key.as_str() {
-                "sandbox_enabled" => (
-                    Risk::WeakensSafety,
-                    safety.get(&key) == Some(&Value::Bool(true)),
-                ),
-                "sandbox_allowed_paths" => (Risk::WeakensSafety, subset(safety.get(&key), before)),
-                "shell_env" => (Risk::SendsData, subset(safety.get(&key), before)),
-                "sandbox_blocked_paths" | "require_confirmation" | "blocked_commands" => {
-                    (Risk::WeakensSafety, subset(before, safety.get(&key)))
-                }
-                // Anything but asking lets calls run unconfirmed.
-                "approval" => {
-                    let value = safety.get(&key);
-                    (
-                        Risk::WeakensSafety,
-                        value == Some(&Value::from("ask")) || value == before,
-                    )
-                }
-                // The network may only get stricter: off, then ask, then on.
-                "network" => {
-                    let rank = |value: Option<&Value>| match value.and_then(Value::as_str) {
-                        Some("off") => Some(0),
-                        Some("ask") | None => Some(1),
-                        Some("on") => Some(2),
-                        Some(_) => None,
-                    };
-                    let value = rank(safety.get(&key));
-                    (
-                        Risk::WeakensSafety,
-                        value.is_some() && value <= rank(before).or(Some(1)),
-                    )
-                }
-                // Allow rules let calls run unconfirmed; deny rules only refuse more.
-                "permissions" => (
-                    Risk::WeakensSafety,
-                    (safety.get(&key))
-                        .and_then(|rules| rules.get("allow"))
-                        .is_none_or(|allow| allow.as_array().is_some_and(Vec::is_empty)),
-                ),
-                _ => continue,
+        ),
+        Judge::Network => {
+            let rank = |value: Option<&Value>| match value.and_then(Value::as_str) {
+                Some("off") => Some(0),
+                Some("ask") | None => Some(1),
+                Some("on") => Some(2),
+                Some(_) => None,
             };
-            if !stricter {
-                take(safety, &key, &["safety"], &mut taken, risk);
-            }
+            let wanted = rank(Some(value));
+            fine(
+                wanted.is_some() && wanted <= rank(now).or(Some(1)),
+                Risk::WeakensSafety,
+            )
         }
-    }
-    if let Some(Value::Object(tools)) = layer.get_mut("tools") {
-        take_if(
-            tools,
-            "external",
-            &["tools"],
-            &mut taken,
+        // Allow rules let calls run unconfirmed; deny rules only refuse more.
+        Judge::DenyRulesOnly => fine(
+            (value.get("allow")).is_none_or(|allow| allow.as_array().is_some_and(Vec::is_empty)),
+            Risk::WeakensSafety,
+        ),
+        Judge::NoExternalTools => fine(
+            value.as_array().is_some_and(Vec::is_empty) || Some(value) == now,
             Risk::RunsPrograms,
-            |value| {
-                value.as_array().is_some_and(Vec::is_empty)
-                    || Some(value) == now(&["tools", "external"])
-            },
-        );
-        if let Some(Value::Object(builtin)) = tools.get_mut("builtin") {
-            let mut names: Vec<String> = builtin.keys().cloned().collect();
-            names.sort();
-            for name in names {
-                let Some(Value::Object(tool)) = builtin.get_mut(&name) else {
-                    continue;
-                };
-                let at = ["tools", "builtin", name.as_str()];
-                take_if(
-                    tool,
-                    "enabled",
-                    &at,
-                    &mut taken,
-                    Risk::WeakensSafety,
-                    |value| {
-                        value == &Value::Bool(false)
-                            || now(&[&at[..], &["enabled"]].concat())
-                                .is_none_or(|b| b == &Value::Bool(true))
-                    },
-                );
-                take_if(
-                    tool,
-                    "timeout_seconds",
-                    &at,
-                    &mut taken,
-                    Risk::WeakensSafety,
-                    |value| lower(value, now(&[&at[..], &["timeout_seconds"]].concat()), None),
-                );
-                if let Some(Value::Object(limits)) = tool.get_mut("limits") {
-                    let at = ["tools", "builtin", name.as_str(), "limits"];
-                    let mut keys: Vec<String> = limits.keys().cloned().collect();
-                    keys.sort();
-                    for key in keys {
-                        let default = LIMIT_DEFAULTS
-                            .iter()
-                            .find(|(k, _)| *k == key)
-                            .map(|(_, v)| *v);
-                        take_if(
-                            limits,
-                            &key,
-                            &at,
-                            &mut taken,
-                            Risk::WeakensSafety,
-                            |value| {
-                                lower(value, now(&[&at[..], &[key.as_str()]].concat()), default)
-                            },
-                        );
-                    }
-                }
-            }
+        ),
+        Judge::ToolEnabled => fine(
+            value == &Value::Bool(false) || now.is_none_or(|on| on == &Value::Bool(true)),
+            Risk::WeakensSafety,
+        ),
+        Judge::McpServer => {
+            let off = value.as_object().is_some_and(|server| {
+                server.iter().all(|(key, value)| {
+                    matches!(key.as_str(), "enabled" | "trust") && value == &Value::Bool(false)
+                })
+            });
+            let runs = value.get("command").is_some()
+                || now
+                    .and_then(|server| server.get("command"))
+                    .is_some_and(|command| !command.is_null());
+            let risk = if runs {
+                Risk::RunsPrograms
+            } else {
+                Risk::SendsData
+            };
+            fine(off || Some(value) == now, risk)
         }
-    }
-    if let Some(Value::Object(mcp)) = layer.get_mut("mcp") {
-        if let Some(Value::Object(servers)) = mcp.get_mut("servers") {
-            let mut names: Vec<String> = servers.keys().cloned().collect();
-            names.sort();
-            for name in names {
-                let harmless =
-                    servers
-                        .get(&name)
-                        .and_then(Value::as_object)
-                        .is_some_and(|server| {
-                            server.iter().all(|(key, value)| {
-                                matches!(key.as_str(), "enabled" | "trust")
-                                    && value == &Value::Bool(false)
-                            })
-                        });
-                // The user's own server of that name, as they configured it.
-                let theirs = servers.get(&name) == now(&["mcp", "servers", &name]);
-                if !harmless && !theirs {
-                    let runs = servers.get(&name).and_then(|s| s.get("command")).is_some()
-                        || now(&["mcp", "servers", &name, "command"]).is_some_and(|c| !c.is_null());
-                    let risk = if runs {
-                        Risk::RunsPrograms
-                    } else {
-                        Risk::SendsData
-                    };
-                    take(servers, &name, &["mcp", "servers"], &mut taken, risk);
-                }
-            }
-        }
-    }
-    // Hooks run programs; a project may only keep the user's own (or set none).
-    take_if(
-        layer,
-        "hooks",
-        &[],
-        &mut taken,
-        Risk::RunsPrograms,
-        |value| {
-            Some(value) == now(&["hooks"])
+        // Hooks run programs; a project may only keep the user's own (or set none).
+        Judge::Hooks => fine(
+            Some(value) == now
                 || value.as_object().is_some_and(|hooks| {
                     hooks.iter().all(|(key, value)| match key.as_str() {
                         "before_tool" | "after_tool" => value.as_array().is_some_and(Vec::is_empty),
                         "lint" | "test" => value.is_null(),
                         _ => false,
                     })
-                })
-        },
-    );
-    prune(layer);
-    taken
+                }),
+            Risk::RunsPrograms,
+        ),
+    }
 }
 
 fn lookup<'a>(map: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
@@ -269,29 +347,19 @@ fn lookup<'a>(map: &'a Map<String, Value>, path: &[&str]) -> Option<&'a Value> {
         .try_fold(map.get(*first)?, |value, key| value.get(*key))
 }
 
-fn take_if(
-    section: &mut Map<String, Value>,
-    key: &str,
-    at: &[&str],
-    taken: &mut Vec<Setting>,
-    risk: Risk,
-    fine: impl FnOnce(&Value) -> bool,
-) {
-    if section.get(key).is_some_and(|value| !fine(value)) {
-        take(section, key, at, taken, risk);
+/// Moves the value at `path` out of `layer` into `taken`.
+fn take_path(layer: &mut Map<String, Value>, path: &[&str], taken: &mut Vec<Setting>, risk: Risk) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut section = layer;
+    for key in parents {
+        match section.get_mut(*key) {
+            Some(Value::Object(inner)) => section = inner,
+            _ => return,
+        }
     }
-}
-
-fn take(
-    section: &mut Map<String, Value>,
-    key: &str,
-    at: &[&str],
-    taken: &mut Vec<Setting>,
-    risk: Risk,
-) {
-    if let Some(value) = section.remove(key) {
-        let mut path: Vec<&str> = at.to_vec();
-        path.push(key);
+    if let Some(value) = section.remove(*last) {
         taken.push(Setting {
             key: path.join("."),
             value,
@@ -473,5 +541,82 @@ mod tests {
         let taken = take_untrusted(&mut layer, &current);
         assert_eq!(taken[0].key, "tools.builtin.run_shell.enabled");
         assert_eq!(taken[0].risk, Risk::WeakensSafety);
+    }
+
+    #[test]
+    fn a_named_endpoint_needs_trust_unless_it_is_the_users_own() {
+        let endpoint = json!({"provider": "openai", "url": "http://attacker:9/v1"});
+        let (keys, rest) = taken(json!({"llm": {"endpoints": {"work": endpoint.clone()}}}));
+        assert_eq!(keys, ["llm.endpoints.work"]);
+        assert_eq!(rest, json!({}));
+        let mut current = defaults();
+        current["llm"]["endpoints"] = json!({"work": endpoint.clone()});
+        let mut layer = object(json!({"llm": {"endpoints": {"work": endpoint}}}));
+        assert!(take_untrusted(&mut layer, &current).is_empty());
+    }
+
+    #[test]
+    fn a_project_never_changes_the_users_named_endpoints() {
+        let mut current = defaults();
+        current["llm"]["endpoints"] = json!({"work": {"url": "http://mine/v1"}});
+        let mut layer = object(json!({"llm": {"endpoints": {
+            "work": {"url": "http://attacker/v1"},
+            "theirs": {"url": "http://elsewhere/v1"}
+        }}}));
+        let dropped = drop_changes_to_users_endpoints(&mut layer, &current);
+        assert_eq!(dropped, ["work"]);
+        assert_eq!(
+            Value::Object(layer),
+            json!({"llm": {"endpoints": {"theirs": {"url": "http://elsewhere/v1"}}}})
+        );
+    }
+
+    #[test]
+    fn a_setting_of_the_schema_that_no_rule_judges_needs_trust_and_an_unknown_key_does_not() {
+        // A schema with a setting no rule names, as a newly added one would be.
+        let mut schema = defaults();
+        schema["llm"]["relay"] = json!(null);
+        schema["safety"]["future_switch"] = json!(false);
+        let mut layer = object(json!({
+            "llm": {"relay": "http://attacker/", "model": "m"},
+            "safety": {"future_switch": true},
+            "nonsense": {"deep": 1}
+        }));
+        let taken = take_untrusted_in(&mut layer, &defaults(), &schema);
+        let keys: Vec<(&str, Risk)> = (taken.iter())
+            .map(|setting| (setting.key.as_str(), setting.risk))
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                ("llm.relay", Risk::SendsData),
+                ("safety.future_switch", Risk::WeakensSafety)
+            ]
+        );
+        assert_eq!(
+            Value::Object(layer),
+            json!({"llm": {"model": "m"}, "nonsense": {"deep": 1}})
+        );
+    }
+
+    #[test]
+    fn every_setting_of_the_schema_is_judged_by_a_rule() {
+        // Not required for safety (an unjudged setting needs trust), but a setting that
+        // needs trust for no reason is a nuisance: judge each new one.
+        fn leaves(map: &Map<String, Value>, path: &mut Vec<String>, out: &mut Vec<String>) {
+            for (key, value) in map {
+                path.push(key.clone());
+                let judged = RULES.iter().any(|(at, _)| matches(at, path));
+                match value {
+                    _ if judged => {}
+                    Value::Object(inner) => leaves(inner, path, out),
+                    _ => out.push(path.join(".")),
+                }
+                path.pop();
+            }
+        }
+        let mut unjudged = Vec::new();
+        leaves(&defaults(), &mut Vec::new(), &mut unjudged);
+        assert!(unjudged.is_empty(), "{unjudged:?}");
     }
 }

@@ -235,6 +235,10 @@ pub struct SafetyConfig {
     /// Allow and deny rules: `run_shell(cargo test*)`, `write_file(src/*)`, `edit_file`.
     /// Each file's rules form a layer of their own (the project's apart from the user's).
     pub permissions: PermissionRules,
+    /// Whether the home directory or `/` may be a directory the tools write in (the project
+    /// directory, or an allowed path). Off: ybs refuses to start there, as the model could
+    /// then change any of the user's files.
+    pub allow_home_as_project: bool,
 }
 
 /// `safety.approval`: what runs without asking.
@@ -318,6 +322,7 @@ impl Default for SafetyConfig {
             approval: Approval::Ask,
             network: Network::Ask,
             permissions: PermissionRules::default(),
+            allow_home_as_project: false,
         }
     }
 }

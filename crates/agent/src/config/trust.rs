@@ -35,6 +35,18 @@ pub struct Trust {
 }
 
 impl Trust {
+    /// Trust in exactly what the user was shown, for this run only: each file's settings
+    /// with the digest they had then. A file that changed since is not covered.
+    pub fn exactly<'a>(shown: impl IntoIterator<Item = (&'a Path, &'a str)>) -> Trust {
+        let files = (shown.into_iter())
+            .map(|(file, digest)| (key(file), digest.to_owned()))
+            .collect();
+        Trust {
+            everything: false,
+            store: TrustStore { path: None, files },
+        }
+    }
+
     /// Whether the settings of `file` whose digest is `digest` are trusted.
     pub fn allows(&self, file: &Path, digest: &str) -> bool {
         self.everything || self.store.allows(file, digest)

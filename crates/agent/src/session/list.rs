@@ -42,7 +42,7 @@ fn info(path: &Path) -> Option<SessionInfo> {
     if !metadata.is_file() {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = super::read_text(path).ok()?;
     let messages = ybs_chatfile::parse_messages(&text);
     let users: Vec<_> = messages.iter().filter(|m| m.role == "user").collect();
     let first_request = first_line(users.first().map_or("", |m| m.content.as_str())).to_owned();

@@ -111,6 +111,17 @@ pub fn save(path: &Path, conversation: &[Message]) -> Result<(), SessionError> {
     .map_err(|err| fail(err.to_string()))
 }
 
+/// The largest session or chat file read back.
+const MAX_SESSION_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The text of a session file: a regular file, not a link (one planted in a project to a
+/// secret, or to `/dev/zero`), not a FIFO (which would hang), of at most
+/// [`MAX_SESSION_BYTES`].
+pub(crate) fn read_text(path: &Path) -> std::io::Result<String> {
+    ybs_fsguard::read_file(path, MAX_SESSION_BYTES, ybs_fsguard::Links::Refuse)
+        .and_then(|read| read.into_text(MAX_SESSION_BYTES))
+}
+
 /// Reads a saved session back as a conversation. Its `file:`, `import:` and other lines that
 /// read a file may read only what `access` allows (the tools' path sandbox: [`access`]), as
 /// in `ybs ask`: a session or chat file handed to `--resume` is input, not the user's choice
@@ -120,8 +131,11 @@ pub fn load(path: &Path, cwd: &Path, access: Access) -> Result<Vec<Message>, Ses
         path: path.to_owned(),
         reason,
     };
-    let expansion = (Expander::new(cwd).with_access(access).expand_file(path))
-        .map_err(|err| fail(err.to_string()))?;
+    let text = read_text(path).map_err(|err| fail(err.to_string()))?;
+    let expansion = (Expander::new(cwd)
+        .with_access(access)
+        .expand_text(&text, path))
+    .map_err(|err| fail(err.to_string()))?;
     expansion
         .to_core_messages()
         .map_err(|err| fail(err.to_string()))
@@ -144,6 +158,33 @@ mod tests {
     use ybs_core::{Part, Role, ToolCall, ToolResult};
 
     use super::*;
+
+    #[test]
+    fn a_session_file_that_is_a_link_a_fifo_or_dev_zero_is_refused_without_hanging() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret"), "user:\nSECRET\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), dir.path().join("a.chat")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("b.chat")).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            dir.path().join("c.chat"),
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let sandbox =
+            PathSandbox::new([dir.path().display().to_string()], Vec::<String>::new()).unwrap();
+        for (name, reason) in [
+            ("a.chat", "link"),
+            ("b.chat", "link"),
+            ("c.chat", "regular"),
+        ] {
+            let error = load(&dir.path().join(name), dir.path(), access(sandbox.clone()))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(reason), "{name}: {error}");
+        }
+        assert!(list::sessions(dir.path()).is_empty());
+    }
 
     #[test]
     fn directories_that_read_alike_get_two_names() {

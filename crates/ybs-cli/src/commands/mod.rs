@@ -118,21 +118,27 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         )?;
     }
     for warning in crate::startup::trust::warnings(&loaded.untrusted) {
-        writeln!(err, "ybs: warning: {warning}")?;
+        writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        )?;
     }
     // The provider and model a run would use, also when picked from an API key.
     let picked = match crate::startup::first_run::settle(&mut loaded, host) {
         crate::startup::first_run::Choice::Picked(note) => Some(note),
         _ => None,
     };
-    out.write_all(config::show(&loaded).as_bytes())?;
+    // Every value may come from a project's file: nothing in it reaches the terminal raw.
+    let inert = |text: String| crate::render::inert_lines(&text).into_owned();
+    out.write_all(inert(config::show(&loaded)).as_bytes())?;
     let llm = &loaded.config.llm;
     let how = picked.map_or_else(String::new, |note| format!(" (using {note})"));
-    writeln!(
-        out,
+    let effective = format!(
         "# Effective provider and model: {} {}{how}",
         llm.provider, llm.model
-    )?;
+    );
+    writeln!(out, "{}", inert(effective))?;
     let config = &loaded.config;
     let limits = ybs_agent::setup::provider(config, &host.env).and_then(|provider| {
         let prices = ybs_agent::pricing::price_table(&config.llm.prices)?;
@@ -144,11 +150,15 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
         ))
     });
     match limits {
-        Ok(limits) => out.write_all(limits.describe().as_bytes())?,
-        Err(error) => writeln!(out, "# Model limits: unknown ({error})")?,
+        Ok(limits) => out.write_all(inert(limits.describe()).as_bytes())?,
+        Err(error) => writeln!(
+            out,
+            "{}",
+            inert(format!("# Model limits: unknown ({error})"))
+        )?,
     }
     let instructions = ybs_agent::prepare::describe_instructions(&loaded.config, &host.locations);
-    out.write_all(instructions.as_bytes())?;
+    out.write_all(inert(instructions).as_bytes())?;
     Ok(0)
 }
 

@@ -59,6 +59,18 @@ pub struct Renderer {
     markdown: MarkdownLines,
     /// The calls shown whose result has not come yet, by id, with their previewed change.
     pending: Vec<(ToolCall, Option<Change>)>,
+    /// The tools whose calls are shown: the agent's, once known; the built-ins before.
+    tools: Tools,
+}
+
+/// The tools a renderer shows calls of; each result is summarized as its tool declares.
+#[derive(Clone, Default)]
+struct Tools(ybs_tools::ToolRegistry);
+
+impl std::fmt::Debug for Tools {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.names()).finish()
+    }
 }
 
 impl Renderer {
@@ -73,7 +85,14 @@ impl Renderer {
             channel: Channel::Text,
             markdown: MarkdownLines::default(),
             pending: Vec::new(),
+            tools: Tools::default(),
         }
+    }
+
+    /// Shows the calls of `tools` (the agent's registry) as their tools declare.
+    pub fn with_tools(mut self, tools: ybs_tools::ToolRegistry) -> Self {
+        self.tools = Tools(tools);
+        self
     }
 
     /// How it paints.
@@ -158,6 +177,7 @@ impl Renderer {
         let index = (self.pending.iter()).position(|(call, _)| call.id == result.call_id);
         let pending = index.map(|index| self.pending.remove(index));
         let known = Known {
+            tool: self.tools.0.tool(tool_name),
             arguments: pending.as_ref().map(|(call, _)| &call.arguments),
             change: pending.as_ref().and_then(|(_, change)| *change),
         };

@@ -6,7 +6,7 @@
 //! whole result as lines (`/last`). Everything from the tool is made inert.
 
 use serde_json::Value;
-use ybs_core::{ToolCall, ToolResult};
+use ybs_core::ToolResult;
 pub use ybs_tools::summary::{Change, Summary};
 use ybs_tools::summary::{counted, truncate_chars};
 
@@ -17,10 +17,12 @@ use super::style::{Painter, Role};
 /// How much of a result without a summary of its tool's is shown in full.
 const RESULT_CHARS: usize = 100;
 
-/// What is known about a call besides its result: its arguments, and the lines it added and
-/// removed when its change was previewed (write_file, edit_file).
-#[derive(Debug, Clone, Copy, Default)]
+/// What is known about a call besides its result: its tool, its arguments, and the lines it
+/// added and removed when its change was previewed (write_file, edit_file).
+#[derive(Clone, Copy, Default)]
 pub struct Known<'a> {
+    /// The tool called, as the agent's registry has it (built-in, external or MCP).
+    pub tool: Option<&'a dyn ybs_tools::Tool>,
     /// The call's arguments, when the call was seen.
     pub arguments: Option<&'a Value>,
     /// Lines added and removed by the change, when previewed; `created` for a new file.
@@ -57,7 +59,7 @@ pub fn summarize(name: &str, result: &ToolResult, known: Known<'_>) -> Summary {
         };
     }
     let arguments = known.arguments.unwrap_or(&Value::Null);
-    if let (Some(tool), Some(json)) = (ybs_tools::builtins::find(name), &json)
+    if let (Some(tool), Some(json)) = (known.tool, &json)
         && let Some(summary) = tool.summarize(arguments, json, known.change)
     {
         return summary;
@@ -112,9 +114,8 @@ pub fn lines(summary: &Summary, painter: Painter) -> Vec<String> {
 
 /// The whole result as lines to print (`/last`): a file's lines, a command's output, the
 /// files listed or found; JSON pretty-printed otherwise. Not yet made inert.
-pub fn full(call: Option<&ToolCall>, result: &ToolResult) -> Vec<String> {
+pub fn full(tool: Option<&dyn ybs_tools::Tool>, result: &ToolResult) -> Vec<String> {
     let json: Option<Value> = serde_json::from_str(result.content.trim()).ok();
-    let tool = call.and_then(|call| ybs_tools::builtins::find(&call.name));
     let Some(value) = json else {
         return result.content.lines().map(str::to_owned).collect();
     };

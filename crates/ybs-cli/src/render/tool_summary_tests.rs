@@ -15,7 +15,9 @@ fn result(content: &str) -> ToolResult {
 }
 
 fn shown(name: &str, arguments: Value, content: Value, change: Option<Change>) -> Vec<String> {
+    let tools = ybs_tools::ToolRegistry::new();
     let known = Known {
+        tool: tools.tool(name),
         arguments: Some(&arguments),
         change,
     };
@@ -224,13 +226,67 @@ fn escape_sequences_from_the_tool_are_shown_inert() {
 
 #[test]
 fn the_whole_result_is_lines_of_text() {
-    let call = ToolCall::new("c", "run_shell", json!({"command": "make"}));
+    let tools = ybs_tools::ToolRegistry::new();
     let whole = full(
-        Some(&call),
+        tools.tool("run_shell"),
         &result(&json!({"exit_code": 2, "stdout": "a\nb\n", "stderr": "bad\n"}).to_string()),
     );
     assert_eq!(
         whole,
         ["[stdout]", "a", "b", "[stderr]", "bad", "[exit code 2]"]
     );
+}
+
+/// A tool the test adds, with its own summary and whole-result lines.
+struct Probe {
+    spec: ybs_core::ToolSpec,
+}
+
+impl ybs_tools::Tool for Probe {
+    fn spec(&self) -> &ybs_core::ToolSpec {
+        &self.spec
+    }
+    fn invoke(
+        &self,
+        _args: &ybs_tools::Args,
+        _ctx: &ybs_tools::ToolContext,
+    ) -> Result<Value, ybs_tools::ToolError> {
+        Ok(json!({"probed": 3}))
+    }
+    fn summarize(&self, _: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        Some(Summary {
+            ok: true,
+            headline: format!("Probed {} things", result["probed"]),
+            detail: Vec::new(),
+            hidden: 0,
+        })
+    }
+    fn result_lines(&self, result: &Value) -> Option<Vec<String>> {
+        Some(vec![format!("probed: {}", result["probed"])])
+    }
+}
+
+#[test]
+fn a_tool_the_agent_has_is_summarized_as_it_declares() {
+    let mut tools = ybs_tools::ToolRegistry::new();
+    let probe = Probe {
+        spec: ybs_core::ToolSpec::new("probe", "a test tool", json!({"type": "object"})),
+    };
+    tools.register(std::sync::Arc::new(probe)).unwrap();
+    let content = result(&json!({"probed": 3}).to_string());
+    let mut renderer = crate::render::Renderer::new(crate::render::RenderOptions {
+        color: false,
+        show_reasoning: false,
+        show_tool_calls: true,
+        show_token_usage: false,
+    })
+    .with_tools(tools.clone());
+    assert_eq!(
+        renderer.tool_result("probe", &content),
+        ["  ✓ Probed 3 things"]
+    );
+    assert_eq!(full(tools.tool("probe"), &content), ["probed: 3"]);
+    // Without the agent's tools it is shown as any unknown tool.
+    let bare = lines(&summarize("probe", &content, Known::default()), PLAIN);
+    assert_ne!(bare, ["  ✓ Probed 3 things"]);
 }

@@ -197,13 +197,15 @@ pub fn banner(
     } else {
         String::new()
     };
-    format!(
+    // The model's and provider's names may come from a project's file.
+    let line = format!(
         "ybs {} ({} {}, {}{effort}, {sandbox}{network}{picked}). /help for commands, Ctrl-D to exit.",
         env!("CARGO_PKG_VERSION"),
         config.llm.provider,
         config.llm.model,
         limits.short(),
-    )
+    );
+    crate::render::inert(&line).into_owned()
 }
 
 #[cfg(test)]

@@ -23,7 +23,11 @@ use ybs_agent::{Agent, AgentBuilder, AgentError, SetupReport};
 pub fn load(cli: &Cli, host: &Host, err: &mut dyn Write) -> Result<LoadedConfig, Failed> {
     let loaded = load_trusting(cli, host, &run_trust(cli, host), err)?;
     for warning in super::trust::warnings(&loaded.untrusted) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     Ok(loaded)
 }
@@ -97,7 +101,11 @@ pub fn warn_setup(report: &SetupReport, err: &mut dyn Write) {
     }
     warn_mcp(&report.mcp, err);
     for error in &report.rules {
-        let _ = writeln!(err, "ybs: warning: permission rules not used: {error}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: permission rules not used: {}",
+            crate::render::inert_lines(&error.to_string())
+        );
     }
     if let Some(error) = &report.shell {
         let _ = writeln!(
@@ -110,7 +118,11 @@ pub fn warn_setup(report: &SetupReport, err: &mut dyn Write) {
 /// Says which MCP servers could not be used, and that ybs goes on without them.
 pub fn warn_mcp(failures: &[ybs_agent::mcp::McpFailure], err: &mut dyn Write) {
     for failure in failures {
-        let _ = writeln!(err, "ybs: warning: {failure}; going on without its tools");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}; going on without its tools",
+            crate::render::inert_lines(&failure.to_string())
+        );
     }
 }
 

@@ -6,6 +6,8 @@ use std::io::{BufRead, Write};
 
 use ybs_agent::config::UntrustedFile;
 
+use crate::render::inert;
+
 /// How to trust what was ignored, for the warnings.
 pub const HOW_TO_TRUST: &str =
     "run `ybs trust` in the project to trust its settings, or pass --trust-project for one run";
@@ -17,7 +19,7 @@ pub fn warnings(files: &[UntrustedFile]) -> Vec<String> {
         for setting in &file.settings {
             lines.push(format!(
                 "{}: {} ignored: this project is not trusted and {}; {HOW_TO_TRUST}",
-                file.path.display(),
+                inert(&file.path.display().to_string()),
                 inert(&setting.key),
                 setting.risk.describe()
             ));
@@ -31,10 +33,10 @@ pub fn warnings(files: &[UntrustedFile]) -> Vec<String> {
 pub fn listing(files: &[UntrustedFile]) -> Vec<String> {
     let mut lines = Vec::new();
     for file in files {
-        lines.push(format!("  {}", file.path.display()));
+        lines.push(format!("  {}", inert(&file.path.display().to_string())));
         for setting in &file.recorded {
             let value = serde_json::to_string(&setting.value).unwrap_or_default();
-            lines.push(format!("    {} = {value}", inert(&setting.key)));
+            lines.push(format!("    {} = {}", inert(&setting.key), inert(&value)));
             let overridden = !(file.settings.iter()).any(|left_out| left_out.key == setting.key);
             lines.push(if overridden {
                 format!(
@@ -47,19 +49,6 @@ pub fn listing(files: &[UntrustedFile]) -> Vec<String> {
         }
     }
     lines
-}
-
-/// `text` with control characters shown as escapes, so a key cannot move the cursor.
-pub fn inert(text: &str) -> String {
-    text.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<char>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
 }
 
 /// What the user answered to the trust question.

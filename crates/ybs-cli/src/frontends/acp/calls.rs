@@ -4,11 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, Diff, TextContent, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind,
+    ContentBlock, Diff, TextContent, ToolCall as AcpToolCall, ToolCallContent, ToolCallLocation,
+    ToolCallStatus, ToolKind,
 };
 use serde_json::Value;
 use ybs_core::{ToolCall, ToolResult};
-use ybs_tools::{ActionKind, Effect};
+use ybs_tools::{ActionKind, Effect, ToolRegistry};
 
 use crate::render::diff_view::Preview;
 
@@ -32,22 +33,31 @@ pub fn kind(kind: ActionKind) -> ToolKind {
     }
 }
 
+/// `call` as it is first shown, pending: its title, kind, files and arguments.
+pub fn pending(tools: &ToolRegistry, call: &ToolCall, cwd: &Path) -> AcpToolCall {
+    AcpToolCall::new(call.id.clone(), title(tools, call))
+        .kind(kind_of(tools, call))
+        .status(ToolCallStatus::Pending)
+        .locations(locations(tools, call, cwd))
+        .raw_input(call.arguments.clone())
+}
+
 /// What kind of action `call` is, as its tool declares it.
-pub fn kind_of(call: &ToolCall) -> ToolKind {
-    kind(ybs_tools::builtins::declaration_of(&call.name).kind)
+pub fn kind_of(tools: &ToolRegistry, call: &ToolCall) -> ToolKind {
+    kind(tools.declaration(&call.name).kind)
 }
 
 /// A one-line title: the tool's action and what it acts on (`Edit src/main.rs`,
 /// `cargo test`), as the tool words it; control characters from the model are shown as `?`.
-pub fn title(call: &ToolCall) -> String {
-    let tool = ybs_tools::builtins::find(&call.name);
+pub fn title(tools: &ToolRegistry, call: &ToolCall) -> String {
+    let tool = tools.tool(&call.name);
     let title = tool.and_then(|tool| tool.title(&call.arguments));
     one_line(title.as_deref().unwrap_or(&call.name), TITLE_CHARS)
 }
 
 /// The files `call` reads or writes, absolute (ACP paths are), with the first line read.
-pub fn locations(call: &ToolCall, cwd: &Path) -> Vec<ToolCallLocation> {
-    let declared = ybs_tools::builtins::declaration_of(&call.name);
+pub fn locations(tools: &ToolRegistry, call: &ToolCall, cwd: &Path) -> Vec<ToolCallLocation> {
+    let declared = tools.declaration(&call.name);
     let reads = declared.kind == ActionKind::Read;
     if !reads && declared.effect != Effect::FileAtPath {
         return Vec::new();
@@ -159,6 +169,10 @@ mod tests {
 
     use super::*;
 
+    fn tools() -> ToolRegistry {
+        ToolRegistry::new()
+    }
+
     fn call(name: &str, arguments: Value) -> ToolCall {
         ToolCall::new("c1", name, arguments)
     }
@@ -166,25 +180,34 @@ mod tests {
     #[test]
     fn titles_name_the_action_and_its_target_on_one_clean_line() {
         assert_eq!(
-            title(&call("edit_file", json!({"path": "src/a.rs"}))),
+            title(&tools(), &call("edit_file", json!({"path": "src/a.rs"}))),
             "Edit src/a.rs"
         );
         assert_eq!(
-            title(&call("run_shell", json!({"command": "ls\nrm -rf x"}))),
+            title(
+                &tools(),
+                &call("run_shell", json!({"command": "ls\nrm -rf x"}))
+            ),
             "ls …"
         );
         assert_eq!(
-            title(&call("run_shell", json!({"command": "echo \u{1b}[2J"}))),
+            title(
+                &tools(),
+                &call("run_shell", json!({"command": "echo \u{1b}[2J"}))
+            ),
             "echo ?[2J"
         );
         assert_eq!(
-            title(&call("search_files", json!({"pattern": "fn main"}))),
+            title(
+                &tools(),
+                &call("search_files", json!({"pattern": "fn main"}))
+            ),
             "Search `fn main` in ."
         );
-        assert_eq!(title(&call("srv__tool", json!({}))), "srv__tool");
+        assert_eq!(title(&tools(), &call("srv__tool", json!({}))), "srv__tool");
         let long = "x".repeat(300);
         assert_eq!(
-            title(&call("run_shell", json!({"command": long})))
+            title(&tools(), &call("run_shell", json!({"command": long})))
                 .chars()
                 .count(),
             TITLE_CHARS + 1
@@ -195,13 +218,14 @@ mod tests {
     fn file_tools_locate_their_file_absolutely() {
         let cwd = Path::new("/p");
         let read = locations(
+            &tools(),
             &call("read_file", json!({"path": "a.rs", "offset": 7})),
             cwd,
         );
         assert_eq!(read, vec![ToolCallLocation::new("/p/a.rs").line(7)]);
-        let shell = locations(&call("run_shell", json!({"command": "ls"})), cwd);
+        let shell = locations(&tools(), &call("run_shell", json!({"command": "ls"})), cwd);
         assert!(shell.is_empty());
-        let kind_of = |name: &str| kind_of(&call(name, json!({})));
+        let kind_of = |name: &str| kind_of(&tools(), &call(name, json!({})));
         assert_eq!(kind_of("edit_file"), ToolKind::Edit);
         assert_eq!(kind_of("run_shell"), ToolKind::Execute);
         assert_eq!(kind_of("srv__tool"), ToolKind::Other);

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, EmbeddedResourceResource, SessionUpdate, TextContent,
-    ToolCall as AcpToolCall, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ToolCallUpdate, ToolCallUpdateFields,
 };
 use ybs_core::{Image, Message, Part, Role};
 
@@ -74,7 +74,11 @@ fn text_part(content: String) -> Part {
 
 /// The updates that show `conversation` again: user text, replies and reasoning as chunks,
 /// each tool call with its result.
-pub fn replay(conversation: &[Message], cwd: &Path) -> Vec<SessionUpdate> {
+pub fn replay(
+    conversation: &[Message],
+    cwd: &Path,
+    tools: &ybs_tools::ToolRegistry,
+) -> Vec<SessionUpdate> {
     let chunk = |text: &str| ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
     let mut updates = Vec::new();
     for message in conversation {
@@ -90,12 +94,7 @@ pub fn replay(conversation: &[Message], cwd: &Path) -> Vec<SessionUpdate> {
                     updates.push(SessionUpdate::AgentThoughtChunk(chunk(&thinking.content)));
                 }
                 (_, Part::ToolCall(call)) => {
-                    let shown = AcpToolCall::new(call.id.clone(), calls::title(call))
-                        .kind(calls::kind_of(call))
-                        .status(ToolCallStatus::Pending)
-                        .locations(calls::locations(call, cwd))
-                        .raw_input(call.arguments.clone());
-                    updates.push(SessionUpdate::ToolCall(shown));
+                    updates.push(SessionUpdate::ToolCall(calls::pending(tools, call, cwd)));
                 }
                 (_, Part::ToolResult(result)) => {
                     let (status, content) = calls::outcome(result, None);
@@ -186,16 +185,20 @@ mod tests {
             ),
             Message::assistant("Done."),
         ];
-        let kinds: Vec<&str> = replay(&conversation, Path::new("/p"))
-            .iter()
-            .map(|update| match update {
-                SessionUpdate::UserMessageChunk(_) => "user",
-                SessionUpdate::AgentMessageChunk(_) => "agent",
-                SessionUpdate::ToolCall(_) => "call",
-                SessionUpdate::ToolCallUpdate(_) => "result",
-                _ => "other",
-            })
-            .collect();
+        let kinds: Vec<&str> = replay(
+            &conversation,
+            Path::new("/p"),
+            &ybs_tools::ToolRegistry::new(),
+        )
+        .iter()
+        .map(|update| match update {
+            SessionUpdate::UserMessageChunk(_) => "user",
+            SessionUpdate::AgentMessageChunk(_) => "agent",
+            SessionUpdate::ToolCall(_) => "call",
+            SessionUpdate::ToolCallUpdate(_) => "result",
+            _ => "other",
+        })
+        .collect();
         assert_eq!(kinds, ["user", "agent", "call", "result", "agent"]);
     }
 }

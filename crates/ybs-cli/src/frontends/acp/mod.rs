@@ -108,6 +108,7 @@ async fn serve(
                             &request.session_id,
                             &conversation,
                             &opened.cwd,
+                            &opened.tools,
                         )?;
                         responder
                             .respond(LoadSessionResponse::new().modes(modes::state(opened.mode)))

@@ -54,6 +54,8 @@ pub struct Opened {
     pub cwd: PathBuf,
     /// The mode it starts in (the configured approval mode, or plan mode with `--plan`).
     pub mode: Mode,
+    /// Its agent's tools, whose declarations say how their calls are shown.
+    pub tools: ybs_tools::ToolRegistry,
 }
 
 /// A failure answered to the client: invalid parameters or an internal error.
@@ -129,13 +131,22 @@ impl Sessions {
             let mut session = headless::open(options, &mut headless::log())?;
             session.agent.plan_mode = plan_mode;
             let mode = modes::current(session.agent.approval, plan_mode);
-            let _ = conversation_tx.send((session.agent.conversation.clone(), mode));
+            let _ = conversation_tx.send((
+                session.agent.conversation.clone(),
+                mode,
+                session.agent.registry.clone(),
+            ));
             Ok::<_, String>(session)
         })
         .await
         .map_err(|error| internal(error.to_string()))?;
-        let (conversation, mode) = (conversation_rx.await)
-            .unwrap_or_else(|_| (Vec::new(), Mode::Act(ybs_agent::config::Approval::Ask)));
+        let (conversation, mode, tools) = (conversation_rx.await).unwrap_or_else(|_| {
+            (
+                Vec::new(),
+                Mode::Act(ybs_agent::config::Approval::Ask),
+                ybs_tools::ToolRegistry::new(),
+            )
+        });
         let id = match id {
             Some(id) => id,
             None => {
@@ -154,6 +165,7 @@ impl Sessions {
             id,
             cwd: project,
             mode,
+            tools,
         };
         Ok((opened, conversation))
     }
@@ -188,6 +200,7 @@ impl Sessions {
                     connection,
                     session_id,
                     session.cwd().to_owned(),
+                    session.agent.registry.clone(),
                     notices,
                     headless::log(),
                 );
@@ -273,8 +286,9 @@ pub fn replay(
     id: &SessionId,
     conversation: &[Message],
     cwd: &std::path::Path,
+    tools: &ybs_tools::ToolRegistry,
 ) -> Result<(), Error> {
-    for update in content::replay(conversation, cwd) {
+    for update in content::replay(conversation, cwd, tools) {
         connection.send_notification(SessionNotification::new(id.clone(), update))?;
     }
     Ok(())

@@ -9,8 +9,8 @@ use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, Cost, Notice as AcpNotice, NoticeSeverity, PermissionOption,
     PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionId,
-    SessionNotification, SessionUpdate, TextContent, ToolCall as AcpToolCall, ToolCallContent,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    SessionNotification, SessionUpdate, TextContent, ToolCallContent, ToolCallStatus,
+    ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
 };
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
@@ -43,6 +43,8 @@ pub struct AcpUi {
     chosen: Option<(usize, Layer)>,
     /// Where ybs's own log lines go (stderr).
     log: Box<dyn Write + Send>,
+    /// The agent's tools, whose declarations say how their calls are shown.
+    tools: ybs_tools::ToolRegistry,
 }
 
 impl AcpUi {
@@ -51,6 +53,7 @@ impl AcpUi {
         connection: ConnectionTo<Client>,
         session: SessionId,
         cwd: PathBuf,
+        tools: ybs_tools::ToolRegistry,
         notices: bool,
         log: Box<dyn Write + Send>,
     ) -> Self {
@@ -62,6 +65,7 @@ impl AcpUi {
             current: None,
             chosen: None,
             log,
+            tools,
         }
     }
 
@@ -108,11 +112,7 @@ impl Ui for AcpUi {
 
     fn tool_call(&mut self, call: &ToolCall) {
         self.current = Some((call.id.clone(), None));
-        let update = AcpToolCall::new(call.id.clone(), calls::title(call))
-            .kind(calls::kind_of(call))
-            .status(ToolCallStatus::Pending)
-            .locations(calls::locations(call, &self.cwd))
-            .raw_input(call.arguments.clone());
+        let update = calls::pending(&self.tools, call, &self.cwd);
         self.update(SessionUpdate::ToolCall(update));
     }
 
@@ -172,13 +172,13 @@ impl Ui for AcpUi {
             .filter(|(id, _)| *id == call.id)
             .and_then(|(_, content)| content.clone());
         let fields = ToolCallUpdateFields::new()
-            .title(calls::title(call))
-            .kind(calls::kind_of(call))
+            .title(calls::title(&self.tools, call))
+            .kind(calls::kind_of(&self.tools, call))
             .status(ToolCallStatus::Pending)
-            .locations(calls::locations(call, &self.cwd))
+            .locations(calls::locations(&self.tools, call, &self.cwd))
             .content(content.map(|content| vec![content]))
             .raw_input(call.arguments.clone());
-        let subject = ybs_tools::builtins::declaration_of(&call.name).rule_subject;
+        let subject = self.tools.declaration(&call.name).rule_subject;
         let offers = permissions::offers(&call.name, subject, &call.arguments);
         let request = RequestPermissionRequest::new(
             self.session.clone(),

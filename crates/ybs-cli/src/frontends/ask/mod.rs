@@ -4,6 +4,7 @@
 //! lines ([`tool_lines`]) choose the tools offered, connect MCP servers and run tasks before
 //! the model is asked.
 
+mod chat_file;
 pub mod options;
 pub mod target;
 pub mod tool_lines;
@@ -12,11 +13,12 @@ pub mod trust;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
-use ybs_chatfile::{ChatMessage, Expander, Expansion, append, appended_text, from_core};
+use ybs_chatfile::{ChatMessage, Expander, Expansion, appended_text, from_core};
 use ybs_context_budget::SendError;
 use ybs_core::{ErrorKind, Role};
 use ybs_providers::ProviderKind;
 
+use self::chat_file::ChatFile;
 use crate::cli::Cli;
 use crate::render::LineUi;
 use crate::startup::exit::Failed;
@@ -24,26 +26,6 @@ use crate::startup::load;
 use ybs_agent::confirm::ConfirmMode;
 use ybs_agent::host::Host;
 use ybs_agent::{AgentError, ResponseChain, Stop};
-
-/// The largest chat file read.
-const MAX_CHAT_BYTES: u64 = 256 * 1024 * 1024;
-
-/// The chat file's text: a regular file of at most [`MAX_CHAT_BYTES`], not a link (a
-/// repository may plant one to a secret, or to `/dev/zero`) and not a FIFO, which would hang.
-fn read_chat(path: &Path) -> io::Result<String> {
-    let read = ybs_fsguard::read_file(path, MAX_CHAT_BYTES, ybs_fsguard::Links::Refuse)?;
-    if read.truncated {
-        return Err(io::Error::other(format!(
-            "it is larger than {MAX_CHAT_BYTES} bytes"
-        )));
-    }
-    String::from_utf8(read.bytes).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        )
-    })
-}
 
 /// `ybs ask --chat FILE [QUESTION]`.
 ///
@@ -64,10 +46,11 @@ pub fn run(
     let loaded = load::load(cli, host, err)?;
     let mut config = loaded.config.clone();
     let cwd = &host.locations.cwd;
-    let path = cwd.join(chat);
+    let chat_file = ChatFile::new(cwd, chat);
+    let path = chat_file.path().to_owned();
     // The chat file is one of the files the turn writes: `ybs undo` puts it back too.
     let chat_before = ybs_agent::session::undo::FileRecord::now(&path);
-    let old = match read_chat(&path) {
+    let old = match chat_file.read() {
         Ok(text) => text,
         Err(error) if error.kind() == io::ErrorKind::NotFound && question.is_some() => {
             String::new()
@@ -89,7 +72,11 @@ pub fn run(
         .map_err(|e| Failed(e.to_string()))?;
     let run_trust = load::run_trust(cli, host);
     for warning in trust::withhold_untrusted(&mut expansion, &config, &path, &run_trust) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     if !awaits_reply(&expansion) {
         let _ = writeln!(
@@ -104,7 +91,11 @@ pub fn run(
     let (endpoint_options, target_warnings) = target::apply(&mut config, &loaded.sources, &options)
         .map_err(|error| Failed(format!("{}: {error}", chat.display())))?;
     for warning in target_warnings {
-        let _ = writeln!(err, "ybs: warning: {}: {warning}", chat.display());
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&format!("{}: {warning}", chat.display()))
+        );
     }
     let kind = config.llm.provider.parse::<ProviderKind>().ok();
     check_documents(&expansion, kind)?;
@@ -208,7 +199,7 @@ pub fn run(
         let before = agent.conversation.len();
         let result = {
             let mut ui = LineUi::new(
-                load::renderer(&config, terminal),
+                load::renderer(&config, terminal).with_tools(agent.registry.clone()),
                 &mut *out,
                 &mut *err,
                 &mut no_input,
@@ -269,7 +260,9 @@ pub fn run(
     if let Some(id) = agent.settings.extras.last_response_id.take() {
         written.push(ChatMessage::new("previous_response_id", id));
     }
-    let appended = append(&path, &written).map_err(|e| Failed(e.to_string()));
+    let appended = chat_file
+        .append(&written)
+        .map_err(|e| Failed(e.to_string()));
     agent.journal.refresh_last();
     if let Some(error) = agent.journal.disk_error.take() {
         let _ = writeln!(
@@ -332,45 +325,5 @@ fn response_format(format: &str) -> Result<ybs_core::ResponseFormat, String> {
                 "format `{format}` is not json, json_object, text or a JSON Schema object"
             )),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn a_chat_file_that_is_a_link_a_fifo_or_dev_zero_is_refused_without_hanging() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("secret"), "SECRET").unwrap();
-        let leak = dir.path().join("leak.chat");
-        std::os::unix::fs::symlink(dir.path().join("secret"), &leak).unwrap();
-        let zero = dir.path().join("zero.chat");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        let pipe = dir.path().join("pipe.chat");
-        rustix::fs::mkfifoat(
-            rustix::fs::CWD,
-            &pipe,
-            rustix::fs::Mode::from_bits_truncate(0o600),
-        )
-        .unwrap();
-        for (path, reason) in [
-            (&leak, "is a symbolic link"),
-            (&zero, "is a symbolic link"),
-            (&pipe, "is not a regular file"),
-        ] {
-            let error = read_chat(path).unwrap_err().to_string();
-            assert!(error.contains(reason), "{error}");
-        }
-        std::fs::write(dir.path().join("ok.chat"), "@user\nhi\n").unwrap();
-        assert_eq!(
-            read_chat(&dir.path().join("ok.chat")).unwrap(),
-            "@user\nhi\n"
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join("secret")).unwrap(),
-            "SECRET"
-        );
     }
 }

@@ -164,9 +164,13 @@ mod tests {
 
     fn settings() -> AgentSettings {
         let config = Config::default();
+        // A project apart from the home directory: ybs refuses to work in the home itself.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        std::fs::create_dir_all(dir.path().join("project")).unwrap();
         let around = ybs_agent::setup::Surroundings {
-            cwd: std::env::temp_dir(),
-            home: Some(std::env::temp_dir()),
+            cwd: dir.path().join("project"),
+            home: Some(dir.path().join("home")),
             env: BTreeMap::new(),
         };
         let (agent, _) = ybs_agent::AgentBuilder::new(&config, around)

@@ -93,7 +93,7 @@ pub fn withhold_untrusted(
                 "{}: `{}` ignored: this chat file is not trusted and {}; run `ybs trust {}` to \
                  trust it, or pass --trust-project for one run",
                 chat.display(),
-                crate::startup::trust::inert(&directive.text),
+                crate::render::inert(&directive.text),
                 directive.risk.describe(),
                 chat.display()
             )
@@ -140,12 +140,16 @@ pub fn trust_chat(
         out,
         "trusted (until they change; the record is kept outside the project):"
     );
-    let _ = writeln!(out, "  {}", chat.display());
+    let _ = writeln!(
+        out,
+        "  {}",
+        crate::render::inert(&chat.display().to_string())
+    );
     for directive in &found {
         let _ = writeln!(
             out,
             "    {}\n      ({})",
-            crate::startup::trust::inert(&directive.text),
+            crate::render::inert(&directive.text),
             directive.risk.describe()
         );
     }

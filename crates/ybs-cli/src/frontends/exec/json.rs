@@ -41,14 +41,15 @@ pub struct JsonUi<'a> {
 }
 
 impl<'a> JsonUi<'a> {
-    /// Writes to `out`.
-    pub fn new(out: &'a mut dyn Write) -> Self {
+    /// Writes to `out`; results are summarized as their tools in `tools` declare.
+    pub fn new(out: &'a mut dyn Write, tools: ybs_tools::ToolRegistry) -> Self {
         let summary = Renderer::new(RenderOptions {
             color: false,
             show_reasoning: true,
             show_tool_calls: true,
             show_token_usage: true,
-        });
+        })
+        .with_tools(tools);
         JsonUi { out, summary }
     }
 
@@ -243,7 +244,7 @@ pub fn run(
         Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
     };
     let result: Result<TurnReport, AgentError> = {
-        let mut ui = JsonUi::new(out);
+        let mut ui = JsonUi::new(out, agent.registry.clone());
         ui.emit(
             "session_started",
             json!({
@@ -315,7 +316,7 @@ mod tests {
     fn tool_results_are_summarised_and_kept_whole() {
         let mut out = Vec::new();
         {
-            let mut ui = JsonUi::new(&mut out);
+            let mut ui = JsonUi::new(&mut out, ybs_tools::ToolRegistry::new());
             let result = ToolResult {
                 call_id: "c1".into(),
                 name: None,

@@ -154,8 +154,8 @@ pub fn run(
     let terminal = io::stdout().is_terminal();
     let mut no_input = io::empty();
     let result = {
-        let mut ui = LineUi::new(load::renderer(config, terminal), out, err, &mut no_input)
-            .with_spinner(terminal);
+        let renderer = load::renderer(config, terminal).with_tools(agent.registry.clone());
+        let mut ui = LineUi::new(renderer, out, err, &mut no_input).with_spinner(terminal);
         let runtime = load::runtime()?;
         let message = images::message(&task, images);
         runtime.block_on(load::cancellable(async |token| {

@@ -100,7 +100,8 @@ pub(super) fn slash(
         SlashCommand::Compact => {
             let mut stdin = io::stdin().lock();
             let mut log = io::stdout();
-            let mut ui = LineUi::new(load::renderer(config, false), out, &mut log, &mut stdin);
+            let renderer = load::renderer(config, false).with_tools(agent.registry.clone());
+            let mut ui = LineUi::new(renderer, out, &mut log, &mut stdin);
             let token = tokio_util::sync::CancellationToken::new();
             if let Err(error) = context.runtime.block_on(agent.compact(&mut ui, &token)) {
                 let _ = writeln!(
@@ -195,7 +196,7 @@ pub(super) fn slash(
         }
         SlashCommand::Last => {
             let painter = load::renderer(config, false).painter();
-            match last::lines(&agent.conversation, painter) {
+            match last::lines(&agent.conversation, &agent.registry, painter) {
                 Some(lines) => info(out, &lines.join("\n")),
                 None => info(out, "no tool has run in this conversation yet"),
             }

@@ -9,7 +9,11 @@ use crate::render::tool_summary::{self, Known};
 
 /// The lines `/last` prints: the summary line, then the whole result; `None` when no tool
 /// has run in this conversation.
-pub fn lines(conversation: &[Message], painter: Painter) -> Option<Vec<String>> {
+pub fn lines(
+    conversation: &[Message],
+    tools: &ybs_tools::ToolRegistry,
+    painter: Painter,
+) -> Option<Vec<String>> {
     let result = (conversation.iter().rev())
         .flat_map(|message| message.parts.iter().rev())
         .find_map(|part| match part {
@@ -20,7 +24,9 @@ pub fn lines(conversation: &[Message], painter: Painter) -> Option<Vec<String>> 
     let name = (call.map(|call| call.name.as_str()))
         .or(result.name.as_deref())
         .unwrap_or("tool");
+    let tool = tools.tool(name);
     let known = Known {
+        tool,
         arguments: call.map(|call| &call.arguments),
         change: None,
     };
@@ -28,7 +34,7 @@ pub fn lines(conversation: &[Message], painter: Painter) -> Option<Vec<String>> 
     let mut lines: Vec<String> = (tool_summary::lines(&summary, painter).into_iter())
         .take(1)
         .collect();
-    lines.extend((tool_summary::full(call, result).iter()).map(|line| inert(line).into_owned()));
+    lines.extend((tool_summary::full(tool, result).iter()).map(|line| inert(line).into_owned()));
     Some(lines)
 }
 
@@ -64,7 +70,12 @@ mod tests {
                 })],
             ),
         ];
-        let shown = lines(&conversation, Painter { color: false }).unwrap();
+        let shown = lines(
+            &conversation,
+            &ybs_tools::ToolRegistry::new(),
+            Painter { color: false },
+        )
+        .unwrap();
         assert_eq!(
             shown,
             [
@@ -76,6 +87,13 @@ mod tests {
                 "[exit code 0]"
             ]
         );
-        assert_eq!(lines(&conversation[..1], Painter { color: false }), None);
+        assert_eq!(
+            lines(
+                &conversation[..1],
+                &ybs_tools::ToolRegistry::new(),
+                Painter { color: false }
+            ),
+            None
+        );
     }
 }

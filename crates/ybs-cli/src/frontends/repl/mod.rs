@@ -200,10 +200,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     // The lock on stdin ends with the turn: reviewing a plan reads it again.
                     let mut stdin = io::stdin().lock();
                     let mut log = io::stdout();
-                    let mut ui =
-                        LineUi::new(load::renderer(&config, terminal), out, &mut log, &mut stdin)
-                            .with_spinner(terminal)
-                            .with_notifier(notifier);
+                    let renderer =
+                        load::renderer(&config, terminal).with_tools(agent.registry.clone());
+                    let mut ui = LineUi::new(renderer, out, &mut log, &mut stdin)
+                        .with_spinner(terminal)
+                        .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     runtime.block_on(load::cancellable(async |token| {
                         ui.watch(token.clone());

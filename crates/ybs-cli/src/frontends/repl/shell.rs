@@ -66,6 +66,7 @@ pub fn run(
         }
     }
     let known = Known {
+        tool: agent.registry.tool("run_shell"),
         arguments: Some(&call.arguments),
         change: None,
     };

@@ -25,11 +25,19 @@ pub fn load_asking(
     }
     if !(io::stdin().is_terminal() && io::stdout().is_terminal()) {
         for warning in warnings(&loaded.untrusted) {
-            let _ = writeln!(err, "ybs: warning: {warning}");
+            let _ = writeln!(
+                err,
+                "ybs: warning: {}",
+                crate::render::inert_lines(&warning.to_string())
+            );
         }
         return Ok(loaded);
     }
     let answer = ask(&loaded.untrusted, &mut io::stdin().lock(), out);
+    // What was shown, as it was shown: a file changed while the question waited is not
+    // trusted by the answer.
+    let shown =
+        || (loaded.untrusted.iter()).map(|file| (file.path.as_path(), file.digest.as_str()));
     let trust = match answer {
         TrustAnswer::No => {
             let _ = writeln!(
@@ -38,10 +46,7 @@ pub fn load_asking(
             );
             return Ok(loaded);
         }
-        TrustAnswer::Once => Trust {
-            everything: true,
-            store: TrustStore::default(),
-        },
+        TrustAnswer::Once => Trust::exactly(shown()),
         TrustAnswer::Always => {
             let mut store = TrustStore::open(host.data_home.as_deref());
             for file in &loaded.untrusted {
@@ -52,20 +57,20 @@ pub fn load_asking(
                          this session only",
                         file.path.display()
                     );
-                    store = TrustStore::default();
                     break;
                 }
             }
-            Trust {
-                everything: store.is_empty(),
-                store,
-            }
+            Trust::exactly(shown())
         }
     };
     // The same files again, now trusted (a file changed meanwhile is asked about next time).
     let again = load_trusting(cli, host, &trust, &mut io::sink())?;
     for warning in warnings(&again.untrusted) {
-        let _ = writeln!(err, "ybs: warning: {warning}");
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning.to_string())
+        );
     }
     Ok(again)
 }
