@@ -214,6 +214,42 @@ mod tests {
         );
     }
 
+    /// A tool added by the test: fetches, names its own title.
+    struct Probe(ybs_core::ToolSpec);
+
+    impl ybs_tools::Tool for Probe {
+        fn spec(&self) -> &ybs_core::ToolSpec {
+            &self.0
+        }
+        fn invoke(
+            &self,
+            _args: &ybs_tools::Args,
+            _ctx: &ybs_tools::ToolContext,
+        ) -> Result<Value, ybs_tools::ToolError> {
+            Ok(json!({}))
+        }
+        fn declaration(&self) -> ybs_tools::Declaration {
+            ybs_tools::Declaration::looking(ActionKind::Read)
+        }
+        fn title(&self, arguments: &Value) -> Option<String> {
+            Some(format!("Probe {}", arguments["path"].as_str()?))
+        }
+    }
+
+    #[test]
+    fn a_tool_the_agent_has_is_shown_as_it_declares() {
+        let mut tools = tools();
+        let spec = ybs_core::ToolSpec::new("probe", "a test tool", json!({"type": "object"}));
+        tools.register(std::sync::Arc::new(Probe(spec))).unwrap();
+        let probe = call("probe", json!({"path": "a.rs"}));
+        assert_eq!(kind_of(&tools, &probe), ToolKind::Read);
+        assert_eq!(title(&tools, &probe), "Probe a.rs");
+        let at = locations(&tools, &probe, Path::new("/p"));
+        assert_eq!(at, vec![ToolCallLocation::new("/p/a.rs")]);
+        // Unknown to the registry, the same call is shown as any other tool's.
+        assert_eq!(kind_of(&self::tools(), &probe), ToolKind::Other);
+    }
+
     #[test]
     fn file_tools_locate_their_file_absolutely() {
         let cwd = Path::new("/p");
