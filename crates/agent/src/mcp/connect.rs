@@ -50,7 +50,7 @@ pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure
     };
     let (service, mut tools) = match started {
         Ok(Ok(started)) => started,
-        Ok(Err(message)) => return Err(failure(message)),
+        Ok(Err(error)) => return Err(failure(error.to_string())),
         Err(_) => {
             return Err(failure(format!(
                 "no answer within {} s (mcp.servers.{}.startup_timeout_seconds)",
@@ -81,7 +81,43 @@ pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure
     })
 }
 
-async fn start(spec: &McpServerSpec, stderr: &StderrTail) -> Result<(Service, Vec<Tool>), String> {
+/// Why a server could not be started or asked for its tools.
+#[derive(Debug, thiserror::Error)]
+enum StartError {
+    /// A variable an environment value names is not set.
+    #[error("env.{name} uses ${{{var}}}, which is not set")]
+    UnsetEnvVar { name: String, var: String },
+    /// The program did not start.
+    #[error("cannot start `{program}`: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    /// The server did not complete the MCP handshake.
+    #[error("the MCP handshake{with} failed: {source}")]
+    Handshake {
+        /// ` with URL` for a server reached over HTTP.
+        with: String,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The server did not list its tools.
+    #[error("cannot list its tools: {0}")]
+    ListTools(#[source] rmcp::ServiceError),
+    /// A configured header name is not valid HTTP.
+    #[error("`{0}` is not a valid HTTP header name")]
+    HeaderName(String),
+    /// A variable a header value names is not set.
+    #[error("header `{name}` uses ${{{var}}}, which is not set")]
+    UnsetHeaderVar { name: String, var: String },
+    /// A header's value (not quoted: it is usually a secret) is not valid HTTP.
+    #[error("the value of header `{0}` is not valid in HTTP")]
+    HeaderValue(String),
+}
+
+async fn start(
+    spec: &McpServerSpec,
+    stderr: &StderrTail,
+) -> Result<(Service, Vec<Tool>), StartError> {
     let service = match &spec.transport {
         McpTransport::Stdio {
             program,
@@ -92,21 +128,31 @@ async fn start(spec: &McpServerSpec, stderr: &StderrTail) -> Result<(Service, Ve
             let mut command = tokio::process::Command::new(program);
             command.args(args).current_dir(cwd);
             for (name, value) in env {
-                let value = expand_vars(value, &|var| std::env::var(var).ok())
-                    .map_err(|var| format!("env.{name} uses ${{{var}}}, which is not set"))?;
+                let value = expand_vars(value, &|var| std::env::var(var).ok()).map_err(|var| {
+                    StartError::UnsetEnvVar {
+                        name: name.clone(),
+                        var,
+                    }
+                })?;
                 command.env(name, value);
             }
             let (transport, child_stderr) = TokioChildProcess::builder(command)
                 .stderr(Stdio::piped())
                 .spawn()
-                .map_err(|err| format!("cannot start `{program}`: {err}"))?;
+                .map_err(|source| StartError::Spawn {
+                    program: program.clone(),
+                    source,
+                })?;
             if let Some(child_stderr) = child_stderr {
                 stderr.follow(child_stderr);
             }
             client_info()
                 .serve(transport)
                 .await
-                .map_err(|err| format!("the MCP handshake failed: {err}"))?
+                .map_err(|err| StartError::Handshake {
+                    with: String::new(),
+                    source: Box::new(err),
+                })?
         }
         McpTransport::Http { url, headers } => {
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
@@ -114,11 +160,13 @@ async fn start(spec: &McpServerSpec, stderr: &StderrTail) -> Result<(Service, Ve
             client_info()
                 .serve(StreamableHttpClientTransport::from_config(config))
                 .await
-                .map_err(|err| format!("the MCP handshake with {url} failed: {err}"))?
+                .map_err(|err| StartError::Handshake {
+                    with: format!(" with {url}"),
+                    source: Box::new(err),
+                })?
         }
     };
-    let tools =
-        (service.list_all_tools().await).map_err(|err| format!("cannot list its tools: {err}"))?;
+    let tools = (service.list_all_tools().await).map_err(StartError::ListTools)?;
     Ok((service, tools))
 }
 
@@ -132,16 +180,19 @@ fn client_info() -> ClientConfig {
 
 fn header_map(
     headers: &BTreeMap<String, String>,
-) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+) -> Result<HashMap<HeaderName, HeaderValue>, StartError> {
     (headers.iter())
         .map(|(name, value)| {
             let header = HeaderName::try_from(name.as_str())
-                .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
-            let value = expand_vars(value, &|var| std::env::var(var).ok())
-                .map_err(|var| format!("header `{name}` uses ${{{var}}}, which is not set"))?;
-            // The value is not quoted: it is usually a secret.
-            let value = HeaderValue::try_from(value)
-                .map_err(|_| format!("the value of header `{name}` is not valid in HTTP"))?;
+                .map_err(|_| StartError::HeaderName(name.clone()))?;
+            let value = expand_vars(value, &|var| std::env::var(var).ok()).map_err(|var| {
+                StartError::UnsetHeaderVar {
+                    name: name.clone(),
+                    var,
+                }
+            })?;
+            let value =
+                HeaderValue::try_from(value).map_err(|_| StartError::HeaderValue(name.clone()))?;
             Ok((header, value))
         })
         .collect()

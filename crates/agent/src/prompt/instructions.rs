@@ -85,7 +85,7 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
             // (a FIFO would hang the start, `/dev/zero` fill memory).
             None => ybs_fsguard::read_file(&path, MAX_FILE_BYTES, ybs_fsguard::Links::Follow)
                 .map(|read| read.bytes)
-                .map_err(|error| error.to_string()),
+                .map_err(NotRead::from),
         };
         let content = match read {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -141,23 +141,36 @@ pub fn load(sources: &Sources, max_chars: usize) -> Instructions {
 /// The bytes of the project's instruction file `path`: only where its links lead inside
 /// `root` and outside `blocked`, read by a walk that follows no link (a link swapped in since
 /// is refused), a regular file only and no more than [`MAX_FILE_BYTES`].
-fn read_project_file(root: &Path, path: &Path, blocked: &[PathBuf]) -> Result<Vec<u8>, String> {
+fn read_project_file(root: &Path, path: &Path, blocked: &[PathBuf]) -> Result<Vec<u8>, NotRead> {
     use ybs_fsguard::physical;
-    let resolved = physical::resolve_within(root, path)
-        .map_err(|error| error.to_string())?
-        .ok_or_else(|| "it no longer exists".to_owned())?;
+    let resolved = physical::resolve_within(root, path)?.ok_or(NotRead::Gone)?;
     if let Some(blocked) = blocked.iter().find(|blocked| resolved.starts_with(blocked)) {
-        return Err(format!(
-            "it leads to {}, under the blocked path {}; refusing to read it",
-            resolved.display(),
-            blocked.display()
-        ));
+        return Err(NotRead::Blocked {
+            resolved,
+            blocked: blocked.clone(),
+        });
     }
-    match physical::read(&resolved, MAX_FILE_BYTES) {
-        Ok(Some(file)) => Ok(file.bytes),
-        Ok(None) => Err("it no longer exists".to_owned()),
-        Err(error) => Err(error.to_string()),
+    match physical::read(&resolved, MAX_FILE_BYTES)? {
+        Some(file) => Ok(file.bytes),
+        None => Err(NotRead::Gone),
     }
+}
+
+/// Why a project's instruction file was not read.
+#[derive(Debug, thiserror::Error)]
+enum NotRead {
+    /// It was removed since it was found.
+    #[error("it no longer exists")]
+    Gone,
+    /// Its links lead under a blocked path.
+    #[error("it leads to {}, under the blocked path {}; refusing to read it", resolved.display(), blocked.display())]
+    Blocked { resolved: PathBuf, blocked: PathBuf },
+    /// A link leads out of the project, or the file is not a regular one, or too large.
+    #[error(transparent)]
+    Refused(#[from] ybs_fsguard::NoFollowError),
+    /// The user's own file could not be read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 /// `text` unable to open or close an `<instructions>` wrapper: the `<` of any such tag
