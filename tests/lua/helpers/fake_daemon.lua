@@ -298,6 +298,10 @@ function Fake:_handle(req)
       return self:emit(err(req, "Not initialized. Run :BB7Init"))
     end
     c.global = req.to == "global"
+    if not self.streaming then
+      -- as the real daemon: the moved chat becomes the active one
+      self.active = req.id
+    end
     return self:emit(reply(req, { type = "ok", id = req.id }))
   elseif a == "get_customization_info" then
     return self:emit(reply(req, vim.tbl_extend("force", { type = "customization_info" }, self.customization or {

@@ -1,0 +1,75 @@
+-- The plugin's third round of bugs, each with a test that failed before its fix. The ones that
+-- involve the daemon run against the real `bb7` with fake-llm (helpers.real) when BB7_BIN and
+-- FAKE_LLM are set.
+local t = require("helpers.assert")
+local env = require("helpers.env")
+local real = require("helpers.real")
+
+local function new_chat(name)
+  require("bb7.actions").new_chat(name)
+  env.settle()
+  return require("bb7.state").data.active_id
+end
+
+local function daemon_chat()
+  local chat
+  require("bb7.session").request("chat_get", {}, function(reply)
+    chat = reply
+  end)
+  t.wait(function()
+    return chat ~= nil
+  end, "chat_get")
+  return chat
+end
+
+local function user_texts(chat)
+  local out = {}
+  for _, message in ipairs(chat.messages or {}) do
+    if message.role == "user" then
+      table.insert(out, require("bb7.failed").text_of(message))
+    end
+  end
+  return out
+end
+
+if real.available() then
+  describe("with the real daemon", function()
+    it("a message typed after moving another chat goes to the chat shown", function()
+      real.run(function()
+        real.start({ { text = { "answer" } } })
+        env.cmd("BB7")
+        local other = new_chat("other")
+        local shown = new_chat("shown")
+        require("bb7.actions").move_chat(other)
+        env.settle()
+        t.eq(shown, require("bb7.state").data.chat.id, "the UI still shows the chat it showed")
+        require("bb7.ui.input").set_text("for the shown chat")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        local chat = daemon_chat()
+        t.eq(shown, chat.id, "the daemon's active chat is the one shown")
+        t.eq({ "for the shown chat" }, user_texts(chat))
+        t.eq(shown, require("bb7.state").data.chat.id)
+      end)
+    end)
+
+    it("moving the open chat to global follows it there with its pin", function()
+      real.run(function()
+        real.start({})
+        env.cmd("BB7")
+        local id = new_chat("pinned")
+        require("bb7.actions").toggle_pin(id)
+        env.settle()
+        require("bb7.actions").move_chat(id)
+        env.settle()
+        local state = require("bb7.state")
+        t.eq("global", state.data.scope)
+        t.eq(id, state.data.chat.id)
+        t.eq(true, state.data.chat.global)
+        t.eq(id, state.data.chats[1] and state.data.chats[1].id)
+        t.eq(true, state.data.chats[1].pinned)
+        t.eq({}, require("bb7.pins").ids(env.dir))
+      end)
+    end)
+  end)
+end
