@@ -23,6 +23,10 @@ local OUTCOME = {
   none = "Took nothing from the output of %s",
 }
 
+local REVIEWED = "Reviewed %s: the accepted hunks are in the file, the rejected ones dropped with the output"
+local KEPT_REJECTED = "The output of %s still holds the hunks you rejected (some are undecided):"
+  .. " review it again and reject them, or reject the whole output, before applying it"
+
 local function buffer_lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
@@ -205,6 +209,8 @@ function M.finish(cb)
     return cb and cb(false)
   end
   M.active = nil
+  local rejected = next(r.rejected) ~= nil
+  local undecided = vim.api.nvim_buf_is_valid(r.buf) and #open_hunks(r) or 0
   if vim.api.nvim_buf_is_valid(r.buf) then
     vim.api.nvim_buf_clear_namespace(r.buf, ns, 0, -1)
     unmap(r)
@@ -218,16 +224,36 @@ function M.finish(cb)
       end
     end
   end
+  local function ended(ok)
+    require("bb7.actions").load_chat()
+    if cb then
+      cb(ok)
+    end
+  end
   session.request("diff_local_done", { path = r.path }, function(result)
     if result.type == "error" then
       notify.daemon_error("record the review of " .. r.path, result.message)
-    elseif OUTCOME[result.outcome] then
+      return ended(false)
+    end
+    if rejected and undecided == 0 then
+      -- every hunk was decided: what the output still holds beyond the file is what was
+      -- rejected, and an apply would write it; the output is done
+      return session.request("output_delete", { path = r.path }, function(deleted)
+        if deleted.type == "error" then
+          notify.daemon_error("drop the rejected hunks of " .. r.path, deleted.message)
+          return ended(false)
+        end
+        notify.info(string.format(REVIEWED, r.path))
+        ended(true)
+      end)
+    end
+    if OUTCOME[result.outcome] then
       notify.info(string.format(OUTCOME[result.outcome], r.path))
     end
-    require("bb7.actions").load_chat()
-    if cb then
-      cb(result.type ~= "error")
+    if rejected then
+      notify.warn(string.format(KEPT_REJECTED, r.path))
     end
+    ended(true)
   end)
 end
 

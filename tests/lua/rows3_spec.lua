@@ -215,20 +215,12 @@ describe("workflow rows (3)", function()
       env.settle()
       t.eq(nil, review.active)
       t.eq({ "A", "b", "c", "d", "e" }, vim.fn.readfile(env.dir .. "/notes.txt"))
-      t.eq({ "INFO BB-7: Applied part of notes.txt (the rest of the output stays)" }, env.messages())
+      t.eq({ "INFO BB-7: Reviewed notes.txt: the accepted hunks are in the file, the rejected ones dropped with the output" }, env.messages())
       t.eq(0, #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {}), "marks gone")
       t.eq(0, #vim.tbl_filter(function(m)
         return m.lhs == ",a"
       end, vim.api.nvim_buf_get_keymap(buf, "n")), "keys gone")
-      t.eq("M", require("bb7.actions.common").file_entry("notes.txt").status, "the rest stays")
-      -- again: the last hunk taken, the output is applied in full
-      env.notes = {}
-      env.cmd("BB7Review notes.txt")
-      t.eq(1, #review.active.hunks)
-      feed("]h,a")
-      env.settle()
-      t.eq({ "A", "b", "c", "d", "E" }, vim.fn.readfile(env.dir .. "/notes.txt"))
-      t.eq({ "INFO BB-7: Applied notes.txt in full" }, env.messages())
+      t.falsy(require("bb7.actions.common").file_entry("notes.txt").has_output, "the rejected hunk is gone")
       -- a new file (A), in a directory that does not exist yet
       env.notes = {}
       env.cmd("BB7Review sub/new.txt")
@@ -237,6 +229,10 @@ describe("workflow rows (3)", function()
       env.settle()
       t.eq({ "fresh", "file" }, vim.fn.readfile(env.dir .. "/sub/new.txt"))
       t.eq({ "INFO BB-7: Applied sub/new.txt in full" }, env.messages())
+      -- apply-all afterwards does not bring the rejected hunk back
+      require("bb7.actions").apply_all()
+      env.settle()
+      t.eq({ "A", "b", "c", "d", "e" }, vim.fn.readfile(env.dir .. "/notes.txt"))
     end)
   end)
 
