@@ -143,5 +143,37 @@ if real.available() then
         t.eq("half a thought", require("bb7.ui.input").text(), "the input shows the same draft")
       end)
     end)
+
+    it("edit-message over a draft says so and keeps the draft in the unnamed register", function()
+      real.run(function()
+        real.start({ { text = { "answer" } } })
+        env.cmd("BB7")
+        new_chat("edit")
+        local input = require("bb7.ui.input")
+        input.set_text("question")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        input.set_text("my unsent draft\nsecond line")
+        vim.fn.setreg('"', "something else")
+        local asked
+        vim.ui.select = function(items, opts, cb)
+          asked = opts.prompt
+          cb(items[1])
+        end
+        require("bb7.ui").focus("preview")
+        for row, line in ipairs(vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false)) do
+          if line == "question" then
+            vim.api.nvim_win_set_cursor(0, { row, 0 })
+          end
+        end
+        env.notes = {}
+        require("bb7.ui").handlers.preview.edit()
+        env.settle()
+        t.matches("Your draft in the input is replaced: it is kept in the unnamed register", asked or "")
+        t.eq("question", input.text())
+        t.eq("my unsent draft\nsecond line", vim.fn.getreg('"'))
+        t.eq({ "INFO BB-7: Your draft is in the unnamed register: p pastes it" }, env.messages())
+      end)
+    end)
   end)
 end

@@ -107,6 +107,39 @@ function M.extend(handlers, ui)
       end
     end)
   end
+  -- Edit cuts the chat at a user message and puts it in the input, over the draft there: the
+  -- question says so, and the draft is kept in the unnamed register (`p` brings it back).
+  handlers.preview.edit = function()
+    local index = message_index()
+    local chat = state.data.chat
+    local message = index and chat and chat.messages and chat.messages[index + 1]
+    if not message or message.role ~= "user" then
+      return actions.edit(index or -1) -- says why not
+    end
+    local after = #chat.messages - index - 1
+    local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
+    local draft = input.text()
+    local keep = vim.trim(draft) ~= "" and vim.trim(draft) ~= vim.trim(require("bb7.failed").text_of(message))
+    if keep then
+      prompt = prompt .. " Your draft in the input is replaced: it is kept in the unnamed register (p pastes it)."
+    end
+    vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
+      if choice ~= "Edit (cut the chat here)" then
+        return
+      end
+      if keep then
+        vim.fn.setreg('"', draft)
+      end
+      actions.edit(index, function(ok)
+        if ok then
+          ui.focus("input")
+          if keep then
+            notify.info("Your draft is in the unnamed register: p pastes it")
+          end
+        end
+      end)
+    end)
+  end
   handlers.preview.delete_failed = function()
     local index = message_index()
     if not index then

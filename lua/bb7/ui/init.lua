@@ -370,24 +370,6 @@ M.handlers = {
         end
       end)
     end),
-    edit = message_action(function(index)
-      local chat = state.data.chat
-      local message = chat and chat.messages and chat.messages[index + 1]
-      if not message or message.role ~= "user" then
-        return actions.edit(index) -- says why not
-      end
-      local after = #chat.messages - index - 1
-      local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
-      vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
-        if choice == "Edit (cut the chat here)" then
-          actions.edit(index, function(ok)
-            if ok then
-              M.focus("input")
-            end
-          end)
-        end
-      end)
-    end),
     retry = function()
       actions.retry()
     end,
