@@ -225,10 +225,13 @@ local function send()
     if not ok then
       return
     end
-    if require("bb7.slash").run(input.text()) then
-      -- a /command ran instead of a send
-      input.set_text("")
-      actions.save_draft("")
+    local command, ran = require("bb7.slash").run(input.text())
+    if command then
+      -- a /command instead of a send; one that could not run leaves its text
+      if ran then
+        input.set_text("")
+        actions.save_draft("")
+      end
       return
     end
     -- after failed file edits, any send carries the retry context (the first plugin's way)
