@@ -200,9 +200,40 @@ function M.subscribe()
   end
 end
 
+M.INFO_HEIGHT = 6 -- rows of the info pane in the bb7 tab
+
+--- Gives the left column of the bb7 tab its sizes: the files pane `files_height` rows, the
+--- info pane M.INFO_HEIGHT, the chats pane the rest (as far as the column has room). Opening
+--- the info pane below the files pane took its rows from the files pane, and a terminal
+--- shrunk and grown again left the info pane with none.
+function M.fit_column(wins)
+  local chats, files, info_win = wins.chats, wins.files, wins.info
+  for _, win in ipairs({ chats, files, info_win }) do
+    if not (win and vim.api.nvim_win_is_valid(win)) then
+      return
+    end
+  end
+  local height = vim.api.nvim_win_get_height
+  local total = height(chats) + height(files) + height(info_win)
+  local info_h = math.min(M.INFO_HEIGHT, math.max(1, total - 2))
+  local files_h = math.max(1, math.min(config.options.layout.files_height or config.defaults.layout.files_height, total - info_h - 1))
+  -- without 'winfixheight' each resize moves rows only to or from the window below it
+  local fixed = {}
+  for _, win in ipairs({ chats, files, info_win }) do
+    fixed[win] = vim.wo[win].winfixheight
+    vim.wo[win].winfixheight = false
+  end
+  pcall(vim.api.nvim_win_set_height, chats, total - info_h - files_h)
+  pcall(vim.api.nvim_win_set_height, files, files_h)
+  for win, was in pairs(fixed) do
+    vim.wo[win].winfixheight = was
+  end
+end
+
 --- Opens the info window below `files_win`; returns it.
 function M.open_info(files_win)
-  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = 6 })
+  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = M.INFO_HEIGHT })
+
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].signcolumn = "no"

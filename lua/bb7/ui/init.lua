@@ -504,6 +504,7 @@ function M.open(opts)
       window_options(win, pane)
     end
     M.wins.info = extra.open_info(M.wins.files)
+    extra.fit_column(M.wins)
     require("bb7.ui.help").decorate(M.wins)
     vim.api.nvim_create_autocmd("VimResized", {
       group = vim.api.nvim_create_augroup("bb7-tab", { clear = true }),
@@ -534,7 +535,6 @@ function M.fit_tab()
   local layout = config.options.layout
   local sizes = {
     { "chats", "width", layout.sidebar_width },
-    { "files", "height", layout.files_height },
     { "input", "height", layout.input_height },
   }
   for _, size in ipairs(sizes) do
@@ -544,6 +544,7 @@ function M.fit_tab()
       pcall(set, win, size[3])
     end
   end
+  extra.fit_column(M.wins)
   require("bb7.ui.help").decorate(M.wins)
 end
 
