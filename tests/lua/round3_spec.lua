@@ -262,6 +262,37 @@ if real.available() then
         t.matches("^~   gone%.txt  %(missing%)", shown[1] or "")
       end)
     end)
+
+    it("many single adds reload the chat once for the burst, not once each", function()
+      real.run(function()
+        real.start({})
+        env.cmd("BB7")
+        new_chat("many")
+        for i = 1, 40 do
+          env.write(string.format("f%02d.txt", i), { "file " .. i })
+        end
+        local session = require("bb7.session")
+        local request, loads = session.request, 0
+        session.request = function(action, ...)
+          if action == "chat_get" then
+            loads = loads + 1
+          end
+          return request(action, ...)
+        end
+        for i = 1, 40 do
+          vim.cmd(string.format("BB7Add f%02d.txt", i))
+        end
+        t.wait(function()
+          return #require("bb7.state").data.files == 40
+        end, "all 40 files listed", 10000)
+        env.settle()
+        session.request = request
+        t.truthy(loads <= 2, "chat reloads: " .. loads)
+        t.eq(40, #vim.tbl_filter(function(line)
+          return line:match("f%d%d%.txt") ~= nil
+        end, vim.api.nvim_buf_get_lines(require("bb7.ui.files").buf(), 0, -1, false)))
+      end)
+    end)
   end)
 end
 

@@ -49,7 +49,7 @@ function M.add(path, content, opts, cb)
     end
     if not opts.quiet then
       notify.info("Added " .. section_label(path, opts.first, opts.last))
-      sync.load_chat()
+      sync.reload()
     end
     done(cb, true)
   end)
@@ -98,7 +98,7 @@ function M.remove(path, opts, cb)
       return done(cb, false)
     end
     notify.info("Removed " .. section_label(path, opts.first, opts.last))
-    sync.load_chat()
+    sync.reload()
     done(cb, true)
   end)
 end

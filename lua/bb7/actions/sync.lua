@@ -97,6 +97,28 @@ function M.refresh_customization(cb)
   end)
 end
 
+local reloading, reload_again = false, false
+
+--- Reloads the active chat once for a burst of changes: a call while a reload is waiting or
+--- running asks for one more after it, not one each (300 single adds reloaded the chat and its
+--- growing file list 300 times).
+function M.reload()
+  if reloading then
+    reload_again = true
+    return
+  end
+  reloading = true
+  vim.schedule(function()
+    M.load_chat(function()
+      reloading = false
+      if reload_again then
+        reload_again = false
+        M.reload()
+      end
+    end)
+  end)
+end
+
 --- Reloads the active chat (chat_get), then its files and token estimate.
 function M.load_chat(cb)
   session.request("chat_get", {}, function(reply)
