@@ -110,6 +110,20 @@ local function draw(r)
   end
 end
 
+-- A new tab copies the window options of the window it was opened from (from the files pane:
+-- no sign column, no numbers, its key hints): the review window gets the user's own settings,
+-- a sign column that stays (the removed-line markers are signs; one that came and went shifted
+-- the text), and a bar naming the keys and the way out.
+local INHERITED = { "number", "relativenumber", "wrap", "linebreak", "cursorline", "winfixwidth", "foldmethod", "foldtext", "statusline" }
+
+local function dress(win)
+  for _, option in ipairs(INHERITED) do
+    vim.wo[win][option] = vim.go[option]
+  end
+  vim.wo[win].signcolumn = "yes"
+  vim.wo[win].winbar = (" bb7 review: " .. hint() .. "  (finish ends it, writing what you took)"):gsub("%%", "%%%%")
+end
+
 -- The hunk at or after the cursor row (the last one before it when none is after).
 local function current(r)
   local row = vim.api.nvim_win_get_cursor(0)[1]
@@ -201,6 +215,16 @@ local function unmap(r)
   end
 end
 
+-- Whether the review's tab can close: still there, not the last one, showing only the
+-- reviewed buffer with nothing unsaved.
+local function ok_to_close(r)
+  if not (r.tab and vim.api.nvim_tabpage_is_valid(r.tab)) or #vim.api.nvim_list_tabpages() < 2 then
+    return false
+  end
+  local wins = vim.api.nvim_tabpage_list_wins(r.tab)
+  return #wins == 1 and vim.api.nvim_win_get_buf(wins[1]) == r.buf and not vim.bo[r.buf].modified
+end
+
 --- Ends the review: writes the buffer when it changed and records the outcome with the daemon.
 --- The hunks left undecided stay in the output.
 function M.finish(cb)
@@ -211,6 +235,10 @@ function M.finish(cb)
   M.active = nil
   local rejected = next(r.rejected) ~= nil
   local undecided = vim.api.nvim_buf_is_valid(r.buf) and #open_hunks(r) or 0
+  if r.win and vim.api.nvim_win_is_valid(r.win) then
+    vim.wo[r.win].winbar = ""
+    vim.wo[r.win].signcolumn = vim.go.signcolumn
+  end
   if vim.api.nvim_buf_is_valid(r.buf) then
     vim.api.nvim_buf_clear_namespace(r.buf, ns, 0, -1)
     unmap(r)
@@ -223,6 +251,10 @@ function M.finish(cb)
         return cb and cb(false)
       end
     end
+  end
+  -- the review's tab is done with once the file is written (a tab left per review piled up)
+  if ok_to_close(r) then
+    vim.cmd(vim.api.nvim_tabpage_get_number(r.tab) .. "tabclose")
   end
   local function ended(ok)
     require("bb7.actions").load_chat()
@@ -282,7 +314,9 @@ function M.start(path, cb)
     -- relative to the working directory when inside it, as a file you open shows in the tab line
     vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local buf = vim.api.nvim_get_current_buf()
-    local r = { buf = buf, path = path, output = output, rejected = {}, hunks = {} }
+    local win = vim.api.nvim_get_current_win()
+    local r = { buf = buf, path = path, output = output, rejected = {}, hunks = {}, win = win, tab = vim.api.nvim_get_current_tabpage() }
+    dress(win)
     M.active = r
     keymaps.apply(buf, config.options.keymaps.review, {
       accept = M.accept,

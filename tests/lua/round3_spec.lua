@@ -293,6 +293,40 @@ if real.available() then
         end, vim.api.nvim_buf_get_lines(require("bb7.ui.files").buf(), 0, -1, false)))
       end)
     end)
+
+    it("a review started from the files pane shows its sign column, names the way out, and closes its tab", function()
+      real.run(function()
+        real.start({ { text = { "edit" }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "r.txt", content = "A\nb\n" } } } } })
+        env.write("r.txt", { "a", "b" })
+        env.cmd("BB7")
+        new_chat("review")
+        env.cmd("BB7Add r.txt")
+        require("bb7.ui.input").set_text("capitalise")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        local ui = require("bb7.ui")
+        ui.focus("files")
+        for row, file in pairs(require("bb7.ui.files").rows) do
+          if file.path == "r.txt" then
+            vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+          end
+        end
+        local tabs = #vim.api.nvim_list_tabpages()
+        ui.handlers.files.review()
+        env.settle()
+        local review = require("bb7.review")
+        t.truthy(review.active, "review running")
+        local win = vim.api.nvim_get_current_win()
+        t.eq("yes", vim.wo[win].signcolumn)
+        t.eq(vim.go.number, vim.wo[win].number, "the user's own 'number'")
+        t.matches("finish ends it", vim.wo[win].winbar)
+        review.reject()
+        env.settle()
+        t.eq(nil, review.active)
+        t.eq(tabs, #vim.api.nvim_list_tabpages(), "the review's tab closed")
+        t.eq({ "a", "b" }, vim.fn.readfile(env.dir .. "/r.txt"))
+      end)
+    end)
   end)
 end
 
