@@ -67,6 +67,10 @@ M.defaults = {
     },
     info = {
       { "n", "r", "refresh", "Fetch the balance and the instruction files again" },
+      -- the first plugin's <C-p> is prev_file in every pane here: P for the project's
+      { "n", "<C-g>", "global_instructions", "Edit the global instructions" },
+      { "n", "P", "project_instructions", "Edit the project instructions" },
+      { "n", "R", "reset_cost", "Start the session's cost over from zero" },
       { "n", "q", "close", "Close bb7" },
     },
     preview = {

@@ -350,3 +350,42 @@ describe("with the fake daemon", function()
     t.eq(8, vim.api.nvim_win_get_height(ui.wins.input))
   end)
 end)
+
+describe("the info pane's keys", function()
+  local fake
+  before_each(function()
+    fake = env.reset({ initialized = true })
+  end)
+
+  it("<C-g> and P edit the instructions, R starts the session's cost over", function()
+    env.cmd("BB7")
+    new_chat("info")
+    local ui = require("bb7.ui")
+    local function mapped(lhs)
+      for _, map in ipairs(vim.api.nvim_buf_get_keymap(require("bb7.ui.info").buf(), "n")) do
+        if map.lhs == lhs then
+          return true
+        end
+      end
+    end
+    t.truthy(mapped("<C-G>") and mapped("P") and mapped("R"), "mapped in the info pane")
+    ui.handlers.info.global_instructions()
+    env.settle()
+    t.eq("global", fake:sent("prepare_instructions")[1].level)
+    t.matches("bb7/instructions$", vim.api.nvim_buf_get_name(0))
+    ui.handlers.info.project_instructions()
+    env.settle()
+    t.eq("project", fake:sent("prepare_instructions")[2].level)
+    local usage = require("bb7.usage")
+    local path = usage.path()
+    vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+    local row = os.date("%Y-%m-%dT%H:%M:%S", os.time() - 5)
+    vim.fn.writefile({ row .. "," .. env.dir .. ",m,1,1,0,0.5" }, path)
+    require("bb7.state").data.started = os.date("%Y-%m-%dT%H:%M:%S", os.time() - 60)
+    t.eq(0.5, usage.current(require("bb7.state").data.started, env.dir).session)
+    env.notes = {}
+    ui.handlers.info.reset_cost()
+    t.eq(0, usage.current(require("bb7.state").data.started, env.dir).session)
+    t.eq({ "INFO BB-7: Session cost reset" }, env.messages())
+  end)
+end)

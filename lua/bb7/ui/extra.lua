@@ -78,6 +78,18 @@ function M.extend(handlers, ui)
   handlers.info.close = function()
     ui.close()
   end
+  handlers.info.global_instructions = function()
+    require("bb7.commands_extra").edit_instructions({ args = "global" })
+  end
+  handlers.info.project_instructions = function()
+    require("bb7.commands_extra").edit_instructions({ args = "project" })
+  end
+  handlers.info.reset_cost = function()
+    -- the session's spend counts the usage rows since `started`
+    state.data.started = os.date("%Y-%m-%dT%H:%M:%S")
+    info.render()
+    notify.info("Session cost reset")
+  end
   handlers.input.effort = function()
     actions.cycle_effort()
   end
