@@ -6,6 +6,12 @@ local markdown = require("bb7.markdown")
 
 local M = {}
 
+--- The mark before a message's heading (`style.bar_char` of the options).
+function M.bar()
+  local style = require("bb7.config").options.style
+  return style and style.bar_char or "▌"
+end
+
 local EVENTS = {
   AssistantWriteFile = "wrote %s",
   UserWriteFile = "updated %s from the local file",
@@ -174,11 +180,11 @@ function M.chat(chat, opts)
       end
       local header
       if message.role == "user" then
-        header = "▌You" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
+        header = M.bar() .. "You" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
       elseif message.role == "assistant" then
-        header = "▌Assistant" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
+        header = M.bar() .. "Assistant" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
       else
-        header = "▌" .. (message.role or "system"):gsub("^%l", string.upper)
+        header = M.bar() .. (message.role or "system"):gsub("^%l", string.upper)
       end
       push_text(out, header, message.role == "user" and "BB7User" or "BB7Assistant")
       local entry = { index = i - 1, role = message.role, row = start }

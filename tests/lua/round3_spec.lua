@@ -389,3 +389,33 @@ describe("the info pane's keys", function()
     t.eq({ "INFO BB-7: Session cost reset" }, env.messages())
   end)
 end)
+
+describe("the styling options", function()
+  it("bar_char, icons, spinner frames and the nav_* keys", function()
+    local fake = env.reset({ initialized = true, setup = {
+      style = { bar_char = "┃", icons = { active = ">", pinned = "*" }, spinner_frames = { "a", "b" } },
+      nav_up = "<C-k>",
+    } })
+    fake.send_script = { { type = "chunk", content = "Hi" }, { hold = true } }
+    env.cmd("BB7")
+    local id = new_chat("styled")
+    require("bb7.actions").toggle_pin(id)
+    env.settle()
+    t.eq({ ">* styled" }, vim.api.nvim_buf_get_lines(require("bb7.ui.chats").buf(), 0, -1, false))
+    require("bb7.ui.input").set_text("hello")
+    require("bb7.ui").handlers.input.send()
+    env.settle()
+    local shown = vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false)
+    t.matches("^┃You", shown[1])
+    t.truthy(vim.iter(shown):any(function(line)
+      return line:find("^┃Assistant") ~= nil
+    end), vim.inspect(shown))
+    t.matches("^[ab] Streaming", require("bb7.ui.spinner").text() or "")
+    require("bb7.actions").cancel()
+    env.settle()
+    local ui = require("bb7.ui")
+    ui.focus("files")
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<C-k>", true, false, true), "x", false)
+    t.eq(ui.wins.chats, vim.api.nvim_get_current_win(), "<C-k> went to the pane above")
+  end)
+end)

@@ -403,6 +403,7 @@ local function setup_buffers()
       vim.b[buf].bb7_keymaps = true
       keymaps.apply(buf, config.options.keymaps.global, keys.global(M))
       keymaps.apply(buf, config.options.keymaps[pane], vim.tbl_extend("keep", M.handlers[pane], keys.extra(pane)))
+      keys.nav(buf)
     end
   end
   local buf = input.buf()

@@ -200,11 +200,11 @@ function M.stream_start(content, model)
     table.insert(lines, "")
   end
   local suffix = model and model ~= "" and ("  (" .. model .. ")") or ""
-  table.insert(lines, "▌You" .. suffix)
+  table.insert(lines, require("bb7.render").bar() .. "You" .. suffix)
   local user_row = base + #lines - 1
   vim.list_extend(lines, vim.split(content, "\n", { plain = true }))
   table.insert(lines, "")
-  table.insert(lines, "▌Assistant" .. suffix)
+  table.insert(lines, require("bb7.render").bar() .. "Assistant" .. suffix)
   local assistant_row = base + #lines - 1
   table.insert(lines, "")
   vim.bo[buf].modifiable = true
