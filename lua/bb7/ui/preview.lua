@@ -139,6 +139,8 @@ vim.api.nvim_create_autocmd({ "WinScrolled", "BufWinEnter" }, {
   end,
 })
 
+local hinted = "chat" -- the view the preview's hint was made for
+
 --- Writes a rendered result (see bb7.render) into the buffer.
 function M.show(rendered, mode)
   local buf = M.buf()
@@ -154,6 +156,13 @@ function M.show(rendered, mode)
   M.mode = mode or "chat"
   M.stream = nil
   M.rendered = rendered
+  if hinted ~= M.mode then
+    -- the hint names the keys of what the preview holds now
+    hinted = M.mode
+    for _, win in ipairs(buffers.windows(buf)) do
+      vim.wo[win].statusline = require("bb7.ui.help").hint("preview", vim.api.nvim_win_get_width(win))
+    end
+  end
   buffers.set_lines(buf, rendered.lines)
   local last = vim.api.nvim_buf_line_count(buf)
   for _, win in ipairs(at_end) do
