@@ -13,7 +13,7 @@ function M.bar()
 end
 
 local EVENTS = {
-  AssistantWriteFile = "wrote %s",
+  AssistantWriteFile = "modified %s", -- "added %s (new file)" when the model created it
   UserWriteFile = "updated %s from the local file",
   UserApplyFile = "applied %s",
   UserPartialApplyFile = "applied part of %s",
@@ -36,6 +36,9 @@ function M.event_text(part)
   end
   if part.action == "UserSaveAs" and part.original_path then
     return string.format("● saved %s as %s", part.original_path, path)
+  end
+  if part.action == "AssistantWriteFile" and part.added then
+    return string.format("● added %s (new file)", path)
   end
   if part.action == "UserSetReadOnly" then
     return string.format("● %s set %s", path, part.readonly and "read-only" or "writable")

@@ -327,6 +327,25 @@ if real.available() then
         t.eq({ "a", "b" }, vim.fn.readfile(env.dir .. "/r.txt"))
       end)
     end)
+
+    it("the preview says the model modified a file or added a new one", function()
+      real.run(function()
+        real.start({ { text = { "done" }, tool_calls = {
+          { id = "c1", name = "write_file", arguments = { path = "old.txt", content = "changed\n" } },
+          { id = "c2", name = "write_file", arguments = { path = "new.txt", content = "fresh\n" } },
+        } } })
+        env.write("old.txt", { "old" })
+        env.cmd("BB7")
+        new_chat("events")
+        env.cmd("BB7Add old.txt")
+        require("bb7.ui.input").set_text("edit")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        local shown = vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false)
+        t.truthy(vim.tbl_contains(shown, "● modified old.txt"), vim.inspect(shown))
+        t.truthy(vim.tbl_contains(shown, "● added new.txt (new file)"), vim.inspect(shown))
+      end)
+    end)
   end)
 end
 
