@@ -463,4 +463,28 @@ describe("papercuts", function()
     env.settle()
     t.matches("next message", shown(ui.wins.preview))
   end)
+
+  it("after a / filter in the model picker the pick returns to the pane it was opened from", function()
+    env.cmd("BB7")
+    new_chat("picker")
+    local ui = require("bb7.ui")
+    ui.focus("input")
+    local picker = require("bb7.ui.model_picker")
+    local picked
+    picker.open({
+      { id = "a/one", name = "One", context_length = 1000, supports_tools = true, pricing = { prompt = "0", completion = "0" } },
+      { id = "b/two", name = "Two", context_length = 1000, supports_tools = true, pricing = { prompt = "0", completion = "0" } },
+    }, "a/one", function(id)
+      picked = id
+    end)
+    picker.prompt()
+    vim.api.nvim_buf_set_lines(picker.state.prompt_buf, 0, -1, false, { "two" })
+    vim.api.nvim_exec_autocmds("TextChanged", { buffer = picker.state.prompt_buf })
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+    t.eq(picker.state.win, vim.api.nvim_get_current_win(), "back in the list")
+    picker.pick()
+    env.settle()
+    t.eq("b/two", picked)
+    t.eq(ui.wins.input, vim.api.nvim_get_current_win(), "in the input pane again")
+  end)
 end)
