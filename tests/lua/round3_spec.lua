@@ -346,6 +346,21 @@ if real.available() then
         t.truthy(vim.tbl_contains(shown, "● added new.txt (new file)"), vim.inspect(shown))
       end)
     end)
+
+    it("deleting the active chat clears its token estimate", function()
+      real.run(function()
+        real.start({ { text = { "an answer" } } })
+        env.write("big.txt", { string.rep("word ", 400) })
+        env.cmd("BB7")
+        local id = new_chat("estimate")
+        env.cmd("BB7Add big.txt")
+        t.truthy(require("bb7.state").data.estimate, "an estimate")
+        require("bb7.actions").delete_chat(id)
+        env.settle()
+        t.eq(nil, require("bb7.state").data.estimate)
+        t.truthy(vim.tbl_contains(vim.api.nvim_buf_get_lines(require("bb7.ui.info").buf(), 0, -1, false), "Context -"))
+      end)
+    end)
   end)
 end
 

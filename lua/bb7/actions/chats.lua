@@ -73,6 +73,8 @@ function M.delete_chat(id, cb)
     notify.info("Deleted chat")
     if state.data.active_id == id then
       state.data.active_id, state.data.chat, state.data.files = nil, nil, {}
+      -- the estimate and the last reply's usage were the deleted chat's
+      state.data.estimate, state.data.last_usage = nil, nil
       state.emit("chat")
       state.emit("files")
     end
