@@ -214,6 +214,13 @@ end
 
 M.INFO_HEIGHT = 6 -- rows of the info pane in the bb7 tab
 
+--- The input pane's rows: `input_height`, but not much more than a third of the editor's
+--- lines (at 80x20 the preview above it had 3 rows), and at least 3.
+function M.input_height()
+  local wanted = config.options.layout.input_height or config.defaults.layout.input_height
+  return math.max(3, math.min(wanted, math.floor((vim.o.lines - vim.o.cmdheight) * 0.35)))
+end
+
 --- Gives the left column of the bb7 tab its sizes: the files pane `files_height` rows, the
 --- info pane M.INFO_HEIGHT, the chats pane the rest (as far as the column has room). Opening
 --- the info pane below the files pane took its rows from the files pane, and a terminal
@@ -228,7 +235,8 @@ function M.fit_column(wins)
   local height = vim.api.nvim_win_get_height
   local total = height(chats) + height(files) + height(info_win)
   local info_h = math.min(M.INFO_HEIGHT, math.max(1, total - 2))
-  local files_h = math.max(1, math.min(config.options.layout.files_height or config.defaults.layout.files_height, total - info_h - 1))
+  local files_wanted = config.options.layout.files_height or config.defaults.layout.files_height
+  local files_h = math.max(1, math.min(files_wanted, total - info_h - 1))
   -- without 'winfixheight' each resize moves rows only to or from the window below it
   local fixed = {}
   for _, win in ipairs({ chats, files, info_win }) do

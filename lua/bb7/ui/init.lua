@@ -498,7 +498,7 @@ function M.open(opts)
     if vim.api.nvim_buf_is_valid(scratch) and scratch ~= preview.buf() then
       pcall(vim.api.nvim_buf_delete, scratch, { force = true })
     end
-    M.wins.input = vim.api.nvim_open_win(input.buf(), false, { split = "below", win = M.wins.preview, height = layout.input_height })
+    M.wins.input = vim.api.nvim_open_win(input.buf(), false, { split = "below", win = M.wins.preview, height = extra.input_height() })
     M.wins.chats = vim.api.nvim_open_win(chats.buf(), false, { split = "left", win = -1, width = layout.sidebar_width })
     M.wins.files = vim.api.nvim_open_win(files.buf(), false, { split = "below", win = M.wins.chats, height = layout.files_height })
     for pane, win in pairs(M.wins) do
@@ -536,7 +536,7 @@ function M.fit_tab()
   local layout = config.options.layout
   local sizes = {
     { "chats", "width", layout.sidebar_width },
-    { "input", "height", layout.input_height },
+    { "input", "height", extra.input_height() },
   }
   for _, size in ipairs(sizes) do
     local win = M.wins[size[1]]
