@@ -361,6 +361,35 @@ if real.available() then
         t.truthy(vim.tbl_contains(vim.api.nvim_buf_get_lines(require("bb7.ui.info").buf(), 0, -1, false), "Context -"))
       end)
     end)
+
+    it(":qa during a reply keeps the text typed in the composer meanwhile", function()
+      real.run(function()
+        real.start({ { text = { "slow ", "reply" }, delay_ms = 500 } })
+        env.cmd("BB7")
+        local id = new_chat("quit")
+        require("bb7.ui.input").set_text("first")
+        require("bb7.ui").handlers.input.send()
+        vim.cmd("BB7Split!")
+        local split = require("bb7.ui.split")
+        vim.api.nvim_buf_set_lines(split.buf, 0, -1, false, { "typed before :qa" })
+        vim.api.nvim_exec_autocmds("InsertLeave", { buffer = split.buf })
+        t.truthy(require("bb7.state").data.stream, "the reply still runs")
+        vim.api.nvim_exec_autocmds("VimLeavePre", {})
+        t.falsy(require("bb7.session").client, "the daemon stopped")
+        local draft
+        require("bb7.session").ensure(function()
+          require("bb7.session").request("chat_select", { id = id }, function()
+            require("bb7.session").request("chat_get", {}, function(reply)
+              draft = reply.draft
+            end)
+          end)
+        end)
+        t.wait(function()
+          return draft ~= nil
+        end, "the chat from a new daemon", 10000)
+        t.eq("typed before :qa", draft)
+      end)
+    end)
   end)
 end
 

@@ -206,6 +206,26 @@ function M.send(content, retry_context, cb)
   end)
 end
 
+--- Before Neovim exits: a draft kept while a reply streamed (the daemon refuses `save_draft`
+--- then) is saved after cancelling the reply, so `:qa` during a reply does not lose it (the
+--- composer's text, or the input's). Waits a few seconds at most.
+function M.save_before_exit()
+  local client = session.client
+  if not state.data.pending_draft or not client or not client:is_running() then
+    return
+  end
+  if state.data.stream then
+    M.cancel()
+    vim.wait(3000, function()
+      return state.data.stream == nil
+    end, 10)
+  end
+  -- the end of the reply saved it (flush_draft); wait for the daemon's answer
+  vim.wait(2000, function()
+    return state.data.pending_draft == nil and next(client.pending) == nil
+  end, 10)
+end
+
 function M.cancel(cb)
   local running = state.data.stream
   if not running and state.data.reask then
