@@ -390,6 +390,41 @@ if real.available() then
         t.eq("typed before :qa", draft)
       end)
     end)
+
+    it("a draft over 1 MiB is kept and comes back with its chat", function()
+      real.run(function()
+        real.start({})
+        env.cmd("BB7")
+        local id = new_chat("long")
+        local input = require("bb7.ui.input")
+        local big = {}
+        for i = 1, 20000 do
+          big[i] = string.format("%05d %s", i, string.rep("x", 60))
+        end
+        vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, big)
+        env.notes = {}
+        vim.api.nvim_exec_autocmds("InsertLeave", { buffer = input.buf() })
+        env.settle()
+        t.eq({ "WARN BB-7: The draft is over the daemon's 1 MiB: kept in " .. require("bb7.bigdraft").path(id)
+          .. " (shorten it to send it)" }, env.messages())
+        -- Neovim restarted: a new daemon, the chat loaded again
+        require("bb7.session").stop()
+        input.set_text("")
+        require("bb7.session").ensure(function()
+          require("bb7.actions").select_chat(id)
+        end)
+        t.wait(function()
+          return #vim.api.nvim_buf_get_lines(input.buf(), 0, -1, false) == 20000
+        end, "the long draft back in the input", 10000)
+        t.eq(table.concat(big, "\n"), input.text())
+        -- shortened: the daemon has it again, the file is gone
+        vim.api.nvim_buf_set_lines(input.buf(), 0, -1, false, { "short now" })
+        vim.api.nvim_exec_autocmds("InsertLeave", { buffer = input.buf() })
+        env.settle()
+        t.eq("short now", daemon_chat().draft)
+        t.eq(0, vim.fn.filereadable(require("bb7.bigdraft").path(id)))
+      end)
+    end)
   end)
 end
 

@@ -28,7 +28,12 @@ function M.save_draft(text, cb)
     return done(cb, true)
   end
   local chat_id = state.data.active_id
-  session.request("save_draft", { draft = text }, function(reply)
+  local outgoing, err = require("bb7.bigdraft").outgoing(chat_id, text)
+  if not outgoing then
+    notify.error("Cannot save the draft: " .. tostring(err))
+    return done(cb, false)
+  end
+  session.request("save_draft", { draft = outgoing }, function(reply)
     if Client.gone(reply) then
       -- kept, and saved when the chat is loaded from the restarted daemon (bb7.actions.sync)
       state.data.pending_draft = { chat_id = chat_id, text = text }
@@ -46,7 +51,8 @@ local function flush_draft(cb)
   if not pending or pending.chat_id ~= state.data.active_id then
     return cb()
   end
-  session.request("save_draft", { draft = pending.text }, function(reply)
+  local outgoing = require("bb7.bigdraft").outgoing(pending.chat_id, pending.text) or ""
+  session.request("save_draft", { draft = outgoing }, function(reply)
     if Client.gone(reply) then
       state.data.pending_draft = pending
     elseif reply.type == "error" then

@@ -137,11 +137,16 @@ function M.load_chat(cb)
       -- would have replaced the text in the input
       state.data.pending_draft = nil
       reply.draft = pending.text
-      session.request("save_draft", { draft = pending.text }, function(saved)
+      local outgoing = require("bb7.bigdraft").outgoing(reply.id, pending.text) or ""
+      session.request("save_draft", { draft = outgoing }, function(saved)
         if saved.type == "error" then
           notify.daemon_error("save the draft", saved.message)
         end
       end)
+    end
+    if (reply.draft or "") == "" then
+      -- a draft too long for the daemon (bb7.bigdraft)
+      reply.draft = require("bb7.bigdraft").take(reply.id) or reply.draft
     end
     state.data.chat = reply
     state.data.active_id = reply.id
