@@ -233,6 +233,11 @@ function M.chat(chat, opts)
   if opts.usage_line and opts.usage_line ~= "" and not out.has_usage then
     push_text(out, opts.usage_line, "BB7Usage")
   end
+  if opts.notice then
+    -- what happened to a reply the chat does not hold (the daemon stopped during it)
+    push_text(out, "", nil)
+    push_text(out, opts.notice, "BB7Error")
+  end
   return out
 end
 

@@ -425,6 +425,40 @@ if real.available() then
         t.eq(0, vim.fn.filereadable(require("bb7.bigdraft").path(id)))
       end)
     end)
+
+    it("the notice of a reply lost with the daemon stays after the restart", function()
+      real.run(function()
+        real.start({ { text = { "slow ", "reply ", "that ", "does ", "not ", "end" }, delay_ms = 400 }, { text = { "after" } } })
+        env.cmd("BB7")
+        new_chat("killed")
+        require("bb7.ui.input").set_text("the question")
+        require("bb7.ui").handlers.input.send()
+        local offered
+        vim.ui.select = function(items, _, cb)
+          offered = items
+          cb("Leave it stopped")
+        end
+        vim.uv.kill(require("bb7.session").client.handle.pid, "sigkill")
+        t.wait(function()
+          return offered ~= nil
+        end, "restart offer", 10000)
+        env.settle()
+        env.cmd("BB7")
+        env.cmd("BB7")
+        t.wait(function()
+          return require("bb7.state").data.ready and require("bb7.state").data.chat ~= nil
+        end, "restarted")
+        env.settle()
+        local shown = table.concat(vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false), "\n")
+        t.matches("The bb7 daemon stopped during the reply: what arrived is not saved%.$", shown)
+        -- the next send starts over
+        require("bb7.ui.input").set_text("again")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        shown = table.concat(vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false), "\n")
+        t.falsy(shown:find("daemon stopped", 1, true), "gone after the next reply")
+      end)
+    end)
   end)
 end
 

@@ -20,6 +20,8 @@ local views = require("bb7.ui.views")
 
 local M = {}
 
+local STOPPED = "The bb7 daemon stopped during the reply: what arrived is not saved."
+
 M.wins = {} -- pane -> window
 M.tab = nil -- the tab the UI is in (its own tab, or the tab of the float or side layout)
 M.mode = "tab" -- the layout of the open UI (bb7.ui.layouts)
@@ -84,7 +86,9 @@ local function render_chat(force)
       end
       limit = length - fixed
     end
-    preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    local lost = data.lost_reply
+    local notice = lost and lost.chat_id == data.chat.id and lost.text or nil
+    preview.render_chat(data.chat, { limit = limit, usage = data.last_usage, notice = notice })
     if data.chat.id ~= M.shown_chat_id and preview.show_end() then
       -- another chat in view: its newest messages, not its first ones (reopening the tab
       -- on the same chat puts the cursor back where it was, bb7.ui.restore)
@@ -165,6 +169,7 @@ local function subscribe()
     end
   end)
   state.on("stream_start", function(info)
+    state.data.lost_reply = nil
     if preview.mode ~= "chat" then
       render_chat(true)
     end
@@ -184,8 +189,10 @@ local function subscribe()
     elseif msg.type == "diff_error" then
       M.diff_error_notice(msg.errors)
     elseif require("bb7.client").gone(msg) then
-      -- no failed message to re-ask: the daemon died before it could record one
-      preview.stream_notice("error", "The bb7 daemon stopped during the reply: what arrived is not saved.")
+      -- no failed message to re-ask: the daemon died before it could record one; the notice
+      -- stays under the chat when it is drawn again (from a restarted daemon)
+      state.data.lost_reply = { chat_id = state.data.active_id, text = STOPPED }
+      preview.stream_notice("error", STOPPED)
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
       local keys = extra.failed_keys()

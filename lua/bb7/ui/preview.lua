@@ -190,6 +190,7 @@ function M.render_chat(chat, opts)
     allowance = config.options.user_request_allowance,
     usage_line = opts.usage and format.usage(opts.usage) or nil,
     banner = require("bb7.instructions").banner(chat),
+    notice = opts.notice,
   }))
 end
 
