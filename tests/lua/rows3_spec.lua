@@ -84,8 +84,16 @@ describe("workflow rows (3)", function()
       return type(value) == "table" and value[1][1] or value
     end
     t.eq(" Preview: floaty ", deco("preview", "title"))
-    t.eq(" 1 of 1 ", deco("chats", "footer"))
-    t.matches("^ 1 file · %d+ tokens $", deco("files", "footer"))
+    local function footer(pane)
+      return table.concat(vim.tbl_map(function(chunk)
+        return chunk[1]
+      end, vim.api.nvim_win_get_config(ui.wins[pane]).footer), "")
+    end
+    -- the key hint first (floats have no status line), then what the footer tells
+    t.matches("│ 1 of 1 $", footer("chats"))
+    t.matches("│ 1 file · %d+ tokens $", footer("files"))
+    t.matches("^ %? keys │", footer("files"), "a narrow pane: as many keys as fit")
+    t.matches("^ <C%-c> cancel · ", footer("preview"))
     t.eq("2 files · 300 tokens (save 100)", require("bb7.ui.layouts").files_summary({
       { path = "a", tokens = 200, status = "M", original_tokens = 100 }, { path = "b", tokens = 100 },
     }))

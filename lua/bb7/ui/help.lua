@@ -200,9 +200,9 @@ local function hint_entries(pane)
   return out
 end
 
---- The hint of `pane` as a 'statusline' value: as many of its normal-mode keys as fit in
---- `width` columns (each action once), then the help key, e.g. "<CR> send · gm model · ? keys".
-function M.hint(pane, width)
+--- The hint of `pane` as `{ key, name }` pairs: as many of its normal-mode keys as fit in
+--- `width` columns (each action once), then the help key.
+function M.hint_pairs(pane, width)
   width = width or 80
   local help_key
   for _, entry in ipairs(config.options.keymaps.global or {}) do
@@ -212,7 +212,7 @@ function M.hint(pane, width)
   end
   local tail = help_key and (help_key .. " keys") or ""
   local used = 1 + #tail
-  local parts, seen = {}, {}
+  local found, seen = {}, {}
   for _, entry in ipairs(hint_entries(pane)) do
     local mode = entry[1]
     local normal = mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n"))
@@ -224,14 +224,37 @@ function M.hint(pane, width)
         break
       end
       used = used + cost
-      table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(name))
+      table.insert(found, { entry[2], name })
     end
   end
   if help_key then
-    table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
+    table.insert(found, { help_key, "keys" })
+  end
+  return found
+end
+
+--- The hint of `pane` as a 'statusline' value, e.g. "<CR> send · gm model · ? keys".
+function M.hint(pane, width)
+  local parts = {}
+  for _, pair in ipairs(M.hint_pairs(pane, width)) do
+    table.insert(parts, "%#BB7HintKey#" .. escape(pair[1]) .. "%#BB7HintText# " .. escape(pair[2]))
   end
   -- a window made narrower later cuts the hint at its end, not its start
   return " " .. table.concat(parts, "%#BB7HintText# · ") .. "%<"
+end
+
+--- The hint of `pane` as chunks of a float's footer (`{ text, group }`), `width` columns.
+function M.hint_chunks(pane, width)
+  local chunks = { { " ", "BB7HintText" } }
+  for i, pair in ipairs(M.hint_pairs(pane, width)) do
+    if i > 1 then
+      table.insert(chunks, { " · ", "BB7HintText" })
+    end
+    table.insert(chunks, { pair[1], "BB7HintKey" })
+    table.insert(chunks, { " " .. pair[2], "BB7HintText" })
+  end
+  table.insert(chunks, { " ", "BB7HintText" })
+  return chunks
 end
 
 --- Puts each pane's hint in its window's status line.
