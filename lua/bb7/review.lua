@@ -292,7 +292,9 @@ end
 --- Starts the review of the output of context path `path`.
 function M.start(path, cb)
   if M.active then
-    notify.warn("A review is running (of " .. M.active.path .. "): finish it first")
+    local key = config.key("review", "finish")
+    notify.warn("A review is running (of " .. M.active.path .. "): finish it first ("
+      .. (key and (key .. " in its buffer, or ") or "") .. ":q its window)")
     return cb and cb(false)
   end
   session.request("get_diff_paths", { path = path }, function(reply)
@@ -343,6 +345,16 @@ function M.start(path, cb)
       if M.active == r then
         M.active = nil
       end
+    end })
+    -- `:q` in the review's window is a way out too: the review finishes as `finish` does (it
+    -- stayed running with no window, and the next review was refused)
+    vim.api.nvim_create_autocmd("WinClosed", { pattern = tostring(win), once = true, callback = function()
+      vim.schedule(function()
+        if M.active == r then
+          r.win, r.tab = nil, nil
+          M.finish()
+        end
+      end)
     end })
     draw(r)
     if #r.hunks == 0 then

@@ -296,8 +296,8 @@ if real.available() then
 
     it("a review started from the files pane shows its sign column, names the way out, and closes its tab", function()
       real.run(function()
-        real.start({ { text = { "edit" }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "r.txt", content = "A\nb\n" } } } } })
-        env.write("r.txt", { "a", "b" })
+        real.start({ { text = { "edit" }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "r.txt", content = "A\nb\nC\n" } } } } })
+        env.write("r.txt", { "a", "b", "c" })
         env.cmd("BB7")
         new_chat("review")
         env.cmd("BB7Add r.txt")
@@ -305,26 +305,43 @@ if real.available() then
         require("bb7.ui").handlers.input.send()
         real.wait_stream_end()
         local ui = require("bb7.ui")
-        ui.focus("files")
-        for row, file in pairs(require("bb7.ui.files").rows) do
-          if file.path == "r.txt" then
-            vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+        local function review_from_files()
+          ui.focus("files")
+          for row, file in pairs(require("bb7.ui.files").rows) do
+            if file.path == "r.txt" then
+              vim.api.nvim_win_set_cursor(ui.wins.files, { row, 0 })
+            end
           end
+          ui.handlers.files.review()
+          env.settle()
         end
         local tabs = #vim.api.nvim_list_tabpages()
-        ui.handlers.files.review()
-        env.settle()
+        review_from_files()
         local review = require("bb7.review")
         t.truthy(review.active, "review running")
         local win = vim.api.nvim_get_current_win()
         t.eq("yes", vim.wo[win].signcolumn)
         t.eq(vim.go.number, vim.wo[win].number, "the user's own 'number'")
         t.matches("finish ends it", vim.wo[win].winbar)
+        -- :q in the review's window finishes it, so the next review can start
+        review.accept()
+        t.truthy(review.active, "one hunk left")
+        vim.cmd("quit")
+        vim.wait(200, function()
+          return review.active == nil
+        end)
+        env.settle()
+        t.eq(nil, review.active)
+        t.eq({ "A", "b", "c" }, vim.fn.readfile(env.dir .. "/r.txt"), "what was accepted is written")
+        t.eq(tabs, #vim.api.nvim_list_tabpages())
+        -- the hunk left: rejected, the review ends and its tab closes
+        review_from_files()
+        t.truthy(review.active, "reviewing again")
         review.reject()
         env.settle()
         t.eq(nil, review.active)
         t.eq(tabs, #vim.api.nvim_list_tabpages(), "the review's tab closed")
-        t.eq({ "a", "b" }, vim.fn.readfile(env.dir .. "/r.txt"))
+        t.eq({ "A", "b", "c" }, vim.fn.readfile(env.dir .. "/r.txt"))
       end)
     end)
 

@@ -379,7 +379,7 @@ describe("workflow rows (3)", function()
     t.truthy(require("bb7.review").active)
     env.notes = {}
     env.cmd("BB7Review r.txt")
-    t.eq({ "WARN BB-7: A review is running (of r.txt): finish it first" }, env.messages())
+    t.eq({ "WARN BB-7: A review is running (of r.txt): finish it first (<LocalLeader>q in its buffer, or :q its window)" }, env.messages())
     require("bb7.review").finish()
     env.settle()
   end)
