@@ -186,4 +186,16 @@ describe("papercuts", function()
     vim.o.lines = lines
     assert(ok, err)
   end)
+
+  it("the fake daemon refuses to move a chat with pending output to global, as bb7 does", function()
+    local fake = env.fake
+    env.cmd("BB7")
+    local id = new_chat("with output")
+    fake.chats[id].outputs["a.txt"] = "model text\n"
+    env.notes = {}
+    require("bb7.actions").move_chat(id)
+    env.settle()
+    t.eq({ "ERROR BB-7: Failed to move the chat: chat has pending file modifications — apply or reject changes before moving" }, env.messages())
+    t.eq(false, fake.chats[id].global)
+  end)
 end)
