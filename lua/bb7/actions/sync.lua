@@ -99,23 +99,22 @@ end
 
 local reloading, reload_again = false, false
 
---- Reloads the active chat once for a burst of changes: a call while a reload is waiting or
---- running asks for one more after it, not one each (300 single adds reloaded the chat and its
---- growing file list 300 times).
+--- Reloads the active chat once for a burst of changes: a call while a reload runs asks for
+--- one more after it, not one each (300 single adds reloaded the chat and its growing file
+--- list 300 times). The daemon answers in order, so the first reload's answer comes after the
+--- changes sent before it, and the one more covers those sent meanwhile.
 function M.reload()
   if reloading then
     reload_again = true
     return
   end
   reloading = true
-  vim.schedule(function()
-    M.load_chat(function()
-      reloading = false
-      if reload_again then
-        reload_again = false
-        M.reload()
-      end
-    end)
+  M.load_chat(function()
+    reloading = false
+    if reload_again then
+      reload_again = false
+      M.reload()
+    end
   end)
 end
 
