@@ -8,6 +8,7 @@
 local config = require("bb7.config")
 local keymaps = require("bb7.keymaps")
 local notify = require("bb7.notify")
+local rejections = require("bb7.rejections")
 local session = require("bb7.session")
 
 local M = {}
@@ -24,8 +25,8 @@ local OUTCOME = {
 }
 
 local REVIEWED = "Reviewed %s: the accepted hunks are in the file, the rejected ones dropped with the output"
-local KEPT_REJECTED = "The output of %s still holds the hunks you rejected (some are undecided):"
-  .. " review it again and reject them, or reject the whole output, before applying it"
+local KEPT_REJECTED = "The hunks of %s you rejected are remembered: apply all skips the file, and"
+  .. " its next review starts with them rejected"
 
 local function buffer_lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -235,6 +236,15 @@ function M.finish(cb)
   M.active = nil
   local rejected = next(r.rejected) ~= nil
   local undecided = vim.api.nvim_buf_is_valid(r.buf) and #open_hunks(r) or 0
+  if rejected and undecided > 0 then
+    -- the output keeps them (the daemon cannot rewrite it): remembered by the plugin
+    local ok, err = rejections.record(r.chat_id, r.path, table.concat(r.output, "\n"), vim.tbl_keys(r.rejected))
+    if not ok then
+      notify.error("Cannot remember the rejected hunks: " .. tostring(err))
+    end
+  else
+    rejections.forget(r.chat_id, r.path)
+  end
   if r.win and vim.api.nvim_win_is_valid(r.win) then
     vim.wo[r.win].winbar = ""
     vim.wo[r.win].signcolumn = vim.go.signcolumn
@@ -317,7 +327,12 @@ function M.start(path, cb)
     vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local buf = vim.api.nvim_get_current_buf()
     local win = vim.api.nvim_get_current_win()
-    local r = { buf = buf, path = path, output = output, rejected = {}, hunks = {}, win = win, tab = vim.api.nvim_get_current_tabpage() }
+    local chat_id = require("bb7.state").data.active_id
+    local r = {
+      buf = buf, path = path, output = output, hunks = {}, win = win, tab = vim.api.nvim_get_current_tabpage(), chat_id = chat_id,
+      -- the hunks rejected in an earlier review of this output stay rejected
+      rejected = rejections.get(chat_id, path, table.concat(output, "\n")) or {},
+    }
     dress(win)
     M.active = r
     keymaps.apply(buf, config.options.keymaps.review, {

@@ -294,6 +294,53 @@ if real.available() then
       end)
     end)
 
+    it("hunks rejected in a review finished early stay rejected: apply all skips, the next review keeps them", function()
+      real.run(function()
+        real.start({ { text = { "edit" }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "h.txt", content = "A\nb\nC\nd\nE\n" } } } } })
+        env.write("h.txt", { "a", "b", "c", "d", "e" })
+        env.cmd("BB7")
+        new_chat("early")
+        env.cmd("BB7Add h.txt")
+        require("bb7.ui.input").set_text("capitalise")
+        require("bb7.ui").handlers.input.send()
+        real.wait_stream_end()
+        local review = require("bb7.review")
+        env.cmd("BB7Review h.txt")
+        t.eq(3, #review.active.hunks)
+        review.reject() -- a stays
+        review.accept() -- C taken
+        t.eq(1, #review.active.hunks, "E undecided")
+        env.notes = {}
+        review.finish()
+        env.settle()
+        t.eq({ "a", "b", "C", "d", "e" }, vim.fn.readfile(env.dir .. "/h.txt"))
+        t.truthy(vim.tbl_contains(env.messages(), "WARN BB-7: The hunks of h.txt you rejected are remembered: apply all"
+          .. " skips the file, and its next review starts with them rejected"), vim.inspect(env.messages()))
+        env.notes = {}
+        require("bb7.actions").apply_all()
+        env.settle()
+        t.eq({ "a", "b", "C", "d", "e" }, vim.fn.readfile(env.dir .. "/h.txt"), "the rejected hunk is not written")
+        t.matches("^WARN BB%-7: Skipped 1 file with hunks you rejected in a review: h%.txt", env.messages()[1] or "")
+        local asked
+        vim.ui.select = function(items, opts, cb)
+          asked = opts.prompt
+          cb(items[#items]) -- Cancel
+        end
+        require("bb7.actions").apply("h.txt")
+        env.settle()
+        t.matches("you rejected hunks of h%.txt in a review", asked or "")
+        t.eq({ "a", "b", "C", "d", "e" }, vim.fn.readfile(env.dir .. "/h.txt"))
+        -- the next review: only E is open
+        env.cmd("BB7Review h.txt")
+        t.eq(1, #review.active.hunks)
+        review.accept()
+        env.settle()
+        t.eq(nil, review.active)
+        t.eq({ "a", "b", "C", "d", "E" }, vim.fn.readfile(env.dir .. "/h.txt"))
+        t.falsy(require("bb7.actions.common").file_entry("h.txt").has_output, "every hunk decided: the output is done")
+      end)
+    end)
+
     it("a review started from the files pane shows its sign column, names the way out, and closes its tab", function()
       real.run(function()
         real.start({ { text = { "edit" }, tool_calls = { { id = "c1", name = "write_file", arguments = { path = "r.txt", content = "A\nb\nC\n" } } } } })
