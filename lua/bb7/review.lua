@@ -112,14 +112,16 @@ local function draw(r)
 end
 
 -- A new tab copies the window options of the window it was opened from (from the files pane:
--- no sign column, no numbers, its key hints): the review window gets the user's own settings,
--- a sign column that stays (the removed-line markers are signs; one that came and went shifted
--- the text), and a bar naming the keys and the way out.
+-- no sign column, no numbers, its key hints): opened from a bb7 pane, the review window gets
+-- the user's own settings back. Always: a sign column that stays (the removed-line markers are
+-- signs; one that came and went shifted the text), and a bar naming the keys and the way out.
 local INHERITED = { "number", "relativenumber", "wrap", "linebreak", "cursorline", "winfixwidth", "foldmethod", "foldtext", "statusline" }
 
-local function dress(win)
-  for _, option in ipairs(INHERITED) do
-    vim.wo[win][option] = vim.go[option]
+local function dress(win, from_pane)
+  if from_pane then
+    for _, option in ipairs(INHERITED) do
+      vim.wo[win][option] = vim.go[option]
+    end
   end
   vim.wo[win].signcolumn = "yes"
   vim.wo[win].winbar = (" bb7 review: " .. hint() .. "  (finish ends it, writing what you took)"):gsub("%%", "%%%%")
@@ -324,6 +326,7 @@ function M.start(path, cb)
     end
     local output = vim.fn.filereadable(reply.output_path) == 1 and vim.fn.readfile(reply.output_path) or {}
     -- relative to the working directory when inside it, as a file you open shows in the tab line
+    local from_pane = require("bb7.ui.buffers").pane_of() ~= nil
     vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local buf = vim.api.nvim_get_current_buf()
     local win = vim.api.nvim_get_current_win()
@@ -333,7 +336,7 @@ function M.start(path, cb)
       -- the hunks rejected in an earlier review of this output stay rejected
       rejected = rejections.get(chat_id, path, table.concat(output, "\n")) or {},
     }
-    dress(win)
+    dress(win, from_pane)
     M.active = r
     keymaps.apply(buf, config.options.keymaps.review, {
       accept = M.accept,
