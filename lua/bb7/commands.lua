@@ -43,14 +43,16 @@ function M.init()
     if not ok then
       return
     end
+    -- commands run meanwhile wait for the project's session (a chat made at once went to
+    -- the global store)
+    session.hold()
     session.request("bb7_init", { project_root = root }, function(reply)
       if reply.type == "error" then
         notify.daemon_error("initialize", reply.message)
-        return
+        return session.release()
       end
       -- Re-init so the daemon's session uses the new project store.
-      state.data.ready = false
-      session.ensure(function(ready)
+      session.release(function(ready)
         if ready then
           notify.info("Initialized in " .. root)
           if require("bb7.ui").is_open() then

@@ -109,10 +109,47 @@ end
 
 --- Sets up completion in the input buffer `buf`: the omnifunc and the CompleteDone hook that
 --- adds a taken file (the nvim-cmp and blink.cmp sources register themselves).
+local hint_ns = vim.api.nvim_create_namespace("bb7-complete-hint")
+M.HINT = "<C-x><C-o> completes"
+
+--- Shows M.HINT after the cursor line of `buf` while an `@file` or `/command` is being typed
+--- and no completion plugin offers the items as you type (without one the omnifunc must be
+--- asked, which nothing said).
+function M.hint(buf)
+  vim.api.nvim_buf_clear_namespace(buf, hint_ns, 0, -1)
+  if package.loaded["cmp"] or package.loaded["blink.cmp"] or vim.fn.pumvisible() == 1 then
+    return
+  end
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    return
+  end
+  local cursor = vim.api.nvim_win_get_cursor(win)
+  local line = vim.api.nvim_buf_get_lines(buf, cursor[1] - 1, cursor[1], false)[1] or ""
+  if M.context(line:sub(1, cursor[2]), cursor[1] - 1) then
+    vim.api.nvim_buf_set_extmark(buf, hint_ns, cursor[1] - 1, 0, { virt_text = { { M.HINT, "BB7Dim" } }, virt_text_pos = "eol" })
+  end
+end
+
 function M.attach(buf)
   vim.bo[buf].omnifunc = "v:lua.require'bb7.complete'.omnifunc"
+  local group = vim.api.nvim_create_augroup("bb7-complete", { clear = true })
+  vim.api.nvim_create_autocmd({ "TextChangedI", "CursorMovedI" }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      M.hint(buf)
+    end,
+  })
+  vim.api.nvim_create_autocmd("InsertLeave", {
+    group = group,
+    buffer = buf,
+    callback = function()
+      vim.api.nvim_buf_clear_namespace(buf, hint_ns, 0, -1)
+    end,
+  })
   vim.api.nvim_create_autocmd("CompleteDone", {
-    group = vim.api.nvim_create_augroup("bb7-complete", { clear = true }),
+    group = group,
     buffer = buf,
     callback = function()
       local item = vim.v.completed_item

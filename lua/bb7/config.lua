@@ -37,6 +37,20 @@ M.defaults = {
     input_height = 8,
     files_height = 12,
   },
+  -- The look of the panes (the first plugin's `chat_style.bar_char`, its spinner frames, and
+  -- the chats pane's marks).
+  style = {
+    bar_char = "▌", -- before "You" and "Assistant" in the preview
+    icons = { active = "▶", pinned = "★", locked = "⊘" },
+    spinner_frames = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" },
+    spinner_interval = 100, -- ms between frames
+  },
+  -- Keys that move to the pane left of, below, above or right of the current one (as <C-w>h,
+  -- j, k, l do), in every pane; false: none. E.g. "<C-h>" when those are mapped globally.
+  nav_left = false,
+  nav_down = false,
+  nav_up = false,
+  nav_right = false,
   keymaps = {
     chats = {
       { "n", "<CR>", "select", "Open the chat under the cursor" },
@@ -67,6 +81,10 @@ M.defaults = {
     },
     info = {
       { "n", "r", "refresh", "Fetch the balance and the instruction files again" },
+      -- the first plugin's <C-p> is prev_file in every pane here: P for the project's
+      { "n", "<C-g>", "global_instructions", "Edit the global instructions" },
+      { "n", "P", "project_instructions", "Edit the project instructions" },
+      { "n", "R", "reset_cost", "Start the session's cost over from zero" },
       { "n", "q", "close", "Close bb7" },
     },
     preview = {

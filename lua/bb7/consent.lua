@@ -78,7 +78,9 @@ function M.question(includes)
       string.format("  %s (%s bytes)%s", include.path, tostring(include.bytes or "?"), why and ("  ⚠ " .. why) or "")
     )
   end
-  table.insert(lines, "Send them? (asked once for this project)")
+  -- what each answer does to this send: "Not now" sends nothing and asks again next time
+  table.insert(lines, "Allow: this message and the later ones send them (remembered for this project).")
+  table.insert(lines, "Not now: this message is not sent; you are asked again on the next send.")
   return table.concat(lines, "\n")
 end
 

@@ -18,6 +18,9 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd("VimLeavePre", {
     group = group,
     callback = function()
+      if package.loaded["bb7.actions"] then
+        pcall(require("bb7.actions").save_before_exit)
+      end
       require("bb7.session").stop()
     end,
   })

@@ -9,7 +9,7 @@ local M = {}
 
 --- The label of a chat in a list: pin mark, name, excerpt of a content match.
 function M.label(chat)
-  local text = (chat.pinned and "★ " or "") .. (chat.name or chat.id) .. (chat.locked and require("bb7.ui.chats").LOCKED or "")
+  local text = (chat.pinned and "★ " or "") .. (chat.name or chat.id) .. (chat.locked and require("bb7.ui.chats").locked_mark() or "")
   if chat.excerpt and chat.excerpt ~= "" then
     text = text .. "  " .. chat.excerpt:gsub("\n", " ")
   end

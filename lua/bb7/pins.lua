@@ -52,6 +52,25 @@ function M.toggle(dir, id)
   return not found
 end
 
+--- Carries the pin of chat `id` from the pins of `from_dir` to those of `to_dir` (a chat moved
+--- between the stores stays pinned). Returns true, or nil and a message on failure.
+function M.carry(from_dir, to_dir, id)
+  if not M.load(from_dir)[id] then
+    return true
+  end
+  local ok, err = M.toggle(from_dir, id)
+  if ok == nil then
+    return nil, err
+  end
+  if not M.load(to_dir)[id] then
+    ok, err = M.toggle(to_dir, id)
+    if ok == nil then
+      return nil, err
+    end
+  end
+  return true
+end
+
 --- `chats` ordered pinned first (each group keeps the daemon's order), with `pinned` set.
 function M.sort(chats, set)
   local pinned, rest = {}, {}

@@ -6,8 +6,14 @@ local markdown = require("bb7.markdown")
 
 local M = {}
 
+--- The mark before a message's heading (`style.bar_char` of the options).
+function M.bar()
+  local style = require("bb7.config").options.style
+  return style and style.bar_char or "▌"
+end
+
 local EVENTS = {
-  AssistantWriteFile = "wrote %s",
+  AssistantWriteFile = "modified %s", -- "added %s (new file)" when the model created it
   UserWriteFile = "updated %s from the local file",
   UserApplyFile = "applied %s",
   UserPartialApplyFile = "applied part of %s",
@@ -30,6 +36,9 @@ function M.event_text(part)
   end
   if part.action == "UserSaveAs" and part.original_path then
     return string.format("● saved %s as %s", part.original_path, path)
+  end
+  if part.action == "AssistantWriteFile" and part.added then
+    return string.format("● added %s (new file)", path)
   end
   if part.action == "UserSetReadOnly" then
     return string.format("● %s set %s", path, part.readonly and "read-only" or "writable")
@@ -174,11 +183,11 @@ function M.chat(chat, opts)
       end
       local header
       if message.role == "user" then
-        header = "▌You" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
+        header = M.bar() .. "You" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
       elseif message.role == "assistant" then
-        header = "▌Assistant" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
+        header = M.bar() .. "Assistant" .. (message.model and message.model ~= "" and ("  (" .. message.model .. ")") or "")
       else
-        header = "▌" .. (message.role or "system"):gsub("^%l", string.upper)
+        header = M.bar() .. (message.role or "system"):gsub("^%l", string.upper)
       end
       push_text(out, header, message.role == "user" and "BB7User" or "BB7Assistant")
       local entry = { index = i - 1, role = message.role, row = start }
@@ -223,6 +232,11 @@ function M.chat(chat, opts)
   -- a daemon that stores no usage in messages: this session's last reply still gets its line
   if opts.usage_line and opts.usage_line ~= "" and not out.has_usage then
     push_text(out, opts.usage_line, "BB7Usage")
+  end
+  if opts.notice then
+    -- what happened to a reply the chat does not hold (the daemon stopped during it)
+    push_text(out, "", nil)
+    push_text(out, opts.notice, "BB7Error")
   end
   return out
 end

@@ -8,6 +8,7 @@
 local config = require("bb7.config")
 local keymaps = require("bb7.keymaps")
 local notify = require("bb7.notify")
+local rejections = require("bb7.rejections")
 local session = require("bb7.session")
 
 local M = {}
@@ -22,6 +23,10 @@ local OUTCOME = {
   partial = "Applied part of %s (the rest of the output stays)",
   none = "Took nothing from the output of %s",
 }
+
+local REVIEWED = "Reviewed %s: the accepted hunks are in the file, the rejected ones dropped with the output"
+local KEPT_REJECTED = "The hunks of %s you rejected are remembered: apply all skips the file, and"
+  .. " its next review starts with them rejected"
 
 local function buffer_lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -104,6 +109,22 @@ local function draw(r)
       vim.api.nvim_buf_set_extmark(r.buf, ns, math.min(hunk.start, count) - 1, 0, { virt_lines = virt })
     end
   end
+end
+
+-- A new tab copies the window options of the window it was opened from (from the files pane:
+-- no sign column, no numbers, its key hints): opened from a bb7 pane, the review window gets
+-- the user's own settings back. Always: a sign column that stays (the removed-line markers are
+-- signs; one that came and went shifted the text), and a bar naming the keys and the way out.
+local INHERITED = { "number", "relativenumber", "wrap", "linebreak", "cursorline", "winfixwidth", "foldmethod", "foldtext", "statusline" }
+
+local function dress(win, from_pane)
+  if from_pane then
+    for _, option in ipairs(INHERITED) do
+      vim.wo[win][option] = vim.go[option]
+    end
+  end
+  vim.wo[win].signcolumn = "yes"
+  vim.wo[win].winbar = (" bb7 review: " .. hint() .. "  (finish ends it, writing what you took)"):gsub("%%", "%%%%")
 end
 
 -- The hunk at or after the cursor row (the last one before it when none is after).
@@ -197,6 +218,16 @@ local function unmap(r)
   end
 end
 
+-- Whether the review's tab can close: still there, not the last one, showing only the
+-- reviewed buffer with nothing unsaved.
+local function ok_to_close(r)
+  if not (r.tab and vim.api.nvim_tabpage_is_valid(r.tab)) or #vim.api.nvim_list_tabpages() < 2 then
+    return false
+  end
+  local wins = vim.api.nvim_tabpage_list_wins(r.tab)
+  return #wins == 1 and vim.api.nvim_win_get_buf(wins[1]) == r.buf and not vim.bo[r.buf].modified
+end
+
 --- Ends the review: writes the buffer when it changed and records the outcome with the daemon.
 --- The hunks left undecided stay in the output.
 function M.finish(cb)
@@ -205,6 +236,21 @@ function M.finish(cb)
     return cb and cb(false)
   end
   M.active = nil
+  local rejected = next(r.rejected) ~= nil
+  local undecided = vim.api.nvim_buf_is_valid(r.buf) and #open_hunks(r) or 0
+  if rejected and undecided > 0 then
+    -- the output keeps them (the daemon cannot rewrite it): remembered by the plugin
+    local ok, err = rejections.record(r.chat_id, r.path, table.concat(r.output, "\n"), vim.tbl_keys(r.rejected))
+    if not ok then
+      notify.error("Cannot remember the rejected hunks: " .. tostring(err))
+    end
+  else
+    rejections.forget(r.chat_id, r.path)
+  end
+  if r.win and vim.api.nvim_win_is_valid(r.win) then
+    vim.wo[r.win].winbar = ""
+    vim.wo[r.win].signcolumn = vim.go.signcolumn
+  end
   if vim.api.nvim_buf_is_valid(r.buf) then
     vim.api.nvim_buf_clear_namespace(r.buf, ns, 0, -1)
     unmap(r)
@@ -218,23 +264,49 @@ function M.finish(cb)
       end
     end
   end
+  -- the review's tab is done with once the file is written (a tab left per review piled up)
+  if ok_to_close(r) then
+    vim.cmd(vim.api.nvim_tabpage_get_number(r.tab) .. "tabclose")
+  end
+  local function ended(ok)
+    require("bb7.actions").load_chat()
+    if cb then
+      cb(ok)
+    end
+  end
   session.request("diff_local_done", { path = r.path }, function(result)
     if result.type == "error" then
       notify.daemon_error("record the review of " .. r.path, result.message)
-    elseif OUTCOME[result.outcome] then
+      return ended(false)
+    end
+    if rejected and undecided == 0 then
+      -- every hunk was decided: what the output still holds beyond the file is what was
+      -- rejected, and an apply would write it; the output is done
+      return session.request("output_delete", { path = r.path }, function(deleted)
+        if deleted.type == "error" then
+          notify.daemon_error("drop the rejected hunks of " .. r.path, deleted.message)
+          return ended(false)
+        end
+        notify.info(string.format(REVIEWED, r.path))
+        ended(true)
+      end)
+    end
+    if OUTCOME[result.outcome] then
       notify.info(string.format(OUTCOME[result.outcome], r.path))
     end
-    require("bb7.actions").load_chat()
-    if cb then
-      cb(result.type ~= "error")
+    if rejected then
+      notify.warn(string.format(KEPT_REJECTED, r.path))
     end
+    ended(true)
   end)
 end
 
 --- Starts the review of the output of context path `path`.
 function M.start(path, cb)
   if M.active then
-    notify.warn("A review is running (of " .. M.active.path .. "): finish it first")
+    local key = config.key("review", "finish")
+    notify.warn("A review is running (of " .. M.active.path .. "): finish it first ("
+      .. (key and (key .. " in its buffer, or ") or "") .. ":q its window)")
     return cb and cb(false)
   end
   session.request("get_diff_paths", { path = path }, function(reply)
@@ -254,9 +326,17 @@ function M.start(path, cb)
     end
     local output = vim.fn.filereadable(reply.output_path) == 1 and vim.fn.readfile(reply.output_path) or {}
     -- relative to the working directory when inside it, as a file you open shows in the tab line
+    local from_pane = require("bb7.ui.buffers").pane_of() ~= nil
     vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
     local buf = vim.api.nvim_get_current_buf()
-    local r = { buf = buf, path = path, output = output, rejected = {}, hunks = {} }
+    local win = vim.api.nvim_get_current_win()
+    local chat_id = require("bb7.state").data.active_id
+    local r = {
+      buf = buf, path = path, output = output, hunks = {}, win = win, tab = vim.api.nvim_get_current_tabpage(), chat_id = chat_id,
+      -- the hunks rejected in an earlier review of this output stay rejected
+      rejected = rejections.get(chat_id, path, table.concat(output, "\n")) or {},
+    }
+    dress(win, from_pane)
     M.active = r
     keymaps.apply(buf, config.options.keymaps.review, {
       accept = M.accept,
@@ -283,6 +363,16 @@ function M.start(path, cb)
       if M.active == r then
         M.active = nil
       end
+    end })
+    -- `:q` in the review's window is a way out too: the review finishes as `finish` does (it
+    -- stayed running with no window, and the next review was refused)
+    vim.api.nvim_create_autocmd("WinClosed", { pattern = tostring(win), once = true, callback = function()
+      vim.schedule(function()
+        if M.active == r then
+          r.win, r.tab = nil, nil
+          M.finish()
+        end
+      end)
     end })
     draw(r)
     if #r.hunks == 0 then

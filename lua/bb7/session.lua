@@ -146,6 +146,38 @@ local function init_request(root, project, cb)
   end)
 end
 
+--- Holds every `ensure` until `release`: `:BB7Init` changes the store that requests go to, so
+--- a command run right after it (`:BB7NewChat`) waits for the session it leads to.
+function M.hold()
+  waiting = waiting or {}
+end
+
+--- Ends a `hold`: `init` runs again, then `cb(ok)` and the held callers are called.
+function M.release(cb)
+  local held = waiting or {}
+  waiting = nil
+  state.data.ready = false
+  M.ensure(function(ok)
+    if cb then
+      cb(ok)
+    end
+    M.call_held(held, ok)
+  end)
+end
+
+--- Calls the waiting `ensure` callbacks `list` with `ok`; when one of them holds the session
+--- (`:BB7Init` queued with the others), the rest wait for its release.
+function M.call_held(list, ok)
+  waiting = nil
+  for i, fn in ipairs(list) do
+    if waiting then
+      vim.list_extend(waiting, list, i)
+      return
+    end
+    fn(ok)
+  end
+end
+
 --- Makes sure the daemon runs and `init` has been answered, then calls `cb(ok)`.
 function M.ensure(cb)
   local root = M.root()
@@ -158,12 +190,13 @@ function M.ensure(cb)
     state.emit("chat")
     state.emit("files")
   end
-  if state.data.ready and M.client and M.client:is_running() then
-    cb(true)
+  if waiting then
+    -- an init runs (or :BB7Init holds the session): answered when it is done
+    table.insert(waiting, cb)
     return
   end
-  if waiting then
-    table.insert(waiting, cb)
+  if state.data.ready and M.client and M.client:is_running() then
+    cb(true)
     return
   end
   if not M.start() then
@@ -173,11 +206,7 @@ function M.ensure(cb)
   waiting = { cb }
   local previous = state.data.active_id
   local function finish(ok)
-    local list = waiting or {}
-    waiting = nil
-    for _, fn in ipairs(list) do
-      fn(ok)
-    end
+    M.call_held(waiting or {}, ok)
   end
   local project = M.project_initialized(root)
   init_request(root, project, function(reply, global_only)

@@ -54,13 +54,14 @@ function M.local_content(abs, buffers)
 end
 
 --- The status to show for one `get_file_statuses` entry, given the local content (nil when
---- the file does not exist locally).
+--- the file does not exist locally: `~`, as for any other local change).
 function M.compute(file, local_text)
   local backend = file.status or ""
   if backend == "S" or backend == "A" or backend == "!A" then
     return backend
   end
-  if file.in_context and file.context_content ~= nil and local_text ~= nil and local_text ~= file.context_content then
+  -- a file deleted locally is out of sync too (the model still sees its snapshot)
+  if file.in_context and file.context_content ~= nil and local_text ~= file.context_content then
     if backend == "M" then
       return "~M"
     end
@@ -76,7 +77,9 @@ end
 function M.compute_all(root, files)
   local buffers = M.loaded_buffers()
   for _, file in ipairs(files) do
-    file.display_status = M.compute(file, M.local_content(M.absolute(root, file.path), buffers))
+    local text = M.local_content(M.absolute(root, file.path), buffers)
+    file.display_status = M.compute(file, text)
+    file.missing = text == nil and file.in_context == true or nil
   end
   return files
 end

@@ -42,7 +42,8 @@ describe("include consent", function()
         "The project instructions (.bb7/instructions) send these files with every message:",
         "  notes.md (6 bytes)",
         "  .env (24 bytes)  ⚠ ignored by git",
-        "Send them? (asked once for this project)",
+        "Allow: this message and the later ones send them (remembered for this project).",
+        "Not now: this message is not sent; you are asked again on the next send.",
       }, "\n"),
       asked[1]
     )

@@ -39,7 +39,7 @@ describe("render", function()
       "step 1",
       "step 2",
       "Done.",
-      "● wrote math.cs",
+      "● modified math.cs",
       "",
       "▌System",
       "Response aborted by user.",

@@ -84,8 +84,16 @@ describe("workflow rows (3)", function()
       return type(value) == "table" and value[1][1] or value
     end
     t.eq(" Preview: floaty ", deco("preview", "title"))
-    t.eq(" 1 of 1 ", deco("chats", "footer"))
-    t.matches("^ 1 file · %d+ tokens $", deco("files", "footer"))
+    local function footer(pane)
+      return table.concat(vim.tbl_map(function(chunk)
+        return chunk[1]
+      end, vim.api.nvim_win_get_config(ui.wins[pane]).footer), "")
+    end
+    -- the key hint first (floats have no status line), then what the footer tells
+    t.matches("│ 1 of 1 $", footer("chats"))
+    t.matches("│ 1 file · %d+ tokens $", footer("files"))
+    t.matches("^ %? keys │", footer("files"), "a narrow pane: as many keys as fit")
+    t.matches("^ <C%-c> cancel · ", footer("preview"))
     t.eq("2 files · 300 tokens (save 100)", require("bb7.ui.layouts").files_summary({
       { path = "a", tokens = 200, status = "M", original_tokens = 100 }, { path = "b", tokens = 100 },
     }))
@@ -215,20 +223,12 @@ describe("workflow rows (3)", function()
       env.settle()
       t.eq(nil, review.active)
       t.eq({ "A", "b", "c", "d", "e" }, vim.fn.readfile(env.dir .. "/notes.txt"))
-      t.eq({ "INFO BB-7: Applied part of notes.txt (the rest of the output stays)" }, env.messages())
+      t.eq({ "INFO BB-7: Reviewed notes.txt: the accepted hunks are in the file, the rejected ones dropped with the output" }, env.messages())
       t.eq(0, #vim.api.nvim_buf_get_extmarks(buf, review.ns, 0, -1, {}), "marks gone")
       t.eq(0, #vim.tbl_filter(function(m)
         return m.lhs == ",a"
       end, vim.api.nvim_buf_get_keymap(buf, "n")), "keys gone")
-      t.eq("M", require("bb7.actions.common").file_entry("notes.txt").status, "the rest stays")
-      -- again: the last hunk taken, the output is applied in full
-      env.notes = {}
-      env.cmd("BB7Review notes.txt")
-      t.eq(1, #review.active.hunks)
-      feed("]h,a")
-      env.settle()
-      t.eq({ "A", "b", "c", "d", "E" }, vim.fn.readfile(env.dir .. "/notes.txt"))
-      t.eq({ "INFO BB-7: Applied notes.txt in full" }, env.messages())
+      t.falsy(require("bb7.actions.common").file_entry("notes.txt").has_output, "the rejected hunk is gone")
       -- a new file (A), in a directory that does not exist yet
       env.notes = {}
       env.cmd("BB7Review sub/new.txt")
@@ -237,6 +237,10 @@ describe("workflow rows (3)", function()
       env.settle()
       t.eq({ "fresh", "file" }, vim.fn.readfile(env.dir .. "/sub/new.txt"))
       t.eq({ "INFO BB-7: Applied sub/new.txt in full" }, env.messages())
+      -- apply-all afterwards does not bring the rejected hunk back
+      require("bb7.actions").apply_all()
+      env.settle()
+      t.eq({ "A", "b", "c", "d", "e" }, vim.fn.readfile(env.dir .. "/notes.txt"))
     end)
   end)
 
@@ -375,7 +379,7 @@ describe("workflow rows (3)", function()
     t.truthy(require("bb7.review").active)
     env.notes = {}
     env.cmd("BB7Review r.txt")
-    t.eq({ "WARN BB-7: A review is running (of r.txt): finish it first" }, env.messages())
+    t.eq({ "WARN BB-7: A review is running (of r.txt): finish it first (<LocalLeader>q in its buffer, or :q its window)" }, env.messages())
     require("bb7.review").finish()
     env.settle()
   end)

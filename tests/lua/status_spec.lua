@@ -30,8 +30,9 @@ describe("file status", function()
     t.eq("~M", status.compute(entry({ status = "M" }), "y\n"))
   end)
 
-  it("does not mark a file that is gone locally as out of sync", function()
-    t.eq("", status.compute(entry(), nil))
+  it("marks a file that is gone locally ~ (the model still sees its snapshot)", function()
+    t.eq("~", status.compute(entry(), nil))
+    t.eq("~M", status.compute(entry({ status = "M" }), nil))
   end)
 
   it("compares the open buffer before the file on disk", function()

@@ -176,10 +176,28 @@ function M.apply_as(path, dest, cb)
   go()
 end
 
+-- Whether a review left rejected hunks in the output of `file` (bb7.rejections).
+local function has_rejections(file)
+  return file ~= nil and require("bb7.rejections").get(state.data.active_id, file.path, file.output_content) ~= nil
+end
+
+M.APPLY_REJECTED = "Apply the whole output (the rejected hunks too)"
+
 --- Applies the output of `path`. A `!A` output asks for the destination (the local path is
---- offered; keeping it asks once more before overwriting).
-function M.apply(path, cb)
+--- offered; keeping it asks once more before overwriting). An output with hunks rejected in a
+--- review asks first.
+function M.apply(path, cb, confirmed)
   local file = common.file_entry(path)
+  if not confirmed and has_rejections(file) then
+    local prompt = "BB-7: you rejected hunks of " .. path .. " in a review; the output still holds them."
+    return vim.ui.select({ M.APPLY_REJECTED, M.CANCEL }, { prompt = prompt }, function(choice)
+      if choice ~= M.APPLY_REJECTED then
+        notify.info("Apply cancelled")
+        return done(cb, false)
+      end
+      M.apply(path, cb, true)
+    end)
+  end
   if file and file.has_output and not pending_output(file) then
     notify.info("File already applied")
     return done(cb, false)
@@ -214,11 +232,13 @@ end
 --- Applies every pending output except `!A` ones and files with unsaved buffer changes, which
 --- are counted and named.
 function M.apply_all(cb)
-  local todo, conflicts, unsaved, linked, changed = {}, {}, {}, {}, {}
+  local todo, conflicts, unsaved, linked, changed, reviewed = {}, {}, {}, {}, {}, {}
   for _, file in ipairs(state.data.files) do
     if pending_output(file) then
       if file.status == "!A" then
         table.insert(conflicts, file.path)
+      elseif has_rejections(file) then
+        table.insert(reviewed, file.path)
       elseif outside(file.path) then
         table.insert(linked, file.path)
       elseif writeback.unsaved(absolute(file.path)) then
@@ -242,8 +262,11 @@ function M.apply_all(cb)
   if #linked > 0 then
     notify.warn(string.format("Skipped %d file%s linked outside the project: %s; apply each with its own key", #linked, #linked == 1 and "" or "s", table.concat(linked, ", ")))
   end
+  if #reviewed > 0 then
+    notify.warn(string.format("Skipped %d file%s with hunks you rejected in a review: %s; review %s again or apply it with its own key", #reviewed, #reviewed == 1 and "" or "s", table.concat(reviewed, ", "), #reviewed == 1 and "it" or "each"))
+  end
   if #todo == 0 then
-    if #conflicts == 0 and #unsaved == 0 and #linked == 0 and #changed == 0 then
+    if #conflicts == 0 and #unsaved == 0 and #linked == 0 and #changed == 0 and #reviewed == 0 then
       notify.warn("No output to apply")
     end
     return done(cb, false)

@@ -73,6 +73,8 @@ function M.delete_chat(id, cb)
     notify.info("Deleted chat")
     if state.data.active_id == id then
       state.data.active_id, state.data.chat, state.data.files = nil, nil, {}
+      -- the estimate and the last reply's usage were the deleted chat's
+      state.data.estimate, state.data.last_usage = nil, nil
       state.emit("chat")
       state.emit("files")
     end
@@ -160,21 +162,44 @@ function M.switch_scope(cb)
   M.refresh_chats(cb)
 end
 
---- Moves chat `id` from the shown store to the other one.
+--- Moves chat `id` from the shown store to the other one. The daemon makes the moved chat its
+--- active one (unless a reply streams), and a send goes to the daemon's active chat: so the chat
+--- the user sees is selected again afterwards, and a moved open chat is followed into its new
+--- store (the chats pane shows that store, its pin goes with it).
 function M.move_chat(id, cb)
   if state.data.global_only then
     notify.warn("No project here: only global chats (run :BB7Init for project chats)")
     return done(cb, false)
   end
   local to = state.data.scope == "global" and "project" or "global"
+  local from_pins = M.pins_dir()
+  local shown = state.data.chat
   session.request("chat_move", { id = id, to = to }, function(reply)
     if reply.type == "error" then
       notify.daemon_error("move the chat", reply.message)
       return done(cb, false)
     end
     notify.info(to == "global" and "Moved chat to global chats" or "Moved chat to project chats")
+    local to_pins = to == "global" and (vim.env.HOME or vim.fn.expand("~")) or state.data.root
+    local carried, err = pins.carry(from_pins, to_pins, id)
+    if not carried then
+      notify.error("Cannot write file " .. pins.path(to_pins) .. ": " .. tostring(err))
+    end
     if state.data.active_id == id then
-      sync.load_chat()
+      state.data.scope = to
+      return sync.load_chat(function()
+        M.refresh_chats(cb)
+      end)
+    end
+    if shown and shown.id and not state.data.stream then
+      return session.request("chat_select", { id = shown.id, global = shown.global or nil }, function(selected)
+        if selected.type == "error" then
+          notify.daemon_error("open the chat", selected.message)
+          state.data.active_id, state.data.chat = nil, nil
+          state.emit("chat")
+        end
+        M.refresh_chats(cb)
+      end)
     end
     M.refresh_chats(cb)
   end)

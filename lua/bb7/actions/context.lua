@@ -49,7 +49,7 @@ function M.add(path, content, opts, cb)
     end
     if not opts.quiet then
       notify.info("Added " .. section_label(path, opts.first, opts.last))
-      sync.load_chat()
+      sync.reload()
     end
     done(cb, true)
   end)
@@ -98,7 +98,7 @@ function M.remove(path, opts, cb)
       return done(cb, false)
     end
     notify.info("Removed " .. section_label(path, opts.first, opts.last))
-    sync.load_chat()
+    sync.reload()
     done(cb, true)
   end)
 end
@@ -121,6 +121,10 @@ function M.update(path, cb, opts)
     end
     return done(cb, false)
   end
+  if M.resync_hides_edit(file) then
+    notify.warn(M.resync_refusal(path))
+    return done(cb, false)
+  end
   session.request("context_update", { path = path, content = content }, function(reply)
     if reply.type == "error" then
       if reply.message == "File not found" then
@@ -136,20 +140,38 @@ function M.update(path, cb, opts)
   end)
 end
 
+--- Whether taking the local text of `file` as its context snapshot would hide a local edit: the
+--- file has an output, and apply compares the local file with the snapshot to ask before
+--- overwriting; after the re-sync they are equal and the edit would be overwritten silently.
+function M.resync_hides_edit(file)
+  return file ~= nil and file.has_output == true and file.status == "M"
+end
+
+--- Why `path` was not re-synced.
+function M.resync_refusal(path)
+  return "Not re-synced " .. path .. ": it has a pending output that would then overwrite your edit;"
+    .. " apply or reject the output first (:BB7DiffLocal merges them)"
+end
+
 --- Updates every whole context file whose local text differs from its snapshot (`U`).
 function M.update_all(cb)
-  local todo = {}
+  local todo, refused = {}, 0
   local buffers = status.loaded_buffers()
   for _, file in ipairs(state.data.files) do
     if file.in_context and not file.start_line and file.context_content ~= nil then
       local text = status.local_content(status.absolute(state.data.root, file.path), buffers)
-      if text ~= nil and text ~= file.context_content then
+      if text ~= nil and text ~= file.context_content and M.resync_hides_edit(file) then
+        notify.warn(M.resync_refusal(file.path))
+        refused = refused + 1
+      elseif text ~= nil and text ~= file.context_content then
         table.insert(todo, { path = file.path, content = text })
       end
     end
   end
   if #todo == 0 then
-    notify.info("All context files are in sync")
+    if refused == 0 then
+      notify.info("All context files are in sync")
+    end
     return done(cb, false)
   end
   local updated, failed = 0, {}

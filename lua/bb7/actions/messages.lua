@@ -28,7 +28,12 @@ function M.save_draft(text, cb)
     return done(cb, true)
   end
   local chat_id = state.data.active_id
-  session.request("save_draft", { draft = text }, function(reply)
+  local outgoing, err = require("bb7.bigdraft").outgoing(chat_id, text)
+  if not outgoing then
+    notify.error("Cannot save the draft: " .. tostring(err))
+    return done(cb, false)
+  end
+  session.request("save_draft", { draft = outgoing }, function(reply)
     if Client.gone(reply) then
       -- kept, and saved when the chat is loaded from the restarted daemon (bb7.actions.sync)
       state.data.pending_draft = { chat_id = chat_id, text = text }
@@ -46,7 +51,8 @@ local function flush_draft(cb)
   if not pending or pending.chat_id ~= state.data.active_id then
     return cb()
   end
-  session.request("save_draft", { draft = pending.text }, function(reply)
+  local outgoing = require("bb7.bigdraft").outgoing(pending.chat_id, pending.text) or ""
+  session.request("save_draft", { draft = outgoing }, function(reply)
     if Client.gone(reply) then
       state.data.pending_draft = pending
     elseif reply.type == "error" then
@@ -204,6 +210,26 @@ function M.send(content, retry_context, cb)
     end
     stream(content, retry_context, cb)
   end)
+end
+
+--- Before Neovim exits: a draft kept while a reply streamed (the daemon refuses `save_draft`
+--- then) is saved after cancelling the reply, so `:qa` during a reply does not lose it (the
+--- composer's text, or the input's). Waits a few seconds at most.
+function M.save_before_exit()
+  local client = session.client
+  if not state.data.pending_draft or not client or not client:is_running() then
+    return
+  end
+  if state.data.stream then
+    M.cancel()
+    vim.wait(3000, function()
+      return state.data.stream == nil
+    end, 10)
+  end
+  -- the end of the reply saved it (flush_draft); wait for the daemon's answer
+  vim.wait(2000, function()
+    return state.data.pending_draft == nil and next(client.pending) == nil
+  end, 10)
 end
 
 function M.cancel(cb)

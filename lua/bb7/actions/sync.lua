@@ -97,6 +97,27 @@ function M.refresh_customization(cb)
   end)
 end
 
+local reloading, reload_again = false, false
+
+--- Reloads the active chat once for a burst of changes: a call while a reload runs asks for
+--- one more after it, not one each (300 single adds reloaded the chat and its growing file
+--- list 300 times). The daemon answers in order, so the first reload's answer comes after the
+--- changes sent before it, and the one more covers those sent meanwhile.
+function M.reload()
+  if reloading then
+    reload_again = true
+    return
+  end
+  reloading = true
+  M.load_chat(function()
+    reloading = false
+    if reload_again then
+      reload_again = false
+      M.reload()
+    end
+  end)
+end
+
 --- Reloads the active chat (chat_get), then its files and token estimate.
 function M.load_chat(cb)
   session.request("chat_get", {}, function(reply)
@@ -115,11 +136,16 @@ function M.load_chat(cb)
       -- would have replaced the text in the input
       state.data.pending_draft = nil
       reply.draft = pending.text
-      session.request("save_draft", { draft = pending.text }, function(saved)
+      local outgoing = require("bb7.bigdraft").outgoing(reply.id, pending.text) or ""
+      session.request("save_draft", { draft = outgoing }, function(saved)
         if saved.type == "error" then
           notify.daemon_error("save the draft", saved.message)
         end
       end)
+    end
+    if (reply.draft or "") == "" then
+      -- a draft too long for the daemon (bb7.bigdraft)
+      reply.draft = require("bb7.bigdraft").take(reply.id) or reply.draft
     end
     state.data.chat = reply
     state.data.active_id = reply.id

@@ -6,7 +6,18 @@ local M = {}
 local ns = vim.api.nvim_create_namespace("bb7-chats")
 M.rows = {} -- row (1-based) -> chat
 -- after the name of a chat another bb7 process holds (the first plugin's ⊘)
-M.LOCKED = "  ⊘ locked"
+M.LOCKED = "  ⊘ locked" -- with the default icon (see M.locked_mark)
+
+-- The marks of the options' `style.icons`.
+local function icons()
+  local style = require("bb7.config").options.style or {}
+  return vim.tbl_extend("force", { active = "▶", pinned = "★", locked = "⊘" }, style.icons or {})
+end
+
+--- What follows the name of a locked chat.
+function M.locked_mark()
+  return "  " .. icons().locked .. " locked"
+end
 
 --- What opening a chat another bb7 process holds says: the chats pane's <CR> (`in_pane`) and
 --- the pickers.
@@ -23,11 +34,14 @@ end
 --- The lines for `chats` with `active_id` marked (pure).
 function M.lines(chats, active_id)
   local lines = {}
+  local marks = icons()
+  -- unmarked rows get as many spaces as the marks are wide, so the names line up
+  local function mark(on, icon)
+    return on and icon or string.rep(" ", vim.fn.strdisplaywidth(icon))
+  end
   for _, chat in ipairs(chats) do
-    local mark = chat.id == active_id and "▶" or " "
-    local pin = chat.pinned and "★" or " "
-    local lock = chat.locked and M.LOCKED or ""
-    table.insert(lines, string.format("%s%s %s%s", mark, pin, chat.name or chat.id, lock))
+    local lock = chat.locked and M.locked_mark() or ""
+    table.insert(lines, string.format("%s%s %s%s", mark(chat.id == active_id, marks.active), mark(chat.pinned, marks.pinned), chat.name or chat.id, lock))
   end
   if #lines == 0 then
     lines = { "  No chats yet: press n" }
@@ -43,11 +57,14 @@ function M.render(chats, active_id)
   for row, chat in ipairs(chats) do
     M.rows[row] = chat
     if chat.pinned then
-      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, 0, { end_col = #"▶" + #"★" + 1, hl_group = "BB7Pinned" })
+      local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1] or ""
+      local marks = icons()
+      local width = #(chat.id == active_id and marks.active or string.rep(" ", vim.fn.strdisplaywidth(marks.active))) + #marks.pinned + 1
+      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, 0, { end_col = math.min(width, #line), hl_group = "BB7Pinned" })
     end
     if chat.locked then
       local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1] or ""
-      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, #line - #M.LOCKED, { end_col = #line, hl_group = "BB7Locked" })
+      vim.api.nvim_buf_set_extmark(buf, ns, row - 1, #line - #M.locked_mark(), { end_col = #line, hl_group = "BB7Locked" })
     end
   end
 end

@@ -78,6 +78,18 @@ function M.extend(handlers, ui)
   handlers.info.close = function()
     ui.close()
   end
+  handlers.info.global_instructions = function()
+    require("bb7.commands_extra").edit_instructions({ args = "global" })
+  end
+  handlers.info.project_instructions = function()
+    require("bb7.commands_extra").edit_instructions({ args = "project" })
+  end
+  handlers.info.reset_cost = function()
+    -- the session's spend counts the usage rows since `started`
+    state.data.started = os.date("%Y-%m-%dT%H:%M:%S")
+    info.render()
+    notify.info("Session cost reset")
+  end
   handlers.input.effort = function()
     actions.cycle_effort()
   end
@@ -105,6 +117,39 @@ function M.extend(handlers, ui)
       else
         state.data.reask = nil
       end
+    end)
+  end
+  -- Edit cuts the chat at a user message and puts it in the input, over the draft there: the
+  -- question says so, and the draft is kept in the unnamed register (`p` brings it back).
+  handlers.preview.edit = function()
+    local index = message_index()
+    local chat = state.data.chat
+    local message = index and chat and chat.messages and chat.messages[index + 1]
+    if not message or message.role ~= "user" then
+      return actions.edit(index or -1) -- says why not
+    end
+    local after = #chat.messages - index - 1
+    local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
+    local draft = input.text()
+    local keep = vim.trim(draft) ~= "" and vim.trim(draft) ~= vim.trim(require("bb7.failed").text_of(message))
+    if keep then
+      prompt = prompt .. " Your draft in the input is replaced: it is kept in the unnamed register (p pastes it)."
+    end
+    vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
+      if choice ~= "Edit (cut the chat here)" then
+        return
+      end
+      if keep then
+        vim.fn.setreg('"', draft)
+      end
+      actions.edit(index, function(ok)
+        if ok then
+          ui.focus("input")
+          if keep then
+            notify.info("Your draft is in the unnamed register: p pastes it")
+          end
+        end
+      end)
     end)
   end
   handlers.preview.delete_failed = function()
@@ -167,9 +212,48 @@ function M.subscribe()
   end
 end
 
+M.INFO_HEIGHT = 6 -- rows of the info pane in the bb7 tab
+
+--- The input pane's rows: `input_height`, but not much more than a third of the editor's
+--- lines (at 80x20 the preview above it had 3 rows), and at least 3.
+function M.input_height()
+  local wanted = config.options.layout.input_height or config.defaults.layout.input_height
+  return math.max(3, math.min(wanted, math.floor((vim.o.lines - vim.o.cmdheight) * 0.35)))
+end
+
+--- Gives the left column of the bb7 tab its sizes: the files pane `files_height` rows, the
+--- info pane M.INFO_HEIGHT, the chats pane the rest (as far as the column has room). Opening
+--- the info pane below the files pane took its rows from the files pane, and a terminal
+--- shrunk and grown again left the info pane with none.
+function M.fit_column(wins)
+  local chats, files, info_win = wins.chats, wins.files, wins.info
+  for _, win in ipairs({ chats, files, info_win }) do
+    if not (win and vim.api.nvim_win_is_valid(win)) then
+      return
+    end
+  end
+  local height = vim.api.nvim_win_get_height
+  local total = height(chats) + height(files) + height(info_win)
+  local info_h = math.min(M.INFO_HEIGHT, math.max(1, total - 2))
+  local files_wanted = config.options.layout.files_height or config.defaults.layout.files_height
+  local files_h = math.max(1, math.min(files_wanted, total - info_h - 1))
+  -- without 'winfixheight' each resize moves rows only to or from the window below it
+  local fixed = {}
+  for _, win in ipairs({ chats, files, info_win }) do
+    fixed[win] = vim.wo[win].winfixheight
+    vim.wo[win].winfixheight = false
+  end
+  pcall(vim.api.nvim_win_set_height, chats, total - info_h - files_h)
+  pcall(vim.api.nvim_win_set_height, files, files_h)
+  for win, was in pairs(fixed) do
+    vim.wo[win].winfixheight = was
+  end
+end
+
 --- Opens the info window below `files_win`; returns it.
 function M.open_info(files_win)
-  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = 6 })
+  local win = vim.api.nvim_open_win(info.buf(), false, { split = "below", win = files_win, height = M.INFO_HEIGHT })
+
   vim.wo[win].number = false
   vim.wo[win].relativenumber = false
   vim.wo[win].signcolumn = "no"

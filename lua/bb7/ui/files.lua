@@ -93,7 +93,8 @@ function M.line(file, indent, name)
     name = string.format("%s:%d-%d", name, file.start_line, file.end_line)
   end
   local tokens = file.tokens and ("  " .. format.tokens(file.tokens)) or ""
-  return string.format("%-3s %s%s%s", file.display_status or file.status or "", indent or "", name, tokens)
+  local missing = file.missing and "  (missing)" or ""
+  return string.format("%-3s %s%s%s%s", file.display_status or file.status or "", indent or "", name, missing, tokens)
 end
 
 -- How many files are under `node`.

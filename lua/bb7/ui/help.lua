@@ -151,9 +151,58 @@ local function escape(text)
   return (text:gsub("%%", "%%%%"))
 end
 
---- The hint of `pane` as a 'statusline' value: as many of its normal-mode keys as fit in
---- `width` columns (each action once), then the help key, e.g. "<CR> send · gm model · ? keys".
-function M.hint(pane, width)
+-- The actions a narrow hint shows first (the rest follow in the keymaps' order): the files
+-- pane is as narrow as the sidebar, and its apply keys came after five others.
+local FIRST = {
+  files = { "apply", "apply_all", "diff", "reject" },
+}
+
+-- What the preview's hint shows while it holds a file or a diff (its chat keys do nothing
+-- there): the keys of the views.
+local FILE_VIEW = { "view_chat", "next_file", "prev_file", "toggle_full_diff", "view_diff", "view_file" }
+
+-- The keymap entries a hint of `pane` offers, in the order it shows them.
+local function hint_entries(pane)
+  local entries = config.options.keymaps[pane] or {}
+  local preview_mode = pane == "preview" and package.loaded["bb7.ui.preview"] and require("bb7.ui.preview").mode
+  if preview_mode == "file" or preview_mode == "diff" then
+    local out = {}
+    for _, action in ipairs(FILE_VIEW) do
+      for _, entry in ipairs(config.options.keymaps.global or {}) do
+        if entry[3] == action and (action ~= "toggle_full_diff" or preview_mode == "diff") then
+          table.insert(out, entry)
+        end
+      end
+    end
+    return out
+  end
+  local first = FIRST[pane]
+  if not first then
+    return entries
+  end
+  local rank = {}
+  for i, action in ipairs(first) do
+    rank[action] = i
+  end
+  local out = vim.list_slice(entries, 1)
+  -- a stable sort: the ranked actions first, the others in their own order
+  local index = {}
+  for i, entry in ipairs(out) do
+    index[entry] = i
+  end
+  table.sort(out, function(a, b)
+    local ra, rb = rank[a[3]] or (#first + 1), rank[b[3]] or (#first + 1)
+    if ra ~= rb then
+      return ra < rb
+    end
+    return index[a] < index[b]
+  end)
+  return out
+end
+
+--- The hint of `pane` as `{ key, name }` pairs: as many of its normal-mode keys as fit in
+--- `width` columns (each action once), then the help key.
+function M.hint_pairs(pane, width)
   width = width or 80
   local help_key
   for _, entry in ipairs(config.options.keymaps.global or {}) do
@@ -163,8 +212,8 @@ function M.hint(pane, width)
   end
   local tail = help_key and (help_key .. " keys") or ""
   local used = 1 + #tail
-  local parts, seen = {}, {}
-  for _, entry in ipairs(config.options.keymaps[pane] or {}) do
+  local found, seen = {}, {}
+  for _, entry in ipairs(hint_entries(pane)) do
     local mode = entry[1]
     local normal = mode == "n" or (type(mode) == "table" and vim.tbl_contains(mode, "n"))
     if normal and not seen[entry[3]] then
@@ -175,14 +224,37 @@ function M.hint(pane, width)
         break
       end
       used = used + cost
-      table.insert(parts, "%#BB7HintKey#" .. escape(entry[2]) .. "%#BB7HintText# " .. escape(name))
+      table.insert(found, { entry[2], name })
     end
   end
   if help_key then
-    table.insert(parts, "%#BB7HintKey#" .. escape(help_key) .. "%#BB7HintText# keys")
+    table.insert(found, { help_key, "keys" })
+  end
+  return found
+end
+
+--- The hint of `pane` as a 'statusline' value, e.g. "<CR> send · gm model · ? keys".
+function M.hint(pane, width)
+  local parts = {}
+  for _, pair in ipairs(M.hint_pairs(pane, width)) do
+    table.insert(parts, "%#BB7HintKey#" .. escape(pair[1]) .. "%#BB7HintText# " .. escape(pair[2]))
   end
   -- a window made narrower later cuts the hint at its end, not its start
   return " " .. table.concat(parts, "%#BB7HintText# · ") .. "%<"
+end
+
+--- The hint of `pane` as chunks of a float's footer (`{ text, group }`), `width` columns.
+function M.hint_chunks(pane, width)
+  local chunks = { { " ", "BB7HintText" } }
+  for i, pair in ipairs(M.hint_pairs(pane, width)) do
+    if i > 1 then
+      table.insert(chunks, { " · ", "BB7HintText" })
+    end
+    table.insert(chunks, { pair[1], "BB7HintKey" })
+    table.insert(chunks, { " " .. pair[2], "BB7HintText" })
+  end
+  table.insert(chunks, { " ", "BB7HintText" })
+  return chunks
 end
 
 --- Puts each pane's hint in its window's status line.

@@ -20,6 +20,8 @@ local views = require("bb7.ui.views")
 
 local M = {}
 
+local STOPPED = "The bb7 daemon stopped during the reply: what arrived is not saved."
+
 M.wins = {} -- pane -> window
 M.tab = nil -- the tab the UI is in (its own tab, or the tab of the float or side layout)
 M.mode = "tab" -- the layout of the open UI (bb7.ui.layouts)
@@ -84,7 +86,9 @@ local function render_chat(force)
       end
       limit = length - fixed
     end
-    preview.render_chat(data.chat, { limit = limit, usage = data.last_usage })
+    local lost = data.lost_reply
+    local notice = lost and lost.chat_id == data.chat.id and lost.text or nil
+    preview.render_chat(data.chat, { limit = limit, usage = data.last_usage, notice = notice })
     if data.chat.id ~= M.shown_chat_id and preview.show_end() then
       -- another chat in view: its newest messages, not its first ones (reopening the tab
       -- on the same chat puts the cursor back where it was, bb7.ui.restore)
@@ -165,6 +169,7 @@ local function subscribe()
     end
   end)
   state.on("stream_start", function(info)
+    state.data.lost_reply = nil
     if preview.mode ~= "chat" then
       render_chat(true)
     end
@@ -184,8 +189,10 @@ local function subscribe()
     elseif msg.type == "diff_error" then
       M.diff_error_notice(msg.errors)
     elseif require("bb7.client").gone(msg) then
-      -- no failed message to re-ask: the daemon died before it could record one
-      preview.stream_notice("error", "The bb7 daemon stopped during the reply: what arrived is not saved.")
+      -- no failed message to re-ask: the daemon died before it could record one; the notice
+      -- stays under the chat when it is drawn again (from a restarted daemon)
+      state.data.lost_reply = { chat_id = state.data.active_id, text = STOPPED }
+      preview.stream_notice("error", STOPPED)
     elseif msg.type == "error" then
       preview.stream_notice("error", require("bb7.failed").display(msg.message))
       local keys = extra.failed_keys()
@@ -225,10 +232,13 @@ local function send()
     if not ok then
       return
     end
-    if require("bb7.slash").run(input.text()) then
-      -- a /command ran instead of a send
-      input.set_text("")
-      actions.save_draft("")
+    local command, ran = require("bb7.slash").run(input.text())
+    if command then
+      -- a /command instead of a send; one that could not run leaves its text
+      if ran then
+        input.set_text("")
+        actions.save_draft("")
+      end
       return
     end
     -- after failed file edits, any send carries the retry context (the first plugin's way)
@@ -370,24 +380,6 @@ M.handlers = {
         end
       end)
     end),
-    edit = message_action(function(index)
-      local chat = state.data.chat
-      local message = chat and chat.messages and chat.messages[index + 1]
-      if not message or message.role ~= "user" then
-        return actions.edit(index) -- says why not
-      end
-      local after = #chat.messages - index - 1
-      local prompt = string.format("BB-7: edit this message? The chat is cut here: %d later message%s and the outputs not applied yet are deleted.", after, after == 1 and "" or "s")
-      vim.ui.select({ "Edit (cut the chat here)", "Cancel" }, { prompt = prompt }, function(choice)
-        if choice == "Edit (cut the chat here)" then
-          actions.edit(index, function(ok)
-            if ok then
-              M.focus("input")
-            end
-          end)
-        end
-      end)
-    end),
     retry = function()
       actions.retry()
     end,
@@ -418,6 +410,7 @@ local function setup_buffers()
       vim.b[buf].bb7_keymaps = true
       keymaps.apply(buf, config.options.keymaps.global, keys.global(M))
       keymaps.apply(buf, config.options.keymaps[pane], vim.tbl_extend("keep", M.handlers[pane], keys.extra(pane)))
+      keys.nav(buf)
     end
   end
   local buf = input.buf()
@@ -512,13 +505,14 @@ function M.open(opts)
     if vim.api.nvim_buf_is_valid(scratch) and scratch ~= preview.buf() then
       pcall(vim.api.nvim_buf_delete, scratch, { force = true })
     end
-    M.wins.input = vim.api.nvim_open_win(input.buf(), false, { split = "below", win = M.wins.preview, height = layout.input_height })
+    M.wins.input = vim.api.nvim_open_win(input.buf(), false, { split = "below", win = M.wins.preview, height = extra.input_height() })
     M.wins.chats = vim.api.nvim_open_win(chats.buf(), false, { split = "left", win = -1, width = layout.sidebar_width })
     M.wins.files = vim.api.nvim_open_win(files.buf(), false, { split = "below", win = M.wins.chats, height = layout.files_height })
     for pane, win in pairs(M.wins) do
       window_options(win, pane)
     end
     M.wins.info = extra.open_info(M.wins.files)
+    extra.fit_column(M.wins)
     require("bb7.ui.help").decorate(M.wins)
     vim.api.nvim_create_autocmd("VimResized", {
       group = vim.api.nvim_create_augroup("bb7-tab", { clear = true }),
@@ -549,8 +543,7 @@ function M.fit_tab()
   local layout = config.options.layout
   local sizes = {
     { "chats", "width", layout.sidebar_width },
-    { "files", "height", layout.files_height },
-    { "input", "height", layout.input_height },
+    { "input", "height", extra.input_height() },
   }
   for _, size in ipairs(sizes) do
     local win = M.wins[size[1]]
@@ -559,6 +552,7 @@ function M.fit_tab()
       pcall(set, win, size[3])
     end
   end
+  extra.fit_column(M.wins)
   require("bb7.ui.help").decorate(M.wins)
 end
 

@@ -40,9 +40,17 @@ function M.restore(chat)
     -- text typed while no chat was active goes with the chat that becomes active (it was
     -- replaced by the new chat's empty draft); it is saved as its draft on the next save
     local typed = M.chat_id == nil and id ~= nil and draft == "" and vim.trim(M.text()) ~= ""
+    local other_chat = id ~= M.chat_id
     M.chat_id = id
     if typed then
       M.saved = ""
+    elseif other_chat then
+      -- without an undo history: `u` brought back the other chat's draft (and saved it here)
+      local buf = M.buf()
+      local levels = vim.bo[buf].undolevels
+      vim.bo[buf].undolevels = -1
+      M.set_text(draft)
+      vim.bo[buf].undolevels = levels
     else
       M.set_text(draft)
     end

@@ -81,6 +81,18 @@ function M.global(ui)
   return handlers
 end
 
+--- Maps the options' `nav_left`, `nav_down`, `nav_up` and `nav_right` keys in pane buffer `buf`
+--- to the window in that direction (what <C-w>h, j, k, l do).
+function M.nav(buf)
+  local options = require("bb7.config").options
+  for option, dir in pairs({ nav_left = "h", nav_down = "j", nav_up = "k", nav_right = "l" }) do
+    local lhs = options[option]
+    if type(lhs) == "string" and lhs ~= "" then
+      vim.keymap.set("n", lhs, "<Cmd>wincmd " .. dir .. "<CR>", { buffer = buf, nowait = true, silent = true, desc = "bb7: pane " .. option:sub(5) })
+    end
+  end
+end
+
 --- Handlers a pane has beyond bb7.ui's own (the preview's navigation).
 function M.extra(pane)
   if pane == "preview" then

@@ -78,12 +78,16 @@ function M.update(ui)
   for pane, deco in pairs(M.decorations(ui)) do
     local win = ui.wins[pane]
     if win and vim.api.nvim_win_is_valid(win) then
-      local cfg = { title = " " .. deco.title .. " ", title_pos = "left" }
-      if deco.footer then
-        cfg.footer, cfg.footer_pos = " " .. deco.footer .. " ", "right"
-      else
-        cfg.footer = ""
+      local cfg = { title = " " .. deco.title .. " ", title_pos = "left", footer_pos = "left" }
+      -- floats have no status line: the pane's key hint goes in the footer, before what the
+      -- footer tells (the chat under the cursor, the files' tokens, the model)
+      local info = deco.footer and ("│ " .. deco.footer .. " ") or ""
+      local room = vim.api.nvim_win_get_width(win) - vim.fn.strdisplaywidth(info) - 2
+      local footer = require("bb7.ui.help").hint_chunks(pane, room)
+      if info ~= "" then
+        table.insert(footer, { info, "FloatFooter" })
       end
+      cfg.footer = footer
       pcall(vim.api.nvim_win_set_config, win, cfg)
     end
   end

@@ -187,6 +187,8 @@ function M.close()
   if not s then
     return
   end
+  local here = vim.api.nvim_get_current_win()
+  local inside = here == s.win or here == s.prompt_win or here == s.detail_win
   -- not ipairs over the three: without a filter prompt the first is nil and ipairs stopped
   -- there, leaving the picker on screen after a pick
   for _, key in ipairs({ "prompt_win", "detail_win", "win" }) do
@@ -194,6 +196,12 @@ function M.close()
     if win and vim.api.nvim_win_is_valid(win) then
       vim.api.nvim_win_close(win, true)
     end
+  end
+  -- closed from inside: back where the picker was opened from (after the filter prompt, Vim's
+  -- previous window was the closed prompt and the cursor landed in the tab's first window, the
+  -- chats pane); closed by going elsewhere: the cursor stays there
+  if inside and s.origin and vim.api.nvim_win_is_valid(s.origin) and vim.api.nvim_get_current_win() ~= s.origin then
+    pcall(vim.api.nvim_set_current_win, s.origin)
   end
 end
 
@@ -332,6 +340,7 @@ end
 --- Opens the picker over `models`; `on_pick(id)` gets the chosen model.
 function M.open(models, current, on_pick)
   M.close()
+  local origin = vim.api.nvim_get_current_win()
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = "wipe"
   vim.bo[buf].filetype = "bb7-models"
@@ -359,7 +368,7 @@ function M.open(models, current, on_pick)
   })
   M.state = {
     buf = buf, win = win, detail_buf = detail_buf, detail_win = detail_win, models = models or {},
-    current = current, on_pick = on_pick, filter = "", tools_only = true, rows = {},
+    current = current, on_pick = on_pick, filter = "", tools_only = true, rows = {}, origin = origin,
   }
   redraw(current)
   local function map(lhs, fn)

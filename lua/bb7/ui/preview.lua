@@ -139,6 +139,8 @@ vim.api.nvim_create_autocmd({ "WinScrolled", "BufWinEnter" }, {
   end,
 })
 
+local hinted = "chat" -- the view the preview's hint was made for
+
 --- Writes a rendered result (see bb7.render) into the buffer.
 function M.show(rendered, mode)
   local buf = M.buf()
@@ -154,6 +156,13 @@ function M.show(rendered, mode)
   M.mode = mode or "chat"
   M.stream = nil
   M.rendered = rendered
+  if hinted ~= M.mode then
+    -- the hint names the keys of what the preview holds now
+    hinted = M.mode
+    for _, win in ipairs(buffers.windows(buf)) do
+      vim.wo[win].statusline = require("bb7.ui.help").hint("preview", vim.api.nvim_win_get_width(win))
+    end
+  end
   buffers.set_lines(buf, rendered.lines)
   local last = vim.api.nvim_buf_line_count(buf)
   for _, win in ipairs(at_end) do
@@ -181,6 +190,7 @@ function M.render_chat(chat, opts)
     allowance = config.options.user_request_allowance,
     usage_line = opts.usage and format.usage(opts.usage) or nil,
     banner = require("bb7.instructions").banner(chat),
+    notice = opts.notice,
   }))
 end
 
@@ -200,11 +210,11 @@ function M.stream_start(content, model)
     table.insert(lines, "")
   end
   local suffix = model and model ~= "" and ("  (" .. model .. ")") or ""
-  table.insert(lines, "▌You" .. suffix)
+  table.insert(lines, require("bb7.render").bar() .. "You" .. suffix)
   local user_row = base + #lines - 1
   vim.list_extend(lines, vim.split(content, "\n", { plain = true }))
   table.insert(lines, "")
-  table.insert(lines, "▌Assistant" .. suffix)
+  table.insert(lines, require("bb7.render").bar() .. "Assistant" .. suffix)
   local assistant_row = base + #lines - 1
   table.insert(lines, "")
   vim.bo[buf].modifiable = true

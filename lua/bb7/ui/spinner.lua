@@ -6,8 +6,18 @@ local M = {}
 
 local ns = vim.api.nvim_create_namespace("bb7-spinner")
 M.ns = ns
-M.FRAMES = { "⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏" }
-M.INTERVAL = 100 -- ms between frames
+
+-- The frames and their interval (ms) of the options' `style`.
+local function frames()
+  local style = require("bb7.config").options.style or {}
+  local list = style.spinner_frames
+  return (type(list) == "table" and #list > 0) and list or { "⠋" }
+end
+
+local function interval()
+  local style = require("bb7.config").options.style or {}
+  return math.max(tonumber(style.spinner_interval) or 100, 10)
+end
 
 local run -- { buf, started, receiving, frame, timer, mark, on_second, second }
 
@@ -33,7 +43,7 @@ function M.text()
     return nil
   end
   local label = run.receiving and "Streaming…" or "Waiting…"
-  return string.format("%s %s %s", M.FRAMES[run.frame], label, M.duration(M.elapsed()))
+  return string.format("%s %s %s", frames()[run.frame] or frames()[1], label, M.duration(M.elapsed()))
 end
 
 local function draw()
@@ -52,7 +62,7 @@ local function tick()
   if not run then
     return
   end
-  run.frame = run.frame % #M.FRAMES + 1
+  run.frame = run.frame % #frames() + 1
   draw()
   local second = math.floor(M.elapsed())
   if second ~= run.second then
@@ -69,7 +79,7 @@ function M.start(buf, on_second)
   M.stop()
   run = { buf = buf, started = M.now(), receiving = false, frame = 1, second = 0, on_second = on_second }
   run.timer = vim.uv.new_timer()
-  run.timer:start(M.INTERVAL, M.INTERVAL, vim.schedule_wrap(tick))
+  run.timer:start(interval(), interval(), vim.schedule_wrap(tick))
   draw()
 end
 

@@ -11,6 +11,8 @@ local M = {}
 
 M.win = nil
 M.buf = nil
+M.chat_id = nil -- the chat whose draft the composer holds
+M.saved = "" -- the draft as last saved from the composer
 
 local function valid(win)
   return win and vim.api.nvim_win_is_valid(win)
@@ -31,11 +33,32 @@ function M.text()
   return table.concat(vim.api.nvim_buf_get_lines(M.buf, 0, -1, false), "\n")
 end
 
---- Sends the composer's text to the active chat; on success the split closes.
+-- Saves the composer's text as the draft of its chat (the draft the bb7 input shows too), so it
+-- survives `:qa` as the input's text does; a chat that is no longer the active one keeps it here.
+local function save()
+  local text = M.text()
+  if not M.chat_id or M.chat_id ~= state.data.active_id or text == M.saved then
+    return
+  end
+  M.saved = text
+  actions.save_draft(text)
+  local input = require("bb7.ui.input")
+  if require("bb7.ui.buffers").peek("input") and input.chat_id == M.chat_id then
+    input.set_text(text)
+  end
+end
+
+--- Sends the composer's text to the active chat; on success the split closes. Refused while a
+--- reply runs: the text stays in the composer (and in the chat's draft).
 function M.send()
   local text = M.text()
   if vim.trim(text) == "" then
     notify.warn("Nothing to send")
+    return
+  end
+  if state.data.stream then
+    save()
+    notify.warn("Not sent: a reply is running. Your text stays here; send it when the reply ends")
     return
   end
   require("bb7.session").ensure(function(ok)
@@ -47,9 +70,12 @@ function M.send()
     actions.send(text)
     if state.data.stream then
       vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, {})
+      save()
       vim.cmd("stopinsert")
       M.close()
       notify.info("Sent to " .. ((state.data.chat and state.data.chat.name) or "the active chat"))
+    else
+      save()
     end
   end)
 end
@@ -81,6 +107,13 @@ function M.open()
     vim.bo[M.buf].filetype = "markdown"
     pcall(vim.api.nvim_buf_set_name, M.buf, require("bb7.ui.buffers").name("split"))
     keymaps.apply(M.buf, config.options.keymaps.split, { send = M.send, close = M.close })
+    vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave", "TextChanged" }, { buffer = M.buf, callback = save })
+  end
+  if M.chat_id ~= state.data.active_id then
+    -- the composer holds the active chat's draft: what was typed in the input comes along
+    M.chat_id = state.data.active_id
+    M.saved = state.data.chat and state.data.chat.draft or ""
+    vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, vim.split(M.saved, "\n", { plain = true }))
   end
   if not valid(M.win) then
     local height = (config.options.layout or {}).split_height or 5

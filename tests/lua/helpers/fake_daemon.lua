@@ -297,7 +297,15 @@ function Fake:_handle(req)
     if not self.project then
       return self:emit(err(req, "Not initialized. Run :BB7Init"))
     end
+    if req.to == "global" and next(c.outputs or {}) ~= nil then
+      -- as bb7: global chats have no outputs
+      return self:emit(err(req, "chat has pending file modifications — apply or reject changes before moving"))
+    end
     c.global = req.to == "global"
+    if not self.streaming then
+      -- as the real daemon: the moved chat becomes the active one
+      self.active = req.id
+    end
     return self:emit(reply(req, { type = "ok", id = req.id }))
   elseif a == "get_customization_info" then
     return self:emit(reply(req, vim.tbl_extend("force", { type = "customization_info" }, self.customization or {
