@@ -1,0 +1,278 @@
+-- What a repository, a chat or the model controls cannot make the plugin send a secret, run an
+-- Ex command, freeze Neovim or set options: each test performs the attack (against the real
+-- daemon where the daemon is involved) and checks it now does no harm, what the user is told,
+-- and that the state on disk is intact.
+local t = require("helpers.assert")
+local env = require("helpers.env")
+local real = require("helpers.real")
+local uv = vim.uv or vim.loop
+
+local function new_chat()
+  env.cmd("BB7")
+  require("bb7.actions").new_chat("untrusted")
+  env.settle()
+end
+
+-- The daemon's own view of the active chat's files (not the plugin's copy).
+local function daemon_files()
+  local files
+  require("bb7.session").request("get_file_statuses", {}, function(reply)
+    files = reply.files or {}
+  end)
+  t.wait(function()
+    return files ~= nil
+  end, "get_file_statuses")
+  local by_path = {}
+  for _, file in ipairs(files) do
+    by_path[file.path] = file
+  end
+  return by_path
+end
+
+local function send_and_wait(text)
+  require("bb7.ui.input").set_text(text)
+  require("bb7.ui").handlers.input.send()
+  return real.wait_stream_end()
+end
+
+local function write_call(id, path, content)
+  return { id = id, name = "write_file", arguments = { path = path, content = content } }
+end
+
+if real.available() then
+  describe("with the real daemon", function()
+    it("U, u and a watched save do not read a context file that became a link to .env", function()
+      real.run(function()
+        real.start({}, { watch = true })
+        env.write("docs/guide.md", { "the guide" })
+        env.write(".env", { "TOKEN=secret" })
+        new_chat()
+        env.cmd("BB7Add docs/guide.md")
+        t.eq("the guide\n", daemon_files()["docs/guide.md"].context_content)
+        -- a pull turns the file into a link to the secret
+        os.remove(env.dir .. "/docs/guide.md")
+        assert(uv.fs_symlink("../.env", env.dir .. "/docs/guide.md"))
+        require("bb7.actions").refresh_files()
+        env.settle()
+        env.notes = {}
+        require("bb7.actions").update_all()
+        env.settle()
+        t.eq({
+          "ERROR BB-7: Not updated docs/guide.md: it leads through a symbolic link to " .. env.dir .. "/.env",
+        }, env.messages())
+        t.eq("the guide\n", daemon_files()["docs/guide.md"].context_content, "the snapshot is the guide")
+        env.notes = {}
+        require("bb7.actions").update("docs/guide.md")
+        env.settle()
+        t.eq({
+          "ERROR BB-7: Cannot read file docs/guide.md: it leads through a symbolic link to " .. env.dir .. "/.env",
+        }, env.messages())
+        -- the watch: the user saves .env (which the link makes look like the context file)
+        vim.cmd("tabnew")
+        vim.cmd.edit({ args = { env.dir .. "/.env" } })
+        vim.api.nvim_buf_set_lines(0, 0, -1, false, { "TOKEN=rotated" })
+        vim.cmd("silent write")
+        env.settle()
+        t.wait(function()
+          return vim.tbl_contains(env.messages(), "ERROR BB-7: Cannot read file docs/guide.md: it leads through a symbolic link to " .. env.dir .. "/.env")
+        end, "the watched save is refused")
+        env.settle()
+        t.eq("the guide\n", daemon_files()["docs/guide.md"].context_content, "nothing of .env was sent")
+        t.eq({ "TOKEN=rotated" }, vim.fn.readfile(env.dir .. "/.env"))
+        vim.cmd("tabclose!")
+      end)
+    end)
+
+    it("U does not read through a directory of the path that became a link", function()
+      real.run(function()
+        real.start({})
+        env.write("docs/guide.md", { "the guide" })
+        local outside = vim.fn.tempname()
+        vim.fn.mkdir(outside, "p")
+        vim.fn.writefile({ "PRIVATE KEY" }, outside .. "/guide.md")
+        new_chat()
+        env.cmd("BB7Add docs/guide.md")
+        vim.fn.delete(env.dir .. "/docs", "rf")
+        assert(uv.fs_symlink(outside, env.dir .. "/docs"))
+        env.notes = {}
+        require("bb7.actions").update_all()
+        env.settle()
+        t.eq(
+          "ERROR BB-7: Not updated docs/guide.md: it leads through a symbolic link to " .. vim.fn.resolve(outside) .. "/guide.md",
+          env.messages()[1]
+        )
+        t.eq("the guide\n", daemon_files()["docs/guide.md"].context_content)
+        t.eq({ "PRIVATE KEY" }, vim.fn.readfile(outside .. "/guide.md"))
+      end)
+    end)
+
+    it("a chat's external entries /dev/zero and a FIFO are not read when it opens, nor by U", function()
+      real.run(function()
+        real.start({})
+        local fifo = vim.fn.tempname() .. "-fifo"
+        vim.fn.system({ "mkfifo", fifo })
+        t.eq("fifo", uv.fs_lstat(fifo).type)
+        new_chat()
+        for _, path in ipairs({ "/dev/zero", fifo }) do
+          local replied
+          require("bb7.session").request("context_add", { path = path, content = "x\n" }, function(reply)
+            replied = reply
+          end)
+          t.wait(function()
+            return replied ~= nil
+          end, "context_add " .. path)
+        end
+        local listed = daemon_files()
+        -- opening the chat computes the statuses of every entry (this hung on the FIFO and
+        -- read /dev/zero without end)
+        require("bb7.actions").load_chat()
+        env.settle()
+        local shown = {}
+        for _, file in ipairs(require("bb7.state").data.files) do
+          shown[file.path] = file.display_status
+        end
+        for path in pairs(listed) do
+          t.truthy(shown[path] ~= nil, "listed: " .. path)
+          t.falsy(shown[path] == "~", "not compared with what it yields: " .. path)
+        end
+        if listed[fifo] or listed["/dev/zero"] then
+          env.notes = {}
+          require("bb7.actions").update_all()
+          env.settle()
+          t.matches("^ERROR BB%-7: Not updated ", env.messages()[1] or "")
+          if listed["/dev/zero"] then
+            t.truthy(env.messages()[1]:find("/dev/zero: it is a device", 1, true), env.messages()[1])
+          end
+          if listed[fifo] then
+            t.truthy(env.messages()[1]:find(fifo .. ": it is a FIFO", 1, true), env.messages()[1])
+          end
+        end
+        t.eq("fifo", uv.fs_lstat(fifo).type)
+      end)
+    end)
+
+    it("a model's file name with a newline is one inert row; the other outputs stay shown", function()
+      real.run(function()
+        local evil = "x\ncall writefile(['pwned'],'pwned')"
+        real.start({ { text = { "two files" }, tool_calls = { write_call("c1", evil, "a\n"), write_call("c2", "good.txt", "good\n") } } })
+        new_chat()
+        send_and_wait("write")
+        local rows = vim.api.nvim_buf_get_lines(require("bb7.ui.files").buf(), 0, -1, false)
+        local text = table.concat(rows, "\n")
+        t.truthy(text:find("good.txt", 1, true), text)
+        if daemon_files()[evil] then
+          t.truthy(text:find("x\\ncall writefile(['pwned'],'pwned')", 1, true), text)
+          -- opening it (review, diff) refuses the name instead of running the rest as a command
+          env.notes = {}
+          require("bb7.review").start(evil)
+          env.settle()
+          require("bb7.actions").diff_local(evil)
+          env.settle()
+          t.eq({
+            "ERROR BB-7: Cannot open x\\ncall writefile(['pwned'],'pwned'): the file name holds control characters: x\\ncall writefile(['pwned'],'pwned')",
+          }, { env.messages()[1] })
+          t.eq(2, #env.messages(), vim.inspect(env.messages()))
+        end
+        t.eq(0, vim.fn.filereadable(env.dir .. "/pwned"), "no command ran")
+        t.eq(0, vim.fn.filereadable(vim.fn.getcwd() .. "/pwned"), "no command ran")
+      end)
+    end)
+
+    it(":BB7EditInstructions in a project whose name holds a newline runs nothing", function()
+      real.run(function()
+        real.start({})
+        local project = env.dir .. "/p\ncall writefile(['pwned'],'pwned')"
+        vim.fn.mkdir(project, "p")
+        vim.cmd.cd({ args = { project }, magic = { file = false, bar = false } })
+        env.cmd("BB7Init")
+        local before = vim.api.nvim_get_current_buf()
+        env.notes = {}
+        env.cmd("BB7EditInstructions")
+        t.eq({
+          "ERROR BB-7: Cannot open the instructions: the file name holds control characters: "
+            .. env.dir
+            .. "/p\\ncall writefile(['pwned'],'pwned')/.bb7/instructions",
+        }, env.messages())
+        t.eq(before, vim.api.nvim_get_current_buf(), "nothing opened")
+        t.eq(0, vim.fn.filereadable(project .. "/pwned"), "no command ran")
+        t.eq(0, vim.fn.filereadable(env.dir .. "/pwned"), "no command ran")
+        t.eq(1, vim.fn.isdirectory(project .. "/.bb7"), "the project is as it was")
+      end)
+    end)
+
+    it("outputs opened with :BB7DiffLocal or a review apply no modeline of the model or the file", function()
+      real.run(function()
+        local modeline = "# vim: set rightleft tabstop=3:"
+        real.start({ { text = { "rewrite" }, tool_calls = { write_call("c1", "a.txt", "one\ntwo\n" .. modeline .. "\n") } } })
+        vim.o.modeline = true
+        env.write("a.txt", { "one", modeline })
+        new_chat()
+        env.cmd("BB7Add a.txt")
+        send_and_wait("add a line")
+        require("bb7.actions").diff_local("a.txt")
+        env.settle()
+        local wins = vim.api.nvim_tabpage_list_wins(0)
+        t.eq(2, #wins)
+        for _, win in ipairs(wins) do
+          local buf = vim.api.nvim_win_get_buf(win)
+          t.falsy(vim.wo[win].rightleft, "no rightleft in " .. vim.api.nvim_buf_get_name(buf))
+          t.neq(3, vim.bo[buf].tabstop, "no tabstop from " .. vim.api.nvim_buf_get_name(buf))
+        end
+        vim.cmd("tabclose!")
+        env.settle()
+        require("bb7.review").start("a.txt")
+        env.settle()
+        t.falsy(vim.wo.rightleft, "no rightleft in the review")
+        t.neq(3, vim.bo.tabstop)
+        t.eq({ "one", modeline }, vim.fn.readfile(env.dir .. "/a.txt"), "the file is as it was")
+        vim.o.modeline = false
+      end)
+    end)
+  end)
+end
+
+describe("with the fake daemon", function()
+  local fake
+  before_each(function()
+    fake = env.reset({ initialized = true })
+  end)
+
+  it("a status reply that arrives after a newer one is dropped", function()
+    new_chat()
+    fake.chats[fake.active].outputs["gone.txt"] = "old output\n"
+    -- hold every status reply, to hand them back newest first
+    local held = {}
+    local emit = fake.emit
+    fake.emit = function(self, msg)
+      if msg.type == "file_statuses" then
+        table.insert(held, msg)
+        return
+      end
+      return emit(self, msg)
+    end
+    local answered = {}
+    require("bb7.actions").refresh_files(function(ok)
+      table.insert(answered, { "first", ok })
+    end)
+    env.settle(50)
+    fake.chats[fake.active].outputs["gone.txt"] = nil -- deleted meanwhile
+    require("bb7.actions").refresh_files(function(ok)
+      table.insert(answered, { "second", ok })
+    end)
+    env.settle(50)
+    t.eq(2, #held)
+    emit(fake, held[2])
+    env.settle(50)
+    t.eq({}, require("bb7.state").data.files, "the newest reply: no files")
+    emit(fake, held[1])
+    env.settle(50)
+    t.eq({}, require("bb7.state").data.files, "the stale reply does not bring gone.txt back")
+    t.eq({ { "first", true }, { "second", true } }, answered, "both callers answered by the newest reply")
+  end)
+
+  it("the files pane shows a name with control characters as inert text", function()
+    local files = require("bb7.ui.files")
+    local lines = files.lines({ { path = "a\nb\27[31m\194\133\226\128\174.txt", status = "M" }, { path = "ok.txt", status = "M" } }, {})
+    t.eq({ "M   a\\nb\\x1b[31m\\u{85}\\u{202e}.txt", "M   ok.txt" }, lines)
+  end)
+end)
