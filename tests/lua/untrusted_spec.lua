@@ -162,6 +162,15 @@ if real.available() then
         t.truthy(text:find("good.txt", 1, true), text)
         if daemon_files()[evil] then
           t.truthy(text:find("x\\ncall writefile(['pwned'],'pwned')", 1, true), text)
+          -- the preview of its diff and the chat show it as one line too
+          require("bb7.ui.preview").show_diff(require("bb7.actions.common").file_entry(evil))
+          local shown = vim.api.nvim_buf_get_lines(require("bb7.ui.preview").buf(), 0, -1, false)
+          t.matches("^diff x\\ncall writefile%(%['pwned'%],'pwned'%)", shown[1])
+          for _, pane in ipairs({ "chat", "preview", "files" }) do
+            for _, line in ipairs(vim.api.nvim_buf_get_lines(require("bb7.ui.buffers").get(pane), 0, -1, false)) do
+              t.falsy(line:find("^call writefile"), "no forged line in the " .. pane .. " pane: " .. line)
+            end
+          end
           -- opening it (review, diff) refuses the name instead of running the rest as a command
           env.notes = {}
           require("bb7.review").start(evil)
