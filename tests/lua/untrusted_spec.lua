@@ -279,6 +279,29 @@ describe("with the fake daemon", function()
     t.eq({ { "first", true }, { "second", true } }, answered, "both callers answered by the newest reply")
   end)
 
+  it("apply does not read a context file that became a FIFO (it asks instead of hanging)", function()
+    env.write("a.txt", { "one" })
+    new_chat()
+    env.cmd("BB7Add a.txt")
+    fake.send_script = { { type = "done", output_files = {}, usage = {}, write = { ["a.txt"] = "two\n" } } }
+    require("bb7.actions").send("go")
+    env.settle()
+    os.remove(env.dir .. "/a.txt")
+    vim.fn.system({ "mkfifo", env.dir .. "/a.txt" })
+    local prompts = {}
+    vim.ui.select = function(items, opts, cb)
+      table.insert(prompts, opts.prompt)
+      cb(items[#items]) -- Cancel
+    end
+    env.notes = {}
+    require("bb7.actions").apply("a.txt")
+    env.settle()
+    t.eq({ "BB-7: a.txt changed locally since it was added to the context (update it with u to keep both)." }, prompts)
+    t.eq({ "INFO BB-7: Apply cancelled" }, env.messages())
+    t.eq("fifo", uv.fs_lstat(env.dir .. "/a.txt").type)
+    t.eq(0, #fake:sent("apply_file"))
+  end)
+
   it("the files pane shows a name with control characters as inert text", function()
     local files = require("bb7.ui.files")
     local lines = files.lines({ { path = "a\nb\27[31m\194\133\226\128\174.txt", status = "M" }, { path = "ok.txt", status = "M" } }, {})
