@@ -53,14 +53,14 @@ function M.edit_instructions(cmd)
       if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab then
         local _, refused = safepath.open_in_tab(reply.path)
         if refused then
-          notify.error("Cannot open the instructions: " .. refused)
+          notify.error("Cannot open " .. safepath.inert(reply.path) .. ": " .. refused)
         end
         return
       end
       -- the file name as data: a project directory's name can hold any character
       local buf, refused = safepath.load_buffer(reply.path)
       if not buf then
-        notify.error("Cannot open the instructions: " .. refused)
+        notify.error("Cannot open " .. safepath.inert(reply.path) .. ": " .. refused)
         return
       end
       vim.api.nvim_win_set_buf(0, buf)

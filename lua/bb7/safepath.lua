@@ -62,7 +62,7 @@ end
 --- shown as text only.
 function M.refusal(path)
   if M.has_control(path) then
-    return "the file name holds control characters: " .. M.inert(path)
+    return "the file name holds control characters"
   end
   return nil
 end

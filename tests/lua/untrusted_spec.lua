@@ -178,7 +178,7 @@ if real.available() then
           require("bb7.actions").diff_local(evil)
           env.settle()
           t.eq({
-            "ERROR BB-7: Cannot open x\\ncall writefile(['pwned'],'pwned'): the file name holds control characters: x\\ncall writefile(['pwned'],'pwned')",
+            "ERROR BB-7: Cannot open x\\ncall writefile(['pwned'],'pwned'): the file name holds control characters",
           }, { env.messages()[1] })
           t.eq(2, #env.messages(), vim.inspect(env.messages()))
         end
@@ -198,9 +198,9 @@ if real.available() then
         env.notes = {}
         env.cmd("BB7EditInstructions")
         t.eq({
-          "ERROR BB-7: Cannot open the instructions: the file name holds control characters: "
+          "ERROR BB-7: Cannot open "
             .. env.dir
-            .. "/p\\ncall writefile(['pwned'],'pwned')/.bb7/instructions",
+            .. "/p\\ncall writefile(['pwned'],'pwned')/.bb7/instructions: the file name holds control characters",
         }, env.messages())
         t.eq(before, vim.api.nvim_get_current_buf(), "nothing opened")
         t.eq(0, vim.fn.filereadable(project .. "/pwned"), "no command ran")

@@ -112,7 +112,7 @@ function M.update(path, cb, opts)
   opts = opts or {}
   local content, why = status.context_content(state.data.root, path)
   if content == nil then
-    notify.error("Cannot read file " .. path .. (why and why ~= "missing" and (": " .. why) or ""))
+    notify.error("Cannot read file " .. safepath.inert(path) .. (why and why ~= "missing" and (": " .. why) or ""))
     return done(cb, false)
   end
   local file = common.file_entry(path)
@@ -147,7 +147,7 @@ function M.update_all(cb)
       if text ~= nil and text ~= file.context_content then
         table.insert(todo, { path = file.path, content = text })
       elseif text == nil and why ~= "missing" then
-        table.insert(refused, file.path .. ": " .. tostring(why))
+        table.insert(refused, safepath.inert(file.path) .. ": " .. tostring(why))
       end
     end
   end
