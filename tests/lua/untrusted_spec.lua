@@ -133,7 +133,6 @@ if real.available() then
         end
         for path in pairs(listed) do
           t.truthy(shown[path] ~= nil, "listed: " .. path)
-          t.falsy(shown[path] == "~", "not compared with what it yields: " .. path)
         end
         if listed[fifo] or listed["/dev/zero"] then
           env.notes = {}

@@ -139,7 +139,7 @@ end
 
 --- Updates every whole context file whose local text differs from its snapshot (`U`).
 function M.update_all(cb)
-  local todo, refused = {}, {}
+  local todo, unreadable = {}, {}
   local buffers = status.loaded_buffers()
   for _, file in ipairs(state.data.files) do
     if file.in_context and not file.start_line and file.context_content ~= nil then
@@ -147,15 +147,15 @@ function M.update_all(cb)
       if text ~= nil and text ~= file.context_content then
         table.insert(todo, { path = file.path, content = text })
       elseif text == nil and why ~= "missing" then
-        table.insert(refused, safepath.inert(file.path) .. ": " .. tostring(why))
+        table.insert(unreadable, safepath.inert(file.path) .. ": " .. tostring(why))
       end
     end
   end
-  if #refused > 0 then
-    notify.error("Not updated " .. table.concat(refused, "; "))
+  if #unreadable > 0 then
+    notify.error("Not updated " .. table.concat(unreadable, "; "))
   end
   if #todo == 0 then
-    if #refused > 0 then
+    if #unreadable > 0 then
       return done(cb, false)
     end
     notify.info("All context files are in sync")
