@@ -76,6 +76,13 @@ local KIND = {
   socket = "a socket",
 }
 
+local function too_large(max)
+  if max >= 1024 * 1024 then
+    return string.format("it is larger than %d MiB", math.floor(max / (1024 * 1024)))
+  end
+  return string.format("it is larger than %d bytes", max)
+end
+
 local function kind(stat)
   return KIND[stat.type] or ("not a regular file (" .. tostring(stat.type) .. ")")
 end
@@ -98,7 +105,7 @@ function M.read(abs, opts)
     return nil, "it is " .. kind(seen)
   end
   if seen.size > max then
-    return nil, string.format("it is larger than %d KiB", math.floor(max / 1024))
+    return nil, too_large(max)
   end
   local fd, open_err = uv.fs_open(abs, open_flags(opts.follow), 0)
   if not fd then
@@ -132,7 +139,7 @@ function M.read(abs, opts)
     end
     total = total + #data
     if total > max then
-      return fail(string.format("it is larger than %d KiB", math.floor(max / 1024)))
+      return fail(too_large(max))
     end
     table.insert(chunks, data)
   end
