@@ -49,10 +49,21 @@ function M.edit_instructions(cmd)
         return
       end
       local ui = require("bb7.ui")
+      local safepath = require("bb7.safepath")
       if ui.is_open() and vim.api.nvim_get_current_tabpage() == ui.tab then
-        vim.cmd("tabnew")
+        local _, refused = safepath.open_in_tab(reply.path)
+        if refused then
+          notify.error("Cannot open " .. safepath.inert(reply.path) .. ": " .. refused)
+        end
+        return
       end
-      vim.cmd("edit " .. vim.fn.fnameescape(reply.path))
+      -- the file name as data: a project directory's name can hold any character
+      local buf, refused = safepath.load_buffer(reply.path)
+      if not buf then
+        notify.error("Cannot open " .. safepath.inert(reply.path) .. ": " .. refused)
+        return
+      end
+      vim.api.nvim_win_set_buf(0, buf)
     end)
   end)
 end

@@ -1,6 +1,8 @@
 -- The preview's file and diff views as data (same shape as bb7.render's chat): one context or
 -- output file with its warnings, or its diffs (context -> output, and local -> output when
 -- both you and the model changed it), as hunks or as the whole file. Pure.
+local inert = require("bb7.safepath").inert
+
 local M = {}
 
 local WARNINGS = {
@@ -41,7 +43,7 @@ function M.file(file)
   local status = M.status(file)
   local which = file.has_output and "output" or "context"
   local text = file.has_output and file.output_content or file.context_content
-  local title = file.path
+  local title = inert(file.path)
   if file.start_line then
     title = string.format("%s:%d-%d", title, file.start_line, file.end_line)
   end
@@ -82,7 +84,7 @@ end
 function M.diff(file, local_text, full)
   local out = empty()
   local status = M.status(file)
-  push(out, string.format("diff %s  (%s)%s", file.path, full and "full file" or "hunks", status ~= "" and ("  " .. status) or ""), "BB7DiffHeader")
+  push(out, string.format("diff %s  (%s)%s", inert(file.path), full and "full file" or "hunks", status ~= "" and ("  " .. status) or ""), "BB7DiffHeader")
   if WARNINGS[status] then
     push(out, WARNINGS[status], "BB7Warning")
   end
@@ -91,10 +93,11 @@ function M.diff(file, local_text, full)
     push(out, "(no output: the model did not change this file)", "BB7Dim")
     return out
   end
-  push_diff(out, "context/" .. file.path, "output/" .. file.path, file.context_content or "", output, full)
+  local shown = inert(file.path)
+  push_diff(out, "context/" .. shown, "output/" .. shown, file.context_content or "", output, full)
   if (status == "~M" or status == "!A") and local_text ~= nil then
     push(out, "", nil)
-    push_diff(out, "local/" .. file.path, "output/" .. file.path, local_text, output, full)
+    push_diff(out, "local/" .. shown, "output/" .. shown, local_text, output, full)
   end
   return out
 end

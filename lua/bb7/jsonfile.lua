@@ -2,15 +2,10 @@
 -- atomically (temp file in the same directory, fsync, rename).
 local M = {}
 
--- The bytes of `path`, or nil when it cannot be opened.
+-- The bytes of `path`, or nil and why. A project's `.bb7/pinned_chats.json` comes with the
+-- repository: a link to `/dev/zero` or a FIFO must not be read (it would never end).
 local function slurp(path)
-  local file = io.open(path, "rb")
-  if not file then
-    return nil
-  end
-  local text = file:read("*a")
-  file:close()
-  return text
+  return require("bb7.safepath").read(path, { follow = true })
 end
 
 --- The decoded file, or `default` when it is missing or unreadable.
@@ -29,7 +24,10 @@ end
 --- The decoded JSON object of a file that other programs share: `{}` when it is missing or
 --- blank, nil and a message when it holds something else (so that it is never replaced).
 function M.read_object(path)
-  local text = slurp(path)
+  local text, why = slurp(path)
+  if text == nil and why ~= "missing" then
+    return nil, path .. " cannot be read (" .. why .. "); fix or remove it"
+  end
   if not text or not text:find("%S") then
     return {}
   end

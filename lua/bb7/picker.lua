@@ -16,28 +16,28 @@ function M.label(chat)
   return text
 end
 
--- The chat file of `chat`: the project's `.bb7/chats/<id>/chat.json`, or the global one.
-local function chat_file(chat)
-  local dirs = {}
+-- The text of `chat`'s file: the project's `.bb7/chats/<id>/chat.json` (a repository may ship
+-- it as a link to `/dev/zero`: read only as a regular file reached without links, bounded), or
+-- the global one.
+local function chat_text(chat)
+  local safepath = require("bb7.safepath")
   if state.data.root and not chat.global then
-    table.insert(dirs, state.data.root .. "/.bb7/chats")
-  end
-  table.insert(dirs, vim.fn.expand("~/.bb7/chats"))
-  for _, dir in ipairs(dirs) do
-    local path = dir .. "/" .. chat.id .. "/chat.json"
-    if vim.fn.filereadable(path) == 1 then
-      return path
+    local abs = safepath.context_abs(state.data.root, ".bb7/chats/" .. chat.id .. "/chat.json")
+    local text = abs and safepath.read(abs)
+    if text then
+      return text
     end
   end
+  return (safepath.read(vim.fn.expand("~/.bb7/chats") .. "/" .. chat.id .. "/chat.json"))
 end
 
 --- The preview of `chat`: its messages rendered as in the preview pane, or what is known of it
 --- when its file cannot be read.
 function M.preview_lines(chat)
-  local path = chat_file(chat)
-  if path then
+  local text = chat_text(chat)
+  if text then
     local ok, decoded = pcall(function()
-      return vim.json.decode(table.concat(vim.fn.readfile(path), "\n"), { luanil = { object = true, array = true } })
+      return vim.json.decode(text, { luanil = { object = true, array = true } })
     end)
     if ok and type(decoded) == "table" then
       local lines = render.chat(decoded, { chars_per_token = config.options.chars_per_token }).lines

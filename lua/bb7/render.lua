@@ -3,6 +3,7 @@
 local boundary = require("bb7.boundary")
 local format = require("bb7.format")
 local markdown = require("bb7.markdown")
+local inert = require("bb7.safepath").inert
 
 local M = {}
 
@@ -30,12 +31,13 @@ local EVENTS = {
 
 --- One line describing a context event part.
 function M.event_text(part)
-  local path = part.path or "?"
+  -- a name from the chat or the model is one line of text, whatever it holds
+  local path = inert(part.path or "?")
   if part.start_line and part.end_line then
     path = string.format("%s:%d-%d", path, part.start_line, part.end_line)
   end
   if part.action == "UserSaveAs" and part.original_path then
-    return string.format("● saved %s as %s", part.original_path, path)
+    return string.format("● saved %s as %s", inert(part.original_path), path)
   end
   if part.action == "AssistantWriteFile" and part.added then
     return string.format("● added %s (new file)", path)
@@ -211,7 +213,7 @@ function M.chat(chat, opts)
         elseif part.type == "code" then
           push_markdown(out, "```" .. (part.language or "") .. "\n" .. (part.content or "") .. "\n```")
         elseif part.type == "file" then
-          push_text(out, "● file " .. (part.path or "?"), "BB7Event")
+          push_text(out, "● file " .. inert(part.path or "?"), "BB7Event")
         elseif part.type == "context_event" then
           push_text(out, M.event_text(part), "BB7Event")
         end

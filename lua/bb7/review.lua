@@ -9,6 +9,7 @@ local config = require("bb7.config")
 local keymaps = require("bb7.keymaps")
 local notify = require("bb7.notify")
 local rejections = require("bb7.rejections")
+local safepath = require("bb7.safepath")
 local session = require("bb7.session")
 
 local M = {}
@@ -324,11 +325,23 @@ function M.start(path, cb)
       notify.warn("Save or undo the changes to " .. path .. " first")
       return cb and cb(false)
     end
-    local output = vim.fn.filereadable(reply.output_path) == 1 and vim.fn.readfile(reply.output_path) or {}
+    -- the model's text, read as data; the local file opened by name as data, modelines off
+    local text, why = safepath.read(reply.output_path)
+    if text == nil and why ~= "missing" then
+      notify.error("Cannot read the output of " .. safepath.inert(path) .. ": " .. why)
+      return cb and cb(false)
+    end
+    local output = vim.split(text or "", "\n", { plain = true })
+    if output[#output] == "" then
+      table.remove(output)
+    end
     -- relative to the working directory when inside it, as a file you open shows in the tab line
     local from_pane = require("bb7.ui.buffers").pane_of() ~= nil
-    vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
-    local buf = vim.api.nvim_get_current_buf()
+    local buf, refused = safepath.open_in_tab(vim.fn.fnamemodify(reply.local_path, ":."))
+    if not buf then
+      notify.error("Cannot open " .. safepath.inert(path) .. ": " .. refused)
+      return cb and cb(false)
+    end
     local win = vim.api.nvim_get_current_win()
     local chat_id = require("bb7.state").data.active_id
     local r = {

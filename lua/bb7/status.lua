@@ -1,6 +1,8 @@
 -- File statuses: the backend's (`M`, `A`, `!A`, `S`, blank) combined with the frontend's
 -- (`R`, `~`, `~M`), which compare the local file (its open buffer if loaded, else the disk)
 -- with the context snapshot.
+local safepath = require("bb7.safepath")
+
 local M = {}
 
 --- The text of a loaded buffer as it would be written (with the final newline when 'eol').
@@ -44,13 +46,25 @@ function M.local_content(abs, buffers)
   if buf and vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_is_loaded(buf) then
     return M.buffer_text(buf)
   end
-  local file = io.open(abs, "rb")
-  if not file then
-    return nil
+  -- a file the user named: links are followed, but a FIFO or device would block or never end
+  return (safepath.read(abs, { follow = true }))
+end
+
+--- The local content of context entry `path` of project `root`, as M.local_content but never
+--- through a link and only from a regular file (a pulled change may have made the entry a link
+--- to a secret, or a shipped chat may name `/dev/zero`): the text, or nil and why ("missing"
+--- when the file is gone).
+function M.context_content(root, path, buffers)
+  local abs, why = safepath.context_abs(root, path)
+  if not abs then
+    return nil, why
   end
-  local text = file:read("*a")
-  file:close()
-  return text
+  buffers = buffers or M.loaded_buffers()
+  local buf = buffers[vim.fn.resolve(vim.fn.fnamemodify(abs, ":p"))]
+  if buf and vim.api.nvim_buf_is_valid(buf) and vim.api.nvim_buf_is_loaded(buf) then
+    return M.buffer_text(buf)
+  end
+  return safepath.read(abs)
 end
 
 --- The status to show for one `get_file_statuses` entry, given the local content (nil when
@@ -77,9 +91,10 @@ end
 function M.compute_all(root, files)
   local buffers = M.loaded_buffers()
   for _, file in ipairs(files) do
-    local text = M.local_content(M.absolute(root, file.path), buffers)
+    local text, why = M.context_content(root, file.path, buffers)
     file.display_status = M.compute(file, text)
-    file.missing = text == nil and file.in_context == true or nil
+    -- only a file that is really gone is "missing"; a refused link or device is not
+    file.missing = why == "missing" and file.in_context == true or nil
   end
   return files
 end

@@ -55,13 +55,12 @@ local function changed_locally(path)
   if not file or not file.in_context or file.context_content == nil then
     return false
   end
-  local abs = absolute(path)
-  local disk = io.open(abs, "rb")
-  if not disk then
-    return false
+  -- not the buffer (asked about on its own); a FIFO or device is not read (it would block),
+  -- and what cannot be read counts as changed: the user is asked
+  local text, why = require("bb7.safepath").read(absolute(path), { follow = true })
+  if text == nil then
+    return why ~= "missing"
   end
-  local text = disk:read("*a")
-  disk:close()
   return text ~= file.context_content
 end
 

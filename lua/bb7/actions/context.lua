@@ -2,6 +2,7 @@
 -- diff views of a file's output.
 local common = require("bb7.actions.common")
 local notify = require("bb7.notify")
+local safepath = require("bb7.safepath")
 local session = require("bb7.session")
 local state = require("bb7.state")
 local status = require("bb7.status")
@@ -109,9 +110,9 @@ end
 --- buffers) leaves out the "Already in sync" warning.
 function M.update(path, cb, opts)
   opts = opts or {}
-  local content = status.local_content(status.absolute(state.data.root, path))
+  local content, why = status.context_content(state.data.root, path)
   if content == nil then
-    notify.error("Cannot read file " .. path)
+    notify.error("Cannot read file " .. safepath.inert(path) .. (why and why ~= "missing" and (": " .. why) or ""))
     return done(cb, false)
   end
   local file = common.file_entry(path)
@@ -155,21 +156,26 @@ end
 
 --- Updates every whole context file whose local text differs from its snapshot (`U`).
 function M.update_all(cb)
-  local todo, refused = {}, 0
+  local todo, refused, unreadable = {}, 0, {}
   local buffers = status.loaded_buffers()
   for _, file in ipairs(state.data.files) do
     if file.in_context and not file.start_line and file.context_content ~= nil then
-      local text = status.local_content(status.absolute(state.data.root, file.path), buffers)
+      local text, why = status.context_content(state.data.root, file.path, buffers)
       if text ~= nil and text ~= file.context_content and M.resync_hides_edit(file) then
         notify.warn(M.resync_refusal(file.path))
         refused = refused + 1
       elseif text ~= nil and text ~= file.context_content then
         table.insert(todo, { path = file.path, content = text })
+      elseif text == nil and why ~= "missing" then
+        table.insert(unreadable, safepath.inert(file.path) .. ": " .. tostring(why))
       end
     end
   end
+  if #unreadable > 0 then
+    notify.error("Not updated " .. table.concat(unreadable, "; "))
+  end
   if #todo == 0 then
-    if refused == 0 then
+    if refused == 0 and #unreadable == 0 then
       notify.info("All context files are in sync")
     end
     return done(cb, false)
@@ -241,14 +247,27 @@ function M.diff_local(path, cb)
       end
       return done(cb, false)
     end
+    -- the output is the model's text: read as data into a scratch buffer (no modeline of it is
+    -- applied, no character of its name is a command)
+    local output, why = safepath.read(reply.output_path)
+    if output == nil and why ~= "missing" then
+      notify.error("Cannot read the output of " .. safepath.inert(path) .. ": " .. why)
+      return done(cb, false)
+    end
     -- relative to the working directory when inside it, as a file you open shows in the tab line
-    vim.cmd("tabnew " .. vim.fn.fnameescape(vim.fn.fnamemodify(reply.local_path, ":~:.")))
-    local local_buf = vim.api.nvim_get_current_buf()
-    vim.cmd("diffthis")
-    vim.cmd("vertical rightbelow diffsplit " .. vim.fn.fnameescape(reply.output_path))
-    local output_buf = vim.api.nvim_get_current_buf()
+    local local_buf, refused = safepath.open_in_tab(vim.fn.fnamemodify(reply.local_path, ":."))
+    if not local_buf then
+      notify.error("Cannot open " .. safepath.inert(path) .. ": " .. refused)
+      return done(cb, false)
+    end
+    vim.cmd.diffthis()
+    local output_buf = safepath.text_buffer(reply.output_path, output or "")
+    vim.bo[output_buf].filetype = vim.bo[local_buf].filetype
     vim.bo[output_buf].modifiable = false
     vim.bo[output_buf].readonly = true
+    vim.cmd("vertical rightbelow split")
+    vim.api.nvim_win_set_buf(0, output_buf)
+    vim.cmd.diffthis()
     vim.cmd("wincmd p")
     local tab = vim.api.nvim_get_current_tabpage()
     local group = vim.api.nvim_create_augroup("bb7-diff-local-" .. tostring(tab), { clear = true })

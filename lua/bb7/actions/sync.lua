@@ -30,22 +30,44 @@ local status = require("bb7.status")
 local M = {}
 local done = common.done
 
+-- Status replies are answered by the daemon's workers and can arrive out of order: only the
+-- reply to the latest request is shown (an older one would bring back a deleted output or
+-- stale content that apply compares against). The callers of the requests it replaced are
+-- answered with it.
+local statuses_asked = 0
+local statuses_waiting = {}
+
 function M.refresh_files(cb)
   if not state.data.active_id then
+    statuses_asked = statuses_asked + 1
+    local waiting = statuses_waiting
+    statuses_waiting = {}
     state.data.files = {}
     state.emit("files")
+    for _, waiter in ipairs(waiting) do
+      done(waiter, false)
+    end
     return done(cb, false)
   end
+  statuses_asked = statuses_asked + 1
+  local generation = statuses_asked
+  table.insert(statuses_waiting, cb or false)
   session.request("get_file_statuses", {}, function(reply)
-    if reply.type ~= "file_statuses" then
-      if reply.message ~= "No active chat" then
-        notify.daemon_error("list files", reply.message)
-      end
-      return done(cb, false)
+    if generation ~= statuses_asked then
+      return -- a newer request is out: its reply decides
     end
-    state.data.files = status.compute_all(state.data.root, reply.files or {})
-    state.emit("files")
-    done(cb, true)
+    local waiting = statuses_waiting
+    statuses_waiting = {}
+    local ok = reply.type == "file_statuses"
+    if ok then
+      state.data.files = status.compute_all(state.data.root, reply.files or {})
+      state.emit("files")
+    elseif reply.message ~= "No active chat" then
+      notify.daemon_error("list files", reply.message)
+    end
+    for _, waiter in ipairs(waiting) do
+      done(waiter or nil, ok)
+    end
   end)
 end
 

@@ -4,6 +4,7 @@
 -- the home directory. Files keep the order the daemon lists them in within a directory.
 local buffers = require("bb7.ui.buffers")
 local format = require("bb7.format")
+local safepath = require("bb7.safepath")
 
 local M = {}
 
@@ -26,16 +27,17 @@ function M.buf()
   return buffers.get("files")
 end
 
---- `path` as shown: an absolute path under the home directory starts with `~`.
+--- `path` as shown: an absolute path under the home directory starts with `~`; control
+--- characters are written out (a model's file name with a newline is one row, not a throw).
 function M.display_path(path)
   local home = vim.env.HOME
   if home and home ~= "" and home ~= "/" and path:sub(1, 1) == "/" then
     home = home:gsub("/+$", "")
     if path:sub(1, #home + 1) == home .. "/" then
-      return "~" .. path:sub(#home + 1)
+      return safepath.inert("~" .. path:sub(#home + 1))
     end
   end
-  return path
+  return safepath.inert(path)
 end
 
 -- The directory parts and the file name of a shown path ("/tmp/a/b.c" -> {"/tmp", "a"}, "b.c").

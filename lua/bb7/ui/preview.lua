@@ -282,7 +282,7 @@ function M.show_diff(file, before, after, local_text)
     end
   end
   if local_text == nil and state.data.root then
-    local_text = status.local_content(status.absolute(state.data.root, file.path))
+    local_text = (status.context_content(state.data.root, file.path))
   end
   M.show(fileview.diff(file, local_text, M.full_diff), "diff")
   M.path, M.chat_id = file.path, state.data.active_id

@@ -59,7 +59,7 @@ local function local_text(file)
   if not state.data.root then
     return nil
   end
-  return status.local_content(status.absolute(state.data.root, file.path))
+  return (status.context_content(state.data.root, file.path))
 end
 
 local function draw(mode, file)
