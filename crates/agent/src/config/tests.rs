@@ -514,3 +514,16 @@ fn a_project_file_that_is_a_link_a_fifo_or_dev_zero_is_refused_without_hanging()
         r#"{"llm": {"model": "planted"}}"#
     );
 }
+
+#[test]
+fn the_settings_of_built_in_tools_are_those_of_the_registrys_tools() {
+    // `tools.builtin` names each built-in tool once; the registry is where tools are: a
+    // tool added to one and not the other fails here.
+    // `web_search` is the provider's hosted search, switched on in the request; ybs runs none.
+    let configured: Vec<String> = (Config::default().tools.builtin.by_name().into_keys())
+        .filter(|name| name != "web_search")
+        .collect();
+    let mut registered = ybs_tools::ToolRegistry::new().builtin_names();
+    registered.sort();
+    assert_eq!(configured, registered);
+}
