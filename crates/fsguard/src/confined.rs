@@ -10,7 +10,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
@@ -45,6 +45,18 @@ pub fn refusal(err: &io::Error) -> Option<&Refused> {
 
 fn refuse(reason: Refused) -> io::Error {
     io::Error::other(reason)
+}
+
+/// The most bytes [`Confined::read`] and [`Confined::read_to_string`] read: a whole file is
+/// held in memory, so a file planted at gigabytes (or a sparse one) is refused instead.
+/// Callers that know a smaller bound name it with [`Confined::read_capped`].
+pub const WHOLE_FILE_CAP: u64 = 256 * 1024 * 1024;
+
+fn too_large(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::FileTooLarge,
+        format!("{} is larger than {WHOLE_FILE_CAP} bytes", path.display()),
+    )
 }
 
 /// Operations beneath `anchor`. Paths are absolute and must start with the anchor.
@@ -184,22 +196,14 @@ impl Confined {
         at::open_read_at(&dir, name).map_err(|err| classify(&dir, name, path.to_owned(), err))
     }
 
-    /// Opens a regular file for reading.
-    fn open_regular(&self, path: &Path) -> io::Result<File> {
-        let fd = self.open_file(path)?;
-        let stat = rustix::fs::fstat(&fd)?;
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => Ok(File::from(fd)),
-            FileType::Directory => Err(io::Error::from(io::ErrorKind::IsADirectory)),
-            _ => Err(refuse(Refused::NotRegular(path.to_owned()))),
-        }
-    }
-
-    /// The whole content of a regular file.
+    /// The whole content of a regular file of at most [`WHOLE_FILE_CAP`] bytes; a larger
+    /// one is an error (`FileTooLarge`), read no further than the cap.
     pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        let mut bytes = Vec::new();
-        self.open_regular(path)?.read_to_end(&mut bytes)?;
-        Ok(bytes)
+        let read = self.read_capped(path, WHOLE_FILE_CAP)?;
+        if read.truncated {
+            return Err(too_large(path));
+        }
+        Ok(read.bytes)
     }
 
     /// At most `limit` bytes of a regular file and whether it held more (the rest is not
@@ -220,11 +224,14 @@ impl Confined {
         })
     }
 
-    /// The whole content of a regular UTF-8 file.
+    /// The whole content of a regular UTF-8 file of at most [`WHOLE_FILE_CAP`] bytes.
     pub fn read_to_string(&self, path: &Path) -> io::Result<String> {
-        let mut text = String::new();
-        self.open_regular(path)?.read_to_string(&mut text)?;
-        Ok(text)
+        self.read_capped(path, WHOLE_FILE_CAP)?
+            .into_text(WHOLE_FILE_CAP)
+            .map_err(|error| match error.kind() {
+                io::ErrorKind::FileTooLarge => too_large(path),
+                _ => error,
+            })
     }
 
     /// Writes `bytes` to `path` atomically, creating missing directories. A new file gets

@@ -120,6 +120,18 @@ fn confined_reads_no_more_than_the_cap() {
     let read = fs.read_capped(&big, 10_000).unwrap();
     assert_eq!(read.bytes.len(), 10_000);
     assert!(!read.truncated);
+    // A whole-file read has a cap too: a sparse file of many gigabytes is refused.
+    let sparse = tree.root.join("sparse");
+    let file = std::fs::File::create(&sparse).unwrap();
+    file.set_len(64 * ybs_fsguard::confined::WHOLE_FILE_CAP)
+        .unwrap();
+    for error in [
+        fs.read(&sparse).unwrap_err(),
+        fs.read_to_string(&sparse).unwrap_err(),
+    ] {
+        assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge, "{error}");
+        assert!(error.to_string().contains("larger than"), "{error}");
+    }
 }
 
 #[test]
