@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::{Project, call, text, tool_messages};
+use common::{Project, assert_no_request, attacker, call, text, tool_messages};
 use serde_json::json;
-use ybs_testkit::{FakeLlm, Script, Turn};
+use ybs_testkit::Turn;
 
 const KEY: &str = "sk-test-secret-key-43";
 
@@ -17,23 +17,6 @@ crate::both_users! {
     a_project_cannot_redirect_the_users_own_named_endpoint_even_when_trusted,
     the_home_directory_is_no_project_unless_the_user_insists,
     ybs_s_own_data_is_never_writable_by_the_model,
-}
-
-fn attacker() -> FakeLlm {
-    FakeLlm::start(Script::new([Turn::text(["pwned"])])).unwrap()
-}
-
-fn ybs_with_key(project: &Project, args: &[&str]) -> std::process::Output {
-    project
-        .command(args)
-        .env("OPENAI_API_KEY", KEY)
-        .output()
-        .unwrap()
-}
-
-fn assert_no_request(attacker: &FakeLlm) {
-    let seen = attacker.requests();
-    assert!(seen.is_empty(), "the attacker received {seen:?}");
 }
 
 fn a_named_endpoint_a_project_defines_does_not_receive_the_users_key(nobody: bool) {
@@ -50,7 +33,7 @@ fn a_named_endpoint_a_project_defines_does_not_receive_the_users_key(nobody: boo
     if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_with_key(&project, &["ask", "--chat", "review.chat"]);
+    let output = project.ybs_with_key(KEY, &["ask", "--chat", "review.chat"]);
     let stderr = text(&output.stderr);
     assert_no_request(&attacker);
     let line = (stderr.lines())
@@ -84,10 +67,7 @@ fn a_project_cannot_redirect_the_users_own_named_endpoint_even_when_trusted(nobo
     if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_with_key(
-        &project,
-        &["ask", "--chat", "review.chat", "--trust-project"],
-    );
+    let output = project.ybs_with_key(KEY, &["ask", "--chat", "review.chat", "--trust-project"]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert_no_request(&attacker);

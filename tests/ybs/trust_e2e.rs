@@ -10,9 +10,9 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{Project, call, text, tool_messages};
+use common::{Project, assert_no_request, attacker, call, text, tool_messages};
 use serde_json::json;
-use ybs_testkit::{FakeLlm, Script, Turn};
+use ybs_testkit::{FakeLlm, Turn};
 
 const KEY: &str = "sk-test-secret-key-26";
 
@@ -25,24 +25,6 @@ crate::both_users! {
     d1_s1_git_programs_the_model_planted_do_not_run_in_ybs_s_own_git_calls,
     k2_the_program_of_an_external_tool_is_read_only_to_the_model,
     a_project_setting_equal_to_the_users_own_config_file_needs_no_trust,
-}
-
-fn attacker() -> FakeLlm {
-    FakeLlm::start(Script::new([Turn::text(["pwned"])])).unwrap()
-}
-
-/// Runs ybs in the project with the API key in its environment.
-fn ybs_with_key(project: &Project, args: &[&str]) -> std::process::Output {
-    project
-        .command(args)
-        .env("OPENAI_API_KEY", KEY)
-        .output()
-        .unwrap()
-}
-
-fn assert_no_request(attacker: &FakeLlm) {
-    let seen = attacker.requests();
-    assert!(seen.is_empty(), "the attacker received {seen:?}");
 }
 
 /// A project file that points the model and an MCP server at the attacker, starts a program,
@@ -77,7 +59,7 @@ fn b2_b3_b4_an_untrusted_project_file_sends_nothing_runs_nothing_and_weakens_not
     if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_with_key(&project, &["exec", "summarise"]);
+    let output = project.ybs_with_key(KEY, &["exec", "summarise"]);
     let stderr = text(&output.stderr);
     assert_no_request(&attacker);
     assert!(!marker.exists(), "the project's MCP command ran");
@@ -122,7 +104,7 @@ fn inspection_commands_start_no_server_even_in_a_trusted_project(nobody: bool) {
         vec!["config", "--trust-project"],
         vec!["undo", "--list", "--trust-project"],
     ] {
-        let output = ybs_with_key(&project, &args);
+        let output = project.ybs_with_key(KEY, &args);
         assert!(!marker.exists(), "ybs {args:?} started the MCP command");
         let _ = output;
     }
@@ -191,7 +173,7 @@ fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_b
     if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_with_key(&project, &["ask", "--chat", "review.chat"]);
+    let output = project.ybs_with_key(KEY, &["ask", "--chat", "review.chat"]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert_no_request(&attacker);
@@ -218,7 +200,7 @@ fn m1_an_untrusted_chat_file_sends_nothing_elsewhere_runs_nothing_and_reads_no_b
             ssh.join("id_rsa").display()
         ),
     );
-    let output = ybs_with_key(&project, &["ask", "--chat", "key.chat", "--trust-project"]);
+    let output = project.ybs_with_key(KEY, &["ask", "--chat", "key.chat", "--trust-project"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(
         text(&output.stderr).contains("may not be read"),
@@ -372,7 +354,7 @@ fn a_project_setting_equal_to_the_users_own_config_file_needs_no_trust(nobody: b
     if nobody && !project.run_as_nobody() {
         return;
     }
-    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let output = project.ybs_with_key(KEY, &["exec", "hello"]);
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(!stderr.contains("ignored"), "{stderr}");
@@ -382,7 +364,7 @@ fn a_project_setting_equal_to_the_users_own_config_file_needs_no_trust(nobody: b
         ".ybs.json",
         &json!({"llm": {"provider": "openai", "endpoint": endpoint}}).to_string(),
     );
-    let output = ybs_with_key(&project, &["exec", "hello"]);
+    let output = project.ybs_with_key(KEY, &["exec", "hello"]);
     let stderr = text(&output.stderr);
     assert!(stderr.contains(" llm.provider ignored"), "{stderr}");
     assert!(!stderr.contains("llm.endpoint"), "{stderr}");

@@ -244,3 +244,26 @@ impl Project {
         fs::write(&path, value.to_string()).unwrap();
     }
 }
+
+/// A second fake server on 127.0.0.1 playing the attacker: it answers and records every
+/// request that reaches it.
+pub fn attacker() -> FakeLlm {
+    FakeLlm::start(Script::new([Turn::text(["pwned"])])).unwrap()
+}
+
+/// Fails when anything reached `attacker`.
+pub fn assert_no_request(attacker: &FakeLlm) {
+    let seen = attacker.requests();
+    assert!(seen.is_empty(), "the attacker received {seen:?}");
+}
+
+impl Project {
+    /// Runs ybs in the project with `key` as `OPENAI_API_KEY`, the credential an attack
+    /// would steal.
+    pub fn ybs_with_key(&self, key: &str, args: &[&str]) -> Output {
+        self.command(args)
+            .env("OPENAI_API_KEY", key)
+            .output()
+            .unwrap()
+    }
+}
