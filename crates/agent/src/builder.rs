@@ -218,7 +218,7 @@ impl<'a> AgentBuilder<'a> {
         if let Some(rules) = rules {
             let (layers, errors) =
                 crate::permissions::store::load_layers(&rules.files, rules.project_trusted);
-            report.rules = errors;
+            report.rules = errors.iter().map(ToString::to_string).collect();
             parts.permissions = Permissions::new(layers);
             parts.rule_files = rules.rule_files;
         }

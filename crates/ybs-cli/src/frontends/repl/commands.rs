@@ -170,7 +170,7 @@ pub(super) fn slash(
                         let removed =
                             ybs_agent::permissions::store::remove_rule(&path, kind, &rule);
                         if let Err(error) = removed {
-                            load::notice(config, Notice::Warning, &error, out);
+                            load::notice(config, Notice::Warning, &error.to_string(), out);
                         }
                     }
                     info(out, &format!("removed {kind} {rule} ({layer})"));
