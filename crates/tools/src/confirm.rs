@@ -103,11 +103,12 @@ impl ConfirmationPolicy {
             let kind = (origin.as_ref())
                 .and_then(|origin| crate::builtins::web_fetch::host_kind(&origin.host))
                 .map_or_else(String::new, |kind| format!(", {kind}"));
+            let authority = crate::builtins::web_fetch::url_authority(url);
             return Confirmation::Required {
                 reason: format!(
                     "`{name}` of {} ({}{kind})",
                     crate::truncate::truncate_output(url, 200),
-                    origin.map_or_else(|| "no host".to_owned(), |origin| format!("host {origin}"))
+                    authority.map_or_else(|| "no host".to_owned(), |at| format!("host {at}"))
                 ),
             };
         }

@@ -46,6 +46,20 @@ pub fn origin_of(url: &url::Url) -> Option<Origin> {
     })
 }
 
+/// The host and port of an `http(s)` URL as written (`127.0.0.1:8080`, `[::1]:80`): what the
+/// user is shown and what a rule kept for the call names (rules match it normalised).
+pub fn url_authority(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url.trim()).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return None;
+    }
+    Some(format!(
+        "{}:{}",
+        parsed.host_str()?,
+        parsed.port_or_known_default()?
+    ))
+}
+
 /// `host` normalised (see the module docs); brackets around an IPv6 address are dropped.
 pub fn canonical_host(host: &str) -> String {
     let host = host.trim_start_matches('[').trim_end_matches(']');
@@ -110,6 +124,14 @@ mod tests {
             Some("[2001:db8::1]:9")
         );
         assert_eq!(origin("ftp://docs.rs/"), None);
+        assert_eq!(
+            url_authority("http://127.0.0.1:9/x").as_deref(),
+            Some("127.0.0.1:9")
+        );
+        assert_eq!(
+            url_authority("https://[::1]/").as_deref(),
+            Some("[::1]:443")
+        );
         assert_eq!(origin("not a url"), None);
     }
 }

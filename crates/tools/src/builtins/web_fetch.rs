@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
-pub use super::origin::{Origin, canonical_host, origin_of, url_origin};
+pub use super::origin::{Origin, canonical_host, origin_of, url_authority, url_origin};
 use super::shared::spec;
 use crate::declaration::{ActionKind, Asks, Declaration, NetworkUse, RuleSubject};
 use crate::summary::{Change, Summary, counted, truncate_chars};
@@ -178,13 +178,16 @@ fn fetch_blocking(
 
 /// Fetches `url`: the page as text, or why not.
 async fn fetch(url: url::Url, policy: &WebPolicy) -> Result<Value, ToolError> {
-    let start = (url.scheme().to_owned(), origin_of(&url));
+    let place = |url: &url::Url| {
+        let host = url.host_str().map(str::to_owned);
+        (url.scheme().to_owned(), host, url.port_or_known_default())
+    };
+    let start = place(&url);
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             // The user allowed this host and port: a redirect to another port of the same
-            // host is another place.
-            let here = (attempt.url().scheme().to_owned(), origin_of(attempt.url()));
-            let same = start.1.is_some() && here == start;
+            // host, or to another spelling of it, is another place.
+            let same = start.1.is_some() && place(attempt.url()) == start;
             if !same || attempt.previous().len() > MAX_REDIRECTS {
                 attempt.stop()
             } else {
