@@ -89,6 +89,7 @@ fn deny_rules_match_the_program_that_runs_and_the_normalised_path() {
     ]);
     std::fs::create_dir_all(project.file("secrets")).unwrap();
     project.configure(|config| {
+        config["agent"]["max_iterations"] = json!(10);
         config["safety"]["approval"] = json!("full-auto");
         config["safety"]["permissions"] =
             json!({"deny": ["run_shell(git push*)", "write_file(secrets/**)"]});
