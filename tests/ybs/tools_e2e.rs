@@ -100,8 +100,9 @@ fn web_fetch_asks_once_per_host_loopback_too_and_returns_markdown() {
     assert_eq!(all.matches("Allow? [y]es").count(), 1, "{all}");
     assert!(
         all.contains(&format!(
-            "`web_fetch` of {} (host 127.0.0.1, this machine (loopback)). Allow?",
-            web.url("/docs")
+            "`web_fetch` of {} (host {}, this machine (loopback)). Allow?",
+            web.url("/docs"),
+            web.url("").trim_start_matches("http://")
         )),
         "{all}"
     );

@@ -48,7 +48,7 @@ fn the_task_list_and_the_fetch_question_show_on_the_screen() {
         "{screen}"
     );
     assert!(
-        screen.contains("(host 127.0.0.1, this machine (loopback))"),
+        screen.contains("(host 127.0.0.1:") && screen.contains("this machine (loopback))"),
         "{screen}"
     );
     assert!(

@@ -17,7 +17,10 @@ impl Agent {
     pub(super) fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
         let declaration = self.registry.declaration(&call.name);
         let subject = declaration.rule_subject;
-        let why_rules = match (self.permissions).check(&call.name, subject, &call.arguments) {
+        let physical = self.physical_path(call, subject);
+        let verdict =
+            (self.permissions).check(&call.name, subject, &call.arguments, physical.as_deref());
+        let (rules_allow, why_rules) = match verdict {
             Verdict::Deny { rule, layer } => {
                 ui.notice(
                     Notice::Warning,
@@ -25,26 +28,37 @@ impl Agent {
                 );
                 return false;
             }
-            Verdict::Allow => return true,
-            Verdict::Ask { why } => why,
+            Verdict::Allow => (true, None),
+            Verdict::Ask { why } => (false, why),
         };
-        // A call that asks for the network asks the user even where the tool would not.
+        // A call that asks for the network asks the user even where the tool or a rule would
+        // not; a change to a file ybs reads as configuration asks whatever allowed it.
         let network = super::network::question(call, declaration.network, self.network);
-        let reason = match (
-            (self.policy).check(
+        let configuration =
+            ybs_tools::confirm::configuration_change(&call.name, &declaration, &call.arguments);
+        if rules_allow && network.is_none() && configuration.is_none() {
+            return true;
+        }
+        let confirmation = match &configuration {
+            Some(reason) => Confirmation::Required {
+                reason: reason.clone(),
+            },
+            None if rules_allow => Confirmation::NotNeeded,
+            None => (self.policy).check(
                 &call.name,
                 &declaration,
                 &call.arguments,
                 &self.tool_context,
             ),
-            network,
-        ) {
+        };
+        let reason = match (confirmation, network) {
             (Confirmation::NotNeeded, None) => return true,
             (Confirmation::NotNeeded, Some(network)) => format!("`{}`: {network}", call.name),
             (Confirmation::Required { reason }, None) => reason,
             (Confirmation::Required { reason }, Some(network)) => format!("{reason}; {network}"),
         };
         match self.approval {
+            _ if configuration.is_some() => {}
             Approval::FullAuto => return true,
             Approval::AutoEdit if self.edits_inside_project(call, declaration.effect) => {
                 return true;
@@ -63,29 +77,37 @@ impl Agent {
             }
             Settle::Ask => match ui.confirm(call, &reason) {
                 Answer::Yes => {
-                    self.allow_host(call, subject);
+                    self.allow_origin(call, subject);
                     self.policy.record(&call.name, Decision::Allow)
                 }
                 Answer::No => self.policy.record(&call.name, Decision::Deny),
-                Answer::Always => {
-                    self.keep_rule(call, subject, ui);
-                    true
-                }
+                Answer::Always => self.keep_rule(call, subject, ui),
             },
         }
     }
 
-    /// After a yes to a tool whose rules name hosts (`web_fetch`): its host is allowed for
-    /// the rest of the session (the user is asked once per host).
-    fn allow_host(&mut self, call: &ToolCall, subject: RuleSubject) {
+    /// For a file tool, the file `call` would touch as the sandbox resolves it, relative to
+    /// the project when inside it (rules match it besides the path as written).
+    fn physical_path(&self, call: &ToolCall, subject: RuleSubject) -> Option<String> {
+        if subject != RuleSubject::Path {
+            return None;
+        }
+        let path = call.arguments.get("path").and_then(|path| path.as_str())?;
+        let resolved = self.tool_context.resolve(path).ok()?;
+        Some(self.tool_context.display_path(&resolved))
+    }
+
+    /// After a yes to a tool whose rules name hosts (`web_fetch`): its host and port are
+    /// allowed for the rest of the session (the user is asked once per host and port).
+    fn allow_origin(&mut self, call: &ToolCall, subject: RuleSubject) {
         let url = call.arguments.get("url").and_then(|url| url.as_str());
-        if let Some(host) = (subject == RuleSubject::Host)
-            .then(|| url.and_then(ybs_tools::builtins::url_host))
+        if let Some(origin) = (subject == RuleSubject::Host)
+            .then(|| url.and_then(ybs_tools::builtins::web_fetch::url_authority))
             .flatten()
         {
             let rule = permissions::Rule {
                 tool: call.name.clone(),
-                pattern: Some(host),
+                pattern: Some(origin),
             };
             self.permissions.allow(Layer::Session, rule);
         }
@@ -100,21 +122,37 @@ impl Agent {
         path.is_some_and(|path| self.tool_context.resolve(path).is_ok())
     }
 
-    /// After "always": the rule the user picks, in the layer they pick (the whole tool for
-    /// the session when the front end cannot ask); the rule kept is always said.
-    fn keep_rule(&mut self, call: &ToolCall, subject: RuleSubject, ui: &mut dyn Ui) {
+    /// After "always": the rules the user picks, in the layer they pick; the rule kept is
+    /// always said. Returns whether the call runs: an answer to the choice that names no
+    /// offer (or a front end that cannot ask) is no; a call no rule can allow exactly runs
+    /// this once.
+    fn keep_rule(&mut self, call: &ToolCall, subject: RuleSubject, ui: &mut dyn Ui) -> bool {
         let offers = permissions::offers(&call.name, subject, &call.arguments);
-        let choice = ui.choose_rule(&offers);
-        let (rule, layer) = match choice {
-            Some((index, layer)) => match offers.get(index) {
-                Some(rule) => (rule.clone(), layer),
-                None => return,
-            },
-            None => match offers.last() {
-                Some(rule) => (rule.clone(), Layer::Session),
-                None => return,
-            },
+        if offers.is_empty() {
+            ui.notice(
+                Notice::Info,
+                &format!(
+                    "no rule can allow exactly this {} call; allowed this once",
+                    call.name
+                ),
+            );
+            return self.policy.record(&call.name, Decision::Allow);
+        }
+        let Some((index, layer)) = ui.choose_rule(&offers) else {
+            ui.notice(Notice::Info, "no rule chosen; the call does not run");
+            return self.policy.record(&call.name, Decision::Deny);
         };
+        let Some(offer) = offers.get(index) else {
+            return self.policy.record(&call.name, Decision::Deny);
+        };
+        for rule in &offer.rules {
+            self.keep_one(rule.clone(), layer, ui);
+        }
+        true
+    }
+
+    /// Keeps `rule` in `layer` (the session's when its file cannot be written).
+    fn keep_one(&mut self, rule: permissions::Rule, layer: Layer, ui: &mut dyn Ui) {
         let file = match layer {
             Layer::Session => None,
             Layer::Project => self.rule_files.project.clone(),

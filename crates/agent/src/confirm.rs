@@ -3,6 +3,8 @@
 //! happens when nobody can answer (`exec`), reads the user's answer, and words the prompt
 //! and the message the model gets for a denied call.
 
+use crate::permissions::Layer;
+
 /// How confirmations are settled in this run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfirmMode {
@@ -64,6 +66,28 @@ impl Answer {
     }
 }
 
+/// Reads the answer to "which rule, and where" after "always", among `offers` rules: `N`
+/// then `s`, `p` or `u` (the session, the project, the user; the session when left out),
+/// or Enter for the first for the session. Anything else (`n`, `x`, `no`, a number not
+/// offered) is `None`: no rule, and the call does not run.
+pub fn parse_rule_choice(input: &str, offers: usize) -> Option<(usize, Layer)> {
+    let answer = input.trim().to_ascii_lowercase();
+    let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
+    let index = match digits.parse::<usize>() {
+        Ok(number) if (1..=offers).contains(&number) => number - 1,
+        Ok(_) => return None,
+        Err(_) if offers > 0 => 0,
+        Err(_) => return None,
+    };
+    let layer = match answer[digits.len()..].trim() {
+        "" | "s" | "session" => Layer::Session,
+        "p" | "project" => Layer::Project,
+        "u" | "user" => Layer::User,
+        _ => return None,
+    };
+    Some((index, layer))
+}
+
 /// The question asked before a call runs; `reason` is the policy's.
 pub fn prompt(reason: &str) -> String {
     format!("{reason}. Allow? [y]es / [n]o / [a]lways (a rule): ")
@@ -116,6 +140,20 @@ mod tests {
         assert_eq!(Answer::parse("always"), Answer::Always);
         assert_eq!(Answer::parse(""), Answer::No);
         assert_eq!(Answer::parse("sure"), Answer::No);
+    }
+
+    /// The attack: answering `n` to back out of "always" kept a rule allowing every command.
+    #[test]
+    fn a_rule_choice_that_names_no_offer_is_no() {
+        assert_eq!(parse_rule_choice("", 2), Some((0, Layer::Session)));
+        assert_eq!(parse_rule_choice("2u", 2), Some((1, Layer::User)));
+        assert_eq!(parse_rule_choice(" 1 p\n", 2), Some((0, Layer::Project)));
+        assert_eq!(parse_rule_choice("p", 2), Some((0, Layer::Project)));
+        assert_eq!(parse_rule_choice("1s", 1), Some((0, Layer::Session)));
+        for answer in ["n", "N", "no", "x", "3", "0", "1x", "never", "q"] {
+            assert_eq!(parse_rule_choice(answer, 2), None, "{answer}");
+        }
+        assert_eq!(parse_rule_choice("", 0), None);
     }
 
     #[test]

@@ -157,4 +157,10 @@ impl Ui for SubUi<'_> {
     fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer {
         self.parent.confirm(call, reason)
     }
+    fn choose_rule(
+        &mut self,
+        offers: &[crate::permissions::Offer],
+    ) -> Option<(usize, crate::permissions::Layer)> {
+        self.parent.choose_rule(offers)
+    }
 }

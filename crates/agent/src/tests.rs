@@ -22,6 +22,8 @@ struct Recorder {
     notices: Vec<String>,
     answers: VecDeque<Answer>,
     asked: Vec<String>,
+    /// The answer to "which rule" after "always".
+    rule_choice: Option<(usize, crate::permissions::Layer)>,
 }
 
 impl Ui for Recorder {
@@ -44,6 +46,12 @@ impl Ui for Recorder {
     fn confirm(&mut self, _call: &ToolCall, reason: &str) -> Answer {
         self.asked.push(reason.to_owned());
         self.answers.pop_front().unwrap_or(Answer::No)
+    }
+    fn choose_rule(
+        &mut self,
+        _offers: &[crate::permissions::Offer],
+    ) -> Option<(usize, crate::permissions::Layer)> {
+        self.rule_choice
     }
 }
 
@@ -103,12 +111,46 @@ fn write(id: &str, path: &str) -> Turn {
 }
 
 #[tokio::test]
-async fn always_allows_the_tool_for_the_rest_of_the_session() {
+async fn always_keeps_the_rule_for_exactly_that_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start(Script::new([
+        write("a", "a.txt"),
+        write("again", "a.txt"),
+        write("b", "b.txt"),
+        Turn::text(["a written twice"]),
+    ]))
+    .unwrap();
+    let mut agent = agent(&llm, dir.path(), 32_000);
+    let mut ui = Recorder {
+        answers: VecDeque::from([Answer::Always]),
+        rule_choice: Some((0, crate::permissions::Layer::Session)),
+        ..Recorder::default()
+    };
+    let report = agent
+        .turn("write", &mut ui, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(report.stop, Stop::Finished);
+    // Asked for a.txt (always: `write_file(a.txt)`), not again for it, asked for b.txt (no).
+    assert_eq!(ui.asked.len(), 2, "{:?}", ui.asked);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "again"
+    );
+    assert!(!dir.path().join("b.txt").exists());
+    let root = dir.path().canonicalize().unwrap();
+    assert_eq!(report.changed, [root.join("a.txt")]);
+}
+
+/// The attack: a front end that could not ask which rule (or an answer it did not know)
+/// kept a rule for every call of the tool.
+#[tokio::test]
+async fn always_without_a_chosen_rule_runs_nothing_and_keeps_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let llm = FakeLlm::start(Script::new([
         write("a", "a.txt"),
         write("b", "b.txt"),
-        Turn::text(["both written"]),
+        Turn::text(["none written"]),
     ]))
     .unwrap();
     let mut agent = agent(&llm, dir.path(), 32_000);
@@ -117,20 +159,19 @@ async fn always_allows_the_tool_for_the_rest_of_the_session() {
         ..Recorder::default()
     };
     let report = agent
-        .turn("write two", &mut ui, &CancellationToken::new())
+        .turn("write", &mut ui, &CancellationToken::new())
         .await
         .unwrap();
     assert_eq!(report.stop, Stop::Finished);
-    assert_eq!(report.reply, "both written");
-    assert_eq!(ui.asked.len(), 1, "asked once: {:?}", ui.asked);
-    assert_eq!(
-        std::fs::read_to_string(dir.path().join("b.txt")).unwrap(),
-        "b"
+    assert_eq!(ui.asked.len(), 2, "{:?}", ui.asked);
+    assert!(!dir.path().join("a.txt").exists());
+    assert!(!dir.path().join("b.txt").exists());
+    assert!(
+        ui.notices.iter().any(|n| n.contains("no rule chosen")),
+        "{:?}",
+        ui.notices
     );
-    let root = dir.path().canonicalize().unwrap();
-    assert_eq!(report.changed, [root.join("a.txt"), root.join("b.txt")]);
-    // user, call, result, call, result, reply
-    assert_eq!(agent.conversation.len(), 6);
+    assert!(agent.permissions.list().is_empty());
 }
 
 #[tokio::test]

@@ -38,11 +38,11 @@ pub trait Ui {
     fn usage(&mut self, turn: &Usage, session: &Usage, fill: Option<(u64, u64)>);
     /// Asks whether `call` may run; `reason` is the confirmation policy's.
     fn confirm(&mut self, call: &ToolCall, reason: &str) -> Answer;
-    /// After "always": which of `offers` (narrowest first) to keep, and where; `None` keeps
-    /// the last (the whole tool) for the session.
+    /// After "always": which of `offers` to keep, and where; `None` keeps nothing and the
+    /// call does not run (the answer of a front end that cannot ask).
     fn choose_rule(
         &mut self,
-        _offers: &[crate::permissions::Rule],
+        _offers: &[crate::permissions::Offer],
     ) -> Option<(usize, crate::permissions::Layer)> {
         None
     }

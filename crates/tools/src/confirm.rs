@@ -39,6 +39,17 @@ pub enum Confirmation {
     },
 }
 
+/// Why the call `name(args)` must ask whatever else allowed it (rules, the approval mode,
+/// the session's list): it changes a file ybs reads as configuration. `None` for other
+/// calls.
+pub fn configuration_change(name: &str, declaration: &Declaration, args: &Value) -> Option<String> {
+    let path = args.get("path").and_then(Value::as_str)?;
+    let changes = matches!(declaration.effect, Effect::FileAtPath | Effect::Unknown);
+    (changes && crate::protected::is_configuration(std::path::Path::new(path))).then(|| {
+        format!("`{name}` of `{path}`, a file ybs reads as configuration (it is shown whole)")
+    })
+}
+
 /// The `require_confirmation` list plus the tools allowed for this session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConfirmationPolicy {
@@ -78,33 +89,26 @@ impl ConfirmationPolicy {
         ctx: &ToolContext,
     ) -> Confirmation {
         let path = args.get("path").and_then(Value::as_str);
-        // A file ybs reads as configuration is never changed unasked, whatever was allowed.
-        if matches!(declaration.effect, Effect::FileAtPath | Effect::Unknown)
-            && let Some(path) = path
-            && crate::protected::is_configuration(std::path::Path::new(path))
-        {
-            return Confirmation::Required {
-                reason: format!(
-                    "`{name}` of `{path}`, a file ybs reads as configuration (it is shown whole)"
-                ),
-            };
+        if let Some(reason) = configuration_change(name, declaration, args) {
+            return Confirmation::Required { reason };
         }
         if self.session_allowed.contains(name) {
             return Confirmation::NotNeeded;
         }
         if declaration.asks == Asks::EveryHost {
-            // Each host is allowed on its own (the caller keeps which), loopback and private
-            // addresses too.
+            // Each host and port is allowed on its own (the caller keeps which), loopback and
+            // private addresses too.
             let url = args.get("url").and_then(Value::as_str).unwrap_or_default();
-            let host = crate::builtins::url_host(url);
-            let kind = (host.as_deref())
-                .and_then(crate::builtins::web_fetch::host_kind)
+            let origin = crate::builtins::web_fetch::url_origin(url);
+            let kind = (origin.as_ref())
+                .and_then(|origin| crate::builtins::web_fetch::host_kind(&origin.host))
                 .map_or_else(String::new, |kind| format!(", {kind}"));
+            let authority = crate::builtins::web_fetch::url_authority(url);
             return Confirmation::Required {
                 reason: format!(
                     "`{name}` of {} ({}{kind})",
                     crate::truncate::truncate_output(url, 200),
-                    host.map_or_else(|| "no host".to_owned(), |host| format!("host {host}"))
+                    authority.map_or_else(|| "no host".to_owned(), |at| format!("host {at}"))
                 ),
             };
         }

@@ -11,6 +11,8 @@ mod escapes;
 mod limits;
 #[path = "security/network.rs"]
 mod network;
+#[path = "security/network_grant.rs"]
+mod network_grant;
 
 use std::io::Read;
 use std::net::{TcpListener, UdpSocket};

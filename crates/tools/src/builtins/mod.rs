@@ -4,6 +4,7 @@
 
 mod edit_file;
 mod list_files;
+mod origin;
 mod read_file;
 mod run_shell;
 mod search_files;

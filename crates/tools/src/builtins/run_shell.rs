@@ -46,7 +46,7 @@ impl RunShell {
                     "command": {"type": "string", "description": "Shell command to execute", "required": true},
                     "working_directory": {"type": "string", "description": "Directory to run command in", "required": false, "default": "."},
                     "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30},
-                    "network": {"type": "boolean", "description": "Run with network access (the sandbox has none otherwise), e.g. to download dependencies; the user may be asked first", "required": false, "default": false},
+                    "network": {"type": "boolean", "description": "Run with outgoing network access over IP (the sandbox has none otherwise; still no listening and no local unix sockets), e.g. to download dependencies; the user may be asked first", "required": false, "default": false},
                     "reason": {"type": "string", "description": "With network: why the command needs it, shown to the user", "required": false}
                 }),
             ),

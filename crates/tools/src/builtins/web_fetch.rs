@@ -1,8 +1,9 @@
 //! `web_fetch`: a web page as readable text. HTTP(S) only, bounded in time
 //! ([`WebPolicy::timeout`]) and size ([`WebPolicy::max_bytes`]); HTML becomes Markdown
 //! (`htmd`), other text comes as it is, and anything else is refused. A redirect is followed
-//! only to the same host: one to another host is reported to the model, whose next call for
-//! it is settled (asked) like any other, since the user allows fetches host by host.
+//! only to the same origin (scheme, host and port, normalised): one elsewhere is reported to
+//! the model, whose next call for it is settled (asked) like any other, since the user
+//! allows fetches by host and port.
 //!
 //! The request runs on a thread of its own with a small runtime, so the tool blocks like
 //! the other tools whatever the caller's runtime, and stops early when the call is
@@ -14,6 +15,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 
+pub use super::origin::{Origin, canonical_host, origin_of, url_authority, url_origin};
 use super::shared::spec;
 use crate::declaration::{ActionKind, Asks, Declaration, NetworkUse, RuleSubject};
 use crate::summary::{Change, Summary, counted, truncate_chars};
@@ -43,7 +45,8 @@ pub fn host_kind(host: &str) -> Option<&'static str> {
     if host == "localhost" || host.ends_with(".localhost") {
         return Some("this machine (loopback)");
     }
-    match host.parse::<IpAddr>().ok()? {
+    // `::ffff:127.0.0.1` is the IPv4 address it carries.
+    match host.parse::<IpAddr>().ok()?.to_canonical() {
         ip if ip.is_loopback() => Some("this machine (loopback)"),
         IpAddr::V4(v4) if v4.is_private() || v4.is_link_local() => {
             Some("a private network address")
@@ -71,7 +74,7 @@ impl WebFetch {
             spec: spec(
                 "web_fetch",
                 "Fetch a web page (http or https) and return it as readable text (HTML turned \
-                 into Markdown). The user is asked before the first fetch of each host. Use it \
+                 into Markdown). The user is asked before the first fetch of each host and port. Use it \
                  for documentation or an issue the user points to; the result is cut at a \
                  size limit.",
                 json!({
@@ -175,12 +178,16 @@ fn fetch_blocking(
 
 /// Fetches `url`: the page as text, or why not.
 async fn fetch(url: url::Url, policy: &WebPolicy) -> Result<Value, ToolError> {
-    let host = url.host_str().unwrap_or_default().to_owned();
-    let same_host = host.clone();
+    let place = |url: &url::Url| {
+        let host = url.host_str().map(str::to_owned);
+        (url.scheme().to_owned(), host, url.port_or_known_default())
+    };
+    let start = place(&url);
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
-            let same = attempt.url().host_str() == Some(same_host.as_str())
-                && matches!(attempt.url().scheme(), "http" | "https");
+            // The user allowed this host and port: a redirect to another port of the same
+            // host, or to another spelling of it, is another place.
+            let same = start.1.is_some() && place(attempt.url()) == start;
             if !same || attempt.previous().len() > MAX_REDIRECTS {
                 attempt.stop()
             } else {
@@ -204,8 +211,8 @@ async fn fetch(url: url::Url, policy: &WebPolicy) -> Result<Value, ToolError> {
             .and_then(|location| response.url().join(location).ok())
             .map_or_else(|| "(no location)".to_owned(), |to| to.to_string());
         return Err(ToolError::failed(format!(
-            "`{final_url}` redirects to another host: {location}; fetch that URL if it is \
-             the page you want (the user is asked for each new host)"
+            "`{final_url}` redirects to another host or port: {location}; fetch that URL if \
+             it is the page you want (the user is asked for each new host and port)"
         )));
     }
     let content_type = (response.headers().get("content-type"))
@@ -287,6 +294,14 @@ mod tests {
         assert_eq!(host_kind("127.0.0.1"), Some("this machine (loopback)"));
         assert_eq!(host_kind("localhost"), Some("this machine (loopback)"));
         assert_eq!(host_kind("::1"), Some("this machine (loopback)"));
+        assert_eq!(
+            host_kind("::ffff:127.0.0.1"),
+            Some("this machine (loopback)")
+        );
+        assert_eq!(
+            host_kind("::ffff:10.0.0.1"),
+            Some("a private network address")
+        );
         assert_eq!(host_kind("192.168.1.4"), Some("a private network address"));
         assert_eq!(host_kind("10.0.0.1"), Some("a private network address"));
         assert_eq!(host_kind("fd00::1"), Some("a private network address"));

@@ -36,7 +36,8 @@ fn simple_commands(text: &str, depth: usize) -> Vec<Vec<String>> {
                 nested.extend(simple_commands(&inner, depth + 1));
             }
         }
-        let words = strip_wrappers(words);
+        let (words, wrappers) = strip_wrappers(words);
+        out.extend(wrappers);
         if let Some(program) = words.first() {
             let inline = match program.as_str() {
                 "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "busybox" => words
@@ -132,61 +133,26 @@ fn split(text: &str) -> Vec<Vec<String>> {
     commands
 }
 
-/// Drops assignments and wrapper programs, and reduces the program to its base name.
-fn strip_wrappers(mut words: Vec<String>) -> Vec<String> {
-    loop {
-        while words.first().is_some_and(|w| is_assignment(w)) {
-            words.remove(0);
+/// Drops assignments and wrapper programs, and reduces the program to its base name, as
+/// permission rules do ([`super::program::resolve`]); a command whose program cannot be known
+/// keeps its words. Also returns the command as written from each wrapper dropped, so an
+/// entry naming a wrapper (`sudo`) still matches.
+fn strip_wrappers(words: Vec<String>) -> (Vec<String>, Vec<Vec<String>>) {
+    let given: Vec<super::program::Word> = words.iter().cloned().map(Some).collect();
+    let resolved = super::program::resolve(&given);
+    let wrappers = (resolved.wrappers.into_iter())
+        .map(|form| form.into_iter().flatten().collect())
+        .collect();
+    if resolved.words.first().is_some_and(Option::is_none) {
+        let mut words = words;
+        if let Some(first) = words.first_mut()
+            && let Some(base) = first.rsplit('/').next()
+        {
+            *first = base.to_owned();
         }
-        let Some(first) = words.first_mut() else {
-            return words;
-        };
-        if let Some(base) = first.rsplit('/').next() {
-            *first = base.to_string();
-        }
-        let skip_options = match first.as_str() {
-            "env" | "command" | "exec" | "nohup" | "time" | "builtin" | "xargs" | "nice" => true,
-            "timeout" => {
-                // `timeout [options] DURATION COMMAND`
-                words.remove(0);
-                while words.first().is_some_and(|w| w.starts_with('-')) {
-                    let option = words.remove(0);
-                    if matches!(option.as_str(), "-s" | "-k" | "--signal" | "--kill-after")
-                        && !words.is_empty()
-                    {
-                        words.remove(0);
-                    }
-                }
-                if !words.is_empty() {
-                    words.remove(0);
-                }
-                continue;
-            }
-            _ => false,
-        };
-        if !skip_options {
-            return words;
-        }
-        let nice = first == "nice";
-        words.remove(0);
-        while words.first().is_some_and(|w| w.starts_with('-')) {
-            let option = words.remove(0);
-            if nice && option == "-n" && !words.is_empty() {
-                words.remove(0);
-            }
-        }
+        return (words, wrappers);
     }
-}
-
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-        }
-        None => false,
-    }
+    (resolved.words.into_iter().flatten().collect(), wrappers)
 }
 
 /// Whether `command` (normalized) contains everything `pattern` (normalized) asks for.

@@ -12,8 +12,8 @@
 //! - read and write the allowed roots and its private temp dir;
 //! - nothing else: the rest of the home directory, other projects and `/tmp` stay out;
 //! - no signals to processes outside the sandbox and no abstract unix sockets (scopes, ABI 6);
-//! - no TCP, unless the call was granted the network (then seccomp lets the socket calls
-//!   through too, and everything else above stays).
+//! - no TCP, unless the call was granted the network (then seccomp lets the IP client
+//!   calls through too, and everything else above stays; see [`super::seccomp`]).
 //!
 //! Blocked paths and `.git`/`.ybs` are enforced by mounts when the mount namespace is
 //! available. Otherwise they are carved out of the Landlock rules: the directories on the
@@ -152,6 +152,8 @@ pub(crate) fn prepare(
                 read_only: access.read_only,
             },
             support.pid.is_ok(),
+            // Without the network, the host's network state is not the command's business.
+            !access.network && support.net.is_ok(),
         ),
         Err(_) => None,
     };

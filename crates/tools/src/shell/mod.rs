@@ -33,6 +33,7 @@ mod macos;
 #[cfg(target_os = "linux")]
 mod namespaces;
 mod policy;
+pub mod program;
 #[cfg(target_os = "linux")]
 mod seccomp;
 pub mod status;

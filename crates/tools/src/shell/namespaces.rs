@@ -1,6 +1,8 @@
 //! The namespaces a sandboxed command runs in: a user namespace (also when we are root, so
-//! the command holds no capability over anything outside), a mount namespace and a PID
-//! namespace.
+//! the command holds no capability over anything outside), a mount namespace, a PID
+//! namespace and, for a command without the network, a network namespace of its own (no
+//! interface but a down loopback: the host's sockets and connections in `/proc/net`, its
+//! abstract unix sockets and its interfaces are not there).
 //!
 //! In the mount namespace, before Landlock is applied, the child:
 //! - mounts a fresh `/proc` for its PID namespace (other processes are not there);
@@ -32,6 +34,8 @@ use rustix::thread::UnshareFlags;
 pub(crate) struct Plan {
     maps: UserMaps,
     pub(crate) pid: bool,
+    /// A network namespace of its own.
+    pub(crate) net: bool,
     writable: Vec<CString>,
     pins: Vec<CString>,
     read_only: Vec<CString>,
@@ -60,8 +64,9 @@ fn cstring(path: &Path) -> Option<CString> {
 }
 
 impl Plan {
-    /// The plan for `layout`; `pid` asks for a PID namespace and a private `/proc`.
-    pub(crate) fn new(layout: &Layout<'_>, pid: bool) -> Option<Self> {
+    /// The plan for `layout`; `pid` asks for a PID namespace and a private `/proc`, `net`
+    /// for a network namespace.
+    pub(crate) fn new(layout: &Layout<'_>, pid: bool, net: bool) -> Option<Self> {
         let existing_dirs = |paths: &[PathBuf]| -> Option<Vec<CString>> {
             paths
                 .iter()
@@ -97,6 +102,7 @@ impl Plan {
         Some(Plan {
             maps: user_maps(),
             pid,
+            net,
             writable: existing_dirs(layout.writable)?,
             pins: existing_dirs(&pins)?,
             read_only: layout
@@ -119,6 +125,9 @@ impl Plan {
         let mut flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
         if self.pid {
             flags |= UnshareFlags::NEWPID;
+        }
+        if self.net {
+            flags |= UnshareFlags::NEWNET;
         }
         // SAFETY: called in a single-threaded child between fork and exec, without
         // `UnshareFlags::FILES`, so no other thread can observe a changed descriptor table.

@@ -3,8 +3,12 @@
 //!
 //! - Network: `socket` with a domain other than `AF_UNIX`, `connect`, `bind`, `listen`,
 //!   `accept*`, `sendto`, `sendmsg`, `sendmmsg`, and `io_uring_setup` (io_uring can connect
-//!   without those calls). A command granted the network gets all of these but
-//!   `io_uring_setup`.
+//!   without those calls). A command granted the network gets IP networking as a client
+//!   only: `socket` for `AF_INET` and `AF_INET6` (no unix socket, so no ssh agent, D-Bus or
+//!   other local service behind a path; no netlink, packet or other family), `connect` and
+//!   the send calls; `bind`, `listen` and `accept*` stay refused (nothing serves the project
+//!   on an address of the machine), and so does a datagram `socketpair` (its socket could
+//!   send to a unix socket by path).
 //! - The process group: `setsid`, `setpgid` (nothing leaves the group the timeout kills).
 //! - Devices: `mknod`/`mknodat` of a character or block device.
 //! - The terminal: `ioctl` `TIOCSTI` and `TIOCLINUX` (typing into the user's terminal).
@@ -60,13 +64,16 @@ pub(crate) fn filters(
         libc::SYS_userfaultfd,
         libc::SYS_ptrace,
     ];
+    // Listening and accepting: never, with the network or without.
+    deny.extend([
+        libc::SYS_bind,
+        libc::SYS_listen,
+        libc::SYS_accept,
+        libc::SYS_accept4,
+    ]);
     if !network {
         deny.extend([
             libc::SYS_connect,
-            libc::SYS_bind,
-            libc::SYS_listen,
-            libc::SYS_accept,
-            libc::SYS_accept4,
             libc::SYS_sendto,
             libc::SYS_sendmsg,
             libc::SYS_sendmmsg,
@@ -99,11 +106,28 @@ pub(crate) fn filters(
     for syscall in deny {
         rules.insert(syscall, Vec::new());
     }
-    if !network {
-        let af_unix = u64::try_from(libc::AF_UNIX).unwrap_or(1);
+    let family = |family: i32| u64::try_from(family).unwrap_or(u64::MAX);
+    if network {
         rules.insert(
             libc::SYS_socket,
-            vec![rule(vec![cond(0, SeccompCmpOp::Ne, af_unix)?])?],
+            vec![rule(vec![
+                cond(0, SeccompCmpOp::Ne, family(libc::AF_INET))?,
+                cond(0, SeccompCmpOp::Ne, family(libc::AF_INET6))?,
+            ])?],
+        );
+        let dgram = u64::try_from(libc::SOCK_DGRAM).unwrap_or(2);
+        rules.insert(
+            libc::SYS_socketpair,
+            vec![rule(vec![cond(1, SeccompCmpOp::MaskedEq(0xf), dgram)?])?],
+        );
+    } else {
+        rules.insert(
+            libc::SYS_socket,
+            vec![rule(vec![cond(
+                0,
+                SeccompCmpOp::Ne,
+                family(libc::AF_UNIX),
+            )?])?],
         );
     }
     let file_type = u64::from(libc::S_IFMT);

@@ -105,6 +105,14 @@ fn layers() -> Vec<Layer> {
                 support.pid.as_ref().err().map_or("", String::as_str)
             ),
         },
+        Layer {
+            name: "network namespace",
+            applied: support.net.is_ok(),
+            note: format!(
+                "{}; commands without the network can read the host's connections and sockets in /proc/net",
+                support.net.as_ref().err().map_or("", String::as_str)
+            ),
+        },
         always("no capabilities"),
         Layer {
             name: "process limit",

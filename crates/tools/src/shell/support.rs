@@ -16,6 +16,8 @@ pub(crate) struct Support {
     pub mount: Result<(), String>,
     /// A PID namespace with its own `/proc` (only when `mount` is `Ok`).
     pub pid: Result<(), String>,
+    /// A network namespace (only when `mount` is `Ok`).
+    pub net: Result<(), String>,
 }
 
 /// What this process can give its children, probed once by starting `/bin/sh -c exit` with
@@ -29,7 +31,8 @@ pub(crate) fn support() -> &'static Support {
                 let why = format!("no temp dir to probe with ({e})");
                 return Support {
                     mount: Err(why.clone()),
-                    pid: Err(why),
+                    pid: Err(why.clone()),
+                    net: Err(why),
                 };
             }
         };
@@ -41,17 +44,21 @@ pub(crate) fn support() -> &'static Support {
             blocked: std::slice::from_ref(&hidden),
             read_only: &[],
         };
-        let mount = probe(&layout, false);
+        let mount = probe(&layout, false, false);
         let pid = match &mount {
-            Ok(()) => probe(&layout, true),
+            Ok(()) => probe(&layout, true, false),
             Err(_) => Err("it needs the mount namespace".into()),
         };
-        Support { mount, pid }
+        let net = match &mount {
+            Ok(()) => probe(&layout, pid.is_ok(), true),
+            Err(_) => Err("it needs the mount namespace".into()),
+        };
+        Support { mount, pid, net }
     })
 }
 
-fn probe(layout: &Layout<'_>, pid: bool) -> Result<(), String> {
-    let plan = Plan::new(layout, pid).ok_or("a probe path is not valid")?;
+fn probe(layout: &Layout<'_>, pid: bool, net: bool) -> Result<(), String> {
+    let plan = Plan::new(layout, pid, net).ok_or("a probe path is not valid")?;
     let mut probe = Command::new("/bin/sh");
     probe
         .args(["-c", "exit 0"])

@@ -244,34 +244,26 @@ impl Ui for LineUi<'_> {
 
     fn choose_rule(
         &mut self,
-        offers: &[ybs_agent::permissions::Rule],
+        offers: &[ybs_agent::permissions::Offer],
     ) -> Option<(usize, ybs_agent::permissions::Layer)> {
-        use ybs_agent::permissions::Layer;
         let _ = writeln!(self.log, "always allow:");
-        for (index, rule) in offers.iter().enumerate() {
-            let _ = writeln!(self.log, "  [{}] {rule}", index + 1);
+        for (index, offer) in offers.iter().enumerate() {
+            let text = offer.to_string();
+            let _ = writeln!(
+                self.log,
+                "  [{}] {}",
+                index + 1,
+                crate::render::inert(&text)
+            );
         }
         let _ = write!(
             self.log,
             "which, and for the [s]ession, the [p]roject or the [u]ser (e.g. 1s; Enter: the \
-             first for the session)? "
+             first for the session; anything else: none, and the call does not run)? "
         );
         let _ = self.log.flush();
         let line = self.read_answer()?;
-        let answer = line.trim().to_ascii_lowercase();
-        let digits: String = answer.chars().take_while(char::is_ascii_digit).collect();
-        let index = match digits.parse::<usize>() {
-            Ok(number) if (1..=offers.len()).contains(&number) => number - 1,
-            // The narrowest rule unless the user names a wider one.
-            _ if offers.is_empty() => return None,
-            _ => 0,
-        };
-        let layer = match answer[digits.len()..].trim() {
-            "p" | "project" => Layer::Project,
-            "u" | "user" => Layer::User,
-            _ => Layer::Session,
-        };
-        Some((index, layer))
+        ybs_agent::confirm::parse_rule_choice(&line, offers.len())
     }
 }
 

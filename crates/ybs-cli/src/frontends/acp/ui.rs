@@ -19,7 +19,7 @@ use crate::render::diff_view::Preview;
 use ybs_agent::Notice;
 use ybs_agent::Ui;
 use ybs_agent::confirm::Answer;
-use ybs_agent::permissions::{self, Layer, Rule};
+use ybs_agent::permissions::{self, Layer, Offer};
 
 /// The permission choices ybs offers, as option ids: run the call once.
 pub const ALLOW_ONCE: &str = "allow_once";
@@ -211,7 +211,7 @@ impl Ui for AcpUi {
         answer
     }
 
-    fn choose_rule(&mut self, offers: &[Rule]) -> Option<(usize, Layer)> {
+    fn choose_rule(&mut self, offers: &[Offer]) -> Option<(usize, Layer)> {
         self.chosen
             .take()
             .filter(|(index, _)| *index < offers.len())
@@ -223,7 +223,7 @@ impl Ui for AcpUi {
 /// terminal); reject. One option of each kind: clients such as codecompanion.nvim label an
 /// option by its kind, so several "always" options would look the same there. Broader rules
 /// are for `/permissions` and the configuration file.
-pub fn options(offers: &[Rule]) -> Vec<PermissionOption> {
+pub fn options(offers: &[Offer]) -> Vec<PermissionOption> {
     let mut options = vec![PermissionOption::new(
         ALLOW_ONCE,
         "Allow once",
@@ -299,14 +299,21 @@ mod tests {
         let n = offers.len();
         assert_eq!(answer(&selected(ALLOW_ONCE), n), (Answer::Yes, None));
         assert_eq!(
-            answer(&selected("always:1"), n),
+            answer(&selected("always:1"), 2),
             (Answer::Always, Some((1, Layer::Session)))
         );
         assert_eq!(
             answer(&selected("always:0:user"), n),
             (Answer::Always, Some((0, Layer::User)))
         );
-        for no in [REJECT, "always:3", "always:0:project", "always:x", "else"] {
+        for no in [
+            REJECT,
+            "always:1",
+            "always:3",
+            "always:0:project",
+            "always:x",
+            "else",
+        ] {
             assert_eq!(answer(&selected(no), n), (Answer::No, None), "{no}");
         }
         assert_eq!(
