@@ -213,6 +213,7 @@ pub fn apply_anchored_with(
     let eol = text::eol(content);
     let lines = text::lines(content);
     let texts: Vec<&str> = lines.iter().map(|l| &content[l.start..l.end]).collect();
+    work.charge(content.len() + work::LINE_STEPS * lines.len());
     let mut regions = Vec::with_capacity(changes.len());
     for (idx, change) in changes.iter().enumerate() {
         if work.exhausted() {
