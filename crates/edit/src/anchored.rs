@@ -213,7 +213,6 @@ pub fn apply_anchored_with(
     let eol = text::eol(content);
     let lines = text::lines(content);
     let texts: Vec<&str> = lines.iter().map(|l| &content[l.start..l.end]).collect();
-    work.charge(content.len() + work::LINE_STEPS * lines.len());
     let mut regions = Vec::with_capacity(changes.len());
     for (idx, change) in changes.iter().enumerate() {
         if work.exhausted() {
@@ -221,6 +220,10 @@ pub fn apply_anchored_with(
                 change: idx,
                 limit: work.limit(),
             });
+        }
+        if idx == 0 {
+            // Splitting the file into lines costs per line, not only per byte.
+            work.charge(content.len() + work::LINE_STEPS * lines.len());
         }
         regions.push(locate(&texts, change, idx, work)?);
     }

@@ -189,6 +189,7 @@ mod tests {
         let (hay, pattern) = number_lines(&[" a", "b", "c "], &["a ", "c"], str::trim, &mut work);
         assert_eq!(pattern, vec![0, 1]);
         assert_eq!(hay, vec![0, NONE, 1]);
-        assert_eq!(work.steps(), 2 + 2 + 2 + 2 + 2);
+        // Five one-byte lines, each charged its byte and a line's fixed cost.
+        assert_eq!(work.steps(), 5 * (1 + LINE_STEPS as u64));
     }
 }
