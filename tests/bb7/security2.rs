@@ -679,9 +679,17 @@ fn included_files_are_listed_with_their_sizes() {
         "intro\n@include .env\n@include notes.md\n",
     );
     let view = daemon.call(json!({"action":"chat_get"}));
+    // `.env` is named like a file of secrets: outside any work tree, and in no `.gitignore`,
+    // it still needs consent, bound to the digest of what it sends.
+    let digest = view["instructions_info"]["project_includes"][0]["digest"].clone();
+    assert!(
+        digest.as_str().is_some_and(|d| d.starts_with("sha256:")),
+        "{view}"
+    );
     assert_eq!(
         view["instructions_info"]["project_includes"],
-        json!([{"path": ".env", "bytes": 15}, {"path": "notes.md", "bytes": 6}]),
+        json!([{"path": ".env", "bytes": 15, "needs_consent": "secret_name", "digest": digest},
+            {"path": "notes.md", "bytes": 6}]),
         "{view}"
     );
     let info = daemon.call(json!({"action":"get_customization_info"}));

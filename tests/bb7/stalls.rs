@@ -327,3 +327,46 @@ fn ping_and_cancel_are_answered_while_a_slow_request_runs() {
     );
     eprintln!("ping answered in {ping_took:?} while a request ran");
 }
+
+// 150 `get_file_statuses` pipelined on a chat with a 4 MB file: the ones queued behind each
+// other are answered by one computation (not 150 copies of the file), every one of them is
+// answered with the same statuses, and `ping` sent after them is answered first (the
+// worker is held by a debug build's delay before the first).
+#[test]
+fn pipelined_file_statuses_are_answered_together_and_ping_first() {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    let world = World::new();
+    let content = big_text(4);
+    plant_chat_with_big_file(&world, &content);
+    let mut daemon = world.open_project_with(&[("BB7_TEST_SLOW_ACTION", "get_file_statuses=300")]);
+    let ids: Vec<String> = (0..150).map(|n| format!("s{n}")).collect();
+    let mut batch = String::new();
+    for id in &ids {
+        batch.push_str(&json!({"request_id":id,"action":"get_file_statuses"}).to_string());
+        batch.push('\n');
+    }
+    batch.push_str(&json!({"request_id":"p","action":"ping"}).to_string());
+    daemon.send_line(&batch);
+    let first = daemon.read_reply().expect("a reply");
+    assert_eq!(first["request_id"], "p", "ping before any status: {first}");
+    let mut statuses = Vec::new();
+    while statuses.len() < ids.len() {
+        let reply = daemon.read_reply().expect("a reply");
+        assert_eq!(reply["type"], "file_statuses", "{reply}");
+        statuses.push(reply);
+    }
+    let mut answered: Vec<&str> = statuses
+        .iter()
+        .map(|reply| reply["request_id"].as_str().unwrap())
+        .collect();
+    answered.sort_unstable();
+    let mut expected: Vec<&str> = ids.iter().map(String::as_str).collect();
+    expected.sort_unstable();
+    assert_eq!(answered, expected, "each request answered once");
+    for reply in &statuses {
+        assert_eq!(reply["files"], statuses[0]["files"]);
+        assert_eq!(reply["files"][0]["path"], "big.txt", "{reply}");
+    }
+}

@@ -130,10 +130,11 @@ if real.available() then
         require("bb7.actions").new_chat("consent")
         env.settle()
         local chat = require("bb7.state").data.chat
-        t.eq(
-          { { path = ".env", bytes = 15, needs_consent = "ignored" } },
-          chat.instructions_info.project_includes
-        )
+        local listed = vim.deepcopy(chat.instructions_info.project_includes)
+        -- what the consent is bound to: the resolved path and the content
+        t.matches("^sha256:%x+$", listed[1].digest)
+        listed[1].digest = nil
+        t.eq({ { path = ".env", bytes = 15, needs_consent = "ignored" } }, listed)
         t.truthy(chat.instructions_info.project_error:find("include .env is ignored by git", 1, true))
         local questions = {}
         local consent = require("bb7.consent")

@@ -42,16 +42,9 @@ fn convert(text: &str, keep_newlines: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Whether the terminal could act on `c` rather than show it.
+/// Whether the terminal could act on `c` rather than show it (the workspace's one rule).
 fn is_dangerous(c: char) -> bool {
-    match c {
-        '\t' => false,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
-        // Bidirectional embeddings, overrides and isolates, which make text read differently
-        // from what it is (Trojan Source), and the line and paragraph separators.
-        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}' => true,
-        _ => false,
-    }
+    ybs_core::is_terminal_control(c)
 }
 
 #[cfg(test)]

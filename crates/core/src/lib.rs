@@ -15,9 +15,12 @@
 //!   them into a [`Reply`] (`accumulator`), [`Usage`] (`usage`).
 //! - Errors: [`LlmError`], its [`ErrorKind`]s and the [`classify`] function every adapter uses
 //!   (`error`).
+//! - Untrusted text: [`is_terminal_control`] (`controls`), the characters every inert
+//!   rendering escapes.
 
 mod accumulator;
 mod cache;
+mod controls;
 mod error;
 mod event;
 mod file_id;
@@ -30,6 +33,7 @@ mod usage;
 
 pub use accumulator::{Accumulator, Reply};
 pub use cache::{CacheBreakpoints, CacheTtl, MAX_CACHE_BREAKPOINTS};
+pub use controls::is_terminal_control;
 pub use error::{ErrorKind, LlmError, classify};
 pub use event::{FinishReason, StreamEvent};
 pub use file_id::file_id;

@@ -221,6 +221,10 @@ pub fn apply_anchored_with(
                 limit: work.limit(),
             });
         }
+        if idx == 0 {
+            // Splitting the file into lines costs per line, not only per byte.
+            work.charge(content.len() + work::LINE_STEPS * lines.len());
+        }
         regions.push(locate(&texts, change, idx, work)?);
     }
     let mut order: Vec<&Region> = regions.iter().collect();

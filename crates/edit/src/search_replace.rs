@@ -183,7 +183,7 @@ pub fn apply_search_replace_with(
     }
     let eol = text::eol(content);
     let lines = text::lines(content);
-    work.charge(content.len());
+    work.charge(content.len() + work::LINE_STEPS * lines.len());
     let passes = [
         MatchPass::Exact,
         MatchPass::TrailingWhitespace,

@@ -17,6 +17,11 @@ use std::collections::HashMap;
 /// make the daemon do.
 pub const DEFAULT_WORK_LIMIT: u64 = 1 << 30;
 
+/// The steps a line costs beyond its bytes (splitting it out, hashing, a table lookup): a
+/// file of millions of empty lines has few bytes but costs per line, and charging bytes
+/// alone let such a file take seventeen times the budget's second.
+pub(crate) const LINE_STEPS: usize = 16;
+
 /// The matching work done so far, and the limit past which no further edit is started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MatchWork {
@@ -82,7 +87,7 @@ pub(crate) fn number_lines(
     let mut numbered = Vec::with_capacity(pattern.len());
     for line in pattern {
         let key = norm(line);
-        work.charge(key.len() + 1);
+        work.charge(key.len() + LINE_STEPS);
         let next = u32::try_from(ids.len()).unwrap_or(NONE - 1);
         numbered.push(*ids.entry(key).or_insert(next));
     }
@@ -90,7 +95,7 @@ pub(crate) fn number_lines(
         .iter()
         .map(|line| {
             let key = norm(line);
-            work.charge(key.len() + 1);
+            work.charge(key.len() + LINE_STEPS);
             ids.get(key).copied().unwrap_or(NONE)
         })
         .collect();
@@ -184,6 +189,7 @@ mod tests {
         let (hay, pattern) = number_lines(&[" a", "b", "c "], &["a ", "c"], str::trim, &mut work);
         assert_eq!(pattern, vec![0, 1]);
         assert_eq!(hay, vec![0, NONE, 1]);
-        assert_eq!(work.steps(), 2 + 2 + 2 + 2 + 2);
+        // Five one-byte lines, each charged its byte and a line's fixed cost.
+        assert_eq!(work.steps(), 5 * (1 + LINE_STEPS as u64));
     }
 }

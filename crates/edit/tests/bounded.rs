@@ -177,3 +177,16 @@ fn a_replace_all_that_would_grow_past_the_limit_stops_building() {
     assert_eq!(err, SearchReplaceError::WorkLimit { limit: 64 << 20 });
     assert!(work.steps() < (64 << 20) + (2 << 20), "{}", work.steps());
 }
+
+// A file of a million empty lines has a million bytes but costs per line: every line is
+// charged its bytes and a fixed cost, so a response cannot make the matcher work through
+// tens of millions of lines on a budget sized for bytes.
+#[test]
+fn empty_lines_are_charged_per_line_not_per_byte() {
+    let file = "\n".repeat(1_000_000);
+    let mut work = MatchWork::default();
+    let err = apply_search_replace_with(&file, &SearchReplace::new("a\nb\n", "z"), &mut work)
+        .unwrap_err();
+    assert_eq!(err, SearchReplaceError::NotFound);
+    assert!(work.steps() >= 16 * 1_000_000, "{} steps", work.steps());
+}

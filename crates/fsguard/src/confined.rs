@@ -237,7 +237,7 @@ impl Confined {
     /// Writes `bytes` to `path` atomically, creating missing directories. A new file gets
     /// `0666` less the umask; an existing one keeps its permission bits.
     pub fn write(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.replace(path, bytes, true, true)
+        self.replace(path, bytes, NewMode::KeepOr(None), true, true)
     }
 
     /// Writes `bytes` to `path` atomically with one `fsync`, the temporary file's before the
@@ -250,7 +250,19 @@ impl Confined {
     /// commits the two renames in that order; elsewhere a power loss may leave an entry
     /// whose snapshot is missing, never one that is torn.
     pub fn write_unsynced_dir(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.replace(path, bytes, true, false)
+        self.replace(path, bytes, NewMode::KeepOr(None), true, false)
+    }
+
+    /// [`write_unsynced_dir`](Confined::write_unsynced_dir) giving the file exactly the
+    /// permission bits `mode`, whatever the file it replaces had: a copy of a private file
+    /// (`0600`) stays private.
+    pub fn write_unsynced_dir_with_mode(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        mode: u32,
+    ) -> io::Result<()> {
+        self.replace(path, bytes, NewMode::Exact(mode), true, false)
     }
 
     /// Writes `bytes` to `path` atomically as [`write`](Confined::write) does, without the
@@ -258,7 +270,7 @@ impl Confined {
     /// chats index). A crash of the process still leaves the old content or the new; a power
     /// loss may leave either, or an empty or partial file, which its reader rebuilds.
     pub fn write_rebuildable(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
-        self.replace(path, bytes, false, false)
+        self.replace(path, bytes, NewMode::KeepOr(None), false, false)
     }
 
     /// The atomic write: `sync_file` fsyncs the temporary file before the rename, `sync_dir`
@@ -267,6 +279,7 @@ impl Confined {
         &self,
         path: &Path,
         bytes: &[u8],
+        mode: NewMode,
         sync_file: bool,
         sync_dir: bool,
     ) -> io::Result<()> {
@@ -277,18 +290,11 @@ impl Confined {
             DirSync::Skip
         };
         let temp = temp_name();
-        at::replace_at(
-            &dir,
-            name,
-            bytes,
-            NewMode::KeepOr(None),
-            &temp,
-            sync_file,
-            dir_sync,
-        )
-        .map_err(|error| match error {
-            ReplaceError::Directory => io::ErrorKind::IsADirectory.into(),
-            ReplaceError::Io(error) => error,
+        at::replace_at(&dir, name, bytes, mode, &temp, sync_file, dir_sync).map_err(|error| {
+            match error {
+                ReplaceError::Directory => io::ErrorKind::IsADirectory.into(),
+                ReplaceError::Io(error) => error,
+            }
         })
     }
 

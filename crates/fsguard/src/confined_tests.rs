@@ -64,3 +64,17 @@ fn new_files_get_ordinary_modes_and_existing_ones_keep_theirs() {
     assert_eq!(fs.walk_files(anchor.path(), &mut odd).unwrap(), ["a/b.txt"]);
     assert!(odd.is_empty());
 }
+
+#[test]
+fn a_write_with_a_mode_gives_exactly_that_mode_over_a_looser_file() {
+    let anchor = tempfile::tempdir().unwrap();
+    let fs = Confined::new(anchor.path());
+    let path = anchor.path().join("snap/copy");
+    fs.write_unsynced_dir(&path, b"old").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    fs.write_unsynced_dir_with_mode(&path, b"TOKEN=1", 0o600)
+        .unwrap();
+    let meta = std::fs::metadata(&path).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::read(&path).unwrap(), b"TOKEN=1");
+}

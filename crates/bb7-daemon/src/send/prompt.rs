@@ -66,7 +66,7 @@ pub fn diff_mode_prompt(mode: DiffMode) -> &'static str {
 pub fn system_message(
     home: &Home,
     project_root: Option<&Path>,
-    allowed: &[String],
+    allowed: &[crate::store::consent::IncludeConsent],
     mode: Option<DiffMode>,
 ) -> Result<String> {
     let mut out = base_prompt(home);
@@ -91,7 +91,7 @@ pub fn base_prompt(home: &Home) -> String {
 pub fn instruction_blocks(
     home: &Home,
     project_root: Option<&Path>,
-    allowed: &[String],
+    allowed: &[crate::store::consent::IncludeConsent],
 ) -> Result<Vec<String>> {
     let mut blocks = Vec::new();
     if let Ok(text) = std::fs::read_to_string(home.global_instructions_path()) {

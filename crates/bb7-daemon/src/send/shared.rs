@@ -81,6 +81,20 @@ impl Queue {
         }
     }
 
+    /// Takes the jobs at the front of the queue for as long as `matches` holds for them:
+    /// identical read-only requests queued one after another, with nothing between them
+    /// that could change what they read, are answered by one computation.
+    pub fn take_front_while(&self, matches: impl Fn(&Job) -> bool) -> Vec<Job> {
+        let Ok(mut jobs) = self.jobs.lock() else {
+            return Vec::new();
+        };
+        let mut taken = Vec::new();
+        while jobs.queued.front().is_some_and(&matches) {
+            taken.extend(jobs.queued.pop_front());
+        }
+        taken
+    }
+
     /// Closes the queue: [`wait`](Queue::wait) returns at once from now on.
     pub fn close(&self) {
         if let Ok(mut jobs) = self.jobs.lock() {
@@ -110,6 +124,49 @@ pub struct Shared {
     pub stream: Arc<Mutex<Option<InFlight>>>,
     /// The runtime streams run on.
     pub runtime: tokio::runtime::Handle,
+    /// The counting jobs running off the session's thread (see [`MAX_BACKGROUND`]).
+    pub background: Arc<Background>,
+}
+
+/// The most counting jobs that run (or wait for a thread) at once. Each holds what it counts
+/// (a chat's outputs, megabytes each): a client pipelining hundreds of requests must not make
+/// the daemon hold hundreds of copies; past this the session's thread waits for one to end
+/// (`ping` and `cancel` are answered by the reader meanwhile).
+pub const MAX_BACKGROUND: usize = 4;
+
+/// How many counting jobs are in flight.
+#[derive(Default)]
+pub struct Background {
+    running: Mutex<usize>,
+    ended: Condvar,
+}
+
+impl Background {
+    /// Waits until fewer than [`MAX_BACKGROUND`] jobs run, then counts one more.
+    fn enter(self: &Arc<Self>) -> BackgroundSlot {
+        if let Ok(mut running) = self.running.lock() {
+            while *running >= MAX_BACKGROUND {
+                running = self
+                    .ended
+                    .wait(running)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+            }
+            *running += 1;
+        }
+        BackgroundSlot(Arc::clone(self))
+    }
+}
+
+/// One counting job's place; given back when dropped.
+struct BackgroundSlot(Arc<Background>);
+
+impl Drop for BackgroundSlot {
+    fn drop(&mut self) {
+        if let Ok(mut running) = self.0.running.lock() {
+            *running = running.saturating_sub(1);
+        }
+        self.0.ended.notify_one();
+    }
 }
 
 impl Shared {
@@ -204,10 +261,32 @@ impl Shared {
         request_id: Option<String>,
         work: impl FnOnce() -> crate::wire::error::Result<Reply> + Send + 'static,
     ) {
-        self.spawn_reply_for(request_id, async move {
-            tokio::task::spawn_blocking(work).await.map_err(|err| {
-                crate::wire::error::Error::Invalid(format!("counting failed: {err}"))
-            })?
+        self.spawn_blocking_replies(vec![request_id], work);
+    }
+
+    /// [`spawn_blocking_reply`](Shared::spawn_blocking_reply) answering every request of
+    /// `request_ids` with the one reply. At most [`MAX_BACKGROUND`] such jobs are in flight:
+    /// past that this waits for one to end.
+    pub fn spawn_blocking_replies(
+        &self,
+        request_ids: Vec<Option<String>>,
+        work: impl FnOnce() -> crate::wire::error::Result<Reply> + Send + 'static,
+    ) {
+        let slot = self.background.enter();
+        let shared = self.clone();
+        self.runtime.spawn(async move {
+            let reply = match tokio::task::spawn_blocking(work).await {
+                Ok(Ok(reply)) => reply,
+                Ok(Err(err)) => {
+                    tracing::info!(error = %err, "request failed");
+                    Reply::error(err.to_string())
+                }
+                Err(err) => Reply::error(format!("counting failed: {err}")),
+            };
+            drop(slot);
+            for request_id in request_ids {
+                shared.send(&reply.clone().for_request(request_id.as_deref()));
+            }
         });
     }
 

@@ -26,13 +26,16 @@ use crate::send::assemble::{FileBlock, Source, Status};
 use crate::store::active::Active;
 use crate::store::paths;
 
-/// The paths a call names, in order, without repeats (normalised when they can be).
+/// The paths a call names, in order, without repeats (normalised when they can be). Repeats
+/// are found by hashing: one call may name tens of thousands of paths, and comparing each
+/// with all before it would hold the daemon for seconds outside any budget.
 pub fn call_paths(call: &ToolCall) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut push = |raw: Option<&str>| {
         if let Some(raw) = raw.filter(|raw| !raw.is_empty()) {
             let path = paths::validate_relative(raw).unwrap_or_else(|_| raw.to_owned());
-            if !found.contains(&path) {
+            if seen.insert(path.clone()) {
                 found.push(path);
             }
         }
@@ -184,6 +187,7 @@ pub fn apply<L: BaseLookup + ?Sized>(
     let mut buffer = PendingBuffer::new(mode, lookup);
     let mut chunks = Vec::new();
     let mut touched: Vec<String> = Vec::new();
+    let mut touched_set: HashSet<String> = HashSet::new();
     let mut edited: HashSet<String> = HashSet::new();
     let mut ending = None;
     for (at, call) in calls.iter().enumerate() {
@@ -229,7 +233,7 @@ pub fn apply<L: BaseLookup + ?Sized>(
         };
         chunks.push(format!("\n[{chunk}]\n"));
         for path in paths {
-            if !touched.contains(&path) {
+            if touched_set.insert(path.clone()) {
                 touched.push(path);
             }
         }
@@ -433,5 +437,17 @@ mod tests {
         cancelled.cancel();
         let none = apply(DiffMode::Anchored, &calls, &lookup, |_| false, &cancelled);
         assert!(none.chunks.is_empty() && none.partial.is_empty());
+    }
+
+    #[test]
+    fn a_call_naming_sixty_thousand_paths_is_deduplicated_once_each() {
+        let edits: Vec<Value> = (0..60_000)
+            .map(|n| json!({"path": format!("f{}.rs", n % 30_000), "old_string": "a", "new_string": "b"}))
+            .collect();
+        let call = call("edit_file", json!({"edits": edits}));
+        let paths = call_paths(&call);
+        assert_eq!(paths.len(), 30_000);
+        assert_eq!(paths[0], "f0.rs");
+        assert_eq!(paths[29_999], "f29999.rs");
     }
 }

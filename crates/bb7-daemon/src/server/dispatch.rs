@@ -7,7 +7,7 @@
 //! from a background task), everything else to [`Session::dispatch`] and the session's
 //! handlers.
 
-use crate::send::shared::Shared;
+use crate::send::shared::{Job, Shared};
 use crate::send::{calls, prepare};
 use crate::session::{Flow, Session, required};
 use crate::wire::error::{Error, Result};
@@ -98,7 +98,16 @@ pub fn route(
         }
         Request::GetFileStatuses(statuses) => {
             let mut files = session.active_chat()?.file_statuses_uncounted()?;
-            shared.spawn_blocking_reply(request_id, move || {
+            // The same request pipelined: those queued right behind this one read the same
+            // state, so they get this reply instead of a copy of every output each.
+            let mut request_ids = vec![request_id];
+            let same = |job: &Job| matches!(job, Job::Request(_, Request::GetFileStatuses(_)));
+            for job in shared.jobs.take_front_while(same) {
+                if let Job::Request(id, _) = job {
+                    request_ids.push(id);
+                }
+            }
+            shared.spawn_blocking_replies(request_ids, move || {
                 answer(statuses, |_| {
                     crate::session::files::count_tokens(&mut files);
                     Ok(replies::FileStatuses { files })

@@ -48,6 +48,7 @@ pub async fn serve<R: Read + Send + 'static>(session: Session, input: R, output:
         jobs: Arc::new(Queue::default()),
         stream: Arc::new(Mutex::new(None)),
         runtime: tokio::runtime::Handle::current(),
+        background: Arc::default(),
     };
     let worker = {
         let shared = shared.clone();

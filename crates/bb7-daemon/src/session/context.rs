@@ -70,15 +70,54 @@ impl Active {
     /// [`Confined::write_unsynced_dir`]: ybs_fsguard::confined::Confined::write_unsynced_dir
     pub(crate) fn write_snapshot(&self, file: &ContextFile, content: &str) -> Result<()> {
         let path = self.storage_path(file)?;
-        self.store
-            .fs()
-            .write_unsynced_dir(&path, content.as_bytes())
-            .map_err(Error::io("write", &path))
+        let fs = self.store.fs();
+        let written = if self.source_is_private(file) {
+            fs.write_unsynced_dir_with_mode(&path, content.as_bytes(), 0o600)
+        } else {
+            fs.write_unsynced_dir(&path, content.as_bytes())
+        };
+        written.map_err(Error::io("write", &path))
+    }
+
+    /// Whether the file a snapshot copies is readable by its owner only (`.env`,
+    /// `~/.aws/credentials` at `0600`): its copy under `.bb7/` is then `0600` too, not the
+    /// `0644` a new file gets. Only `stat` is used (nothing is opened); a source that cannot
+    /// be examined is taken as private.
+    fn source_is_private(&self, file: &ContextFile) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        let source = match self.root.as_deref() {
+            Some(root) if !file.external && !Path::new(&file.path).is_absolute() => {
+                root.join(&file.path)
+            }
+            _ => Path::new(&file.path).to_path_buf(),
+        };
+        match std::fs::metadata(&source) {
+            Ok(meta) => meta.permissions().mode() & 0o077 == 0,
+            Err(err) => err.kind() != std::io::ErrorKind::NotFound,
+        }
+    }
+
+    /// Refuses a context path that names something other than a regular file (`/dev/tty`,
+    /// `/dev/zero`, a FIFO): a client re-reading it (on open, on watch) would block. Only
+    /// `stat` is used; a path that does not exist yet is left to the client.
+    fn refuse_special(&self, placed: &Placed) -> Result<()> {
+        let path = match self.root.as_deref() {
+            Some(root) if !placed.external => root.join(&placed.path),
+            _ => Path::new(&placed.path).to_path_buf(),
+        };
+        match std::fs::metadata(&path) {
+            Ok(meta) if !meta.is_file() => Err(Error::Invalid(format!(
+                "{} is not a regular file: only regular files can be context files",
+                placed.path
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// `context_add`: snapshots a whole file.
     pub fn add_file(&mut self, path: &str, content: &str, readonly: bool) -> Result<()> {
         let placed = self.place(path)?;
+        self.refuse_special(&placed)?;
         if self.chat.find_file(&placed.path).is_some() {
             return Err(Error::FileExists);
         }
@@ -101,6 +140,7 @@ impl Active {
     pub fn add_section(&mut self, path: &str, content: &str, start: i64, end: i64) -> Result<()> {
         let (start, end) = section_lines(start, end)?;
         let placed = self.place(path)?;
+        self.refuse_special(&placed)?;
         let exists = self
             .chat
             .context_files
@@ -134,6 +174,20 @@ impl Active {
                 other => other,
             });
         };
+        if let Some(now) = self.leads_elsewhere(&file)? {
+            // The old snapshot must not go on being sent as if it were current: the entry
+            // goes, and the user adds what the path now leads to if that is what they mean.
+            self.chat
+                .context_files
+                .retain(|entry| !(entry.path == file.path && entry.section().is_none()));
+            self.record(Event::about(ContextAction::UserRemoveFile, &file));
+            self.save()?;
+            return Err(Error::Invalid(format!(
+                "context file {} now leads to {now} through a link: not updated, and removed \
+                 from context (add {now} itself if you mean to send it)",
+                file.path
+            )));
+        }
         // Always re-snapshotted and recorded, even when unchanged, as the first bb7 does.
         let version = version_of(&file, content);
         self.write_snapshot(&file, content)?;
@@ -146,6 +200,21 @@ impl Active {
             *entry = updated;
         }
         Ok(self.save()?)
+    }
+
+    /// Where a project context file now leads when that is no longer the file it was added
+    /// as: a link swapped in (the path itself or a directory on the way) since, to another
+    /// project file or outside. Its content the client read through the link is never
+    /// taken for it.
+    fn leads_elsewhere(&self, file: &ContextFile) -> Result<Option<String>> {
+        let Some(root) = self.root.as_deref() else {
+            return Ok(None);
+        };
+        if file.external || self.chat.global {
+            return Ok(None);
+        }
+        let placed = paths::place_in_project(root, &file.path)?;
+        Ok((placed.external || placed.path != file.path).then_some(placed.path))
     }
 
     /// `context_remove`: drops a whole file from context (its snapshot stays for history).

@@ -367,6 +367,18 @@ impl Active {
         if paths::is_reserved(&placed.path) {
             return Err(invalid("is inside .bb7/ or .git/, which bb7 never writes"));
         }
+        if let Some(root) = self.root.as_deref() {
+            if let Some(dir) = paths::git_dir_on_the_way(root, &placed.path) {
+                return Err(Error::InvalidPath {
+                    path: destination.to_owned(),
+                    why: if dir == "." {
+                        "is inside a project root laid out as a git directory, which bb7 never writes"
+                    } else {
+                        "is inside a directory laid out as a git directory (HEAD, objects/, refs/), which bb7 never writes"
+                    },
+                });
+            }
+        }
         Ok(placed.path)
     }
 

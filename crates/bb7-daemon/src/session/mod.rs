@@ -37,10 +37,12 @@ use ybs_core::{Message, Part, Role};
 
 use crate::store::active::Active;
 use crate::store::chats::ChatStore;
+use crate::store::consent::IncludeConsent;
 use crate::store::global::Home;
 use crate::store::lock;
 use crate::store::model::{Chat, now};
 use crate::wire::error::{Error, Result};
+use crate::wire::params::ConsentEntry;
 
 /// How long a fetched models list is used before it is fetched again.
 pub const MODELS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
@@ -79,9 +81,9 @@ pub struct Session {
     active: Option<Active>,
     /// The models list and when it was fetched (refreshed after [`MODELS_MAX_AGE`]).
     models: Option<(std::time::Instant, Vec<ybs_providers::ModelInfo>)>,
-    /// The `@include`s git does not vouch for that the user allowed (`allow_includes`), as
-    /// the directives write them; forgotten at `init`.
-    allowed_includes: Vec<String>,
+    /// The `@include`s git does not vouch for that the user allowed (`allow_includes`), each
+    /// bound to what it sent when allowed; forgotten at `init`.
+    allowed_includes: Vec<IncludeConsent>,
 }
 
 impl Session {
@@ -99,13 +101,39 @@ impl Session {
     }
 
     /// The includes the user allowed although git does not vouch for them.
-    pub fn allowed_includes(&self) -> &[String] {
+    pub fn allowed_includes(&self) -> &[IncludeConsent] {
         &self.allowed_includes
     }
 
-    /// `allow_includes`: the includes the user allowed, replacing those allowed before.
-    pub fn allow_includes(&mut self, paths: Vec<String>) {
-        self.allowed_includes = paths;
+    /// `allow_includes`: the includes the user allowed, replacing those allowed before. An
+    /// entry with a digest is kept as it is; a bare name is bound to what that include sends
+    /// now (an include that cannot be read now is not allowed).
+    pub fn allow_includes(&mut self, entries: Vec<ConsentEntry>) {
+        let needs_current = entries
+            .iter()
+            .any(|entry| matches!(entry, ConsentEntry::Name(_)));
+        let current = match self.project_root() {
+            Some(root) if needs_current => {
+                crate::store::instructions::info(
+                    &self.home.global_instructions_path(),
+                    Some(root),
+                    &[],
+                )
+                .project_includes
+            }
+            _ => Vec::new(),
+        };
+        self.allowed_includes = entries
+            .into_iter()
+            .filter_map(|entry| match entry {
+                ConsentEntry::Bound { path, digest } => Some(IncludeConsent { path, digest }),
+                ConsentEntry::Name(path) => current
+                    .iter()
+                    .find(|included| included.path == path)
+                    .and_then(|included| included.digest.clone())
+                    .map(|digest| IncludeConsent { path, digest }),
+            })
+            .collect();
     }
 
     /// The per-user locations.

@@ -10,6 +10,9 @@ use crate::wire::error::{Error, Result};
 use crate::wire::replies::Opened;
 use ybs_fsguard::confined::Confined;
 
+/// `.bb7/.gitignore`, written by `bb7_init`: everything bb7 keeps stays out of git.
+const BB7_GITIGNORE: &str = "# bb7's chats, context snapshots and outputs stay out of git.\n*\n";
+
 impl Session {
     /// `bb7_init`: creates `.bb7/chats` in `project_root` (refused in the home directory and
     /// where anything named `.bb7` exists).
@@ -23,9 +26,14 @@ impl Session {
             return Err(Error::AlreadyInitialized);
         }
         let chats = bb7.join("chats");
-        Confined::new(&root)
-            .create_dir_all(&chats)
+        let fs = Confined::new(&root);
+        fs.create_dir_all(&chats)
             .map_err(Error::io("create directory", &chats))?;
+        // Chats hold snapshots of private files (`.env`, external credentials): `git add -A`
+        // must not commit them.
+        let ignore = bb7.join(".gitignore");
+        fs.write(&ignore, BB7_GITIGNORE.as_bytes())
+            .map_err(Error::io("write", &ignore))?;
         Ok(())
     }
 

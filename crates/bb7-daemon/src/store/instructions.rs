@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::store::consent::{self, IncludeConsent};
 use crate::store::error::{Error, Result};
 use crate::store::tracked::{Tracked, Unvouched};
 use ybs_fsguard::confined::{Confined, Refused, refusal};
@@ -16,16 +17,21 @@ use ybs_fsguard::confined::{Confined, Refused, refusal};
 /// The most instructions may hold once includes are expanded: they go with every message.
 pub const MAX_EXPANDED: usize = 1 << 20;
 
+/// The most `@include` lines instructions may hold: each is resolved, read, checked with git
+/// and listed for the user, so a file of empty includes must not cost seconds per request.
+pub const MAX_INCLUDES: usize = 1000;
+
 /// Expands a project instruction file. `display` names the file in errors, which read
 /// `{display}:{line}: {what}`; instructions over [`MAX_EXPANDED`] bytes are such an error
 /// (an include is read no further than the room left). An include that git does not vouch
-/// for ([`Tracked`]: untracked, ignored, in `.git`) is such an error too unless its path (as
-/// the directive writes it) is in `allowed`, the includes the user consented to.
+/// for ([`Tracked`]: untracked, ignored, in `.git`, named like a secret) is such an error too
+/// unless `allowed`, the includes the user consented to, holds its path (as the directive
+/// writes it) with the digest of what it sends now ([`consent::digest`]).
 pub fn expand(
     text: &str,
     project_root: &Path,
     display: &str,
-    allowed: &[String],
+    allowed: &[IncludeConsent],
 ) -> Result<String> {
     expand_listing(text, project_root, display, allowed, &mut Vec::new())
 }
@@ -36,7 +42,7 @@ fn expand_listing(
     text: &str,
     project_root: &Path,
     display: &str,
-    allowed: &[String],
+    allowed: &[IncludeConsent],
     included_files: &mut Vec<Included>,
 ) -> Result<String> {
     // Read (the index) only once an include needs it.
@@ -63,6 +69,11 @@ fn expand_listing(
             None if out.len() + raw.len() > MAX_EXPANDED => return Err(fail(too_large())),
             None => out.push_str(raw),
             Some(Err(what)) => return Err(fail(what.to_owned())),
+            Some(Ok(_)) if included_files.len() >= MAX_INCLUDES => {
+                return Err(fail(format!(
+                    "instructions hold more than {MAX_INCLUDES} @include lines"
+                )));
+            }
             Some(Ok(target)) => {
                 let resolved =
                     resolve_include(project_root, &target).map_err(|what| fail(what.to_owned()))?;
@@ -82,12 +93,16 @@ fn expand_listing(
                 let needs_consent = tracked
                     .get_or_insert_with(|| Tracked::new(&resolved.0))
                     .check(&resolved.1);
+                let relative = resolved.1.strip_prefix(&resolved.0).unwrap_or(&resolved.1);
+                let digest = consent::digest(&relative.to_string_lossy(), included.as_bytes());
+                let consented = consent::allows(allowed, &target, &digest);
                 included_files.push(Included {
                     path: target.clone(),
                     bytes: included.len(),
                     needs_consent,
+                    digest: needs_consent.map(|_| digest),
                 });
-                if let Some(why) = needs_consent.filter(|_| !allowed.contains(&target)) {
+                if let Some(why) = needs_consent.filter(|_| !consented) {
                     refused.get_or_insert_with(|| fail(consent_needed(&target, why)));
                     continue;
                 }
@@ -231,6 +246,10 @@ pub struct Included {
     /// Why it is sent only with the user's consent (`allow_includes`), when it is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub needs_consent: Option<Unvouched>,
+    /// What it sends ([`consent::digest`]), when it needs consent: a consent names it, so
+    /// a change asks again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
 }
 
 /// Collects [`InstructionsInfo`]; `project_root` is `None` for global chats; `allowed` are
@@ -238,7 +257,7 @@ pub struct Included {
 pub fn info(
     global_path: &Path,
     project_root: Option<&Path>,
-    allowed: &[String],
+    allowed: &[IncludeConsent],
 ) -> InstructionsInfo {
     let mut info = InstructionsInfo {
         global_path: global_path.display().to_string(),
@@ -266,13 +285,13 @@ pub fn project_file(root: &Path) -> PathBuf {
 
 /// The expanded project instructions ("" when the file does not exist); `allowed` as for
 /// [`expand`].
-pub fn load_project(root: &Path, allowed: &[String]) -> Result<String> {
+pub fn load_project(root: &Path, allowed: &[IncludeConsent]) -> Result<String> {
     load_project_listing(root, allowed, &mut Vec::new())
 }
 
 fn load_project_listing(
     root: &Path,
-    allowed: &[String],
+    allowed: &[IncludeConsent],
     included: &mut Vec<Included>,
 ) -> Result<String> {
     let path = project_file(root);

@@ -88,16 +88,21 @@ impl<W: Write> Write for Escaped<W> {
             Some(body) => (body, &b"\n"[..]),
             None => (buf, &b""[..]),
         };
-        let mut clean = Vec::with_capacity(buf.len());
-        for &byte in body {
-            match byte {
-                b'\n' => clean.extend_from_slice(b"\\n"),
-                b'\r' => clean.extend_from_slice(b"\\r"),
-                b'\t' => clean.push(b'\t'),
-                0..=0x1f | 0x7f => clean.extend_from_slice(format!("\\x{byte:02x}").as_bytes()),
-                _ => clean.push(byte),
+        let mut clean = String::with_capacity(buf.len());
+        for c in String::from_utf8_lossy(body).chars() {
+            match c {
+                '\n' => clean.push_str("\\n"),
+                '\r' => clean.push_str("\\r"),
+                c if ybs_core::is_terminal_control(c) && (c as u32) < 0x100 => {
+                    clean.push_str(&format!("\\x{:02x}", c as u32));
+                }
+                c if ybs_core::is_terminal_control(c) => {
+                    clean.push_str(&format!("\\u{{{:x}}}", c as u32));
+                }
+                c => clean.push(c),
             }
         }
+        let mut clean = clean.into_bytes();
         clean.extend_from_slice(end);
         self.0.write_all(&clean)?;
         Ok(buf.len())
@@ -121,6 +126,14 @@ mod tests {
         assert_eq!(
             String::from_utf8(out.0).unwrap(),
             "WARN path=a\\n2026 FORGED \\x1b[31mred\t!\n"
+        );
+        // C1 controls (NEL, CSI) and bidi overrides from a shipped chat's id.
+        let mut out = Escaped(Vec::new());
+        out.write_all("chat=a\u{85}b\u{9b}31m\u{202e}txt.exe\n".as_bytes())
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(out.0).unwrap(),
+            "chat=a\\x85b\\x9b31m\\u{202e}txt.exe\n"
         );
     }
 

@@ -5,8 +5,9 @@
 //! `context/_external/{hash}`, named by [`paths`]), the model's outputs in `output/` and a
 //! PID lock ([`lock`]); the index `chats/index.json` changes only under an advisory lock.
 //! The open chat is [`active::Active`]; the per-user config, state, logs and usage are
-//! [`global`], [`logfile`] and [`usage_log`]; instruction files are [`instructions`] (an `@include` git does not vouch for, [`tracked`],
-//! needs the user's consent).
+//! [`global`], [`logfile`] and [`usage_log`]; instruction files are [`instructions`] (an `@include` git does not vouch for, [`tracked`]
+//! with the index read by [`git_index`], needs the user's consent, bound by [`consent`] to what
+//! it sends).
 //!
 //! Safety (threat model in the bb7 section of `SECURITY.md`): every file under `.bb7/` is
 //! reached through `ybs_fsguard::confined` (opened beneath the project root, no link followed,
@@ -20,9 +21,11 @@ pub mod active;
 pub mod atomic;
 pub mod chats;
 pub mod commit;
+pub mod consent;
 pub mod dirs;
 pub mod error;
 pub mod events;
+pub mod git_index;
 pub mod global;
 pub mod instructions;
 pub mod lock;

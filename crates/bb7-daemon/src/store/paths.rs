@@ -192,10 +192,43 @@ pub fn place_in_project(root: &Path, path: &str) -> Result<Placed> {
 }
 
 /// Whether a project-relative path lies in a directory bb7 must never write from the model's
-/// or the client's say-so: its own `.bb7/` or the repository's `.git/`.
+/// or the client's say-so: a `.bb7/` or a `.git/` at any depth, in any case (a nested
+/// repository's `lib/.git/config` can make the next git command there run a program).
 pub fn is_reserved(relative: &str) -> bool {
-    let first = relative.split('/').next().unwrap_or_default();
-    first.eq_ignore_ascii_case(".bb7") || first.eq_ignore_ascii_case(".git")
+    relative
+        .split('/')
+        .any(|part| part.eq_ignore_ascii_case(".bb7") || part.eq_ignore_ascii_case(".git"))
+}
+
+/// The first directory on the way to `relative` (the project root included) that is laid
+/// out as a git directory (`HEAD`, `objects/` and `refs/`, as a bare repository a cloned tree
+/// can ship in plain tracked files): git run there reads its `config`, so nothing below it
+/// may be written from the model's or the client's say-so. Only `lstat` is used: nothing is
+/// opened and no link is followed.
+pub fn git_dir_on_the_way(root: &Path, relative: &str) -> Option<String> {
+    let parts: Vec<&str> = relative.split('/').collect();
+    let looks_like_git_dir = |dir: &Path| {
+        let is = |name: &str, dir_wanted: bool| {
+            dir.join(name).symlink_metadata().is_ok_and(|meta| {
+                if dir_wanted {
+                    meta.is_dir()
+                } else {
+                    meta.is_file()
+                }
+            })
+        };
+        is("HEAD", false) && is("objects", true) && is("refs", true)
+    };
+    (0..parts.len()).find_map(|depth| {
+        let below = parts[..depth].join("/");
+        looks_like_git_dir(&root.join(&below)).then(|| {
+            if below.is_empty() {
+                ".".to_owned()
+            } else {
+                below
+            }
+        })
+    })
 }
 
 #[cfg(test)]
@@ -247,9 +280,11 @@ mod tests {
         let inside = place_in_project(&root, "alias/a.rs").unwrap();
         assert_eq!(inside.path, "src/a.rs");
         assert!(!inside.external);
+        assert!(is_reserved(".bb7/chats/x") && is_reserved(".GIT/config"));
         assert!(
-            is_reserved(".bb7/chats/x") && is_reserved(".GIT/config") && !is_reserved("a/.git")
+            is_reserved("lib/.git/config") && is_reserved("a/b/.Bb7/x") && is_reserved("a/.git")
         );
+        assert!(!is_reserved("a/.github/x") && !is_reserved("a/git/x"));
     }
 
     #[test]
@@ -267,5 +302,22 @@ mod tests {
                 .unwrap_err()
                 .is_fatal()
         );
+    }
+
+    #[test]
+    fn a_directory_laid_out_as_a_git_directory_is_found_on_the_way() {
+        let root = tempfile::tempdir().unwrap();
+        let docs = root.path().join("docs");
+        std::fs::create_dir_all(docs.join("objects")).unwrap();
+        std::fs::create_dir_all(docs.join("refs")).unwrap();
+        std::fs::write(docs.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(
+            git_dir_on_the_way(root.path(), "docs/config").as_deref(),
+            Some("docs")
+        );
+        assert_eq!(git_dir_on_the_way(root.path(), "src/lib.rs"), None);
+        // Without `refs/` it is an ordinary directory.
+        std::fs::remove_dir(docs.join("refs")).unwrap();
+        assert_eq!(git_dir_on_the_way(root.path(), "docs/config"), None);
     }
 }

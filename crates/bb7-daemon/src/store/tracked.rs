@@ -9,8 +9,12 @@
 //! directly (versions 2 to 4, SHA-1 or SHA-256 object names). An index that cannot be read
 //! tracks nothing, so everything in that work tree needs consent.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::store::git_index::read_index;
 
 /// Why an included file needs the user's consent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -22,42 +26,73 @@ pub enum Unvouched {
     Ignored,
     /// The work tree's index does not hold it.
     Untracked,
+    /// Its name says it holds secrets (`.env`, a key, credentials), whatever git says: a
+    /// tracked `.env` the user filled in is still the user's.
+    SecretName,
 }
 
 impl Unvouched {
-    /// How the error names it: `is inside .git`, `is ignored by git`, `is not tracked by git`.
+    /// How the error names it: `is inside .git`, `is ignored by git`, `is not tracked by git`,
+    /// `is named like a secret`.
     pub fn describe(self) -> &'static str {
         match self {
             Unvouched::GitDir => "is inside .git",
             Unvouched::Ignored => "is ignored by git",
             Unvouched::Untracked => "is not tracked by git",
+            Unvouched::SecretName => "is named like a file of secrets",
         }
     }
 }
 
-/// What git says about a project's files, read once per expansion.
+/// Whether a file's name says it holds secrets: `.env` and its variants (`.env.local`,
+/// `.envrc`), private keys and certificates (`*.pem`, `*.key`, `id_*`, `*.p12`, `*.pfx`),
+/// and credential stores (`credentials*`, `.netrc`, `.git-credentials`, `.pgpass`). Such a
+/// file is sent only with the user's consent, tracked or not.
+pub fn is_secret_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.starts_with(".env")
+        || name.starts_with("id_")
+        || name.starts_with("credentials")
+        || [".netrc", ".git-credentials", ".pgpass"].contains(&name.as_str())
+        || [".pem", ".key", ".p12", ".pfx"]
+            .iter()
+            .any(|suffix| name.ends_with(suffix))
+}
+
+/// What git says about a project's files, read once per request.
 pub struct Tracked {
-    /// The work tree holding the project, with the paths its index holds (relative, `/`).
+    /// The work tree holding the project, with the paths its index holds (relative, `/`;
+    /// empty when the index cannot be read, so nothing is vouched for).
     tree: Option<(PathBuf, HashSet<Vec<u8>>)>,
     /// The ignore rules from the project root down (used outside a work tree).
     root: PathBuf,
+    /// The ignore rules that apply in a directory (relative to where they start), built once
+    /// per directory and request: a project's large `.gitignore` files are not parsed again
+    /// for every include. `None` when an ignore file there could not be read.
+    matchers: HashMap<PathBuf, Option<Gitignore>>,
 }
 
 impl Tracked {
     /// Reads what git knows about the project at `root` (canonical).
     pub fn new(root: &Path) -> Tracked {
         let tree = work_tree(root).map(|(top, git_dir)| {
-            let paths = read_index(&git_dir.join("index"), hash_len(&git_dir)).unwrap_or_default();
+            let paths = match git_dir {
+                Some(git_dir) => {
+                    read_index(&git_dir.join("index"), hash_len(&git_dir)).unwrap_or_default()
+                }
+                None => HashSet::new(),
+            };
             (top, paths)
         });
         Tracked {
             tree,
             root: root.to_path_buf(),
+            matchers: HashMap::new(),
         }
     }
 
     /// Whether `real` (canonical, inside the project) needs consent, and why.
-    pub fn check(&self, real: &Path) -> Option<Unvouched> {
+    pub fn check(&mut self, real: &Path) -> Option<Unvouched> {
         let relative = real.strip_prefix(&self.root).unwrap_or(real);
         let in_git_dir = relative.components().any(|part| {
             part.as_os_str()
@@ -67,28 +102,52 @@ impl Tracked {
         if in_git_dir {
             return Some(Unvouched::GitDir);
         }
-        match &self.tree {
+        let git_says = match &self.tree {
             Some((top, paths)) => {
-                let inside = real.strip_prefix(top).ok()?;
+                let top = top.clone();
+                let inside = real.strip_prefix(&top).ok()?.to_path_buf();
                 let key = inside.to_string_lossy().replace('\\', "/").into_bytes();
                 if paths.contains(&key) {
                     None
-                } else if ignored(top, inside) {
+                } else if self.ignored(&top, &inside) {
                     Some(Unvouched::Ignored)
                 } else {
                     Some(Unvouched::Untracked)
                 }
             }
-            None => ignored(&self.root, relative).then_some(Unvouched::Ignored),
+            None => {
+                let (root, relative) = (self.root.clone(), relative.to_path_buf());
+                self.ignored(&root, &relative).then_some(Unvouched::Ignored)
+            }
+        };
+        let secret = real
+            .file_name()
+            .is_some_and(|name| is_secret_name(&name.to_string_lossy()));
+        git_says.or(secret.then_some(Unvouched::SecretName))
+    }
+
+    /// Whether the `.gitignore` files from `top` down to `relative`'s directory ignore it.
+    /// One that is not a small regular file (a link to `/dev/zero`, a FIFO) is not read, and
+    /// the file counts as ignored: it then needs the user's consent.
+    fn ignored(&mut self, top: &Path, relative: &Path) -> bool {
+        let parent = relative.parent().unwrap_or(Path::new("")).to_path_buf();
+        let matcher = self
+            .matchers
+            .entry(top.join(&parent))
+            .or_insert_with(|| build_matcher(top, &parent));
+        match matcher {
+            Some(rules) => rules
+                .matched_path_or_any_parents(top.join(relative), false)
+                .is_ignore(),
+            None => true,
         }
     }
 }
 
-/// Whether the `.gitignore` files from `top` down to `relative`'s directory ignore it. One
-/// that is not a small regular file (a link to `/dev/zero`, a FIFO) is not read, and the
-/// file counts as ignored: it then needs the user's consent.
-fn ignored(top: &Path, relative: &Path) -> bool {
-    let mut builder = ignore::gitignore::GitignoreBuilder::new(top);
+/// The ignore rules of `top` and each directory down to `top/parent`; `None` when one of
+/// their `.gitignore` files cannot be read safely.
+fn build_matcher(top: &Path, parent: &Path) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(top);
     let mut dir = top.to_path_buf();
     let mut add = |dir: &Path| {
         let file = dir.join(".gitignore");
@@ -100,39 +159,36 @@ fn ignored(top: &Path, relative: &Path) -> bool {
         }
     };
     if !add(&dir) {
-        return true;
+        return None;
     }
-    let parent = relative.parent().unwrap_or(Path::new(""));
     for part in parent.components() {
         dir.push(part);
         if !add(&dir) {
-            return true;
+            return None;
         }
     }
-    builder.build().is_ok_and(|rules| {
-        rules
-            .matched_path_or_any_parents(top.join(relative), false)
-            .is_ignore()
-    })
+    builder.build().ok()
 }
 
 /// The work tree above `root` (inclusive) and its git directory: the nearest `.git`, a
-/// directory or a `gitdir: <path>` file (worktrees, submodules).
-fn work_tree(root: &Path) -> Option<(PathBuf, PathBuf)> {
+/// directory or a `gitdir: <path>` file (worktrees, submodules). A `.git` that is a link,
+/// or a file that names no git directory, still marks a work tree (git itself follows the
+/// link): its git directory is then not read, so nothing in it is vouched for.
+fn work_tree(root: &Path) -> Option<(PathBuf, Option<PathBuf>)> {
     for dir in root.ancestors() {
         let dot_git = dir.join(".git");
         let Ok(meta) = dot_git.symlink_metadata() else {
             continue;
         };
         if meta.is_dir() {
-            return Some((dir.to_path_buf(), dot_git));
+            return Some((dir.to_path_buf(), Some(dot_git)));
         }
-        if meta.is_file() {
-            let text = read_git_text(&dot_git)?;
-            let target = text.strip_prefix("gitdir:")?.trim();
-            return Some((dir.to_path_buf(), dir.join(target)));
-        }
-        return None;
+        let target = meta
+            .is_file()
+            .then(|| read_git_text(&dot_git))
+            .flatten()
+            .and_then(|text| Some(dir.join(text.strip_prefix("gitdir:")?.trim())));
+        return Some((dir.to_path_buf(), target));
     }
     None
 }
@@ -155,134 +211,25 @@ fn hash_len(git_dir: &Path) -> usize {
     if sha256 { 32 } else { 20 }
 }
 
-/// The paths of a git index file (`DIRC`, versions 2 to 4); `None` when it cannot be read.
-fn read_index(path: &Path, hash_len: usize) -> Option<HashSet<Vec<u8>>> {
-    let data = read_git_file(path, MAX_INDEX_BYTES)?;
-    parse_index(&data, hash_len)
-}
-
-/// The largest git index read (a very large repository's is a few hundred megabytes).
-const MAX_INDEX_BYTES: u64 = 1024 * 1024 * 1024;
-
 /// The largest small git file read (`.git` as a file, `commondir`, `config`).
 const MAX_GIT_TEXT_BYTES: u64 = 1024 * 1024;
 
-/// A file of the git directory, whole, if it is a regular file of at most `cap` bytes: a
-/// repository unpacked from an archive can carry any `.git`, and a FIFO or a link to
-/// `/dev/zero` there must neither hang nor fill the daemon.
-fn read_git_file(path: &Path, cap: u64) -> Option<Vec<u8>> {
-    let read = ybs_fsguard::read_file(path, cap, ybs_fsguard::Links::Follow).ok()?;
-    (!read.truncated).then_some(read.bytes)
-}
-
-/// [`read_git_file`] of a small text file.
+/// A small text file of the git directory, whole, if it is a regular file of at most
+/// [`MAX_GIT_TEXT_BYTES`]: a repository unpacked from an archive can carry any `.git`, and a
+/// FIFO or a link to `/dev/zero` there must neither hang nor fill the daemon.
 fn read_git_text(path: &Path) -> Option<String> {
-    String::from_utf8(read_git_file(path, MAX_GIT_TEXT_BYTES)?).ok()
-}
-
-fn be32(data: &[u8], at: usize) -> Option<u32> {
-    let bytes = data.get(at..at + 4)?;
-    Some(u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-}
-
-/// Git's offset varint (index version 4's prefix length).
-fn varint(data: &[u8], at: &mut usize) -> Option<usize> {
-    let mut byte = *data.get(*at)?;
-    *at += 1;
-    let mut value = usize::from(byte & 0x7f);
-    while byte & 0x80 != 0 {
-        byte = *data.get(*at)?;
-        *at += 1;
-        value = value.checked_add(1)?.checked_mul(128)? + usize::from(byte & 0x7f);
-    }
-    Some(value)
-}
-
-fn parse_index(data: &[u8], hash_len: usize) -> Option<HashSet<Vec<u8>>> {
-    if data.get(..4)? != b"DIRC" {
+    let read = ybs_fsguard::read_file(path, MAX_GIT_TEXT_BYTES, ybs_fsguard::Links::Follow).ok()?;
+    if read.truncated {
         return None;
     }
-    let version = be32(data, 4)?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let count = usize::try_from(be32(data, 8)?).ok()?;
-    let mut paths = HashSet::with_capacity(count.min(1 << 20));
-    let mut at = 12;
-    let mut previous: Vec<u8> = Vec::new();
-    for _ in 0..count {
-        let start = at;
-        // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the object name.
-        let flags_at = start + 40 + hash_len;
-        let flags = u16::from_be_bytes([*data.get(flags_at)?, *data.get(flags_at + 1)?]);
-        let mut name_at = flags_at + 2;
-        if version >= 3 && flags & 0x4000 != 0 {
-            name_at += 2;
-        }
-        let name = if version == 4 {
-            let mut cursor = name_at;
-            let strip = varint(data, &mut cursor)?;
-            let end = cursor + data.get(cursor..)?.iter().position(|&b| b == 0)?;
-            let keep = previous.len().checked_sub(strip)?;
-            let mut name = previous[..keep].to_vec();
-            name.extend_from_slice(&data[cursor..end]);
-            at = end + 1;
-            name
-        } else {
-            let end = name_at + data.get(name_at..)?.iter().position(|&b| b == 0)?;
-            // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
-            at = start + ((end - start + 8) & !7);
-            data[name_at..end].to_vec()
-        };
-        previous.clone_from(&name);
-        paths.insert(name);
-    }
-    Some(paths)
+    String::from_utf8(read.bytes).ok()
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    /// A version 2 (or 3) index of `names`, SHA-1.
-    fn index_v2(names: &[&str]) -> Vec<u8> {
-        let mut data = b"DIRC".to_vec();
-        data.extend(2u32.to_be_bytes());
-        data.extend((names.len() as u32).to_be_bytes());
-        for name in names {
-            let start = data.len();
-            data.extend([0u8; 40 + 20]);
-            data.extend((name.len() as u16).to_be_bytes());
-            data.extend(name.as_bytes());
-            let len = data.len() - start;
-            data.extend(vec![0u8; ((len + 8) & !7) - len]);
-        }
-        data
-    }
-
-    #[test]
-    fn reads_version_2_and_4_indexes() {
-        let paths =
-            parse_index(&index_v2(&["a.txt", "src/lib.rs", "src/long-name.rs"]), 20).unwrap();
-        assert_eq!(paths.len(), 3);
-        assert!(paths.contains(b"src/lib.rs".as_slice()));
-        // Version 4: the second name keeps 4 bytes of the first ("src/") and adds "b.rs".
-        let mut data = b"DIRC".to_vec();
-        data.extend(4u32.to_be_bytes());
-        data.extend(2u32.to_be_bytes());
-        for (strip, suffix) in [(0u8, "src/a.rs"), (4, "b.rs")] {
-            data.extend([0u8; 40 + 20]);
-            data.extend([0u8, 8]);
-            data.push(strip);
-            data.extend(suffix.as_bytes());
-            data.push(0);
-        }
-        let paths = parse_index(&data, 20).unwrap();
-        assert!(paths.contains(b"src/a.rs".as_slice()) && paths.contains(b"src/b.rs".as_slice()));
-        assert!(parse_index(b"DIRX", 20).is_none());
-        assert!(parse_index(&index_v2(&["a"])[..30], 20).is_none());
-    }
+    use crate::store::git_index::tests::index_v2;
 
     #[test]
     fn git_dirs_ignored_and_untracked_files_need_consent() {
@@ -298,7 +245,7 @@ mod tests {
         for name in ["notes.md", ".env", "draft.md"] {
             std::fs::write(root.join(name), "x").unwrap();
         }
-        let tracked = Tracked::new(&root);
+        let mut tracked = Tracked::new(&root);
         assert_eq!(tracked.check(&root.join("notes.md")), None);
         assert_eq!(tracked.check(&root.join(".env")), Some(Unvouched::Ignored));
         assert_eq!(
@@ -317,7 +264,7 @@ mod tests {
         let plain = tempfile::tempdir().unwrap();
         let plain = plain.path().canonicalize().unwrap();
         std::fs::write(plain.join(".gitignore"), "secret*\n").unwrap();
-        let tracked = Tracked::new(&plain);
+        let mut tracked = Tracked::new(&plain);
         assert_eq!(tracked.check(&plain.join("notes.md")), None);
         assert_eq!(
             tracked.check(&plain.join("secret.txt")),
@@ -355,5 +302,101 @@ mod tests {
             Some(Unvouched::Untracked)
         );
         assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn files_named_like_secrets_need_consent_even_when_tracked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let names = [
+            ".env",
+            ".env.local",
+            "keys/id_ed25519",
+            "tls/server.PEM",
+            "notes.md",
+        ];
+        std::fs::write(root.join(".git/index"), index_v2(&names)).unwrap();
+        let mut tracked = Tracked::new(&root);
+        for name in &names[..4] {
+            assert_eq!(
+                tracked.check(&root.join(name)),
+                Some(Unvouched::SecretName),
+                "{name}"
+            );
+        }
+        assert_eq!(tracked.check(&root.join("notes.md")), None);
+        // Outside any work tree, with no `.gitignore` naming it.
+        let plain = tempfile::tempdir().unwrap();
+        let plain = plain.path().canonicalize().unwrap();
+        let mut tracked = Tracked::new(&plain);
+        assert_eq!(
+            tracked.check(&plain.join(".env")),
+            Some(Unvouched::SecretName)
+        );
+        assert_eq!(
+            tracked.check(&plain.join(".aws/credentials")),
+            Some(Unvouched::SecretName)
+        );
+        assert!(!is_secret_name("environment.md") && !is_secret_name("keyboard.rs"));
+    }
+
+    #[test]
+    fn a_git_link_or_an_unreadable_gitdir_vouches_for_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let real_git = root.join("elsewhere");
+        std::fs::create_dir_all(&real_git).unwrap();
+        std::fs::write(real_git.join("index"), index_v2(&["notes.md"])).unwrap();
+        let project = root.join("project");
+        std::fs::create_dir(&project).unwrap();
+        std::os::unix::fs::symlink(&real_git, project.join(".git")).unwrap();
+        std::fs::write(project.join("notes.md"), "x").unwrap();
+        // The project is a work tree (git follows the link), not "outside git".
+        assert_eq!(
+            Tracked::new(&project).check(&project.join("notes.md")),
+            Some(Unvouched::Untracked)
+        );
+        // A `gitdir:` file whose target's index is a FIFO: refused without blocking.
+        let linked = root.join("linked");
+        std::fs::create_dir(&linked).unwrap();
+        let target = root.join("target-git");
+        std::fs::create_dir(&target).unwrap();
+        rustix::fs::mkfifoat(
+            rustix::fs::CWD,
+            target.join("index"),
+            rustix::fs::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        std::fs::write(
+            linked.join(".git"),
+            format!("gitdir: {}\n", target.display()),
+        )
+        .unwrap();
+        assert_eq!(
+            Tracked::new(&linked).check(&linked.join("notes.md")),
+            Some(Unvouched::Untracked)
+        );
+    }
+
+    #[test]
+    fn ignore_rules_are_built_once_per_directory_and_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let patterns: String = (0..2000).map(|n| format!("pattern-{n}-*\n")).collect();
+        for sub in ["", "a", "a/b"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+            std::fs::write(root.join(sub).join(".gitignore"), &patterns).unwrap();
+        }
+        let mut tracked = Tracked::new(&root);
+        for n in 0..200 {
+            let name = format!("a/b/note-{n}.md");
+            assert_eq!(tracked.check(&root.join(&name)), None);
+        }
+        assert_eq!(
+            tracked.check(&root.join("a/b/pattern-1999-x")),
+            Some(Unvouched::Ignored)
+        );
+        assert_eq!(tracked.matchers.len(), 1, "one matcher for a/b");
     }
 }

@@ -7,6 +7,8 @@
 //!
 //! External context entries are not suspect by themselves: their content is the snapshot in
 //! `context/_external/` (checked by the walk above); the daemon never reads the original.
+//! One that names something other than a regular file (`/dev/tty`, a FIFO) is suspect in a
+//! project chat: a client re-reading it would block.
 
 use std::path::Path;
 
@@ -33,6 +35,16 @@ pub fn audit(store: &ChatStore, chat: &Chat, root: Option<&Path>) -> Option<Stri
     }
     if chat.global {
         return None;
+    }
+    // A shipped chat naming `/dev/tty` or a FIFO as an external file would make a client
+    // that re-reads it hang; `stat` alone tells, without opening anything.
+    for file in chat.context_files.iter().filter(|file| file.external) {
+        if std::fs::metadata(&file.path).is_ok_and(|meta| !meta.is_file()) {
+            return Some(format!(
+                "its chat.json names an external context file that is not a regular file ({})",
+                file.path
+            ));
+        }
     }
     let root = root?;
     for file in chat.context_files.iter().filter(|file| !file.external) {

@@ -26,6 +26,24 @@ pub struct SendParams {
     pub retry_context: Option<RetryContext>,
 }
 
+/// One entry of `allow_includes`: the include's path as the directive writes it, alone
+/// (the consent then binds to what the include sends when the request is handled), or with
+/// the `digest` `project_includes` reported for it when the user was asked (the consent binds
+/// to what the user saw).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ConsentEntry {
+    /// `"NOTES.md"`.
+    Name(String),
+    /// `{"path": "NOTES.md", "digest": "sha256:..."}`.
+    Bound {
+        /// The path as the directive writes it.
+        path: String,
+        /// What the user allowed it to send.
+        digest: String,
+    },
+}
+
 /// The failed edits of an earlier response, sent back by the client with `send`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RetryContext {

@@ -14,7 +14,7 @@
 use serde::Deserialize;
 
 use crate::wire::error::Error;
-use crate::wire::params::{SendParams, Texts};
+use crate::wire::params::{ConsentEntry, SendParams, Texts};
 use crate::wire::replies::{self, Ack, ReplyBody};
 use crate::wire::reply::Reply;
 
@@ -359,11 +359,13 @@ requests! {
     /// Which instruction files and prompt override exist.
     "get_customization_info" => GetCustomizationInfo -> replies::CustomizationInfo, ReadOnly;
     /// The project's `@include`s the user allowed although git does not vouch for them
-    /// (untracked, ignored, in `.git`), as the directives write them; replaces the list
-    /// given before. Without it such an include is an instruction error.
+    /// (untracked, ignored, in `.git`, named like a secret), as the directives write them,
+    /// each alone or with the digest of what the user saw; replaces the list given before.
+    /// Without it such an include is an instruction error, and so it is once what it
+    /// resolves to or holds changes.
     "allow_includes" => AllowIncludes {
         #[serde(default)]
-        paths: Vec<String>,
+        paths: Vec<ConsentEntry>,
     } -> Ack, BesideStream;
     /// Sends the user's message to the model: `chunk` and `thinking` lines, then `done`,
     /// `diff_error` or `error`.
