@@ -4,7 +4,9 @@
 -- vouch for a file) is shown and the user asked; the answer is remembered per project in
 -- `~/.bb7/include_consent.json` (the user's, never the repository's) and given to the daemon
 -- with `allow_includes`, which otherwise refuses includes that are untracked, ignored or in
--- `.git`.
+-- `.git`. With each path the digest the daemon listed is remembered (of the file it resolves
+-- to and its content) and given back with it, so the consent covers what was shown: a file
+-- that later turns into a link to `.env`, or whose content changes, is asked about again.
 local jsonfile = require("bb7.jsonfile")
 
 local M = {}
@@ -26,14 +28,37 @@ function M.allowed(root)
   end, list)
 end
 
---- Remembers `paths` as allowed for `root` (with those allowed before); nil and a message on
---- failure.
-function M.remember(root, paths)
+--- The digest each allowed path of `root` had when the user allowed it (path -> digest).
+function M.digests(root)
+  local data = jsonfile.read(M.path(), {})
+  local all = type(data) == "table" and data.digests
+  local map = type(all) == "table" and all[root]
+  if type(map) ~= "table" then
+    return {}
+  end
+  local out = {}
+  for path, digest in pairs(map) do
+    if type(path) == "string" and type(digest) == "string" then
+      out[path] = digest
+    end
+  end
+  return out
+end
+
+--- Remembers `paths` as allowed for `root` (with those allowed before), each with its digest
+--- from `digests` (path -> digest) where the daemon gave one; nil and a message on failure.
+function M.remember(root, paths, digests)
   local data = jsonfile.read_object(M.path())
   if not data then
     data = {}
   end
   data.projects = type(data.projects) == "table" and data.projects or {}
+  data.digests = type(data.digests) == "table" and data.digests or {}
+  local kept = M.digests(root)
+  for path, digest in pairs(digests or {}) do
+    kept[path] = digest
+  end
+  data.digests[root] = kept
   local set, list = {}, {}
   for _, path in ipairs(vim.list_extend(M.allowed(root), paths)) do
     if not set[path] then
@@ -57,8 +82,14 @@ function M.pending(chat, root)
   for _, path in ipairs(M.allowed(root)) do
     allowed[path] = true
   end
+  local digests = M.digests(root)
   return vim.tbl_filter(function(include)
-    return type(include) == "table" and type(include.path) == "string" and not allowed[include.path]
+    if type(include) ~= "table" or type(include.path) ~= "string" then
+      return false
+    end
+    -- allowed by name, and (where the daemon says what it sends) for exactly that file
+    local same = type(include.digest) ~= "string" or digests[include.path] == include.digest
+    return not (allowed[include.path] and same)
   end, includes)
 end
 
@@ -66,6 +97,7 @@ local WHY = {
   untracked = "not tracked by git",
   ignored = "ignored by git",
   git_dir = "inside .git",
+  secret_name = "its name says it holds secrets",
 }
 
 --- The question for `includes`.
@@ -91,7 +123,11 @@ end
 
 --- Gives the daemon the includes allowed for `root`, then calls `cb(ok)`.
 function M.tell(root, cb)
-  local paths = M.allowed(root)
+  local digests = M.digests(root)
+  local paths = vim.tbl_map(function(path)
+    -- with its digest, the daemon lets the path through only while it sends the same file
+    return digests[path] and { path = path, digest = digests[path] } or path
+  end, M.allowed(root))
   if #paths == 0 then
     return cb and cb(true)
   end
@@ -114,11 +150,18 @@ function M.ask(chat, root)
     )
     return false
   end
+  local digests = {}
+  for _, include in ipairs(pending) do
+    if type(include.digest) == "string" then
+      digests[include.path] = include.digest
+    end
+  end
   local ok, err = M.remember(
     root,
     vim.tbl_map(function(include)
       return include.path
-    end, pending)
+    end, pending),
+    digests
   )
   if not ok then
     require("bb7.notify").error("Cannot remember the allowed includes: " .. tostring(err))

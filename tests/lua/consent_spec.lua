@@ -117,6 +117,31 @@ describe("include consent", function()
   end)
 end)
 
+describe("include consent is bound to what was shown", function()
+  it("an allowed include is asked about again when the daemon lists another file or content", function()
+    env.reset()
+    local consent = require("bb7.consent")
+    local root = env.dir
+    t.truthy(consent.remember(root, { "notes.md" }, { ["notes.md"] = "sha256:aa" }))
+    local function chat(digest)
+      return { instructions_info = { project_includes = { { path = "notes.md", bytes = 1, digest = digest } } } }
+    end
+    t.eq({}, consent.pending(chat("sha256:aa"), root))
+    t.eq(1, #consent.pending(chat("sha256:bb"), root))
+    -- the daemon is given the path with the digest it was allowed with
+    local sent
+    local session = require("bb7.session")
+    local request = session.request
+    session.request = function(action, params, cb)
+      sent = { action = action, params = params }
+      cb({ type = "ok" })
+    end
+    consent.tell(root)
+    session.request = request
+    t.eq({ action = "allow_includes", params = { paths = { { path = "notes.md", digest = "sha256:aa" } } } }, sent)
+  end)
+end)
+
 local real = require("helpers.real")
 if real.available() then
   describe("include consent with the real daemon", function()
