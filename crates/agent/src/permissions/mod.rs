@@ -21,7 +21,7 @@ use serde_json::Value;
 use ybs_tools::RuleSubject;
 use ybs_tools::builtins::web_fetch::url_origin;
 
-pub use rule::{Rule, normalise_path};
+pub use rule::{Rule, RuleError, normalise_path};
 
 /// Where a rule lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -42,23 +42,6 @@ impl fmt::Display for Layer {
             Layer::User => "user",
         })
     }
-}
-
-/// Why a permission rule does not parse.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RuleError {
-    /// `tool(pattern` without its `)`.
-    #[error("permission rule `{0}` has no closing `)`; write TOOL or TOOL(PATTERN)")]
-    Unclosed(String),
-    /// Something other than a tool name before the pattern.
-    #[error(
-        "permission rule `{0}` does not start with a tool name; write TOOL or TOOL(PATTERN), \
-         e.g. run_shell(cargo test*)"
-    )]
-    NoTool(String),
-    /// `tool()`.
-    #[error("permission rule `{0}` has an empty pattern")]
-    EmptyPattern(String),
 }
 
 /// Allow and deny rules of one layer.

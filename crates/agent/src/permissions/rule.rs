@@ -7,8 +7,24 @@ use std::fmt;
 use ybs_tools::builtins::web_fetch::{Origin, canonical_host};
 use ybs_tools::shell::program;
 
-use super::RuleError;
 use super::command::SimpleCommand;
+
+/// Why a permission rule does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// `tool(pattern` without its `)`.
+    #[error("permission rule `{0}` has no closing `)`; write TOOL or TOOL(PATTERN)")]
+    Unclosed(String),
+    /// Something other than a tool name before the pattern.
+    #[error(
+        "permission rule `{0}` does not start with a tool name; write TOOL or TOOL(PATTERN), \
+         e.g. run_shell(cargo test*)"
+    )]
+    NoTool(String),
+    /// `tool()`.
+    #[error("permission rule `{0}` has an empty pattern")]
+    EmptyPattern(String),
+}
 
 /// One rule: a tool, and optionally what its call must be (`git status`, `cargo test*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
