@@ -117,12 +117,12 @@ pub fn load(
                     }),
             );
             let whole = parsed.value.clone();
-            let settings = take_untrusted(&mut parsed.value, &users);
+            let settings = take_untrusted(&mut parsed.value, &users, &defaults);
             if !settings.is_empty() {
                 // Trust is recorded for everything in the file that needs it against the
                 // user's own files, not only what this run's flags and environment leave:
                 // `ybs trust` then holds for a run with `--provider` or `-c FILE` too.
-                let recorded = take_untrusted(&mut whole.clone(), &merged);
+                let recorded = take_untrusted(&mut whole.clone(), &merged, &defaults);
                 let digest = digest(&fingerprint(&recorded));
                 if trust.allows(&config_file.path, &digest) {
                     parsed.value = whole;

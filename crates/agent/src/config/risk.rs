@@ -153,16 +153,8 @@ const RULES: &[(&str, Judge)] = &[
 /// user's later choices, `-c FILE`, the environment and the flags, on top); returns them in
 /// the order of the rules, then by key. A value equal to the user's own needs no trust; a key
 /// the schema does not have does nothing (it is reported as unknown) and needs none.
+/// `schema` is the defaults as JSON, which tells the schema's keys from unknown ones.
 pub fn take_untrusted(
-    layer: &mut Map<String, Value>,
-    current: &Map<String, Value>,
-) -> Vec<Setting> {
-    take_untrusted_in(layer, current, &super::load::defaults())
-}
-
-/// [`take_untrusted`] with `schema`, the defaults as JSON, telling the schema's keys from
-/// unknown ones.
-fn take_untrusted_in(
     layer: &mut Map<String, Value>,
     current: &Map<String, Value>,
     schema: &Map<String, Value>,
@@ -424,7 +416,7 @@ mod tests {
 
     fn taken(layer: Value) -> (Vec<String>, Value) {
         let mut layer = object(layer);
-        let keys = take_untrusted(&mut layer, &defaults())
+        let keys = take_untrusted(&mut layer, &defaults(), &defaults())
             .into_iter()
             .map(|setting| setting.key)
             .collect();
@@ -497,7 +489,7 @@ mod tests {
         current["safety"]["network"] = json!("off");
         for (wanted, needs_trust) in [("ask", true), ("off", false)] {
             let mut layer = object(json!({"safety": {"network": wanted}}));
-            let taken = take_untrusted(&mut layer, &current);
+            let taken = take_untrusted(&mut layer, &current, &defaults());
             assert_eq!(taken.len(), usize::from(needs_trust), "{wanted}");
         }
     }
@@ -538,7 +530,7 @@ mod tests {
         let mut current = defaults();
         current["tools"]["builtin"]["run_shell"]["enabled"] = json!(false);
         let mut layer = object(json!({"tools": {"builtin": {"run_shell": {"enabled": true}}}}));
-        let taken = take_untrusted(&mut layer, &current);
+        let taken = take_untrusted(&mut layer, &current, &defaults());
         assert_eq!(taken[0].key, "tools.builtin.run_shell.enabled");
         assert_eq!(taken[0].risk, Risk::WeakensSafety);
     }
@@ -552,7 +544,7 @@ mod tests {
         let mut current = defaults();
         current["llm"]["endpoints"] = json!({"work": endpoint.clone()});
         let mut layer = object(json!({"llm": {"endpoints": {"work": endpoint}}}));
-        assert!(take_untrusted(&mut layer, &current).is_empty());
+        assert!(take_untrusted(&mut layer, &current, &defaults()).is_empty());
     }
 
     #[test]
@@ -582,7 +574,7 @@ mod tests {
             "safety": {"future_switch": true},
             "nonsense": {"deep": 1}
         }));
-        let taken = take_untrusted_in(&mut layer, &defaults(), &schema);
+        let taken = take_untrusted(&mut layer, &defaults(), &schema);
         let keys: Vec<(&str, Risk)> = (taken.iter())
             .map(|setting| (setting.key.as_str(), setting.risk))
             .collect();
