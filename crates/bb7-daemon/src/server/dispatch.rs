@@ -215,7 +215,7 @@ impl Session {
                 ack()
             })?,
             // A view borrowed from the session: made into its line here, not through `answer`.
-            R::ChatGet(_) => Reply::new(&self.chat_get()?),
+            R::ChatGet(get) => Reply::chat_view(get, &self.chat_get()?),
             R::ChatDelete(delete) => answer(delete, |F::ChatDelete { id, global }| {
                 self.chat_delete(&required("id", &id)?, global)?;
                 ack()
@@ -342,7 +342,9 @@ impl Session {
                 },
             )?,
             // The files written straight to text from the chat (no copy): not through `answer`.
-            R::ContextList(_) => Reply::context_list(&self.active_chat()?.chat.context_files),
+            R::ContextList(list) => {
+                Reply::context_list(list, &self.active_chat()?.chat.context_files)
+            }
             R::ContextSetReadonly(set) => {
                 answer(set, |F::ContextSetReadonly { path, readonly }| {
                     self.active_chat()?
