@@ -14,7 +14,7 @@ use crate::wire::error::{Error, Result};
 use crate::wire::replies;
 use crate::wire::reply::Reply;
 use crate::wire::requests::fields as F;
-use crate::wire::requests::{Request, answer};
+use crate::wire::requests::{Request, answer, answer_chat_get, answer_context_list};
 
 /// What running a request on the session's thread gave.
 #[derive(Debug)]
@@ -215,7 +215,7 @@ impl Session {
                 ack()
             })?,
             // A view borrowed from the session: made into its line here, not through `answer`.
-            R::ChatGet(get) => Reply::chat_view(get, &self.chat_get()?),
+            R::ChatGet(get) => answer_chat_get(get, &self.chat_get()?),
             R::ChatDelete(delete) => answer(delete, |F::ChatDelete { id, global }| {
                 self.chat_delete(&required("id", &id)?, global)?;
                 ack()
@@ -343,7 +343,7 @@ impl Session {
             )?,
             // The files written straight to text from the chat (no copy): not through `answer`.
             R::ContextList(list) => {
-                Reply::context_list(list, &self.active_chat()?.chat.context_files)
+                answer_context_list(list, &self.active_chat()?.chat.context_files)
             }
             R::ContextSetReadonly(set) => {
                 answer(set, |F::ContextSetReadonly { path, readonly }| {

@@ -6,8 +6,7 @@
 use serde_json::{Map, Value};
 
 use crate::store::model::ContextFile;
-use crate::wire::replies::{Ack, ChatView, ContextList, ErrorReply, ReplyBody};
-use crate::wire::requests::fields as requests;
+use crate::wire::replies::{Ack, ContextList, ErrorReply, ReplyBody};
 
 /// One line on stdout: a JSON object with a `type`, and `request_id` when it answers a
 /// request. Built from a body with [`Reply::new`]; [`Reply::get`] and [`Reply::fields`] read
@@ -33,16 +32,9 @@ impl Reply {
         Reply { fields, raw: None }
     }
 
-    /// `chat_get`'s reply, a view borrowing the chat: only a `chat_get` request (taken by
-    /// value) gets one, and its declared reply type is this view's (a test holds the two
-    /// equal), so the pairing is the compiler's, as for [`crate::wire::requests::answer`].
-    pub fn chat_view(_request: requests::ChatGet, view: &ChatView<'_>) -> Reply {
-        Reply::new(view)
-    }
-
     /// `context_list`: the same line as `Reply::new(&ContextList { files })`, written without
     /// a `Value` tree.
-    pub fn context_list(_request: requests::ContextList, files: &[ContextFile]) -> Reply {
+    pub fn context_list(files: &[ContextFile]) -> Reply {
         let mut fields = Map::new();
         fields.insert("type".into(), ContextList::KIND.into());
         Reply {
@@ -169,8 +161,7 @@ mod tests {
             ],
         ];
         for files in lists {
-            let fast =
-                Reply::context_list(requests::ContextList {}, &files).for_request(Some("r1"));
+            let fast = Reply::context_list(&files).for_request(Some("r1"));
             let slow = Reply::new(&ContextList { files: &files }).for_request(Some("r1"));
             assert_eq!(fast.to_line(), slow.to_line());
             assert_eq!(fast.fields(), slow.fields());
@@ -230,24 +221,6 @@ mod tests {
             })
             .to_line(),
             r#"{"tokens":[1,2],"type":"text_token_estimate"}"#
-        );
-    }
-
-    #[test]
-    fn the_borrowed_replies_are_of_the_types_their_requests_declare() {
-        use crate::wire::requests::Declared;
-        assert_eq!(
-            <requests::ChatGet as Declared>::Reply::KIND,
-            <ChatView<'_> as ReplyBody>::KIND
-        );
-        assert_eq!(
-            <requests::ContextList as Declared>::Reply::KIND,
-            ContextList::KIND
-        );
-        let list = Reply::context_list(requests::ContextList {}, &[]);
-        assert_eq!(
-            list.kind(),
-            <requests::ContextList as Declared>::Reply::KIND
         );
     }
 }

@@ -63,6 +63,22 @@ pub fn answer<Q: Declared>(
     handle(request).map(|body| Reply::new(&body))
 }
 
+/// `chat_get`'s reply, a view borrowing the chat, which [`answer`] cannot make (its declared
+/// type is the view with any lifetime): only a `chat_get` request, taken by value, gets one,
+/// and a test holds its declared reply type equal to the view's.
+pub fn answer_chat_get(_request: fields::ChatGet, view: &replies::ChatView<'_>) -> Reply {
+    Reply::new(view)
+}
+
+/// `context_list`'s reply, written without copying the chat's files (see
+/// [`Reply::context_list`]): only a `context_list` request, taken by value, gets one.
+pub fn answer_context_list(
+    _request: fields::ContextList,
+    files: &[crate::store::model::ContextFile],
+) -> Reply {
+    Reply::context_list(files)
+}
+
 /// The fields of one request: a struct named after its variant, unless the declaration
 /// names a type of its own (`send`'s [`SendParams`]).
 macro_rules! request_fields {
@@ -400,4 +416,23 @@ requests! {
     "get_models" => GetModels -> replies::Models, ReadOnly;
     /// The account's credits.
     "get_balance" => GetBalance -> replies::Balance, ReadOnly;
+}
+
+#[cfg(test)]
+mod borrowed_reply_tests {
+    use super::*;
+
+    #[test]
+    fn the_borrowed_replies_are_of_the_types_their_requests_declare() {
+        assert_eq!(
+            <fields::ChatGet as Declared>::Reply::KIND,
+            <replies::ChatView<'_> as ReplyBody>::KIND
+        );
+        assert_eq!(
+            <fields::ContextList as Declared>::Reply::KIND,
+            replies::ContextList::KIND
+        );
+        let list = answer_context_list(fields::ContextList {}, &[]);
+        assert_eq!(list.kind(), <fields::ContextList as Declared>::Reply::KIND);
+    }
 }
