@@ -415,3 +415,27 @@ describe(":BB7Chat as the first command of a session", function()
     t.eq(1, #fake:sent("get_balance"))
   end)
 end)
+
+describe("a send that fails at once", function()
+  it("says so on one line that fits, so Neovim asks for no ENTER", function()
+    env.reset()
+    vim.o.columns = 80
+    local long = "model: the request\nexceeds the available context size. Try a model with a larger window, or remove context files from this chat, then send again "
+      .. string.rep("x", 200)
+    require("bb7.notify").daemon_error("send", long, true)
+    local shown = env.messages()
+    t.eq(1, #shown)
+    t.falsy(shown[1]:find("\n", 1, true))
+    t.truthy(vim.fn.strdisplaywidth((shown[1]:gsub("^ERROR ", ""))) < 80)
+    t.truthy(shown[1]:find("^ERROR BB%-7: Failed to send: model: the request exceeds"))
+    t.truthy(shown[1]:find("…$"))
+  end)
+
+  it("keeps a short error whole and other errors unchanged", function()
+    env.reset()
+    vim.o.columns = 80
+    require("bb7.notify").daemon_error("send", "net: refused", true)
+    require("bb7.notify").daemon_error("rename", "a\nb")
+    t.eq({ "ERROR BB-7: Failed to send: net: refused", "ERROR BB-7: Failed to rename: a\nb" }, env.messages())
+  end)
+end)

@@ -119,7 +119,9 @@ local function stream(content, retry_context, cb)
       return done(cb, msg)
     end
     if msg.type == "error" and not msg.cancelled then
-      notify.daemon_error("send", failed.parse(msg.message) and failed.display(msg.message) or msg.message)
+      -- a labelled failure stays in the chat as its error row, so the notice may be brief
+      local labelled = failed.parse(msg.message) ~= nil
+      notify.daemon_error("send", labelled and failed.display(msg.message) or msg.message, labelled)
     end
     if started then
       flush_draft(function()
