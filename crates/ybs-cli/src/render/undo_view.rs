@@ -104,10 +104,19 @@ pub fn report(outcome: &UndoOutcome, base: &Path) -> Vec<String> {
             crate::render::inert(&copy.display().to_string())
         ));
     }
-    if let Some(commit) = &outcome.uncommitted {
-        lines.push(format!(
+    match (&outcome.uncommitted, &outcome.commit_left) {
+        (Some(commit), _) if outcome.uncommitted_first => lines.push(format!(
+            "dropped the commit {commit}, the repository's first (its branch is unborn again; \
+             the commit stays in the reflog)"
+        )),
+        (Some(commit), _) => lines.push(format!(
             "dropped the commit {commit} (git reset --soft; it stays in the reflog)"
-        ));
+        )),
+        (None, Some((commit, why))) => lines.push(format!(
+            "the commit {commit} stays ({}); the files are restored in the work tree",
+            crate::render::inert(why)
+        )),
+        (None, None) => {}
     }
     if outcome.restored.is_empty() && outcome.removed.is_empty() {
         lines.push("the turn changed no files".to_owned());
