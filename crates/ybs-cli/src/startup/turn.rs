@@ -115,9 +115,9 @@ pub fn resumed_line(path: &Path, conversation: &[ybs_core::Message]) -> String {
         .unwrap_or_default();
     let request = session::list::cut_request(session::list::first_line(&first));
     format!(
-        "resumed {} ({} messages): {}",
+        "resumed {} ({}): {}",
         crate::render::inert_lines(&path.display().to_string()),
-        conversation.len(),
+        ybs_tools::summary::counted(conversation.len() as u64, "message", "messages"),
         crate::render::inert_lines(&request)
     )
 }
