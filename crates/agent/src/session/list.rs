@@ -169,7 +169,7 @@ mod tests {
         assert_eq!(found[1].saved, 1000);
         let shown = lines(&found);
         assert!(
-            shown[1].starts_with("  2. 1970-01-01 00:16  1 request, "),
+            shown[1].starts_with("  2. 1970-01-01 00:16 UTC  1 request, "),
             "{shown:?}"
         );
         assert!(shown[1].ends_with(" B  fix the parser"), "{shown:?}");
