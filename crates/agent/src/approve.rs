@@ -89,7 +89,7 @@ impl Approver<'_> {
                 &call.name,
                 &declaration,
                 &call.arguments,
-                &self.tool_context,
+                self.tool_context,
             ),
         };
         let reason = match (confirmation, network) {
