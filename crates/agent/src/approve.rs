@@ -85,12 +85,9 @@ impl Approver<'_> {
                 reason: reason.clone(),
             },
             None if rules_allow => Confirmation::NotNeeded,
-            None => (self.policy).check(
-                &call.name,
-                &declaration,
-                &call.arguments,
-                self.tool_context,
-            ),
+            None => {
+                (self.policy).check(&call.name, &declaration, &call.arguments, self.tool_context)
+            }
         };
         let reason = match (confirmation, network) {
             (Confirmation::NotNeeded, None) => return true,
