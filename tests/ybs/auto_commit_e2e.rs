@@ -102,7 +102,7 @@ fn undo_in_a_fresh_repository_removes_the_first_commit_and_restores_the_files() 
     let project = fresh_repository(true);
     let output = project.ybs(&["exec", "--yes", "edit"]);
     succeeds(&output);
-    assert!(text(&output.stderr).contains("ybs: committed 2 file(s) as "));
+    assert!(text(&output.stderr).contains("ybs: committed 2 files as "));
     assert_eq!(project.git(&["log", "--format=%s"]), "[ybs] edit\n");
     let stdout = succeeds(&project.ybs(&["undo"]));
     assert!(stdout.contains("restored kept.txt\n"), "{stdout}");

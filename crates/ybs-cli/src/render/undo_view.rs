@@ -141,9 +141,11 @@ pub fn session_lines(outcome: &UndoOutcome) -> Vec<String> {
             ));
         }
         Some(SessionChange::Dropped { path, later, copy }) => {
+            let stay = if *later == 1 { "stays" } else { "stay" };
             lines.push(format!(
-                "took the turn out of the session {}; the {later} turn(s) saved after it stay",
-                crate::render::inert(&path.display().to_string())
+                "took the turn out of the session {}; the {} saved after it {stay}",
+                crate::render::inert(&path.display().to_string()),
+                ybs_tools::summary::counted(*later as u64, "turn", "turns")
             ));
             if let Some(copy) = copy {
                 lines.push(format!(

@@ -40,7 +40,8 @@ pub fn after_turn(
             ),
             AfterTurn::Committed { id, files } => {
                 let short: String = id.chars().take(8).collect();
-                writeln!(log, "ybs: committed {files} file(s) as {short}")
+                let files = ybs_tools::summary::counted(files as u64, "file", "files");
+                writeln!(log, "ybs: committed {files} as {short}")
             }
             AfterTurn::StagedBefore => writeln!(
                 log,
