@@ -195,3 +195,40 @@ fn completions_version_and_help_work() {
         assert!(help.contains(option), "{option} missing from\n{help}");
     }
 }
+
+#[test]
+fn resume_with_a_space_before_the_file_says_how_to_write_it() {
+    let sandbox = Sandbox::new();
+    sandbox.write("project/old.chat", "user:\n\nhello\n");
+    let output = sandbox.ybs(&["--resume", "old.chat"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = sandbox.text(&output.stderr);
+    assert!(
+        stderr.contains("error: unrecognized subcommand 'old.chat'"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "\n  tip: write `ybs --resume=old.chat` (with `=`: `--resume` alone resumes the \
+             newest)\n"
+        ),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        fs::read_to_string(sandbox.path("project/old.chat")).unwrap(),
+        "user:\n\nhello\n"
+    );
+}
+
+#[test]
+fn trust_without_a_project_file_says_there_is_nothing_to_trust() {
+    let sandbox = Sandbox::new();
+    let output = sandbox.ybs(&["trust"], &[]);
+    assert!(output.status.success(), "{}", sandbox.text(&output.stderr));
+    assert_eq!(
+        sandbox.text(&output.stdout),
+        "nothing to trust: there is no project configuration (.ybs.json) in [TMP]/project\n"
+    );
+    assert!(!sandbox.path("project/.ybs.json").exists());
+}

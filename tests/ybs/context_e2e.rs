@@ -370,7 +370,7 @@ fn undo_with_auto_commit_drops_the_ybs_commit() {
     let stdout = text(&output.stdout);
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(
-        text(&output.stderr).contains("ybs: committed 2 file(s) as "),
+        text(&output.stderr).contains("ybs: committed 2 files as "),
         "{}",
         text(&output.stderr)
     );

@@ -224,6 +224,23 @@ fn an_image_reaches_the_request_and_a_missing_one_is_an_error_event() {
     assert_eq!(project.bodies().len(), 1, "nothing more was sent");
 }
 
+#[test]
+fn a_file_named_like_an_image_whose_bytes_are_not_one_is_an_image_error() {
+    let project = Project::new(vec![Turn::text(["never"])]);
+    project.write("notes.png", "these are notes, not pixels\n");
+    let output = project.ybs(&["exec", "--json", "-i", "notes.png", "what is this?"]);
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    let events = events(&output.stdout);
+    assert_eq!(types(&events), ["error"]);
+    assert_eq!(events[0]["kind"], "image");
+    assert_eq!(
+        events[0]["message"],
+        "notes.png: not an image ybs can attach (its bytes are not png, jpg, gif or webp)"
+    );
+    assert!(project.bodies().is_empty(), "nothing was sent");
+    assert_eq!(project.read("notes.png"), "these are notes, not pixels\n");
+}
+
 /// The README's row of the table for `type`.
 fn readme_row(readme: &str, kind: &str) -> String {
     let start = format!("| `{kind}`");

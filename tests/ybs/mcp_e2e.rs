@@ -292,3 +292,62 @@ fn ask_starts_a_configured_server_only_when_the_chat_names_one_of_its_tools() {
     assert!(record.exists());
     assert_eq!(offered(&project.bodies()[1]), ["calc__add"]);
 }
+
+#[test]
+fn an_http_server_that_is_down_or_refuses_the_token_is_said_in_words() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    let config = ybs_testkit::mcp::McpConfig::new("locked").with_token("right");
+    let server = runtime
+        .block_on(ybs_testkit::mcp::serve_http(
+            config,
+            "127.0.0.1:0".parse().unwrap(),
+        ))
+        .unwrap();
+    // A port nothing listens on: bound, then let go.
+    let down = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let down_url = format!("http://{}/mcp", down.local_addr().unwrap());
+    drop(down);
+    project.configure(|config| {
+        config["mcp"]["servers"]["locked"] = json!({
+            "url": server.url(), "trust": true, "headers": {"Authorization": "Bearer wrong"}
+        });
+        config["mcp"]["servers"]["down"] = json!({"url": down_url, "trust": true});
+    });
+    let output = project.ybs(&["exec", "hello"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "ybs: warning: MCP server `down` is not available: {down_url}: connection refused; \
+             going on without its tools"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "ybs: warning: MCP server `locked` is not available: {}: 401 Unauthorized (check \
+             the token in the server's `headers`); going on without its tools",
+            server.url()
+        )),
+        "{stderr}"
+    );
+    for rust in ["Transport [", "WorkerTransport", "reqwest"] {
+        assert!(!stderr.contains(rust), "{rust}: {stderr}");
+    }
+    // With the right token the same server serves its tools.
+    project.configure(|config| {
+        config["mcp"]["servers"]["locked"]["headers"]["Authorization"] = json!("Bearer right");
+        config["mcp"]["servers"]
+            .as_object_mut()
+            .unwrap()
+            .remove("down");
+    });
+    let output = project.ybs(&["tools", "--connect"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("locked__echo"),
+        "{}",
+        text(&output.stdout)
+    );
+}

@@ -218,3 +218,37 @@ fn started_in_a_subdirectory_the_map_covers_the_repository_nearest_files_first()
     );
     assert!(from_empty.contains("../web/view"), "{from_empty}");
 }
+
+#[test]
+fn started_in_a_small_folder_the_map_keeps_a_share_for_the_rest_of_the_repository() {
+    let project = Project::new(vec![Turn::text(["ok"])]);
+    project.git(&["init", "-q"]);
+    populate(&project);
+    // A folder of three files with many definitions each, which nothing else uses.
+    fs::create_dir_all(project.file("tool")).unwrap();
+    for i in 0..3 {
+        let text: String = (0..40)
+            .map(|j| format!("pub fn tool_step_{i}_{j}(value: u64) -> u64 {{ value }}\n"))
+            .collect();
+        project.write(&format!("tool/t{i}.rs"), &text);
+    }
+    budget(&project, 600);
+    let output = project
+        .command(&["exec", "hi"])
+        .current_dir(project.file("tool"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let section = map_section(&project.bodies()[0]).expect("a map from tool/");
+    let map = &section[HEADING.len() + OUTSIDE.len()..];
+    assert!(map.starts_with("t0.rs:\n  pub fn tool_step_0_0("), "{map}");
+    let outside: Vec<&str> = (map.lines())
+        .filter(|line| line.starts_with("../"))
+        .collect();
+    assert!(outside.len() >= 10, "{map}");
+    assert!(
+        map.contains("\n../src/core.rs:\n  pub struct Engine\n"),
+        "{map}"
+    );
+    assert!(CharsPerToken::default().count(map) <= 600, "{map}");
+}

@@ -1,6 +1,6 @@
-//! `ybs sessions` lists this project's saved sessions (date, size, first request), newest
-//! first; `--continue` goes on with the newest; `ybs --help` names them and the REPL's new
-//! commands.
+//! `ybs sessions` lists this project's saved sessions (date in UTC, size, first request),
+//! newest first, kept in private directories; `--continue` goes on with the newest; `ybs
+//! --help` names them and the REPL's new commands; one of a thing is said in the singular.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -91,4 +91,50 @@ fn the_help_names_the_new_commands() {
     ] {
         assert!(help.contains(named), "{named} in {help}");
     }
+}
+
+#[test]
+fn session_directories_are_private_and_the_list_says_its_times_are_utc() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = Project::new(vec![Turn::text(["Answered."])]);
+    assert!(project.ybs(&["exec", "one request"]).status.success());
+    let sessions = project.path("data/ybs/sessions");
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sessions), 0o700);
+    let dirs: Vec<_> = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    assert_eq!(mode(&dirs[0]), 0o700);
+    assert_eq!(mode(&project.path("data/ybs")), 0o700);
+    let listed = text(&project.ybs(&["sessions"]).stdout);
+    let first = listed.lines().next().unwrap_or_default();
+    assert!(first.starts_with("  1. 20"), "{listed}");
+    assert!(first.contains(" UTC  1 request, "), "{listed}");
+}
+
+#[test]
+fn one_of_a_thing_is_said_in_the_singular() {
+    let project = Project::new(vec![
+        common::call(
+            "c1",
+            "write_file",
+            serde_json::json!({"path": "one.txt", "content": "x"}),
+        ),
+        Turn::text(["Done."]),
+    ]);
+    let output = project.ybs(&["exec", "--yes", "write one byte"]);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("  new file one.txt (1 line, 1 byte)\n"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(" 1 bytes") && !stderr.contains(" 1 lines"),
+        "{stderr}"
+    );
+    assert_eq!(project.read("one.txt"), "x");
 }

@@ -484,3 +484,37 @@ fn a_long_command_output_is_cut_inside_it_and_its_last_lines_are_shown() {
     assert!(stdout.contains("[... output truncated: "), "{stdout}");
     assert_eq!(value["exit_code"], 0);
 }
+
+#[test]
+fn ybs_tools_lists_the_hosted_web_search_when_it_is_enabled() {
+    let project = Project::new(Vec::new());
+    let listed = text(&project.ybs(&["tools"]).stdout);
+    assert!(!listed.contains("web_search"), "{listed}");
+    project.configure(|config| {
+        config["tools"]["builtin"]["web_search"] = json!({"enabled": true});
+    });
+    // The fake server speaks the Chat Completions format, which has no hosted search.
+    let output = project.ybs(&["tools"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let listed = text(&output.stdout);
+    let line = (listed.lines())
+        .find(|line| line.starts_with("web_search "))
+        .unwrap_or_else(|| panic!("no web_search in {listed}"));
+    assert!(
+        line.contains("hosted")
+            && line.ends_with(
+                "enabled, but provider openai-compatible has no hosted search: not offered"
+            ),
+        "{line}"
+    );
+    project.configure(|config| {
+        config["llm"]["provider"] = json!("anthropic");
+        config["llm"]["api_key"] = json!("sk-test");
+    });
+    let listed = text(&project.ybs(&["tools"]).stdout);
+    assert!(
+        listed.lines().any(|line| line.starts_with("web_search ")
+            && line.ends_with("the provider's hosted web search (anthropic runs it)")),
+        "{listed}"
+    );
+}

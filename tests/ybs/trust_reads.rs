@@ -106,6 +106,8 @@ fn a_git_directory_linked_to_another_repository_is_neither_read_nor_written(nobo
         ),
         Turn::text(["wrote"]),
     ]);
+    // Auto-commit on, so that a commit into the other repository would be attempted.
+    project.configure(|config| config["git"] = json!({"auto_commit": true}));
     // The user's own repository in HOME, with a file whose name is a secret.
     let dotfiles = project.path("home/dotfiles");
     fs::create_dir_all(&dotfiles).unwrap();

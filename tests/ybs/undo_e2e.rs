@@ -106,7 +106,7 @@ fn undo_takes_back_exec_runs_one_by_one_from_a_subdirectory_too() {
     assert!(
         stdout.ends_with(&format!(
             "restored whole.txt\nrestored kept.txt\nremoved sub/new.txt (the turn created \
-             it)\nremoved the session {} (the turn started it)\n1 earlier turn(s) recorded; \
+             it)\nremoved the session {} (the turn started it)\n1 earlier turn recorded; \
              `ybs undo` again takes back the one before\n",
             second.display()
         )),
@@ -259,7 +259,7 @@ fn undo_after_exec_drops_the_auto_commit() {
     let project = git_project(edit_and_create());
     let output = project.ybs(&["exec", "--yes", "edit"]);
     succeeds(&output);
-    assert!(text(&output.stderr).contains("ybs: committed 2 file(s) as "));
+    assert!(text(&output.stderr).contains("ybs: committed 2 files as "));
     assert_eq!(project.git(&["log", "--format=%s"]), "[ybs] edit\nstart\n");
     let stdout = succeeds(&project.ybs(&["undo"]));
     assert!(stdout.contains("dropped the commit "), "{stdout}");
@@ -517,7 +517,7 @@ fn turns_saved_after_the_undone_one_stay_in_the_session_and_a_copy_is_kept() {
     assert!(
         stdout.contains(&format!(
             "removed made.txt (the turn created it)\ntook the turn out of the session {}; the \
-             1 turn(s) saved after it stay\nthe session as it was is kept in ",
+             1 turn saved after it stays\nthe session as it was is kept in ",
             session.display()
         )),
         "{stdout}"

@@ -4,17 +4,58 @@
 //! whose "always" can become a rule of the session, the project or the user.
 
 use ybs_core::ToolCall;
-use ybs_tools::{Confirmation, Decision, Effect, RuleSubject};
+use ybs_tools::{
+    Confirmation, ConfirmationPolicy, Decision, Effect, RuleSubject, ToolContext, ToolRegistry,
+};
 
-use super::permissions::{self, Layer, Verdict};
+use super::permissions::{self, Layer, Permissions, RuleFiles, Verdict};
 use super::{Agent, Ui};
 use crate::Notice;
 pub use crate::config::Approval;
-use crate::confirm::{Answer, Settle};
+use crate::config::{Network, TrustAfterEdit};
+use crate::confirm::{Answer, ConfirmMode, Settle};
+
+/// What settles whether a tool call may run, borrowed from an [`Agent`] or put together by a
+/// front end that runs one tool without the model (`ybs tool`): one decision for both.
+pub struct Approver<'a> {
+    /// The tools, for each one's declaration.
+    pub registry: &'a ToolRegistry,
+    /// Where the tools work, to resolve the paths rules match.
+    pub tool_context: &'a ToolContext,
+    /// The allow and deny rules; "always" adds to them.
+    pub permissions: &'a mut Permissions,
+    /// Which tools ask, and the answers given this session.
+    pub policy: &'a mut ConfirmationPolicy,
+    /// `safety.network`.
+    pub network: Network,
+    /// `safety.approval`.
+    pub approval: Approval,
+    /// How a question is settled in this run (asked, yes, no).
+    pub confirm: ConfirmMode,
+    /// Where "always" answers save rules.
+    pub rule_files: &'a RuleFiles,
+}
 
 impl Agent {
     /// Settles `call`: whether it may run.
     pub(super) fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
+        let mut approver = Approver {
+            registry: &self.registry,
+            tool_context: &self.tool_context,
+            permissions: &mut self.permissions,
+            policy: &mut self.policy,
+            network: self.network,
+            approval: self.approval,
+            confirm: self.settings.confirm,
+            rule_files: &self.rule_files,
+        };
+        approver.allowed(call, ui)
+    }
+}
+
+impl Approver<'_> {
+    /// Settles `call`: whether it may run.
+    pub fn allowed(&mut self, call: &ToolCall, ui: &mut dyn Ui) -> bool {
         let declaration = self.registry.declaration(&call.name);
         let subject = declaration.rule_subject;
         let physical = self.physical_path(call, subject);
@@ -44,12 +85,9 @@ impl Agent {
                 reason: reason.clone(),
             },
             None if rules_allow => Confirmation::NotNeeded,
-            None => (self.policy).check(
-                &call.name,
-                &declaration,
-                &call.arguments,
-                &self.tool_context,
-            ),
+            None => {
+                (self.policy).check(&call.name, &declaration, &call.arguments, self.tool_context)
+            }
         };
         let reason = match (confirmation, network) {
             (Confirmation::NotNeeded, None) => return true,
@@ -69,7 +107,7 @@ impl Agent {
             Some(why) => format!("{reason}; no allow rule can match it: {why}"),
             None => reason,
         };
-        match self.settings.confirm.settle(&call.name, true) {
+        match self.confirm.settle(&call.name, true) {
             Settle::Run => true,
             Settle::Deny(message) => {
                 ui.notice(Notice::Warning, &message);
@@ -159,16 +197,29 @@ impl Agent {
             Layer::User => self.rule_files.user.clone(),
         };
         if let Some(path) = &file {
-            match permissions::store::save_rule(path, "allow", &rule) {
-                Ok(()) => {
-                    // A project's file may be shared: what loosens safety in it waits for
-                    // trust when ybs starts again, this rule too.
-                    let later = match layer {
-                        Layer::Project => {
+            let saved = match (layer, &self.rule_files.own_edits) {
+                (Layer::Project, Some(edits)) => edits
+                    .edit(path, || permissions::store::save_rule(path, "allow", &rule))
+                    .map(|((), trust)| Some(trust)),
+                (Layer::Project, None) => (permissions::store::save_rule(path, "allow", &rule))
+                    .map(|()| Some(TrustAfterEdit::StillUntrusted)),
+                _ => permissions::store::save_rule(path, "allow", &rule).map(|()| None),
+            };
+            match saved {
+                Ok(trust) => {
+                    // The user's own rule keeps the trust the file had; a file that was
+                    // waiting for trust still waits, with this rule among its settings.
+                    let later = match trust {
+                        Some(TrustAfterEdit::StillUntrusted) => {
                             "; in later runs it applies once you trust the project's settings \
                              (ybs asks when it starts, or `ybs trust`)"
+                                .to_owned()
                         }
-                        _ => "",
+                        Some(TrustAfterEdit::NotRecorded(why)) => format!(
+                            "; its trust could not be recorded ({why}): in later runs it \
+                             applies once you trust the project's settings (`ybs trust`)"
+                        ),
+                        Some(TrustAfterEdit::Kept) | None => String::new(),
                     };
                     ui.notice(
                         Notice::Info,

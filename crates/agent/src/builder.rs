@@ -12,7 +12,7 @@ use ybs_providers::Provider;
 use ybs_tools::ReloadReport;
 
 use crate::Agent;
-use crate::config::{Config, ConfigLocations, FileRole, FileStatus, LoadedConfig, Sources};
+use crate::config::{Config, ConfigLocations, FileStatus, LoadedConfig, OwnEdits, Sources};
 use crate::confirm::ConfirmMode;
 use crate::mcp::{McpFailure, McpServerSpec};
 use crate::permissions::{Permissions, RuleFiles};
@@ -64,6 +64,7 @@ pub struct AgentBuilder<'a> {
     provider: Option<Arc<dyn Provider>>,
     session: Option<SessionPlace>,
     rules: Option<RuleSources>,
+    own_edits: Option<OwnEdits>,
     mcp: Vec<McpServerSpec>,
 }
 
@@ -81,6 +82,7 @@ impl<'a> AgentBuilder<'a> {
             provider: None,
             session: None,
             rules: None,
+            own_edits: None,
             mcp: Vec::new(),
         }
     }
@@ -143,17 +145,18 @@ impl<'a> AgentBuilder<'a> {
     /// project's are left out while its file has settings waiting for trust (its rules are
     /// among them). "Always" answers are saved to the files of `locations`.
     pub fn rules(mut self, loaded: &LoadedConfig, locations: &ConfigLocations) -> Self {
-        let project_trusted = !(loaded.files.iter())
-            .filter(|status| status.file.role == FileRole::Project)
-            .any(|status| (loaded.untrusted.iter()).any(|file| file.path == status.file.path));
         self.rules = Some(RuleSources {
             files: loaded.files.clone(),
-            project_trusted,
-            rule_files: RuleFiles {
-                project: Some(locations.cwd.join(".ybs.json")),
-                user: locations.user_file(),
-            },
+            project_trusted: crate::permissions::store::project_trusted(loaded),
+            rule_files: RuleFiles::of(locations),
         });
+        self
+    }
+
+    /// A rule saved to (or removed from) the project's file by the user keeps the file's
+    /// trust, judged as a start with these places, environment and flags would judge it.
+    pub fn own_edits(mut self, edits: OwnEdits) -> Self {
+        self.own_edits = Some(edits);
         self
     }
 
@@ -174,6 +177,7 @@ impl<'a> AgentBuilder<'a> {
             provider,
             session,
             rules,
+            own_edits,
             mcp,
         } = self;
         let default_sources = Sources::default();
@@ -221,6 +225,7 @@ impl<'a> AgentBuilder<'a> {
             report.rules = errors.iter().map(ToString::to_string).collect();
             parts.permissions = Permissions::new(layers);
             parts.rule_files = rules.rule_files;
+            parts.rule_files.own_edits = own_edits;
         }
         // Said now, not at the model's first command, when commands cannot run sandboxed.
         if parts.registry.is_enabled("run_shell") && !dry_run {

@@ -66,6 +66,12 @@ pub fn provider_kind(config: &Config) -> Result<ProviderKind, SetupError> {
         .map_err(|err| SetupError::Provider(format!("llm.provider: {err}")))
 }
 
+/// Whether requests ask the provider of `kind` for its hosted web search: enabled, and the
+/// provider has one (ybs runs no search itself).
+pub fn web_search_on(config: &Config, kind: ProviderKind) -> bool {
+    config.tools.builtin.web_search.enabled && kind.capabilities().hosted_web_search
+}
+
 /// The endpoint requests go to: `llm.endpoint`, or the provider's default.
 pub fn endpoint(config: &Config) -> String {
     match (&config.llm.endpoint, provider_kind(config)) {
@@ -326,8 +332,7 @@ pub(crate) fn parts(
         top_p: None,
         seed: None,
         extras: crate::RequestExtras {
-            web_search: config.tools.builtin.web_search.enabled
-                && provider.kind().capabilities().hosted_web_search,
+            web_search: web_search_on(config, provider.kind()),
             ..Default::default()
         },
     };

@@ -34,32 +34,47 @@ pub fn fit(
     budget: usize,
     counter: &dyn TokenCounter,
 ) -> Fitted {
-    if budget == 0 || entries.is_empty() {
+    let count = fitting(files, entries, near, budget, counter);
+    if count == 0 {
         return Fitted::default();
     }
+    let (text, files_shown) = render(files, &entries[..count], near, files.len());
+    let tokens = counter.count(&text);
+    Fitted {
+        text,
+        tokens,
+        files_shown,
+    }
+}
+
+/// How many of `entries`, from the first, [`fit`] keeps in `budget`.
+pub fn fitting(
+    files: &[MappedFile],
+    entries: &[Entry],
+    near: &str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> usize {
+    if budget == 0 || entries.is_empty() {
+        return 0;
+    }
     let total = files.len();
-    let attempt = |count: usize| {
-        let (text, files_shown) = render(files, &entries[..count], near, total);
-        let tokens = counter.count(&text);
-        (tokens <= budget).then_some(Fitted {
-            text,
-            tokens,
-            files_shown,
-        })
+    let fits = |count: usize| {
+        let (text, _) = render(files, &entries[..count], near, total);
+        counter.count(&text) <= budget
     };
-    if let Some(whole) = attempt(entries.len()) {
-        return whole;
+    if fits(entries.len()) {
+        return entries.len();
     }
     // The text grows with the entries it holds: the last count that fits, by bisection.
-    let (mut best, mut low, mut high) = (Fitted::default(), 1usize, entries.len() - 1);
+    let (mut best, mut low, mut high) = (0, 1usize, entries.len() - 1);
     while low <= high {
         let middle = low + (high - low) / 2;
-        match attempt(middle) {
-            Some(fitted) => {
-                best = fitted;
-                low = middle + 1;
-            }
-            None => high = middle - 1,
+        if fits(middle) {
+            best = middle;
+            low = middle + 1;
+        } else {
+            high = middle - 1;
         }
     }
     best

@@ -12,6 +12,8 @@
 //!   files), `entries` orders definitions rather than files (the most used definitions of
 //!   every file first, then the names of the other files) and `fit` keeps the longest run of
 //!   entries that fits in the budget as a [`TokenCounter`] of `ybs-context-budget` counts it.
+//!   Started in a folder, its files fill at most two thirds of the budget while the rest of
+//!   the repository has files to show (`map`).
 //! - The I/O, in `walk`: [`walk::scan`] (ignore files honoured, as ybs's `list_files`),
 //!   [`walk::read`], and [`walk::fingerprint`], which tells cheaply whether the files changed
 //!   since a map was built.

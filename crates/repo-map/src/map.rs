@@ -6,13 +6,13 @@ use std::path::Path;
 
 use ybs_context_budget::TokenCounter;
 
-use crate::entries::entries;
+use crate::entries::{Entry, entries};
 use crate::extract::{Extractor, Symbols};
-use crate::fit::fit;
+use crate::fit::{fit, fitting};
 use crate::lang::Lang;
 use crate::mention;
 use crate::parallel;
-use crate::rank::rank;
+use crate::rank::{Ranked, Tier, rank};
 use crate::source::{MappedFile, SourceFile};
 use crate::walk::{self, FileMeta, scan};
 
@@ -79,13 +79,55 @@ pub fn build_near(
 ) -> RepoMap {
     let mentioned: BTreeSet<String> = mentioned.iter().cloned().collect();
     let order = rank(mapped, &mentioned, near);
-    let fitted = fit(mapped, &entries(mapped, &order), near, budget, counter);
+    let ordered = entries(mapped, &order);
+    let ordered = share_with_the_rest(mapped, &order, ordered, near, budget, counter);
+    let fitted = fit(mapped, &ordered, near, budget, counter);
     RepoMap {
         text: fitted.text,
         tokens: fitted.tokens,
         files_total: mapped.len(),
         files_shown: fitted.files_shown,
     }
+}
+
+/// The part of the budget the files near the folder a session started in (with the mentioned
+/// ones) may fill while the rest of the repository has files to show, as a fraction.
+const NEAR_SHARE: (usize, usize) = (2, 3);
+
+/// `entries` reordered so that the mentioned and near files take at most [`NEAR_SHARE`] of
+/// `budget` before the rest of the repository has its turn (their further entries come after
+/// it): a session started in a small folder still sees what the repository around it
+/// holds. The mentioned files' entries always stay first.
+fn share_with_the_rest(
+    mapped: &[MappedFile],
+    order: &[Ranked],
+    mut entries: Vec<Entry>,
+    near: &str,
+    budget: usize,
+    counter: &dyn TokenCounter,
+) -> Vec<Entry> {
+    if near.is_empty() {
+        return entries;
+    }
+    let mut tiers = vec![Tier::Other; mapped.len()];
+    for ranked in order {
+        tiers[ranked.index] = ranked.tier;
+    }
+    let focused = |entry: &Entry| matches!(tiers[entry.file], Tier::Mentioned | Tier::Near);
+    let split = (entries.iter())
+        .position(|entry| !focused(entry))
+        .unwrap_or(entries.len());
+    if split == entries.len() {
+        return entries;
+    }
+    let mentioned = (entries[..split].iter())
+        .take_while(|entry| tiers[entry.file] == Tier::Mentioned)
+        .count();
+    let share = budget * NEAR_SHARE.0 / NEAR_SHARE.1;
+    let kept = fitting(mapped, &entries[..split], near, share, counter).max(mentioned);
+    let later: Vec<Entry> = entries.drain(kept..split).collect();
+    entries.extend(later);
+    entries
 }
 
 /// Maps one directory again and again, parsing only the files whose size or modification
@@ -220,6 +262,59 @@ mod tests {
             map.text
         );
         assert!(!map.text.contains("helper_number_17_"), "{}", map.text);
+    }
+
+    #[test]
+    fn started_in_a_small_folder_the_map_keeps_a_share_for_the_rest_of_the_repository() {
+        // Three files of 30 definitions each in `tool/`, used by nothing; 40 files elsewhere,
+        // each used by the next.
+        let mut files: Vec<SourceFile> = (0..3)
+            .map(|i| {
+                let text: String = (0..30)
+                    .map(|j| format!("fn tool_function_{i}_{j}(value: u64) -> u64 {{ value }}\n"))
+                    .collect();
+                SourceFile::new(format!("tool/t{i}.rs"), text)
+            })
+            .collect();
+        files.extend((0..40).map(|i| {
+            SourceFile::new(
+                format!("src/m{i:02}.rs"),
+                format!("fn entry_{i}() {{ entry_{}(); }}\n", (i + 1) % 40),
+            )
+        }));
+        let counter = ybs_context_budget::CharsPerToken::default();
+        let mapped = extract_all(&files);
+        let outside = |text: &str| text.lines().filter(|line| line.starts_with("../")).count();
+        // Before: the near files' entries first, whole, until the budget ends.
+        let order = rank(&mapped, &BTreeSet::new(), "tool");
+        let unshared = fit(&mapped, &entries(&mapped, &order), "tool", 512, &counter);
+        let shared = build_near(&mapped, &[], "tool", 512, &counter);
+        println!(
+            "files outside tool/ named at 512 tokens: {} before, {} after; tokens {} and {}",
+            outside(&unshared.text),
+            outside(&shared.text),
+            unshared.tokens,
+            shared.tokens
+        );
+        assert!(shared.tokens <= 512);
+        assert!(outside(&shared.text) >= 20, "{}", shared.text);
+        assert!(outside(&unshared.text) < outside(&shared.text));
+        // The folder's files still come first.
+        assert!(
+            shared.text.starts_with("t0.rs:\n  fn tool_function_0_0"),
+            "{}",
+            shared.text
+        );
+        // Without a folder, or with a budget that holds everything, nothing changes.
+        let all = build_near(&mapped, &[], "tool", 100_000, &counter);
+        let whole = fit(
+            &mapped,
+            &entries(&mapped, &order),
+            "tool",
+            100_000,
+            &counter,
+        );
+        assert_eq!(all.text, whole.text);
     }
 
     #[test]

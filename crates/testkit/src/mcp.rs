@@ -64,6 +64,8 @@ pub struct McpConfig {
     pub name: String,
     /// A file every tool call is appended to as a JSON line (created if missing).
     pub record: Option<PathBuf>,
+    /// Over HTTP, the bearer token every request must carry; others get `401 Unauthorized`.
+    pub token: Option<String>,
 }
 
 impl Default for McpConfig {
@@ -71,6 +73,7 @@ impl Default for McpConfig {
         Self {
             name: DEFAULT_NAME.to_owned(),
             record: None,
+            token: None,
         }
     }
 }
@@ -81,7 +84,15 @@ impl McpConfig {
         Self {
             name: name.into(),
             record: None,
+            token: None,
         }
+    }
+
+    /// Over HTTP, answers `401 Unauthorized` to a request without `Authorization: Bearer
+    /// TOKEN`.
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
     }
 
     /// Records every tool call to `path`.
@@ -295,7 +306,25 @@ pub async fn serve_http(config: McpConfig, addr: SocketAddr) -> Result<McpHttpSe
             .with_sse_keep_alive(None)
             .with_cancellation_token(cancel.child_token()),
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if let Some(token) = &config.token {
+        let expected = format!("Bearer {token}");
+        router = router.layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let authorized = (request.headers().get(axum::http::header::AUTHORIZATION))
+                    .is_some_and(|value| value.as_bytes() == expected.as_bytes());
+                async move {
+                    if authorized {
+                        next.run(request).await
+                    } else {
+                        axum::response::IntoResponse::into_response(
+                            axum::http::StatusCode::UNAUTHORIZED,
+                        )
+                    }
+                }
+            },
+        ));
+    }
     let stop = cancel.clone();
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router)

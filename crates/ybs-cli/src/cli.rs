@@ -1,7 +1,9 @@
 //! The command line: `ybs [OPTIONS] [COMMAND]`.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand};
 use clap_complete::Shell;
 
@@ -41,6 +43,21 @@ pub struct Cli {
 }
 
 impl Cli {
+    /// Parses `args` (the program's name first) as [`Parser::try_parse_from`] does; an error
+    /// a newcomer is likely to make gets a tip on what to type instead.
+    pub fn parse_with_tips<T: Into<OsString>>(
+        args: impl IntoIterator<Item = T>,
+    ) -> Result<Cli, clap::Error> {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        Cli::try_parse_from(&args).map_err(|mut error| {
+            if let Some(tip) = tip_for(&error, &args) {
+                let tip = ContextValue::StyledStrs(vec![tip.into()]);
+                error.insert(ContextKind::Suggested, tip);
+            }
+            error
+        })
+    }
+
     /// The session to continue: `Some(None)` the newest (`--resume`, `--continue`),
     /// `Some(Some(FILE))` a file, `None` a new session.
     pub fn resume_choice(&self) -> Option<Option<PathBuf>> {
@@ -50,6 +67,22 @@ impl Cli {
             (None, false) => None,
         }
     }
+}
+
+/// The tip for `error`: `--resume FILE` (a space) reads FILE as a command, since a bare
+/// `--resume` is the newest session.
+fn tip_for(error: &clap::Error, args: &[OsString]) -> Option<String> {
+    if error.kind() != ErrorKind::InvalidSubcommand {
+        return None;
+    }
+    let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidSubcommand) else {
+        return None;
+    };
+    let after_resume = (args.windows(2))
+        .any(|pair| pair[0] == "--resume" && pair[1].to_string_lossy() == word.as_str());
+    after_resume.then(|| {
+        format!("write `ybs --resume={word}` (with `=`: `--resume` alone resumes the newest)")
+    })
 }
 
 /// The global options; they may come before or after the command.
@@ -373,6 +406,27 @@ mod tests {
         assert!(parse(&["--continue", "--resume"]).is_err());
         assert_eq!(parse(&["sessions"])?.command, Some(Command::Sessions));
         Ok(())
+    }
+
+    #[test]
+    fn resume_with_a_space_before_the_file_gets_a_tip() {
+        let error = Cli::parse_with_tips(["ybs", "--resume", "old.chat"])
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(
+            error.contains("unrecognized subcommand 'old.chat'"),
+            "{error}"
+        );
+        assert!(
+            error.contains("tip: write `ybs --resume=old.chat` (with `=`: `--resume` alone"),
+            "{error}"
+        );
+        let other = Cli::parse_with_tips(["ybs", "nonsense"])
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(!other.contains("--resume="), "{other}");
     }
 
     #[test]

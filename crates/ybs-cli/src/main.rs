@@ -2,11 +2,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use ybs_cli::cli::Cli;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_with_tips(std::env::args_os()).unwrap_or_else(|error| error.exit());
     let host = match ybs_cli::Host::from_process() {
         Ok(host) => host,
         Err(err) => {

@@ -10,6 +10,7 @@ mod file;
 mod hooks;
 mod load;
 mod merge;
+mod own_edits;
 mod paths;
 mod risk;
 mod schema;
@@ -22,6 +23,7 @@ pub use env::process_env;
 pub use error::{ConfigError, ConfigWarning};
 pub use hooks::{HooksConfig, ToolHook};
 pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
+pub use own_edits::{OwnEdits, TrustAfterEdit};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};
 pub use risk::{Risk, Setting, UntrustedFile};
 pub use schema::{

@@ -496,7 +496,7 @@ pub struct GitConfig {
 impl Default for GitConfig {
     fn default() -> Self {
         GitConfig {
-            auto_commit: true,
+            auto_commit: false,
             commit_message_prefix: "[ybs]".to_owned(),
         }
     }

@@ -186,7 +186,8 @@ impl Headless {
                 AfterTurn::Warning(warning) => warn(log, &warning),
                 AfterTurn::Committed { id, files } => {
                     let short: String = id.chars().take(8).collect();
-                    let _ = writeln!(log, "ybs: committed {files} file(s) as {short}");
+                    let files = ybs_tools::summary::counted(files as u64, "file", "files");
+                    let _ = writeln!(log, "ybs: committed {files} as {short}");
                 }
                 AfterTurn::StagedBefore => {
                     let _ = writeln!(

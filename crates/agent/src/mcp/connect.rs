@@ -93,16 +93,18 @@ enum StartError {
         program: String,
         source: std::io::Error,
     },
-    /// The server did not complete the MCP handshake.
-    #[error("the MCP handshake{with} failed: {source}")]
+    /// The server started as a child process did not complete the MCP handshake.
+    #[error("the MCP handshake failed: {source}")]
     Handshake {
-        /// ` with URL` for a server reached over HTTP.
-        with: String,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A server reached over HTTP did not answer the handshake (`reason` in words: the
+    /// connection refused, the status it answered).
+    #[error("{url}: {reason}{}", auth_hint(.reason))]
+    Unreachable { url: String, reason: String },
     /// The server did not list its tools.
     #[error("cannot list its tools: {0}")]
-    ListTools(#[source] rmcp::ServiceError),
+    ListTools(String),
     /// A configured header name is not valid HTTP.
     #[error("`{0}` is not a valid HTTP header name")]
     HeaderName(String),
@@ -112,6 +114,15 @@ enum StartError {
     /// A header's value (not quoted: it is usually a secret) is not valid HTTP.
     #[error("the value of header `{0}` is not valid in HTTP")]
     HeaderValue(String),
+}
+
+/// What to check when a server refused the credentials it was given (or none).
+fn auth_hint(reason: &str) -> &'static str {
+    if reason.starts_with("401") || reason.starts_with("403") {
+        " (check the token in the server's `headers`)"
+    } else {
+        ""
+    }
 }
 
 async fn start(
@@ -150,7 +161,6 @@ async fn start(
                 .serve(transport)
                 .await
                 .map_err(|err| StartError::Handshake {
-                    with: String::new(),
                     source: Box::new(err),
                 })?
         }
@@ -160,13 +170,14 @@ async fn start(
             client_info()
                 .serve(StreamableHttpClientTransport::from_config(config))
                 .await
-                .map_err(|err| StartError::Handshake {
-                    with: format!(" with {url}"),
-                    source: Box::new(err),
+                .map_err(|err| StartError::Unreachable {
+                    url: url.to_string(),
+                    reason: super::http_failure::describe(&err),
                 })?
         }
     };
-    let tools = (service.list_all_tools().await).map_err(StartError::ListTools)?;
+    let tools = (service.list_all_tools().await)
+        .map_err(|error| StartError::ListTools(super::http_failure::describe(&error)))?;
     Ok((service, tools))
 }
 

@@ -9,6 +9,7 @@
 //! any thread, inside or outside the caller's runtime.
 
 mod connect;
+mod http_failure;
 mod hub;
 mod names;
 mod spec;

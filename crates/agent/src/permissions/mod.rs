@@ -318,6 +318,21 @@ pub struct RuleFiles {
     pub project: Option<PathBuf>,
     /// The user's configuration file.
     pub user: Option<PathBuf>,
+    /// How an edit of the project's file keeps its trust; without it a rule saved there
+    /// waits for trust at the next start.
+    pub own_edits: Option<crate::config::OwnEdits>,
+}
+
+impl RuleFiles {
+    /// The project's `.ybs.json` in the working directory and the user's configuration file
+    /// of `locations`.
+    pub fn of(locations: &crate::config::ConfigLocations) -> RuleFiles {
+        RuleFiles {
+            project: Some(locations.cwd.join(".ybs.json")),
+            user: locations.user_file(),
+            own_edits: None,
+        }
+    }
 }
 
 #[cfg(test)]

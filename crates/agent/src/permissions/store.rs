@@ -164,6 +164,14 @@ pub fn load_layers(
     (vec![(Layer::Project, project), (Layer::User, user)], errors)
 }
 
+/// Whether the project's rules in `loaded` may be used: not while its file has settings
+/// waiting for trust (its rules are among them).
+pub fn project_trusted(loaded: &crate::config::LoadedConfig) -> bool {
+    !(loaded.files.iter())
+        .filter(|status| status.file.role == FileRole::Project)
+        .any(|status| (loaded.untrusted.iter()).any(|file| file.path == status.file.path))
+}
+
 /// Adds `rule` to the `kind` (`allow` or `deny`) rules of the file at `path` (created when
 /// missing), keeping everything else of it; written to a temporary file and renamed over it.
 pub fn save_rule(path: &Path, kind: &str, rule: &Rule) -> Result<(), RuleFileError> {

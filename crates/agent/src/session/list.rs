@@ -75,21 +75,13 @@ pub fn cut_request(request: &str) -> String {
     cut
 }
 
-/// `2026-11-25 21:40` (UTC) for seconds since the epoch.
+/// `2026-11-25 21:40 UTC` for seconds since the epoch (said, as a list read in another zone
+/// would be an hour or more off otherwise).
 pub fn date(seconds: u64) -> String {
-    let days = (seconds / 86_400) as i64;
+    let days = i64::try_from(seconds / 86_400).unwrap_or_default();
     let (hour, minute) = ((seconds % 86_400) / 3600, (seconds % 3600) / 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}")
+    let (year, month, day) = crate::prompt::env_block::civil_date(days);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
 }
 
 /// `1.2 KB`, `340 B`.
@@ -101,7 +93,7 @@ fn size(bytes: u64) -> String {
     }
 }
 
-/// One line per session, numbered from 1: `  1. 2026-11-25 21:40  3 requests, 4.1 KB  fix
+/// One line per session, numbered from 1: `  1. 2026-11-25 21:40 UTC  3 requests, 4.1 KB  fix
 /// the parser`; the request is cut to fit and not yet made inert.
 pub fn lines(sessions: &[SessionInfo]) -> Vec<String> {
     (sessions.iter().enumerate())
@@ -133,9 +125,9 @@ mod tests {
 
     #[test]
     fn dates_are_civil_utc() {
-        assert_eq!(date(0), "1970-01-01 00:00");
-        assert_eq!(date(1_764_106_800), "2025-11-25 21:40");
-        assert_eq!(date(951_782_400), "2000-02-29 00:00");
+        assert_eq!(date(0), "1970-01-01 00:00 UTC");
+        assert_eq!(date(1_764_106_800), "2025-11-25 21:40 UTC");
+        assert_eq!(date(951_782_400), "2000-02-29 00:00 UTC");
     }
 
     #[test]
@@ -177,7 +169,7 @@ mod tests {
         assert_eq!(found[1].saved, 1000);
         let shown = lines(&found);
         assert!(
-            shown[1].starts_with("  2. 1970-01-01 00:16  1 request, "),
+            shown[1].starts_with("  2. 1970-01-01 00:16 UTC  1 request, "),
             "{shown:?}"
         );
         assert!(shown[1].ends_with(" B  fix the parser"), "{shown:?}");

@@ -5,6 +5,8 @@
 pub mod list;
 pub mod undo;
 
+use std::fs::DirBuilder;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -95,12 +97,24 @@ pub fn newest(dir: &Path, cwd: &Path) -> Result<PathBuf, SessionError> {
     files.pop().ok_or_else(none)
 }
 
+/// Creates `dir` and its missing parents, readable by the user only.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
 /// Writes `conversation` to `path` atomically, creating its directory.
 pub fn save(path: &Path, conversation: &[Message]) -> Result<(), SessionError> {
     let fail = |reason: String| SessionError::Save {
         path: path.to_owned(),
         reason,
     };
+    // Private, as the directory's file names say which projects the user works on and when;
+    // one made by an older ybs with the umask's mode is closed too.
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir).map_err(|err| fail(err.to_string()))?;
+        let private = std::fs::Permissions::from_mode(0o700);
+        std::fs::set_permissions(dir, private).map_err(|err| fail(err.to_string()))?;
+    }
     let text = print(&from_core(conversation)).map_err(|err| fail(err.to_string()))?;
     // Private, as a session holds the whole conversation.
     ybs_fsguard::write_atomic(

@@ -53,6 +53,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let config = McpConfig {
         name: args.name,
         record: args.record,
+        token: None,
     };
     let Some(addr) = args.http else {
         return Ok(mcp::serve_stdio(config).await?);

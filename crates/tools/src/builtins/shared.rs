@@ -24,8 +24,8 @@ pub(super) fn text_of(bytes: Vec<u8>, shown: &str) -> Result<String, crate::Tool
     let head = &bytes[..bytes.len().min(8192)];
     if head.contains(&0) {
         return Err(crate::ToolError::failed(format!(
-            "`{shown}` is a binary file ({} bytes); only text files can be read or edited",
-            bytes.len()
+            "`{shown}` is a binary file ({}); only text files can be read or edited",
+            crate::summary::counted(bytes.len() as u64, "byte", "bytes")
         )));
     }
     Ok(match String::from_utf8(bytes) {

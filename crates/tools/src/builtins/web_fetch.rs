@@ -243,9 +243,9 @@ async fn fetch(url: url::Url, policy: &WebPolicy) -> Result<Value, ToolError> {
         || content_type.contains("javascript");
     if !readable {
         return Err(ToolError::failed(format!(
-            "`{final_url}` is {content_type} ({} bytes), not text; only web pages and text \
+            "`{final_url}` is {content_type} ({}), not text; only web pages and text \
              can be fetched",
-            body.len()
+            counted(body.len() as u64, "byte", "bytes")
         )));
     }
     let content = if is_html { markdown(&text) } else { text };

@@ -5,7 +5,7 @@ use ybs_core::ToolSpec;
 
 use super::shared::{spec, write_text};
 use crate::declaration::{ActionKind, Declaration};
-use crate::summary::{Change, Summary, change_note, number, path_of, thousands};
+use crate::summary::{Change, Summary, change_note, counted, number, path_of};
 use crate::{Args, Tool, ToolContext, ToolError};
 
 /// The `write_file` tool.
@@ -63,7 +63,7 @@ impl Tool for WriteFile {
         };
         let note = match change {
             Some(change) => change_note(change),
-            None => format!(" ({} bytes)", thousands(bytes)),
+            None => format!(" ({})", counted(bytes, "byte", "bytes")),
         };
         Some(Summary::ok(format!("{verb} {}{note}", path_of(arguments))))
     }

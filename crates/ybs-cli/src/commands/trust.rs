@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::cli::Cli;
 use crate::startup::exit::Failed;
 use crate::startup::load::load_trusting;
-use ybs_agent::config::{Trust, TrustStore};
+use ybs_agent::config::{FileRole, Trust, TrustStore};
 use ybs_agent::host::Host;
 
 /// Trusts the project's settings, or with `chat` that chat file's directives.
@@ -35,6 +35,16 @@ pub fn run(
         );
     }
     let loaded = load_trusting(cli, host, &trust, err)?;
+    let has_project_file =
+        (loaded.files.iter()).any(|status| status.loaded && status.file.role == FileRole::Project);
+    if !has_project_file {
+        let _ = writeln!(
+            out,
+            "nothing to trust: there is no project configuration (.ybs.json) in {}",
+            crate::render::inert(&host.locations.cwd.display().to_string())
+        );
+        return Ok(0);
+    }
     if loaded.untrusted.is_empty() {
         let _ = writeln!(
             out,

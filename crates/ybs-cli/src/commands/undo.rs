@@ -88,7 +88,8 @@ pub fn run(
     if left > 0 {
         let _ = writeln!(
             out,
-            "{left} earlier turn(s) recorded; `ybs undo` again takes back the one before"
+            "{} recorded; `ybs undo` again takes back the one before",
+            ybs_tools::summary::counted(left as u64, "earlier turn", "earlier turns")
         );
     }
     Ok(0)

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use similar::{ChangeTag, TextDiff};
 use ybs_tools::protected::is_configuration;
+use ybs_tools::summary::counted;
 
 use crate::render::style::{Painter, Role};
 use ybs_agent::inert::inert;
@@ -95,10 +96,10 @@ fn new_file(path: &str, content: &str, painter: Painter, shown: usize) -> Vec<St
     let mut lines = vec![painter.paint(
         Role::Bold,
         &format!(
-            "  new file {} ({total} {}, {} bytes)",
+            "  new file {} ({}, {})",
             inert(path),
-            if total == 1 { "line" } else { "lines" },
-            content.len()
+            counted(total as u64, "line", "lines"),
+            counted(content.len() as u64, "byte", "bytes")
         ),
     )];
     for line in content.lines().take(shown) {
@@ -217,7 +218,8 @@ fn fold_hunk(hunk: &Hunk, painter: Painter) -> Vec<String> {
     }
     let hidden = body.len() - HUNK_HEAD - HUNK_TAIL;
     lines.extend(body[..HUNK_HEAD].iter().cloned());
-    lines.push(painter.paint(Role::Dim, &format!("  … {hidden} lines hidden …")));
+    let hidden = counted(hidden as u64, "line", "lines");
+    lines.push(painter.paint(Role::Dim, &format!("  … {hidden} hidden …")));
     lines.extend(body[body.len() - HUNK_TAIL..].iter().cloned());
     lines
 }

@@ -5,8 +5,8 @@ use serde_json::Value;
 use ybs_core::ToolCall;
 
 use super::inert;
-use super::numbers::thousands;
 use super::style::{Painter, Role};
+use ybs_tools::summary::counted;
 
 /// The longest call shown on one line.
 pub const CALL_LINE_CHARS: usize = 120;
@@ -58,10 +58,9 @@ fn fold(value: &Value, painter: Painter) -> String {
             let shown = Value::String(truncate(first, PREVIEW_CHARS)).to_string();
             let lines = text.lines().count();
             let size = format!(
-                "({} {}, {} chars)",
-                thousands(lines as u64),
-                if lines == 1 { "line" } else { "lines" },
-                thousands(text.chars().count() as u64)
+                "({}, {})",
+                counted(lines as u64, "line", "lines"),
+                counted(text.chars().count() as u64, "char", "chars")
             );
             format!("{} {}", inert(&shown), painter.paint(Role::Dim, &size))
         }
@@ -69,7 +68,7 @@ fn fold(value: &Value, painter: Painter) -> String {
             let json = other.to_string();
             let count = json.chars().count();
             if count > VALUE_CHARS {
-                let size = format!("({} chars)", thousands(count as u64));
+                let size = format!("({})", counted(count as u64, "char", "chars"));
                 format!(
                     "{} {}",
                     inert(&truncate(&json, PREVIEW_CHARS)),

@@ -104,10 +104,19 @@ pub fn report(outcome: &UndoOutcome, base: &Path) -> Vec<String> {
             crate::render::inert(&copy.display().to_string())
         ));
     }
-    if let Some(commit) = &outcome.uncommitted {
-        lines.push(format!(
+    match (&outcome.uncommitted, &outcome.commit_left) {
+        (Some(commit), _) if outcome.uncommitted_first => lines.push(format!(
+            "dropped the commit {commit}, the repository's first (its branch is unborn again; \
+             the commit stays in the reflog)"
+        )),
+        (Some(commit), _) => lines.push(format!(
             "dropped the commit {commit} (git reset --soft; it stays in the reflog)"
-        ));
+        )),
+        (None, Some((commit, why))) => lines.push(format!(
+            "the commit {commit} stays ({}); the files are restored in the work tree",
+            crate::render::inert(why)
+        )),
+        (None, None) => {}
     }
     if outcome.restored.is_empty() && outcome.removed.is_empty() {
         lines.push("the turn changed no files".to_owned());
@@ -132,9 +141,11 @@ pub fn session_lines(outcome: &UndoOutcome) -> Vec<String> {
             ));
         }
         Some(SessionChange::Dropped { path, later, copy }) => {
+            let stay = if *later == 1 { "stays" } else { "stay" };
             lines.push(format!(
-                "took the turn out of the session {}; the {later} turn(s) saved after it stay",
-                crate::render::inert(&path.display().to_string())
+                "took the turn out of the session {}; the {} saved after it {stay}",
+                crate::render::inert(&path.display().to_string()),
+                ybs_tools::summary::counted(*later as u64, "turn", "turns")
             ));
             if let Some(copy) = copy {
                 lines.push(format!(

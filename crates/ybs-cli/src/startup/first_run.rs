@@ -177,7 +177,7 @@ pub fn ollama_answers(endpoint: &str, wait: Duration) -> bool {
 }
 
 /// The banner line: version, provider, model, the model's window and output limit, the
-/// reasoning effort when set, the sandbox (and network), and the note of a provider picked
+/// reasoning effort when set, the sandbox (and network), auto-commit when on, and the note of a provider picked
 /// from the environment.
 pub fn banner(
     config: &ybs_agent::config::Config,
@@ -197,9 +197,15 @@ pub fn banner(
     } else {
         String::new()
     };
+    // Commits in the user's repository are opt-in: when they happen, the user is told.
+    let commits = if config.git.auto_commit {
+        ", auto-commit on"
+    } else {
+        ""
+    };
     // The model's and provider's names may come from a project's file.
     let line = format!(
-        "ybs {} ({} {}, {}{effort}, {sandbox}{network}{picked}). /help for commands, Ctrl-D to exit.",
+        "ybs {} ({} {}, {}{effort}, {sandbox}{network}{commits}{picked}). /help for commands, Ctrl-D to exit.",
         env!("CARGO_PKG_VERSION"),
         config.llm.provider,
         config.llm.model,
@@ -351,6 +357,11 @@ mod tests {
         config.safety.network = ybs_agent::config::Network::On;
         let line = banner(&config, &limits, "sandbox on", None);
         assert!(line.contains("sandbox on, network on)"), "{line}");
+        assert!(!line.contains("auto-commit"), "{line}");
+        config.git.auto_commit = true;
+        let line = banner(&config, &limits, "sandbox on", None);
+        assert!(line.contains("network on, auto-commit on)"), "{line}");
+        config.git.auto_commit = false;
         config.safety.sandbox_enabled = false;
         config.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);
         let line = banner(&config, &limits, "sandbox OFF", None);

@@ -9,10 +9,10 @@ use ybs_context_budget::SendError;
 use ybs_core::ErrorKind;
 
 use super::exit::Failed;
-use crate::cli::Cli;
+use crate::cli::{Cli, GlobalOptions};
 use crate::render::{RenderOptions, Renderer, use_color};
 use ybs_agent::Notice;
-use ybs_agent::config::{Config, LoadedConfig, Trust, TrustStore};
+use ybs_agent::config::{Config, LoadedConfig, OwnEdits, Trust, TrustStore};
 use ybs_agent::confirm::ConfirmMode;
 use ybs_agent::host::Host;
 use ybs_agent::setup;
@@ -68,21 +68,28 @@ pub fn load_trusting(
     Ok(loaded)
 }
 
-/// Builds the agent for the run `command` (`exec`, `ask`, `repl`), printing what building it
-/// had to say (instruction files cut, external tools or MCP servers that failed to load,
-/// unusable rule files, a shell that cannot be sandboxed).
+/// Builds the agent for the run `command` (`exec`, `ask`, `repl`) with the command line's
+/// `options`, printing what building it had to say (instruction files cut, external tools or
+/// MCP servers that failed to load, unusable rule files, a shell that cannot be sandboxed).
 pub fn build_agent(
     (config, loaded): (&Config, &LoadedConfig),
     host: &Host,
     (command, confirm): (&str, ConfirmMode),
-    dry_run: bool,
+    options: &GlobalOptions,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
+    let own_edits = OwnEdits {
+        locations: host.locations.clone(),
+        env: host.env.clone(),
+        flags: options.overrides(),
+        data_home: host.data_home.clone(),
+    };
     let (agent, report) = AgentBuilder::new(config, host.surroundings())
         .sources(&loaded.sources)
         .rules(loaded, &host.locations)
+        .own_edits(own_edits)
         .confirm(confirm)
-        .dry_run(dry_run)
+        .dry_run(options.dry_run)
         .session(&host.locations, host.data_home.clone(), command)
         .build()
         .map_err(|failure| Failed(failure.to_string()))?;

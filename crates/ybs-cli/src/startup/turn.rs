@@ -40,7 +40,8 @@ pub fn after_turn(
             ),
             AfterTurn::Committed { id, files } => {
                 let short: String = id.chars().take(8).collect();
-                writeln!(log, "ybs: committed {files} file(s) as {short}")
+                let files = ybs_tools::summary::counted(files as u64, "file", "files");
+                writeln!(log, "ybs: committed {files} as {short}")
             }
             AfterTurn::StagedBefore => writeln!(
                 log,
@@ -115,9 +116,9 @@ pub fn resumed_line(path: &Path, conversation: &[ybs_core::Message]) -> String {
         .unwrap_or_default();
     let request = session::list::cut_request(session::list::first_line(&first));
     format!(
-        "resumed {} ({} messages): {}",
+        "resumed {} ({}): {}",
         crate::render::inert_lines(&path.display().to_string()),
-        conversation.len(),
+        ybs_tools::summary::counted(conversation.len() as u64, "message", "messages"),
         crate::render::inert_lines(&request)
     )
 }

@@ -1,8 +1,9 @@
 //! Undoing the last turn: its files back as they were before it (files it created removed),
 //! its `[ybs]` commit dropped when it made one, its messages dropped from the conversation
 //! and from the session file it was saved in ([`super::session`]). Refuses when the user
-//! committed on top of that commit; asks first when a file changed since the turn, and then
-//! keeps a copy of the user's version.
+//! committed on top of that commit (that history is theirs); when git fails otherwise, the
+//! files are still restored from the journal and the commit is left. Asks first when a file
+//! changed since the turn, and then keeps a copy of the user's version.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -31,11 +32,6 @@ pub enum UndoError {
         /// `HEAD` now (short).
         head: String,
     },
-    /// The turn's commit is the repository's first.
-    #[error(
-        "cannot undo: the turn's commit {0} is the first of the repository; remove it with git yourself"
-    )]
-    RootCommit(String),
     /// The user answered no to undoing over their changes.
     #[error("undo cancelled: {0} changed since that turn and was left as it is")]
     Declined(String),
@@ -66,6 +62,12 @@ pub struct UndoOutcome {
     pub unrestorable: Vec<(PathBuf, String)>,
     /// The `[ybs]` commit dropped, if any.
     pub uncommitted: Option<String>,
+    /// Whether that commit was the repository's first (its branch was deleted, as before
+    /// the first commit).
+    pub uncommitted_first: bool,
+    /// The `[ybs]` commit git did not let undo drop, and why; the files were restored all
+    /// the same.
+    pub commit_left: Option<(String, String)>,
     /// Whether the turn ran shell commands (not undone).
     pub ran_shell: bool,
     /// Whether the turn's messages were dropped from the conversation.
@@ -136,9 +138,21 @@ pub fn revert_turn(
     kept: Option<&Path>,
     confirm: &mut dyn FnMut(&str) -> bool,
 ) -> Result<UndoOutcome, UndoError> {
-    if let Some((commit, root)) = &turn.commit {
-        check_head(root, commit)?;
-    }
+    // Commits made on top of the turn's are the user's history: undo does not rewrite it.
+    // Any other trouble with git leaves the commit, but the files are still restored from
+    // the journal, which needs no git.
+    let mut commit_left = None;
+    let first_commit = match &turn.commit {
+        Some((commit, root)) => match check_head(root, commit) {
+            Ok(first) => Some(first),
+            Err(refusal @ UndoError::CommittedOnTop { .. }) => return Err(refusal),
+            Err(trouble) => {
+                commit_left = Some((short(commit), git_trouble(trouble)));
+                None
+            }
+        },
+        None => None,
+    };
     // A turn that never ended (ybs was killed) has no known end state: any file that is not
     // as it was before counts as changed since.
     // A file that is reached through a link now, or is no longer a regular file, stops the
@@ -158,6 +172,7 @@ pub fn revert_turn(
     }
     let mut outcome = UndoOutcome {
         ran_shell: turn.ran_shell,
+        commit_left,
         ..UndoOutcome::default()
     };
     let session = (turn.session.as_ref()).map(|record| {
@@ -181,9 +196,14 @@ pub fn revert_turn(
             }
         }
     }
-    if let Some((commit, root)) = &turn.commit {
-        drop_commit(root, commit, turn)?;
-        outcome.uncommitted = Some(short(commit));
+    if let (Some((commit, root)), Some(first_commit)) = (&turn.commit, first_commit) {
+        match drop_commit(root, commit, first_commit, turn) {
+            Ok(()) => {
+                outcome.uncommitted = Some(short(commit));
+                outcome.uncommitted_first = first_commit;
+            }
+            Err(trouble) => outcome.commit_left = Some((short(commit), git_trouble(trouble))),
+        }
     }
     for file in turn.files.iter().rev() {
         match &file.unrestorable {
@@ -339,7 +359,9 @@ fn drop_messages(conversation: &mut Vec<Message>, turn: &TurnRecord) -> bool {
     }
 }
 
-fn check_head(root: &Path, commit: &str) -> Result<(), UndoError> {
+/// Checks that the turn's commit is still `HEAD`; returns whether it is the repository's
+/// first (a fresh `git init`'s first turn), which has no parent to go back to.
+fn check_head(root: &Path, commit: &str) -> Result<bool, UndoError> {
     let head = git(root, &["rev-parse", "HEAD"])?;
     if head.trim() != commit {
         return Err(UndoError::CommittedOnTop {
@@ -347,21 +369,30 @@ fn check_head(root: &Path, commit: &str) -> Result<(), UndoError> {
             head: short(head.trim()),
         });
     }
-    if git(
+    let has_parent = git(
         root,
         &["rev-parse", "--verify", "--quiet", &format!("{commit}^")],
     )
-    .is_err()
-    {
-        return Err(UndoError::RootCommit(short(commit)));
-    }
-    Ok(())
+    .is_ok();
+    Ok(!has_parent)
 }
 
 /// Moves `HEAD` back to the commit's parent and unstages the turn's files; the work tree is
-/// left alone (the files are restored from their pre-images next).
-fn drop_commit(root: &Path, commit: &str, turn: &TurnRecord) -> Result<(), UndoError> {
-    git(root, &["reset", "--quiet", "--soft", &format!("{commit}^")])?;
+/// left alone (the files are restored from their pre-images next). The repository's first
+/// commit has no parent: its branch is deleted instead, which leaves the repository as
+/// `git init` made it (with whatever the user staged since still staged).
+fn drop_commit(
+    root: &Path,
+    commit: &str,
+    first_commit: bool,
+    turn: &TurnRecord,
+) -> Result<(), UndoError> {
+    if first_commit {
+        // The old value makes git refuse if HEAD moved since it was checked.
+        git(root, &["update-ref", "-d", "HEAD", commit])?;
+    } else {
+        git(root, &["reset", "--quiet", "--soft", &format!("{commit}^")])?;
+    }
     let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut args = vec!["reset".to_owned(), "--quiet".to_owned(), "--".to_owned()];
     args.extend(turn.files.iter().filter_map(|file| {
@@ -391,6 +422,14 @@ fn git(root: &Path, args: &[&str]) -> Result<String, UndoError> {
             command: args.join(" "),
             stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
         })
+    }
+}
+
+/// What went wrong with git, without the "cannot undo" of a refusal (the undo went on).
+fn git_trouble(error: UndoError) -> String {
+    match error {
+        UndoError::Git { command, stderr } => format!("git {command} failed: {stderr}"),
+        other => other.to_string(),
     }
 }
 

@@ -9,9 +9,8 @@
 //! copies of the user's versions an undo saved are in `kept/`, which is never pruned.
 //! Directories are private (0700), files too (0600), and every file is written atomically.
 
-use std::fs::{self, DirBuilder};
+use std::fs;
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -129,10 +128,7 @@ fn is_run_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_digit() || c == '-')
 }
 
-/// Creates `dir` and its missing parents, readable by the user only.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    DirBuilder::new().recursive(true).mode(0o700).create(dir)
-}
+pub use crate::session::create_private_dir;
 
 /// Writes `bytes` to `path` atomically, readable by the user only.
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -109,13 +109,7 @@ pub fn run(
         ConfirmMode::Deny
     };
     tool_lines::keep_named_servers(&expansion, &mut config);
-    let mut agent = load::build_agent(
-        (&config, &loaded),
-        host,
-        ("ask", mode),
-        cli.options.dry_run,
-        err,
-    )?;
+    let mut agent = load::build_agent((&config, &loaded), host, ("ask", mode), &cli.options, err)?;
     agent.journal.before_next_turn(chat_before);
     // The model may not change the chat it answers (it would become the next ask's input).
     agent.tool_context.sandbox.protect(&path);

@@ -222,16 +222,11 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = match load::build_agent(
-        (config, &loaded),
-        host,
-        ("exec", mode),
-        cli.options.dry_run,
-        err,
-    ) {
-        Ok(agent) => agent,
-        Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
-    };
+    let mut agent =
+        match load::build_agent((config, &loaded), host, ("exec", mode), &cli.options, err) {
+            Ok(agent) => agent,
+            Err(Failed(message)) => return fail(out, err, "setup", &message, 1),
+        };
     agent.plan_mode = cli.options.plan;
     let resumed = match turn::resume(cli, host, &mut agent) {
         Ok(resumed) => resumed,

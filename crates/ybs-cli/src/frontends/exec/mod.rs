@@ -133,13 +133,7 @@ pub fn run(
     } else {
         ConfirmMode::Deny
     };
-    let mut agent = load::build_agent(
-        (config, &loaded),
-        host,
-        ("exec", mode),
-        cli.options.dry_run,
-        err,
-    )?;
+    let mut agent = load::build_agent((config, &loaded), host, ("exec", mode), &cli.options, err)?;
     agent.plan_mode = cli.options.plan;
     let resumed = turn::resume(cli, host, &mut agent)?;
     if let Some(path) = &resumed {

@@ -167,8 +167,15 @@ pub(super) fn slash(
                         ybs_agent::permissions::Layer::Session => None,
                     };
                     if let Some(path) = file {
-                        let removed =
-                            ybs_agent::permissions::store::remove_rule(&path, kind, &rule);
+                        let remove =
+                            || ybs_agent::permissions::store::remove_rule(&path, kind, &rule);
+                        // Removing the user's own rule keeps the trust the project's file had.
+                        let removed = match (layer, &agent.rule_files.own_edits) {
+                            (ybs_agent::permissions::Layer::Project, Some(edits)) => {
+                                edits.edit(&path, remove).map(|_| ())
+                            }
+                            _ => remove(),
+                        };
                         if let Err(error) = removed {
                             load::notice(config, Notice::Warning, &error.to_string(), out);
                         }

@@ -55,7 +55,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         (&config, &loaded),
         host,
         ("repl", ConfirmMode::Ask),
-        cli.options.dry_run,
+        &cli.options,
         err,
     )?;
     let resumed = turn::resume(cli, host, &mut agent)?;

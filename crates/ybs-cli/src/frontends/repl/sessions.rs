@@ -96,9 +96,13 @@ pub fn fork(host: &Host, current: Current<'_>, out: &mut dyn Write) -> Result<()
     );
     let _ = writeln!(
         out,
-        "forked {from} into {} ({} messages); later turns are saved there",
+        "forked {from} into {} ({}); later turns are saved there",
         inert(&path.display().to_string()),
-        current.agent.conversation.len()
+        ybs_tools::summary::counted(
+            current.agent.conversation.len() as u64,
+            "message",
+            "messages"
+        )
     );
     Ok(())
 }
