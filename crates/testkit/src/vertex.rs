@@ -105,10 +105,11 @@ pub(crate) fn token(form: &str, issued: u64) -> (u16, Value) {
                 return refused("Missing required parameter: assertion");
             };
             let parts: Vec<&str> = assertion.split('.').collect();
-            let claims: Option<Value> = (parts.len() == 3)
-                .then(|| URL_SAFE_NO_PAD.decode(parts[1]).ok())
-                .flatten()
-                .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+            let claims: Option<Value> = match parts[..] {
+                [_, claims, _] => (URL_SAFE_NO_PAD.decode(claims).ok())
+                    .and_then(|bytes| serde_json::from_slice(&bytes).ok()),
+                _ => None,
+            };
             let Some(claims) = claims else {
                 return refused(
                     "Invalid JWT: Token must be a short-lived token and in a reasonable timeframe",

@@ -69,12 +69,13 @@ impl AzureProvider {
             return headers;
         };
         let key = key.expose();
-        if key.starts_with("Bearer ") {
-            if let Some(value) = secret_header(key) {
-                headers.insert(AUTHORIZATION, value);
-            }
-        } else if let Some(value) = secret_header(key) {
-            headers.insert(HeaderName::from_static("api-key"), value);
+        let name = if key.starts_with("Bearer ") {
+            AUTHORIZATION
+        } else {
+            HeaderName::from_static("api-key")
+        };
+        if let Some(value) = secret_header(key) {
+            headers.insert(name, value);
         }
         headers
     }

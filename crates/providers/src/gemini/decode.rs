@@ -12,7 +12,8 @@ use crate::error::{error_parts, error_status, malformed, stream_error};
 use crate::framing::Frame;
 
 /// The stream has no terminal event: the reply is over when the body ends after a chunk
-/// with a `finishReason`. Function calls arrive whole, each in one part; thought summaries
+/// with a `finishReason`. Function calls arrive whole, each in one part (one without an id,
+/// as the Gemini API sends them, gets one made of the reply's id); thought summaries
 /// are parts marked `thought`; a `thoughtSignature` on any part is kept as a reasoning
 /// detail (with the call's id when it came on a call) so the encoder can send it back.
 #[derive(Debug)]
@@ -22,6 +23,8 @@ pub(crate) struct GeminiDecoder {
     finish: Option<String>,
     blocked: Option<String>,
     usage: Usage,
+    /// The reply's `responseId`, which makes the ids given to calls unique.
+    response_id: Option<String>,
 }
 
 impl GeminiDecoder {
@@ -32,6 +35,7 @@ impl GeminiDecoder {
             finish: None,
             blocked: None,
             usage: Usage::default(),
+            response_id: None,
         }
     }
 
@@ -40,8 +44,9 @@ impl GeminiDecoder {
         if let Some(call) = part.function_call {
             let index = self.calls;
             self.calls += 1;
+            let reply = self.response_id.as_deref().unwrap_or("0");
             let id = (call.id.filter(|id| !id.is_empty()))
-                .unwrap_or_else(|| format!("{MINTED_CALL_ID}{index}"));
+                .unwrap_or_else(|| format!("{MINTED_CALL_ID}{reply}-{index}"));
             if let Some(signature) = signature {
                 out.push(signature_detail(signature, Some(&id)));
             }
@@ -119,6 +124,9 @@ impl Decoder for GeminiDecoder {
         if let Some(error) = &chunk.error {
             let (message, code) = error_parts(error);
             return Err(stream_error(self.kind, error_status(error), code, message));
+        }
+        if self.response_id.is_none() {
+            self.response_id = chunk.response_id;
         }
         if let Some(reason) = chunk
             .prompt_feedback
@@ -242,7 +250,7 @@ mod tests {
         else {
             panic!("{parts:?}")
         };
-        assert_eq!(call.id, "gemini-call-0");
+        assert_eq!(call.id, "gemini-call-r1-0");
         assert_eq!(call.arguments, json!({"path": "a.rs"}));
         let details: Vec<&Value> = (parts.iter())
             .filter_map(|part| match part {
@@ -252,7 +260,7 @@ mod tests {
             .flatten()
             .collect();
         assert_eq!(details.len(), 1);
-        assert_eq!(details[0]["id"], "gemini-call-0");
+        assert_eq!(details[0]["id"], "gemini-call-r1-0");
         assert_eq!(details[0]["data"], "c2lnbmF0dXJl");
     }
 

@@ -127,6 +127,7 @@ pub(crate) struct Chunk {
     pub candidates: Vec<Candidate>,
     pub usage_metadata: Option<UsageMetadata>,
     pub prompt_feedback: Option<PromptFeedback>,
+    pub response_id: Option<String>,
     pub error: Option<Value>,
 }
 
