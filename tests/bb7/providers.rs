@@ -267,3 +267,130 @@ fn the_first_bb7s_config_still_talks_to_openrouter() {
     assert_eq!(sent[0].header("x-title"), Some("BB-7"));
     assert_eq!(sent[0].body["provider"]["data_collection"], "deny");
 }
+
+#[test]
+fn a_chat_goes_through_gemini_with_its_tools_and_limits() {
+    let model = "gemini-2.5-flash";
+    let script = Script::new([Turn::text(["Hello ", "from Gemini"])
+        .with_thinking(["Greeting back."])
+        .with_usage(Usage::new(50, 6))])
+    .with_models([Model::new(model, 1_048_576)]);
+    let (_world, server, mut daemon) = open(
+        "gemini",
+        script,
+        str::to_owned,
+        json!({"api_key": "AIza-bb7-test", "default_model": model}),
+    );
+    // The models endpoint names each model's window, which bb7 budgets with.
+    let entry = listed(&mut daemon, model);
+    assert_eq!(entry["context_length"], 1_048_576, "{entry}");
+    let lines = daemon.stream(
+        "s1",
+        json!({"action":"send","content":"Say hello","model":model}),
+    );
+    let (text, last) = reply_of(&lines);
+    assert_eq!(last["type"], "done", "{lines:?}");
+    assert_eq!(text, "Hello from Gemini");
+    let path = format!("/v1beta/models/{model}:streamGenerateContent");
+    let sent = requests_to(&server, &path);
+    assert_eq!(sent.len(), 1, "{:?}", server.requests());
+    let request = &sent[0];
+    assert_eq!(request.query.as_deref(), Some("alt=sse"));
+    assert_eq!(request.header("x-goog-api-key"), Some("AIza-bb7-test"));
+    assert_eq!(request.header("authorization"), None);
+    let contents = request.body["contents"].as_array().unwrap();
+    let said: String = (contents.iter())
+        .flat_map(|content| content["parts"].as_array().unwrap().iter())
+        .filter_map(|part| part["text"].as_str())
+        .collect();
+    assert!(said.contains("Say hello"), "{}", request.body);
+    // bb7's file tools reach Gemini as function declarations.
+    let declarations = request.body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .unwrap();
+    assert!(
+        (declarations.iter()).any(|tool| tool["name"] == "write_file"),
+        "{}",
+        request.body
+    );
+    assert!(request.body.get("provider").is_none());
+}
+
+#[test]
+fn a_chat_goes_through_an_azure_openai_deployment() {
+    let script = Script::new([Turn::text(["Hello ", "from Azure"]).with_usage(Usage::new(40, 4))])
+        .with_models([Model::new("gpt-4.1", 0)]);
+    let (_world, server, mut daemon) = open(
+        "azure",
+        script,
+        |base| format!("{base}/openai/deployments/prod-41?api-version=2024-10-21"),
+        json!({"api_key": "azure-bb7-key", "default_model": "gpt-4.1"}),
+    );
+    // Azure's model list names no windows: the catalog's limits are used.
+    let entry = listed(&mut daemon, "gpt-4.1");
+    assert_eq!(entry["context_length"], 1_047_576, "{entry}");
+    let lines = daemon.stream(
+        "s1",
+        json!({"action":"send","content":"Say hello","model":"gpt-4.1"}),
+    );
+    let (text, last) = reply_of(&lines);
+    assert_eq!(last["type"], "done", "{lines:?}");
+    assert_eq!(text, "Hello from Azure");
+    let sent = requests_to(&server, "/openai/deployments/prod-41/chat/completions");
+    assert_eq!(sent.len(), 1, "{:?}", server.requests());
+    let request = &sent[0];
+    assert_eq!(request.query.as_deref(), Some("api-version=2024-10-21"));
+    assert_eq!(request.header("api-key"), Some("azure-bb7-key"));
+    assert_eq!(request.header("authorization"), None);
+    assert!(
+        texts(&request.body).contains("Say hello"),
+        "{}",
+        request.body
+    );
+    assert!(request.body.get("provider").is_none());
+}
+
+#[test]
+fn a_chat_goes_through_claude_on_vertex_with_a_service_account() {
+    let model = "claude-sonnet-4-5@20250929";
+    let world = World::new();
+    let server = FakeLlm::start(Script::new([
+        Turn::text(["Hello ", "from Vertex"]).with_usage(Usage::new(30, 3))
+    ]))
+    .unwrap();
+    let key_file = world.home().join("service-account.json");
+    let account = ybs_testkit::service_account_file(&server.url("/token"), "bb7-project");
+    std::fs::write(&key_file, account.unwrap()).unwrap();
+    let config = json!({"provider": "vertex-anthropic", "base_url": server.base_url(),
+        "default_model": model});
+    let dir = world.home().join(".config/bb7");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let key_path = key_file.display().to_string();
+    let mut daemon = world.open_project_with(&[
+        ("GOOGLE_APPLICATION_CREDENTIALS", key_path.as_str()),
+        ("CLOUD_ML_REGION", "us-east5"),
+    ]);
+    let reply = daemon.call(json!({"action":"chat_new","name":"t"}));
+    assert_eq!(reply["type"], "ok", "{reply}");
+    let lines = daemon.stream(
+        "s1",
+        json!({"action":"send","content":"Say hello","model":model}),
+    );
+    let (text, last) = reply_of(&lines);
+    assert_eq!(last["type"], "done", "{lines:?}");
+    assert_eq!(text, "Hello from Vertex");
+    // The project comes from the key file; the token from its token endpoint.
+    let path = format!(
+        "/v1/projects/bb7-project/locations/us-east5/publishers/anthropic/models/{model}:streamRawPredict"
+    );
+    let sent = requests_to(&server, &path);
+    assert_eq!(sent.len(), 1, "{:?}", server.requests());
+    assert!(
+        (sent[0].header("authorization").unwrap()).starts_with("Bearer ya29.fake-"),
+        "{:?}",
+        sent[0].headers
+    );
+    assert_eq!(sent[0].body["anthropic_version"], "vertex-2023-10-16");
+    assert_eq!(requests_to(&server, "/token").len(), 1);
+}

@@ -135,14 +135,16 @@ const OVERFLOW_PHRASES: [&str; 7] = [
 /// Overflow wording of real providers that the spec's list misses: Anthropic's `prompt is too
 /// long: N tokens > M maximum`, Ollama's `prompt too long; exceeded max context length by N
 /// tokens`, llama.cpp's `request (N tokens) exceeds the available context size (M tokens)`,
+/// Gemini's `The input token count (N) exceeds the maximum number of tokens allowed (M)`,
 /// and variants seen from OpenAI-compatible servers.
-const PROVIDER_OVERFLOW_PHRASES: [&str; 6] = [
+const PROVIDER_OVERFLOW_PHRASES: [&str; 7] = [
     "exceeds the available context size",
     "prompt is too long",
     "prompt too long",
     "exceeded max context length",
     "exceed context limit",
     "exceeds the context window",
+    "exceeds the maximum number of tokens allowed",
 ];
 const QUOTA_PHRASES: [&str; 6] = [
     "insufficient_quota",

@@ -149,6 +149,44 @@ impl ProviderKind {
                 hosting: Hosting::ByEndpoint,
                 ..HOSTED
             },
+            // The models endpoint names each model's input and output limits.
+            ProviderKind::Gemini => Capabilities {
+                api_key_env: Some("GEMINI_API_KEY"),
+                default_base_url: Some("https://generativelanguage.googleapis.com"),
+                default_model: Some("gemini-2.5-flash"),
+                document_input: true,
+                limits: LimitsSource::ModelList,
+                ..HOSTED
+            },
+            // One's own resource: no default endpoint or model (a deployment's name).
+            ProviderKind::Azure => Capabilities {
+                api_key_env: Some("AZURE_OPENAI_API_KEY"),
+                hosting: Hosting::ByEndpoint,
+                ..HOSTED
+            },
+            ProviderKind::AzureResponses => Capabilities {
+                api_key_env: Some("AZURE_OPENAI_API_KEY"),
+                document_input: true,
+                continues_stored_replies: true,
+                hosting: Hosting::ByEndpoint,
+                ..HOSTED
+            },
+            // Google credentials, not a key: an access token given as the key is used as it
+            // is; otherwise they are found as Google's tools find them.
+            ProviderKind::Vertex => Capabilities {
+                api_key: KeyRequirement::None,
+                default_base_url: Some("https://aiplatform.googleapis.com"),
+                default_model: Some("gemini-2.5-flash"),
+                document_input: true,
+                ..HOSTED
+            },
+            ProviderKind::VertexAnthropic => Capabilities {
+                api_key: KeyRequirement::None,
+                default_base_url: Some("https://aiplatform.googleapis.com"),
+                default_model: Some("claude-sonnet-4-5@20250929"),
+                document_input: true,
+                ..HOSTED
+            },
             ProviderKind::Ollama => Capabilities {
                 default_base_url: Some("http://localhost:11434"),
                 default_model: Some("qwen3:14b"),
@@ -262,6 +300,9 @@ mod tests {
             (ProviderKind::Anthropic, "ANTHROPIC_API_KEY"),
             (ProviderKind::DeepSeek, "DEEPSEEK_API_KEY"),
             (ProviderKind::Responses, "OPENAI_API_KEY"),
+            (ProviderKind::Gemini, "GEMINI_API_KEY"),
+            (ProviderKind::Azure, "AZURE_OPENAI_API_KEY"),
+            (ProviderKind::AzureResponses, "AZURE_OPENAI_API_KEY"),
         ] {
             let capabilities = kind.capabilities();
             assert_eq!(capabilities.api_key_env, Some(variable), "{kind}");
@@ -319,7 +360,14 @@ mod tests {
             .collect();
         assert_eq!(
             documents,
-            [ProviderKind::Anthropic, ProviderKind::Responses]
+            [
+                ProviderKind::Anthropic,
+                ProviderKind::Responses,
+                ProviderKind::Gemini,
+                ProviderKind::AzureResponses,
+                ProviderKind::Vertex,
+                ProviderKind::VertexAnthropic
+            ]
         );
         let balance: Vec<ProviderKind> = (ProviderKind::ALL.into_iter())
             .filter(|kind| kind.capabilities().balance)

@@ -35,6 +35,16 @@ pub enum ProviderKind {
     Anthropic,
     /// Ollama's native API.
     Ollama,
+    /// Google's Gemini API (`generateContent`), natively.
+    Gemini,
+    /// Azure OpenAI's Chat Completions, at a deployment of one's own resource.
+    Azure,
+    /// Azure OpenAI's Responses API, at one's own resource.
+    AzureResponses,
+    /// Gemini models on Google Cloud's Vertex AI.
+    Vertex,
+    /// Anthropic's Claude models on Google Cloud's Vertex AI.
+    VertexAnthropic,
     /// Apple Foundation Models: named so it can be refused with a clear message; not
     /// available on this platform.
     Apple,
@@ -47,12 +57,17 @@ pub(crate) enum Protocol {
     Responses,
     Anthropic,
     Ollama,
+    Gemini,
+    AzureChat,
+    AzureResponses,
+    Vertex,
+    VertexAnthropic,
     Unavailable,
 }
 
 impl ProviderKind {
     /// Every kind, in the order they are listed to users.
-    pub const ALL: [ProviderKind; 12] = [
+    pub const ALL: [ProviderKind; 17] = [
         ProviderKind::OpenAi,
         ProviderKind::OpenRouter,
         ProviderKind::Anthropic,
@@ -64,6 +79,11 @@ impl ProviderKind {
         ProviderKind::LlamaCpp,
         ProviderKind::OpenAiCompatible,
         ProviderKind::Responses,
+        ProviderKind::Gemini,
+        ProviderKind::Azure,
+        ProviderKind::AzureResponses,
+        ProviderKind::Vertex,
+        ProviderKind::VertexAnthropic,
         ProviderKind::Apple,
     ];
 
@@ -81,6 +101,11 @@ impl ProviderKind {
             ProviderKind::Responses => "responses",
             ProviderKind::Anthropic => "anthropic",
             ProviderKind::Ollama => "ollama",
+            ProviderKind::Gemini => "gemini",
+            ProviderKind::Azure => "azure",
+            ProviderKind::AzureResponses => "azure-responses",
+            ProviderKind::Vertex => "vertex",
+            ProviderKind::VertexAnthropic => "vertex-anthropic",
             ProviderKind::Apple => "apple",
         }
     }
@@ -99,6 +124,11 @@ impl ProviderKind {
             ProviderKind::Responses => "the Responses API",
             ProviderKind::Anthropic => "Anthropic",
             ProviderKind::Ollama => "Ollama",
+            ProviderKind::Gemini => "Gemini",
+            ProviderKind::Azure => "Azure OpenAI",
+            ProviderKind::AzureResponses => "Azure OpenAI's Responses API",
+            ProviderKind::Vertex => "Vertex AI",
+            ProviderKind::VertexAnthropic => "Claude on Vertex AI",
             ProviderKind::Apple => "Apple Foundation Models",
         }
     }
@@ -123,6 +153,11 @@ impl ProviderKind {
             ProviderKind::Anthropic => Protocol::Anthropic,
             ProviderKind::Ollama => Protocol::Ollama,
             ProviderKind::Responses => Protocol::Responses,
+            ProviderKind::Gemini => Protocol::Gemini,
+            ProviderKind::Azure => Protocol::AzureChat,
+            ProviderKind::AzureResponses => Protocol::AzureResponses,
+            ProviderKind::Vertex => Protocol::Vertex,
+            ProviderKind::VertexAnthropic => Protocol::VertexAnthropic,
             ProviderKind::Apple => Protocol::Unavailable,
             _ => Protocol::OpenAi,
         }
@@ -176,6 +211,11 @@ impl FromStr for ProviderKind {
             "openai-compatible" | "openai-compat" | "custom" => ProviderKind::OpenAiCompatible,
             "anthropic" | "claude" => ProviderKind::Anthropic,
             "ollama" => ProviderKind::Ollama,
+            "gemini" | "google-gemini" => ProviderKind::Gemini,
+            "azure" | "azure-openai" => ProviderKind::Azure,
+            "azure-responses" | "azure-openai-responses" => ProviderKind::AzureResponses,
+            "vertex" | "vertex-ai" | "vertex-gemini" => ProviderKind::Vertex,
+            "vertex-anthropic" | "vertex-claude" => ProviderKind::VertexAnthropic,
             "apple" | "apple-foundation" | "foundation" => ProviderKind::Apple,
             _ => {
                 return Err(UnknownProvider {
@@ -380,12 +420,14 @@ mod tests {
 
     #[test]
     fn unknown_name_lists_the_choices() {
-        let err = "gemini".parse::<ProviderKind>().unwrap_err();
+        let err = "bard".parse::<ProviderKind>().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown provider \"gemini\": use one of openai, openrouter, anthropic, ollama, \
-             deepseek, lmstudio, localai, vllm, llamacpp, openai-compatible, responses"
+            "unknown provider \"bard\": use one of openai, openrouter, anthropic, ollama, \
+             deepseek, lmstudio, localai, vllm, llamacpp, openai-compatible, responses, gemini, \
+             azure, azure-responses, vertex, vertex-anthropic"
         );
+        assert_eq!("gemini".parse(), Ok(ProviderKind::Gemini));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::anthropic::decode::AnthropicDecoder;
 use crate::config::{Protocol, ProviderKind};
 use crate::decode::{Decoder, decode_recorded};
 use crate::framing::Framing;
+use crate::gemini::decode::GeminiDecoder;
 use crate::ollama::decode::OllamaDecoder;
 use crate::openai::decode::OpenAiDecoder;
 use crate::responses::decode::ResponsesDecoder;
@@ -24,10 +25,13 @@ pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
 /// The decoder of a provider kind.
 pub(crate) fn decoder_for(kind: ProviderKind) -> Box<dyn Decoder> {
     match kind.protocol() {
-        Protocol::Anthropic => Box::new(AnthropicDecoder::default()),
+        Protocol::Anthropic | Protocol::VertexAnthropic => Box::new(AnthropicDecoder::default()),
         Protocol::Ollama => Box::new(OllamaDecoder::default()),
-        Protocol::Responses => Box::new(ResponsesDecoder::default()),
-        Protocol::OpenAi | Protocol::Unavailable => Box::new(OpenAiDecoder::new(kind)),
+        Protocol::Responses | Protocol::AzureResponses => Box::new(ResponsesDecoder::default()),
+        Protocol::Gemini | Protocol::Vertex => Box::new(GeminiDecoder::new(kind)),
+        Protocol::OpenAi | Protocol::AzureChat | Protocol::Unavailable => {
+            Box::new(OpenAiDecoder::new(kind))
+        }
     }
 }
 

@@ -33,12 +33,17 @@ pub enum ConfigError {
         /// The kind asked for.
         kind: ProviderKind,
     },
-    /// A custom OpenAI-compatible server was chosen without saying where it is.
+    /// A kind without a default endpoint (a custom OpenAI-compatible server, an Azure
+    /// resource) was chosen without saying where it is.
     #[error(
-        "the openai-compatible provider needs an endpoint: set `endpoint` in the config or \
-         pass --endpoint URL (for example http://localhost:8080/v1)"
+        "the {kind} provider needs an endpoint: set `endpoint` in the config or pass \
+         --endpoint URL (for example {})",
+        endpoint_example(*kind)
     )]
-    MissingEndpoint,
+    MissingEndpoint {
+        /// The kind asked for.
+        kind: ProviderKind,
+    },
     /// The endpoint is not an http(s) URL.
     #[error("invalid endpoint {endpoint:?}: {reason} (expected something like https://host/v1)")]
     InvalidEndpoint {
@@ -47,9 +52,20 @@ pub enum ConfigError {
         /// What is wrong with it.
         reason: String,
     },
+    /// Google credentials for Vertex AI could not be found or read, or name no project.
+    #[error("cannot use Google credentials: {0}")]
+    Credentials(String),
     /// The HTTP client could not be created.
     #[error("cannot set up the HTTP client: {0}")]
     Client(String),
+}
+
+/// What an endpoint of `kind` looks like, for the message of a missing one.
+fn endpoint_example(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::Azure | ProviderKind::AzureResponses => "https://NAME.openai.azure.com",
+        _ => "http://localhost:8080/v1",
+    }
 }
 
 /// An error of the given parts, classified.
@@ -81,8 +97,9 @@ pub(crate) fn stream_error(
 ///
 /// Understands the error shapes of OpenAI (`{"error":{"message","type","code"}}`), OpenRouter
 /// (`{"error":{"code":429,"message","metadata":{"raw"}}}`), Anthropic
-/// (`{"type":"error","error":{"type","message"}}`) and Ollama (`{"error":"..."}`); any other
-/// body is quoted (shortened).
+/// (`{"type":"error","error":{"type","message"}}`), Google
+/// (`{"error":{"code":429,"message","status","details":[...]}}`) and Ollama
+/// (`{"error":"..."}`); any other body is quoted (shortened).
 pub(crate) fn from_response(
     status: u16,
     body: &str,
@@ -105,10 +122,50 @@ pub(crate) fn from_response(
         message
     };
     let mut error = llm_error(Some(status), code, scrub(message, key));
+    let google = serde_json::from_str::<Value>(body).ok().and_then(|value| {
+        let error = value.get("error")?;
+        Some((google_kind(error), google_retry_delay(error)))
+    });
+    let (google_kind, google_delay) = google.unwrap_or_default();
+    if let Some(kind) = google_kind
+        && error.kind != ErrorKind::ContextOverflow
+    {
+        error.kind = kind;
+    }
     if let ErrorKind::RateLimit { retry_after: after } = &mut error.kind {
-        *after = retry_after;
+        *after = retry_after.or(google_delay);
     }
     error
+}
+
+/// What Google's error details (`google.rpc.ErrorInfo`) say when the status does not: an
+/// invalid or expired key is a 400 there, and a 429 that says when to retry is a rate limit
+/// however its message speaks of quota.
+fn google_kind(error: &Value) -> Option<ErrorKind> {
+    let details = error.get("details")?.as_array()?;
+    let reason = (details.iter()).find_map(|detail| detail.get("reason")?.as_str());
+    if matches!(
+        reason,
+        Some(
+            "API_KEY_INVALID"
+                | "API_KEY_EXPIRED"
+                | "ACCESS_TOKEN_EXPIRED"
+                | "ACCESS_TOKEN_TYPE_UNSUPPORTED"
+        )
+    ) {
+        return Some(ErrorKind::Auth);
+    }
+    google_retry_delay(error).map(|after| ErrorKind::RateLimit {
+        retry_after: Some(after),
+    })
+}
+
+/// The wait a Google error names in its `google.rpc.RetryInfo` detail (`"retryDelay": "34s"`).
+fn google_retry_delay(error: &Value) -> Option<Duration> {
+    let details = error.get("details")?.as_array()?;
+    let delay = (details.iter()).find_map(|detail| detail.get("retryDelay")?.as_str())?;
+    let seconds: f64 = delay.strip_suffix('s')?.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds))
 }
 
 /// The message and code of an error object (the value of a body's `"error"`), in any of the
@@ -130,9 +187,13 @@ pub(crate) fn error_parts(error: &Value) -> (String, Option<String>) {
             .unwrap_or("upstream");
         message = format!("{message} ({upstream}: {})", shorten(&raw));
     }
+    // Google's errors name their kind in `status` (`RESOURCE_EXHAUSTED`) beside a numeric
+    // `code`.
     let code = match error.get("code") {
         Some(Value::String(code)) => Some(code.clone()),
-        _ => error.get("type").and_then(Value::as_str).map(str::to_owned),
+        _ => (error.get("type").or_else(|| error.get("status")))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     };
     (message, code)
 }
@@ -307,6 +368,36 @@ mod tests {
     }
 
     #[test]
+    fn reads_googles_error_details() {
+        let invalid_key = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#;
+        let err = from_response(400, invalid_key, None, None);
+        assert_eq!(err.kind, ErrorKind::Auth);
+        assert_eq!(err.code.as_deref(), Some("INVALID_ARGUMENT"));
+
+        let rate = r#"{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34s"}]}}"#;
+        let err = from_response(429, rate, None, None);
+        assert_eq!(
+            err.kind,
+            ErrorKind::RateLimit {
+                retry_after: Some(Duration::from_secs(34))
+            }
+        );
+        let err = from_response(429, rate, Some(Duration::from_secs(2)), None);
+        assert_eq!(
+            err.kind,
+            ErrorKind::RateLimit {
+                retry_after: Some(Duration::from_secs(2))
+            }
+        );
+
+        let overflow = r#"{"error":{"code":400,"message":"The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}"#;
+        assert_eq!(
+            from_response(400, overflow, None, None).kind,
+            ErrorKind::ContextOverflow
+        );
+    }
+
+    #[test]
     fn other_bodies_are_quoted_or_named_by_status() {
         let err = from_response(502, "<html>Bad Gateway</html>", None, None);
         assert_eq!(err.kind, ErrorKind::Server);
@@ -336,7 +427,8 @@ mod tests {
             err.to_string(),
             "Apple Foundation Models are not available on this platform (they run only on macOS with \
              Apple Intelligence); use one of: openai, openrouter, anthropic, ollama, deepseek, \
-             lmstudio, localai, vllm, llamacpp, openai-compatible, responses"
+             lmstudio, localai, vllm, llamacpp, openai-compatible, responses, gemini, azure, \
+             azure-responses, vertex, vertex-anthropic"
         );
         assert_eq!(
             ConfigError::MissingApiKey {

@@ -3,17 +3,21 @@
 use std::sync::Arc;
 
 use crate::anthropic::{self, AnthropicProvider};
+use crate::azure::{AzureApi, AzureProvider, Target};
 use crate::config::{ApiKey, Protocol, ProviderConfig, ProviderKind};
 use crate::error::ConfigError;
+use crate::gemini::{self, GeminiProvider};
 use crate::http::Transport;
 use crate::ollama::{self, OllamaProvider};
 use crate::openai::{self, OpenAiProvider};
 use crate::provider::Provider;
 use crate::responses::ResponsesProvider;
+use crate::vertex::credentials::TokenSource;
+use crate::vertex::{self, Publisher, VertexProvider};
 
 /// Builds the provider `config` describes, reading a missing API key from the kind's
 /// environment variable (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `OPENROUTER_API_KEY`,
-/// `DEEPSEEK_API_KEY`).
+/// `DEEPSEEK_API_KEY`, `GEMINI_API_KEY`, `AZURE_OPENAI_API_KEY`).
 pub fn build(config: &ProviderConfig) -> Result<Arc<dyn Provider>, ConfigError> {
     build_with_env(config, |name| std::env::var(name).ok())
 }
@@ -27,11 +31,11 @@ pub fn build_with_env(
     if kind.protocol() == Protocol::Unavailable {
         return Err(ConfigError::Unavailable { kind });
     }
-    let key = resolve_api_key(config, env)?;
+    let key = resolve_api_key(config, &env)?;
     let endpoint = match (&config.endpoint, kind.default_endpoint()) {
         (Some(endpoint), _) if !endpoint.trim().is_empty() => endpoint.trim().to_owned(),
         (_, Some(default)) => default.to_owned(),
-        (_, None) => return Err(ConfigError::MissingEndpoint),
+        (_, None) => return Err(ConfigError::MissingEndpoint { kind }),
     };
     check_endpoint(&endpoint)?;
     let http = Transport::new(kind, config.timeouts, config.retry, key)?;
@@ -47,6 +51,36 @@ pub fn build_with_env(
             ollama::base_url(&endpoint),
             model,
             config.ollama.clone(),
+        )),
+        Protocol::AzureChat => Arc::new(AzureProvider::new(
+            http,
+            Target::parse(&endpoint)?,
+            AzureApi::Chat,
+            model,
+        )),
+        Protocol::AzureResponses => Arc::new(AzureProvider::new(
+            http,
+            Target::parse(&endpoint)?,
+            AzureApi::Responses,
+            model,
+        )),
+        Protocol::Vertex | Protocol::VertexAnthropic => {
+            // The key, when given, is an access token; else credentials are looked for.
+            let tokens = TokenSource::find(http.key.clone(), &env)?;
+            let default = kind.default_endpoint().unwrap_or_default();
+            let base = vertex::base_url(config.endpoint.as_deref(), default, &tokens, &env)?;
+            check_endpoint(&base)?;
+            let publisher = if kind.protocol() == Protocol::Vertex {
+                Publisher::Google
+            } else {
+                Publisher::Anthropic
+            };
+            Arc::new(VertexProvider::new(http, base, publisher, model, tokens))
+        }
+        Protocol::Gemini => Arc::new(GeminiProvider::new(
+            http,
+            gemini::base_url(&endpoint),
+            model,
         )),
         Protocol::Responses => Arc::new(ResponsesProvider::new(
             http,
@@ -181,7 +215,9 @@ mod tests {
         let config = ProviderConfig::new(ProviderKind::OpenAiCompatible, "m");
         assert_eq!(
             build_with_env(&config, no_env).unwrap_err(),
-            ConfigError::MissingEndpoint
+            ConfigError::MissingEndpoint {
+                kind: ProviderKind::OpenAiCompatible
+            }
         );
         let config = config.with_endpoint("localhost:8080");
         assert_eq!(

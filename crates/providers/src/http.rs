@@ -181,6 +181,23 @@ impl Transport {
             .await
     }
 
+    /// POSTs a form (`application/x-www-form-urlencoded`, already encoded) and reads JSON
+    /// back, like [`get_json`](Transport::get_json): OAuth token endpoints take only forms.
+    pub async fn post_form(
+        &self,
+        url: &str,
+        headers: &HeaderMap,
+        body: String,
+    ) -> Result<Value, LlmError> {
+        let mut headers = headers.clone();
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/x-www-form-urlencoded"),
+        );
+        self.call_json(reqwest::Method::POST, url, &headers, Some(body))
+            .await
+    }
+
     async fn call_json(
         &self,
         method: reqwest::Method,
@@ -218,7 +235,10 @@ impl Transport {
             .headers(headers.clone())
             .timeout(self.timeouts.request);
         if let Some(body) = body {
-            request = request.header(CONTENT_TYPE, "application/json").body(body);
+            if !headers.contains_key(CONTENT_TYPE) {
+                request = request.header(CONTENT_TYPE, "application/json");
+            }
+            request = request.body(body);
         }
         let response = request
             .send()

@@ -1,12 +1,15 @@
 //! Provider adapters: turns a [`ybs_core::ChatRequest`] into a stream of
 //! [`ybs_core::StreamEvent`]s for OpenAI-compatible servers (OpenAI, OpenRouter, DeepSeek,
 //! LM Studio, LocalAI, vLLM, llama.cpp, any custom URL), OpenAI's Responses API (at OpenAI or
-//! any server that speaks it), Anthropic Messages and Ollama, with
+//! any server that speaks it, Azure OpenAI's included), Anthropic Messages, Google's Gemini API
+//! and Ollama, with
 //! retries, timeouts, cancellation, model lists and account balance.
 //!
 //! # Layout
 //!
-//! - `openai/`, `responses/`, `anthropic/`, `ollama/`: one folder per API, each with its private wire types
+//! - `openai/`, `responses/`, `anthropic/`, `gemini/`, `ollama/`, `azure/` (OpenAI's encoders
+//!   and decoders at Azure's URLs), `vertex/` (Gemini's and Anthropic's at Vertex AI, with
+//!   Google credentials): one folder per API, each with its private wire types
 //!   (`wire`), a pure encoder (`encode`: request to JSON body), a pure decoder (`decode`:
 //!   frames to events) and, in `mod.rs`, the [`Provider`] that sends through `http`.
 //! - Below the adapters: what they are built from and report (`config`, `capabilities`:
@@ -78,6 +81,7 @@
 //! ```
 
 mod anthropic;
+mod azure;
 mod capabilities;
 mod config;
 mod decode;
@@ -85,6 +89,7 @@ mod decoders;
 mod error;
 mod factory;
 mod framing;
+mod gemini;
 mod http;
 mod images;
 mod local_server;
@@ -95,9 +100,11 @@ mod provider;
 mod responses;
 mod retry;
 mod text;
+mod vertex;
 mod wire;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicProvider};
+pub use azure::AzureProvider;
 pub use capabilities::{Capabilities, Hosting, KeyRequirement, LimitsSource};
 pub use config::{
     ApiKey, OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, Timeouts,
@@ -106,12 +113,14 @@ pub use config::{
 pub use decoders::replay;
 pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
+pub use gemini::GeminiProvider;
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
 pub use prices::{CatalogLimits, Cost, ModelPrice, PriceError, PriceTable};
 pub use provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
 pub use responses::ResponsesProvider;
 pub use retry::RetryPolicy;
+pub use vertex::{VERTEX_ANTHROPIC_VERSION, VertexProvider};
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.
 #[cfg(doctest)]

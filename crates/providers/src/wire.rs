@@ -123,3 +123,16 @@ pub(crate) fn arguments_object(call: &ToolCall) -> Value {
         _ => json!({}),
     }
 }
+
+/// `text` as one path segment or query value: everything but unreserved characters escaped,
+/// so a model or deployment name can never change the rest of the URL (`../`, `?`, `#`).
+pub(crate) fn path_segment(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(byte).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}

@@ -1,5 +1,5 @@
 //! Scripted fake LLM servers for tests: one HTTP server on `127.0.0.1` that speaks the
-//! OpenAI, OpenRouter, Anthropic and Ollama wire formats, replies from a queue of scripted
+//! OpenAI, OpenRouter, Anthropic, Gemini, Azure OpenAI, Vertex AI and Ollama wire formats, replies from a queue of scripted
 //! turns, injects faults, and records every request for assertions.
 //!
 //! Every provider, ybs and bb7 test runs against it instead of the network, in process with
@@ -9,7 +9,7 @@
 //!
 //! - `script`: what a test scripts ([`Script`], [`Turn`], [`Fault`], the models), also the
 //!   JSON format of `fake-llm`.
-//! - `openai`, `responses`, `anthropic`, `ollama`: each renders a turn in its wire format, behind the
+//! - `openai`, `responses`, `anthropic`, `gemini`, `azure`, `ollama`: each renders a turn in its wire format, behind the
 //!   `Wire` trait of `wire`.
 //! - `server/`: the HTTP server ([`FakeLlm`]): routing and recording, chat replies with their
 //!   faults, model lists, the `/_fake/` control endpoints.
@@ -48,6 +48,12 @@
 //! | `POST /v1/responses` | OpenAI Responses; SSE with `event:` lines when `"stream": true`, ids `resp_fake_N`, a turn's web searches as `web_search_call` items |
 //! | `POST /v1/messages` | Anthropic Messages; SSE with `event:` lines when `"stream": true` |
 //! | `POST /api/chat` | Ollama chat; NDJSON unless `"stream": false` |
+//! | `POST /v1beta/models/{model}:streamGenerateContent` (`?alt=sse`), `:generateContent` | Gemini API; SSE `data:` lines each a whole response, no terminator; function calls whole and without ids; errors `{"error":{"code","message","status"}}`, a rate limit's wait as a `RetryInfo` detail |
+//! | `GET /v1beta/models` | Gemini model list (`models/ID`, `inputTokenLimit`, `outputTokenLimit`, `supportedGenerationMethods`) |
+//! | `POST /openai/deployments/{name}/chat/completions?api-version=V`, `POST /openai/v1/chat/completions` | Azure OpenAI chat: OpenAI's stream after a `prompt_filter_results` chunk; 404 without `api-version` at a deployment, 401 without `api-key` or bearer token; Azure's errors `{"error":{"code":"429","message"}}` |
+//! | `POST /openai/v1/responses`, `GET /openai/v1/models`, `GET /openai/models?api-version=V` | Azure OpenAI Responses (OpenAI's) and model list |
+//! | `POST /v1/projects/{p}/locations/{r}/publishers/google/models/{model}:streamGenerateContent`, `.../publishers/anthropic/models/{model}:streamRawPredict` | Vertex AI: Gemini's and Anthropic's wire formats; 401 `UNAUTHENTICATED` without a bearer token from `/token` |
+//! | `POST /token` | Google's OAuth token endpoint: a service account's JWT (`grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`) or a refresh token for `{"access_token":"ya29.fake-N","expires_in":3599}`; `invalid_grant` otherwise |
 //! | `GET /api/tags`, `POST /api/show` | Ollama model list and details (`model_info["<arch>.context_length"]`) |
 //! | `GET /props`, `POST /tokenize` | llama.cpp's window (`default_generation_settings.n_ctx`) and token count, only with a script `window` |
 //! | `GET /api/v0/models`, `GET /api/v0/models/{id}` | LM Studio's own model list and entry (`max_context_length`, `loaded_context_length` when loaded), only with a script `lm_studio` |
@@ -181,6 +187,8 @@
 //! with status 1 and a message on stderr before speaking MCP.
 
 mod anthropic;
+mod azure;
+mod gemini;
 mod listing;
 pub mod mcp;
 mod ollama;
@@ -188,6 +196,7 @@ mod openai;
 mod responses;
 mod script;
 mod server;
+mod vertex;
 pub mod web;
 mod wire;
 
@@ -196,6 +205,7 @@ use std::path::{Path, PathBuf};
 pub use listing::{Credits, Model};
 pub use script::{Fault, FinishReason, Script, ToolCall, Turn, Usage, Window};
 pub use server::{FakeLlm, RecordedRequest};
+pub use vertex::service_account_file;
 pub use web::FakeWeb;
 pub use wire::json_text;
 

@@ -71,6 +71,11 @@ pub(crate) trait Wire: Send + Sync {
     fn stream_error(&self, message: &str, ctx: &Ctx) -> Vec<String>;
     /// The error body this API sends with an HTTP error status.
     fn error_body(&self, status: u16, message: &str) -> Value;
+    /// `body` saying when to retry, for an API that says it in the error body (Google's
+    /// `RetryInfo`) rather than in a `Retry-After` header; `None` for the others.
+    fn with_retry_info(&self, _body: Value, _retry_after: &str) -> Option<Value> {
+        None
+    }
     /// The status and body of this API's context-overflow error.
     fn overflow(&self, prompt_tokens: u64, max_tokens: u64) -> (u16, Value);
 }

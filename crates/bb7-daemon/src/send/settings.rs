@@ -154,8 +154,9 @@ impl Settings {
             allow_training: self.allow_training,
             allow_data_retention: self.allow_data_retention,
         };
-        // The key was settled above: the environment is not read again.
-        build_with_env(&config, |_| None)
+        // The key was settled above; the environment is still read for what a kind finds
+        // there besides a key (Vertex AI's Google credentials, project and region).
+        build_with_env(&config, |name| std::env::var(name).ok())
             .map_err(|err| Error::Invalid(format!("Cannot set up the provider: {err}")))
     }
 }

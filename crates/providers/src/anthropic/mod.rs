@@ -1,7 +1,7 @@
 //! Anthropic Messages (`/v1/messages`), with extended thinking and tool use.
 
 pub(crate) mod decode;
-mod encode;
+pub(crate) mod encode;
 mod wire;
 
 use async_trait::async_trait;

@@ -3,7 +3,7 @@
 //! images and PDFs as input parts, reasoning items sent back as the API requires.
 
 pub(crate) mod decode;
-mod encode;
+pub(crate) mod encode;
 mod wire;
 
 use async_trait::async_trait;

@@ -68,11 +68,19 @@ pub(super) async fn chat(shared: &Shared, wire: &dyn Wire, path: &str, body: &Va
         }) => {
             sleep(delay).await;
             let code = StatusCode::from_u16(*status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let mut retry_after = retry_after.as_ref();
             let text = match body {
                 Some(raw) => raw.clone(),
-                None => crate::wire::json_text(
-                    &wire.error_body(*status, &format!("fake-llm: scripted HTTP {status}")),
-                ),
+                None => {
+                    let body =
+                        wire.error_body(*status, &format!("fake-llm: scripted HTTP {status}"));
+                    let in_body =
+                        retry_after.and_then(|after| wire.with_retry_info(body.clone(), after));
+                    if in_body.is_some() {
+                        retry_after = None;
+                    }
+                    crate::wire::json_text(&in_body.unwrap_or(body))
+                }
             };
             let mut response = Response::new(Body::from(text));
             *response.status_mut() = code;

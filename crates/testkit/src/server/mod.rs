@@ -24,15 +24,18 @@ use tokio::sync::oneshot;
 
 use crate::Error;
 use crate::anthropic::Anthropic;
+use crate::azure::{self, AzureChat};
+use crate::gemini::{Gemini, content_path};
 use crate::ollama::Ollama;
 use crate::openai::OpenAi;
 use crate::responses::Responses;
 use crate::script::{Script, Turn};
+use crate::vertex;
 use chat::chat;
 use control::control_endpoint;
 use models::{
-    lm_studio_models, models_delay, ollama_show, ollama_tags, openai_models, openrouter_models,
-    props, tokenize,
+    gemini_models, lm_studio_models, models_delay, ollama_show, ollama_tags, openai_models,
+    openrouter_models, props, tokenize,
 };
 use respond::json_response;
 use state::Shared;
@@ -198,6 +201,46 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         body: body.clone(),
     });
     let method = &parts.method;
+    // Gemini names the model and whether to stream in the path, not in the body.
+    if method == "POST"
+        && let Some((model, streams)) = content_path(&path)
+    {
+        let mut body = body;
+        if let Value::Object(fields) = &mut body {
+            fields.insert("model".to_owned(), json!(model));
+            fields.insert("stream".to_owned(), json!(streams));
+        }
+        return chat(&shared, &Gemini, &path, &body).await;
+    }
+    if method == "POST"
+        && let Some(target) = vertex::model_path(&path)
+    {
+        let bearer = parts
+            .headers
+            .get("authorization")
+            .and_then(|value| value.to_str().ok());
+        if !vertex::authorized(bearer) {
+            return json_response(StatusCode::UNAUTHORIZED, &vertex::unauthenticated());
+        }
+        let mut body = body;
+        if let Value::Object(fields) = &mut body {
+            fields.insert("model".to_owned(), json!(target.model));
+            fields.insert("stream".to_owned(), json!(target.streams));
+        }
+        return match target.publisher.as_str() {
+            "google" => chat(&shared, &Gemini, &path, &body).await,
+            _ => chat(&shared, &Anthropic, &path, &body).await,
+        };
+    }
+    if method == "POST" && path == "/token" {
+        let issued = shared.lock().requests.len() as u64;
+        let (status, answer) = vertex::token(body.as_str().unwrap_or_default(), issued);
+        let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+        return json_response(status, &answer);
+    }
+    if let Some(route) = azure::route(&path, parts.uri.query()) {
+        return azure_route(&shared, route, &parts.headers, &path, body).await;
+    }
     match (method.as_str(), path.as_str()) {
         ("POST", "/v1/chat/completions") => {
             chat(&shared, &OpenAi { openrouter: false }, &path, &body).await
@@ -211,6 +254,10 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ("GET", "/v1/models") => {
             models_delay(&shared).await;
             json_response(StatusCode::OK, &openai_models(&shared))
+        }
+        ("GET", "/v1beta/models") => {
+            models_delay(&shared).await;
+            json_response(StatusCode::OK, &gemini_models(&shared))
         }
         ("GET", "/api/v1/models") => {
             models_delay(&shared).await;
@@ -239,6 +286,41 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             StatusCode::NOT_FOUND,
             &json!({"error": format!("fake-llm: no route for {method} {path}")}),
         ),
+    }
+}
+
+/// A request to an Azure OpenAI route: refused as Azure refuses it (no `api-version` where
+/// one is needed, no key), else answered by the chat, Responses or model-list fake.
+async fn azure_route(
+    shared: &Shared,
+    route: Result<azure::Route, (u16, Value)>,
+    headers: &HeaderMap,
+    path: &str,
+    mut body: Value,
+) -> Response {
+    let refusal = |(status, body): (u16, Value)| {
+        json_response(
+            StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST),
+            &body,
+        )
+    };
+    let route = match route {
+        Ok(route) => route,
+        Err(refused) => return refusal(refused),
+    };
+    if !headers.contains_key("api-key") && !headers.contains_key("authorization") {
+        return refusal(azure::unauthenticated());
+    }
+    match route {
+        azure::Route::Chat { deployment } => {
+            // A deployment serves its model whatever the body names.
+            if let (Some(name), Value::Object(fields)) = (deployment, &mut body) {
+                fields.insert("model".to_owned(), json!(name));
+            }
+            chat(shared, &AzureChat, path, &body).await
+        }
+        azure::Route::Responses => chat(shared, &Responses, path, &body).await,
+        azure::Route::Models => json_response(StatusCode::OK, &openai_models(shared)),
     }
 }
 

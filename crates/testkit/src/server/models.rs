@@ -37,6 +37,32 @@ pub(super) fn openai_models(shared: &Shared) -> Value {
     json!({"object": "list", "data": data})
 }
 
+/// Gemini's `GET /v1beta/models`: every model with its input and output limits, all able
+/// to chat and think (`outputTokenLimit` is the model's `max_completion_tokens`, else 8192).
+pub(super) fn gemini_models(shared: &Shared) -> Value {
+    let models = shared.lock().models.clone();
+    let list: Vec<Value> = models
+        .iter()
+        .map(|m| {
+            json!({
+                "name": format!("models/{}", m.id),
+                "version": "001",
+                "displayName": m.display_name(),
+                "description": format!("fake-llm's {}", m.id),
+                "inputTokenLimit": m.context_length,
+                "outputTokenLimit": m.max_completion_tokens.unwrap_or(8192),
+                "supportedGenerationMethods": ["generateContent", "countTokens"],
+                "temperature": 1.0,
+                "maxTemperature": 2.0,
+                "topP": 0.95,
+                "topK": 64,
+                "thinking": true,
+            })
+        })
+        .collect();
+    json!({"models": list})
+}
+
 /// llama.cpp's `GET /props`: the window of a request slot; 404 without a window.
 pub(super) fn props(shared: &Shared) -> Response {
     match shared.lock().window {

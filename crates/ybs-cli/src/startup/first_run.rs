@@ -16,10 +16,11 @@ use ybs_agent::host::Host;
 pub const OLLAMA_WAIT: Duration = Duration::from_millis(300);
 
 /// The providers picked from an API key, in order of preference when several are set.
-pub const KEYED: [ProviderKind; 4] = [
+pub const KEYED: [ProviderKind; 5] = [
     ProviderKind::OpenRouter,
     ProviderKind::Anthropic,
     ProviderKind::OpenAi,
+    ProviderKind::Gemini,
     ProviderKind::DeepSeek,
 ];
 
@@ -53,6 +54,7 @@ Set one of these API keys (ybs picks the provider from it):
   OPENROUTER_API_KEY   OpenRouter (many models with one key)
   ANTHROPIC_API_KEY    Anthropic
   OPENAI_API_KEY       OpenAI
+  GEMINI_API_KEY       Google Gemini
   DEEPSEEK_API_KEY     DeepSeek
 or start Ollama (https://ollama.com) on http://localhost:11434 for local models.
 
