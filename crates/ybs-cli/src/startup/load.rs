@@ -58,6 +58,9 @@ pub fn load_trusting(
             crate::render::inert_lines(&warning.to_string())
         );
     }
+    for warning in &loaded.extensions.warnings {
+        let _ = writeln!(err, "ybs: warning: {}", crate::render::inert_lines(warning));
+    }
     if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
         let _ = writeln!(
             err,
@@ -81,6 +84,7 @@ pub fn build_agent(
     let (agent, report) = AgentBuilder::new(config, host.surroundings())
         .sources(&loaded.sources)
         .rules(loaded, &host.locations)
+        .extensions(&loaded.extensions)
         .confirm(confirm)
         .dry_run(dry_run)
         .session(&host.locations, host.data_home.clone(), command)
