@@ -80,7 +80,10 @@ fn a_stop_hook_has_the_agent_go_on_a_bounded_number_of_times() {
     let bodies = project.bodies();
     assert_eq!(bodies.len(), 3, "{stderr}");
     assert!(messages_text(&bodies[1]).contains("RUN-THE-TESTS"));
-    assert!(stderr.contains("(hooks.max_rounds), so the turn ends"), "{stderr}");
+    assert!(
+        stderr.contains("(hooks.max_rounds), so the turn ends"),
+        "{stderr}"
+    );
     let stops: Vec<Value> = (project.read("stops.jsonl").lines())
         .filter(|line| !line.trim().is_empty())
         .map(|line| serde_json::from_str(line).unwrap())
@@ -95,7 +98,11 @@ fn a_stop_hook_has_the_agent_go_on_a_bounded_number_of_times() {
 fn a_before_tool_hook_refuses_with_a_json_answer_and_sub_agents_report_their_stop() {
     let project = Project::new(vec![
         call("c1", "run_shell", json!({"command": "touch ran"})),
-        call("c2", "task", json!({"description": "look", "prompt": "look around"})),
+        call(
+            "c2",
+            "task",
+            json!({"description": "look", "prompt": "look around"}),
+        ),
         Turn::text(["SUB-REPORT-3"]),
         Turn::text(["done"]),
     ]);
@@ -120,7 +127,10 @@ fn a_before_tool_hook_refuses_with_a_json_answer_and_sub_agents_report_their_sto
     assert_eq!(pre["tool_input"]["command"], "touch ran");
     let sub = event(&project, "sub.json");
     assert_eq!(sub["hook_event_name"], "SubagentStop");
-    assert!(sub["report"].as_str().unwrap().contains("SUB-REPORT-3"), "{sub}");
+    assert!(
+        sub["report"].as_str().unwrap().contains("SUB-REPORT-3"),
+        "{sub}"
+    );
 }
 
 #[test]

@@ -199,7 +199,9 @@ impl<'a> AgentBuilder<'a> {
                 &mut parts.policy,
             ));
         }
-        let skills = extensions.map(|found| found.skills.clone()).unwrap_or_default();
+        let skills = extensions
+            .map(|found| found.skills.clone())
+            .unwrap_or_default();
         if !skills.is_empty() {
             let tool = crate::extensions::skill_tool::SkillTool::new(skills);
             // The name is ours: a clash is with an external tool the user named `skill`,
@@ -248,7 +250,9 @@ impl<'a> AgentBuilder<'a> {
             report.shell = ybs_tools::shell::probe(&context.shell, &context.sandbox).err();
         }
         let mut agent = Agent::from_parts(parts);
-        agent.agents = extensions.map(|found| found.agents.clone()).unwrap_or_default();
+        agent.agents = extensions
+            .map(|found| found.agents.clone())
+            .unwrap_or_default();
         Ok((agent, report))
     }
 }

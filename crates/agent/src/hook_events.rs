@@ -121,9 +121,8 @@ impl Agent {
                 Ok(Value::Object(object)) => {
                     let text = |key: &str| object.get(key).and_then(Value::as_str);
                     let specific = object.get("hookSpecificOutput");
-                    let context = text("additionalContext").or_else(|| {
-                        specific.and_then(|s| s.get("additionalContext")?.as_str())
-                    });
+                    let context = text("additionalContext")
+                        .or_else(|| specific.and_then(|s| s.get("additionalContext")?.as_str()));
                     if let Some(context) = context.filter(|c| !c.trim().is_empty()) {
                         answer.context.push(context.to_owned());
                     }
@@ -193,7 +192,11 @@ fn event_json(event: HookEvent, fields: Value, cwd: &std::path::Path) -> String 
         for value in object.values_mut() {
             let long = value.to_string().len() > MAX_EVENT_BYTES / 8;
             if long {
-                let shown: String = value.to_string().chars().take(MAX_EVENT_BYTES / 8).collect();
+                let shown: String = value
+                    .to_string()
+                    .chars()
+                    .take(MAX_EVENT_BYTES / 8)
+                    .collect();
                 *value = json!(format!("{shown}… [cut: the event was too large]"));
             }
         }

@@ -199,8 +199,8 @@ impl Agent {
         .to_string();
         // A command line holds the event: huge arguments stay in `$YBS_TOOL_ARGS` only.
         if input.len() > 64 * 1024 {
-            input = serde_json::json!({"hook_event_name": event, "tool_name": call.name})
-                .to_string();
+            input =
+                serde_json::json!({"hook_event_name": event, "tool_name": call.name}).to_string();
         }
         self.run_hook_line(&line, Some(&input), timeout, cancel)
     }

@@ -63,7 +63,11 @@ impl Agent {
                         call,
                         &format!(
                             "no sub-agent `{name}`; the sub-agents are: {}",
-                            if known.is_empty() { "none (leave `agent` out)".to_owned() } else { known.join(", ") }
+                            if known.is_empty() {
+                                "none (leave `agent` out)".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
                         ),
                     );
                     ui.tool_result(&call.name, &result);
@@ -124,13 +128,22 @@ impl Agent {
                 usage.prompt_tokens + usage.completion_tokens
             ),
         );
-        let report = if result.is_error { "" } else { result.content.as_str() };
+        let report = if result.is_error {
+            ""
+        } else {
+            result.content.as_str()
+        };
         let finished = json!({
             "agent": custom.as_ref().map(|agent| agent.name.clone()),
             "description": title,
             "report": report,
         });
-        let _ = self.hook_event(crate::hook_events::HookEvent::SubagentStop, finished, ui, cancel);
+        let _ = self.hook_event(
+            crate::hook_events::HookEvent::SubagentStop,
+            finished,
+            ui,
+            cancel,
+        );
         ui.tool_result(&call.name, &result);
         (result, usage)
     }

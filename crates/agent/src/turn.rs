@@ -52,10 +52,7 @@ impl Agent {
         let mut context = std::mem::take(&mut self.pending_context);
         context.extend(answer.context);
         if !context.is_empty() {
-            let content = format!(
-                "<hook-context>\n{}\n</hook-context>",
-                context.join("\n")
-            );
+            let content = format!("<hook-context>\n{}\n</hook-context>", context.join("\n"));
             message.parts.push(Part::Text { content });
         }
         self.compact_if_needed(&message, ui, cancel).await?;
@@ -262,9 +259,14 @@ impl Agent {
         }
         ui.notice(
             Notice::Info,
-            &format!("a stop hook has the agent go on: {}", crate::inert::inert(&reason)),
+            &format!(
+                "a stop hook has the agent go on: {}",
+                crate::inert::inert(&reason)
+            ),
         );
-        Some(format!("A hook of the user's asks you to go on before stopping: {reason}"))
+        Some(format!(
+            "A hook of the user's asks you to go on before stopping: {reason}"
+        ))
     }
 
     /// What the user is told when a reply stopped at the output limit.

@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use super::place::{Place, is_plain_name};
 use super::front_matter::FrontMatter;
+use super::place::{Place, is_plain_name};
 use crate::config::Approval;
 
 /// The most bytes of an agent file read.
@@ -77,7 +77,12 @@ pub(super) fn find(place: &Place, warnings: &mut Vec<String>) -> Vec<Found> {
     found
 }
 
-fn parse(text: &str, stem: &str, path: &std::path::Path, project: bool) -> Result<AgentFile, String> {
+fn parse(
+    text: &str,
+    stem: &str,
+    path: &std::path::Path,
+    project: bool,
+) -> Result<AgentFile, String> {
     let front = FrontMatter::parse(text);
     let name = front.get("name").unwrap_or(stem).trim().to_owned();
     if !is_plain_name(&name) {
@@ -93,7 +98,9 @@ fn parse(text: &str, stem: &str, path: &std::path::Path, project: bool) -> Resul
         let mut tools: Vec<String> = Vec::new();
         for name in names {
             match super::tool_names::tool(&name) {
-                Some(ours) if !tools.iter().any(|known| known == ours) => tools.push(ours.to_owned()),
+                Some(ours) if !tools.iter().any(|known| known == ours) => {
+                    tools.push(ours.to_owned())
+                }
                 Some(_) => {}
                 None => unknown_tools.push(name),
             }
@@ -103,12 +110,13 @@ fn parse(text: &str, stem: &str, path: &std::path::Path, project: bool) -> Resul
     let model = (front.get("model"))
         .filter(|model| !["inherit", "sonnet", "opus", "haiku"].contains(model))
         .map(str::to_owned);
-    let approval = match front.get("approval") {
-        Some(text) => Some(Approval::parse(text).ok_or_else(|| {
-            format!("its approval {text:?} is not ask, auto-edit or full-auto")
-        })?),
-        None => None,
-    };
+    let approval =
+        match front.get("approval") {
+            Some(text) => Some(Approval::parse(text).ok_or_else(|| {
+                format!("its approval {text:?} is not ask, auto-edit or full-auto")
+            })?),
+            None => None,
+        };
     Ok(AgentFile {
         name,
         description: description.to_owned(),
@@ -154,19 +162,47 @@ mod tests {
         assert_eq!(agent.unknown_tools, ["NotebookEdit"]);
         assert_eq!(agent.model, None);
         assert_eq!(agent.prompt, "You review code.");
-        let own = parse("---\ndescription: d\nmodel: small\napproval: ask\n---\nx", "mine", std::path::Path::new("/m.md"), true).unwrap();
+        let own = parse(
+            "---\ndescription: d\nmodel: small\napproval: ask\n---\nx",
+            "mine",
+            std::path::Path::new("/m.md"),
+            true,
+        )
+        .unwrap();
         assert_eq!(own.name, "mine");
         assert_eq!(own.tools, None);
         assert_eq!(own.model.as_deref(), Some("small"));
         assert_eq!(own.approval, Some(Approval::Ask));
-        assert!(parse("---\nname: x\n---\n", "x", std::path::Path::new("/x.md"), false).is_err());
-        assert!(parse("---\nname: a b\ndescription: d\n---\n", "x", std::path::Path::new("/x.md"), false).is_err());
+        assert!(
+            parse(
+                "---\nname: x\n---\n",
+                "x",
+                std::path::Path::new("/x.md"),
+                false
+            )
+            .is_err()
+        );
+        assert!(
+            parse(
+                "---\nname: a b\ndescription: d\n---\n",
+                "x",
+                std::path::Path::new("/x.md"),
+                false
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn a_sub_agent_never_asks_less_than_its_parent() {
-        assert_eq!(stricter(Approval::Ask, Some(Approval::FullAuto)), Approval::Ask);
-        assert_eq!(stricter(Approval::FullAuto, Some(Approval::Ask)), Approval::Ask);
+        assert_eq!(
+            stricter(Approval::Ask, Some(Approval::FullAuto)),
+            Approval::Ask
+        );
+        assert_eq!(
+            stricter(Approval::FullAuto, Some(Approval::Ask)),
+            Approval::Ask
+        );
         assert_eq!(stricter(Approval::AutoEdit, None), Approval::AutoEdit);
     }
 }

@@ -67,7 +67,11 @@ impl FrontMatter {
 /// Splits a list written `a, b` (or `a b` when no comma: codex's `allowed-tools: Read Grep`)
 /// at separators outside parentheses.
 pub fn split_list(value: &str) -> Vec<String> {
-    let separators: &[char] = if value.contains(',') { &[','] } else { &[' ', '\t'] };
+    let separators: &[char] = if value.contains(',') {
+        &[',']
+    } else {
+        &[' ', '\t']
+    };
     let mut items = Vec::new();
     let mut depth = 0usize;
     let mut current = String::new();
@@ -168,7 +172,12 @@ mod tests {
         assert_eq!(parsed.get("name"), Some("code-reviewer"));
         assert_eq!(
             parsed.list("tools"),
-            Some(vec!["Read".into(), "Grep".into(), "Glob".into(), "Bash".into()])
+            Some(vec![
+                "Read".into(),
+                "Grep".into(),
+                "Glob".into(),
+                "Bash".into()
+            ])
         );
         assert_eq!(parsed.get("model"), Some("inherit"));
         assert_eq!(parsed.body, "You are a senior code reviewer.\n");
@@ -194,7 +203,10 @@ mod tests {
     fn commas_inside_parentheses_do_not_split_and_a_file_without_front_matter_is_body() {
         assert_eq!(
             split_list("Bash(git add:*), Bash(git commit:*)"),
-            vec!["Bash(git add:*)".to_owned(), "Bash(git commit:*)".to_owned()]
+            vec![
+                "Bash(git add:*)".to_owned(),
+                "Bash(git commit:*)".to_owned()
+            ]
         );
         let plain = FrontMatter::parse("Review $1.\n---\n");
         assert!(plain.fields.is_empty());

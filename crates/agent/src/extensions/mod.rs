@@ -14,8 +14,8 @@ pub mod skills;
 pub mod tool_names;
 
 use crate::config::{ConfigLocations, Risk, Setting, Trust, UntrustedFile, digest};
-use place::places;
 pub use agents::AgentFile;
+use place::places;
 pub use skills::Skill;
 
 /// The extensions of a session.
@@ -39,18 +39,26 @@ pub fn discover(locations: &ConfigLocations, trust: &Trust) -> (Extensions, Vec<
             let skill = match found.skill {
                 Ok(skill) => skill,
                 Err(why) => {
-                    (extensions.warnings).push(format!(
-                        "skill {} is not used: {why}",
-                        found.path.display()
-                    ));
+                    (extensions.warnings)
+                        .push(format!("skill {} is not used: {why}", found.path.display()));
                     continue;
                 }
             };
-            if extensions.skills.iter().any(|known| known.name == skill.name) {
+            if extensions
+                .skills
+                .iter()
+                .any(|known| known.name == skill.name)
+            {
                 continue;
             }
             if place.project && !trust.allows(&found.path, &skill.digest) {
-                untrusted.push(waiting(&found.path, &found.text, "skill", &skill.name, &skill.description));
+                untrusted.push(waiting(
+                    &found.path,
+                    &found.text,
+                    "skill",
+                    &skill.name,
+                    &skill.description,
+                ));
                 continue;
             }
             extensions.skills.push(skill);
@@ -62,19 +70,27 @@ pub fn discover(locations: &ConfigLocations, trust: &Trust) -> (Extensions, Vec<
             let agent = match found.agent {
                 Ok(agent) => agent,
                 Err(why) => {
-                    (extensions.warnings).push(format!(
-                        "agent {} is not used: {why}",
-                        found.path.display()
-                    ));
+                    (extensions.warnings)
+                        .push(format!("agent {} is not used: {why}", found.path.display()));
                     continue;
                 }
             };
-            if extensions.agents.iter().any(|known| known.name == agent.name) {
+            if extensions
+                .agents
+                .iter()
+                .any(|known| known.name == agent.name)
+            {
                 continue;
             }
             let digest = digest(&found.text);
             if place.project && !trust.allows(&found.path, &digest) {
-                untrusted.push(waiting(&found.path, &found.text, "agent", &agent.name, &agent.description));
+                untrusted.push(waiting(
+                    &found.path,
+                    &found.text,
+                    "agent",
+                    &agent.name,
+                    &agent.description,
+                ));
                 continue;
             }
             extensions.agents.push(agent);
@@ -86,7 +102,13 @@ pub fn discover(locations: &ConfigLocations, trust: &Trust) -> (Extensions, Vec<
 
 /// A project's extension file waiting for trust, as the trust question and `ybs trust` show
 /// it: `skill NAME = "description"`, `agent NAME = "description"`.
-fn waiting(path: &std::path::Path, text: &str, kind: &str, name: &str, description: &str) -> UntrustedFile {
+fn waiting(
+    path: &std::path::Path,
+    text: &str,
+    kind: &str,
+    name: &str,
+    description: &str,
+) -> UntrustedFile {
     let setting = Setting {
         key: format!("{kind} {name}"),
         value: serde_json::Value::String(description.to_owned()),

@@ -55,4 +55,3 @@ pub(crate) fn is_plain_name(name: &str) -> bool {
         && name.len() <= 64
         && (name.chars()).all(|ch| ch.is_ascii_alphanumeric() || "-_.:".contains(ch))
 }
-

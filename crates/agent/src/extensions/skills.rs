@@ -6,8 +6,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::place::{Place, is_plain_name};
 use super::front_matter::FrontMatter;
+use super::place::{Place, is_plain_name};
 
 /// The most bytes of a `SKILL.md` or of one of a skill's files read.
 pub const MAX_SKILL_FILE_BYTES: u64 = 256 * 1024;
@@ -118,7 +118,11 @@ impl Skill {
         let Some(file) = file.filter(|file| !file.is_empty() && *file != "SKILL.md") else {
             let path = self.dir.join("SKILL.md");
             let text = read_text(&fs, &path).map_err(|error| {
-                format!("cannot read skill `{}` ({}): {error}", self.name, path.display())
+                format!(
+                    "cannot read skill `{}` ({}): {error}",
+                    self.name,
+                    path.display()
+                )
             })?;
             if self.project && crate::config::digest(&text) != self.digest {
                 return Err(format!(
@@ -139,7 +143,11 @@ impl Skill {
         }
         let path = self.dir.join(relative);
         read_text(&fs, &path).map_err(|error| {
-            format!("cannot read {} of skill `{}`: {error}", path.display(), self.name)
+            format!(
+                "cannot read {} of skill `{}`: {error}",
+                path.display(),
+                self.name
+            )
         })
     }
 

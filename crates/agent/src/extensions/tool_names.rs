@@ -40,7 +40,10 @@ pub fn rule(entry: &str) -> Option<String> {
         None => (entry, None),
     };
     let tool = tool(name)?;
-    let Some(pattern) = pattern.map(str::trim).filter(|p| !p.is_empty() && *p != "*") else {
+    let Some(pattern) = pattern
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && *p != "*")
+    else {
         return Some(tool.to_owned());
     };
     let pattern = match pattern.strip_prefix("domain:") {
@@ -60,11 +63,23 @@ mod tests {
 
     #[test]
     fn claude_codes_names_and_patterns_become_ybs_rules() {
-        assert_eq!(rule("Bash(git add:*)").as_deref(), Some("run_shell(git add *)"));
-        assert_eq!(rule("Bash(npm test)").as_deref(), Some("run_shell(npm test)"));
+        assert_eq!(
+            rule("Bash(git add:*)").as_deref(),
+            Some("run_shell(git add *)")
+        );
+        assert_eq!(
+            rule("Bash(npm test)").as_deref(),
+            Some("run_shell(npm test)")
+        );
         assert_eq!(rule("Read").as_deref(), Some("read_file"));
-        assert_eq!(rule("WebFetch(domain:docs.rs)").as_deref(), Some("web_fetch(docs.rs)"));
-        assert_eq!(rule("run_shell(cargo test *)").as_deref(), Some("run_shell(cargo test *)"));
+        assert_eq!(
+            rule("WebFetch(domain:docs.rs)").as_deref(),
+            Some("web_fetch(docs.rs)")
+        );
+        assert_eq!(
+            rule("run_shell(cargo test *)").as_deref(),
+            Some("run_shell(cargo test *)")
+        );
         assert_eq!(rule("NotebookEdit"), None);
         assert_eq!(tool("Grep"), Some("search_files"));
         assert_eq!(tool("github__create_issue"), Some("github__create_issue"));

@@ -110,7 +110,8 @@ impl Permissions {
     /// returned, for [`take_back`](Permissions::take_back).
     pub fn allow_for_now(&mut self, layer: Layer, rules: Vec<Rule>) -> Vec<Rule> {
         let had = |permissions: &Permissions, rule: &Rule| {
-            (permissions.list().iter()).any(|(l, kind, r)| *l == layer && *kind == "allow" && *r == rule)
+            (permissions.list().iter())
+                .any(|(l, kind, r)| *l == layer && *kind == "allow" && *r == rule)
         };
         let mut added = Vec::new();
         for rule in rules {

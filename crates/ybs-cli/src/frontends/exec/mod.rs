@@ -158,7 +158,11 @@ pub fn run(
         let mut ui = LineUi::new(renderer, out, err, &mut no_input).with_spinner(terminal);
         let runtime = load::runtime()?;
         let message = images::message(&task, images);
-        let source = if resumed.is_some() { "resume" } else { "startup" };
+        let source = if resumed.is_some() {
+            "resume"
+        } else {
+            "startup"
+        };
         agent.start_session(source, &mut ui);
         let result = runtime.block_on(load::cancellable(async |token| {
             agent.turn_message(message, &mut ui, &token).await

@@ -115,7 +115,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if cli.options.plan {
         agent.plan_mode = true;
     }
-    let source = if resumed.is_some() { "resume" } else { "startup" };
+    let source = if resumed.is_some() {
+        "resume"
+    } else {
+        "startup"
+    };
     session_event(&mut agent, &config, (&mut *out, &mut *err), |agent, ui| {
         agent.start_session(source, ui);
     });

@@ -263,7 +263,11 @@ impl Prompts {
                 None => (name.clone(), file),
             })
             .collect();
-        let width = usages.iter().map(|(usage, _)| usage.len()).max().unwrap_or(0);
+        let width = usages
+            .iter()
+            .map(|(usage, _)| usage.len())
+            .max()
+            .unwrap_or(0);
         let mut text = String::from("Prompt files:\n");
         for (usage, file) in &usages {
             text.push_str(&format!("  /{usage:<width$}  {}\n", file.summary()));
