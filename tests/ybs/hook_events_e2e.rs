@@ -70,7 +70,7 @@ fn a_stop_hook_has_the_agent_go_on_a_bounded_number_of_times() {
     project.configure(|config| {
         config["hooks"] = json!({
             "stop": [{"command":
-                "cat >> stops.jsonl; echo; echo '{\"decision\": \"block\", \"reason\": \"RUN-THE-TESTS\"}'"}],
+                "{ cat; echo; } >> stops.jsonl; echo '{\"decision\": \"block\", \"reason\": \"RUN-THE-TESTS\"}'"}],
             "max_rounds": 2
         });
     });

@@ -130,7 +130,10 @@ fn fields(block: &[&str]) -> BTreeMap<String, String> {
                 .map(|item| unquote(item.trim()))
                 .collect::<Vec<_>>()
                 .join(", ")
-        } else if let Some(inner) = value.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+        } else if let Some(inner) = (value.strip_prefix('[').and_then(|v| v.strip_suffix(']')))
+            // `[pr-number] [priority]`, as Claude Code's argument hints are written, is text.
+            .filter(|inner| !inner.contains(['[', ']']))
+        {
             split_list(inner).join(", ")
         } else {
             let mut text = unquote(value).to_owned();
@@ -186,7 +189,7 @@ mod tests {
     #[test]
     fn folded_quoted_and_listed_values_are_read() {
         let text = "---\ndescription: >\n  Extract text\n  from PDFs.\n\
-                    argument-hint: \"[pr-number] [priority]\"\nallowed-tools:\n  - Read\n  - \
+                    argument-hint: [pr-number] [priority]\nallowed-tools:\n  - Read\n  - \
                     'Bash(git status:*)'\nkeys: [a, \"b\"]\n---\nBody";
         let parsed = FrontMatter::parse(text);
         assert_eq!(parsed.get("description"), Some("Extract text from PDFs."));
