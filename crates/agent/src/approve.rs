@@ -113,7 +113,7 @@ impl Approver<'_> {
                 ui.notice(Notice::Warning, &message);
                 false
             }
-            Settle::Ask => match ui.confirm(call, &reason) {
+            Settle::Ask => match self.confirm_notified(call, &reason, ui) {
                 Answer::Yes => {
                     self.allow_origin(call, subject);
                     self.policy.record(&call.name, Decision::Allow)
@@ -122,6 +122,18 @@ impl Approver<'_> {
                 Answer::Always => self.keep_rule(call, subject, ui),
             },
         }
+    }
+
+    /// Asks the user about `call`, after the `notification` hooks were told ybs waits.
+    fn confirm_notified(&mut self, call: &ToolCall, reason: &str, ui: &mut dyn Ui) -> Answer {
+        let message = format!("ybs needs your permission to use {}", call.name);
+        let _ = self.hook_event(
+            crate::hook_events::HookEvent::Notification,
+            serde_json::json!({"message": message}),
+            ui,
+            &tokio_util::sync::CancellationToken::new(),
+        );
+        ui.confirm(call, reason)
     }
 
     /// For a file tool, the file `call` would touch as the sandbox resolves it, relative to

@@ -14,6 +14,7 @@ use ybs_tools::ReloadReport;
 use crate::Agent;
 use crate::config::{Config, ConfigLocations, FileStatus, LoadedConfig, OwnEdits, Sources};
 use crate::confirm::ConfirmMode;
+use crate::extensions::Extensions;
 use crate::mcp::{McpFailure, McpServerSpec};
 use crate::permissions::{Permissions, RuleFiles};
 use crate::prompt::{self, PromptInputs, instructions};
@@ -66,6 +67,7 @@ pub struct AgentBuilder<'a> {
     rules: Option<RuleSources>,
     own_edits: Option<OwnEdits>,
     mcp: Vec<McpServerSpec>,
+    extensions: Option<&'a Extensions>,
 }
 
 impl<'a> AgentBuilder<'a> {
@@ -84,6 +86,7 @@ impl<'a> AgentBuilder<'a> {
             rules: None,
             own_edits: None,
             mcp: Vec::new(),
+            extensions: None,
         }
     }
 
@@ -98,6 +101,14 @@ impl<'a> AgentBuilder<'a> {
         AgentBuilder::new(&loaded.config, env)
             .sources(&loaded.sources)
             .rules(loaded, locations)
+            .extensions(&loaded.extensions)
+    }
+
+    /// The skills the session offers the model (listed in its system prompt, read through
+    /// the `skill` tool) and the custom sub-agents its `task` tool runs.
+    pub fn extensions(mut self, extensions: &'a Extensions) -> Self {
+        self.extensions = Some(extensions);
+        self
     }
 
     /// Where each configuration value came from.
@@ -179,6 +190,7 @@ impl<'a> AgentBuilder<'a> {
             rules,
             own_edits,
             mcp,
+            extensions,
         } = self;
         let default_sources = Sources::default();
         let sources = sources.unwrap_or(&default_sources);
@@ -190,6 +202,15 @@ impl<'a> AgentBuilder<'a> {
                 &mut parts.registry,
                 &mut parts.policy,
             ));
+        }
+        let skills = extensions
+            .map(|found| found.skills.clone())
+            .unwrap_or_default();
+        if !skills.is_empty() {
+            let tool = crate::extensions::skill_tool::SkillTool::new(skills);
+            // The name is ours: a clash is with an external tool the user named `skill`,
+            // which then keeps it (and the skills are listed but not readable).
+            let _ = parts.registry.register(Arc::new(tool));
         }
         let mut report = SetupReport {
             tools,
@@ -206,7 +227,8 @@ impl<'a> AgentBuilder<'a> {
                 writable: parts.tool_context.sandbox.roots().to_vec(),
                 blocked: parts.tool_context.sandbox.blocked().to_vec(),
             };
-            let prompt = prompt::gather(&inputs);
+            let mut prompt = prompt::gather(&inputs);
+            prompt.extensions = extensions.and_then(Extensions::prompt);
             report.instructions = (prompt.instructions.warnings.iter())
                 .map(ToString::to_string)
                 .collect();
@@ -232,6 +254,10 @@ impl<'a> AgentBuilder<'a> {
             let context = &parts.tool_context;
             report.shell = ybs_tools::shell::probe(&context.shell, &context.sandbox).err();
         }
-        Ok((Agent::from_parts(parts), report))
+        let mut agent = Agent::from_parts(parts);
+        agent.agents = extensions
+            .map(|found| found.agents.clone())
+            .unwrap_or_default();
+        Ok((agent, report))
     }
 }

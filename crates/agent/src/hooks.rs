@@ -20,15 +20,17 @@ use crate::config::{HooksConfig, ToolHook};
 const OUTPUT_CHARS: usize = 4_000;
 
 /// How a hook ended.
-struct Ran {
+pub(crate) struct Ran {
     /// Exit code 0.
-    passed: bool,
+    pub(crate) passed: bool,
     /// Stopped by the user (Ctrl-C): the hook's process group was killed.
-    cancelled: bool,
+    pub(crate) cancelled: bool,
     /// The code, as a shell reports it.
-    code: i32,
+    pub(crate) code: i32,
     /// stdout and stderr, cut to their last [`OUTPUT_CHARS`].
-    output: String,
+    pub(crate) output: String,
+    /// stdout alone, for an answer in JSON (cut likewise).
+    pub(crate) stdout: String,
 }
 
 impl Agent {
@@ -41,7 +43,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Option<String> {
         for command in commands_for(&self.hooks.before_tool, &call.name) {
-            let ran = self.run_hook(&command, Some(call), cancel);
+            let ran = self.run_hook(&command, Some((call, "PreToolUse")), cancel);
             if ran.cancelled {
                 ui.notice(
                     Notice::Warning,
@@ -69,6 +71,16 @@ impl Agent {
                      The hook said: {why}"
                 ));
             }
+            if let Some(why) = refusal(&ran.stdout) {
+                ui.notice(
+                    Notice::Warning,
+                    &format!("{} refused by the before_tool hook `{command}`", call.name),
+                );
+                return Some(format!(
+                    "Refused by the user's before_tool hook `{command}`; the call did not run. \
+                     The hook said: {why}"
+                ));
+            }
         }
         None
     }
@@ -82,7 +94,7 @@ impl Agent {
         cancel: &CancellationToken,
     ) {
         for command in commands_for(&self.hooks.after_tool, &call.name) {
-            let ran = self.run_hook(&command, Some(call), cancel);
+            let ran = self.run_hook(&command, Some((call, "PostToolUse")), cancel);
             if ran.cancelled {
                 ui.notice(
                     Notice::Warning,
@@ -160,38 +172,78 @@ impl Agent {
         None
     }
 
-    /// Runs one hook in the sandbox; the call's tool and arguments are in its environment.
-    /// Cancelling `cancel` (Ctrl-C) kills it.
-    fn run_hook(&self, command: &str, call: Option<&ToolCall>, cancel: &CancellationToken) -> Ran {
+    /// Runs one hook in the sandbox; the call's tool and arguments are in its environment,
+    /// and the event (`PreToolUse`, `PostToolUse`) is its stdin as JSON. Cancelling `cancel`
+    /// (Ctrl-C) kills it.
+    fn run_hook(
+        &self,
+        command: &str,
+        call: Option<(&ToolCall, &str)>,
+        cancel: &CancellationToken,
+    ) -> Ran {
+        let timeout = Duration::from_secs(self.hooks.timeout_seconds.max(1));
+        let Some((call, event)) = call else {
+            return self.run_hook_line(command, None, timeout, cancel);
+        };
+        let line = format!(
+            "export YBS_TOOL={} YBS_TOOL_ARGS={}; {command}",
+            shell_words::quote(&call.name),
+            shell_words::quote(&call.arguments.to_string())
+        );
+        let mut input = serde_json::json!({
+            "hook_event_name": event,
+            "cwd": self.tool_context.working_dir.display().to_string(),
+            "tool_name": call.name,
+            "tool_input": call.arguments,
+        })
+        .to_string();
+        // A command line holds the event: huge arguments stay in `$YBS_TOOL_ARGS` only.
+        if input.len() > 64 * 1024 {
+            input =
+                serde_json::json!({"hook_event_name": event, "tool_name": call.name}).to_string();
+        }
+        self.run_hook_line(&line, Some(&input), timeout, cancel)
+    }
+
+    /// Runs the shell line of a hook, with `stdin` as its standard input when given, for at
+    /// most `timeout`; in the sandbox unless `hooks.sandbox` is off.
+    pub(crate) fn run_hook_line(
+        &self,
+        line: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Ran {
         if cancel.is_cancelled() {
             return Ran {
                 passed: false,
                 cancelled: true,
                 code: -1,
                 output: String::new(),
+                stdout: String::new(),
             };
         }
-        let line = match call {
-            Some(call) => format!(
-                "export YBS_TOOL={} YBS_TOOL_ARGS={}; {command}",
-                shell_words::quote(&call.name),
-                shell_words::quote(&call.arguments.to_string())
-            ),
-            None => command.to_owned(),
+        // The shell runs commands with stdin closed: the event is piped in by the line itself.
+        let line = match stdin {
+            Some(input) => format!("printf '%s' {} | {{\n{line}\n}}", shell_words::quote(input)),
+            None => line.to_owned(),
         };
+        let line = line.as_str();
         let context = &self.tool_context;
-        let timeout = Duration::from_secs(self.hooks.timeout_seconds.max(1));
         // `blocked_commands` guards the model's commands; a hook is the user's own, and the
         // call's arguments in its line are quoted data that must not trip it.
         let mut policy = context.shell.clone();
         policy.blocked_commands.clear();
+        if !self.hooks.sandbox {
+            policy.sandbox_enabled = false;
+        }
         // A flag of its own: the tools' flag is reset and watched by the call that runs.
         let flag = CancelFlag::new();
         let watch = CancelWatch::start(cancel, &flag);
         let result = shell::run_cancellable(
             &policy,
             &context.sandbox,
-            &line,
+            line,
             &context.working_dir,
             timeout,
             &flag,
@@ -208,6 +260,7 @@ impl Agent {
                     cancelled: output.cancelled,
                     code: output.exit_code(),
                     output: tail(text.trim(), OUTPUT_CHARS),
+                    stdout: tail(output.stdout.trim(), OUTPUT_CHARS),
                 }
             }
             Err(error) => Ran {
@@ -215,9 +268,27 @@ impl Agent {
                 cancelled: false,
                 code: -1,
                 output: format!("the hook could not run: {error}"),
+                stdout: String::new(),
             },
         }
     }
+}
+
+/// The reason a `before_tool` hook that exited 0 refuses its call with, when its stdout is
+/// a JSON answer saying so: `"decision": "block"` (or `"deny"`), or Claude Code's
+/// `hookSpecificOutput.permissionDecision: "deny"`.
+fn refusal(stdout: &str) -> Option<String> {
+    let answer: serde_json::Value = serde_json::from_str(stdout.trim()).ok()?;
+    let specific = answer.get("hookSpecificOutput");
+    let decision = (answer.get("decision").and_then(|d| d.as_str()))
+        .or_else(|| specific?.get("permissionDecision")?.as_str())?;
+    if !matches!(decision, "block" | "deny") {
+        return None;
+    }
+    let reason = (answer.get("reason").and_then(|r| r.as_str()))
+        .or_else(|| specific?.get("permissionDecisionReason")?.as_str())
+        .unwrap_or("the hook gave no reason");
+    Some(reason.to_owned())
 }
 
 /// The commands of the `hooks` that apply to the tool `name`, in order.

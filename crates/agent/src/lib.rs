@@ -100,9 +100,11 @@ pub mod approve;
 mod builder;
 pub mod config;
 pub mod confirm;
+pub mod extensions;
 pub mod extras;
 pub mod fit;
 pub mod headless;
+pub mod hook_events;
 pub mod hooks;
 pub mod host;
 pub mod inert;
@@ -275,6 +277,10 @@ pub struct Agent {
     pub rule_files: permissions::RuleFiles,
     /// `hooks`: commands around tool calls and after turns that changed files.
     pub hooks: crate::config::HooksConfig,
+    /// The custom sub-agents the `task` tool runs by name.
+    pub agents: Vec<crate::extensions::AgentFile>,
+    /// Context the `session_start` hooks gave, sent with the next message.
+    pub pending_context: Vec<String>,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -364,6 +370,8 @@ impl Agent {
             network: crate::config::Network::default(),
             rule_files: permissions::RuleFiles::default(),
             hooks: crate::config::HooksConfig::default(),
+            agents: Vec::new(),
+            pending_context: Vec::new(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

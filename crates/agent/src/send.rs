@@ -245,6 +245,12 @@ impl Agent {
                     return Ok(false);
                 }
             };
+        let _ = self.hook_event(
+            crate::hook_events::HookEvent::PreCompact,
+            serde_json::json!({"messages": self.conversation.len()}),
+            ui,
+            cancel,
+        );
         ui.notice(Notice::Info, "compacting the conversation...");
         let request = ChatRequest::new(self.settings.model.clone(), plan.request.clone());
         let reply = (self.provider.complete(&request, cancel.clone()).await)

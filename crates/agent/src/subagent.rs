@@ -1,5 +1,7 @@
 //! The `task` tool: a sub-agent with a fresh conversation, the read-only tools and a prompt
-//! the model wrote, whose final report is the call's result. Its requests count in the
+//! the model wrote, whose final report is the call's result. With `agent`, one of the
+//! user's custom sub-agents ([`crate::extensions::agents`]): its own system prompt, model and
+//! tools, the tools only ever a part of the general sub-agent's. Its requests count in the
 //! session's usage; it cannot start another (depth one: its tools have no `task`); Ctrl-C
 //! cancels it with the turn. Its tool calls and confirmations show as the agent's do; its
 //! streamed text does not (the report goes to the model, which tells the user).
@@ -50,11 +52,42 @@ impl Agent {
         let title = (call.arguments.get("description"))
             .and_then(|d| d.as_str())
             .unwrap_or("task");
+        let named = call.arguments.get("agent").and_then(|a| a.as_str());
+        let custom = match named.filter(|name| !name.is_empty()) {
+            None => None,
+            Some(name) => match self.agents.iter().find(|agent| agent.name == name) {
+                Some(agent) => Some(agent.clone()),
+                None => {
+                    let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
+                    let result = error_result(
+                        call,
+                        &format!(
+                            "no sub-agent `{name}`; the sub-agents are: {}",
+                            if known.is_empty() {
+                                "none (leave `agent` out)".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    );
+                    ui.tool_result(&call.name, &result);
+                    return (result, Usage::default());
+                }
+            },
+        };
+        let title = match &custom {
+            Some(agent) => format!("{} ({title})", agent.name),
+            None => title.to_owned(),
+        };
+        let title = title.as_str();
         ui.notice(
             Notice::Info,
             &format!("sub-agent started: {}", crate::inert::inert(title)),
         );
         let mut sub = self.subagent();
+        if let Some(agent) = &custom {
+            self.specialize(&mut sub, agent, ui);
+        }
         let outcome = {
             let mut sub_ui = SubUi { parent: ui };
             let run: Pin<Box<dyn Future<Output = Result<TurnReport, AgentError>> + '_>> =
@@ -95,8 +128,63 @@ impl Agent {
                 usage.prompt_tokens + usage.completion_tokens
             ),
         );
+        let report = if result.is_error {
+            ""
+        } else {
+            result.content.as_str()
+        };
+        let finished = json!({
+            "agent": custom.as_ref().map(|agent| agent.name.clone()),
+            "description": title,
+            "report": report,
+        });
+        let _ = self.hook_event(
+            crate::hook_events::HookEvent::SubagentStop,
+            finished,
+            ui,
+            cancel,
+        );
         ui.tool_result(&call.name, &result);
         (result, usage)
+    }
+
+    /// Makes the general sub-agent `sub` the custom one `agent`: its prompt, its model, its
+    /// tools narrowed to those it names, its approval made stricter if it asks.
+    fn specialize(&self, sub: &mut Agent, agent: &crate::extensions::AgentFile, ui: &mut dyn Ui) {
+        if let Some(tools) = &agent.tools {
+            let left_out: Vec<String> = (sub.registry.names().into_iter())
+                .filter(|name| !tools.contains(name))
+                .collect();
+            for name in left_out {
+                sub.registry.set_enabled(&name, false);
+            }
+        }
+        let mut missing: Vec<String> = agent.unknown_tools.clone();
+        missing.extend(
+            (agent.tools.iter().flatten())
+                .filter(|name| !sub.registry.is_enabled(name))
+                .cloned(),
+        );
+        if !missing.is_empty() {
+            ui.notice(
+                Notice::Info,
+                &format!(
+                    "sub-agent {} runs without {} (sub-agents only look)",
+                    crate::inert::inert(&agent.name),
+                    crate::inert::inert(&missing.join(", "))
+                ),
+            );
+        }
+        let offered = sub.registry.names();
+        sub.settings.system = Some(format!(
+            "{}\n\n{}",
+            agent.prompt.trim(),
+            subagent_prompt(&offered)
+        ));
+        if let Some(model) = &agent.model {
+            sub.settings.model = model.clone();
+        }
+        sub.approval = crate::extensions::agents::stricter(self.approval, agent.approval);
     }
 
     /// A sub-agent of this agent: the same model and sandbox, a fresh conversation, the
@@ -117,7 +205,15 @@ impl Agent {
             tool_context: self.tool_context.clone(),
             policy: self.policy.clone(),
             limits: self.limits.clone(),
-            hooks: self.hooks.clone(),
+            hooks: crate::config::HooksConfig {
+                // The user's prompt, session and stop events are the parent's, not its
+                // sub-agent's (whose end is `subagent_stop`).
+                session_start: Vec::new(),
+                session_end: Vec::new(),
+                user_prompt_submit: Vec::new(),
+                stop: Vec::new(),
+                ..self.hooks.clone()
+            },
             repo_map: None,
             prompt: None,
             journal: crate::session::undo::Journal::default(),

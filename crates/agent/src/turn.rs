@@ -11,7 +11,9 @@ use super::send::Sent;
 use super::tools::{NOT_RUN, error_result};
 use super::{Agent, AgentError, CANCELLED_NOTE, Stop, TurnReport, Ui};
 use crate::Notice;
+use crate::hook_events::HookEvent;
 use crate::prompt::repo_map::Refresh;
+use serde_json::json;
 
 impl Agent {
     /// Runs one user turn: send, run the tool calls, send their results, until the model
@@ -28,10 +30,31 @@ impl Agent {
     /// [`turn`](Agent::turn) for a user message with more than text (images).
     pub async fn turn_message(
         &mut self,
-        message: Message,
+        mut message: Message,
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> Result<TurnReport, AgentError> {
+        let submitted = json!({"prompt": message.text_content()});
+        let answer = self.hook_event(HookEvent::UserPromptSubmit, submitted, ui, cancel);
+        if let Some(reason) = answer.block {
+            ui.notice(
+                Notice::Warning,
+                &format!("the prompt was not sent: a user_prompt_submit hook blocked it: {reason}"),
+            );
+            return Ok(TurnReport {
+                stop: Stop::Finished,
+                reply: String::new(),
+                changed: Vec::new(),
+                usage: Usage::default(),
+                start: self.conversation.len(),
+            });
+        }
+        let mut context = std::mem::take(&mut self.pending_context);
+        context.extend(answer.context);
+        if !context.is_empty() {
+            let content = format!("<hook-context>\n{}\n</hook-context>", context.join("\n"));
+            message.parts.push(Part::Text { content });
+        }
         self.compact_if_needed(&message, ui, cancel).await?;
         let start = self.conversation.len();
         self.conversation.push(message);
@@ -67,6 +90,8 @@ impl Agent {
         let mut guard = LoopGuard::new();
         // The changed files the hooks' checks have seen, and how many rounds they ran.
         let (mut checked, mut round) = (0, 0);
+        // How many times a `stop` hook had the agent go on.
+        let mut stop_rounds = 0;
         let request =
             (self.conversation.get(start)).map_or_else(String::new, Message::text_content);
         self.journal.begin_turn(start, &request);
@@ -114,6 +139,11 @@ impl Agent {
                         let notice = "turn cancelled while the checks ran; the reply is kept";
                         return Ok(self.cancelled(report, start, ui, notice));
                     }
+                }
+                if let Some(reason) = self.stop_hooks(&report.reply, stop_rounds, ui, cancel) {
+                    stop_rounds += 1;
+                    self.conversation.push(Message::user(reason));
+                    continue;
                 }
                 report.stop = Stop::Finished;
                 return Ok(self.finish(report, start, ui));
@@ -201,6 +231,42 @@ impl Agent {
             ),
         );
         Ok(self.finish(report, start, ui))
+    }
+
+    /// Runs the `stop` hooks as the turn would end: the message that has the agent go on when
+    /// one blocks, at most `hooks.max_rounds` times a turn.
+    fn stop_hooks(
+        &mut self,
+        reply: &str,
+        rounds: u32,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        if self.hooks.stop.is_empty() || cancel.is_cancelled() {
+            return None;
+        }
+        let event = json!({"stop_hook_active": rounds > 0, "last_reply": reply});
+        let reason = self.hook_event(HookEvent::Stop, event, ui, cancel).block?;
+        if rounds >= self.hooks.max_rounds {
+            ui.notice(
+                Notice::Warning,
+                &format!(
+                    "a stop hook asked the agent to go on again; it already did {rounds} times \
+                     (hooks.max_rounds), so the turn ends"
+                ),
+            );
+            return None;
+        }
+        ui.notice(
+            Notice::Info,
+            &format!(
+                "a stop hook has the agent go on: {}",
+                crate::inert::inert(&reason)
+            ),
+        );
+        Some(format!(
+            "A hook of the user's asks you to go on before stopping: {reason}"
+        ))
     }
 
     /// What the user is told when a reply stopped at the output limit.

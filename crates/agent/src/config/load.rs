@@ -58,8 +58,11 @@ pub struct LoadedConfig {
     pub warnings: Vec<ConfigWarning>,
     /// The files considered, in order.
     pub files: Vec<FileStatus>,
-    /// The project files whose settings that need trust were not applied.
+    /// The project files whose settings that need trust were not applied, and the project's
+    /// extension files (skills) waiting for trust.
     pub untrusted: Vec<UntrustedFile>,
+    /// The skills of the user and, where trusted, of the project.
+    pub extensions: crate::extensions::Extensions,
 }
 
 /// Builds the configuration: defaults, then each file of `locations` (plus
@@ -153,12 +156,15 @@ pub fn load(
     let mut config = typed(merged, &sources)?;
     expand_paths(&mut config, locations.home.as_deref());
     validate(&config, &sources)?;
+    let (extensions, waiting) = crate::extensions::discover(locations, trust);
+    untrusted.extend(waiting);
     Ok(LoadedConfig {
         config,
         sources,
         warnings,
         files,
         untrusted,
+        extensions,
     })
 }
 

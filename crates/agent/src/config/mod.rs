@@ -21,7 +21,7 @@ mod validate;
 
 pub use env::process_env;
 pub use error::{ConfigError, ConfigWarning};
-pub use hooks::{HooksConfig, ToolHook};
+pub use hooks::{EventHook, HooksConfig, ToolHook};
 pub use load::{FileStatus, FlagOverrides, LoadedConfig, fingerprint, load};
 pub use own_edits::{OwnEdits, TrustAfterEdit};
 pub use paths::{ConfigFile, ConfigLocations, FileRole, SYSTEM_CONFIG_FILE, expand_tilde};

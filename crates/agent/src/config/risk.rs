@@ -19,6 +19,8 @@ pub enum Risk {
     SendsData,
     /// Turn off or loosen a protection (the sandbox, confirmations, limits).
     WeakensSafety,
+    /// Give the model instructions it would follow as the user's (a skill).
+    Instructs,
 }
 
 impl Risk {
@@ -28,6 +30,7 @@ impl Risk {
             Risk::RunsPrograms => "it runs a program",
             Risk::SendsData => "it sends your conversation or a key elsewhere",
             Risk::WeakensSafety => "it weakens a safety setting",
+            Risk::Instructs => "it gives the model instructions as if from you",
         }
     }
 }

@@ -168,6 +168,7 @@ mod tests {
             warnings: Vec::new(),
             files: Vec::new(),
             untrusted: Vec::new(),
+            extensions: Default::default(),
         };
         let mut current = Config::default();
         current.llm.reasoning_effort = Some(ybs_core::ReasoningEffort::High);

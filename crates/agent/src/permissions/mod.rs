@@ -106,6 +106,34 @@ impl Permissions {
         }
     }
 
+    /// Adds the allow rules of `rules` that `layer` lacks, for a while: the ones added are
+    /// returned, for [`take_back`](Permissions::take_back).
+    pub fn allow_for_now(&mut self, layer: Layer, rules: Vec<Rule>) -> Vec<Rule> {
+        let had = |permissions: &Permissions, rule: &Rule| {
+            (permissions.list().iter())
+                .any(|(l, kind, r)| *l == layer && *kind == "allow" && *r == rule)
+        };
+        let mut added = Vec::new();
+        for rule in rules {
+            if !had(self, &rule) && !added.contains(&rule) {
+                self.allow(layer, rule.clone());
+                added.push(rule);
+            }
+        }
+        added
+    }
+
+    /// Removes the allow rules `rules` of `layer` that [`allow_for_now`] added.
+    ///
+    /// [`allow_for_now`]: Permissions::allow_for_now
+    pub fn take_back(&mut self, layer: Layer, rules: &[Rule]) {
+        for (l, set) in &mut self.layers {
+            if *l == layer {
+                set.allow.retain(|rule| !rules.contains(rule));
+            }
+        }
+    }
+
     /// Every rule: layer, `allow` or `deny`, the rule; in the order `/permissions` numbers
     /// them.
     pub fn list(&self) -> Vec<(Layer, &'static str, &Rule)> {

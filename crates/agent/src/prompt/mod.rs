@@ -26,12 +26,14 @@ pub struct SessionPrompt {
     pub environment: String,
     /// The project's and the user's instruction files.
     pub instructions: Instructions,
+    /// The names and descriptions of the skills and custom sub-agents, when there are any.
+    pub extensions: Option<String>,
     /// The repository map, if the caller has one.
     pub repo_map: Option<String>,
 }
 
 impl SessionPrompt {
-    /// The prompt's text: base, environment, instructions, then the repo map.
+    /// The prompt's text: base, environment, instructions, skills and sub-agents, then the repo map.
     pub fn text(&self) -> String {
         let mut sections: Vec<String> = Vec::new();
         if let Some(base) = &self.base {
@@ -45,6 +47,9 @@ impl SessionPrompt {
                  they disagree).\n\n{}",
                 self.instructions.text.trim_end()
             ));
+        }
+        if let Some(extensions) = &self.extensions {
+            sections.push(extensions.trim_end().to_owned());
         }
         if let Some(map) = self
             .repo_map
@@ -95,6 +100,7 @@ pub fn gather(inputs: &PromptInputs) -> SessionPrompt {
         base: Some(BASE.to_owned()),
         environment: environment.render(),
         instructions: instructions::load(&sources, inputs.instructions_max_chars),
+        extensions: None,
         repo_map: None,
     }
 }
@@ -109,16 +115,19 @@ mod tests {
             base: Some("BASE\n".into()),
             environment: "# Environment\n- x\n".into(),
             instructions: Instructions::default(),
+            extensions: None,
             repo_map: None,
         };
         assert_eq!(prompt.text(), "BASE\n\n# Environment\n- x\n");
         prompt.instructions.text = "<instructions source=\"/a\">\nhi\n</instructions>\n".into();
         prompt.repo_map = Some("src/main.rs\n  fn main\n".into());
+        prompt.extensions = Some("# Skills\n\n- pdf: PDFs\n".into());
         let text = prompt.text();
         let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
         assert!(at("BASE") < at("# Environment"));
         assert!(at("# Environment") < at("# Project instructions"));
-        assert!(at("</instructions>") < at("# Repository map\n\nsrc/main.rs"));
+        assert!(at("</instructions>") < at("# Skills\n\n- pdf: PDFs"));
+        assert!(at("- pdf: PDFs") < at("# Repository map\n\nsrc/main.rs"));
         prompt.base = None;
         prompt.repo_map = Some("  \n".into());
         assert!(prompt.text().starts_with("# Environment"));

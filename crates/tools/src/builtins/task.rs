@@ -25,10 +25,12 @@ impl Task {
                  works through your prompt, and returns its final report. Use it for a broad \
                  search or reading that would fill this conversation; write a prompt that says \
                  exactly what to find and what to report. It cannot change files or run \
-                 commands.",
+                 commands. Name one of the sub-agents of the system prompt's # Sub-agents \
+                 section in `agent` to have it do the task.",
                 json!({
                     "description": {"type": "string", "description": "A short title of the task (3-6 words)", "required": true},
-                    "prompt": {"type": "string", "description": "The whole task for the sub-agent: what to find out and what to report", "required": true}
+                    "prompt": {"type": "string", "description": "The whole task for the sub-agent: what to find out and what to report", "required": true},
+                    "agent": {"type": "string", "description": "A sub-agent named under # Sub-agents in the system prompt; leave out for the general one"}
                 }),
             ),
         }

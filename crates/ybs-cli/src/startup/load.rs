@@ -58,6 +58,9 @@ pub fn load_trusting(
             crate::render::inert_lines(&warning.to_string())
         );
     }
+    for warning in &loaded.extensions.warnings {
+        let _ = writeln!(err, "ybs: warning: {}", crate::render::inert_lines(warning));
+    }
     if let Some(warning) = crate::render::highlight::set_theme(&loaded.config.ui.theme) {
         let _ = writeln!(
             err,
@@ -88,6 +91,7 @@ pub fn build_agent(
         .sources(&loaded.sources)
         .rules(loaded, &host.locations)
         .own_edits(own_edits)
+        .extensions(&loaded.extensions)
         .confirm(confirm)
         .dry_run(options.dry_run)
         .session(&host.locations, host.data_home.clone(), command)

@@ -152,9 +152,17 @@ pub fn run(
         let mut ui = LineUi::new(renderer, out, err, &mut no_input).with_spinner(terminal);
         let runtime = load::runtime()?;
         let message = images::message(&task, images);
-        runtime.block_on(load::cancellable(async |token| {
+        let source = if resumed.is_some() {
+            "resume"
+        } else {
+            "startup"
+        };
+        agent.start_session(source, &mut ui);
+        let result = runtime.block_on(load::cancellable(async |token| {
             agent.turn_message(message, &mut ui, &token).await
-        }))
+        }));
+        agent.end_session("done", &mut ui);
+        result
     };
     let report = result.map_err(|error| {
         let text = load::describe(&error, config);

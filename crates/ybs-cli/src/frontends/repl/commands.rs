@@ -52,6 +52,8 @@ pub(super) fn slash(
                 info(out, &format!("{}  ({source})", spec.name));
             }
         }
+        SlashCommand::Skills => info(out, &skills_listing(&context.loaded.extensions)),
+        SlashCommand::Agents => info(out, &agents_listing(&agent.agents)),
         SlashCommand::Clear => {
             agent.clear();
             *session_file = context.host.session_file(None);
@@ -258,4 +260,53 @@ pub(super) fn slash(
             out,
         ),
     }
+}
+
+/// `/skills`: each skill with where it is and its description, or how to add one.
+fn skills_listing(extensions: &ybs_agent::extensions::Extensions) -> String {
+    use crate::render::inert;
+    if extensions.skills.is_empty() {
+        return "no skills: add a folder with a SKILL.md to ~/.ybs/skills/ (or the project's \
+                .ybs/skills/, once trusted)"
+            .to_owned();
+    }
+    let mut text = String::new();
+    for skill in &extensions.skills {
+        let origin = if skill.project { "project" } else { "user" };
+        text.push_str(&format!(
+            "{}  ({origin}, {})\n  {}\n",
+            inert(&skill.name),
+            inert(&skill.dir.display().to_string()),
+            inert(&skill.description)
+        ));
+    }
+    text.trim_end().to_owned()
+}
+
+/// `/agents`: each custom sub-agent with its file, model, tools and description.
+fn agents_listing(agents: &[ybs_agent::extensions::AgentFile]) -> String {
+    use crate::render::inert;
+    if agents.is_empty() {
+        return "no custom sub-agents: add NAME.md with front matter name and description to \
+                ~/.ybs/agents/ (or the project's .ybs/agents/, once trusted)"
+            .to_owned();
+    }
+    let mut text = String::new();
+    for agent in agents {
+        let origin = if agent.project { "project" } else { "user" };
+        let model = agent.model.as_deref().unwrap_or("the session's model");
+        let tools = match &agent.tools {
+            Some(tools) => tools.join(", "),
+            None => "all a sub-agent may have".to_owned(),
+        };
+        text.push_str(&format!(
+            "{}  ({origin}, {})\n  {}\n  model: {}; tools: {}\n",
+            inert(&agent.name),
+            inert(&agent.path.display().to_string()),
+            inert(&agent.description),
+            inert(model),
+            inert(&tools)
+        ));
+    }
+    text.trim_end().to_owned()
 }

@@ -39,6 +39,7 @@ use ybs_agent::Notice;
 use ybs_agent::config::Config;
 use ybs_agent::confirm::ConfirmMode;
 use ybs_agent::host::Host;
+use ybs_agent::permissions::Layer;
 
 /// What `/init` sends: have the model write the project's AGENTS.md.
 const INIT: &str = include_str!("init.md");
@@ -114,6 +115,14 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     if cli.options.plan {
         agent.plan_mode = true;
     }
+    let source = if resumed.is_some() {
+        "resume"
+    } else {
+        "startup"
+    };
+    session_event(&mut agent, &config, (&mut *out, &mut *err), |agent, ui| {
+        agent.start_session(source, ui);
+    });
     let notifier = (terminal)
         .then(|| {
             crate::render::notify::Notifier::for_this_terminal(
@@ -144,8 +153,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             }
             continue;
         }
-        let input = match prompts.message(&text) {
-            Some(message) => Ok(Input::Message(message)),
+        // The rules a prompt file's `allowed-tools` give its own turn, and that turn only.
+        let mut turn_rules = Vec::new();
+        let input = match prompts.invoke(&text) {
+            Some(invocation) => {
+                turn_rules = prompt_files::turn_rules(&invocation, err);
+                Ok(Input::Message(invocation.message))
+            }
             None if text.trim().starts_with("/image ") => {
                 let path = text.trim()["/image ".len()..].trim();
                 match images::image_part(std::path::Path::new(path), cwd) {
@@ -206,10 +220,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         .with_spinner(terminal)
                         .with_notifier(notifier);
                     let with_images = images::message(&message, std::mem::take(&mut images));
-                    runtime.block_on(load::cancellable(async |token| {
+                    let granted = (agent.permissions).allow_for_now(Layer::Session, turn_rules);
+                    let result = runtime.block_on(load::cancellable(async |token| {
                         ui.watch(token.clone());
                         agent.turn_message(with_images, &mut ui, &token).await
-                    }))
+                    }));
+                    agent.permissions.take_back(Layer::Session, &granted);
+                    result
                 };
                 if let Some(notifier) = notifier.filter(|n| n.long_enough(started.elapsed())) {
                     let _ = write!(out, "{}", notifier.sequence("ybs: the turn is done"));
@@ -284,7 +301,25 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         }
         let _ = editor.save_history(history);
     }
+    session_event(&mut agent, &config, (&mut *out, &mut *err), |agent, ui| {
+        agent.end_session("exit", ui);
+    });
     Ok(0)
+}
+
+/// Runs a session's start or end hooks with a terminal UI that reads nothing.
+fn session_event(
+    agent: &mut Agent,
+    config: &Config,
+    (out, err): (&mut dyn Write, &mut dyn Write),
+    event: impl FnOnce(&mut Agent, &mut LineUi<'_>),
+) {
+    if agent.hooks.session_start.is_empty() && agent.hooks.session_end.is_empty() {
+        return;
+    }
+    let mut no_input = io::empty();
+    let mut ui = LineUi::new(load::renderer(config, false), out, err, &mut no_input);
+    event(agent, &mut ui);
 }
 
 /// Reloads the external tools (`/reload-tools`, SIGHUP) and says what was loaded.

@@ -1,14 +1,20 @@
 //! Prompt files: `.ybs/prompts/NAME.md` of the project and `prompts/NAME.md` beside the user
-//! config file (`~/.config/ybs/prompts/`) become REPL commands `/NAME [ARGS]`. The file's
-//! text is the message, with `$ARGUMENTS` replaced by all the arguments and `$1`..`$9` by each.
-//! A project file wins over a user file of the same name; a name that a built-in command has
-//! is refused with a warning.
+//! config file (`~/.config/ybs/prompts/`) become REPL commands `/NAME [ARGS]`, and so do
+//! Claude Code's custom commands (`~/.claude/commands/`, the project's `.claude/commands/`)
+//! unchanged. The file's text is the message, with `$ARGUMENTS` replaced by all the
+//! arguments and `$1`..`$9` by each. Its front matter, as Claude Code writes it, gives the
+//! `description` and `argument-hint` `/help` shows, and `allowed-tools`: calls that run
+//! without asking during that command's turn, for the user's own files only (a repository
+//! does not get to allow its own commands' calls). A project file wins over a user file of
+//! the same name, ybs's folder over Claude Code's; a name that a built-in command has is
+//! refused with a warning.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::frontends::repl::slash::COMMANDS;
 use ybs_agent::config::ConfigLocations;
+use ybs_agent::permissions::Rule;
 
 /// Commands the REPL handles itself besides the slash commands of [`COMMANDS`].
 pub const REPL_COMMANDS: [&str; 2] = ["edit", "image"];
@@ -18,16 +24,79 @@ pub const REPL_COMMANDS: [&str; 2] = ["edit", "image"];
 pub struct PromptFile {
     /// Where it is.
     pub path: PathBuf,
-    /// Its text.
+    /// Its text, without the front matter.
     pub text: String,
+    /// The front matter's `description`.
+    pub description: Option<String>,
+    /// The front matter's `argument-hint` (`[pr-number] [priority]`).
+    pub argument_hint: Option<String>,
+    /// The front matter's `allowed-tools`, as written.
+    pub allowed_tools: Vec<String>,
+    /// Whether the project supplied it.
+    pub project: bool,
+}
+
+/// What running a prompt file sends, and what its turn allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The message.
+    pub message: String,
+    /// Permission rules (`run_shell(git add *)`) that hold for this turn only.
+    pub allow: Vec<String>,
+    /// Why some `allowed-tools` were not used.
+    pub notes: Vec<String>,
 }
 
 impl PromptFile {
-    /// The first non-empty line, for `/help`.
+    /// A prompt file read from `path`: its front matter taken apart.
+    pub fn parse(path: &Path, text: &str, project: bool) -> PromptFile {
+        let front = ybs_agent::extensions::front_matter::FrontMatter::parse(text);
+        PromptFile {
+            path: path.to_owned(),
+            description: front.get("description").map(str::to_owned),
+            argument_hint: front.get("argument-hint").map(str::to_owned),
+            allowed_tools: front.list("allowed-tools").unwrap_or_default(),
+            text: front.body,
+            project,
+        }
+    }
+
+    /// The description, else the first non-empty line, for `/help`.
     pub fn summary(&self) -> &str {
+        if let Some(description) = &self.description {
+            return description;
+        }
         (self.text.lines().map(str::trim))
             .find(|line| !line.is_empty())
             .unwrap_or_default()
+    }
+
+    /// The message for `args`, with the rules its `allowed-tools` give the turn.
+    pub fn invoke(&self, args: &str) -> Invocation {
+        let mut allow = Vec::new();
+        let mut notes = Vec::new();
+        if self.project && !self.allowed_tools.is_empty() {
+            notes.push(format!(
+                "allowed-tools of {} not used: a project's command cannot allow its own calls \
+                 (each still asks as usual)",
+                self.path.display()
+            ));
+        } else {
+            for entry in &self.allowed_tools {
+                match ybs_agent::extensions::tool_names::rule(entry) {
+                    Some(rule) => allow.push(rule),
+                    None => notes.push(format!(
+                        "allowed-tools entry {entry:?} of {} not used: ybs has no such tool",
+                        self.path.display()
+                    )),
+                }
+            }
+        }
+        Invocation {
+            message: self.expand(args),
+            allow,
+            notes,
+        }
     }
 
     /// The text with `$ARGUMENTS` and `$1`..`$9` replaced from `args` (split at whitespace;
@@ -67,9 +136,16 @@ pub struct PromptDir {
     pub project: Option<PathBuf>,
 }
 
-/// The directories searched, user first so that the project's files win.
+/// The directories searched, user first so that the project's files win, Claude Code's
+/// before ybs's own so that ybs's win.
 pub fn directories(locations: &ConfigLocations) -> Vec<PromptDir> {
     let mut dirs = Vec::new();
+    if let Some(home) = &locations.home {
+        dirs.push(PromptDir {
+            path: home.join(".claude").join("commands"),
+            project: None,
+        });
+    }
     if let Some(user) = locations.user_file() {
         if let Some(parent) = user.parent() {
             dirs.push(PromptDir {
@@ -78,10 +154,17 @@ pub fn directories(locations: &ConfigLocations) -> Vec<PromptDir> {
             });
         }
     }
-    dirs.push(PromptDir {
-        path: locations.cwd.join(".ybs").join("prompts"),
-        project: Some(locations.cwd.clone()),
-    });
+    for folder in [".claude/commands", ".ybs/prompts"] {
+        let path = locations.cwd.join(folder);
+        // A project in the home directory: its `.claude/commands` is the user's own.
+        if dirs.iter().any(|dir| dir.path == path) {
+            continue;
+        }
+        dirs.push(PromptDir {
+            path,
+            project: Some(locations.cwd.clone()),
+        });
+    }
     dirs
 }
 
@@ -140,10 +223,7 @@ fn add(path: &Path, confined: Option<&ybs_fsguard::Confined>, prompts: &mut Prom
     }
     match read(path, confined) {
         Ok(text) => {
-            let file = PromptFile {
-                path: path.to_owned(),
-                text,
-            };
+            let file = PromptFile::parse(path, &text, confined.is_some());
             prompts.by_name.insert(name, file);
         }
         Err(error) => prompts.warnings.push(format!(
@@ -156,6 +236,11 @@ fn add(path: &Path, confined: Option<&ybs_fsguard::Confined>, prompts: &mut Prom
 impl Prompts {
     /// The message of a typed line `/NAME ARGS` when NAME is a prompt file.
     pub fn message(&self, line: &str) -> Option<String> {
+        self.invoke(line).map(|invocation| invocation.message)
+    }
+
+    /// What a typed line `/NAME ARGS` runs when NAME is a prompt file.
+    pub fn invoke(&self, line: &str) -> Option<Invocation> {
         let command = line.trim().strip_prefix('/')?;
         if command.starts_with('/') {
             return None;
@@ -164,7 +249,7 @@ impl Prompts {
             .split_once(char::is_whitespace)
             .unwrap_or((command, ""));
         let file = self.by_name.get(&name.to_ascii_lowercase())?;
-        Some(file.expand(args))
+        Some(file.invoke(args))
     }
 
     /// The `/help` section listing them, empty when there are none.
@@ -172,13 +257,45 @@ impl Prompts {
         if self.by_name.is_empty() {
             return String::new();
         }
-        let width = self.by_name.keys().map(String::len).max().unwrap_or(0);
+        let usages: Vec<(String, &PromptFile)> = (self.by_name.iter())
+            .map(|(name, file)| match &file.argument_hint {
+                Some(hint) => (format!("{name} {hint}"), file),
+                None => (name.clone(), file),
+            })
+            .collect();
+        let width = usages
+            .iter()
+            .map(|(usage, _)| usage.len())
+            .max()
+            .unwrap_or(0);
         let mut text = String::from("Prompt files:\n");
-        for (name, file) in &self.by_name {
-            text.push_str(&format!("  /{name:<width$}  {}\n", file.summary()));
+        for (usage, file) in &usages {
+            text.push_str(&format!("  /{usage:<width$}  {}\n", file.summary()));
         }
         text
     }
+}
+
+/// The permission rules of `invocation`, its notes (and any rule that does not parse) said
+/// on `err`.
+pub fn turn_rules(invocation: &Invocation, err: &mut dyn std::io::Write) -> Vec<Rule> {
+    for note in &invocation.notes {
+        let _ = writeln!(err, "ybs: note: {}", crate::render::inert_lines(note));
+    }
+    let mut rules = Vec::new();
+    for text in &invocation.allow {
+        match Rule::parse(text) {
+            Ok(rule) => rules.push(rule),
+            Err(error) => {
+                let _ = writeln!(
+                    err,
+                    "ybs: note: allowed-tools entry {} not used: {error}",
+                    crate::render::inert(text)
+                );
+            }
+        }
+    }
+    rules
 }
 
 #[cfg(test)]
@@ -189,10 +306,11 @@ mod tests {
 
     #[test]
     fn arguments_are_substituted() {
-        let file = PromptFile {
-            path: "r.md".into(),
-            text: "Review $1 for $2.\nAll: $ARGUMENTS; none: [$3]".into(),
-        };
+        let file = PromptFile::parse(
+            Path::new("r.md"),
+            "Review $1 for $2.\nAll: $ARGUMENTS; none: [$3]",
+            false,
+        );
         assert_eq!(
             file.expand(" src/a.rs  bugs "),
             "Review src/a.rs for bugs.\nAll: src/a.rs  bugs; none: []"

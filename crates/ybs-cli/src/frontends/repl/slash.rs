@@ -15,6 +15,10 @@ pub enum SlashCommand {
     Config,
     /// `/tools`: the tools the model sees.
     Tools,
+    /// `/skills`: the skills the model may read.
+    Skills,
+    /// `/agents`: the custom sub-agents the model may run.
+    Agents,
     /// `/help`: the commands.
     Help,
     /// `/clear`: forget the conversation.
@@ -108,7 +112,7 @@ pub enum SlashError {
 }
 
 /// Each command: name, usage line, what it does.
-pub const COMMANDS: [(&str, &str, &str); 20] = [
+pub const COMMANDS: [(&str, &str, &str); 22] = [
     (
         "provider",
         "/provider list|current|NAME [MODEL]",
@@ -125,6 +129,16 @@ pub const COMMANDS: [(&str, &str, &str); 20] = [
         "show the effective configuration and where each value came from",
     ),
     ("tools", "/tools", "list the tools the model can call"),
+    (
+        "skills",
+        "/skills",
+        "list the skills the model can read, and where each is",
+    ),
+    (
+        "agents",
+        "/agents",
+        "list the custom sub-agents the model can hand a task to",
+    ),
     ("help", "/help", "show this help"),
     (
         "clear",
@@ -262,6 +276,8 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         )),
         "config" => no_args(SlashCommand::Config),
         "tools" => no_args(SlashCommand::Tools),
+        "skills" => no_args(SlashCommand::Skills),
+        "agents" => no_args(SlashCommand::Agents),
         "help" => no_args(SlashCommand::Help),
         "clear" => no_args(SlashCommand::Clear),
         "compact" => no_args(SlashCommand::Compact),
@@ -389,6 +405,8 @@ mod tests {
         );
         assert_eq!(command("/config"), Ok(SlashCommand::Config));
         assert_eq!(command("/tools"), Ok(SlashCommand::Tools));
+        assert_eq!(command("/skills"), Ok(SlashCommand::Skills));
+        assert_eq!(command("/agents"), Ok(SlashCommand::Agents));
         assert_eq!(command("/help"), Ok(SlashCommand::Help));
         assert_eq!(command("/HELP"), Ok(SlashCommand::Help));
         assert_eq!(command("/clear"), Ok(SlashCommand::Clear));
