@@ -171,7 +171,21 @@ pub(crate) fn from_transport(
              with `ollama serve`, or set the endpoint to where it runs"
         );
     }
-    LlmError::new(kind, message)
+    let mut failure = LlmError::new(kind, message);
+    if error.is_connect() {
+        failure.code = Some(UNREACHABLE.to_owned());
+    }
+    failure
+}
+
+/// The [`LlmError::code`] of a request that never reached the server: the connection was
+/// refused, the host has no address, or connecting timed out. Nothing was sent, so trying
+/// again at once would only make the user wait for the same answer.
+pub const UNREACHABLE: &str = "unreachable";
+
+/// Whether `error` is of a request that never reached the server (see [`UNREACHABLE`]).
+pub fn never_reached(error: &LlmError) -> bool {
+    error.code.as_deref() == Some(UNREACHABLE)
 }
 
 /// How `provider` at `url` is named in messages: by the service's name at its own address,

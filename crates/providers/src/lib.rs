@@ -104,7 +104,7 @@ pub use config::{
     UnknownProvider,
 };
 pub use decoders::replay;
-pub use error::ConfigError;
+pub use error::{ConfigError, UNREACHABLE, never_reached};
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
