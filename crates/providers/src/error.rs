@@ -8,6 +8,7 @@ use serde_json::Value;
 use ybs_core::{ErrorKind, LlmError, classify};
 
 use crate::config::{ApiKey, ProviderKind};
+use crate::retry::UNREACHABLE;
 
 /// Why a provider could not be built from its config.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -176,16 +177,6 @@ pub(crate) fn from_transport(
         failure.code = Some(UNREACHABLE.to_owned());
     }
     failure
-}
-
-/// The [`LlmError::code`] of a request that never reached the server: the connection was
-/// refused, the host has no address, or connecting timed out. Nothing was sent, so trying
-/// again at once would only make the user wait for the same answer.
-pub const UNREACHABLE: &str = "unreachable";
-
-/// Whether `error` is of a request that never reached the server (see [`UNREACHABLE`]).
-pub fn never_reached(error: &LlmError) -> bool {
-    error.code.as_deref() == Some(UNREACHABLE)
 }
 
 /// How `provider` at `url` is named in messages: by the service's name at its own address,

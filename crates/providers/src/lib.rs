@@ -104,14 +104,14 @@ pub use config::{
     UnknownProvider,
 };
 pub use decoders::replay;
-pub use error::{ConfigError, UNREACHABLE, never_reached};
+pub use error::ConfigError;
 pub use factory::{available_kinds, build, build_with_env, resolve_api_key};
 pub use ollama::OllamaProvider;
 pub use openai::OpenAiProvider;
 pub use prices::{CatalogLimits, Cost, ModelPrice, PriceError, PriceTable};
 pub use provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
 pub use responses::ResponsesProvider;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, UNREACHABLE, never_reached};
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.
 #[cfg(doctest)]

@@ -24,7 +24,7 @@ pub(crate) async fn listed_or_local(
         Err(_) => ModelLimits::default(),
     };
     // A server that did not answer its model list will not answer `/props` either.
-    let refused = listed.as_ref().is_err_and(crate::error::never_reached);
+    let refused = listed.as_ref().is_err_and(crate::retry::never_reached);
     if is_local(base) && !refused {
         read_llama_cpp_props(http, server_root(base), headers, &mut limits).await;
     }

@@ -8,7 +8,15 @@ use std::time::{Duration, SystemTime};
 use reqwest::header::HeaderMap;
 use ybs_core::{ErrorKind, LlmError};
 
-use crate::error::never_reached;
+/// The [`LlmError::code`] of a request that never reached the server: the connection was
+/// refused, the host has no address, or connecting timed out. Nothing was sent, so trying
+/// again at once would only make the user wait for the same answer.
+pub const UNREACHABLE: &str = "unreachable";
+
+/// Whether `error` is of a request that never reached the server (see [`UNREACHABLE`]).
+pub fn never_reached(error: &LlmError) -> bool {
+    error.code.as_deref() == Some(UNREACHABLE)
+}
 
 /// How often and how patiently a failed request is retried.
 ///
@@ -179,7 +187,7 @@ mod tests {
         let policy = RetryPolicy::new(3, 10);
         let mut refused = err(ErrorKind::Network);
         assert!(policy.delay(0, &refused, 0.5).is_some());
-        refused.code = Some(crate::error::UNREACHABLE.to_owned());
+        refused.code = Some(UNREACHABLE.to_owned());
         assert_eq!(policy.delay(0, &refused, 0.5), None);
     }
 

@@ -158,7 +158,7 @@ impl Provider for OpenAiProvider {
             ProviderKind::LlamaCpp | ProviderKind::OpenAiCompatible | ProviderKind::LocalAi
         ) || is_local(&self.base);
         // A server that did not answer its model list will not answer `/props` either.
-        let refused = listed.as_ref().is_err_and(crate::error::never_reached);
+        let refused = listed.as_ref().is_err_and(crate::retry::never_reached);
         if local && !refused {
             let root = server_root(&self.base);
             read_llama_cpp_props(&self.http, root, &self.headers(), &mut limits).await;
