@@ -112,12 +112,14 @@ pub fn settle(loaded: &mut LoadedConfig, host: &Host) -> Choice {
     }
 }
 
-/// [`settle`] for a command that talks to the model, then its model ([`super::model::settle`],
-/// saying at once when a server of one's own does not answer): `Err(2)` after writing the
-/// guide to `err`; otherwise the note of a picked provider, if any.
+/// [`settle`] for a command that talks to the model, then its model ([`super::model::settle`];
+/// with `say_unanswered`, saying at once when a server of one's own does not answer, for a
+/// session that would otherwise wait for the user's first message to find out): `Err(2)`
+/// after writing the guide to `err`; otherwise the note of a picked provider, if any.
 pub fn check(
     loaded: &mut LoadedConfig,
     host: &Host,
+    say_unanswered: bool,
     err: &mut dyn Write,
 ) -> Result<Option<String>, u8> {
     let note = match settle(loaded, host) {
@@ -130,7 +132,9 @@ pub fn check(
     };
     let chooser =
         super::model::Chooser::from_sources(*loaded.sources.of("llm.model") != Source::Default);
-    if let Some(error) = super::model::settle(&mut loaded.config, chooser, &host.env) {
+    if let Some(error) = super::model::settle(&mut loaded.config, chooser, &host.env)
+        && say_unanswered
+    {
         let warning = super::model::unanswered(&loaded.config, &error);
         let _ = writeln!(
             err,
