@@ -174,13 +174,16 @@ pub fn resolve(
 }
 
 /// Whether to ask the provider: not when both limits are configured, nor for the big APIs
-/// whose model lists give no limits when the catalog knows the model.
+/// whose model lists give no limits when the catalog knows the model (unless the endpoint
+/// is a server of one's own, which knows its window and tokenizer better than any catalog).
 pub fn worth_asking(config: &Config, kind: ProviderKind, catalog: Option<CatalogLimits>) -> bool {
     if config.context.max_tokens.is_some() && config.llm.max_tokens.is_some() {
         return false;
     }
-    let from_catalog = kind.capabilities().limits == LimitsSource::Catalog;
-    !(from_catalog && catalog.is_some())
+    let limits = kind
+        .capabilities()
+        .limits_at(config.llm.endpoint.as_deref());
+    !(limits == LimitsSource::Catalog && catalog.is_some())
 }
 
 /// What the provider says about `model`, if it answers within [`DISCOVERY_WAIT`].
@@ -352,5 +355,12 @@ mod tests {
             Some(SONNET)
         ));
         assert!(worth_asking(&config, ProviderKind::LlamaCpp, None));
+    }
+
+    #[test]
+    fn a_big_apis_format_at_a_server_of_ones_own_asks_the_server() {
+        let mut config = Config::default();
+        config.llm.endpoint = Some("http://127.0.0.1:8080/v1".to_owned());
+        assert!(worth_asking(&config, ProviderKind::OpenAi, Some(SONNET)));
     }
 }

@@ -264,16 +264,35 @@ impl Capabilities {
     }
 
     /// Whether the server at `endpoint` (the default base URL when `None`) runs on this
-    /// machine or the local network.
+    /// machine or the local network. A hosted kind's API pointed at such an address (`-p
+    /// openai --endpoint http://127.0.0.1:8080/v1`) is a server of one's own too.
     pub fn runs_locally(&self, endpoint: Option<&str>) -> bool {
+        let given = endpoint.map(str::trim).filter(|url| !url.is_empty());
         match self.hosting {
-            Hosting::Hosted => false,
+            Hosting::Hosted => given.is_some_and(is_local),
             Hosting::Local => true,
-            Hosting::ByEndpoint => endpoint
-                .map(str::trim)
-                .filter(|url| !url.is_empty())
-                .or(self.default_base_url)
-                .is_some_and(is_local),
+            Hosting::ByEndpoint => given.or(self.default_base_url).is_some_and(is_local),
+        }
+    }
+
+    /// The model asked for at `endpoint` when nobody chose one: the kind's default at its
+    /// service; `None` at a server of one's own reached through a hosted kind's API (its
+    /// model is the one it lists, not the service's default).
+    pub fn default_model_at(&self, endpoint: Option<&str>) -> Option<&'static str> {
+        match self.hosting {
+            Hosting::Local => self.default_model,
+            Hosting::Hosted | Hosting::ByEndpoint if self.runs_locally(endpoint) => None,
+            Hosting::Hosted | Hosting::ByEndpoint => self.default_model,
+        }
+    }
+
+    /// How the limits of a model at `endpoint` are learned: a server of one's own is asked
+    /// (its window, its tokenizer) whatever API it speaks, since no catalog knows how it
+    /// was started.
+    pub fn limits_at(&self, endpoint: Option<&str>) -> LimitsSource {
+        match self.limits {
+            LimitsSource::Catalog if self.runs_locally(endpoint) => LimitsSource::LocalServer,
+            limits => limits,
         }
     }
 }
@@ -340,6 +359,55 @@ mod tests {
         assert!(custom.runs_locally(Some("http://192.168.1.5:8080/v1")));
         assert!(!custom.runs_locally(Some("https://api.groq.com/openai/v1")));
         assert!(!custom.runs_locally(None));
+    }
+
+    #[test]
+    fn a_hosted_api_at_a_local_address_is_a_server_of_ones_own() {
+        let openai = ProviderKind::OpenAi.capabilities();
+        assert!(!openai.runs_locally(None));
+        assert!(!openai.runs_locally(Some("https://proxy.example.com/v1")));
+        assert!(openai.runs_locally(Some("http://127.0.0.1:8080/v1")));
+        assert_eq!(openai.limits_at(None), LimitsSource::Catalog);
+        assert_eq!(
+            openai.limits_at(Some("http://192.168.1.5:8080/v1")),
+            LimitsSource::LocalServer
+        );
+        let openrouter = ProviderKind::OpenRouter.capabilities();
+        assert_eq!(
+            openrouter.limits_at(Some("http://127.0.0.1:9/api/v1")),
+            LimitsSource::ModelList
+        );
+    }
+
+    #[test]
+    fn a_services_default_model_stays_at_the_service() {
+        let anthropic = ProviderKind::Anthropic.capabilities();
+        assert_eq!(
+            anthropic.default_model_at(None),
+            Some("claude-sonnet-4-20250514")
+        );
+        assert_eq!(
+            anthropic.default_model_at(Some("https://proxy.example.com")),
+            Some("claude-sonnet-4-20250514")
+        );
+        assert_eq!(
+            anthropic.default_model_at(Some("http://127.0.0.1:8080")),
+            None
+        );
+        let openai = ProviderKind::OpenAi.capabilities();
+        assert_eq!(
+            openai.default_model_at(Some("http://localhost:8080/v1")),
+            None
+        );
+        let ollama = ProviderKind::Ollama.capabilities();
+        assert_eq!(
+            ollama.default_model_at(Some("http://127.0.0.1:11434")),
+            Some("qwen3:14b")
+        );
+        assert_eq!(
+            ProviderKind::LlamaCpp.capabilities().default_model_at(None),
+            None
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use serde_json::Value;
 use ybs_core::{ErrorKind, LlmError, classify};
 
 use crate::config::{ApiKey, ProviderKind};
+use crate::retry::UNREACHABLE;
 
 /// Why a provider could not be built from its config.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -232,7 +233,11 @@ pub(crate) fn from_transport(
              with `ollama serve`, or set the endpoint to where it runs"
         );
     }
-    LlmError::new(kind, message)
+    let mut failure = LlmError::new(kind, message);
+    if error.is_connect() {
+        failure.code = Some(UNREACHABLE.to_owned());
+    }
+    failure
 }
 
 /// How `provider` at `url` is named in messages: by the service's name at its own address,

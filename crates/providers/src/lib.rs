@@ -119,7 +119,7 @@ pub use openai::OpenAiProvider;
 pub use prices::{CatalogLimits, Cost, ModelPrice, PriceError, PriceTable};
 pub use provider::{Balance, ChatStream, ModelInfo, ModelLimits, Pricing, Provider};
 pub use responses::ResponsesProvider;
-pub use retry::RetryPolicy;
+pub use retry::{RetryPolicy, UNREACHABLE, never_reached};
 pub use vertex::{VERTEX_ANTHROPIC_VERSION, VertexProvider};
 
 /// The examples of this crate's `README.md`, run by `cargo test --doc`.

@@ -23,7 +23,9 @@ pub(crate) async fn listed_or_local(
         Ok(models) => ModelLimits::from_list(models, model, source),
         Err(_) => ModelLimits::default(),
     };
-    if is_local(base) {
+    // A server that did not answer its model list will not answer `/props` either.
+    let refused = listed.as_ref().is_err_and(crate::retry::never_reached);
+    if is_local(base) && !refused {
         read_llama_cpp_props(http, server_root(base), headers, &mut limits).await;
     }
     if limits.is_empty() {

@@ -8,10 +8,21 @@ use std::time::{Duration, SystemTime};
 use reqwest::header::HeaderMap;
 use ybs_core::{ErrorKind, LlmError};
 
+/// The [`LlmError::code`] of a request that never reached the server: the connection was
+/// refused, the host has no address, or connecting timed out. Nothing was sent, so trying
+/// again at once would only make the user wait for the same answer.
+pub const UNREACHABLE: &str = "unreachable";
+
+/// Whether `error` is of a request that never reached the server (see [`UNREACHABLE`]).
+pub fn never_reached(error: &LlmError) -> bool {
+    error.code.as_deref() == Some(UNREACHABLE)
+}
+
 /// How often and how patiently a failed request is retried.
 ///
 /// Only failures that may pass ([`ErrorKind::is_retryable`]: rate limits, server errors,
-/// network errors, timeouts) are retried, and only before the first event of a stream was
+/// network errors, timeouts) of requests that reached the server are retried (a refused
+/// connection is reported at once), and only before the first event of a stream was
 /// delivered. Attempt `n` (0-based) waits `base * 2^n`, capped at `max_delay`, scaled by a
 /// random factor in `[0.5, 1.0)`; a server's `Retry-After` replaces that wait, and one longer
 /// than `max_retry_after` is not waited for at all (the error is returned).
@@ -57,7 +68,9 @@ impl RetryPolicy {
     /// How long to wait before retry number `attempt` (0-based) after `error`, or `None` when
     /// the error must be returned instead. `jitter` is a number in `[0, 1)`.
     pub fn delay(&self, attempt: u32, error: &LlmError, jitter: f64) -> Option<Duration> {
-        if attempt >= self.attempts || !error.kind.is_retryable() {
+        // A server that refused the connection answers the same way a second later; only
+        // a request that reached it may fare better the next time.
+        if attempt >= self.attempts || !error.kind.is_retryable() || never_reached(error) {
             return None;
         }
         if let ErrorKind::RateLimit {
@@ -167,6 +180,15 @@ mod tests {
             RetryPolicy::none().delay(0, &err(ErrorKind::Server), 0.5),
             None
         );
+    }
+
+    #[test]
+    fn a_request_that_never_reached_the_server_is_not_retried() {
+        let policy = RetryPolicy::new(3, 10);
+        let mut refused = err(ErrorKind::Network);
+        assert!(policy.delay(0, &refused, 0.5).is_some());
+        refused.code = Some(UNREACHABLE.to_owned());
+        assert_eq!(policy.delay(0, &refused, 0.5), None);
     }
 
     #[test]

@@ -142,10 +142,11 @@ impl Provider for OpenAiProvider {
     }
 
     /// `/models` (`context_length`, vLLM's `max_model_len`, llama.cpp's `meta.n_ctx`,
-    /// OpenRouter's `top_provider.max_completion_tokens`); for llama.cpp and unnamed
-    /// OpenAI-compatible servers also llama.cpp's `/props` (the window of a request slot,
-    /// which is what a request may fill) and `/tokenize` (how its tokenizer counts); for LM
-    /// Studio and unnamed servers still without a window, LM Studio's `/api/v0/models`.
+    /// OpenRouter's `top_provider.max_completion_tokens`); for llama.cpp, LocalAI and any
+    /// server on this machine or the local network (whichever kind names it) also llama.cpp's
+    /// `/props` (the window of a request slot, which is what a request may fill) and
+    /// `/tokenize` (how its tokenizer counts); for LM Studio and unnamed servers still
+    /// without a window, LM Studio's `/api/v0/models`.
     async fn model_limits(&self, model: &str) -> Result<ModelLimits, LlmError> {
         let listed = self.list_models().await;
         let mut limits = match &listed {
@@ -155,8 +156,10 @@ impl Provider for OpenAiProvider {
         let local = matches!(
             self.http.kind,
             ProviderKind::LlamaCpp | ProviderKind::OpenAiCompatible | ProviderKind::LocalAi
-        );
-        if local {
+        ) || is_local(&self.base);
+        // A server that did not answer its model list will not answer `/props` either.
+        let refused = listed.as_ref().is_err_and(crate::retry::never_reached);
+        if local && !refused {
             let root = server_root(&self.base);
             read_llama_cpp_props(&self.http, root, &self.headers(), &mut limits).await;
         }
@@ -166,7 +169,7 @@ impl Provider for OpenAiProvider {
             ProviderKind::OpenAiCompatible => is_local(&self.base),
             _ => false,
         };
-        if lm_studio && limits.context_window.is_none() {
+        if lm_studio && !refused && limits.context_window.is_none() {
             if let Some((window, field)) = self.lm_studio_window(model).await {
                 limits.context_window = Some(window);
                 limits.source = format!("GET /api/v0/models ({field})");

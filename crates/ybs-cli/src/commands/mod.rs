@@ -124,22 +124,45 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
             crate::render::inert_lines(&warning.to_string())
         )?;
     }
-    // The provider and model a run would use, also when picked from an API key.
+    // The provider and model a run would use, also when picked from an API key, and
+    // whether a server of one's own answers (asked once, without retries: a server that is
+    // down is said at once).
     let picked = match crate::startup::first_run::settle(&mut loaded, host) {
         crate::startup::first_run::Choice::Picked(note) => Some(note),
         _ => None,
     };
+    let chooser = crate::startup::model::Chooser::from_sources(
+        *loaded.sources.of("llm.model") != config::Source::Default,
+    );
+    let unanswered = crate::startup::model::settle(&mut loaded.config, chooser, &host.env);
     // Every value may come from a project's file: nothing in it reaches the terminal raw.
     let inert = |text: String| crate::render::inert_lines(&text).into_owned();
     out.write_all(inert(config::show(&loaded)).as_bytes())?;
-    let llm = &loaded.config.llm;
+    let instructions = ybs_agent::prepare::describe_instructions(&loaded.config, &host.locations);
+    out.write_all(inert(instructions).as_bytes())?;
+    let config = &loaded.config;
+    let llm = &config.llm;
     let how = picked.map_or_else(String::new, |note| format!(" (using {note})"));
+    let model = if llm.model.is_empty() {
+        "(the model the server lists)"
+    } else {
+        llm.model.as_str()
+    };
+    let endpoint = ybs_agent::setup::endpoint(config);
     let effective = format!(
-        "# Effective provider and model: {} {}{how}",
-        llm.provider, llm.model
+        "# Effective provider and model: {} {model} at {endpoint}{how}",
+        llm.provider
     );
     writeln!(out, "{}", inert(effective))?;
-    let config = &loaded.config;
+    if let Some(error) = unanswered {
+        let line = format!(
+            "# Unreachable: {} at {endpoint} does not answer ({})",
+            llm.provider, error.message
+        );
+        writeln!(out, "{}", inert(line))?;
+        writeln!(out, "# Model limits: unknown (the server does not answer)")?;
+        return Ok(0);
+    }
     let limits = ybs_agent::setup::provider(config, &host.env).and_then(|provider| {
         let prices = ybs_agent::pricing::price_table(&config.llm.prices)?;
         Ok(ybs_agent::limits::discover(
@@ -157,8 +180,6 @@ fn show_config(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write)
             inert(format!("# Model limits: unknown ({error})"))
         )?,
     }
-    let instructions = ybs_agent::prepare::describe_instructions(&loaded.config, &host.locations);
-    out.write_all(inert(instructions).as_bytes())?;
     Ok(0)
 }
 

@@ -114,21 +114,37 @@ pub fn settle(loaded: &mut LoadedConfig, host: &Host) -> Choice {
     }
 }
 
-/// [`settle`] for a command that talks to the model: `Err(2)` after writing the guide to
-/// `err`; otherwise the note of a picked provider, if any.
+/// [`settle`] for a command that talks to the model, then its model ([`super::model::settle`];
+/// with `say_unanswered`, saying at once when a server of one's own does not answer, for a
+/// session that would otherwise wait for the user's first message to find out): `Err(2)`
+/// after writing the guide to `err`; otherwise the note of a picked provider, if any.
 pub fn check(
     loaded: &mut LoadedConfig,
     host: &Host,
+    say_unanswered: bool,
     err: &mut dyn Write,
 ) -> Result<Option<String>, u8> {
-    match settle(loaded, host) {
-        Choice::Configured => Ok(None),
-        Choice::Picked(note) => Ok(Some(note)),
+    let note = match settle(loaded, host) {
+        Choice::Configured => None,
+        Choice::Picked(note) => Some(note),
         Choice::Guide => {
             let _ = write!(err, "{GUIDE}");
-            Err(super::exit::USAGE_ERROR)
+            return Err(super::exit::USAGE_ERROR);
         }
+    };
+    let chooser =
+        super::model::Chooser::from_sources(*loaded.sources.of("llm.model") != Source::Default);
+    if let Some(error) = super::model::settle(&mut loaded.config, chooser, &host.env)
+        && say_unanswered
+    {
+        let warning = super::model::unanswered(&loaded.config, &error);
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning)
+        );
     }
+    Ok(note)
 }
 
 /// Whether an HTTP server answers at `endpoint` within `wait` (connect, request and the

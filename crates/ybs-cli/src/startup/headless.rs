@@ -47,7 +47,18 @@ pub fn open(options: OpenOptions, log: &mut dyn Write) -> Result<Headless, Strin
         mcp,
         command,
     } = options;
-    let loaded = load::load(&cli, &host, log).map_err(|Failed(message)| message)?;
+    let mut loaded = load::load(&cli, &host, log).map_err(|Failed(message)| message)?;
+    let chooser = crate::startup::model::Chooser::from_sources(
+        *loaded.sources.of("llm.model") != ybs_agent::config::Source::Default,
+    );
+    if let Some(error) = crate::startup::model::settle(&mut loaded.config, chooser, &host.env) {
+        let warning = crate::startup::model::unanswered(&loaded.config, &error);
+        let _ = writeln!(
+            log,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning)
+        );
+    }
     let (session, report) = Headless::open(headless::OpenOptions {
         loaded,
         host,

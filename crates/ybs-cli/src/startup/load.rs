@@ -169,13 +169,19 @@ pub async fn cancellable<T>(future: impl AsyncFnOnce(CancellationToken) -> T) ->
 }
 
 /// A turn's failure in the user's words; an unreachable provider names the endpoint tried
-/// and how to choose another.
+/// and how to choose another, a model the provider does not have names the model, how to
+/// choose another and the models the provider lists.
 pub fn describe(error: &AgentError, config: &Config) -> String {
     let unreachable = matches!(
         error,
         AgentError::Send(SendError::Provider(llm))
             if matches!(llm.kind, ErrorKind::Network | ErrorKind::Timeout)
     );
+    if let AgentError::Send(SendError::Provider(llm)) = error
+        && llm.kind == ErrorKind::ModelNotFound
+    {
+        return super::model::not_found(llm, config);
+    }
     if unreachable {
         return format!(
             "cannot reach the {} provider at {}: {error}. Start it, or configure another with \

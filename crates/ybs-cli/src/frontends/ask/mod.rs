@@ -22,7 +22,7 @@ use self::chat_file::ChatFile;
 use crate::cli::Cli;
 use crate::render::LineUi;
 use crate::startup::exit::Failed;
-use crate::startup::load;
+use crate::startup::{load, model};
 use ybs_agent::confirm::ConfirmMode;
 use ybs_agent::host::Host;
 use ybs_agent::{AgentError, ResponseChain, Stop};
@@ -88,9 +88,24 @@ pub fn run(
         return Ok(0);
     }
     let options = expansion.options.effective();
-    let (endpoint_options, target_warnings) = target::apply(&mut config, &loaded.sources, &options)
+    let target = target::apply(&mut config, &loaded.sources, &options)
         .map_err(|error| Failed(format!("{}: {error}", chat.display())))?;
-    for warning in target_warnings {
+    let endpoint_options = target.options;
+    // A model configured for one endpoint does not follow the chat to another.
+    let chooser = match (target.model_chosen, target.moved) {
+        (true, _) => model::Chooser::Someone,
+        (false, true) => model::Chooser::NobodyHere,
+        (false, false) => model::Chooser::Nobody,
+    };
+    if let Some(error) = model::settle(&mut config, chooser, &host.env) {
+        let warning = model::unanswered(&config, &error);
+        let _ = writeln!(
+            err,
+            "ybs: warning: {}",
+            crate::render::inert_lines(&warning)
+        );
+    }
+    for warning in target.warnings {
         let _ = writeln!(
             err,
             "ybs: warning: {}",

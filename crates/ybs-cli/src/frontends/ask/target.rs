@@ -29,15 +29,34 @@ fn with_backend(backend: &str) -> Option<String> {
         .map(|kind| kind.name().to_owned())
 }
 
+/// Where a chat's turn goes, besides what [`apply`] changed in the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    /// The named endpoint's request options.
+    pub options: BTreeMap<String, Value>,
+    /// What the chat asked for that ybs cannot do.
+    pub warnings: Vec<String>,
+    /// Whether someone chose the model for this endpoint (a flag, the chat, the named
+    /// endpoint, or the configuration when the chat kept its endpoint). A model configured
+    /// for one endpoint does not follow the chat to another: there the provider's default,
+    /// or the model a server of one's own lists, is asked for.
+    pub model_chosen: bool,
+    /// Whether the chat sent the turn elsewhere than the configuration does (another
+    /// provider or URL).
+    pub moved: bool,
+}
+
 /// Applies the chat's `endpoint`, `backend` and `model` options (in force, as `options`)
-/// to `config`, below the command line's flags. Returns the named endpoint's request
-/// options, and warnings. An `endpoint` that is neither a URL, a provider nor a configured
-/// name is an error listing the names configured.
+/// to `config`, below the command line's flags. An `endpoint` that is neither a URL, a
+/// provider nor a configured name is an error listing the names configured.
 pub fn apply(
     config: &mut Config,
     sources: &Sources,
     options: &BTreeMap<String, String>,
-) -> Result<(BTreeMap<String, Value>, Vec<String>), String> {
+) -> Result<Target, String> {
+    let configured = (config.llm.provider.clone(), config.llm.endpoint.clone());
+    let configured_model = !matches!(sources.of("llm.model"), Source::Default);
+    let mut named_model = false;
     let mut endpoint_options = BTreeMap::new();
     let mut warnings = Vec::new();
     let provider_flag = from_flag(sources, "llm.provider");
@@ -69,6 +88,7 @@ pub fn apply(
             }
             if let (Some(model), false) = (&named.model, model_flag) {
                 config.llm.model = model.clone();
+                named_model = true;
             }
             if named.api_key.is_some() {
                 config.llm.api_key = named.api_key.clone();
@@ -100,12 +120,20 @@ pub fn apply(
             )),
         }
     }
+    let moved = (&config.llm.provider, &config.llm.endpoint) != (&configured.0, &configured.1);
+    let mut model_chosen = model_flag || named_model || (configured_model && !moved);
     if let Some(model) = options.get("model")
         && !model_flag
     {
         config.llm.model = model.trim().to_owned();
+        model_chosen = true;
     }
-    Ok((endpoint_options, warnings))
+    Ok(Target {
+        options: endpoint_options,
+        warnings,
+        model_chosen,
+        moved,
+    })
 }
 
 #[cfg(test)]
@@ -140,16 +168,17 @@ mod tests {
     #[test]
     fn a_named_endpoint_sets_provider_model_and_options() {
         let mut config = config();
-        let (extra, warnings) = apply(
+        let target = apply(
             &mut config,
             &Sources::default(),
             &options(&[("endpoint", "nano")]),
         )
         .unwrap();
-        assert!(warnings.is_empty());
+        assert!(target.warnings.is_empty());
+        assert!(target.model_chosen);
         assert_eq!(config.llm.provider, "responses");
         assert_eq!(config.llm.model, "gpt-5-nano");
-        assert_eq!(extra["reasoning_effort"], "low");
+        assert_eq!(target.options["reasoning_effort"], "low");
     }
 
     #[test]
@@ -173,12 +202,43 @@ mod tests {
         config.llm.provider = "openai-compatible".into();
         config.llm.endpoint = Some("http://127.0.0.1:8080/v1".into());
         let chat = options(&[("backend", "responses"), ("model", "tiny")]);
-        apply(&mut config, &Sources::default(), &chat).unwrap();
+        assert!(
+            apply(&mut config, &Sources::default(), &chat)
+                .unwrap()
+                .model_chosen
+        );
         assert_eq!(config.llm.provider, "responses");
         assert_eq!(
             config.llm.endpoint.as_deref(),
             Some("http://127.0.0.1:8080/v1")
         );
         assert_eq!(config.llm.model, "tiny");
+    }
+
+    #[test]
+    fn the_configured_model_does_not_follow_the_chat_to_another_endpoint() {
+        let mut sources = Sources::default();
+        sources.set(
+            "llm.model",
+            Source::File("/home/me/.config/ybs/config.json".into()),
+        );
+        let mut config = config();
+        config.llm.provider = "anthropic".into();
+        config.llm.model = "claude-sonnet-4-20250514".into();
+        let kept = apply(&mut config.clone(), &sources, &options(&[])).unwrap();
+        assert!(kept.model_chosen);
+        let chat = options(&[("endpoint", "http://127.0.0.1:8080")]);
+        let moved = apply(&mut config.clone(), &sources, &chat).unwrap();
+        assert!(!moved.model_chosen && moved.moved);
+        assert!(!kept.moved);
+        let mut flagged = Sources::default();
+        flagged.set("llm.model", Source::Flag("--model"));
+        assert!(
+            apply(&mut config.clone(), &flagged, &chat)
+                .unwrap()
+                .model_chosen
+        );
+        let named = options(&[("endpoint", "nano")]);
+        assert!(apply(&mut config, &sources, &named).unwrap().model_chosen);
     }
 }

@@ -189,7 +189,7 @@ pub fn run(
         Ok(loaded) => loaded,
         Err(Failed(message)) => return fail(out, err, "config", &message, 1),
     };
-    match crate::startup::first_run::check(&mut loaded, host, err) {
+    match crate::startup::first_run::check(&mut loaded, host, false, err) {
         Ok(Some(note)) => {
             let _ = writeln!(err, "ybs: using {note}");
         }

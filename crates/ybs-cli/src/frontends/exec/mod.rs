@@ -114,7 +114,7 @@ pub fn run(
         .transpose()
         .map_err(Failed)?;
     let mut loaded = load::load(cli, host, err)?;
-    match first_run::check(&mut loaded, host, err) {
+    match first_run::check(&mut loaded, host, false, err) {
         Ok(Some(note)) => {
             let _ = writeln!(err, "ybs: using {note}");
         }

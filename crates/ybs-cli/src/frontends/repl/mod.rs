@@ -47,7 +47,7 @@ const INIT: &str = include_str!("init.md");
 /// Runs the REPL until Ctrl-D.
 pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> Result<u8, Failed> {
     let mut loaded = trust::load_asking(cli, host, out, err)?;
-    let picked = match crate::startup::first_run::check(&mut loaded, host, err) {
+    let picked = match crate::startup::first_run::check(&mut loaded, host, true, err) {
         Ok(note) => note,
         Err(code) => return Ok(code),
     };

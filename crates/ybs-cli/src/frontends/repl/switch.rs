@@ -23,11 +23,26 @@ pub(super) fn switch(
     out: &mut dyn Write,
 ) {
     let mut next = config.clone();
+    let named = model.is_some();
     if let Some(provider) = provider {
         use_provider(&mut next, &loaded.config, provider);
+        // Another provider does not get the model of the one before: its own default, or
+        // the model its server lists (the one ybs started with gets its model back).
+        if !named {
+            next.llm.model = loaded.config.llm.model.clone();
+            let same = next.llm.provider == loaded.config.llm.provider;
+            let chooser = crate::startup::model::Chooser::from_sources(same);
+            if let Some(error) = crate::startup::model::settle(&mut next, chooser, &host.env) {
+                let warning = crate::startup::model::unanswered(&next, &error);
+                load::notice(config, Notice::Warning, &warning, out);
+            }
+        }
     }
     if let Some(model) = model {
         next.llm.model = model;
+        if let Some(warning) = crate::startup::model::unlisted(&next, &host.env) {
+            load::notice(config, Notice::Warning, &warning, out);
+        }
     }
     match ybs_agent::setup::provider(&next, &host.env) {
         Ok(provider) => {
