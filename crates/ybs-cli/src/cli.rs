@@ -10,7 +10,8 @@ use clap_complete::Shell;
 use ybs_agent::config::FlagOverrides;
 
 /// What `ybs --help` says of the interactive session, before the list of tools.
-const SESSION_HELP: &str = "In the interactive session: /help lists the commands; !COMMAND runs a shell \
+const SESSION_HELP: &str = "In the interactive session: /help lists the commands (Tab completes them); \
+                  /status shows the model, modes and sandbox; /exit leaves; !COMMAND runs a shell \
                   command in the sandbox and adds its output to the conversation; /last shows \
                   the last tool result whole (the terminal shows a summary); /resume picks a \
                   saved session, /fork copies this one into a new session; /init has the model \
@@ -333,6 +334,20 @@ mod tests {
     #[test]
     fn the_command_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_readme_names_every_command_help_lists() {
+        let readme = include_str!("../../../README.md");
+        let start = readme.find("`-- --help` lists every").unwrap_or(0);
+        let claim = &readme[start..start + readme[start..].find(')').unwrap_or(0)];
+        for command in Cli::command().get_subcommands() {
+            let name = command.get_name();
+            assert!(
+                claim.contains(&format!("`{name}")),
+                "{name} missing from: {claim}"
+            );
+        }
     }
 
     #[test]

@@ -17,6 +17,12 @@ pub struct Tmux {
 impl Tmux {
     /// A detached 160x50 session named `ybs` running `command` in `dir`, on its own socket.
     pub fn start(socket: &Path, dir: &Path, command: &str) -> Tmux {
+        Tmux::start_sized(socket, dir, command, (160, 50))
+    }
+
+    /// [`Tmux::start`] on a terminal of `(columns, rows)`.
+    pub fn start_sized(socket: &Path, dir: &Path, command: &str, size: (u16, u16)) -> Tmux {
+        let (columns, rows) = (size.0.to_string(), size.1.to_string());
         let tmux = Tmux {
             socket: socket.to_path_buf(),
         };
@@ -27,9 +33,9 @@ impl Tmux {
             "-s",
             "ybs",
             "-x",
-            "160",
+            &columns,
             "-y",
-            "50",
+            &rows,
             "-c",
             dir,
             command,

@@ -32,7 +32,31 @@ impl SandboxStatus {
         matches!(self, SandboxStatus::Layers(layers) if layers.iter().all(|l| l.applied))
     }
 
-    /// One line for the banner.
+    /// The short line under the banner when the sandbox is not fully on: what it means for
+    /// the user, with the reasons left to [`banner`](Self::banner) (shown by `/status`).
+    /// `None` when every layer applies.
+    pub fn short(&self) -> Option<String> {
+        match self {
+            SandboxStatus::Off => Some("sandbox off: commands run with your full rights".into()),
+            SandboxStatus::Unavailable(_) => {
+                Some("sandbox unavailable: run_shell refuses commands (/status says why)".into())
+            }
+            SandboxStatus::Layers(layers) => {
+                let missing: Vec<&str> = (layers.iter())
+                    .filter(|l| !l.applied)
+                    .map(|l| l.name)
+                    .collect();
+                (!missing.is_empty()).then(|| {
+                    format!(
+                        "sandbox partial: without {} (/status says why)",
+                        missing.join(", ")
+                    )
+                })
+            }
+        }
+    }
+
+    /// The whole state in one line: each layer, and why one does not apply.
     pub fn banner(&self) -> String {
         match self {
             SandboxStatus::Off => {
@@ -155,4 +179,34 @@ pub fn landlock_abi() -> i64 {
         )
     };
     version.max(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_short_line_names_what_is_missing_and_where_the_reasons_are() {
+        let layer = |name, applied| Layer {
+            name,
+            applied,
+            note: "a long reason with what to do about it".into(),
+        };
+        let full = SandboxStatus::Layers(vec![layer("Landlock", true), layer("seccomp", true)]);
+        assert_eq!(full.short(), None);
+        let partial = SandboxStatus::Layers(vec![
+            layer("Landlock", true),
+            layer("PID namespace", false),
+            layer("process limit", false),
+        ]);
+        assert_eq!(
+            partial.short().as_deref(),
+            Some("sandbox partial: without PID namespace, process limit (/status says why)")
+        );
+        assert!(partial.banner().contains("a long reason"));
+        let off = SandboxStatus::Off.short().unwrap_or_default();
+        assert!(off.starts_with("sandbox off"), "{off}");
+        let gone = SandboxStatus::Unavailable("no user namespaces".into()).short();
+        assert!(gone.is_some_and(|line| !line.contains("no user namespaces")));
+    }
 }

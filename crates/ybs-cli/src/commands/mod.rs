@@ -205,11 +205,7 @@ fn finish(result: Result<u8, Failed>, err: &mut dyn Write) -> io::Result<u8> {
     match result {
         Ok(code) => Ok(code),
         Err(Failed(message)) => {
-            writeln!(
-                err,
-                "ybs: error: {}",
-                crate::render::inert_lines(&message.to_string())
-            )?;
+            writeln!(err, "{}", crate::render::wrap::problem("error", &message))?;
             Ok(1)
         }
     }

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use ybs_core::{StreamEvent, ToolCall, ToolResult, Usage};
 
-use crate::render::Renderer;
 use crate::render::spinner::{SharedWriter, Spinner};
+use crate::render::{Renderer, wrap};
 use ybs_agent::confirm::{Answer, prompt};
 use ybs_agent::{Notice, Ui};
 
@@ -234,7 +234,8 @@ impl Ui for LineUi<'_> {
                 notifier.sequence("ybs: a tool call waits for your confirmation")
             );
         }
-        let _ = write!(self.log, "{}", prompt(&crate::render::inert(reason)));
+        let question = prompt(&crate::render::inert(reason));
+        let _ = write!(self.log, "{}", wrap::wrap(&question, self.renderer.width()));
         let _ = self.log.flush();
         match self.read_answer() {
             Some(line) => Answer::parse(&line),
@@ -246,21 +247,18 @@ impl Ui for LineUi<'_> {
         &mut self,
         offers: &[ybs_agent::permissions::Offer],
     ) -> Option<(usize, ybs_agent::permissions::Layer)> {
-        let _ = writeln!(self.log, "always allow:");
+        let mut question = String::from("always allow:\n");
         for (index, offer) in offers.iter().enumerate() {
             let text = offer.to_string();
-            let _ = writeln!(
-                self.log,
-                "  [{}] {}",
-                index + 1,
-                crate::render::inert(&text)
-            );
+            let offer = format!("  [{}] {}", index + 1, crate::render::inert(&text));
+            question.push_str(&wrap::hanging(&offer, self.renderer.width(), 6));
+            question.push('\n');
         }
-        let _ = write!(
-            self.log,
+        question.push_str(
             "which, and for the [s]ession, the [p]roject or the [u]ser (e.g. 1s; Enter: the \
-             first for the session; anything else: none, and the call does not run)? "
+             first for the session; anything else: none, and the call does not run)? ",
         );
+        let _ = write!(self.log, "{}", wrap::wrap(&question, self.renderer.width()));
         let _ = self.log.flush();
         let line = self.read_answer()?;
         ybs_agent::confirm::parse_rule_choice(&line, offers.len())

@@ -8,6 +8,9 @@
 //! code set apart in colour with the fences dimmed. Without colour the text is left exactly as
 //! the model wrote it. Reasoning lines carry a `┊ ` gutter and are dimmed (or hidden).
 //!
+//! Lines ybs writes itself (banner, questions, errors) wrap at word boundaries to the
+//! terminal's width ([`wrap`]).
+//!
 //! The one part that writes itself is [`spinner`], the animated mark shown on a terminal
 //! while the model has not answered yet.
 
@@ -25,8 +28,10 @@ pub mod style;
 mod tool;
 pub mod tool_summary;
 pub mod undo_view;
+pub mod wrap;
 
 pub use line_ui::LineUi;
-pub use stream::{RenderOptions, Renderer};
+pub use numbers::thousands;
+pub use stream::{RenderOptions, Renderer, context_fill};
 pub use style::use_color;
 pub use ybs_agent::inert::{inert, inert_lines};

@@ -61,6 +61,8 @@ pub struct Renderer {
     pending: Vec<(ToolCall, Option<Change>)>,
     /// The tools whose calls are shown: the agent's, once known; the built-ins before.
     tools: Tools,
+    /// The terminal's columns, to which ybs's own lines (notices, usage) wrap; `None`: whole.
+    width: Option<usize>,
 }
 
 /// The tools a renderer shows calls of; each result is summarized as its tool declares.
@@ -86,7 +88,19 @@ impl Renderer {
             markdown: MarkdownLines::default(),
             pending: Vec::new(),
             tools: Tools::default(),
+            width: None,
         }
+    }
+
+    /// Wraps ybs's own lines (notices, the usage line, questions) to `width` columns.
+    pub fn with_width(mut self, width: Option<usize>) -> Self {
+        self.width = width;
+        self
+    }
+
+    /// The width ybs's own lines wrap to.
+    pub fn width(&self) -> Option<usize> {
+        self.width
     }
 
     /// Shows the calls of `tools` (the agent's registry) as their tools declare.
@@ -212,6 +226,7 @@ impl Renderer {
             if let Some((used, window)) = fill.filter(|(_, window)| *window > 0) {
                 text.push_str(&format!(" | {}", context_fill(used, window)));
             }
+            let text = super::wrap::wrap(&text, self.width);
             lines.push(self.painter.paint(Role::Dim, &text));
         }
         lines
@@ -221,15 +236,13 @@ impl Renderer {
     pub fn notice(&mut self, kind: Notice, message: &str) -> Vec<String> {
         let mut lines = self.flush_partial();
         let message = &*super::inert_lines(message);
-        lines.push(match kind {
-            Notice::Info => self.painter.paint(Role::Dim, message),
-            Notice::Warning => self
-                .painter
-                .paint(Role::Warning, &format!("warning: {message}")),
-            Notice::Error => self
-                .painter
-                .paint(Role::Failure, &format!("error: {message}")),
-        });
+        let (role, text) = match kind {
+            Notice::Info => (Role::Dim, message.to_owned()),
+            Notice::Warning => (Role::Warning, format!("warning: {message}")),
+            Notice::Error => (Role::Failure, format!("error: {message}")),
+        };
+        let text = super::wrap::wrap(&text, self.width);
+        lines.push(self.painter.paint(role, &text));
         lines
     }
 
@@ -423,5 +436,26 @@ mod tests {
         );
         assert_eq!(renderer.notice(Notice::Error, "down"), ["error: down"]);
         assert_eq!(renderer.notice(Notice::Info, "dry run"), ["dry run"]);
+    }
+
+    #[test]
+    fn notices_wrap_between_words_and_stay_inert() {
+        let mut renderer = plain().with_width(Some(30));
+        let message = "the server at http://127.0.0.1:1 refused \u{1b}]0;owned\u{7} the request";
+        let lines = renderer.notice(Notice::Error, message);
+        let text = lines.join("\n");
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 30),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nrefused") || text.contains("refused\n"),
+            "{text}"
+        );
+        assert!(text.starts_with("error: the server at\n"), "{text}");
     }
 }

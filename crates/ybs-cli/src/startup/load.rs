@@ -10,6 +10,7 @@ use ybs_core::ErrorKind;
 
 use super::exit::Failed;
 use crate::cli::{Cli, GlobalOptions};
+use crate::render::wrap::problem;
 use crate::render::{RenderOptions, Renderer, use_color};
 use ybs_agent::Notice;
 use ybs_agent::config::{Config, LoadedConfig, OwnEdits, Trust, TrustStore};
@@ -81,6 +82,18 @@ pub fn build_agent(
     options: &GlobalOptions,
     err: &mut dyn Write,
 ) -> Result<Agent, Failed> {
+    build_agent_reporting((config, loaded), host, (command, confirm), options, err)
+        .map(|(agent, _)| agent)
+}
+
+/// [`build_agent`], also returning the MCP servers that could not be used (for `/status`).
+pub fn build_agent_reporting(
+    (config, loaded): (&Config, &LoadedConfig),
+    host: &Host,
+    (command, confirm): (&str, ConfirmMode),
+    options: &GlobalOptions,
+    err: &mut dyn Write,
+) -> Result<(Agent, Vec<ybs_agent::mcp::McpFailure>), Failed> {
     let own_edits = OwnEdits {
         locations: host.locations.clone(),
         env: host.env.clone(),
@@ -98,51 +111,42 @@ pub fn build_agent(
         .build()
         .map_err(|failure| Failed(failure.to_string()))?;
     warn_setup(&report, err);
-    Ok(agent)
+    Ok((agent, report.mcp))
 }
 
 /// Prints what building an agent had to say, each as a warning.
 pub fn warn_setup(report: &SetupReport, err: &mut dyn Write) {
-    let inert = |text: &str| crate::render::inert_lines(text).into_owned();
+    let warn = |err: &mut dyn Write, text: &str| {
+        let _ = writeln!(err, "{}", problem("warning", text));
+    };
     for warning in &report.instructions {
-        let _ = writeln!(err, "ybs: warning: {}", inert(warning));
+        warn(err, warning);
     }
     for error in &report.tools.errors {
-        let _ = writeln!(err, "ybs: warning: {}", inert(&error.to_string()));
+        warn(err, &error.to_string());
     }
     warn_mcp(&report.mcp, err);
     for error in &report.rules {
-        let _ = writeln!(
-            err,
-            "ybs: warning: permission rules not used: {}",
-            crate::render::inert_lines(&error.to_string())
-        );
+        warn(err, &format!("permission rules not used: {error}"));
     }
     if let Some(error) = &report.shell {
-        let _ = writeln!(
-            err,
-            "ybs: warning: run_shell cannot run commands here: {error}"
-        );
+        warn(err, &format!("run_shell cannot run commands here: {error}"));
     }
 }
 
 /// Says which MCP servers could not be used, and that ybs goes on without them.
 pub fn warn_mcp(failures: &[ybs_agent::mcp::McpFailure], err: &mut dyn Write) {
     for failure in failures {
-        let _ = writeln!(
-            err,
-            "ybs: warning: {}; going on without its tools",
-            crate::render::inert_lines(&failure.to_string())
-        );
+        let text = format!("{failure}; going on without its tools");
+        let _ = writeln!(err, "{}", problem("warning", &text));
     }
 }
 
-/// A renderer for `config` writing to a terminal or not.
+/// A renderer for `config` writing to a terminal (its lines wrapped to its width) or not.
 pub fn renderer(config: &Config, terminal: bool) -> Renderer {
-    Renderer::new(RenderOptions::from_ui(
-        &config.ui,
-        use_color(config.ui.color, terminal),
-    ))
+    let options = RenderOptions::from_ui(&config.ui, use_color(config.ui.color, terminal));
+    let width = crate::render::wrap::terminal_width().filter(|_| terminal);
+    Renderer::new(options).with_width(width)
 }
 
 /// A runtime with one worker thread, so signal watchers run while the REPL waits for input.
@@ -196,7 +200,11 @@ pub fn describe(error: &AgentError, config: &Config) -> String {
 
 /// Prints a notice through a fresh renderer (for messages outside a turn).
 pub fn notice(config: &Config, kind: Notice, message: &str, out: &mut dyn Write) {
-    for line in renderer(config, false).notice(kind, message) {
+    let width = crate::render::wrap::terminal_width();
+    for line in renderer(config, false)
+        .with_width(width)
+        .notice(kind, message)
+    {
         let _ = writeln!(out, "{line}");
     }
 }

@@ -65,17 +65,17 @@ pub enum TrustAnswer {
 /// Shows the settings of `files` and asks whether to trust them; reads the answer from
 /// `input`. An empty or unknown answer is no.
 pub fn ask(files: &[UntrustedFile], input: &mut dyn BufRead, out: &mut dyn Write) -> TrustAnswer {
-    let _ = writeln!(
-        out,
-        "This project's configuration has settings that ybs applies only if you trust them:"
+    let mut question = String::from(
+        "This project's configuration has settings that ybs applies only if you trust them:\n",
     );
     for line in listing(files) {
-        let _ = writeln!(out, "{line}");
+        question.push_str(&line);
+        question.push('\n');
     }
-    let _ = write!(
-        out,
-        "Trust them? [a]lways (remembered until they change), [o]nce (this session), [N]o: "
+    question.push_str(
+        "Trust them? [a]lways (remembered until they change), [o]nce (this session), [N]o: ",
     );
+    let _ = write!(out, "{}", crate::render::wrap::to_terminal(&question));
     let _ = out.flush();
     let mut line = String::new();
     let _ = input.read_line(&mut line);

@@ -107,6 +107,16 @@ pub fn resume(cli: &Cli, host: &Host, agent: &mut Agent) -> Result<Option<PathBu
     Ok(Some(path))
 }
 
+/// The task list the session had, restored with it: the lines to show after
+/// [`resumed_line`], none when it had no list.
+pub fn restored_todos(agent: &Agent) -> Vec<String> {
+    let todos = agent.tool_context.session.todos();
+    if todos.is_empty() {
+        return Vec::new();
+    }
+    ybs_agent::todos::lines(&todos)
+}
+
 /// `resumed PATH (N messages): first request`, the line that says which session
 /// `--resume`/`--continue` loaded; the path and the request are made inert.
 pub fn resumed_line(path: &Path, conversation: &[ybs_core::Message]) -> String {

@@ -142,6 +142,9 @@ pub fn run(
             "ybs: {}",
             turn::resumed_line(path, &agent.conversation)
         );
+        for line in turn::restored_todos(&agent) {
+            let _ = writeln!(err, "{line}");
+        }
     }
     let session_file = host.session_file(resumed.as_deref());
     let baseline = turn::git_baseline(config, &host.locations.cwd, err);

@@ -14,39 +14,50 @@ pub fn mentions(message: &str) -> Vec<&str> {
         .collect()
 }
 
-/// `message` with the content of each `@path` appended; `Err` names a path that cannot be
-/// attached and why (the message is then not sent).
+/// `message` with the content of each `@path` appended, and for each mention that cannot be
+/// attached what went wrong (it stays in the message as typed, as a plain word: the message
+/// is still sent, and the model can look for the file itself).
 pub fn expand(
     message: &str,
     registry: &ToolRegistry,
     context: &ToolContext,
-) -> Result<String, String> {
+) -> (String, Vec<String>) {
     let mut text = message.to_owned();
+    let mut unattached = Vec::new();
     for path in mentions(message) {
-        let attached = if path.ends_with('/') {
-            let listing = registry
-                .invoke(
-                    "list_files",
-                    &json!({"pattern": "*", "path": path}),
-                    context,
-                )
-                .map_err(|e| format!("cannot attach @{path}: {e}"))?;
-            let files: Vec<&str> = (listing["files"].as_array().into_iter().flatten())
-                .filter_map(Value::as_str)
-                .collect();
-            files.join("\n")
-        } else {
-            let read = registry
-                .invoke("read_file", &json!({"path": path}), context)
-                .map_err(|e| format!("cannot attach @{path}: {e}"))?;
-            read["content"].as_str().unwrap_or_default().to_owned()
-        };
-        text.push_str(&format!(
-            "\n\n<file path=\"{path}\">\n{}\n</file>",
-            attached.trim_end()
-        ));
+        match attachment(path, registry, context) {
+            Ok(attached) => text.push_str(&format!(
+                "\n\n<file path=\"{path}\">\n{}\n</file>",
+                attached.trim_end()
+            )),
+            Err(error) => {
+                unattached.push(format!("cannot attach @{path}: {error}; sent without it"));
+            }
+        }
     }
-    Ok(text)
+    (text, unattached)
+}
+
+/// The content of `path`, or the listing of a `dir/`, through the tools' sandbox.
+fn attachment(
+    path: &str,
+    registry: &ToolRegistry,
+    context: &ToolContext,
+) -> Result<String, ybs_tools::ToolError> {
+    if path.ends_with('/') {
+        let listing = registry.invoke(
+            "list_files",
+            &json!({"pattern": "*", "path": path}),
+            context,
+        )?;
+        let files: Vec<&str> = (listing["files"].as_array().into_iter().flatten())
+            .filter_map(Value::as_str)
+            .collect();
+        Ok(files.join("\n"))
+    } else {
+        let read = registry.invoke("read_file", &json!({"path": path}), context)?;
+        Ok(read["content"].as_str().unwrap_or_default().to_owned())
+    }
 }
 
 /// The project's files whose path starts with `prefix`, for Tab completion of `@prefix`.
@@ -98,18 +109,32 @@ mod tests {
         std::fs::create_dir(dir.path().join("d")).unwrap();
         std::fs::write(dir.path().join("d/x.txt"), "secret sauce\n").unwrap();
         let (registry, context) = (ToolRegistry::new(), context(dir.path()));
-        let text = expand("look at @d/x.txt", &registry, &context).unwrap();
+        let (text, unattached) = expand("look at @d/x.txt", &registry, &context);
+        assert!(unattached.is_empty(), "{unattached:?}");
         assert!(
             text.starts_with("look at @d/x.txt\n\n<file path=\"d/x.txt\">\n"),
             "{text}"
         );
         assert!(text.contains("secret sauce"), "{text}");
-        let listing = expand("what is in @d/", &registry, &context).unwrap();
+        let (listing, _) = expand("what is in @d/", &registry, &context);
         assert!(listing.contains("x.txt"), "{listing}");
-        let error = expand("@/etc/passwd", &registry, &context).unwrap_err();
-        assert!(error.starts_with("cannot attach @/etc/passwd: "), "{error}");
-        let error = expand("@nope.txt", &registry, &context).unwrap_err();
-        assert!(error.starts_with("cannot attach @nope.txt"), "{error}");
+        let (sent, errors) = expand("@/etc/passwd", &registry, &context);
+        assert_eq!(
+            sent, "@/etc/passwd",
+            "nothing outside the sandbox is attached"
+        );
+        assert!(
+            errors[0].starts_with("cannot attach @/etc/passwd: "),
+            "{errors:?}"
+        );
+        let (sent, errors) = expand("fix @nope.txt and @d/x.txt", &registry, &context);
+        assert!(
+            errors[0].starts_with("cannot attach @nope.txt"),
+            "{errors:?}"
+        );
+        assert!(errors[0].ends_with("; sent without it"), "{errors:?}");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(sent.starts_with("fix @nope.txt and @d/x.txt\n\n<file path=\"d/x.txt\">"));
         assert_eq!(complete("d/", &registry, &context), ["d/x.txt"]);
     }
 }

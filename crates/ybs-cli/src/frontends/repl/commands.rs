@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use ybs_providers::ProviderKind;
 
 use super::slash::{ProviderAction, SlashCommand, help_text};
-use super::{last, sessions, switch, undo};
-use crate::render::LineUi;
+use super::{last, sessions, status, switch, undo};
+use crate::render::{LineUi, wrap};
 use crate::startup::load;
 use ybs_agent::Agent;
 use ybs_agent::Notice;
@@ -21,6 +21,10 @@ pub(super) struct Context<'a> {
     pub(super) host: &'a Host,
     pub(super) loaded: &'a LoadedConfig,
     pub(super) runtime: &'a tokio::runtime::Runtime,
+    /// The sandbox probed at start (`None` when `run_shell` is off).
+    pub(super) sandbox: Option<&'a ybs_tools::shell::status::SandboxStatus>,
+    /// The MCP servers that could not be used at start.
+    pub(super) mcp_failures: &'a [ybs_agent::mcp::McpFailure],
 }
 
 pub(super) fn slash(
@@ -35,7 +39,18 @@ pub(super) fn slash(
         let _ = writeln!(out, "{text}");
     };
     match command {
-        SlashCommand::Help => info(out, &help_text()),
+        SlashCommand::Help => info(out, &help_text(wrap::terminal_width())),
+        SlashCommand::Status => {
+            let sources = status::Sources {
+                loaded: context.loaded,
+                sandbox: context.sandbox,
+                mcp_failures: context.mcp_failures,
+            };
+            info(
+                out,
+                &status::text(agent, config, &sources, wrap::terminal_width()),
+            );
+        }
         SlashCommand::Config => {
             let shown = ybs_agent::config::with_session_changes(context.loaded, config);
             info(out, ybs_agent::config::show(&shown).trim_end());
@@ -220,7 +235,11 @@ pub(super) fn slash(
             }
         }
         // Handled where the line is read.
-        SlashCommand::Init | SlashCommand::Resume(_) => {}
+        SlashCommand::Init
+        | SlashCommand::Resume(_)
+        | SlashCommand::Image(_)
+        | SlashCommand::Edit
+        | SlashCommand::Exit => {}
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();
             undo::run(&command, agent, (config, session), out);

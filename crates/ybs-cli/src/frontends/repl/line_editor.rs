@@ -1,6 +1,7 @@
 //! The REPL's line editor: Ctrl-G (and `/edit`) opens `$VISUAL` or `$EDITOR` on the current
 //! input and submits what is saved; Alt-Enter and Ctrl-J insert a newline; Tab completes
-//! `@path` from the project's files.
+//! `@path` (and the path of `/image`) from the project's files, and `/command` from the slash
+//! commands and prompt files.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,21 +20,25 @@ use rustyline::{
 
 /// The `/help` lines of the editor's keys.
 pub const HELP: &str = "Keys: Ctrl-G or /edit opens $VISUAL/$EDITOR on the input; Alt-Enter or \
-Ctrl-J inserts a newline; @PATH attaches a file (Tab completes), @DIR/ a listing;\n/image PATH attaches an image to the next message.\n";
+Ctrl-J inserts a newline; @PATH attaches a file, @DIR/ a listing; Tab completes @PATH and \
+/COMMAND.\n";
 
 /// The input Ctrl-G took from the prompt, for the editor.
 pub type EditSlot = Arc<Mutex<Option<String>>>;
 
 /// The REPL's editor type.
-pub type LineEditor = Editor<AtPaths, DefaultHistory>;
+pub type LineEditor = Editor<Completion, DefaultHistory>;
 
-/// Completes `@path` words from the files under the project directory.
-pub struct AtPaths {
+/// Completes `@path` words from the files under the project directory, and the first word
+/// of a line that starts with `/` from the commands.
+pub struct Completion {
     /// The project directory.
     pub cwd: PathBuf,
+    /// The command names without their slash: the built-in ones and the prompt files'.
+    pub commands: Vec<String>,
 }
 
-impl Completer for AtPaths {
+impl Completer for Completion {
     type Candidate = Pair;
 
     fn complete(
@@ -43,18 +48,43 @@ impl Completer for AtPaths {
         _ctx: &rustyline::Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
         let head = &line[..pos];
+        if let Some(typed) = head.strip_prefix('/')
+            && !typed.contains(char::is_whitespace)
+        {
+            return Ok((1, command_candidates(&self.commands, typed)));
+        }
+        if let Some(path) = head.strip_prefix("/image ") {
+            return Ok((pos - path.len(), path_candidates(&self.cwd, path)));
+        }
         let start = head.rfind(char::is_whitespace).map_or(0, |at| at + 1);
         let Some(prefix) = head[start..].strip_prefix('@') else {
             return Ok((pos, Vec::new()));
         };
-        let candidates = (project_files(&self.cwd, prefix).into_iter())
-            .map(|path| Pair {
-                display: path.clone(),
-                replacement: path,
-            })
-            .collect();
-        Ok((start + 1, candidates))
+        Ok((start + 1, path_candidates(&self.cwd, prefix)))
     }
+}
+
+/// The project's files and directories that start with `prefix`, as completions.
+fn path_candidates(cwd: &Path, prefix: &str) -> Vec<Pair> {
+    (project_files(cwd, prefix).into_iter())
+        .map(|path| Pair {
+            display: path.clone(),
+            replacement: path,
+        })
+        .collect()
+}
+
+/// The commands that start with `typed` (any case), each followed by a space so that its
+/// arguments can be typed next.
+fn command_candidates(commands: &[String], typed: &str) -> Vec<Pair> {
+    let typed = typed.to_ascii_lowercase();
+    (commands.iter())
+        .filter(|name| name.starts_with(&typed))
+        .map(|name| Pair {
+            display: format!("/{name}"),
+            replacement: format!("{name} "),
+        })
+        .collect()
 }
 
 /// Entries of the project directory that start with `prefix` (directories with a `/`); none
@@ -90,12 +120,12 @@ pub fn project_files(cwd: &Path, prefix: &str) -> Vec<String> {
     found
 }
 
-impl Hinter for AtPaths {
+impl Hinter for Completion {
     type Hint = String;
 }
-impl Highlighter for AtPaths {}
-impl Validator for AtPaths {}
-impl Helper for AtPaths {}
+impl Highlighter for Completion {}
+impl Validator for Completion {}
+impl Helper for Completion {}
 
 /// Ctrl-G: keeps the current input and interrupts the prompt; the REPL then opens the editor.
 struct EditKey(EditSlot);
@@ -109,11 +139,13 @@ impl ConditionalEventHandler for EditKey {
     }
 }
 
-/// The REPL's editor with the key bindings and completion, and the slot Ctrl-G fills.
-pub fn new(cwd: &Path) -> rustyline::Result<(LineEditor, EditSlot)> {
+/// The REPL's editor with the key bindings and completion of `@path` under `cwd` and of
+/// `commands`, and the slot Ctrl-G fills.
+pub fn new(cwd: &Path, commands: Vec<String>) -> rustyline::Result<(LineEditor, EditSlot)> {
     let mut editor = LineEditor::new()?;
-    editor.set_helper(Some(AtPaths {
+    editor.set_helper(Some(Completion {
         cwd: cwd.to_owned(),
+        commands,
     }));
     let slot = EditSlot::default();
     editor.bind_sequence(
@@ -183,5 +215,21 @@ mod tests {
         assert!(project_files(dir.path(), "/etc/").is_empty());
         std::fs::write(dir.path().join("R\u{1b}]0;x\u{7}.md"), "").unwrap();
         assert_eq!(project_files(dir.path(), "R"), ["README.md"]);
+    }
+
+    #[test]
+    fn commands_complete_from_their_start() {
+        let commands: Vec<String> = ["exit", "edit", "effort", "review"]
+            .map(String::from)
+            .into();
+        let shown = |typed: &str| -> Vec<String> {
+            (command_candidates(&commands, typed).into_iter())
+                .map(|pair| pair.replacement)
+                .collect()
+        };
+        assert_eq!(shown("e"), ["exit ", "edit ", "effort "]);
+        assert_eq!(shown("Ex"), ["exit "]);
+        assert_eq!(shown("rev"), ["review "]);
+        assert!(shown("zzz").is_empty());
     }
 }

@@ -5,7 +5,7 @@
 //! and `/diff` in [`undo`]), prompt
 //! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
 //! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/model` and
-//! `/provider` ([`switch`]), `/init` and the
+//! `/provider` ([`switch`]), `/status` ([`status`]), `/init` and the
 //! question about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
@@ -16,6 +16,7 @@ pub mod prompt_files;
 pub mod sessions;
 pub mod shell;
 pub mod slash;
+pub mod status;
 pub mod switch;
 pub mod trust;
 pub mod undo;
@@ -29,7 +30,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use ybs_tools::shell::status::SandboxStatus;
 
 use crate::cli::Cli;
-use crate::render::LineUi;
+use crate::render::{LineUi, wrap};
 use crate::startup::exit::Failed;
 use crate::startup::{images, load, turn};
 use commands::{Context, slash};
@@ -52,7 +53,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         Err(code) => return Ok(code),
     };
     let mut config = loaded.config.clone();
-    let mut agent = load::build_agent(
+    let (mut agent, mcp_failures) = load::build_agent_reporting(
         (&config, &loaded),
         host,
         ("repl", ConfirmMode::Ask),
@@ -61,17 +62,17 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     )?;
     let resumed = turn::resume(cli, host, &mut agent)?;
     let mut session_file = host.session_file(resumed.as_deref());
-    let (mut editor, edit_slot) = crate::frontends::repl::line_editor::new(&host.locations.cwd)
-        .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     let prompts = crate::frontends::repl::prompt_files::load(
         &crate::frontends::repl::prompt_files::directories(&host.locations),
     );
+    let completed = (slash::names().map(str::to_owned))
+        .chain(prompts.by_name.keys().cloned())
+        .collect();
+    let (mut editor, edit_slot) =
+        crate::frontends::repl::line_editor::new(&host.locations.cwd, completed)
+            .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     for warning in &prompts.warnings {
-        let _ = writeln!(
-            err,
-            "ybs: warning: {}",
-            crate::render::inert_lines(&warning.to_string())
-        );
+        let _ = writeln!(err, "{}", wrap::problem("warning", warning));
     }
     let cwd = &host.locations.cwd;
     let mut images = (cli.options.images.iter())
@@ -101,16 +102,19 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         None if config.safety.sandbox_enabled => "sandbox on",
         None => "sandbox OFF",
     };
-    let _ = writeln!(
-        out,
-        "{}",
-        crate::startup::first_run::banner(&config, &agent.limits, sandbox_word, picked.as_deref())
-    );
-    if let Some(status) = &shell_sandbox {
-        let _ = writeln!(out, "{}", status.banner());
+    let banner =
+        crate::startup::first_run::banner(&config, &agent.limits, sandbox_word, picked.as_deref());
+    let _ = writeln!(out, "{}", wrap::to_terminal(&banner));
+    // Only what needs the user's attention: `/status` gives the details.
+    if let Some(line) = shell_sandbox.as_ref().and_then(SandboxStatus::short) {
+        let _ = writeln!(out, "{}", wrap::to_terminal(&line));
     }
     if let Some(path) = &resumed {
-        let _ = writeln!(out, "{}", turn::resumed_line(path, &agent.conversation));
+        let line = turn::resumed_line(path, &agent.conversation);
+        let _ = writeln!(out, "{}", wrap::to_terminal(&line));
+        for line in turn::restored_todos(&agent) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     if cli.options.plan {
         agent.plan_mode = true;
@@ -160,24 +164,6 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 turn_rules = prompt_files::turn_rules(&invocation, err);
                 Ok(Input::Message(invocation.message))
             }
-            None if text.trim().starts_with("/image ") => {
-                let path = text.trim()["/image ".len()..].trim();
-                match images::image_part(std::path::Path::new(path), cwd) {
-                    Ok(part) => {
-                        images.push(part);
-                        let _ = writeln!(out, "image {path} attached to the next message");
-                    }
-                    Err(error) => load::notice(&config, Notice::Error, &error, out),
-                }
-                continue;
-            }
-            None if text.trim() == "/edit" => match crate::frontends::repl::line_editor::edit("") {
-                Ok(message) => Ok(Input::Message(message)),
-                Err(error) => {
-                    load::notice(&config, Notice::Error, &error, out);
-                    continue;
-                }
-            },
             None => match parse_input(&text) {
                 Ok(Input::Command(SlashCommand::Init)) => Ok(Input::Message(INIT.to_owned())),
                 Ok(Input::Command(SlashCommand::Resume(number))) => {
@@ -191,23 +177,42 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                     continue;
                 }
+                Ok(Input::Command(SlashCommand::Exit)) => break,
+                Ok(Input::Command(SlashCommand::Image(path))) => {
+                    match images::image_part(&path, cwd) {
+                        Ok(part) => {
+                            images.push(part);
+                            let shown =
+                                crate::render::inert(&path.display().to_string()).into_owned();
+                            let _ = writeln!(out, "image {shown} attached to the next message");
+                        }
+                        Err(error) => load::notice(&config, Notice::Error, &error, out),
+                    }
+                    continue;
+                }
+                Ok(Input::Command(SlashCommand::Edit)) => {
+                    match crate::frontends::repl::line_editor::edit("") {
+                        Ok(message) => Ok(Input::Message(message)),
+                        Err(error) => {
+                            load::notice(&config, Notice::Error, &error, out);
+                            continue;
+                        }
+                    }
+                }
                 other => other,
             },
         };
         match input {
             Ok(Input::Empty) => {}
             Ok(Input::Message(message)) => {
-                let message = match crate::frontends::repl::attach::expand(
+                let (message, unattached) = crate::frontends::repl::attach::expand(
                     &message,
                     &agent.registry,
                     &agent.tool_context,
-                ) {
-                    Ok(message) => message,
-                    Err(error) => {
-                        load::notice(&config, Notice::Error, &error, out);
-                        continue;
-                    }
-                };
+                );
+                for problem in unattached {
+                    load::notice(&config, Notice::Warning, &problem, out);
+                }
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
                 let started = std::time::Instant::now();
                 let result = {
@@ -260,11 +265,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                                 .any(|p| matches!(p, ybs_core::Part::Image(_)))
                         });
                         let text = images::explain(text, had_images, &config.llm.model);
-                        let _ = writeln!(
-                            err,
-                            "ybs: error: {}",
-                            crate::render::inert_lines(&text.to_string())
-                        );
+                        let _ = writeln!(err, "{}", wrap::problem("error", &text));
                     }
                 }
             }
@@ -274,6 +275,8 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     host,
                     loaded: &loaded,
                     runtime: &runtime,
+                    sandbox: shell_sandbox.as_ref(),
+                    mcp_failures: &mcp_failures,
                 };
                 slash(
                     command,
@@ -284,12 +287,13 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     out,
                 );
                 if help {
-                    let _ = write!(
-                        out,
+                    // Prompt files are named by whoever wrote them (a cloned project).
+                    let more = format!(
                         "{}{}",
                         crate::frontends::repl::line_editor::HELP,
-                        prompts.help()
+                        crate::render::inert_lines(&prompts.help())
                     );
+                    let _ = write!(out, "{}", wrap::to_terminal(&more));
                 }
             }
             Err(error) => load::notice(&config, Notice::Error, &error.to_string(), out),

@@ -12,12 +12,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::frontends::repl::slash::COMMANDS;
 use ybs_agent::config::ConfigLocations;
 use ybs_agent::permissions::Rule;
-
-/// Commands the REPL handles itself besides the slash commands of [`COMMANDS`].
-pub const REPL_COMMANDS: [&str; 2] = ["edit", "image"];
 
 /// One prompt file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,8 +209,16 @@ fn add(path: &Path, confined: Option<&ybs_fsguard::Confined>, prompts: &mut Prom
         return;
     };
     let name = name.to_ascii_lowercase();
-    let built_in = COMMANDS.iter().any(|(known, _, _)| *known == name);
-    if built_in || REPL_COMMANDS.contains(&name.as_str()) {
+    // The name is shown in `/help` and written by Tab completion as it is: one that could
+    // not be typed as a command, or that carries terminal controls, is not a command.
+    if name.is_empty() || name.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        prompts.warnings.push(format!(
+            "prompt file {} is not used: a command name has no spaces or control characters",
+            path.display()
+        ));
+        return;
+    }
+    if super::slash::names().any(|known| known == name) {
         prompts.warnings.push(format!(
             "prompt file {} is not used: /{name} is a built-in command; rename the file",
             path.display()
@@ -357,6 +361,40 @@ mod tests {
         let help = prompts.help();
         assert!(help.contains("/only    Only the user's"), "{help}");
         assert!(help.contains("/review  project review $1"), "{help}");
+    }
+
+    #[test]
+    fn names_that_carry_terminal_controls_or_spaces_and_aliases_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        // A cloned repository names a prompt file so that `/help` or Tab would write a
+        // title-setting escape sequence to the user's terminal.
+        std::fs::write(project.join("x\u{1b}]0;pwned\u{7}.md"), "evil").unwrap();
+        std::fs::write(project.join("two words.md"), "cannot be typed").unwrap();
+        std::fs::write(project.join("quit.md"), "shadows /quit").unwrap();
+        std::fs::write(project.join("fine.md"), "kept").unwrap();
+        let prompts = load(&[PromptDir {
+            path: project.clone(),
+            project: Some(project),
+        }]);
+        let names: Vec<&String> = prompts.by_name.keys().collect();
+        assert_eq!(names, ["fine"]);
+        assert_eq!(prompts.warnings.len(), 3, "{:?}", prompts.warnings);
+        assert!(
+            prompts
+                .warnings
+                .iter()
+                .any(|w| w.contains("/quit is a built-in command")),
+            "{:?}",
+            prompts.warnings
+        );
+        let help = prompts.help();
+        assert!(
+            !help.contains('\u{1b}') && !help.contains("pwned"),
+            "{help:?}"
+        );
+        assert_eq!(prompts.message("/quit"), None);
     }
 
     #[test]

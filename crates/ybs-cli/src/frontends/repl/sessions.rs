@@ -67,12 +67,16 @@ pub fn resume(
         session::load(&picked.path, cwd, access).map_err(|error| error.to_string())?;
     current.agent.clear();
     current.agent.conversation = conversation;
+    current.agent.restore_todos();
     *current.file = Some(picked.path.clone());
     let _ = writeln!(
         out,
         "{}",
         crate::startup::turn::resumed_line(&picked.path, &current.agent.conversation)
     );
+    for line in crate::startup::turn::restored_todos(current.agent) {
+        let _ = writeln!(out, "{line}");
+    }
     Ok(())
 }
 

@@ -4,6 +4,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use crate::render::wrap;
+
 /// A parsed slash command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SlashCommand {
@@ -51,6 +53,14 @@ pub enum SlashCommand {
     Fork,
     /// `/init`: have the model write an AGENTS.md for the project.
     Init,
+    /// `/image PATH`: attach an image to the next message.
+    Image(PathBuf),
+    /// `/edit`: write the message in `$VISUAL` or `$EDITOR`.
+    Edit,
+    /// `/status`: the model, window, modes, sandbox, trust and MCP servers on one screen.
+    Status,
+    /// `/exit` or `/quit`: leave, as Ctrl-D does.
+    Exit,
 }
 
 /// What `/provider` does.
@@ -111,8 +121,9 @@ pub enum SlashError {
     },
 }
 
-/// Each command: name, usage line, what it does.
-pub const COMMANDS: [(&str, &str, &str); 22] = [
+/// Each command: name, usage line, what it does. `/help`, the "unknown command" list and Tab
+/// completion read this table; a new command is a row here and an arm in [`parse_command`].
+pub const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "provider",
         "/provider list|current|NAME [MODEL]",
@@ -122,6 +133,11 @@ pub const COMMANDS: [(&str, &str, &str); 22] = [
         "model",
         "/model [NAME]",
         "show the model, or switch to another model of the same provider",
+    ),
+    (
+        "status",
+        "/status",
+        "show the model, context window, modes, sandbox, trust and MCP servers",
     ),
     (
         "config",
@@ -211,7 +227,26 @@ pub const COMMANDS: [(&str, &str, &str); 22] = [
         "/init",
         "have the model write an AGENTS.md for this project (asks before writing)",
     ),
+    (
+        "edit",
+        "/edit",
+        "write the message in $VISUAL or $EDITOR (Ctrl-G does it with what is typed)",
+    ),
+    (
+        "image",
+        "/image PATH",
+        "attach an image (PNG, JPEG, GIF or WebP) to the next message",
+    ),
+    ("exit", "/exit", "leave ybs, as Ctrl-D does (also /quit)"),
 ];
+
+/// Other names of commands: (alias, command).
+pub const ALIASES: &[(&str, &str)] = &[("quit", "exit")];
+
+/// Every name Tab completes after a `/`: the commands and their aliases.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    (COMMANDS.iter().map(|(name, _, _)| *name)).chain(ALIASES.iter().map(|(alias, _)| *alias))
+}
 
 /// Reads one line typed at the prompt.
 pub fn parse_input(line: &str) -> Result<Input, SlashError> {
@@ -237,8 +272,13 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
     };
     let args: Vec<&str> = rest.split_whitespace().collect();
     let name = name.to_ascii_lowercase();
+    let name = (ALIASES.iter())
+        .find(|(alias, _)| *alias == name)
+        .map_or(name.as_str(), |(_, command)| *command);
     let Some(&(known, usage, _)) = COMMANDS.iter().find(|(known, _, _)| *known == name) else {
-        return Err(SlashError::Unknown { name });
+        return Err(SlashError::Unknown {
+            name: name.to_owned(),
+        });
     };
     let missing = SlashError::MissingArgument { name: known, usage };
     let too_many = SlashError::TooManyArguments { name: known, usage };
@@ -270,6 +310,12 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
             [model] => Ok(SlashCommand::Model((*model).to_owned())),
             _ => Err(too_many),
         },
+        // The rest of the line is the file, spaces included.
+        "image" if rest.is_empty() => Err(missing),
+        "image" => Ok(SlashCommand::Image(PathBuf::from(rest))),
+        "edit" => no_args(SlashCommand::Edit),
+        "status" => no_args(SlashCommand::Status),
+        "exit" => no_args(SlashCommand::Exit),
         // The rest of the line is the file, spaces included.
         "save" => Ok(SlashCommand::Save(
             (!rest.is_empty()).then(|| PathBuf::from(rest)),
@@ -326,16 +372,18 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
     }
 }
 
-/// The text `/help` prints: every command with its usage and purpose.
-pub fn help_text() -> String {
-    let width = COMMANDS
+/// The text `/help` prints: every command with its usage and purpose, the purposes in a
+/// column whose lines wrap under it to `width` (a terminal's columns; `None`: no wrapping).
+pub fn help_text(width: Option<usize>) -> String {
+    let column = COMMANDS
         .iter()
         .map(|(_, usage, _)| usage.len())
         .max()
         .unwrap_or(0);
     let mut text = String::from("Commands:\n");
     for (_, usage, what) in COMMANDS {
-        let _ = writeln!(text, "  {usage:<width$}  {what}");
+        let row = format!("  {usage:<column$}  {what}");
+        let _ = writeln!(text, "{}", wrap::hanging(&row, width, column + 4));
     }
     text.push_str("Start a message with // to send a line that begins with /.\n");
     text.push_str(
@@ -343,7 +391,7 @@ pub fn help_text() -> String {
          shown and added to the conversation.\n",
     );
     text.push_str(&ybs_agent::tool_help::tools_help());
-    text
+    wrap::wrap(&text, width)
 }
 
 fn known_names() -> String {
@@ -367,165 +415,5 @@ fn suggestion(typed: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn command(line: &str) -> Result<SlashCommand, String> {
-        match parse_input(line) {
-            Ok(Input::Command(command)) => Ok(command),
-            Ok(other) => Err(format!("not a command: {other:?}")),
-            Err(err) => Err(err.to_string()),
-        }
-    }
-
-    #[test]
-    fn every_command_parses() {
-        let switch = |name: &str, model: Option<&str>| {
-            Ok(SlashCommand::Provider(ProviderAction::Switch {
-                name: name.into(),
-                model: model.map(Into::into),
-            }))
-        };
-        assert_eq!(
-            command("/provider list"),
-            Ok(SlashCommand::Provider(ProviderAction::List))
-        );
-        assert_eq!(
-            command("/provider current"),
-            Ok(SlashCommand::Provider(ProviderAction::Current))
-        );
-        assert_eq!(command("/provider ollama"), switch("ollama", None));
-        assert_eq!(
-            command("  /provider  ollama   qwen2.5:14b "),
-            switch("ollama", Some("qwen2.5:14b"))
-        );
-        assert_eq!(
-            command("/model gpt-4o"),
-            Ok(SlashCommand::Model("gpt-4o".into()))
-        );
-        assert_eq!(command("/config"), Ok(SlashCommand::Config));
-        assert_eq!(command("/tools"), Ok(SlashCommand::Tools));
-        assert_eq!(command("/skills"), Ok(SlashCommand::Skills));
-        assert_eq!(command("/agents"), Ok(SlashCommand::Agents));
-        assert_eq!(command("/help"), Ok(SlashCommand::Help));
-        assert_eq!(command("/HELP"), Ok(SlashCommand::Help));
-        assert_eq!(command("/clear"), Ok(SlashCommand::Clear));
-        assert_eq!(command("/compact"), Ok(SlashCommand::Compact));
-        assert_eq!(command("/usage"), Ok(SlashCommand::Usage));
-        assert_eq!(command("/save"), Ok(SlashCommand::Save(None)));
-        assert_eq!(
-            command("/save my notes.chat"),
-            Ok(SlashCommand::Save(Some("my notes.chat".into())))
-        );
-        assert_eq!(command("/reload-tools"), Ok(SlashCommand::ReloadTools));
-        assert_eq!(command("/undo"), Ok(SlashCommand::Undo));
-        assert_eq!(command("/diff"), Ok(SlashCommand::Diff));
-        assert_eq!(command("/last"), Ok(SlashCommand::Last));
-        assert_eq!(command("/resume"), Ok(SlashCommand::Resume(None)));
-        assert_eq!(command("/resume 2"), Ok(SlashCommand::Resume(Some(2))));
-        assert_eq!(command("/fork"), Ok(SlashCommand::Fork));
-        assert_eq!(command("/init"), Ok(SlashCommand::Init));
-    }
-
-    #[test]
-    fn plain_lines_are_messages_and_double_slash_escapes() {
-        assert_eq!(
-            parse_input("  hello /there "),
-            Ok(Input::Message("  hello /there ".into()))
-        );
-        assert_eq!(
-            parse_input("//etc/hosts is odd"),
-            Ok(Input::Message("/etc/hosts is odd".into()))
-        );
-        assert_eq!(parse_input("   "), Ok(Input::Empty));
-    }
-
-    #[test]
-    fn an_unknown_command_says_so_and_lists_the_known_ones() {
-        let known = "/provider, /model, /config, /tools, /help, /clear, /compact, /usage, /save, \
-                     /reload-tools, /undo, /diff, /effort, /approval, /permissions, /plan, /last, \
-                     /resume, /fork, /init";
-        assert_eq!(
-            command("/frobnicate now"),
-            Err(format!(
-                "unknown command /frobnicate; known commands: {known}"
-            ))
-        );
-        assert_eq!(
-            command("/mod x"),
-            Err(format!(
-                "unknown command /mod (did you mean /model?); known commands: {known}"
-            ))
-        );
-        assert_eq!(
-            command("/"),
-            Err(format!("unknown command /; known commands: {known}"))
-        );
-    }
-
-    #[test]
-    fn wrong_argument_counts_show_the_usage() {
-        assert_eq!(
-            command("/model"),
-            Ok(SlashCommand::Provider(ProviderAction::Current))
-        );
-        assert_eq!(
-            command("/model a b"),
-            Err("/model takes fewer arguments; usage: /model [NAME]".into())
-        );
-        assert_eq!(
-            command("/provider"),
-            Err("/provider needs an argument; usage: /provider list|current|NAME [MODEL]".into())
-        );
-        assert_eq!(
-            command("/provider list all"),
-            Err(
-                "/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]"
-                    .into()
-            )
-        );
-        assert_eq!(
-            command("/provider openai gpt-4 extra"),
-            Err(
-                "/provider takes fewer arguments; usage: /provider list|current|NAME [MODEL]"
-                    .into()
-            )
-        );
-        assert_eq!(
-            command("/clear all"),
-            Err("/clear takes fewer arguments; usage: /clear".into())
-        );
-    }
-
-    #[test]
-    fn effort_plan_approval_and_permissions_parse() {
-        use ybs_core::ReasoningEffort;
-        assert_eq!(
-            command("/effort high"),
-            Ok(SlashCommand::Effort(Some(Some(ReasoningEffort::High))))
-        );
-        assert_eq!(command("/effort off"), Ok(SlashCommand::Effort(Some(None))));
-        assert_eq!(command("/effort"), Ok(SlashCommand::Effort(None)));
-        assert!(command("/effort extreme").is_err());
-        assert_eq!(command("/plan"), Ok(SlashCommand::Plan(None)));
-        assert_eq!(command("/plan off"), Ok(SlashCommand::Plan(Some(false))));
-        assert_eq!(
-            command("/approval full-auto"),
-            Ok(SlashCommand::Approval(Some("full-auto".into())))
-        );
-        assert_eq!(
-            command("/permissions remove 2"),
-            Ok(SlashCommand::Permissions(Some(2)))
-        );
-    }
-
-    #[test]
-    fn help_lists_every_command() {
-        let help = help_text();
-        for (_, usage, what) in COMMANDS {
-            assert!(help.contains(&format!("{usage} ")), "{usage}");
-            assert!(help.contains(what));
-        }
-        assert!(help.starts_with("Commands:\n  /provider list|current|NAME [MODEL]  "));
-    }
-}
+#[path = "slash_tests.rs"]
+mod tests;
