@@ -14,6 +14,7 @@ use crate::Notice;
 pub use crate::config::Approval;
 use crate::config::{Network, TrustAfterEdit};
 use crate::confirm::{Answer, ConfirmMode, Settle};
+use crate::hooks::HookRunner;
 
 /// What settles whether a tool call may run, borrowed from an [`Agent`] or put together by a
 /// front end that runs one tool without the model (`ybs tool`): one decision for both.
@@ -34,6 +35,8 @@ pub struct Approver<'a> {
     pub confirm: ConfirmMode,
     /// Where "always" answers save rules.
     pub rule_files: &'a RuleFiles,
+    /// The `notification` hooks told before the user is asked, when there are any.
+    pub notify: Option<HookRunner<'a>>,
 }
 
 impl Agent {
@@ -48,6 +51,10 @@ impl Agent {
             approval: self.approval,
             confirm: self.settings.confirm,
             rule_files: &self.rule_files,
+            notify: Some(HookRunner {
+                hooks: &self.hooks,
+                tool_context: &self.tool_context,
+            }),
         };
         approver.allowed(call, ui)
     }
@@ -127,12 +134,14 @@ impl Approver<'_> {
     /// Asks the user about `call`, after the `notification` hooks were told ybs waits.
     fn confirm_notified(&mut self, call: &ToolCall, reason: &str, ui: &mut dyn Ui) -> Answer {
         let message = format!("ybs needs your permission to use {}", call.name);
-        let _ = self.hook_event(
-            crate::hook_events::HookEvent::Notification,
-            serde_json::json!({"message": message}),
-            ui,
-            &tokio_util::sync::CancellationToken::new(),
-        );
+        if let Some(hooks) = self.notify {
+            let _ = hooks.event(
+                crate::hook_events::HookEvent::Notification,
+                serde_json::json!({"message": message}),
+                ui,
+                &tokio_util::sync::CancellationToken::new(),
+            );
+        }
         ui.confirm(call, reason)
     }
 

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Agent, Ui};
 use crate::Notice;
 use crate::config::EventHook;
+use crate::hooks::HookRunner;
 
 /// The most bytes of an event's JSON given to a hook (a command line holds it).
 const MAX_EVENT_BYTES: usize = 64 * 1024;
@@ -90,6 +91,19 @@ impl Agent {
         ui: &mut dyn Ui,
         cancel: &CancellationToken,
     ) -> HookAnswer {
+        self.hook_runner().event(event, fields, ui, cancel)
+    }
+}
+
+impl HookRunner<'_> {
+    /// Runs the hooks of `event` (see [`Agent::hook_event`]).
+    pub(crate) fn event(
+        &self,
+        event: HookEvent,
+        fields: Value,
+        ui: &mut dyn Ui,
+        cancel: &CancellationToken,
+    ) -> HookAnswer {
         let hooks = self.event_hooks(event);
         let mut answer = HookAnswer::default();
         if hooks.is_empty() {
@@ -99,7 +113,7 @@ impl Agent {
         for hook in hooks {
             let seconds = hook.timeout_seconds.unwrap_or(self.hooks.timeout_seconds);
             let timeout = Duration::from_secs(seconds.max(1));
-            let ran = self.run_hook_line(&hook.command, Some(&input), timeout, cancel);
+            let ran = self.run_line(&hook.command, Some(&input), timeout, cancel);
             let named = format!("the {} hook `{}`", event.key(), hook.command);
             if ran.cancelled {
                 ui.notice(Notice::Warning, &format!("{named} was stopped"));
@@ -154,7 +168,9 @@ impl Agent {
             HookEvent::Notification => hooks.notification.clone(),
         }
     }
+}
 
+impl Agent {
     /// Starts the session: runs the `session_start` hooks (`source`: `startup`, `resume`);
     /// the context they give goes with the first message.
     pub fn start_session(&mut self, source: &str, ui: &mut dyn Ui) {

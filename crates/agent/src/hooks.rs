@@ -205,9 +205,38 @@ impl Agent {
         self.run_hook_line(&line, Some(&input), timeout, cancel)
     }
 
+    /// Runs the shell line of a hook (see [`HookRunner::run_line`]).
+    pub(crate) fn run_hook_line(
+        &self,
+        line: &str,
+        stdin: Option<&str>,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Ran {
+        self.hook_runner().run_line(line, stdin, timeout, cancel)
+    }
+
+    /// What running a hook needs, borrowed from this agent.
+    pub(crate) fn hook_runner(&self) -> HookRunner<'_> {
+        HookRunner {
+            hooks: &self.hooks,
+            tool_context: &self.tool_context,
+        }
+    }
+}
+
+/// What running a hook needs, borrowed apart from the rest of the agent: the approval of a
+/// call holds the rules mutably while the `notification` hooks run.
+#[derive(Clone, Copy)]
+pub struct HookRunner<'a> {
+    pub(crate) hooks: &'a HooksConfig,
+    pub(crate) tool_context: &'a ybs_tools::ToolContext,
+}
+
+impl HookRunner<'_> {
     /// Runs the shell line of a hook, with `stdin` as its standard input when given, for at
     /// most `timeout`; in the sandbox unless `hooks.sandbox` is off.
-    pub(crate) fn run_hook_line(
+    pub(crate) fn run_line(
         &self,
         line: &str,
         stdin: Option<&str>,

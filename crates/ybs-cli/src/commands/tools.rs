@@ -155,6 +155,7 @@ pub fn call(
         approval: config.safety.approval,
         confirm,
         rule_files: &rule_files,
+        notify: None,
     }
     .allowed(&call, &mut ui);
     let warned = ui.refusal.take();
