@@ -416,8 +416,8 @@ fn a_commands_processes_share_one_memory_limit() {
     let bodies = project.bodies();
     let results = tool_messages(bodies.last().unwrap());
     assert!(results[1].1.contains("still-here"), "{results:?}");
-    // The REPL's banner says whether commands get a memory cgroup here.
-    let banner = text(&project.ybs_with_input(&[], "").stdout);
+    // The REPL's `/status` says whether commands get a memory cgroup here.
+    let banner = text(&project.ybs_with_input(&[], "/status\n").stdout);
     if !banner.contains("memory limit per command (cgroup)") {
         assert!(banner.contains("memory limit per process only"), "{banner}");
         println!(

@@ -19,11 +19,18 @@ pub fn tools_help() -> String {
     for (what, names) in groups {
         text.push_str(&format!("  {:<36} {what}\n", names.join(", ")));
     }
+    // One line each: the terminal's width decides where they wrap.
+    text.push_str(&format!(
+        "  {:<36} the provider's hosted search (anthropic, responses, openrouter); off unless \
+         enabled\n",
+        "web_search"
+    ));
     text.push_str(
-        "  web_search                           the provider's hosted search (anthropic, \
-         responses,\n                                       openrouter); off unless enabled\n\
-         Hooks (config `hooks`): before_tool (may refuse a call), after_tool (formatters), and\n\
-         lint/test after a turn that changed files (failures go back to the model, max_rounds).\n",
+        "Hooks (config `hooks`): before_tool (may refuse a call), after_tool (formatters), \
+         lint/test after a turn that changed files (failures go back to the model, max_rounds); \
+         and the events session_start, session_end, user_prompt_submit, pre_compact, stop, \
+         subagent_stop, notification (a JSON event on stdin, a JSON answer may block or add \
+         context).\n",
     );
     text
 }

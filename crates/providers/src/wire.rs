@@ -124,12 +124,13 @@ pub(crate) fn arguments_object(call: &ToolCall) -> Value {
     }
 }
 
-/// `text` as one path segment or query value: everything but unreserved characters escaped,
-/// so a model or deployment name can never change the rest of the URL (`../`, `?`, `#`).
+/// `text` as one path segment or query value: everything but unreserved characters and `@`
+/// escaped, so a model or deployment name can never change the rest of the URL (`../`, `?`,
+/// `#`); `@` stays, as Vertex AI's model versions are written (`claude-sonnet-4-5@20250929`).
 pub(crate) fn path_segment(text: &str) -> String {
     text.bytes()
         .map(|byte| match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'@' => {
                 char::from(byte).to_string()
             }
             other => format!("%{other:02X}"),

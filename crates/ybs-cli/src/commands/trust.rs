@@ -37,7 +37,8 @@ pub fn run(
     let loaded = load_trusting(cli, host, &trust, err)?;
     let has_project_file =
         (loaded.files.iter()).any(|status| status.loaded && status.file.role == FileRole::Project);
-    if !has_project_file {
+    // Skills and sub-agents a project brings wait for trust without any `.ybs.json`.
+    if !has_project_file && loaded.untrusted.is_empty() {
         let _ = writeln!(
             out,
             "nothing to trust: there is no project configuration (.ybs.json) in {}",

@@ -138,11 +138,7 @@ pub fn check(
         && say_unanswered
     {
         let warning = super::model::unanswered(&loaded.config, &error);
-        let _ = writeln!(
-            err,
-            "ybs: warning: {}",
-            crate::render::inert_lines(&warning)
-        );
+        let _ = writeln!(err, "{}", crate::render::wrap::problem("warning", &warning));
     }
     Ok(note)
 }
@@ -226,7 +222,7 @@ pub fn banner(
         "ybs {} ({} {}, {}{effort}, {sandbox}{network}{commits}{picked}). /help for commands, Ctrl-D to exit.",
         env!("CARGO_PKG_VERSION"),
         config.llm.provider,
-        config.llm.model,
+        super::model::shown(&config.llm.model),
         limits.short(),
     );
     crate::render::inert(&line).into_owned()

@@ -17,6 +17,15 @@ pub const LIST_WAIT: Duration = ybs_agent::limits::DISCOVERY_WAIT;
 /// The most model names an error or warning lists.
 const NAMES_SHOWN: usize = 8;
 
+/// A model's name as ybs shows it: a server of one's own that did not answer has named none.
+pub fn shown(model: &str) -> &str {
+    if model.is_empty() {
+        "(no model yet)"
+    } else {
+        model
+    }
+}
+
 /// Who chose the model a run asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Chooser {

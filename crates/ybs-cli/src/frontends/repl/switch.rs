@@ -69,7 +69,7 @@ pub(super) fn switch(
                 out,
                 "now using {} {} ({}; context from {})",
                 config.llm.provider,
-                config.llm.model,
+                crate::startup::model::shown(&config.llm.model),
                 agent.limits.short(),
                 agent.limits.window.source
             );
