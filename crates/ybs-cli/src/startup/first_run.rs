@@ -56,15 +56,15 @@ Set one of these API keys (ybs picks the provider from it):
   OPENAI_API_KEY       OpenAI
   GEMINI_API_KEY       Google Gemini
   DEEPSEEK_API_KEY     DeepSeek
-or start Ollama (https://ollama.com) on http://localhost:11434 for local models.
+or start Ollama (https://ollama.com) on http://localhost:11434 (local models).
 
-Or choose in ~/.config/ybs/config.json (in a project's ./.ybs.json a provider and
-endpoint apply only once you trust it with `ybs trust`):
+Or choose in ~/.config/ybs/config.json (in a project's ./.ybs.json, a provider
+and endpoint apply only once you trust it with `ybs trust`):
   {\"llm\": {\"provider\": \"openai-compatible\", \"model\": \"my-model\",
            \"endpoint\": \"http://localhost:8080/v1\"}}
 
-`ybs config` shows the effective settings and where each comes from; `--provider` and
-`--model` choose for one run.
+`ybs config` shows the effective settings and where each comes from;
+`--provider` and `--model` choose for one run.
 ";
 
 /// The value of variable `name`: ybs's own view of the environment first, then the process's.
@@ -237,6 +237,14 @@ mod tests {
 
     use super::*;
     use ybs_agent::config::{ConfigLocations, FlagOverrides, load};
+
+    #[test]
+    fn the_setup_guide_fits_an_80_column_terminal() {
+        // It is printed as written: a line of 80 would fill the last column and wrap.
+        for line in GUIDE.lines() {
+            assert!(line.chars().count() < 80, "{line}");
+        }
+    }
 
     fn host(env: &[(&str, &str)], dir: &std::path::Path) -> Host {
         Host {
