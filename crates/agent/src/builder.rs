@@ -197,11 +197,10 @@ impl<'a> AgentBuilder<'a> {
         let (mut parts, (tools, mut mcp_failures)) =
             setup::parts((config, sources), &around, confirm, dry_run, provider)?;
         if !mcp.is_empty() {
-            mcp_failures.extend(setup::add_mcp_tools(
-                mcp,
-                &mut parts.registry,
-                &mut parts.policy,
-            ));
+            let (servers, failures) =
+                setup::connect_mcp(mcp, &mut parts.registry, &mut parts.policy);
+            parts.mcp.extend(servers);
+            mcp_failures.extend(failures);
         }
         let skills = extensions
             .map(|found| found.skills.clone())

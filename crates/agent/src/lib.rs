@@ -281,6 +281,8 @@ pub struct Agent {
     pub agents: Vec<crate::extensions::AgentFile>,
     /// Context the `session_start` hooks gave, sent with the next message.
     pub pending_context: Vec<String>,
+    /// The connected MCP servers: their resources, prompts, and tools that changed.
+    pub mcp: crate::mcp::McpServers,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -305,6 +307,7 @@ pub(crate) struct Parts {
     pub(crate) approval: approve::Approval,
     pub(crate) network: crate::config::Network,
     pub(crate) rule_files: permissions::RuleFiles,
+    pub(crate) mcp: crate::mcp::McpServers,
 }
 
 impl Agent {
@@ -325,6 +328,7 @@ impl Agent {
             approval,
             network,
             rule_files,
+            mcp,
         } = parts;
         let mut agent = Agent::new(settings, provider, registry, tool_context, policy);
         agent.set_limits(limits);
@@ -338,6 +342,7 @@ impl Agent {
         agent.approval = approval;
         agent.network = network;
         agent.rule_files = rule_files;
+        agent.mcp = mcp;
         agent
     }
 
@@ -372,6 +377,7 @@ impl Agent {
             hooks: crate::config::HooksConfig::default(),
             agents: Vec::new(),
             pending_context: Vec::new(),
+            mcp: Default::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

@@ -249,28 +249,24 @@ pub fn add_mcp_tools(
     registry: &mut ToolRegistry,
     policy: &mut ConfirmationPolicy,
 ) -> Vec<McpFailure> {
+    connect_mcp(specs, registry, policy).1
+}
+
+/// [`add_mcp_tools`], keeping the connected servers (their resources, prompts and changed
+/// lists); the `mcp_resource` tool is added when one of them offers resources.
+pub fn connect_mcp(
+    specs: Vec<McpServerSpec>,
+    registry: &mut ToolRegistry,
+    policy: &mut ConfirmationPolicy,
+) -> (mcp::McpServers, Vec<McpFailure>) {
     let load = mcp::connect_all(specs);
     let mut failures = load.failures;
-    for tool in load.tools {
-        let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
-        let server = tool.server().to_owned();
-        let trusted = tool.trusted();
-        if let Err(error) = registry.register(tool) {
-            failures.push(McpFailure {
-                server,
-                message: error.to_string(),
-            });
-        } else if !trusted {
-            policy.require(
-                name.clone(),
-                format!(
-                    "`{name}` is a tool of MCP server `{server}` (mcp.servers.{server}.trust \
-                     is off)"
-                ),
-            );
-        }
+    mcp::register_tools(load.tools, registry, policy, &mut failures);
+    if load.servers.any_resources() && registry.tool(mcp::RESOURCE_TOOL).is_none() {
+        let tool = mcp::McpResourceTool::new(load.servers.clone());
+        let _ = registry.register(Arc::new(tool));
     }
-    failures
+    (load.servers, failures)
 }
 
 /// [`add_mcp_tools`] for the servers of `mcp.servers`, stdio ones started in `cwd`.
@@ -305,7 +301,11 @@ pub(crate) fn parts(
     let (mut registry, report) = registry(config, around.home.as_deref());
     let context = tool_context(config, around)?;
     let mut policy = ConfirmationPolicy::new(config.safety.require_confirmation.iter().cloned());
-    let mcp = add_config_mcp_tools(config, &around.cwd, &mut registry, &mut policy);
+    let (mcp_servers, mcp) = connect_mcp(
+        mcp::from_config(&config.mcp.servers, &around.cwd),
+        &mut registry,
+        &mut policy,
+    );
     let settings = AgentSettings {
         model: config.llm.model.clone(),
         // ybs's own instructions; the session adds the environment and the project's instructions.
@@ -357,6 +357,7 @@ pub(crate) fn parts(
         approval: config.safety.approval,
         network: config.safety.network,
         rule_files: Default::default(),
+        mcp: mcp_servers,
     };
     Ok((parts, (report, mcp)))
 }

@@ -221,6 +221,8 @@ impl Agent {
             approval: self.approval,
             network: self.network,
             rule_files: self.rule_files.clone(),
+            // Its registry has no server's tools: a changed list is the parent's to read.
+            mcp: Default::default(),
         })
     }
 }

@@ -105,6 +105,10 @@ impl Agent {
             ui.notice(Notice::Info, &shown);
         }
         for _ in 0..self.settings.max_iterations {
+            // A server that said its tools changed is asked for them before the model is.
+            for line in self.mcp.refresh_tools(&mut self.registry, &mut self.policy) {
+                ui.notice(Notice::Info, &line);
+            }
             let reply = match self.send(&mut start, ui, cancel).await? {
                 Sent::Reply(reply) => *reply,
                 Sent::Cancelled(partial) => {

@@ -191,6 +191,7 @@ mod azure;
 mod gemini;
 mod listing;
 pub mod mcp;
+pub mod oauth;
 mod ollama;
 mod openai;
 mod responses;

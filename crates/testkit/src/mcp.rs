@@ -5,25 +5,33 @@
 //! (`isError: true`) with `this tool always fails`; `whoami {}` → the configured name. When a
 //! record file is configured, every tool call is appended to it as one JSON line
 //! `{"arguments":{..},"tool":NAME}`, flushed before the tool runs.
+//!
+//! With extras on ([`McpConfig::with_extras`]) it also offers resources ([`README_URI`], and
+//! [`ESCAPE_URI`] whose text carries terminal escape sequences), the prompt `review` (arguments
+//! `file`, required, and `focus`), and the tool `grow`, after whose call the server offers the
+//! tool `shout {text}` too and sends `notifications/tools/list_changed`.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{
-    ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router,
-};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_router};
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
@@ -32,6 +40,18 @@ pub const DEFAULT_NAME: &str = "fake-mcp";
 
 /// The text of the `fail` tool's error result.
 pub const FAIL_MESSAGE: &str = "this tool always fails";
+
+/// The URI of the extras' plain resource.
+pub const README_URI: &str = "fake://readme";
+
+/// The text of [`README_URI`].
+pub const README_TEXT: &str = "The fake server's readme: the answer is 42.";
+
+/// The URI of the extras' resource whose text has terminal escape sequences.
+pub const ESCAPE_URI: &str = "fake://escape";
+
+/// The text of [`ESCAPE_URI`]: it would retitle the terminal and colour the rest red.
+pub const ESCAPE_TEXT: &str = "before\u{1b}]0;pwned\u{7}\u{1b}[31mRED after";
 
 /// What can go wrong starting or running the fake MCP server.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +86,8 @@ pub struct McpConfig {
     pub record: Option<PathBuf>,
     /// Over HTTP, the bearer token every request must carry; others get `401 Unauthorized`.
     pub token: Option<String>,
+    /// Whether it offers resources, a prompt and the `grow` tool.
+    pub extras: bool,
 }
 
 impl Default for McpConfig {
@@ -74,6 +96,7 @@ impl Default for McpConfig {
             name: DEFAULT_NAME.to_owned(),
             record: None,
             token: None,
+            extras: false,
         }
     }
 }
@@ -85,6 +108,7 @@ impl McpConfig {
             name: name.into(),
             record: None,
             token: None,
+            extras: false,
         }
     }
 
@@ -92,6 +116,12 @@ impl McpConfig {
     /// TOKEN`.
     pub fn with_token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Also offers resources, the prompt `review` and the tool `grow`.
+    pub fn with_extras(mut self) -> Self {
+        self.extras = true;
         self
     }
 
@@ -153,6 +183,9 @@ pub struct FakeMcp {
     name: String,
     recorder: Option<Arc<Recorder>>,
     tool_router: ToolRouter<Self>,
+    extras: bool,
+    /// Whether `grow` was called: `shout` is offered from then on.
+    grown: Arc<AtomicBool>,
 }
 
 /// Arguments of `echo`.
@@ -182,6 +215,8 @@ impl FakeMcp {
             name: config.name.clone(),
             recorder,
             tool_router: Self::tool_router(),
+            extras: config.extras,
+            grown: Arc::default(),
         })
     }
 
@@ -216,14 +251,96 @@ impl FakeMcp {
     }
 }
 
-// `tool_handler` generates `list_tools` and `get_tool`; `call_tool` is written out (the
-// generated one minus recording) so that every call is recorded before it runs.
-#[tool_handler(router = self.tool_router)]
+/// A tool of the extras, with a schema of string properties.
+fn extra_tool(name: &'static str, description: &'static str, properties: &[&str]) -> Tool {
+    let mut schema = serde_json::Map::new();
+    schema.insert("type".into(), "object".into());
+    let props: serde_json::Map<String, serde_json::Value> = (properties.iter())
+        .map(|name| ((*name).to_owned(), serde_json::json!({"type": "string"})))
+        .collect();
+    schema.insert("properties".into(), props.into());
+    Tool::new(name, description, Arc::new(schema))
+}
+
+impl FakeMcp {
+    fn extra_tools(&self) -> Vec<Tool> {
+        let mut tools = vec![extra_tool(
+            "grow",
+            "Offer the tool `shout` from now on (and say the tool list changed).",
+            &[],
+        )];
+        if self.grown.load(Ordering::SeqCst) {
+            tools.push(extra_tool("shout", "Say the text in capitals.", &["text"]));
+        }
+        tools
+    }
+
+    /// The extras' own tools; `None` for a tool of the router.
+    async fn call_extra(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<CallToolResult> {
+        match request.name.as_ref() {
+            "grow" if self.extras => {
+                self.grown.store(true, Ordering::SeqCst);
+                let _ = context.peer.notify_tool_list_changed().await;
+                Some(CallToolResult::success(vec![ContentBlock::text("grown")]))
+            }
+            "shout" if self.extras && self.grown.load(Ordering::SeqCst) => {
+                let text = (request.arguments.as_ref())
+                    .and_then(|args| args.get("text"))
+                    .and_then(|text| text.as_str())
+                    .unwrap_or_default()
+                    .to_uppercase();
+                Some(CallToolResult::success(vec![ContentBlock::text(text)]))
+            }
+            _ => None,
+        }
+    }
+}
+
+// `list_tools` and `call_tool` are written out so that every call is recorded before it
+// runs and the extras' tools join the router's.
 impl ServerHandler for FakeMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = if self.extras {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_prompts()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&self.name, env!("CARGO_PKG_VERSION")))
             .with_instructions("A fake MCP server for tests: echo, add, fail, whoami.")
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let mut tools = self.tool_router.list_all();
+        if self.extras {
+            tools.extend(self.extra_tools());
+        }
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        if let Some(tool) = self.tool_router.get(name) {
+            return Some(tool.clone());
+        }
+        if !self.extras {
+            return None;
+        }
+        self.extra_tools()
+            .into_iter()
+            .find(|tool| tool.name == name)
     }
 
     async fn call_tool(
@@ -235,8 +352,105 @@ impl ServerHandler for FakeMcp {
             let arguments = request.arguments.clone().unwrap_or_default();
             recorder.append(&request.name, serde_json::Value::Object(arguments))?;
         }
+        if let Some(result) = self.call_extra(&request, &context).await {
+            return Ok(result.into());
+        }
         let call = ToolCallContext::new(self, request, context);
         self.tool_router.call(call).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resources = if self.extras {
+            vec![
+                Resource::new(README_URI, "readme")
+                    .with_description("What the fake server is")
+                    .with_mime_type("text/plain"),
+                Resource::new(ESCAPE_URI, "escape")
+                    .with_description("Text with terminal escape sequences")
+                    .with_mime_type("text/plain"),
+            ]
+        } else {
+            Vec::new()
+        };
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let text = match request.uri.as_str() {
+            README_URI if self.extras => README_TEXT,
+            ESCAPE_URI if self.extras => ESCAPE_TEXT,
+            other => {
+                return Err(ErrorData::resource_not_found(
+                    format!("no resource {other}"),
+                    None,
+                ));
+            }
+        };
+        Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
+            vec![ResourceContents::text(text, request.uri)],
+        )))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let prompts = if self.extras {
+            let mut file = PromptArgument::new("file");
+            file.required = Some(true);
+            file.description = Some("The file to review".into());
+            let mut focus = PromptArgument::new("focus");
+            focus.description = Some("What to look at".into());
+            vec![Prompt::new(
+                "review",
+                Some("Ask for a review of a file"),
+                Some(vec![file, focus]),
+            )]
+        } else {
+            Vec::new()
+        };
+        Ok(ListPromptsResult::with_all_items(prompts))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if !self.extras || request.name != "review" {
+            return Err(ErrorData::invalid_params(
+                format!("no prompt {}", request.name),
+                None,
+            ));
+        }
+        let argument = |name: &str| {
+            (request.arguments.as_ref())
+                .and_then(|args| args.get(name))
+                .and_then(|value| value.as_str())
+                .map(str::to_owned)
+        };
+        let Some(file) = argument("file") else {
+            return Err(ErrorData::invalid_params(
+                "the prompt review needs the argument `file`",
+                None,
+            ));
+        };
+        let focus = argument("focus").unwrap_or_else(|| "everything".to_owned());
+        Ok(GetPromptResponse::Complete(GetPromptResult::new(vec![
+            PromptMessage::new_text(
+                Role::User,
+                format!("Please review {file}, focusing on {focus}."),
+            ),
+        ])))
     }
 }
 

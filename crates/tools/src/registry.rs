@@ -201,6 +201,11 @@ impl ToolRegistry {
         self.max_output_chars = max.max(100);
     }
 
+    /// The most characters of a result the model is sent (`context.max_tool_output_chars`).
+    pub fn max_output_chars(&self) -> usize {
+        self.max_output_chars
+    }
+
     /// The names of the enabled tools: built-ins in spec order, then external tools.
     pub fn names(&self) -> Vec<String> {
         self.specs().into_iter().map(|s| s.name).collect()
@@ -242,6 +247,20 @@ impl ToolRegistry {
         }
         self.builtins.push(tool);
         Ok(())
+    }
+
+    /// Removes a tool added with [`register`](Self::register) (an MCP server that changed
+    /// its list); built-ins and external tools stay. Whether one was removed.
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let before = self.builtins.len();
+        let count = self.builtin_count;
+        let mut index = 0;
+        self.builtins.retain(|tool| {
+            let keep = index < count || tool.spec().name != name;
+            index += 1;
+            keep
+        });
+        self.builtins.len() != before
     }
 
     /// The tool `name`, enabled or not (what a front end shows of its calls follows what it

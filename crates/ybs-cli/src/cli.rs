@@ -234,6 +234,12 @@ pub enum Command {
     /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, codecompanion.nvim,
     /// avante.nvim)
     Acp,
+    /// The MCP servers ybs connects to: `ybs mcp list` shows each one's state
+    Mcp {
+        /// What to do
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Serve ybs's tasks over MCP (stdio, or streamable HTTP on 127.0.0.1 with a token)
     McpServer {
         /// Serve streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (every request
@@ -294,6 +300,7 @@ impl Command {
             Command::Tool { .. } => "tool",
             Command::Undo { .. } => "undo",
             Command::Acp => "acp",
+            Command::Mcp { .. } => "mcp",
             Command::McpServer { .. } => "mcp-server",
             Command::Sessions => "sessions",
             Command::Config => "config",
@@ -301,6 +308,25 @@ impl Command {
             Command::Completions { .. } => "completions",
         }
     }
+}
+
+/// What `ybs mcp` does.
+#[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
+pub enum McpAction {
+    /// Start the configured servers and print each one's transport, state (what it offers,
+    /// or why it failed) and the file that configured it
+    List,
+    /// Log in to an HTTP server that needs OAuth: prints the URL to approve in a browser and
+    /// stores the token (mode 0600, by the server's URL) in ybs's data directory
+    Login {
+        /// The server's name in mcp.servers
+        name: String,
+    },
+    /// Remove the token `ybs mcp login` stored for a server
+    Logout {
+        /// The server's name in mcp.servers
+        name: String,
+    },
 }
 
 /// What `ybs chat` does.

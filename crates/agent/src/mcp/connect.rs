@@ -5,13 +5,14 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use http::{HeaderName, HeaderValue};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::model::{Prompt, Resource, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::ChildStderr;
 
+use super::client::{Changed, Client};
 use super::spec::{McpServerSpec, McpTransport};
 
 /// A server that could not be used, by name.
@@ -25,16 +26,21 @@ pub struct McpFailure {
 }
 
 /// A live connection.
-pub(super) type Service = RunningService<RoleClient, ClientConfig>;
+pub(super) type Service = RunningService<RoleClient, Client>;
 
 /// How many of a server's last stderr lines a failure quotes.
 const STDERR_LINES: usize = 5;
 
-/// A server that answered, with the tools it offers (after `only`).
+/// A server that answered, with the tools it offers (after `only`), its resources and its
+/// prompts.
 pub(super) struct Connected {
     pub spec: McpServerSpec,
     pub service: Arc<Service>,
     pub tools: Vec<Tool>,
+    /// `None` when the server offers no resources.
+    pub resources: Option<Vec<Resource>>,
+    pub prompts: Vec<Prompt>,
+    pub changed: Arc<Changed>,
 }
 
 /// Connects to `spec`'s server within its startup timeout.
@@ -48,7 +54,7 @@ pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure
         server: spec.name.clone(),
         message: stderr.append_to(message),
     };
-    let (service, mut tools) = match started {
+    let (service, mut tools, changed) = match started {
         Ok(Ok(started)) => started,
         Ok(Err(error)) => return Err(failure(error.to_string())),
         Err(_) => {
@@ -59,6 +65,7 @@ pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure
             )));
         }
     };
+    let (resources, prompts) = other_lists(&service).await;
     if !spec.only.is_empty() {
         let missing: Vec<&str> = (spec.only.iter())
             .filter(|name| !tools.iter().any(|tool| tool.name == name.as_str()))
@@ -72,13 +79,42 @@ pub(super) async fn connect(spec: McpServerSpec) -> Result<Connected, McpFailure
                 offered.join(", ")
             )));
         }
-        tools.retain(|tool| spec.only.iter().any(|name| tool.name == name.as_str()));
     }
+    keep_only(&spec.only, &mut tools);
     Ok(Connected {
         spec,
         service: Arc::new(service),
         tools,
+        resources,
+        prompts,
+        changed,
     })
+}
+
+/// `tools` without those `only` leaves out (none when it is empty).
+pub(super) fn keep_only(only: &[String], tools: &mut Vec<Tool>) {
+    if !only.is_empty() {
+        tools.retain(|tool| only.iter().any(|name| tool.name == name.as_str()));
+    }
+}
+
+/// The server's resources and prompts, when it says it has them. A server whose lists fail
+/// keeps its tools: the lists are extras.
+pub(super) async fn other_lists(service: &Service) -> (Option<Vec<Resource>>, Vec<Prompt>) {
+    let capabilities = service.peer_info().map(|info| info.capabilities.clone());
+    let has_resources = capabilities.as_ref().is_some_and(|c| c.resources.is_some());
+    let has_prompts = capabilities.as_ref().is_some_and(|c| c.prompts.is_some());
+    let resources = if has_resources {
+        Some(service.list_all_resources().await.unwrap_or_default())
+    } else {
+        None
+    };
+    let prompts = if has_prompts {
+        service.list_all_prompts().await.unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    (resources, prompts)
 }
 
 /// Why a server could not be started or asked for its tools.
@@ -102,6 +138,9 @@ enum StartError {
     /// connection refused, the status it answered).
     #[error("{url}: {reason}{}", auth_hint(.reason))]
     Unreachable { url: String, reason: String },
+    /// The server wants a token ybs does not have (or one it refused).
+    #[error("needs login: run `ybs mcp login {0}`")]
+    NeedsLogin(String),
     /// The server did not list its tools.
     #[error("cannot list its tools: {0}")]
     ListTools(String),
@@ -116,6 +155,58 @@ enum StartError {
     HeaderValue(String),
 }
 
+/// Reaches the server at `url`, with the token a login stored for exactly this URL unless
+/// the configuration sends its own `Authorization`; a token refused is refreshed once.
+async fn http_service(
+    name: &str,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+    client: Client,
+) -> Result<Service, StartError> {
+    let own_authorization = headers
+        .keys()
+        .any(|key| key.eq_ignore_ascii_case("authorization"));
+    let store = (!own_authorization)
+        .then(super::oauth::TokenStore::of_process)
+        .flatten();
+    let mut token = match &store {
+        Some(store) => super::oauth::usable_token(store, url).await,
+        None => None,
+    };
+    let mut refreshed = false;
+    loop {
+        let mut config =
+            StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
+        if let Some(token) = &token {
+            config = config.auth_header(token.access_token.clone());
+        }
+        let answer = client
+            .clone()
+            .serve(StreamableHttpClientTransport::from_config(config))
+            .await;
+        let error = match answer {
+            Ok(service) => return Ok(service),
+            Err(error) => error,
+        };
+        let reason = super::http_failure::describe(&error);
+        let unauthorized = reason.starts_with("401");
+        if unauthorized && !own_authorization {
+            if let (Some(store), Some(old), false) = (&store, &token, refreshed) {
+                refreshed = true;
+                token = super::oauth::refreshed(store, old).await;
+                if token.is_some() {
+                    continue;
+                }
+            }
+            return Err(StartError::NeedsLogin(name.to_owned()));
+        }
+        return Err(StartError::Unreachable {
+            url: url.to_owned(),
+            reason,
+        });
+    }
+}
+
 /// What to check when a server refused the credentials it was given (or none).
 fn auth_hint(reason: &str) -> &'static str {
     if reason.starts_with("401") || reason.starts_with("403") {
@@ -128,7 +219,9 @@ fn auth_hint(reason: &str) -> &'static str {
 async fn start(
     spec: &McpServerSpec,
     stderr: &StderrTail,
-) -> Result<(Service, Vec<Tool>), StartError> {
+) -> Result<(Service, Vec<Tool>, Arc<Changed>), StartError> {
+    let client = Client::default();
+    let changed = client.changed.clone();
     let service = match &spec.transport {
         McpTransport::Stdio {
             program,
@@ -157,7 +250,7 @@ async fn start(
             if let Some(child_stderr) = child_stderr {
                 stderr.follow(child_stderr);
             }
-            client_info()
+            client
                 .serve(transport)
                 .await
                 .map_err(|err| StartError::Handshake {
@@ -165,28 +258,12 @@ async fn start(
                 })?
         }
         McpTransport::Http { url, headers } => {
-            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                .custom_headers(header_map(headers)?);
-            client_info()
-                .serve(StreamableHttpClientTransport::from_config(config))
-                .await
-                .map_err(|err| StartError::Unreachable {
-                    url: url.to_string(),
-                    reason: super::http_failure::describe(&err),
-                })?
+            http_service(&spec.name, url, headers, client).await?
         }
     };
     let tools = (service.list_all_tools().await)
         .map_err(|error| StartError::ListTools(super::http_failure::describe(&error)))?;
-    Ok((service, tools))
-}
-
-/// What ybs tells servers about itself.
-fn client_info() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("ybs", env!("CARGO_PKG_VERSION")),
-    )
+    Ok((service, tools, changed))
 }
 
 fn header_map(

@@ -3,22 +3,35 @@
 //! module connects to them with `rmcp`, lists their tools and offers each as a
 //! [`Tool`](ybs_tools::Tool) named `SERVER__TOOL`, so they go through the registry, its
 //! argument checks and the confirmation policy like any other tool. A server that cannot be
-//! started or reached is reported by name and left out; the others still work.
+//! started or reached is reported by name and left out; the others still work. Their
+//! resources and prompts are kept in [`McpServers`] (read by the `mcp_resource` tool, the
+//! REPL's `@server:uri` and `/server:prompt`), their changed lists asked for again before the
+//! next model call, and HTTP servers that want OAuth get the token of [`oauth`].
 //!
 //! The connections live on a small runtime of their own, so a tool call can be made from
 //! any thread, inside or outside the caller's runtime.
 
+mod client;
 mod connect;
 mod http_failure;
 mod hub;
 mod names;
+pub mod oauth;
+mod resource_tool;
+mod servers;
 mod spec;
 mod tool;
 
 use std::sync::Arc;
 
+use ybs_tools::{ConfirmationPolicy, ToolRegistry};
+
 pub use connect::McpFailure;
 pub use names::{qualified_name, tool_prefix};
+pub use resource_tool::{McpResourceTool, RESOURCE_TOOL};
+pub use servers::{
+    McpRequestError, McpServers, PromptInfo, PromptRole, ResourceInfo, ServerSummary,
+};
 pub use spec::{McpServerSpec, McpTransport, SpecError, from_chat_line, from_config};
 pub use tool::McpTool;
 
@@ -27,8 +40,44 @@ pub use tool::McpTool;
 pub struct McpLoad {
     /// The tools of the servers that answered, in server order.
     pub tools: Vec<Arc<McpTool>>,
+    /// The servers that answered, with their resources and prompts.
+    pub servers: McpServers,
     /// The servers that did not.
     pub failures: Vec<McpFailure>,
+}
+
+/// Adds `tools` to `registry`; the tools of a server that is not trusted ask before each
+/// call. Returns the names registered; a name that is taken goes to `failures`.
+pub fn register_tools(
+    tools: Vec<Arc<McpTool>>,
+    registry: &mut ToolRegistry,
+    policy: &mut ConfirmationPolicy,
+    failures: &mut Vec<McpFailure>,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in tools {
+        let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
+        let server = tool.server().to_owned();
+        let trusted = tool.trusted();
+        if let Err(error) = registry.register(tool) {
+            failures.push(McpFailure {
+                server,
+                message: error.to_string(),
+            });
+            continue;
+        }
+        if !trusted {
+            policy.require(
+                name.clone(),
+                format!(
+                    "`{name}` is a tool of MCP server `{server}` (mcp.servers.{server}.trust \
+                     is off)"
+                ),
+            );
+        }
+        names.push(name);
+    }
+    names
 }
 
 /// Connects to every server at once and lists their tools; each server has its own startup
@@ -46,6 +95,7 @@ pub fn connect_all(specs: Vec<McpServerSpec>) -> McpLoad {
                 message: message.clone(),
             })
             .collect(),
+        ..McpLoad::default()
     };
     let hub = match hub::Hub::new() {
         Ok(hub) => Arc::new(hub),
@@ -60,7 +110,15 @@ pub fn connect_all(specs: Vec<McpServerSpec>) -> McpLoad {
     let mut load = McpLoad::default();
     for result in connected {
         match result {
-            Ok(server) => load.tools.extend(McpTool::all_of(server, &hub)),
+            Ok(server) => {
+                let tools = McpTool::of(&server.spec, &server.service, server.tools.clone(), &hub);
+                let names = tools
+                    .iter()
+                    .map(|tool| tool.spec_name().to_owned())
+                    .collect();
+                load.servers.push(McpServers::link(&server, &hub, names));
+                load.tools.extend(tools);
+            }
             Err(failure) => load.failures.push(failure),
         }
     }

@@ -8,9 +8,10 @@ use serde_json::{Value, json};
 use ybs_core::ToolSpec;
 use ybs_tools::{Args, Tool, ToolContext, ToolError};
 
-use super::connect::{Connected, Service};
+use super::connect::Service;
 use super::hub::{Hub, Interrupted};
 use super::names::qualified_name;
+use super::spec::McpServerSpec;
 
 /// A server's tool, offered as `SERVER__TOOL`.
 pub struct McpTool {
@@ -24,12 +25,12 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    pub(super) fn all_of(connected: Connected, hub: &Arc<Hub>) -> Vec<Arc<McpTool>> {
-        let Connected {
-            spec,
-            service,
-            tools,
-        } = connected;
+    pub(super) fn of(
+        spec: &McpServerSpec,
+        service: &Arc<Service>,
+        tools: Vec<rmcp::model::Tool>,
+        hub: &Arc<Hub>,
+    ) -> Vec<Arc<McpTool>> {
         (tools.into_iter())
             .map(|tool| {
                 let description = tool
@@ -53,6 +54,11 @@ impl McpTool {
                 })
             })
             .collect()
+    }
+
+    /// The tool's name in the registry (`SERVER__TOOL`).
+    pub fn spec_name(&self) -> &str {
+        &self.spec.name
     }
 
     /// The server's name.
@@ -126,7 +132,7 @@ fn result_value(result: CallToolResult) -> Result<Value, ToolError> {
 }
 
 /// Text as it is; what the model cannot read here is described instead.
-fn content_text(content: &ContentBlock) -> String {
+pub(super) fn content_text(content: &ContentBlock) -> String {
     match content {
         ContentBlock::Text(text) => text.text.clone(),
         ContentBlock::Image(image) => {

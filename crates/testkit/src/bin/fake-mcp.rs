@@ -24,6 +24,10 @@ struct Args {
     /// Serve streamable HTTP at `/mcp` on this address (port 0 for any) instead of stdio.
     #[arg(long, value_name = "127.0.0.1:PORT")]
     http: Option<SocketAddr>,
+    /// Also offer resources (fake://readme, fake://escape), the prompt `review` and the tool
+    /// `grow` (which adds the tool `shout` and sends tools/list_changed)
+    #[arg(long)]
+    extras: bool,
     /// Exit at once with status 1 and a message on stderr, before speaking MCP.
     #[arg(long)]
     fail_start: bool,
@@ -54,6 +58,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         name: args.name,
         record: args.record,
         token: None,
+        extras: args.extras,
     };
     let Some(addr) = args.http else {
         return Ok(mcp::serve_stdio(config).await?);

@@ -4,6 +4,7 @@
 //! `sessions` ([`sessions`]) and `undo` ([`undo`]).
 
 pub mod chat;
+pub mod mcp;
 pub mod sessions;
 pub mod tools;
 pub mod trust;
@@ -13,7 +14,7 @@ use std::io::{self, Write};
 
 use clap::CommandFactory;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, McpAction};
 use crate::frontends::{acp, ask, exec, mcp_server, repl};
 use crate::startup::exit::Failed;
 use ybs_agent::config;
@@ -77,6 +78,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             });
             finish(mcp_server::run(cli, host, http, out, err), err)
         }
+        Some(Command::Mcp { action }) => match action {
+            McpAction::List => finish(mcp::list(cli, host, out, err), err),
+            McpAction::Login { name } => finish(mcp::login(cli, host, name, out, err), err),
+            McpAction::Logout { name } => finish(mcp::logout(cli, host, name, out, err), err),
+        },
         Some(Command::Tools { connect }) => finish(tools::list(cli, host, *connect, out, err), err),
         Some(Command::Trust { chat }) => {
             finish(trust::run(cli, host, chat.as_deref(), out, err), err)

@@ -51,7 +51,8 @@ pub fn offer_tools(
         specs.push(spec);
     }
     let before: BTreeSet<String> = agent.registry.names().into_iter().collect();
-    let failures = setup::add_mcp_tools(specs, &mut agent.registry, &mut agent.policy);
+    let (servers, failures) = setup::connect_mcp(specs, &mut agent.registry, &mut agent.policy);
+    agent.mcp.extend(servers);
     // Every word of a `tool:` line names a tool; a name ybs does not have is an error.
     let known = agent.registry.names();
     let mut named: Vec<&str> = Vec::new();

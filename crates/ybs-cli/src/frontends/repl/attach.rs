@@ -1,6 +1,8 @@
 //! `@path` in a REPL message attaches the file, as a `file:` line does in a chat file;
 //! `@dir/` attaches a listing of the directory. Files are read through the `read_file` and
-//! `list_files` tools, so the sandbox refuses what it refuses to the model.
+//! `list_files` tools, so the sandbox refuses what it refuses to the model. `@SERVER:URI`
+//! attaches a resource of a connected MCP server, read through the `mcp_resource` tool so
+//! its text is limited as the model's reads are.
 
 use serde_json::{Value, json};
 use ybs_tools::{ToolContext, ToolRegistry};
@@ -25,6 +27,15 @@ pub fn expand(
     let mut text = message.to_owned();
     let mut unattached = Vec::new();
     for path in mentions(message) {
+        if let Some(resource) = resource_attachment(path, registry, context) {
+            match resource {
+                Ok(attached) => text.push_str(&attached),
+                Err(error) => {
+                    unattached.push(format!("cannot attach @{path}: {error}; sent without it"));
+                }
+            }
+            continue;
+        }
         match attachment(path, registry, context) {
             Ok(attached) => text.push_str(&format!(
                 "\n\n<file path=\"{path}\">\n{}\n</file>",
@@ -36,6 +47,34 @@ pub fn expand(
         }
     }
     (text, unattached)
+}
+
+/// The text of `@SERVER:URI` as an attachment; `None` when `mention` is not one (no MCP
+/// server offers resources, or the part before `:` is a path, or no file by that name exists
+/// while one does).
+fn resource_attachment(
+    mention: &str,
+    registry: &ToolRegistry,
+    context: &ToolContext,
+) -> Option<Result<String, ybs_tools::ToolError>> {
+    registry.tool(ybs_agent::mcp::RESOURCE_TOOL)?;
+    let (server, uri) = mention.split_once(':')?;
+    if server.is_empty() || uri.is_empty() || server.contains(['/', '.']) {
+        return None;
+    }
+    let read = registry.invoke(
+        ybs_agent::mcp::RESOURCE_TOOL,
+        &json!({"server": server, "uri": uri}),
+        context,
+    );
+    Some(read.map(|read| {
+        let text = read["text"].as_str().unwrap_or_default();
+        let text = ybs_tools::truncate_output(text, registry.max_output_chars());
+        format!(
+            "\n\n<resource server=\"{server}\" uri=\"{uri}\">\n{}\n</resource>",
+            text.trim_end()
+        )
+    }))
 }
 
 /// The content of `path`, or the listing of a `dir/`, through the tools' sandbox.

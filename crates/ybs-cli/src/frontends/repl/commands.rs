@@ -39,7 +39,12 @@ pub(super) fn slash(
         let _ = writeln!(out, "{text}");
     };
     match command {
-        SlashCommand::Help => info(out, &help_text(wrap::terminal_width())),
+        SlashCommand::Help => {
+            info(out, &help_text(wrap::terminal_width()));
+            for line in super::mcp_prompts::help_lines(&agent.mcp) {
+                info(out, &crate::render::inert(&line));
+            }
+        }
         SlashCommand::Status => {
             let sources = status::Sources {
                 loaded: context.loaded,

@@ -12,6 +12,7 @@ pub mod attach;
 mod commands;
 pub mod last;
 pub mod line_editor;
+pub mod mcp_prompts;
 pub mod prompt_files;
 pub mod sessions;
 pub mod shell;
@@ -67,6 +68,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     );
     let completed = (slash::names().map(str::to_owned))
         .chain(prompts.by_name.keys().cloned())
+        .chain(mcp_prompts::names(&agent.mcp))
         .collect();
     let (mut editor, edit_slot) =
         crate::frontends::repl::line_editor::new(&host.locations.cwd, completed)
@@ -159,12 +161,22 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         }
         // The rules a prompt file's `allowed-tools` give its own turn, and that turn only.
         let mut turn_rules = Vec::new();
-        let input = match prompts.invoke(&text) {
-            Some(invocation) => {
+        let invocation = prompts.invoke(&text);
+        let server_prompt = match invocation {
+            Some(_) => None,
+            None => mcp_prompts::invoke(&text, &agent.mcp),
+        };
+        if let Some(Err(error)) = &server_prompt {
+            load::notice(&config, Notice::Error, error, out);
+            continue;
+        }
+        let input = match (invocation, server_prompt) {
+            (None, Some(Ok(message))) => Ok(Input::Message(message)),
+            (Some(invocation), _) => {
                 turn_rules = prompt_files::turn_rules(&invocation, err);
                 Ok(Input::Message(invocation.message))
             }
-            None => match parse_input(&text) {
+            (None, _) => match parse_input(&text) {
                 Ok(Input::Command(SlashCommand::Init)) => Ok(Input::Message(INIT.to_owned())),
                 Ok(Input::Command(SlashCommand::Resume(number))) => {
                     let current = sessions::Current {

@@ -1,0 +1,66 @@
+//! OAuth 2.1 for MCP servers reached over HTTP: `ybs mcp login NAME` runs the authorization
+//! code flow with PKCE ([`flow`]) and stores the token by the server's URL ([`store`]);
+//! connecting sends it, refreshed when it expired or was refused; `ybs mcp logout NAME`
+//! removes it. A server that wants a token ybs does not have is said to need a login.
+
+mod flow;
+mod store;
+
+pub use store::{StoredToken, TokenStore};
+
+/// Why a login or a refresh did not give a token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OAuthError {
+    /// The server or its authorization server could not be found out.
+    #[error("cannot find how to log in: {0}")]
+    Discovery(String),
+    /// A request did not get through.
+    #[error("{0}")]
+    Http(String),
+    /// The authorization server, or ybs, refused.
+    #[error("{0}")]
+    Refused(String),
+    /// The token could not be stored.
+    #[error("cannot store the token in {path}: {message}")]
+    Store {
+        /// The token file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// Logs in to the MCP server at `url` and stores its token in `store`; `show` prints the
+/// URL the user opens. Blocks until the browser answers (or 5 minutes pass).
+pub fn login(url: &str, store: &TokenStore, show: &mut dyn FnMut(&str)) -> Result<(), OAuthError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| OAuthError::Http(error.to_string()))?;
+    let token = runtime.block_on(flow::login(url, show))?;
+    save(store, &token)
+}
+
+fn save(store: &TokenStore, token: &StoredToken) -> Result<(), OAuthError> {
+    store.save(token).map_err(|error| OAuthError::Store {
+        path: store.path(&token.url).display().to_string(),
+        message: error.to_string(),
+    })
+}
+
+/// The stored token of `url`, refreshed first when it has expired; `None` when there is
+/// none (or it expired and cannot be refreshed).
+pub(super) async fn usable_token(store: &TokenStore, url: &str) -> Option<StoredToken> {
+    let token = store.load(url)?;
+    if !token.expired() {
+        return Some(token);
+    }
+    refreshed(store, &token).await
+}
+
+/// `token` refreshed and stored; `None` when the refresh was refused.
+pub(super) async fn refreshed(store: &TokenStore, token: &StoredToken) -> Option<StoredToken> {
+    let fresh = flow::refresh(token).await.ok()?;
+    save(store, &fresh).ok()?;
+    Some(fresh)
+}
