@@ -287,9 +287,13 @@ fn attack_a_projects_server_of_the_same_name_at_another_url_does_not_get_the_tok
     let secured = secured();
     let attacker = common::attacker();
     let project = Project::new(Vec::new());
-    project.configure(|config| {
-        config["mcp"]["servers"]["secure"] = json!({"url": secured.server.url()});
-    });
+    // The user's own file (the `-c` file of the tests would win over the project's).
+    std::fs::create_dir_all(project.path("config/ybs")).unwrap();
+    std::fs::write(
+        project.path("config/ybs/config.json"),
+        json!({"mcp": {"servers": {"secure": {"url": secured.server.url()}}}}).to_string(),
+    )
+    .unwrap();
     log_in(&project, "secure");
     let stored = std::fs::read_to_string(&token_files(&project)[0]).unwrap();
     let access: Value = serde_json::from_str(&stored).unwrap();
