@@ -62,6 +62,8 @@ fn get(url: &str) -> (u16, Option<String>) {
 }
 
 /// Starts `ybs mcp login NAME` and returns it with the URL it printed.
+// The caller waits for the child, in `finish`.
+#[allow(clippy::zombie_processes)]
 fn start_login(
     project: &Project,
     name: &str,
