@@ -24,8 +24,6 @@ mod tool;
 
 use std::sync::Arc;
 
-use ybs_tools::{ConfirmationPolicy, ToolRegistry};
-
 pub use connect::McpFailure;
 pub use names::{qualified_name, tool_prefix};
 pub use resource_tool::{McpResourceTool, RESOURCE_TOOL};
@@ -33,7 +31,7 @@ pub use servers::{
     McpRequestError, McpServers, PromptInfo, PromptRole, ResourceInfo, ServerSummary,
 };
 pub use spec::{McpServerSpec, McpTransport, SpecError, from_chat_line, from_config};
-pub use tool::McpTool;
+pub use tool::{McpTool, register_tools};
 
 /// What connecting to a list of servers gave.
 #[derive(Default)]
@@ -44,40 +42,6 @@ pub struct McpLoad {
     pub servers: McpServers,
     /// The servers that did not.
     pub failures: Vec<McpFailure>,
-}
-
-/// Adds `tools` to `registry`; the tools of a server that is not trusted ask before each
-/// call. Returns the names registered; a name that is taken goes to `failures`.
-pub fn register_tools(
-    tools: Vec<Arc<McpTool>>,
-    registry: &mut ToolRegistry,
-    policy: &mut ConfirmationPolicy,
-    failures: &mut Vec<McpFailure>,
-) -> Vec<String> {
-    let mut names = Vec::new();
-    for tool in tools {
-        let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
-        let server = tool.server().to_owned();
-        let trusted = tool.trusted();
-        if let Err(error) = registry.register(tool) {
-            failures.push(McpFailure {
-                server,
-                message: error.to_string(),
-            });
-            continue;
-        }
-        if !trusted {
-            policy.require(
-                name.clone(),
-                format!(
-                    "`{name}` is a tool of MCP server `{server}` (mcp.servers.{server}.trust \
-                     is off)"
-                ),
-            );
-        }
-        names.push(name);
-    }
-    names
 }
 
 /// Connects to every server at once and lists their tools; each server has its own startup

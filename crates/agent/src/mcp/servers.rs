@@ -290,7 +290,7 @@ impl McpServers {
                 registry.unregister(name);
             }
             let added = McpTool::of(&link.spec, &link.service, tools, &link.hub);
-            let names = super::register_tools(added, registry, policy, &mut Vec::new());
+            let names = super::tool::register_tools(added, registry, policy, &mut Vec::new());
             said.push(format!(
                 "MCP server `{}` changed its tools; it now offers {}",
                 link.spec.name,

@@ -6,9 +6,9 @@ use std::time::Duration;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Value, json};
 use ybs_core::ToolSpec;
-use ybs_tools::{Args, Tool, ToolContext, ToolError};
+use ybs_tools::{Args, ConfirmationPolicy, Tool, ToolContext, ToolError, ToolRegistry};
 
-use super::connect::Service;
+use super::connect::{McpFailure, Service};
 use super::hub::{Hub, Interrupted};
 use super::names::qualified_name;
 use super::spec::McpServerSpec;
@@ -108,6 +108,40 @@ impl Tool for McpTool {
             ))),
         }
     }
+}
+
+/// Adds `tools` to `registry`; the tools of a server that is not trusted ask before each
+/// call. Returns the names registered; a name that is taken goes to `failures`.
+pub fn register_tools(
+    tools: Vec<Arc<McpTool>>,
+    registry: &mut ToolRegistry,
+    policy: &mut ConfirmationPolicy,
+    failures: &mut Vec<McpFailure>,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in tools {
+        let name = ybs_tools::Tool::spec(tool.as_ref()).name.clone();
+        let server = tool.server().to_owned();
+        let trusted = tool.trusted();
+        if let Err(error) = registry.register(tool) {
+            failures.push(McpFailure {
+                server,
+                message: error.to_string(),
+            });
+            continue;
+        }
+        if !trusted {
+            policy.require(
+                name.clone(),
+                format!(
+                    "`{name}` is a tool of MCP server `{server}` (mcp.servers.{server}.trust \
+                     is off)"
+                ),
+            );
+        }
+        names.push(name);
+    }
+    names
 }
 
 /// A call's result for the model: `{"success": true, "content": TEXT}` (and

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::OAuthError;
+use super::error::OAuthError;
 use super::store::{StoredToken, now};
 
 /// How long the user has to approve in the browser.

@@ -3,32 +3,12 @@
 //! connecting sends it, refreshed when it expired or was refused; `ybs mcp logout NAME`
 //! removes it. A server that wants a token ybs does not have is said to need a login.
 
+mod error;
 mod flow;
 mod store;
 
+pub use error::OAuthError;
 pub use store::{StoredToken, TokenStore};
-
-/// Why a login or a refresh did not give a token.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum OAuthError {
-    /// The server or its authorization server could not be found out.
-    #[error("cannot find how to log in: {0}")]
-    Discovery(String),
-    /// A request did not get through.
-    #[error("{0}")]
-    Http(String),
-    /// The authorization server, or ybs, refused.
-    #[error("{0}")]
-    Refused(String),
-    /// The token could not be stored.
-    #[error("cannot store the token in {path}: {message}")]
-    Store {
-        /// The token file.
-        path: String,
-        /// What went wrong.
-        message: String,
-    },
-}
 
 /// Logs in to the MCP server at `url` and stores its token in `store`; `show` prints the
 /// URL the user opens. Blocks until the browser answers (or 5 minutes pass).
