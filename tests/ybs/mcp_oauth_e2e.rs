@@ -70,7 +70,7 @@ fn start_login(
 ) -> (Child, BufReader<std::process::ChildStdout>, String) {
     let mut child = project
         .command(&["mcp", "login", name])
-        .env("YBS_NO_BROWSER", "1")
+        .env("BROWSER", "none")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -28,6 +28,11 @@ struct Args {
     /// `grow` (which adds the tool `shout` and sends tools/list_changed)
     #[arg(long)]
     extras: bool,
+    /// With --http: guard the tools with a fake OAuth 2.1 authorization server on the same
+    /// address (metadata, client registration, /authorize that approves at once, /token
+    /// checking the PKCE verifier, refresh)
+    #[arg(long, requires = "http")]
+    oauth: bool,
     /// Exit at once with status 1 and a message on stderr, before speaking MCP.
     #[arg(long)]
     fail_start: bool,
@@ -63,9 +68,15 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let Some(addr) = args.http else {
         return Ok(mcp::serve_stdio(config).await?);
     };
-    let server = mcp::serve_http(config, addr).await?;
+    let (url, _server, _guarded) = if args.oauth {
+        let guarded = ybs_testkit::oauth::serve(config, addr).await?;
+        (guarded.url(), None, Some(guarded))
+    } else {
+        let server = mcp::serve_http(config, addr).await?;
+        (server.url(), Some(server), None)
+    };
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "listening on {}", server.url())
+    writeln!(stdout, "listening on {url}")
         .and_then(|()| stdout.flush())
         .map_err(|e| anyhow::anyhow!("cannot write the URL to stdout: {e}"))?;
     drop(stdout);

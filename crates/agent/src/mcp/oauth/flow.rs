@@ -386,18 +386,23 @@ async fn answer(
     outcome
 }
 
-/// Asks the desktop to open `url`, without a shell; nothing happens where there is none
-/// (or with `YBS_NO_BROWSER` set): the URL was printed.
+/// Asks the desktop to open `url`, without a shell: the program `$BROWSER` names (split into
+/// words; `none` or empty: do not open), else `xdg-open` (`open` on macOS). Nothing happens
+/// where there is none: the URL was printed.
 fn open_browser(url: &str) {
-    if std::env::var_os("YBS_NO_BROWSER").is_some() {
+    let words = match std::env::var("BROWSER") {
+        Ok(browser) => shell_words::split(&browser).unwrap_or_default(),
+        Err(_) if cfg!(target_os = "macos") => vec!["open".to_owned()],
+        Err(_) => vec!["xdg-open".to_owned()],
+    };
+    let Some((program, args)) = words.split_first() else {
+        return;
+    };
+    if program == "none" {
         return;
     }
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
-    let _ = std::process::Command::new(opener)
+    let _ = std::process::Command::new(program)
+        .args(args)
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
