@@ -172,6 +172,21 @@ fn login_stores_a_private_token_the_tools_then_use_refresh_and_logout() {
         "{}",
         text(&output.stderr)
     );
+    // A token past its expiry time is refreshed before ybs connects.
+    let mut expired = stored.clone();
+    expired["expires_at"] = json!(1);
+    std::fs::write(&files[0], expired.to_string()).unwrap();
+    let output = project.ybs(&["tools", "--connect"]);
+    assert!(
+        text(&output.stdout).contains("secure__echo"),
+        "{}",
+        text(&output.stderr)
+    );
+    assert_eq!(secured.server.refreshed(), 2);
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&files[0]).unwrap()).unwrap();
+    assert!(again["expires_at"].as_u64().unwrap() > 1);
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
     // Logout removes it, and the server needs a login again.
     let output = project.ybs(&["mcp", "logout", "secure"]);
     assert!(

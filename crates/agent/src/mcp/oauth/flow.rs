@@ -324,11 +324,9 @@ async fn callback(listener: &tokio::net::TcpListener, state: &str) -> Result<Str
             .accept()
             .await
             .map_err(|error| OAuthError::Http(error.to_string()))?;
-        let mut buffer = vec![0u8; 8192];
-        let Ok(read) = stream.read(&mut buffer).await else {
+        let Some(request) = request_head(&mut stream).await else {
             continue;
         };
-        let request = String::from_utf8_lossy(&buffer[..read]).into_owned();
         let target = request.split_whitespace().nth(1).unwrap_or_default();
         if !target.starts_with("/callback") {
             let _ = (stream.write_all(
@@ -339,6 +337,24 @@ async fn callback(listener: &tokio::net::TcpListener, state: &str) -> Result<Str
         }
         return answer(stream, target, state).await;
     }
+}
+
+/// The request line and headers of a browser's request (a request may come in pieces); at
+/// most 8 KiB, within a few seconds. `None` when the connection ends or stalls first.
+async fn request_head(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 1024];
+    while !head.windows(4).any(|window| window == b"\r\n\r\n") && head.len() < 8192 {
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buffer))
+            .await
+            .ok()?
+            .ok()?;
+        if read == 0 {
+            break;
+        }
+        head.extend_from_slice(&buffer[..read]);
+    }
+    Some(String::from_utf8_lossy(&head).into_owned())
 }
 
 /// Reads the redirect's answer and tells the browser the outcome.
