@@ -206,6 +206,34 @@ fn login_stores_a_private_token_the_tools_then_use_refresh_and_logout() {
 }
 
 #[test]
+fn a_token_that_stops_working_during_a_session_is_refreshed_and_the_calls_go_on() {
+    let secured = secured();
+    let project = Project::new(vec![
+        call("c1", "secure__echo", json!({"text": "one"})),
+        call("c2", "secure__echo", json!({"text": "two"})),
+        Turn::text(["done"]),
+    ]);
+    project.configure(|config| {
+        config["mcp"]["servers"]["secure"] = json!({"url": secured.server.url(), "trust": true});
+    });
+    log_in(&project, "secure");
+    // Each token carries two requests, then the server forgets it.
+    secured.server.honour_each_token_for(2);
+    let output = project.ybs(&["exec", "echo twice"]);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let bodies = project.bodies();
+    let first = &tool_messages(&bodies[1])[0].1;
+    let second = &tool_messages(&bodies[2])[1].1;
+    assert!(first.contains("echo: one"), "{first}");
+    assert!(second.contains("echo: two"), "{second}");
+    assert!(
+        secured.server.refreshed() >= 2,
+        "{}",
+        secured.server.refreshed()
+    );
+}
+
+#[test]
 fn attack_a_forged_state_on_the_redirect_is_refused_and_nothing_is_stored() {
     let secured = secured();
     let project = Project::new(Vec::new());

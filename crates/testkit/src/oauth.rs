@@ -40,6 +40,10 @@ struct Books {
     codes: HashMap<String, Pending>,
     access: HashSet<String>,
     refresh: HashSet<String>,
+    /// How many requests each access token carried.
+    uses: HashMap<String, u64>,
+    /// After how many requests an access token is forgotten (0: never).
+    max_uses: u64,
 }
 
 /// What the server has done, for tests to check.
@@ -105,6 +109,12 @@ impl OAuthMcpServer {
     /// Forgets every access token, as if they all expired: only a refresh helps.
     pub fn expire_access_tokens(&self) {
         self.shared.books().access.clear();
+    }
+
+    /// Forgets each access token after it carried `requests` requests, as if it expired
+    /// during a session.
+    pub fn honour_each_token_for(&self, requests: u64) {
+        self.shared.books().max_uses = requests;
     }
 
     /// Whether `token` is an access token it issued and still honours.
@@ -180,7 +190,9 @@ async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::to_owned);
-    if token.is_some_and(|token| shared.books().access.contains(&token)) {
+    if let Some(token) = token
+        && honour(&mut shared.books(), &token)
+    {
         return next.run(request).await;
     }
     let challenge = format!(
@@ -194,6 +206,19 @@ async fn guard(State(shared): State<Arc<Shared>>, request: Request, next: Next) 
             .insert(header::WWW_AUTHENTICATE, value);
     }
     response
+}
+
+/// Whether `token` is honoured for one more request.
+fn honour(books: &mut Books, token: &str) -> bool {
+    if !books.access.contains(token) {
+        return false;
+    }
+    let used = books.uses.entry(token.to_owned()).or_default();
+    *used += 1;
+    if books.max_uses > 0 && *used >= books.max_uses {
+        books.access.remove(token);
+    }
+    true
 }
 
 async fn resource_metadata(State(shared): State<Arc<Shared>>) -> Json<serde_json::Value> {

@@ -156,7 +156,9 @@ enum StartError {
 }
 
 /// Reaches the server at `url`, with the token a login stored for exactly this URL unless
-/// the configuration sends its own `Authorization`; a token refused is refreshed once.
+/// the configuration sends its own `Authorization` (that token is refreshed as it expires or
+/// is refused, for the whole session). A server that refuses ybs without one, or whose token
+/// cannot be refreshed, needs a login.
 async fn http_service(
     name: &str,
     url: &str,
@@ -169,42 +171,30 @@ async fn http_service(
     let store = (!own_authorization)
         .then(super::oauth::TokenStore::of_process)
         .flatten();
-    let mut token = match &store {
-        Some(store) => super::oauth::usable_token(store, url).await,
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
+    let token = match &store {
+        Some(store) => store.load(url).map(|token| (store.clone(), token)),
         None => None,
     };
-    let mut refreshed = false;
-    loop {
-        let mut config =
-            StreamableHttpClientTransportConfig::with_uri(url).custom_headers(header_map(headers)?);
-        if let Some(token) = &token {
-            config = config.auth_header(token.access_token.clone());
+    let answer = match token {
+        Some((store, token)) => {
+            let http = super::oauth::TokenClient::new(store, token);
+            (client.serve(StreamableHttpClientTransport::with_client(http, config))).await
         }
-        let answer = client
-            .clone()
-            .serve(StreamableHttpClientTransport::from_config(config))
-            .await;
-        let error = match answer {
-            Ok(service) => return Ok(service),
-            Err(error) => error,
-        };
+        None => (client.serve(StreamableHttpClientTransport::from_config(config))).await,
+    };
+    answer.map_err(|error| {
         let reason = super::http_failure::describe(&error);
-        let unauthorized = reason.starts_with("401");
-        if unauthorized && !own_authorization {
-            if let (Some(store), Some(old), false) = (&store, &token, refreshed) {
-                refreshed = true;
-                token = super::oauth::refreshed(store, old).await;
-                if token.is_some() {
-                    continue;
-                }
+        if reason.starts_with("401") && !own_authorization {
+            StartError::NeedsLogin(name.to_owned())
+        } else {
+            StartError::Unreachable {
+                url: url.to_owned(),
+                reason,
             }
-            return Err(StartError::NeedsLogin(name.to_owned()));
         }
-        return Err(StartError::Unreachable {
-            url: url.to_owned(),
-            reason,
-        });
-    }
+    })
 }
 
 /// What to check when a server refused the credentials it was given (or none).

@@ -3,10 +3,12 @@
 //! connecting sends it, refreshed when it expired or was refused; `ybs mcp logout NAME`
 //! removes it. A server that wants a token ybs does not have is said to need a login.
 
+mod client;
 mod error;
 mod flow;
 mod store;
 
+pub(crate) use client::TokenClient;
 pub use error::OAuthError;
 pub use store::{StoredToken, TokenStore};
 
@@ -26,16 +28,6 @@ fn save(store: &TokenStore, token: &StoredToken) -> Result<(), OAuthError> {
         path: store.path(&token.url).display().to_string(),
         message: error.to_string(),
     })
-}
-
-/// The stored token of `url`, refreshed first when it has expired; `None` when there is
-/// none (or it expired and cannot be refreshed).
-pub(super) async fn usable_token(store: &TokenStore, url: &str) -> Option<StoredToken> {
-    let token = store.load(url)?;
-    if !token.expired() {
-        return Some(token);
-    }
-    refreshed(store, &token).await
 }
 
 /// `token` refreshed and stored; `None` when the refresh was refused.
