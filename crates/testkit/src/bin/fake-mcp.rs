@@ -1,5 +1,6 @@
 //! `fake-mcp`: a small deterministic MCP server (tools `echo`, `add`, `fail`, `whoami`) over
-//! stdio or streamable HTTP, for testing MCP clients.
+//! stdio or streamable HTTP, for testing MCP clients; `--extras` adds resources, a prompt and
+//! a tool list that changes, `--oauth` guards HTTP with the fake authorization server.
 
 use std::io::Write;
 use std::net::SocketAddr;
