@@ -108,15 +108,16 @@ impl TokenSource {
                     .map(PathBuf::from)
                     .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".config/gcloud")))
                     .ok_or_else(|| ConfigError::Credentials(NO_CREDENTIALS.to_owned()))?;
-                let path = config.join("application_default_credentials.json");
-                if !path.exists() {
-                    return Err(ConfigError::Credentials(NO_CREDENTIALS.to_owned()));
-                }
-                path
+                config.join("application_default_credentials.json")
             }
         };
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|error| config_error(&origin, error))?;
+        let text = crate::user_files::read_text(&path)
+            .map_err(|error| config_error(&origin, error))?
+            .ok_or_else(|| match env("GOOGLE_APPLICATION_CREDENTIALS") {
+                Some(_) => config_error(&origin, "no such file"),
+                None => ConfigError::Credentials(NO_CREDENTIALS.to_owned()),
+            })?;
         TokenSource::from_json(&text, origin).map(Arc::new)
     }
 
@@ -209,6 +210,18 @@ impl TokenSource {
             SystemTime::now() + Duration::from_secs(lifetime),
         ));
         Ok(token)
+    }
+
+    /// Whether a refused token can be replaced by fetching another (not one given as it is).
+    pub(crate) fn refreshable(&self) -> bool {
+        !matches!(self.grant, Grant::Fixed(_))
+    }
+
+    /// Drops the token in hand, which the service refused although it had not expired
+    /// (revoked, or the clock is off), so the next [`token`](TokenSource::token) fetches
+    /// another.
+    pub(crate) async fn forget(&self) {
+        *self.current.lock().await = None;
     }
 
     /// The token request: its URL and form body.
