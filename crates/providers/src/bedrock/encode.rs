@@ -14,12 +14,14 @@ use crate::wire::arguments_object;
 const DEFAULT_MAX_TOKENS: u32 = 4096;
 
 /// What a model on Bedrock takes beyond the common Converse fields, by its id: Claude
-/// models think through `additionalModelRequestFields` and take cache points, as Nova
-/// models take cache points; the others (Llama, Mistral...) take neither.
+/// models think through `additionalModelRequestFields`; Claude and Nova models take cache
+/// points, a forced tool choice and a tool result's `status`; the others (Llama,
+/// Mistral...) refuse those fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ModelFeatures {
     pub thinking: bool,
     pub cache_points: bool,
+    pub tool_choice_and_status: bool,
 }
 
 impl ModelFeatures {
@@ -31,6 +33,7 @@ impl ModelFeatures {
         ModelFeatures {
             thinking: claude,
             cache_points: claude || model.contains("amazon.nova"),
+            tool_choice_and_status: claude || model.contains("amazon.nova"),
         }
     }
 }
@@ -73,7 +76,7 @@ pub(crate) fn encode(request: &ChatRequest, model: &str) -> Result<Value, LlmErr
             }
             continue;
         }
-        let (role, mut blocks) = blocks(message)?;
+        let (role, mut blocks) = blocks(message, features)?;
         if blocks.is_empty() {
             continue;
         }
@@ -141,6 +144,7 @@ pub(crate) fn encode(request: &ChatRequest, model: &str) -> Result<Value, LlmErr
         // Converse has no "none": the tools stay (earlier calls need them) and the model
         // chooses.
         let choice = match &request.tool_choice {
+            _ if !features.tool_choice_and_status => None,
             Some(ToolChoice::Required) => Some(json!({"any": {}})),
             Some(ToolChoice::Tool(name)) => Some(json!({"tool": {"name": name}})),
             Some(ToolChoice::Auto) => Some(json!({"auto": {}})),
@@ -161,7 +165,10 @@ pub(crate) fn encode(request: &ChatRequest, model: &str) -> Result<Value, LlmErr
 }
 
 /// The role and content blocks of one message.
-fn blocks(message: &Message) -> Result<(&'static str, Vec<Value>), LlmError> {
+fn blocks(
+    message: &Message,
+    features: ModelFeatures,
+) -> Result<(&'static str, Vec<Value>), LlmError> {
     let assistant = message.role == Role::Assistant;
     let role = if assistant { "assistant" } else { "user" };
     let mut results = Vec::new();
@@ -176,9 +183,14 @@ fn blocks(message: &Message) -> Result<(&'static str, Vec<Value>), LlmError> {
                 } else {
                     &result.content
                 };
-                results.push(json!({"toolResult": {"toolUseId": result.call_id,
-                    "content": [{"text": text}],
-                    "status": if result.is_error { "error" } else { "success" }}}));
+                let mut block = json!({"toolUseId": result.call_id, "content": [{"text": text}]});
+                if let (true, Some(fields)) =
+                    (features.tool_choice_and_status, block.as_object_mut())
+                {
+                    let status = if result.is_error { "error" } else { "success" };
+                    fields.insert("status".to_owned(), json!(status));
+                }
+                results.push(json!({"toolResult": block}));
             }
             Part::ToolCall(call) if assistant => blocks.push(json!({"toolUse": {
                 "toolUseId": call.id, "name": call.name, "input": arguments_object(call)}})),
@@ -326,8 +338,15 @@ mod tests {
         assert_eq!(claude["toolConfig"]["tools"][1], cache_point());
         assert_eq!(claude["messages"][0]["content"][1], cache_point());
 
+        request.tool_choice = Some(ToolChoice::Required);
         let llama = encode(&request, "meta.llama3-3-70b-instruct-v1:0").unwrap();
         assert!(llama.get("additionalModelRequestFields").is_none());
+        assert!(llama["toolConfig"].get("toolChoice").is_none());
+        assert!(
+            llama["messages"][2]["content"][0]["toolResult"]
+                .get("status")
+                .is_none()
+        );
         assert_eq!(llama["inferenceConfig"]["temperature"], 0.5);
         assert!(!llama.to_string().contains("cachePoint"));
     }

@@ -3,9 +3,10 @@
 //! application-default login` (a refresh token exchanged for one), found as Google's tools
 //! find them; the token kept and fetched again shortly before it expires.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_lc_rs::rand::SystemRandom;
@@ -81,6 +82,26 @@ impl fmt::Debug for TokenSource {
     }
 }
 
+/// The token source of a credentials file's text: one per text in a process, so the
+/// providers built from the same credentials (bb7 builds one per send and one to list
+/// models) share the token in hand instead of each fetching its own.
+fn shared(
+    text: &str,
+    make: impl FnOnce() -> Result<Arc<TokenSource>, ConfigError>,
+) -> Result<Arc<TokenSource>, ConfigError> {
+    static SOURCES: OnceLock<std::sync::Mutex<HashMap<String, Arc<TokenSource>>>> = OnceLock::new();
+    let sources = SOURCES.get_or_init(Default::default);
+    let mut sources = sources
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(source) = sources.get(text) {
+        return Ok(Arc::clone(source));
+    }
+    let source = make()?;
+    sources.insert(text.to_owned(), Arc::clone(&source));
+    Ok(source)
+}
+
 fn config_error(origin: &str, reason: impl fmt::Display) -> ConfigError {
     ConfigError::Credentials(format!("{origin}: {reason}"))
 }
@@ -118,7 +139,9 @@ impl TokenSource {
                 Some(_) => config_error(&origin, "no such file"),
                 None => ConfigError::Credentials(NO_CREDENTIALS.to_owned()),
             })?;
-        TokenSource::from_json(&text, origin).map(Arc::new)
+        shared(&text, || {
+            TokenSource::from_json(&text, origin).map(Arc::new)
+        })
     }
 
     /// The credentials of a file's text.
