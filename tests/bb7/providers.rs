@@ -394,3 +394,44 @@ fn a_chat_goes_through_claude_on_vertex_with_a_service_account() {
     assert_eq!(sent[0].body["anthropic_version"], "vertex-2023-10-16");
     assert_eq!(requests_to(&server, "/token").len(), 1);
 }
+
+#[test]
+fn a_chat_goes_through_amazon_bedrock_signed_with_sigv4() {
+    use ybs_testkit::bedrock::{ACCESS_KEY_ID, SECRET_ACCESS_KEY};
+    let model = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+    let world = World::new();
+    let server = FakeLlm::start(Script::new([
+        Turn::text(["Hello ", "from Bedrock"]).with_usage(Usage::new(30, 3).with_cached(20))
+    ]))
+    .unwrap();
+    let config = json!({"provider": "bedrock", "base_url": server.base_url(),
+        "default_model": model});
+    let dir = world.home().join(".config/bb7");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let mut daemon = world.open_project_with(&[
+        ("AWS_ACCESS_KEY_ID", ACCESS_KEY_ID),
+        ("AWS_SECRET_ACCESS_KEY", SECRET_ACCESS_KEY),
+        ("AWS_REGION", "us-east-1"),
+    ]);
+    let reply = daemon.call(json!({"action":"chat_new","name":"t"}));
+    assert_eq!(reply["type"], "ok", "{reply}");
+    let lines = daemon.stream(
+        "s1",
+        json!({"action":"send","content":"Say hello","model":model}),
+    );
+    let (text, last) = reply_of(&lines);
+    assert_eq!(last["type"], "done", "{lines:?}");
+    assert_eq!(text, "Hello from Bedrock");
+    let path = "/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream";
+    let sent = requests_to(&server, path);
+    assert_eq!(sent.len(), 1, "{:?}", server.requests());
+    let authorization = sent[0].header("authorization").unwrap();
+    assert!(
+        authorization.starts_with(&format!("AWS4-HMAC-SHA256 Credential={ACCESS_KEY_ID}/")),
+        "{authorization}"
+    );
+    assert!(texts(&sent[0].body).contains("Say hello"));
+    let shown: String = lines.iter().map(Value::to_string).collect();
+    assert!(!shown.contains(SECRET_ACCESS_KEY));
+}

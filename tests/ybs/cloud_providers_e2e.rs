@@ -4,11 +4,13 @@
 //! service names, context too long), with the key sent only where it belongs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod cloud;
 mod common;
 
+use cloud::{assert_task_done_with_reasoning, read_file_task, run_with};
 use common::{Project, text};
 use serde_json::{Value, json};
-use ybs_testkit::{Fault, Model, Script, ToolCall, Turn, Usage, service_account_file};
+use ybs_testkit::{Fault, Model, Script, Turn, service_account_file};
 
 /// The key the tests give ybs in the environment; it must never be printed.
 const GEMINI_KEY: &str = "AIza-test-key-never-shown";
@@ -31,33 +33,6 @@ fn run(
     run_with(project, flags, &[(variable, key)], &[key], task)
 }
 
-/// [`run`] with these environment variables, checking that none of `secrets` shows.
-fn run_with(
-    project: &Project,
-    flags: &[&str],
-    env: &[(&str, &str)],
-    secrets: &[&str],
-    task: &str,
-) -> (Option<i32>, Vec<Value>, String) {
-    let mut args = flags.to_vec();
-    args.extend(["exec", "--json", "--yes", task]);
-    let mut command = project.command(&args);
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    let output = command.output().unwrap();
-    let stdout = text(&output.stdout);
-    let stderr = text(&output.stderr);
-    for secret in secrets {
-        assert!(!stdout.contains(secret), "{secret} shown: {stdout}");
-        assert!(!stderr.contains(secret), "{secret} shown: {stderr}");
-    }
-    let events = (stdout.lines())
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}")))
-        .collect();
-    (output.status.code(), events, stderr)
-}
-
 /// `ybs exec --json` on Gemini, chosen by flags as a user would.
 fn run_gemini(project: &Project, task: &str) -> (Option<i32>, Vec<Value>, String) {
     let endpoint = project.llm.base_url();
@@ -72,47 +47,10 @@ fn run_gemini(project: &Project, task: &str) -> (Option<i32>, Vec<Value>, String
     run(project, &flags, ("GEMINI_API_KEY", GEMINI_KEY), task)
 }
 
-/// The read-a-file task every provider is given: the model calls `read_file`, gets the
-/// file, answers.
-fn read_file_task() -> Vec<Turn> {
-    vec![
-        Turn::default()
-            .with_thinking(["The answer is in a file."])
-            .with_signature("c2lnbmF0dXJl")
-            .with_tool_call(ToolCall::new(
-                "call_1",
-                "read_file",
-                json!({"path": "fact.txt"}),
-            )),
-        Turn::text(["The file says ", "42."])
-            .with_usage(Usage::new(2_000, 30).with_cached(1_500).with_reasoning(12)),
-    ]
-}
-
 /// Checks the end of the read-a-file task: the answer, the usage with its cached and
 /// reasoning tokens, and the file untouched.
 fn assert_task_done(project: &Project, outcome: &(Option<i32>, Vec<Value>, String)) {
     assert_task_done_with_reasoning(project, outcome, 12);
-}
-
-/// [`assert_task_done`] for a wire format that counts `reasoning` thinking tokens (Anthropic's
-/// counts them within the output, so Claude's usage names none).
-fn assert_task_done_with_reasoning(
-    project: &Project,
-    (code, events, stderr): &(Option<i32>, Vec<Value>, String),
-    reasoning: u64,
-) {
-    assert_eq!(*code, Some(0), "{stderr}\n{events:?}");
-    let done = events.last().unwrap();
-    assert_eq!(done["type"], "turn_completed", "{events:?}");
-    assert_eq!(done["text"], "The file says 42.");
-    let usage = (events.iter())
-        .rfind(|event| event["type"] == "usage")
-        .unwrap();
-    assert_eq!(usage["usage"]["prompt_tokens"], 2_000, "{usage}");
-    assert_eq!(usage["usage"]["cached_tokens"], 1_500, "{usage}");
-    assert_eq!(usage["usage"]["reasoning_tokens"], reasoning, "{usage}");
-    assert_eq!(project.read("fact.txt"), "The answer is 42.\n");
 }
 
 fn gemini_bodies(project: &Project) -> Vec<Value> {
@@ -559,4 +497,31 @@ fn vertex_errors_are_classified() {
         "{stderr}"
     );
     assert!(project.llm.requests().is_empty());
+}
+
+#[test]
+fn a_refused_vertex_token_is_replaced_by_a_fresh_one_once() {
+    // The token in hand was revoked before it expired: Vertex answers 401; ybs fetches a
+    // fresh one and sends the request again, once.
+    let (project, key_file) = vertex_project(vec![
+        Turn::fault(Fault::status(401)),
+        Turn::text(["with a fresh token"]),
+    ]);
+    let (code, events, stderr) = run_vertex(&project, &key_file, "vertex", "gemini-2.5-flash");
+    assert_eq!(code, Some(0), "{stderr}\n{events:?}");
+    assert_eq!(events.last().unwrap()["text"], "with a fresh token");
+    let requests = project.llm.requests();
+    let tokens = requests.iter().filter(|r| r.path == "/token").count();
+    assert_eq!(tokens, 2, "{requests:?}");
+
+    // Refused again: the error is said, not retried for ever.
+    let (project, key_file) = vertex_project(vec![
+        Turn::fault(Fault::status(401)),
+        Turn::fault(Fault::status(401)),
+        Turn::text(["never"]),
+    ]);
+    let (code, events, stderr) = run_vertex(&project, &key_file, "vertex", "gemini-2.5-flash");
+    assert_eq!(code, Some(1), "{stderr}");
+    assert_eq!(events.last().unwrap()["kind"], "auth", "{events:?}");
+    assert_eq!(project.llm.remaining_turns(), 1);
 }

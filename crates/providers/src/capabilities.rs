@@ -187,6 +187,16 @@ impl ProviderKind {
                 document_input: true,
                 ..HOSTED
             },
+            // AWS credentials sign requests; a Bedrock API key, when there is one, is the
+            // key. The host is the region's (the default URL names us-east-1's).
+            ProviderKind::Bedrock => Capabilities {
+                api_key: KeyRequirement::None,
+                api_key_env: Some("AWS_BEARER_TOKEN_BEDROCK"),
+                default_base_url: Some("https://bedrock-runtime.us-east-1.amazonaws.com"),
+                default_model: Some("us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+                document_input: true,
+                ..HOSTED
+            },
             ProviderKind::Ollama => Capabilities {
                 default_base_url: Some("http://localhost:11434"),
                 default_model: Some("qwen3:14b"),
@@ -434,7 +444,8 @@ mod tests {
                 ProviderKind::Gemini,
                 ProviderKind::AzureResponses,
                 ProviderKind::Vertex,
-                ProviderKind::VertexAnthropic
+                ProviderKind::VertexAnthropic,
+                ProviderKind::Bedrock
             ]
         );
         let balance: Vec<ProviderKind> = (ProviderKind::ALL.into_iter())

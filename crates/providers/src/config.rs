@@ -45,6 +45,8 @@ pub enum ProviderKind {
     Vertex,
     /// Anthropic's Claude models on Google Cloud's Vertex AI.
     VertexAnthropic,
+    /// Amazon Bedrock's Converse API (Claude, Nova, Llama... in one's AWS account).
+    Bedrock,
     /// Apple Foundation Models: named so it can be refused with a clear message; not
     /// available on this platform.
     Apple,
@@ -62,12 +64,13 @@ pub(crate) enum Protocol {
     AzureResponses,
     Vertex,
     VertexAnthropic,
+    Bedrock,
     Unavailable,
 }
 
 impl ProviderKind {
     /// Every kind, in the order they are listed to users.
-    pub const ALL: [ProviderKind; 17] = [
+    pub const ALL: [ProviderKind; 18] = [
         ProviderKind::OpenAi,
         ProviderKind::OpenRouter,
         ProviderKind::Anthropic,
@@ -84,6 +87,7 @@ impl ProviderKind {
         ProviderKind::AzureResponses,
         ProviderKind::Vertex,
         ProviderKind::VertexAnthropic,
+        ProviderKind::Bedrock,
         ProviderKind::Apple,
     ];
 
@@ -106,6 +110,7 @@ impl ProviderKind {
             ProviderKind::AzureResponses => "azure-responses",
             ProviderKind::Vertex => "vertex",
             ProviderKind::VertexAnthropic => "vertex-anthropic",
+            ProviderKind::Bedrock => "bedrock",
             ProviderKind::Apple => "apple",
         }
     }
@@ -129,6 +134,7 @@ impl ProviderKind {
             ProviderKind::AzureResponses => "Azure OpenAI's Responses API",
             ProviderKind::Vertex => "Vertex AI",
             ProviderKind::VertexAnthropic => "Claude on Vertex AI",
+            ProviderKind::Bedrock => "Amazon Bedrock",
             ProviderKind::Apple => "Apple Foundation Models",
         }
     }
@@ -158,6 +164,7 @@ impl ProviderKind {
             ProviderKind::AzureResponses => Protocol::AzureResponses,
             ProviderKind::Vertex => Protocol::Vertex,
             ProviderKind::VertexAnthropic => Protocol::VertexAnthropic,
+            ProviderKind::Bedrock => Protocol::Bedrock,
             ProviderKind::Apple => Protocol::Unavailable,
             _ => Protocol::OpenAi,
         }
@@ -216,6 +223,7 @@ impl FromStr for ProviderKind {
             "azure-responses" | "azure-openai-responses" => ProviderKind::AzureResponses,
             "vertex" | "vertex-ai" | "vertex-gemini" => ProviderKind::Vertex,
             "vertex-anthropic" | "vertex-claude" => ProviderKind::VertexAnthropic,
+            "bedrock" | "aws-bedrock" | "amazon-bedrock" => ProviderKind::Bedrock,
             "apple" | "apple-foundation" | "foundation" => ProviderKind::Apple,
             _ => {
                 return Err(UnknownProvider {
@@ -425,7 +433,7 @@ mod tests {
             err.to_string(),
             "unknown provider \"bard\": use one of openai, openrouter, anthropic, ollama, \
              deepseek, lmstudio, localai, vllm, llamacpp, openai-compatible, responses, gemini, \
-             azure, azure-responses, vertex, vertex-anthropic"
+             azure, azure-responses, vertex, vertex-anthropic, bedrock"
         );
         assert_eq!("gemini".parse(), Ok(ProviderKind::Gemini));
     }

@@ -6,6 +6,7 @@ use bytes::Bytes;
 use ybs_core::{LlmError, StreamEvent};
 
 use crate::anthropic::decode::AnthropicDecoder;
+use crate::bedrock::decode::BedrockDecoder;
 use crate::config::{Protocol, ProviderKind};
 use crate::decode::{Decoder, decode_recorded};
 use crate::framing::Framing;
@@ -18,6 +19,7 @@ use crate::responses::decode::ResponsesDecoder;
 pub(crate) fn framing_for(kind: ProviderKind) -> Framing {
     match kind.protocol() {
         Protocol::Ollama => Framing::Ndjson,
+        Protocol::Bedrock => Framing::EventStream,
         _ => Framing::Sse,
     }
 }
@@ -27,6 +29,7 @@ pub(crate) fn decoder_for(kind: ProviderKind) -> Box<dyn Decoder> {
     match kind.protocol() {
         Protocol::Anthropic | Protocol::VertexAnthropic => Box::new(AnthropicDecoder::default()),
         Protocol::Ollama => Box::new(OllamaDecoder::default()),
+        Protocol::Bedrock => Box::new(BedrockDecoder::default()),
         Protocol::Responses | Protocol::AzureResponses => Box::new(ResponsesDecoder::default()),
         Protocol::Gemini | Protocol::Vertex => Box::new(GeminiDecoder::new(kind)),
         Protocol::OpenAi | Protocol::AzureChat | Protocol::Unavailable => {

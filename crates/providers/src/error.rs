@@ -56,6 +56,9 @@ pub enum ConfigError {
     /// Google credentials for Vertex AI could not be found or read, or name no project.
     #[error("cannot use Google credentials: {0}")]
     Credentials(String),
+    /// AWS credentials or the region for Amazon Bedrock could not be found or read.
+    #[error("cannot use AWS credentials: {0}")]
+    AwsCredentials(String),
     /// The HTTP client could not be created.
     #[error("cannot set up the HTTP client: {0}")]
     Client(String),
@@ -433,7 +436,7 @@ mod tests {
             "Apple Foundation Models are not available on this platform (they run only on macOS with \
              Apple Intelligence); use one of: openai, openrouter, anthropic, ollama, deepseek, \
              lmstudio, localai, vllm, llamacpp, openai-compatible, responses, gemini, azure, \
-             azure-responses, vertex, vertex-anthropic"
+             azure-responses, vertex, vertex-anthropic, bedrock"
         );
         assert_eq!(
             ConfigError::MissingApiKey {

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::anthropic::{self, AnthropicProvider};
 use crate::azure::{AzureApi, AzureProvider, Target};
+use crate::bedrock::{self, BedrockProvider};
 use crate::config::{ApiKey, Protocol, ProviderConfig, ProviderKind};
 use crate::error::ConfigError;
 use crate::gemini::{self, GeminiProvider};
@@ -76,6 +77,13 @@ pub fn build_with_env(
                 Publisher::Anthropic
             };
             Arc::new(VertexProvider::new(http, base, publisher, model, tokens))
+        }
+        Protocol::Bedrock => {
+            // The key, when given, is a Bedrock API key; else AWS credentials sign.
+            let setup = bedrock::credentials::find(http.key.clone(), &env)?;
+            let urls = bedrock::base_urls(config.endpoint.as_deref(), &setup.region);
+            check_endpoint(&urls.0)?;
+            Arc::new(BedrockProvider::new(http, urls, setup, model))
         }
         Protocol::Gemini => Arc::new(GeminiProvider::new(
             http,

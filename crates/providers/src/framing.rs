@@ -1,5 +1,7 @@
 //! Cutting a response body into frames: server-sent events (with `eventsource-stream`, which
-//! handles comment lines, multi-line `data:`, CRLF and a BOM) or newline-delimited JSON.
+//! handles comment lines, multi-line `data:`, CRLF and a BOM), newline-delimited JSON, or
+//! AWS's binary event stream (`application/vnd.amazon.eventstream`, with
+//! `aws-smithy-eventstream`, which checks the prelude's and the message's CRCs).
 
 use bytes::Bytes;
 use eventsource_stream::{EventStreamError, Eventsource};
@@ -23,6 +25,9 @@ pub(crate) struct Frame {
 pub(crate) enum Framing {
     Sse,
     Ndjson,
+    /// An event stream message is a frame named by its `:event-type`; an exception or an
+    /// error message is named `exception:<type>`, its payload (`{"message"}`) the data.
+    EventStream,
 }
 
 /// The frames of a body arriving as `bytes`.
@@ -52,6 +57,70 @@ where
             })
             .boxed(),
         Framing::Ndjson => ndjson(provider, bytes).boxed(),
+        Framing::EventStream => event_stream(provider, bytes).boxed(),
+    }
+}
+
+fn event_stream<S>(
+    provider: ProviderKind,
+    bytes: S,
+) -> impl Stream<Item = Result<Frame, LlmError>> + Send + 'static
+where
+    S: Stream<Item = Result<Bytes, LlmError>> + Send + 'static,
+{
+    use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
+    async_stream::stream! {
+        let mut decoder = MessageFrameDecoder::new();
+        let mut buffer = bytes::BytesMut::new();
+        futures::pin_mut!(bytes);
+        while let Some(chunk) = bytes.next().await {
+            match chunk {
+                Ok(chunk) => buffer.extend_from_slice(&chunk),
+                Err(error) => {
+                    yield Err(error);
+                    return;
+                }
+            }
+            loop {
+                match decoder.decode_frame(&mut buffer) {
+                    Ok(DecodedFrame::Complete(message)) => yield Ok(event_frame(&message)),
+                    Ok(DecodedFrame::Incomplete) => break,
+                    Err(error) => {
+                        yield Err(malformed(provider, "not an event stream", &error.to_string()));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The frame of one event stream message.
+fn event_frame(message: &aws_smithy_types::event_stream::Message) -> Frame {
+    let header = |name: &str| {
+        (message.headers().iter())
+            .find(|header| header.name().as_str() == name)
+            .and_then(|header| header.value().as_string().ok())
+            .map(|value| value.as_str().to_owned())
+    };
+    let data = String::from_utf8_lossy(message.payload()).into_owned();
+    match header(":message-type").as_deref() {
+        Some("exception") => Frame {
+            event: format!(
+                "exception:{}",
+                header(":exception-type").unwrap_or_default()
+            ),
+            data,
+        },
+        Some("error") => Frame {
+            event: format!("exception:{}", header(":error-code").unwrap_or_default()),
+            data: serde_json::json!({"message": header(":error-message").unwrap_or_default()})
+                .to_string(),
+        },
+        _ => Frame {
+            event: header(":event-type").unwrap_or_default(),
+            data,
+        },
     }
 }
 

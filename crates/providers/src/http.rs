@@ -245,18 +245,13 @@ impl Transport {
             .await
             .map_err(|error| from_transport("cannot reach", self.kind, url, &error))?;
         let status = response.status();
-        let after = retry_after(response.headers());
+        let headers = response.headers().clone();
         let text = response
             .text()
             .await
             .map_err(|error| from_transport("cannot read the answer of", self.kind, url, &error))?;
         if !status.is_success() {
-            return Err(from_response(
-                status.as_u16(),
-                &text,
-                after,
-                self.key.as_ref(),
-            ));
+            return Err(self.error_of(status.as_u16(), &headers, &text));
         }
         serde_json::from_str(&text)
             .map_err(|error| unexpected(self.kind, "answer", &format!("not JSON: {error}"), &text))
@@ -279,14 +274,9 @@ impl Transport {
             .map_err(|error| from_transport("cannot reach", self.kind, url, &error))?;
         let status = response.status();
         if !status.is_success() {
-            let after = retry_after(response.headers());
+            let headers = response.headers().clone();
             let text = response.text().await.unwrap_or_default();
-            return Err(from_response(
-                status.as_u16(),
-                &text,
-                after,
-                self.key.as_ref(),
-            ));
+            return Err(self.error_of(status.as_u16(), &headers, &text));
         }
         if !self.json_instead_of_sse(&response) {
             return Ok(response);
@@ -306,6 +296,15 @@ impl Transport {
                 &text,
             ),
         })
+    }
+
+    /// The error of a response with a failure `status`: AWS's named by its
+    /// `x-amzn-errortype`, the others' read from their bodies.
+    fn error_of(&self, status: u16, headers: &HeaderMap, body: &str) -> LlmError {
+        let after = retry_after(headers);
+        let key = self.key.as_ref();
+        crate::bedrock::errors::from_aws_response(status, headers, body, after, key)
+            .unwrap_or_else(|| from_response(status, body, after, key))
     }
 
     /// Whether a response that should be server-sent events is plain JSON instead.

@@ -82,6 +82,7 @@
 
 mod anthropic;
 mod azure;
+mod bedrock;
 mod capabilities;
 mod config;
 mod decode;
@@ -100,11 +101,13 @@ mod provider;
 mod responses;
 mod retry;
 mod text;
+mod user_files;
 mod vertex;
 mod wire;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicProvider};
 pub use azure::AzureProvider;
+pub use bedrock::BedrockProvider;
 pub use capabilities::{Capabilities, Hosting, KeyRequirement, LimitsSource};
 pub use config::{
     ApiKey, OllamaOptions, OpenRouterOptions, ProviderConfig, ProviderKind, Timeouts,

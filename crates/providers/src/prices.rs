@@ -182,7 +182,43 @@ impl PriceTable {
 
 fn normalize(model: &str) -> String {
     let name = model.rsplit('/').next().unwrap_or(model);
-    name.trim().to_ascii_lowercase().replace('.', "-")
+    let name = name.trim().to_ascii_lowercase();
+    without_bedrock_parts(&name).replace('.', "-")
+}
+
+/// The vendors of Bedrock's model ids (`anthropic.claude...`, `amazon.nova-pro-v1:0`).
+const BEDROCK_VENDORS: [&str; 8] = [
+    "anthropic",
+    "amazon",
+    "meta",
+    "mistral",
+    "cohere",
+    "ai21",
+    "deepseek",
+    "writer",
+];
+
+/// A Bedrock model id without its cross-region prefix, vendor and version:
+/// `us.anthropic.claude-sonnet-4-5-20250929-v1:0` -> `claude-sonnet-4-5-20250929`,
+/// `meta.llama3-3-70b-instruct-v1:0` -> `llama3-3-70b-instruct`; other names as they are.
+fn without_bedrock_parts(name: &str) -> &str {
+    let mut rest = name;
+    if let Some((geo, after)) = rest.split_once('.')
+        && ["us", "eu", "apac", "global", "us-gov", "jp", "au", "ca"].contains(&geo)
+    {
+        rest = after;
+    }
+    let Some((vendor, model)) = rest.split_once('.') else {
+        return name;
+    };
+    if !BEDROCK_VENDORS.contains(&vendor) {
+        return name;
+    }
+    let model = model.split_once(':').map_or(model, |(stem, _)| stem);
+    match model.rsplit_once("-v") {
+        Some((stem, version)) if version.bytes().all(|b| b.is_ascii_digit()) => stem,
+        _ => model,
+    }
 }
 
 /// `claude-3-5-haiku-20241022` -> `claude-3-5-haiku`, `gpt-4o-2024-08-06` -> `gpt-4o`,
@@ -258,6 +294,26 @@ mod tests {
             Some(128_000)
         );
         assert_eq!(table.limits("llama3.2"), None);
+    }
+
+    #[test]
+    fn bedrock_ids_find_their_models() {
+        let table = table();
+        let sonnet = table.lookup("claude-sonnet-4-5").copied();
+        assert!(sonnet.is_some());
+        for id in [
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        ] {
+            assert_eq!(table.lookup(id).copied(), sonnet, "{id}");
+        }
+        let nova = table
+            .limits("amazon.nova-pro-v1:0")
+            .expect("Nova Pro's limits");
+        assert_eq!(nova.context, 300_000);
+        assert!(table.lookup("us.meta.llama3-3-70b-instruct-v1:0").is_some());
+        assert!(table.lookup("meta.llama9-v1:0").is_none());
     }
 
     #[test]

@@ -188,6 +188,7 @@
 
 mod anthropic;
 mod azure;
+pub mod bedrock;
 mod gemini;
 mod listing;
 pub mod mcp;

@@ -4,7 +4,15 @@
 //! (the Anthropic wire, the model named by the path), and Google's OAuth token endpoint
 //! `POST /token` that trades a service account's signed JWT or a refresh token for an access
 //! token. A model request without a bearer token this server gave out is refused with
-//! Google's 401 `UNAUTHENTICATED`.
+//! Google's 401 `UNAUTHENTICATED`. `GET /v1beta1/publishers/{publisher}/models` lists Model
+//! Garden's models of a publisher (the script's Gemini or Claude models).
+//!
+//! Checked against Google's Vertex AI REST reference (`projects.locations.publishers.models`
+//! `streamGenerateContent` and `streamRawPredict`, `publishers.models.list` of v1beta1), its
+//! page on Claude models (ids written `claude-sonnet-4-5@20250929`, `anthropic_version`
+//! `vertex-2023-10-16` in the body, no `model`), and OAuth 2.0 for service accounts (the
+//! JWT-bearer grant, `expires_in`); errors are Google's `{"error": {"code", "message",
+//! "status"}}`. The model list was missing and is added; no other difference found.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -65,6 +73,32 @@ pub(crate) fn model_path(path: &str) -> Option<ModelPath> {
         model: model.to_owned(),
         streams,
     })
+}
+
+/// The publisher of a Model Garden list path (`/v1beta1/publishers/{publisher}/models`).
+pub(crate) fn list_path(path: &str) -> Option<&str> {
+    let publisher = path
+        .strip_prefix("/v1beta1/publishers/")?
+        .strip_suffix("/models")?;
+    (!publisher.contains('/')).then_some(publisher)
+}
+
+/// Model Garden's list of `publisher`: the script's models of its family (Gemini for
+/// `google`, Claude for `anthropic`), named `publishers/P/models/ID`.
+pub(crate) fn publisher_models(publisher: &str, ids: &[String]) -> Value {
+    let family = if publisher == "anthropic" {
+        "claude"
+    } else {
+        "gemini"
+    };
+    let models: Vec<Value> = (ids.iter())
+        .filter(|id| id.starts_with(family))
+        .map(|id| {
+            json!({"name": format!("publishers/{publisher}/models/{id}"), "versionId": "001",
+                "openSourceCategory": "PROPRIETARY", "launchStage": "GA"})
+        })
+        .collect();
+    json!({"publisherModels": models})
 }
 
 /// The prefix of the access tokens `/token` gives out.

@@ -3,9 +3,10 @@
 //! application-default login` (a refresh token exchanged for one), found as Google's tools
 //! find them; the token kept and fetched again shortly before it expires.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aws_lc_rs::rand::SystemRandom;
@@ -81,6 +82,26 @@ impl fmt::Debug for TokenSource {
     }
 }
 
+/// The token source of a credentials file's text: one per text in a process, so the
+/// providers built from the same credentials (bb7 builds one per send and one to list
+/// models) share the token in hand instead of each fetching its own.
+fn shared(
+    text: &str,
+    make: impl FnOnce() -> Result<Arc<TokenSource>, ConfigError>,
+) -> Result<Arc<TokenSource>, ConfigError> {
+    static SOURCES: OnceLock<std::sync::Mutex<HashMap<String, Arc<TokenSource>>>> = OnceLock::new();
+    let sources = SOURCES.get_or_init(Default::default);
+    let mut sources = sources
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(source) = sources.get(text) {
+        return Ok(Arc::clone(source));
+    }
+    let source = make()?;
+    sources.insert(text.to_owned(), Arc::clone(&source));
+    Ok(source)
+}
+
 fn config_error(origin: &str, reason: impl fmt::Display) -> ConfigError {
     ConfigError::Credentials(format!("{origin}: {reason}"))
 }
@@ -108,16 +129,19 @@ impl TokenSource {
                     .map(PathBuf::from)
                     .or_else(|| env("HOME").map(|home| PathBuf::from(home).join(".config/gcloud")))
                     .ok_or_else(|| ConfigError::Credentials(NO_CREDENTIALS.to_owned()))?;
-                let path = config.join("application_default_credentials.json");
-                if !path.exists() {
-                    return Err(ConfigError::Credentials(NO_CREDENTIALS.to_owned()));
-                }
-                path
+                config.join("application_default_credentials.json")
             }
         };
         let origin = path.display().to_string();
-        let text = std::fs::read_to_string(&path).map_err(|error| config_error(&origin, error))?;
-        TokenSource::from_json(&text, origin).map(Arc::new)
+        let text = crate::user_files::read_text(&path)
+            .map_err(|error| config_error(&origin, error))?
+            .ok_or_else(|| match env("GOOGLE_APPLICATION_CREDENTIALS") {
+                Some(_) => config_error(&origin, "no such file"),
+                None => ConfigError::Credentials(NO_CREDENTIALS.to_owned()),
+            })?;
+        shared(&text, || {
+            TokenSource::from_json(&text, origin).map(Arc::new)
+        })
     }
 
     /// The credentials of a file's text.
@@ -209,6 +233,18 @@ impl TokenSource {
             SystemTime::now() + Duration::from_secs(lifetime),
         ));
         Ok(token)
+    }
+
+    /// Whether a refused token can be replaced by fetching another (not one given as it is).
+    pub(crate) fn refreshable(&self) -> bool {
+        !matches!(self.grant, Grant::Fixed(_))
+    }
+
+    /// Drops the token in hand, which the service refused although it had not expired
+    /// (revoked, or the clock is off), so the next [`token`](TokenSource::token) fetches
+    /// another.
+    pub(crate) async fn forget(&self) {
+        *self.current.lock().await = None;
     }
 
     /// The token request: its URL and form body.

@@ -3,6 +3,7 @@
 //! and region, with Google credentials (see `credentials`).
 
 pub(crate) mod credentials;
+mod models;
 
 use std::sync::Arc;
 
@@ -111,37 +112,72 @@ impl Provider for VertexProvider {
         self.body(request)
     }
 
-    /// Gets an access token first (the one in hand while it is valid), then streams.
+    /// Gets an access token first (the one in hand while it is valid), then streams. A
+    /// token refused with a 401 before anything arrived (revoked early) is replaced by a
+    /// fresh one once.
     fn stream(&self, request: &ChatRequest, cancel: CancellationToken) -> ChatStream {
         let url = self.url(model_for(request, &self.model));
         let body = load_images(request).and_then(|request| json_bytes(self.body(&request)?));
         let http = self.http.clone();
         let tokens = Arc::clone(&self.tokens);
         async_stream::stream! {
-            let token = tokio::select! {
-                biased;
-                _ = cancel.cancelled() => Err(crate::http::cancelled()),
-                token = tokens.token(&http) => token,
-            };
-            let headers = match token {
-                Ok(token) => bearer(token.expose()),
-                Err(error) => {
-                    yield Err(error);
-                    return;
+            let mut refreshed = false;
+            loop {
+                let token = tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => Err(crate::http::cancelled()),
+                    token = tokens.token(&http) => token,
+                };
+                let headers = match token {
+                    Ok(token) => bearer(token.expose()),
+                    Err(error) => {
+                        yield Err(error);
+                        return;
+                    }
+                };
+                let mut events = http.stream(url.clone(), headers, body.clone(), cancel.clone());
+                let first = events.next().await;
+                if let Some(Err(error)) = &first
+                    && error.status == Some(401)
+                    && !refreshed
+                    && tokens.refreshable()
+                {
+                    tracing::warn!(error = %error, "Vertex AI refused the access token; fetching a fresh one");
+                    tokens.forget().await;
+                    refreshed = true;
+                    continue;
                 }
-            };
-            let mut events = http.stream(url, headers, body, cancel);
-            while let Some(event) = events.next().await {
-                yield event;
+                if let Some(event) = first {
+                    yield event;
+                }
+                while let Some(event) = events.next().await {
+                    yield event;
+                }
+                return;
             }
         }
         .boxed()
     }
 
-    /// Vertex lists no models per project: the one configured, whose limits come from the
-    /// catalog.
+    /// The publisher's models of Model Garden (their limits from the catalog); the
+    /// configured one alone when they cannot be listed.
     async fn list_models(&self) -> Result<Vec<ModelInfo>, LlmError> {
-        Ok(vec![ModelInfo::new(self.model.clone())])
+        let headers = match self.tokens.token(&self.http).await {
+            Ok(token) => bearer(token.expose()),
+            Err(error) => {
+                tracing::warn!(%error, "no token to list Vertex AI's models");
+                return Ok(vec![ModelInfo::new(self.model.clone())]);
+            }
+        };
+        let get = |url: String| {
+            let headers = headers.clone();
+            async move { self.http.get_json(&url, &headers).await }
+        };
+        let publisher = match self.publisher {
+            Publisher::Google => "google",
+            Publisher::Anthropic => "anthropic",
+        };
+        Ok(models::list(&self.base, publisher, &self.model, get).await)
     }
 }
 

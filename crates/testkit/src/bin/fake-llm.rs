@@ -7,9 +7,9 @@ use anyhow::Context;
 use clap::Parser;
 use ybs_testkit::{FakeLlm, Script};
 
-/// Serve a scripted fake LLM (OpenAI, OpenRouter, Anthropic, Gemini, Azure OpenAI, Vertex AI
-/// and Ollama wire formats) on 127.0.0.1. Prints `http://127.0.0.1:PORT` as the first stdout
-/// line, then serves until killed. Inspect it with `GET /_fake/requests`, add turns with
+/// Serve a scripted fake LLM (OpenAI, OpenRouter, Anthropic, Gemini, Azure OpenAI, Vertex AI,
+/// Amazon Bedrock and Ollama wire formats) on 127.0.0.1. Prints `http://127.0.0.1:PORT` as the
+/// first stdout line, then serves until killed. Inspect it with `GET /_fake/requests`, add turns with
 /// `POST /_fake/turns`.
 #[derive(Debug, Parser)]
 #[command(name = "fake-llm", version)]

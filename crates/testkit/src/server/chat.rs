@@ -217,7 +217,7 @@ fn apply_fault(
     texts
 }
 
-fn disconnect() -> io::Error {
+pub(super) fn disconnect() -> io::Error {
     io::Error::new(
         io::ErrorKind::ConnectionAborted,
         "fake-llm: scripted disconnect",
@@ -226,11 +226,11 @@ fn disconnect() -> io::Error {
 
 /// Lets hyper write the headers and the frames before the cut, so the client sees a
 /// started reply that breaks off rather than no reply at all.
-async fn flush_pause() {
+pub(super) async fn flush_pause() {
     tokio::time::sleep(Duration::from_millis(20)).await;
 }
 
-async fn sleep(delay: Duration) {
+pub(super) async fn sleep(delay: Duration) {
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
     }

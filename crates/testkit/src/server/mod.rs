@@ -2,6 +2,7 @@
 //! Below it: the chat replies with their faults (`chat`), the model lists (`models`), the
 //! control endpoints (`control`), over the state they share (`state`).
 
+mod bedrock_route;
 mod chat;
 mod control;
 mod models;
@@ -201,6 +202,23 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         body: body.clone(),
     });
     let method = &parts.method;
+    // Bedrock checks the signature over the exact bytes before anything else.
+    let bedrock_route = crate::bedrock::model_path(&path);
+    if bedrock_route.is_some() || (method == "GET" && path == "/foundation-models") {
+        let path_and_query = parts
+            .uri
+            .path_and_query()
+            .map_or(path.as_str(), |p| p.as_str());
+        if let Some(refusal) =
+            bedrock_route::check(method.as_str(), path_and_query, &parts.headers, &bytes)
+        {
+            return refusal;
+        }
+        return match bedrock_route {
+            Some((_, streams)) => bedrock_route::converse(&shared, &path, streams).await,
+            None => bedrock_route::foundation_models(&shared),
+        };
+    }
     // Gemini names the model and whether to stream in the path, not in the body.
     if method == "POST"
         && let Some((model, streams)) = content_path(&path)
@@ -231,6 +249,18 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             "google" => chat(&shared, &Gemini, &path, &body).await,
             _ => chat(&shared, &Anthropic, &path, &body).await,
         };
+    }
+    if method == "GET"
+        && let Some(publisher) = vertex::list_path(&path)
+    {
+        let bearer = (parts.headers.get("authorization")).and_then(|value| value.to_str().ok());
+        if !vertex::authorized(bearer) {
+            return json_response(StatusCode::UNAUTHORIZED, &vertex::unauthenticated());
+        }
+        let ids: Vec<String> = (shared.lock().models.iter())
+            .map(|model| model.id.clone())
+            .collect();
+        return json_response(StatusCode::OK, &vertex::publisher_models(publisher, &ids));
     }
     if method == "POST" && path == "/token" {
         let issued = shared.lock().requests.len() as u64;
