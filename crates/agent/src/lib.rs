@@ -122,6 +122,7 @@ pub mod prompt;
 pub mod session;
 pub mod setup;
 pub mod shrink;
+pub mod steering;
 pub mod subagent;
 
 #[cfg(test)]
@@ -281,6 +282,8 @@ pub struct Agent {
     pub agents: Vec<crate::extensions::AgentFile>,
     /// Context the `session_start` hooks gave, sent with the next message.
     pub pending_context: Vec<String>,
+    /// Messages the user sent into the running turn, for its next request.
+    pub steering: steering::Steering,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -372,6 +375,7 @@ impl Agent {
             hooks: crate::config::HooksConfig::default(),
             agents: Vec::new(),
             pending_context: Vec::new(),
+            steering: steering::Steering::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
