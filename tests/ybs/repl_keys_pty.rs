@@ -130,7 +130,7 @@ fn vi_keys_edit_in_normal_mode_and_the_prompt_says_vi() {
     assert!(screen.trim_end().ends_with("ybs>"), "{screen}");
     tmux.keys(&["-l", "/help"]);
     tmux.keys(&["Enter"]);
-    tmux.wait_for("editing with emacs keys");
+    wait_for_words(&tmux, "editing with emacs keys");
     tmux.keys(&["C-d"]);
 }
 
@@ -146,7 +146,7 @@ fn a_key_bound_in_the_config_works_and_help_says_it() {
     tmux.wait_for("ybs>");
     tmux.keys(&["-l", "/help"]);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Ctrl-N inserts a newline");
+    let screen = wait_for_words(&tmux, "Ctrl-N inserts a newline");
     assert!(!screen.contains("Ctrl-J inserts"), "{screen}");
     tmux.keys(&["-l", "first line"]);
     tmux.keys(&["C-n"]);

@@ -118,16 +118,18 @@ pub fn help(bindings: &KeyBindings, mode: EditingMode) -> String {
         EditingMode::Vi => "vi keys, Esc for normal mode (/vim for emacs keys)",
     };
     format!(
-        "Keys: {} sends; {} inserts a newline; {} and {} go through the history; {} drops the \
-         input or cancels the turn; {} or /edit opens $VISUAL/$EDITOR on the input; {} or /paste \
-         attaches the clipboard's image (or pastes its text); editing with {mode}. @PATH attaches a file, @DIR/ a listing; Tab completes @PATH and \
-         /COMMAND.\n",
-        key(KeyAction::Submit),
+        "Keys: {} or /edit opens $VISUAL/$EDITOR on the input; {} inserts a newline; {} sends; \
+         {} and {} go through the history; {} drops the input or cancels the turn; {} or \
+         /paste attaches the clipboard's image (or pastes its text); editing with {mode}. \
+         During a turn, Enter queues what you type and Alt-Enter gives it to the model with its \
+         next request. \
+         @PATH attaches a file, @DIR/ a listing; Tab completes @PATH and /COMMAND.\n",
+        key(KeyAction::Editor),
         key(KeyAction::Newline),
+        key(KeyAction::Submit),
         key(KeyAction::HistoryPrevious),
         key(KeyAction::HistoryNext),
         key(KeyAction::Cancel),
-        key(KeyAction::Editor),
         key(KeyAction::Paste),
     )
 }

@@ -287,6 +287,9 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     let granted = (agent.permissions).allow_for_now(Layer::Session, turn_rules);
                     let result = runtime.block_on(load::cancellable(async |token| {
                         ui.watch(token.clone());
+                        if let Some(keys) = &typeahead {
+                            keys.watch(token.clone());
+                        }
                         agent.turn_message(with_images, &mut ui, &token).await
                     }));
                     agent.permissions.take_back(Layer::Session, &granted);

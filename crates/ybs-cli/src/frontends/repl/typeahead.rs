@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use rustix::termios::{self, LocalModes, OptionalActions, SpecialCodeIndex, Termios};
+use rustix::termios::{self, InputModes, LocalModes, OptionalActions, SpecialCodeIndex, Termios};
+use tokio_util::sync::CancellationToken;
 use ybs_agent::steering::Steering;
 
 use crate::render::wrap;
@@ -33,6 +34,9 @@ struct Shared {
     keys: Termios,
     /// The terminal's width, for ybs's lines.
     width: Option<usize>,
+    /// The turn's cancellation: a line entered once it is cancelled is the next message, as
+    /// if typed at the prompt that follows.
+    cancel: Mutex<Option<CancellationToken>>,
 }
 
 #[derive(Default)]
@@ -41,6 +45,8 @@ struct State {
     draft: String,
     /// Messages queued for after the turn, oldest first.
     queued: Vec<String>,
+    /// Lines entered after the turn was cancelled: the next message.
+    after_cancel: Vec<String>,
     /// Lines to show at the next line start (`queued: …`).
     notes: Vec<String>,
     /// The draft is on the screen (the cursor is on its line).
@@ -68,6 +74,8 @@ pub struct Typed {
     pub queued: Vec<String>,
     /// The draft not yet queued.
     pub draft: String,
+    /// Lines entered after the turn was cancelled, sent as the next message.
+    pub after_cancel: Vec<String>,
 }
 
 impl TypeAhead {
@@ -83,6 +91,9 @@ impl TypeAhead {
         let mut keys = cooked.clone();
         // Each key at once and unechoed; signals stay on, so Ctrl-C still cancels the turn.
         keys.local_modes -= LocalModes::ICANON | LocalModes::ECHO;
+        // Enter stays a carriage return, as the line editor's own mode keeps it: keys left
+        // in the terminal for the next prompt are then read as Enter, not as Ctrl-J.
+        keys.input_modes -= InputModes::ICRNL;
         keys.special_codes[SpecialCodeIndex::VMIN] = 1;
         keys.special_codes[SpecialCodeIndex::VTIME] = 0;
         termios::tcsetattr(stdin.as_fd(), OptionalActions::Now, &keys).ok()?;
@@ -102,6 +113,7 @@ impl TypeAhead {
             cooked,
             keys,
             width: wrap::terminal_width(),
+            cancel: Mutex::new(None),
         });
         let reading = Arc::clone(&shared);
         let reader = std::thread::Builder::new()
@@ -109,6 +121,13 @@ impl TypeAhead {
             .spawn(move || read_keys(&reading))
             .ok();
         Some(TypeAhead { shared, reader })
+    }
+
+    /// Stops reading keys once `token` is cancelled (Ctrl-C ends the turn).
+    pub fn watch(&self, token: CancellationToken) {
+        if let Ok(mut cancel) = self.shared.cancel.lock() {
+            *cancel = Some(token);
+        }
     }
 
     /// A writer for the turn's output to `inner` that keeps the draft below it.
@@ -148,6 +167,7 @@ impl TypeAhead {
         Typed {
             queued: std::mem::take(&mut state.queued),
             draft: std::mem::take(&mut state.draft),
+            after_cancel: std::mem::take(&mut state.after_cancel),
         }
     }
 }
@@ -158,6 +178,13 @@ impl Drop for TypeAhead {
         if self.reader.is_some() {
             self.stop_reading();
         }
+    }
+}
+
+impl Shared {
+    fn cancelled(&self) -> bool {
+        (self.cancel.lock().ok())
+            .is_some_and(|token| token.as_ref().is_some_and(CancellationToken::is_cancelled))
     }
 }
 
@@ -284,6 +311,11 @@ impl State {
                     }
                 }
                 Key::Enter | Key::Steer if self.draft.trim().is_empty() => {}
+                Key::Enter if shared.cancelled() => {
+                    let text = std::mem::take(&mut self.draft);
+                    self.note(&format!("sent next: {text}"));
+                    self.after_cancel.push(text);
+                }
                 Key::Enter => {
                     let text = std::mem::take(&mut self.draft);
                     self.note(&format!("queued: {text}"));
@@ -396,9 +428,10 @@ pub fn after_turn(
 ) -> Left {
     let messages: Vec<String> = steering.into_iter().chain(typed.queued).collect();
     let draft = Some(typed.draft).filter(|draft| !draft.trim().is_empty());
+    let entered = Some(typed.after_cancel.join("\n")).filter(|text| !text.trim().is_empty());
     if messages.is_empty() {
         return Left {
-            send: None,
+            send: entered,
             prefill: draft,
         };
     }
@@ -417,20 +450,13 @@ pub fn after_turn(
             None => joined,
         };
         return Left {
-            send: None,
+            send: entered,
             prefill: Some(prefill),
         };
     }
     let shown = crate::render::inert(&joined).into_owned();
-    let _ = writeln!(
-        out,
-        "{}",
-        wrap::hanging(
-            &format!("sending what you queued: {shown}"),
-            wrap::terminal_width(),
-            4
-        )
-    );
+    let said = format!("sending what you queued: {shown}");
+    let _ = writeln!(out, "{}", wrap::hanging(&said, wrap::terminal_width(), 4));
     Left {
         send: Some(joined),
         prefill: draft,
