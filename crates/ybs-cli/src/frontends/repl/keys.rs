@@ -157,11 +157,11 @@ mod tests {
     #[test]
     fn help_follows_the_bindings() {
         let defaults = help(&KeyBindings::default(), EditingMode::Emacs);
+        assert!(defaults.starts_with("Keys: Ctrl-G or /edit"), "{defaults}");
         assert!(
-            defaults.contains("Enter sends; Alt-Enter or Ctrl-J inserts"),
+            defaults.contains("Alt-Enter or Ctrl-J inserts a newline; Enter sends"),
             "{defaults}"
         );
-        assert!(defaults.contains("Ctrl-G or /edit"), "{defaults}");
         let bindings = KeyBindings {
             submit: Some(Keys::One("alt-enter".parse().unwrap())),
             newline: Some(Keys::One("enter".parse().unwrap())),
@@ -169,7 +169,7 @@ mod tests {
         };
         let swapped = help(&bindings, EditingMode::Vi);
         assert!(
-            swapped.contains("Alt-Enter sends; Enter inserts"),
+            swapped.contains("Enter inserts a newline; Alt-Enter sends"),
             "{swapped}"
         );
         assert!(swapped.contains("vi keys"), "{swapped}");
