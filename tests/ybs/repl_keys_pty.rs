@@ -368,6 +368,32 @@ fn ctrl_v_and_paste_attach_the_clipboards_image() {
 }
 
 #[test]
+fn a_clipboard_program_planted_in_the_project_is_not_run() {
+    if tmux_missing() || std::path::Path::new("/usr/bin/xclip").exists() {
+        return;
+    }
+    let root = scratch_root();
+    let llm = FakeLlm::start(Script::new([])).unwrap();
+    let config = config_with(root.path(), &llm, json!({}));
+    // A cloned repository ships its own `xclip`, on a PATH entry inside the project.
+    let planted = root.path().join("project/bin");
+    fs::create_dir_all(&planted).unwrap();
+    let proof = root.path().join("ran");
+    let script = format!("#!/bin/sh\ntouch {}\n", shell_quote(&proof));
+    fs::write(planted.join("xclip"), script).unwrap();
+    fs::set_permissions(planted.join("xclip"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("PATH={}:/usr/bin:/bin", shell_quote(&planted));
+    let tmux = start(root.path(), &config, &path, "");
+    tmux.wait_for("ybs>");
+    tmux.keys(&["-l", "/paste"]);
+    tmux.keys(&["Enter"]);
+    wait_for_words(&tmux, "cannot paste: no clipboard program found");
+    assert!(!proof.exists(), "the project's xclip ran");
+    assert!(!root.path().join("data/ybs/pasted").exists());
+    tmux.keys(&["C-d"]);
+}
+
+#[test]
 fn text_pasted_with_ctrl_v_is_shown_inert() {
     if tmux_missing() {
         return;
