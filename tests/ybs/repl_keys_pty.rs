@@ -272,7 +272,7 @@ fn ctrl_c_cancels_the_turn_and_gives_the_queued_text_back_at_the_prompt() {
     if tmux_missing() {
         return;
     }
-    let (root, llm, tmux) = during_a_running_turn(vec![Turn::text(["after"])]);
+    let (_root, llm, tmux) = during_a_running_turn(vec![Turn::text(["after"])]);
     tmux.keys(&["-l", "keep me"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("queued: keep me");
