@@ -122,6 +122,7 @@ pub mod prompt;
 pub mod session;
 pub mod setup;
 pub mod shrink;
+pub mod steering;
 pub mod subagent;
 
 #[cfg(test)]
@@ -283,6 +284,8 @@ pub struct Agent {
     pub pending_context: Vec<String>,
     /// The connected MCP servers: their resources, prompts, and tools that changed.
     pub mcp: crate::mcp::McpServers,
+    /// Messages the user sent into the running turn, for its next request.
+    pub steering: steering::Steering,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -378,6 +381,7 @@ impl Agent {
             agents: Vec::new(),
             pending_context: Vec::new(),
             mcp: Default::default(),
+            steering: steering::Steering::default(),
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,

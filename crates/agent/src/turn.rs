@@ -226,6 +226,12 @@ impl Agent {
                 report.stop = Stop::Stuck;
                 return Ok(self.finish(report, start, ui));
             }
+            // What the user sent into the turn goes after the tool results, before the
+            // model is asked again.
+            for text in self.steering.take() {
+                ui.notice(Notice::Info, "your message was given to the model");
+                self.conversation.push(Message::user(text));
+            }
         }
         ui.notice(
             Notice::Warning,

@@ -55,11 +55,57 @@ pub fn run(command: Command, timeout: Duration, cap_bytes: usize) -> io::Result<
 /// [`run`], and also kills the process group as soon as `cancel` is set (it is polled every
 /// few milliseconds while the child runs); the output then has `cancelled` set.
 pub fn run_cancellable(
-    mut command: Command,
+    command: Command,
     timeout: Duration,
     cap_bytes: usize,
     cancel: &CancelFlag,
 ) -> io::Result<ProcessOutput> {
+    let raw = run_raw(command, timeout, cap_bytes, cancel)?;
+    Ok(ProcessOutput {
+        status: raw.status,
+        stdout: String::from_utf8_lossy(&raw.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&raw.stderr).into_owned(),
+        stdout_capped: raw.stdout_capped,
+        stderr_capped: raw.stderr_capped,
+        timed_out: raw.timed_out,
+        cancelled: raw.cancelled,
+    })
+}
+
+/// What [`run_binary`] returns: the output's bytes as they came (an image, say).
+#[derive(Debug)]
+pub struct BinaryOutput {
+    /// The exit status.
+    pub status: ExitStatus,
+    /// Standard output, at most the cap.
+    pub stdout: Vec<u8>,
+    /// Standard error, at most the cap.
+    pub stderr: Vec<u8>,
+    /// Whether stdout went over the cap.
+    pub stdout_capped: bool,
+    /// Whether stderr went over the cap.
+    pub stderr_capped: bool,
+    /// Whether the timeout killed it.
+    pub timed_out: bool,
+    /// Whether the [`CancelFlag`] killed it.
+    pub cancelled: bool,
+}
+
+/// [`run`] for a program whose output is not text: the bytes are kept as they are.
+pub fn run_binary(
+    command: Command,
+    timeout: Duration,
+    cap_bytes: usize,
+) -> io::Result<BinaryOutput> {
+    run_raw(command, timeout, cap_bytes, &CancelFlag::new())
+}
+
+fn run_raw(
+    mut command: Command,
+    timeout: Duration,
+    cap_bytes: usize,
+    cancel: &CancelFlag,
+) -> io::Result<BinaryOutput> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -74,7 +120,7 @@ pub fn run_cancellable(
     let deadline = Instant::now() + PIPE_GRACE;
     let (stdout, stdout_capped) = join(stdout, deadline);
     let (stderr, stderr_capped) = join(stderr, deadline);
-    Ok(ProcessOutput {
+    Ok(BinaryOutput {
         status,
         stdout,
         stderr,
@@ -169,13 +215,13 @@ fn reader<R: Read + Send + 'static>(mut stream: R, cap: usize) -> (Collected, mp
     (collected, finished)
 }
 
-fn join(handle: Option<(Collected, mpsc::Receiver<()>)>, deadline: Instant) -> (String, bool) {
+fn join(handle: Option<(Collected, mpsc::Receiver<()>)>, deadline: Instant) -> (Vec<u8>, bool) {
     let Some((collected, finished)) = handle else {
-        return (String::new(), false);
+        return (Vec::new(), false);
     };
     let _ = finished.recv_timeout(deadline.saturating_duration_since(Instant::now()));
     match collected.lock() {
-        Ok(guard) => (String::from_utf8_lossy(&guard.0).into_owned(), guard.1),
-        Err(_) => (String::new(), false),
+        Ok(mut guard) => (std::mem::take(&mut guard.0), guard.1),
+        Err(_) => (Vec::new(), false),
     }
 }

@@ -523,6 +523,10 @@ pub struct UiConfig {
     pub notify: bool,
     /// How long a turn must take, in seconds, for its end to notify.
     pub notify_after_seconds: u64,
+    /// The REPL line editor's keys: `emacs` (the default) or `vi`.
+    pub editing_mode: super::keys::EditingMode,
+    /// The REPL line editor's key bindings, by action.
+    pub keys: super::keys::KeyBindings,
 }
 
 /// The default of `ui.theme`, one of the highlighter's bundled themes; also the theme used
@@ -540,6 +544,8 @@ impl Default for UiConfig {
             theme: DEFAULT_THEME.to_owned(),
             notify: true,
             notify_after_seconds: 5,
+            editing_mode: super::keys::EditingMode::default(),
+            keys: super::keys::KeyBindings::default(),
         }
     }
 }

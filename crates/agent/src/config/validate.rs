@@ -87,6 +87,20 @@ pub fn validate(config: &Config, sources: &Sources) -> Result<(), ConfigError> {
             ));
         }
     }
+    if let Some((key, first, second)) = config.ui.keys.conflict() {
+        // Name the action the user configured: the other may be a default.
+        let named = match config.ui.keys.configured(first) {
+            Some(_) => first,
+            None => second,
+        };
+        let path = format!("ui.keys.{}", named.name());
+        let rule = format!(
+            "{key} is bound to both {} and {}; give each key one action",
+            first.name(),
+            second.name()
+        );
+        return Err(fail(&path, Value::String(key.to_string()), &rule));
+    }
     for (name, server) in &config.mcp.servers {
         if server.command.is_some() == server.url.is_some() {
             let key = format!("mcp.servers.{name}");
@@ -115,6 +129,21 @@ mod tests {
     #[test]
     fn the_defaults_are_valid() {
         assert_eq!(check(&Config::default()), Ok(()));
+    }
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn a_key_bound_to_two_actions_names_the_configured_one() {
+        let mut config = Config::default();
+        config.ui.keys.submit = Some(crate::config::Keys::One("ctrl-j".parse().unwrap()));
+        assert_eq!(
+            check(&config),
+            Err(
+                "ui.keys.submit = \"ctrl-j\" (from default) is invalid: ctrl-j is bound to \
+                 both submit and newline; give each key one action"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

@@ -169,9 +169,22 @@ fn project_of(dir: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The program `name` that ybs itself runs with the user's rights (a clipboard reader, say),
+/// found as `git` is: on an absolute `PATH` entry outside the project around `dir`, so a
+/// cloned repository cannot put its own in the way.
+pub fn program_outside_project(name: &str, dir: &Path) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    find_program(name, &path, &project_of(dir)).map(|(program, _)| program)
+}
+
 /// The first executable `git` on the absolute entries of `path` that lie outside every
 /// directory of `project`, and those entries joined as the `PATH` git's children get.
 fn find_git(path: &OsString, project: &[PathBuf]) -> Option<(PathBuf, OsString)> {
+    find_program("git", path, project)
+}
+
+/// [`find_git`] for the program `name`.
+fn find_program(name: &str, path: &OsString, project: &[PathBuf]) -> Option<(PathBuf, OsString)> {
     use std::os::unix::fs::PermissionsExt;
     let entries: Vec<PathBuf> = std::env::split_paths(path)
         .filter(|entry| entry.is_absolute())
@@ -184,7 +197,7 @@ fn find_git(path: &OsString, project: &[PathBuf]) -> Option<(PathBuf, OsString)>
         .collect();
     let program = entries
         .iter()
-        .map(|entry| entry.join("git"))
+        .map(|entry| entry.join(name))
         .find(|candidate| {
             std::fs::metadata(candidate)
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

@@ -25,6 +25,18 @@ pub struct LineUi<'a> {
     notifier: Option<crate::render::notify::Notifier>,
     /// Cancelled by Ctrl-C while a question waits on stdin ([`LineUi::watch`]).
     cancel: Option<tokio_util::sync::CancellationToken>,
+    /// Another reader of the terminal during the turn, asked to stand aside for answers.
+    key_reader: Option<Arc<dyn KeyReader>>,
+}
+
+/// Another reader of the terminal's keys during the turn (what the user types while the
+/// agent works): it stands aside, the terminal as it was, while a question waits for its
+/// answer, so the answer is echoed and read here.
+pub trait KeyReader {
+    /// Stop reading keys and give the terminal its usual mode.
+    fn stand_aside(&self);
+    /// Read keys again.
+    fn come_back(&self);
 }
 
 impl<'a> LineUi<'a> {
@@ -44,7 +56,14 @@ impl<'a> LineUi<'a> {
             spinning: None,
             notifier: None,
             cancel: None,
+            key_reader: None,
         }
+    }
+
+    /// Has `reader` stand aside while a question waits for its answer.
+    pub fn with_key_reader(mut self, reader: Option<Arc<dyn KeyReader>>) -> Self {
+        self.key_reader = reader;
+        self
     }
 
     /// Stops waiting for an answer when `token` is cancelled (Ctrl-C), which then reads as
@@ -60,6 +79,18 @@ impl<'a> LineUi<'a> {
 
     /// The answer line; `None` at the end of the input or when the turn was cancelled.
     fn read_answer(&mut self) -> Option<String> {
+        let reader = self.key_reader.clone();
+        if let Some(reader) = &reader {
+            reader.stand_aside();
+        }
+        let answer = self.read_answer_line();
+        if let Some(reader) = &reader {
+            reader.come_back();
+        }
+        answer
+    }
+
+    fn read_answer_line(&mut self) -> Option<String> {
         if let Some(token) = &self.cancel {
             use rustix::event::{PollFd, PollFlags, Timespec, poll};
             let stdin = std::io::stdin();

@@ -30,7 +30,7 @@ pub mod tool_summary;
 pub mod undo_view;
 pub mod wrap;
 
-pub use line_ui::LineUi;
+pub use line_ui::{KeyReader, LineUi};
 pub use numbers::thousands;
 pub use stream::{RenderOptions, Renderer, context_fill};
 pub use style::use_color;

@@ -10,7 +10,7 @@ use ybs_core::{Image, Message, Part, Role};
 
 /// The media type of an image by its first bytes (its magic number): a file's extension
 /// says what it claims to be, not what it is.
-fn media_type(head: &[u8]) -> Option<&'static str> {
+pub fn media_type(head: &[u8]) -> Option<&'static str> {
     if head.starts_with(b"\x89PNG") {
         Some("image/png")
     } else if head.starts_with(&[0xff, 0xd8, 0xff]) {

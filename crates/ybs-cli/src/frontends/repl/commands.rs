@@ -244,6 +244,8 @@ pub(super) fn slash(
         | SlashCommand::Resume(_)
         | SlashCommand::Image(_)
         | SlashCommand::Edit
+        | SlashCommand::Vim
+        | SlashCommand::Paste
         | SlashCommand::Exit => {}
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();

@@ -1,7 +1,8 @@
-//! The REPL's line editor: Ctrl-G (and `/edit`) opens `$VISUAL` or `$EDITOR` on the current
-//! input and submits what is saved; Alt-Enter and Ctrl-J insert a newline; Tab completes
-//! `@path` (and the path of `/image`) from the project's files, and `/command` from the slash
-//! commands and prompt files.
+//! The REPL's line editor: the editor key (Ctrl-G by default, and `/edit`) opens `$VISUAL` or
+//! `$EDITOR` on the current input and submits what is saved; the newline keys (Alt-Enter and
+//! Ctrl-J by default) insert a newline; the keys are configured in `ui.keys` ([`super::keys`]);
+//! Tab completes `@path` (and the path of `/image`) from the project's files, and `/command`
+//! from the slash commands and prompt files.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,17 +15,28 @@ use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{
-    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, Helper, KeyCode,
-    KeyEvent, Modifiers, RepeatCount,
+    Cmd, ConditionalEventHandler, Editor, Event, EventContext, EventHandler, Helper, RepeatCount,
 };
+use ybs_agent::config::{KeyAction, UiConfig};
 
-/// The `/help` lines of the editor's keys.
-pub const HELP: &str = "Keys: Ctrl-G or /edit opens $VISUAL/$EDITOR on the input; Alt-Enter or \
-Ctrl-J inserts a newline; @PATH attaches a file, @DIR/ a listing; Tab completes @PATH and \
-/COMMAND.\n";
+use super::keys;
 
-/// The input Ctrl-G took from the prompt, for the editor.
-pub type EditSlot = Arc<Mutex<Option<String>>>;
+/// What a key that interrupts the prompt asks the REPL for, with the input at that moment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyRequest {
+    /// The editor key: open `$VISUAL`/`$EDITOR` on this input.
+    Editor(String),
+    /// The paste key: read the clipboard, then go on editing this line at `pos`.
+    Paste {
+        /// The line so far.
+        line: String,
+        /// The cursor's byte position in it.
+        pos: usize,
+    },
+}
+
+/// Where the editor and paste keys leave their [`KeyRequest`] for the REPL.
+pub type EditSlot = Arc<Mutex<Option<KeyRequest>>>;
 
 /// The REPL's editor type.
 pub type LineEditor = Editor<Completion, DefaultHistory>;
@@ -127,36 +139,57 @@ impl Highlighter for Completion {}
 impl Validator for Completion {}
 impl Helper for Completion {}
 
-/// Ctrl-G: keeps the current input and interrupts the prompt; the REPL then opens the editor.
-struct EditKey(EditSlot);
+/// The editor and paste keys: keep the current input and interrupt the prompt; the REPL then
+/// opens the editor or reads the clipboard.
+struct RequestKey {
+    slot: EditSlot,
+    paste: bool,
+}
 
-impl ConditionalEventHandler for EditKey {
+impl ConditionalEventHandler for RequestKey {
     fn handle(&self, _: &Event, _: RepeatCount, _: bool, ctx: &EventContext) -> Option<Cmd> {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(ctx.line().to_owned());
+        let line = ctx.line().to_owned();
+        let request = if self.paste {
+            KeyRequest::Paste {
+                line,
+                pos: ctx.pos(),
+            }
+        } else {
+            KeyRequest::Editor(line)
+        };
+        if let Ok(mut slot) = self.slot.lock() {
+            *slot = Some(request);
         }
         Some(Cmd::Interrupt)
     }
 }
 
-/// The REPL's editor with the key bindings and completion of `@path` under `cwd` and of
-/// `commands`, and the slot Ctrl-G fills.
-pub fn new(cwd: &Path, commands: Vec<String>) -> rustyline::Result<(LineEditor, EditSlot)> {
-    let mut editor = LineEditor::new()?;
+/// The REPL's editor with `ui`'s editing mode and key bindings, completion of `@path` under
+/// `cwd` and of `commands`, and the slot the editor and paste keys fill.
+pub fn new(
+    cwd: &Path,
+    commands: Vec<String>,
+    ui: &UiConfig,
+) -> rustyline::Result<(LineEditor, EditSlot)> {
+    let config = rustyline::Config::builder()
+        .edit_mode(keys::edit_mode(ui.editing_mode))
+        .build();
+    let mut editor = LineEditor::with_config(config)?;
     editor.set_helper(Some(Completion {
         cwd: cwd.to_owned(),
         commands,
     }));
     let slot = EditSlot::default();
-    editor.bind_sequence(
-        KeyEvent::ctrl('G'),
-        EventHandler::Conditional(Box::new(EditKey(Arc::clone(&slot)))),
-    );
-    editor.bind_sequence(
-        KeyEvent(KeyCode::Enter, Modifiers::ALT),
-        EventHandler::Simple(Cmd::Newline),
-    );
-    editor.bind_sequence(KeyEvent::ctrl('J'), EventHandler::Simple(Cmd::Newline));
+    for (action, key) in keys::to_bind(&ui.keys) {
+        let handler = match keys::command(action) {
+            Some(command) => EventHandler::Simple(command),
+            None => EventHandler::Conditional(Box::new(RequestKey {
+                slot: Arc::clone(&slot),
+                paste: action == KeyAction::Paste,
+            })),
+        };
+        editor.bind_sequence(keys::key_event(key), handler);
+    }
     Ok((editor, slot))
 }
 

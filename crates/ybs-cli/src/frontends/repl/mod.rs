@@ -1,7 +1,9 @@
 //! The interactive session: rustyline prompt with persistent history and `\`-continued
 //! multi-line input, one agent turn per message, Ctrl-C cancelling the turn (the partial reply
 //! is kept), Ctrl-D exiting, slash commands executed. Its parts: the line editor
-//! ([`line_editor`]), the slash commands (read in [`mod@slash`], run in `commands`; `/undo`
+//! ([`line_editor`]) with its configured keys and vi mode ([`keys`]), reading a message
+//! (`read`), the clipboard ([`paste`]), keys typed while a turn runs ([`typeahead`]), the
+//! slash commands (read in [`mod@slash`], run in `commands`; `/undo`
 //! and `/diff` in [`undo`]), prompt
 //! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
 //! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/model` and
@@ -10,23 +12,26 @@
 
 pub mod attach;
 mod commands;
+pub mod keys;
 pub mod last;
 pub mod line_editor;
 pub mod mcp_prompts;
+pub mod paste;
 pub mod prompt_files;
+mod read;
 pub mod sessions;
 pub mod shell;
 pub mod slash;
 pub mod status;
 pub mod switch;
 pub mod trust;
+pub mod typeahead;
 pub mod undo;
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rustyline::error::ReadlineError;
 use tokio::signal::unix::{SignalKind, signal};
 use ybs_tools::shell::status::SandboxStatus;
 
@@ -36,9 +41,10 @@ use crate::startup::exit::Failed;
 use crate::startup::{images, load, turn};
 use commands::{Context, slash};
 use slash::{Input, SlashCommand, parse_input};
+use typeahead::TypeAhead;
 use ybs_agent::Agent;
 use ybs_agent::Notice;
-use ybs_agent::config::Config;
+use ybs_agent::config::{Config, EditingMode};
 use ybs_agent::confirm::ConfirmMode;
 use ybs_agent::host::Host;
 use ybs_agent::permissions::Layer;
@@ -71,7 +77,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         .chain(mcp_prompts::names(&agent.mcp))
         .collect();
     let (mut editor, edit_slot) =
-        crate::frontends::repl::line_editor::new(&host.locations.cwd, completed)
+        crate::frontends::repl::line_editor::new(&host.locations.cwd, completed, &config.ui)
             .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     for warning in &prompts.warnings {
         let _ = writeln!(err, "{}", wrap::problem("warning", warning));
@@ -139,14 +145,31 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
         .flatten();
     // An approved plan is the next message, sent without reading one.
     let mut pending: Option<String> = None;
+    // Text for the next prompt's line: what was typed during a turn and not sent.
+    let mut prefill: Option<String> = None;
     loop {
         let text = match pending.take() {
             Some(text) => text,
-            None => match read_message(&mut editor, &edit_slot, agent.plan_mode) {
-                Ok(Some(text)) => text,
-                Ok(None) => break,
-                Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
-            },
+            None => {
+                let prompt = read::prompt(agent.plan_mode, config.ui.editing_mode);
+                let mut on_paste = || {
+                    match paste::paste(cwd, host.data_home.as_deref(), true) {
+                        Ok(paste::Pasted::Text(text)) => return Some(text),
+                        Ok(paste::Pasted::Image(part, said)) => {
+                            images.push(*part);
+                            let _ = writeln!(out, "{}", wrap::to_terminal(&said));
+                        }
+                        Err(error) => load::notice(&config, Notice::Error, &error, out),
+                    }
+                    None
+                };
+                let initial = prefill.take();
+                match read::message(&mut editor, &edit_slot, (prompt, initial), &mut on_paste) {
+                    Ok(Some(text)) => text,
+                    Ok(None) => break,
+                    Err(error) => return Err(Failed(format!("cannot read input: {error}"))),
+                }
+            }
         };
         let _ = editor.add_history_entry(text.as_str());
         if hangup.swap(false, Ordering::SeqCst) {
@@ -202,6 +225,31 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     }
                     continue;
                 }
+                Ok(Input::Command(SlashCommand::Paste)) => {
+                    match paste::paste(cwd, host.data_home.as_deref(), false) {
+                        Ok(paste::Pasted::Image(part, said)) => {
+                            images.push(*part);
+                            let _ = writeln!(out, "{}", wrap::to_terminal(&said));
+                        }
+                        Ok(paste::Pasted::Text(_)) => {}
+                        Err(error) => load::notice(&config, Notice::Error, &error, out),
+                    }
+                    continue;
+                }
+                Ok(Input::Command(SlashCommand::Vim)) => {
+                    config.ui.editing_mode = keys::toggled(config.ui.editing_mode);
+                    rustyline::config::Configurer::set_edit_mode(
+                        &mut editor,
+                        keys::edit_mode(config.ui.editing_mode),
+                    );
+                    let said = match config.ui.editing_mode {
+                        EditingMode::Vi => "vi keys on: Esc for normal mode, i to insert",
+                        EditingMode::Emacs => "emacs keys on",
+                    };
+                    let said = format!("{said} (for this session; /vim switches back)");
+                    let _ = writeln!(out, "{}", wrap::to_terminal(&said));
+                    continue;
+                }
                 Ok(Input::Command(SlashCommand::Edit)) => {
                     match crate::frontends::repl::line_editor::edit("") {
                         Ok(message) => Ok(Input::Message(message)),
@@ -227,24 +275,41 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                 }
                 let baseline = turn::git_baseline(&config, &host.locations.cwd, err);
                 let started = std::time::Instant::now();
+                let typeahead = TypeAhead::start(agent.steering.clone());
                 let result = {
                     // The lock on stdin ends with the turn: reviewing a plan reads it again.
                     let mut stdin = io::stdin().lock();
                     let mut log = io::stdout();
+                    let (mut out_around, mut log_around);
+                    let (turn_out, turn_log): (&mut dyn Write, &mut dyn Write) = match &typeahead {
+                        Some(keys) => {
+                            out_around = keys.around(&mut *out);
+                            log_around = keys.around(&mut log);
+                            (&mut out_around, &mut log_around)
+                        }
+                        None => (&mut *out, &mut log),
+                    };
                     let renderer =
                         load::renderer(&config, terminal).with_tools(agent.registry.clone());
-                    let mut ui = LineUi::new(renderer, out, &mut log, &mut stdin)
+                    let mut ui = LineUi::new(renderer, turn_out, turn_log, &mut stdin)
                         .with_spinner(terminal)
-                        .with_notifier(notifier);
+                        .with_notifier(notifier)
+                        .with_key_reader(typeahead.as_ref().map(TypeAhead::handle));
                     let with_images = images::message(&message, std::mem::take(&mut images));
                     let granted = (agent.permissions).allow_for_now(Layer::Session, turn_rules);
                     let result = runtime.block_on(load::cancellable(async |token| {
                         ui.watch(token.clone());
+                        if let Some(keys) = &typeahead {
+                            keys.watch(token.clone());
+                        }
                         agent.turn_message(with_images, &mut ui, &token).await
                     }));
                     agent.permissions.take_back(Layer::Session, &granted);
                     result
                 };
+                let typed = typeahead.map(TypeAhead::finish).unwrap_or_default();
+                let cancelled =
+                    !matches!(&result, Ok(report) if report.stop != ybs_agent::Stop::Cancelled);
                 if let Some(notifier) = notifier.filter(|n| n.long_enough(started.elapsed())) {
                     let _ = write!(out, "{}", notifier.sequence("ybs: the turn is done"));
                 }
@@ -280,6 +345,18 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                         let _ = writeln!(err, "{}", wrap::problem("error", &text));
                     }
                 }
+                let left = typeahead::after_turn(typed, agent.steering.take(), cancelled, out);
+                // A draft kept from an earlier turn stays, ahead of this one's.
+                prefill = match (prefill.take(), left.prefill) {
+                    (Some(earlier), Some(now)) => Some(format!("{earlier}\n{now}")),
+                    (earlier, now) => earlier.or(now),
+                };
+                match (&pending, left.send) {
+                    (None, send) => pending = send,
+                    // An approved plan goes first; what was queued waits at the prompt.
+                    (Some(_), Some(send)) => prefill = Some(send),
+                    (Some(_), None) => {}
+                }
             }
             Ok(Input::Command(command)) => {
                 let help = command == SlashCommand::Help;
@@ -302,7 +379,7 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     // Prompt files are named by whoever wrote them (a cloned project).
                     let more = format!(
                         "{}{}",
-                        crate::frontends::repl::line_editor::HELP,
+                        keys::help(&config.ui.keys, config.ui.editing_mode),
                         crate::render::inert_lines(&prompts.help())
                     );
                     let _ = write!(out, "{}", wrap::to_terminal(&more));
@@ -373,52 +450,6 @@ fn watch_hangup(runtime: &tokio::runtime::Runtime, err: &mut dyn Write) -> Arc<A
         }
     }
     flag
-}
-
-/// One message: lines ending in `\` continue on the next line; Ctrl-G opens the editor on
-/// the input so far. `None` on Ctrl-D.
-fn read_message(
-    editor: &mut crate::frontends::repl::line_editor::LineEditor,
-    edit_slot: &crate::frontends::repl::line_editor::EditSlot,
-    plan: bool,
-) -> Result<Option<String>, ReadlineError> {
-    let mut text = String::new();
-    loop {
-        let prompt = match (text.is_empty(), plan) {
-            (true, false) => "ybs> ",
-            (true, true) => "plan> ",
-            (false, _) => "...> ",
-        };
-        match editor.readline(prompt) {
-            Ok(line) => match line.strip_suffix('\\') {
-                Some(head) => {
-                    text.push_str(head);
-                    text.push('\n');
-                }
-                None => {
-                    text.push_str(&line);
-                    return Ok(Some(text));
-                }
-            },
-            Err(ReadlineError::Interrupted) => {
-                let taken = edit_slot.lock().ok().and_then(|mut slot| slot.take());
-                if let Some(line) = taken {
-                    text.push_str(&line);
-                    match crate::frontends::repl::line_editor::edit(&text) {
-                        Ok(edited) => return Ok(Some(edited)),
-                        Err(error) => eprintln!(
-                            "ybs: error: {}",
-                            crate::render::inert_lines(&error.to_string())
-                        ),
-                    }
-                }
-                // Ctrl-C at the prompt drops what was typed.
-                text.clear();
-            }
-            Err(ReadlineError::Eof) => return Ok(None),
-            Err(error) => return Err(error),
-        }
-    }
 }
 
 /// Asks whether the plan the model proposed is approved: `y` takes it as it is, `e` opens it

@@ -57,6 +57,10 @@ pub enum SlashCommand {
     Image(PathBuf),
     /// `/edit`: write the message in `$VISUAL` or `$EDITOR`.
     Edit,
+    /// `/paste`: attach the clipboard's image to the next message.
+    Paste,
+    /// `/vim`: switch the line editor between vi and emacs keys for this session.
+    Vim,
     /// `/status`: the model, window, modes, sandbox, trust and MCP servers on one screen.
     Status,
     /// `/exit` or `/quit`: leave, as Ctrl-D does.
@@ -233,6 +237,16 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "write the message in $VISUAL or $EDITOR (Ctrl-G does it with what is typed)",
     ),
     (
+        "paste",
+        "/paste",
+        "attach the clipboard's image to the next message (Ctrl-V does it while typing)",
+    ),
+    (
+        "vim",
+        "/vim",
+        "switch the line editor between vi and emacs keys (ui.editing_mode sets the default)",
+    ),
+    (
         "image",
         "/image PATH",
         "attach an image (PNG, JPEG, GIF or WebP) to the next message",
@@ -314,6 +328,8 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         "image" if rest.is_empty() => Err(missing),
         "image" => Ok(SlashCommand::Image(PathBuf::from(rest))),
         "edit" => no_args(SlashCommand::Edit),
+        "vim" => no_args(SlashCommand::Vim),
+        "paste" => no_args(SlashCommand::Paste),
         "status" => no_args(SlashCommand::Status),
         "exit" => no_args(SlashCommand::Exit),
         // The rest of the line is the file, spaces included.

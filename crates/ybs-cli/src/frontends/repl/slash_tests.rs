@@ -56,6 +56,8 @@ fn every_command_parses() {
     assert_eq!(command("/fork"), Ok(SlashCommand::Fork));
     assert_eq!(command("/init"), Ok(SlashCommand::Init));
     assert_eq!(command("/edit"), Ok(SlashCommand::Edit));
+    assert_eq!(command("/vim"), Ok(SlashCommand::Vim));
+    assert_eq!(command("/paste"), Ok(SlashCommand::Paste));
     assert_eq!(command("/status"), Ok(SlashCommand::Status));
     assert_eq!(command("/skills"), Ok(SlashCommand::Skills));
     assert_eq!(command("/agents"), Ok(SlashCommand::Agents));
@@ -114,7 +116,8 @@ fn plain_lines_are_messages_and_double_slash_escapes() {
 fn an_unknown_command_says_so_and_lists_the_known_ones() {
     let known = "/provider, /model, /status, /config, /tools, /skills, /agents, /help, /clear, \
                  /compact, /usage, /save, /reload-tools, /undo, /diff, /effort, /approval, \
-                 /permissions, /plan, /last, /resume, /fork, /init, /edit, /image, /exit";
+                 /permissions, /plan, /last, /resume, /fork, /init, /edit, /paste, /vim, /image, \
+                 /exit";
     assert_eq!(
         command("/frobnicate now"),
         Err(format!(
