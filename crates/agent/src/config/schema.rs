@@ -33,6 +33,8 @@ pub struct Config {
     pub mcp: McpConfig,
     /// Commands run around tool calls and after turns that changed files.
     pub hooks: super::HooksConfig,
+    /// The language servers asked for diagnostics after an edit.
+    pub lsp: super::LspConfig,
 }
 
 /// The schema version this build writes and understands.
@@ -51,6 +53,7 @@ impl Default for Config {
             ui: UiConfig::default(),
             mcp: McpConfig::default(),
             hooks: super::HooksConfig::default(),
+            lsp: super::LspConfig::default(),
         }
     }
 }
