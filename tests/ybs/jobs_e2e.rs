@@ -6,10 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod pty;
 
-use std::time::{Duration, Instant};
-
-use common::{Project, call, text, tool_messages};
+use common::{Project, call, gone, text, tool_messages};
 use serde_json::{Value, json};
 use ybs_testkit::Turn;
 
@@ -17,32 +16,6 @@ fn succeeds(output: &std::process::Output) -> String {
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     stderr
-}
-
-/// Whether a process whose command line holds `marker` runs on this machine.
-fn process_with(marker: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline")).is_ok_and(|line| {
-            let line = String::from_utf8_lossy(&line).replace('\0', " ");
-            line.contains(marker)
-        })
-    })
-}
-
-/// Waits until no process holds `marker` (a killed process may take a moment to be reaped
-/// by its parent); `false` if one still does after a generous while.
-fn gone(marker: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while process_with(marker) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
 }
 
 fn result_of(body: &Value, id: &str) -> Value {
@@ -253,4 +226,48 @@ fn in_the_sandbox_a_background_job_cannot_listen() {
         output.contains("PermissionError") || output.contains("not permitted"),
         "{read}"
     );
+}
+
+#[test]
+fn on_a_terminal_jobs_lists_the_running_job_and_exit_stops_it() {
+    use pty::{Tmux, scratch_root, tmux_missing, write_fake_llm_config, ybs_command};
+    use ybs_testkit::{FakeLlm, Script, ToolCall};
+    if tmux_missing() {
+        return;
+    }
+    let marker = "sleep 7204";
+    let dir = scratch_root();
+    let root = dir.path();
+    let llm = FakeLlm::start(Script::new([
+        Turn::default().with_tool_call(ToolCall::new(
+            "c1",
+            "run_shell",
+            json!({"command": format!("echo listening on 8000; exec {marker}"), "background": true}),
+        )),
+        Turn::text(["The job runs."]),
+    ]))
+    .unwrap();
+    let config = root.join("ybs.json");
+    write_fake_llm_config(&config, &llm.base_url(), false);
+    let command = ybs_command(root, "xterm", "", &config, "");
+    let tmux = Tmux::start(&root.join("tmux.sock"), &root.join("project"), &command);
+    // The pane stays when ybs exits, so its last words can be read.
+    tmux.run(&["set-option", "-t", "ybs", "remain-on-exit", "on"]);
+    tmux.wait_for("ybs>");
+    tmux.keys(&["start the server", "Enter"]);
+    let asked = tmux.wait_for("Allow? [y]es / [n]o / [a]lways (a rule):");
+    assert!(asked.contains("as a background job"), "{asked}");
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_for_after("The job runs.", "ybs>");
+    assert!(tmux.screen().contains("Started job 1"), "{}", tmux.screen());
+    tmux.keys(&["/jobs", "Enter"]);
+    let screen = tmux.wait_for("| listening on 8000");
+    assert!(screen.contains("job 1  running"), "{screen}");
+    assert!(
+        screen.contains(&format!("echo listening on 8000; exec {marker}")),
+        "{screen}"
+    );
+    tmux.keys(&["/exit", "Enter"]);
+    tmux.wait_for("stopped 1 background job(s) still running: 1 (echo listening on 8000");
+    assert!(gone(marker), "the job outlived the session");
 }

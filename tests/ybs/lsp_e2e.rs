@@ -8,35 +8,9 @@
 mod clients;
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::{Project, call, text, tool_messages};
+use common::{Project, call, gone, text, tool_messages};
 use serde_json::json;
 use ybs_testkit::Turn;
-
-fn process_with(marker: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline")).is_ok_and(|line| {
-            String::from_utf8_lossy(&line)
-                .replace('\0', " ")
-                .contains(marker)
-        })
-    })
-}
-
-fn gone(marker: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while process_with(marker) {
-        if Instant::now() > deadline {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    true
-}
 
 /// A wrapper that runs node with its arguments and stays as its parent, so the test can see
 /// whether the server's process group still runs by the wrapper's own (unique) path.

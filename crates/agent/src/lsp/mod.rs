@@ -3,12 +3,13 @@
 //! first change of such a file, in the shell sandbox without the network (the rules of a
 //! `run_shell` command), and told the file's text before and after the change; the errors
 //! that are new after it go back to the model with the tool's result. Errors the file had
-//! before are not repeated. A server that cannot start is named once and not tried again.
+//! before are not repeated. A server that cannot be used is not tried again in the session
+//! (`/status` says why).
 //! Every server is stopped when the session ends.
 
 pub mod client;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,7 +39,8 @@ pub struct LanguageServers {
     policy: ShellPolicy,
     sandbox: PathSandbox,
     running: HashMap<String, Client>,
-    failed: HashSet<String>,
+    /// The servers that could not be used, with why.
+    failed: BTreeMap<String, String>,
     /// A file's text before the change in progress (`None`: it did not exist).
     before: HashMap<PathBuf, Option<String>>,
     /// The newest diagnostics of each file ybs sent a server.
@@ -86,10 +88,15 @@ impl LanguageServers {
             },
             sandbox: sandbox.clone(),
             running: HashMap::new(),
-            failed: HashSet::new(),
+            failed: BTreeMap::new(),
             before: HashMap::new(),
             last: HashMap::new(),
         }
+    }
+
+    /// The servers that could not be used this session, with why.
+    pub fn failed(&self) -> &BTreeMap<String, String> {
+        &self.failed
     }
 
     /// The names of the servers running now.
@@ -124,7 +131,7 @@ impl LanguageServers {
         let index = self.server_for(path)?;
         let before = self.before.remove(path).flatten();
         let name = self.servers[index].name.clone();
-        if self.failed.contains(&name) {
+        if self.failed.contains_key(&name) {
             return None;
         }
         let after = ybs_fsguard::guarded::read(&self.sandbox, path).ok()?;
@@ -150,14 +157,13 @@ impl LanguageServers {
                 }
                 Some(note)
             }
+            // Nothing the model could act on: `/status` tells the user.
             Err(problem) => {
-                self.failed.insert(name.clone());
+                self.failed.insert(name.clone(), problem);
                 if let Some(mut client) = self.running.remove(&name) {
                     client.stop();
                 }
-                Some(format!(
-                    "(no diagnostics: the language server {name} could not be used: {problem})"
-                ))
+                None
             }
         }
     }

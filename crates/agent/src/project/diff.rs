@@ -53,12 +53,17 @@ impl ReviewTarget {
         if argument.starts_with('-')
             || argument.len() > 200
             || argument.contains("//")
-            || !argument.chars().all(|c| allowed(c) || c == '.')
+            || !argument.chars().all(allowed)
         {
             return Err(refused());
         }
         if argument.contains("..") {
-            let sides: Vec<&str> = argument.split("..").collect();
+            let separator = if argument.contains("...") {
+                "..."
+            } else {
+                ".."
+            };
+            let sides: Vec<&str> = argument.split(separator).collect();
             if sides.iter().any(|side| side.starts_with(['-', '.'])) {
                 return Err(refused());
             }

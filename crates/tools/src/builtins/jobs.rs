@@ -112,10 +112,12 @@ impl Tool for ReadJobOutput {
     }
 
     fn declaration(&self) -> Declaration {
+        // Offered where run_shell is: a sub-agent and plan mode start no jobs.
         Declaration {
-            // A sub-agent starts no jobs and shares none.
-            in_subagent: false,
-            ..Declaration::looking(ActionKind::Read)
+            effect: Effect::Nothing,
+            kind: ActionKind::Read,
+            network: NetworkUse::Never,
+            ..Declaration::default()
         }
     }
 

@@ -114,7 +114,8 @@ fn plain_lines_are_messages_and_double_slash_escapes() {
 fn an_unknown_command_says_so_and_lists_the_known_ones() {
     let known = "/provider, /model, /status, /config, /tools, /skills, /agents, /help, /clear, \
                  /compact, /usage, /save, /reload-tools, /undo, /diff, /effort, /approval, \
-                 /permissions, /plan, /last, /resume, /fork, /init, /edit, /image, /exit";
+                 /permissions, /plan, /last, /resume, /fork, /init, /edit, /image, /review, /jobs, \
+                 /exit";
     assert_eq!(
         command("/frobnicate now"),
         Err(format!(
