@@ -51,6 +51,9 @@ fn a_background_job_is_started_read_and_stopped() {
     let stderr = succeeds(&project.ybs(&["exec", "--yes", "start a job"]));
     let bodies = project.bodies();
     let last = bodies.last().unwrap();
+    // The jobs' tools are offered once there is a job.
+    let offered = |body: &Value| body["tools"].to_string().contains("\"read_job_output\"");
+    assert!(!offered(&bodies[0]) && offered(&bodies[1]));
 
     let started = result_of(last, "c1");
     assert_eq!(started["job_id"], 1, "{started}");

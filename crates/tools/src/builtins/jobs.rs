@@ -22,7 +22,7 @@ pub struct StopJob {
 
 fn job_id_parameter() -> Value {
     json!({
-        "job_id": {"type": "integer", "description": "The id run_shell returned for the background job", "required": true}
+        "job_id": {"type": "integer", "description": "From run_shell", "required": true}
     })
 }
 
@@ -32,7 +32,7 @@ impl ReadJobOutput {
         ReadJobOutput {
             spec: spec(
                 "read_job_output",
-                "Read a background job's output since the last read, and whether it still runs (with its exit code once ended).",
+                "A background job's output since the last read, and its state.",
                 job_id_parameter(),
             ),
         }
@@ -49,11 +49,7 @@ impl StopJob {
     /// The tool with its spec schema.
     pub fn new() -> Self {
         StopJob {
-            spec: spec(
-                "stop_job",
-                "Stop a background job started by run_shell (it and its child processes are killed).",
-                job_id_parameter(),
-            ),
+            spec: spec("stop_job", "Stop a background job.", job_id_parameter()),
         }
     }
 }
@@ -117,6 +113,7 @@ impl Tool for ReadJobOutput {
             effect: Effect::Nothing,
             kind: ActionKind::Read,
             network: NetworkUse::Never,
+            needs_jobs: true,
             ..Declaration::default()
         }
     }
@@ -172,6 +169,7 @@ impl Tool for StopJob {
             effect: Effect::Commands,
             kind: ActionKind::Execute,
             network: NetworkUse::Never,
+            needs_jobs: true,
             ..Declaration::default()
         }
     }
