@@ -45,7 +45,7 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
     }
     let project = root.join("project");
     fs::write(
-        project.join(".ybs/prompts/review.md"),
+        project.join(".ybs/prompts/triage.md"),
         "Review $1 for $2.\n",
     )
     .unwrap();
@@ -71,8 +71,8 @@ fn prompt_files_at_paths_and_the_editor_work_on_a_terminal() {
     let tmux = Tmux::start(&root.join("tmux.sock"), &project, &command);
     tmux.wait_for("ybs>");
     tmux.keys(&["/help", "Enter"]);
-    tmux.wait_for("/review  Review $1 for $2.");
-    tmux.keys(&["/review src/lib.rs bugs", "Enter"]);
+    tmux.wait_for("/triage  Review $1 for $2.");
+    tmux.keys(&["/triage src/lib.rs bugs", "Enter"]);
     tmux.wait_for_after("Reply one.", "ybs>");
     tmux.keys(&["read @no"]);
     tmux.keys(&["Tab"]);

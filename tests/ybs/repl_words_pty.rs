@@ -109,7 +109,7 @@ fn slash_commands_and_prompt_files_complete_with_tab() {
     let root = scratch_root();
     let prompts = root.path().join("project/.ybs/prompts");
     fs::create_dir_all(&prompts).unwrap();
-    fs::write(prompts.join("review.md"), "Review $1 please.\n").unwrap();
+    fs::write(prompts.join("triage.md"), "Review $1 please.\n").unwrap();
     let llm = FakeLlm::start(Script::new([Turn::text(["Reviewed."])])).unwrap();
     let tmux = start(root.path(), &llm, "", "");
     tmux.wait_for("ybs>");
@@ -134,8 +134,8 @@ fn slash_commands_and_prompt_files_complete_with_tab() {
     shows_whole(&status, "approval: ask");
     shows_whole(&status, "MCP: no servers configured");
     nothing_reaches_the_edge(&status);
-    tmux.keys(&["/rev", "Tab"]);
-    tmux.wait_for("ybs> /review");
+    tmux.keys(&["/tri", "Tab"]);
+    tmux.wait_for("ybs> /triage");
     tmux.keys(&["src/lib.rs", "Enter"]);
     tmux.wait_for_after("Reviewed.", "ybs>");
     let sent = llm.requests().last().unwrap().body.to_string();

@@ -254,6 +254,16 @@ impl<'a> AgentBuilder<'a> {
             report.shell = ybs_tools::shell::probe(&context.shell, &context.sandbox).err();
         }
         let mut agent = Agent::from_parts(parts);
+        // Nothing starts here: a server starts on the first change of a file it checks.
+        agent.lsp = self.config.lsp.enabled.then(|| {
+            let context = &agent.tool_context;
+            crate::lsp::LanguageServers::new(
+                &self.config.lsp,
+                &context.working_dir,
+                &context.shell,
+                &context.sandbox,
+            )
+        });
         agent.agents = extensions
             .map(|found| found.agents.clone())
             .unwrap_or_default();

@@ -28,6 +28,10 @@ impl Agent {
     /// mode, with short descriptions when the window needs it.
     pub fn offered_specs(&self) -> Vec<ToolSpec> {
         let mut specs = self.registry.specs();
+        // The jobs' tools join once there is a job (the tool list changes once then).
+        if self.tool_context.jobs.list().is_empty() {
+            specs.retain(|spec| !self.registry.declaration(&spec.name).needs_jobs);
+        }
         if self.plan_mode {
             specs.retain(|spec| self.registry.declaration(&spec.name).in_plan_mode);
         }

@@ -81,6 +81,7 @@
 //! ([`loop_guard`]). Calls of one reply that change nothing run at once; the `task` tool runs
 //! a read-only sub-agent ([`subagent`]); the configuration's [`hooks`] run around calls and
 //! check a turn's changes; [`todos`] restores the task list; [`plan`] is plan mode.
+//! [`review`] asks the model for a code review (a plan-mode turn) and reads its findings.
 //!
 //! # Around it
 //!
@@ -91,7 +92,7 @@
 //! - [`session`]: sessions saved as `.chat` files, and undo.
 //! - [`permissions`]: the allow and deny rules of the session, the project and the user.
 //! - [`mcp`]: MCP servers' tools.
-//! - [`project`]: where the project is, and git (`git.auto_commit`).
+//! - [`project`]: where the project is, and git (`git.auto_commit`, the diff a review reads).
 //! - [`headless`]: a session opened for a project and run turn by turn, for programs that
 //!   drive the agent without a terminal.
 
@@ -110,6 +111,7 @@ pub mod host;
 pub mod inert;
 pub mod limits;
 pub mod loop_guard;
+pub mod lsp;
 pub mod mcp;
 pub mod network;
 pub mod permissions;
@@ -119,6 +121,7 @@ pub mod preview;
 pub mod pricing;
 pub mod project;
 pub mod prompt;
+pub mod review;
 pub mod session;
 pub mod setup;
 pub mod shrink;
@@ -286,6 +289,9 @@ pub struct Agent {
     pub mcp: crate::mcp::McpServers,
     /// Messages the user sent into the running turn, for its next request.
     pub steering: steering::Steering,
+    /// The language servers asked for diagnostics after a file changes (`lsp`); `None`
+    /// where the front end set none up (a sub-agent, a test).
+    pub lsp: Option<lsp::LanguageServers>,
     /// What was left out of the prompt to fit the window.
     shrunk: Vec<shrink::Shrink>,
     counter: CachedCounter<CharsPerToken>,
@@ -385,6 +391,7 @@ impl Agent {
             shrunk: Vec::new(),
             counter: CachedCounter::new(CharsPerToken::default()),
             prompt_shown: false,
+            lsp: None,
         }
     }
 

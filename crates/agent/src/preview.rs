@@ -45,10 +45,17 @@ pub enum Preview {
 pub fn preview(call: &ToolCall, tool: &dyn Tool, context: &ToolContext) -> Option<Preview> {
     let text = |key: &str| call.arguments.get(key).and_then(Value::as_str);
     match tool.declaration().effect {
-        Effect::Commands => Some(Preview::Shell {
-            command: text("command")?.to_owned(),
-            cwd: context.working_dir.display().to_string(),
-        }),
+        Effect::Commands => {
+            let mut cwd = context.working_dir.display().to_string();
+            // The user approves a command that goes on running after the call returns.
+            if call.arguments.get("background").and_then(Value::as_bool) == Some(true) {
+                cwd.push_str(", as a background job (until stopped or the session ends)");
+            }
+            Some(Preview::Shell {
+                command: text("command")?.to_owned(),
+                cwd,
+            })
+        }
         Effect::FileAtPath => {
             let resolved = context.resolve(text("path")?).ok()?;
             let path = context.display_path(&resolved);

@@ -126,6 +126,12 @@ pub fn registry(config: &Config, home: Option<&Path>) -> (ToolRegistry, ReloadRe
             registry.set_enabled(&name, tool.enabled);
         }
     }
+    // The background jobs' tools go with `run_shell`, which starts the jobs.
+    if !config.tools.builtin.run_shell.enabled {
+        for name in ["read_job_output", "stop_job"] {
+            registry.set_enabled(name, false);
+        }
+    }
     registry.set_max_output_chars(config.context.max_tool_output_chars);
     let external = (config.tools.external.iter())
         .map(|tool| ExternalToolConfig {

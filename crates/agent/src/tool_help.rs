@@ -1,7 +1,7 @@
 //! The tools and hooks as `ybs --help` and `/help` list them, grouped by what each built-in
 //! tool declares about itself.
 
-use ybs_tools::{Asks, Declaration, Effect, Runner};
+use ybs_tools::{ActionKind, Asks, Declaration, Effect, NetworkUse, Runner};
 
 /// The tools the model has and the hooks around them, for the help texts.
 pub fn tools_help() -> String {
@@ -46,6 +46,12 @@ fn what_it_does(declared: &Declaration) -> &'static str {
             "read the project; calls of one reply run at once"
         }
         (_, Effect::Nothing, _) => "look without changing anything",
+        // Runs no command of its own: it ends one `run_shell` started in the background.
+        (_, Effect::Commands, _)
+            if declared.kind == ActionKind::Execute && declared.network == NetworkUse::Never =>
+        {
+            "end a background job run_shell started"
+        }
         (_, Effect::FileAtPath | Effect::Commands, _) => {
             "change it (asks first; rules in safety.permissions)"
         }

@@ -160,7 +160,7 @@ impl Agent {
     fn conclude_call(
         &mut self,
         call: &ToolCall,
-        result: ToolResult,
+        mut result: ToolResult,
         ui: &mut dyn Ui,
         changed: &mut Vec<PathBuf>,
         cancel: &CancellationToken,
@@ -169,6 +169,12 @@ impl Agent {
         if !result.is_error && effect == Effect::FileAtPath {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
+                // The language server's new errors go to the model with the result.
+                let note = (self.lsp.as_mut()).and_then(|lsp| lsp.after_change(&resolved));
+                if let Some(note) = note {
+                    result.content.push_str("\n\n");
+                    result.content.push_str(&note);
+                }
                 changed.push(resolved);
             }
         }
@@ -191,6 +197,9 @@ impl Agent {
             let path = call.arguments.get("path").and_then(|path| path.as_str());
             if let Some(Ok(resolved)) = path.map(|path| self.tool_context.resolve(path)) {
                 self.journal.before_write(&resolved);
+                if let Some(lsp) = self.lsp.as_mut() {
+                    lsp.before_change(&resolved);
+                }
             }
         }
     }

@@ -117,6 +117,9 @@ pub struct Declaration {
     pub asks: Asks,
     /// Who runs a call.
     pub runner: Runner,
+    /// Whether it is offered only once the session has a background job (it acts on jobs),
+    /// so that a session without one does not pay for its description.
+    pub needs_jobs: bool,
 }
 
 impl Default for Declaration {
@@ -131,6 +134,7 @@ impl Default for Declaration {
             rule_subject: RuleSubject::Path,
             asks: Asks::WhenListed,
             runner: Runner::Registry,
+            needs_jobs: false,
         }
     }
 }

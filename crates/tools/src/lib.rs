@@ -16,7 +16,8 @@
 //!   tools open through: no link followed, no walk reading an ignore file that is a device or
 //!   a FIFO), `protected` (blocked and read-only paths known by identity), `shell/` (running
 //!   `run_shell` commands: the policy, blocked commands, the environment allow-list and the
-//!   sandbox's layers) over `process` (a child process with a timeout and cancellation).
+//!   sandbox's layers) over `process` (a child process with a timeout and cancellation);
+//!   `jobs/` (the session's background jobs, started through the same sandbox).
 //!
 //! The agent builds a [`PathSandbox`] and a [`ToolContext`] from its config, a
 //! [`ToolRegistry`] with the built-ins and the external tools, and for each tool call asks the
@@ -82,6 +83,7 @@ pub mod declaration;
 pub mod editor;
 pub mod error;
 pub mod external;
+pub mod jobs;
 pub mod path_sandbox;
 pub mod process;
 pub mod protected;
@@ -102,6 +104,7 @@ pub use error::ToolError;
 pub use external::{
     ExternalLoadError, ExternalTool, ExternalToolConfig, default_tools_dir, discover_sidecars,
 };
+pub use jobs::{JobRead, JobView, Jobs};
 pub use path_sandbox::{PathSandbox, SandboxError};
 pub use registry::{DEFAULT_MAX_TOOL_OUTPUT_CHARS, ReloadReport, ToolRegistry, ToolSource};
 pub use schema::{Args, parameters_to_schema, validate};

@@ -35,12 +35,17 @@ impl ProcessOutput {
     /// The exit code, or 128 + the signal number for a child killed by a signal (as shells
     /// report it).
     pub fn exit_code(&self) -> i32 {
-        use std::os::unix::process::ExitStatusExt;
-        self.status
-            .code()
-            .or_else(|| self.status.signal().map(|s| 128 + s))
-            .unwrap_or(-1)
+        exit_code(self.status)
     }
+}
+
+/// The exit code of `status`, or 128 + the signal number for a child killed by a signal.
+pub(crate) fn exit_code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .or_else(|| status.signal().map(|s| 128 + s))
+        .unwrap_or(-1)
 }
 
 /// Spawns `command` with piped stdout/stderr and null stdin, and waits at most `timeout`.
@@ -176,7 +181,7 @@ fn wait_or_kill(child: &mut Child, timeout: Duration, cancel: &CancelFlag) -> io
     }
 }
 
-fn kill_group(pid: Pid) {
+pub(crate) fn kill_group(pid: Pid) {
     // ESRCH (the group is already empty) is the normal case after a clean exit.
     let _ = rustix::process::kill_process_group(pid, Signal::KILL);
 }

@@ -93,6 +93,8 @@ pub struct ToolContext {
     pub editor: crate::editor::Editor,
     /// How `web_fetch` fetches (its time and size bounds).
     pub web: crate::web_policy::WebPolicy,
+    /// The session's background jobs (`run_shell` with `background`); clones share them.
+    pub jobs: crate::jobs::Jobs,
 }
 
 impl ToolContext {
@@ -115,6 +117,7 @@ impl ToolContext {
             cancel: CancelFlag::default(),
             editor: crate::editor::Editor::default(),
             web: crate::web_policy::WebPolicy::default(),
+            jobs: crate::jobs::Jobs::default(),
         })
     }
 

@@ -69,7 +69,17 @@ fn the_built_ins_declare_what_the_lists_said() {
         names(|d| d.effect == Effect::FileAtPath),
         ["write_file", "edit_file"]
     );
-    assert_eq!(names(|d| d.effect.mutates()).len(), 4);
+    assert_eq!(
+        names(|d| d.effect.mutates()),
+        [
+            "write_file",
+            "edit_file",
+            "run_shell",
+            "stop_job",
+            "todo_write"
+        ]
+    );
+    assert_eq!(names(|d| d.needs_jobs), ["read_job_output", "stop_job"]);
     assert_eq!(names(|d| d.runner == Runner::SubAgent), ["task"]);
     assert_eq!(names(|d| d.network == NetworkUse::WhenAsked), ["run_shell"]);
     assert_eq!(names(|d| d.asks == Asks::EveryHost), ["web_fetch"]);

@@ -145,6 +145,20 @@ impl GlobalOptions {
     }
 }
 
+/// `exec --review [RANGE]` and its threshold.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Args)]
+pub struct ReviewArgs {
+    /// Review the working tree's changes (or commit REV, or a range such as HEAD~3..) read-only
+    /// and print {"findings":[{"file","line","severity","reason"}],"summary"} as JSON; exit
+    /// code 3 when a finding is at or above --fail-on
+    #[arg(long, value_name = "RANGE", num_args = 0..=1, default_missing_value = "")]
+    pub review: Option<String>,
+    /// With --review: the least severity (low, medium, high; default high) whose findings give
+    /// exit code 3
+    #[arg(long, value_name = "SEVERITY", requires = "review")]
+    pub fail_on: Option<String>,
+}
+
 /// The commands.
 #[derive(Debug, Clone, PartialEq, Eq, Subcommand)]
 pub enum Command {
@@ -161,6 +175,9 @@ pub enum Command {
         /// Also write the final reply to FILE
         #[arg(long, value_name = "FILE")]
         output_last_message: Option<PathBuf>,
+        /// Review changes instead of running a task (see --review)
+        #[command(flatten)]
+        review: ReviewArgs,
     },
     /// Answer from a .chat file and append the reply to it
     #[command(
@@ -416,6 +433,7 @@ mod tests {
                 yes: false,
                 json: false,
                 output_last_message: None,
+                review: ReviewArgs::default(),
             })
         );
         let overrides = cli.options.overrides();
@@ -492,6 +510,7 @@ mod tests {
                 yes: true,
                 json: false,
                 output_last_message: None,
+                review: ReviewArgs::default(),
             })
         );
         assert_eq!(
@@ -501,6 +520,7 @@ mod tests {
                 yes: false,
                 json: true,
                 output_last_message: Some("l.txt".into()),
+                review: ReviewArgs::default(),
             })
         );
         assert_eq!(

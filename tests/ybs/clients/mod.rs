@@ -52,3 +52,15 @@ fn missing<T>(what: &str) -> Option<T> {
     eprintln!("skipped: this test needs {what}");
     None
 }
+
+/// The pyright language server installed in `tests/lsp` (`npm ci --prefix tests/lsp`), with
+/// `node` to run it.
+pub fn pyright_langserver() -> Option<PathBuf> {
+    let server =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("lsp/node_modules/.bin/pyright-langserver");
+    let runs = Command::new("node").arg("--version").output();
+    if runs.is_ok_and(|output| output.status.success()) && server.is_file() {
+        return Some(server);
+    }
+    missing("node and pyright (`npm ci --prefix tests/lsp`)")
+}

@@ -267,3 +267,30 @@ impl Project {
             .unwrap()
     }
 }
+
+/// Whether a process whose command line holds `marker` runs on this machine.
+pub fn process_with(marker: &str) -> bool {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        fs::read(entry.path().join("cmdline")).is_ok_and(|line| {
+            String::from_utf8_lossy(&line)
+                .replace('\0', " ")
+                .contains(marker)
+        })
+    })
+}
+
+/// Waits until no process holds `marker` (a killed process may take a moment to be reaped
+/// by its parent); `false` if one still does after a generous while.
+pub fn gone(marker: &str) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while process_with(marker) {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    true
+}

@@ -146,6 +146,10 @@ const RULES: &[(&str, Judge)] = &[
     ("tools.builtin.*.limits.*", Judge::Limit),
     ("mcp.servers.*", Judge::McpServer),
     ("hooks", Judge::Hooks),
+    // A language server's command is a program ybs starts.
+    ("lsp.servers.*", Judge::Theirs(Risk::RunsPrograms)),
+    ("lsp.enabled", Judge::OnlyOff),
+    ("lsp.wait_seconds", Judge::Harmless),
     // Commits run git with the repository's hooks and filters turned off.
     ("git", Judge::Harmless),
     ("ui", Judge::Harmless),

@@ -33,6 +33,8 @@ pub struct Config {
     pub mcp: McpConfig,
     /// Commands run around tool calls and after turns that changed files.
     pub hooks: super::HooksConfig,
+    /// The language servers asked for diagnostics after an edit.
+    pub lsp: super::LspConfig,
 }
 
 /// The schema version this build writes and understands.
@@ -51,6 +53,7 @@ impl Default for Config {
             ui: UiConfig::default(),
             mcp: McpConfig::default(),
             hooks: super::HooksConfig::default(),
+            lsp: super::LspConfig::default(),
         }
     }
 }
@@ -354,6 +357,10 @@ pub struct BuiltinTools {
     pub search_files: BuiltinTool,
     /// `run_shell`.
     pub run_shell: BuiltinTool,
+    /// `read_job_output`: a background job's new output (only with `run_shell`).
+    pub read_job_output: BuiltinTool,
+    /// `stop_job`: ends a background job (only with `run_shell`).
+    pub stop_job: BuiltinTool,
     /// `todo_write`: the model's task list.
     pub todo_write: BuiltinTool,
     /// `web_fetch`: a web page as text (asks first per domain).
@@ -386,6 +393,8 @@ impl Default for BuiltinTools {
                 timeout_seconds: Some(30),
                 limits: None,
             },
+            read_job_output: BuiltinTool::default(),
+            stop_job: BuiltinTool::default(),
             todo_write: BuiltinTool::default(),
             web_fetch: BuiltinTool {
                 enabled: true,

@@ -4,8 +4,9 @@
 //! there. The walk never takes a directory or a `.git` another user owns, nor goes above a
 //! directory another user owns: a stranger's repository around the user's files (in a shared
 //! `/tmp`, say) is not the project, and its configuration and instructions are not read. [`git`] commits a turn's files for `git.auto_commit`; every git command ybs runs
-//! itself is made by [`safe_git`].
+//! itself is made by [`safe_git`]; [`diff`] gathers the changes a review looks at.
 
+pub mod diff;
 pub mod git;
 pub mod safe_git;
 

@@ -1,8 +1,9 @@
 //! The built-in tools: the spec's six, with the spec's schemas and result fields,
-//! the model's task list (`todo_write`), a web page as text (`web_fetch`) and the spec of
+//! the background jobs' `read_job_output` and `stop_job`, the model's task list (`todo_write`), a web page as text (`web_fetch`) and the spec of
 //! the sub-agent tool (`task`, which the agent runs).
 
 mod edit_file;
+mod jobs;
 mod list_files;
 mod origin;
 mod read_file;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use crate::tool::Tool;
 
 pub use edit_file::{Edit, EditFile, apply_edits, edits_of};
+pub use jobs::{ReadJobOutput, StopJob};
 pub use list_files::ListFiles;
 pub use read_file::ReadFile;
 pub use run_shell::{NETWORK_OFF, RunShell, SHELL_TAIL_LINES};
@@ -52,6 +54,8 @@ pub fn all() -> Vec<Arc<dyn Tool>> {
         Arc::new(ListFiles::new()),
         Arc::new(SearchFiles::new()),
         Arc::new(RunShell::new()),
+        Arc::new(ReadJobOutput::new()),
+        Arc::new(StopJob::new()),
         Arc::new(TodoWrite::new()),
         Arc::new(WebFetch::new()),
         Arc::new(Task::new()),

@@ -3,7 +3,8 @@
 //! network (`network: true` with a `reason`): it then runs with the network and every other
 //! layer of the sandbox, if the policy allows such calls at all
 //! ([`ShellPolicy::network_allowed`](crate::ShellPolicy::network_allowed)); the caller asks
-//! the user first.
+//! the user first. With `background: true` the command is started as a job of the session
+//! ([`Jobs`](crate::Jobs)) under the same rules and the call returns its id at once.
 
 use std::time::Duration;
 
@@ -47,7 +48,8 @@ impl RunShell {
                     "working_directory": {"type": "string", "description": "Directory to run command in", "required": false, "default": "."},
                     "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30},
                     "network": {"type": "boolean", "description": "Run with outgoing network access over IP (the sandbox has none otherwise; still no listening and no local unix sockets), e.g. to download dependencies; the user may be asked first", "required": false, "default": false},
-                    "reason": {"type": "string", "description": "With network: why the command needs it, shown to the user", "required": false}
+                    "reason": {"type": "string", "description": "With network: why the command needs it, shown to the user", "required": false},
+                    "background": {"type": "boolean", "description": "Run as a background job: returns a job_id at once, no timeout", "required": false, "default": false}
                 }),
             ),
         }
@@ -81,6 +83,16 @@ impl Tool for RunShell {
 
     /// `Ran cargo test: exit code 0` with the last lines of its output (stdout, then stderr).
     fn summarize(&self, arguments: &Value, result: &Value, _: Option<Change>) -> Option<Summary> {
+        if let Some(id) = result.get("job_id").and_then(Value::as_u64) {
+            let command = arguments.get("command").and_then(Value::as_str)?;
+            let first = command.lines().next().unwrap_or("");
+            return Some(Summary {
+                ok: true,
+                headline: format!("Started job {id}: {}", truncate_chars(first, 60)),
+                detail: Vec::new(),
+                hidden: 0,
+            });
+        }
         let code = result.get("exit_code")?.as_i64()?;
         let flag = |key: &str| result.get(key).and_then(Value::as_bool) == Some(true);
         let why = if flag("cancelled") {
@@ -184,6 +196,15 @@ impl Tool for RunShell {
         } else {
             &ctx.shell
         };
+        if args.bool("background")? {
+            let id = (ctx.jobs.start(policy, &ctx.sandbox, command, &dir))
+                .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;
+            return Ok(json!({
+                "job_id": id,
+                "running": true,
+                "note": "started in the background; read_job_output shows its new output, stop_job ends it",
+            }));
+        }
         let output =
             shell::run_cancellable(policy, &ctx.sandbox, command, &dir, timeout, &ctx.cancel)
                 .map_err(|e: ShellError| ToolError::failed(e.to_string()))?;

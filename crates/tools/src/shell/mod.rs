@@ -80,6 +80,69 @@ pub fn run_cancellable(
     timeout: Duration,
     cancel: &CancelFlag,
 ) -> Result<ProcessOutput, ShellError> {
+    let Prepared { command, held } = prepare(policy, sandbox, command, working_dir)?;
+    let result = process::run_cancellable(command, timeout, policy.output_cap_bytes, cancel);
+    let note = held.finish();
+    match result {
+        Ok(mut output) => {
+            if let Some(note) = note {
+                output.stderr.push_str(&note);
+            }
+            Ok(output)
+        }
+        Err(source) => Err(spawn_error(policy, source)),
+    }
+}
+
+/// A command set up to run in the sandbox, not started yet.
+pub(crate) struct Prepared {
+    /// The command, in its own process group, its environment filtered.
+    pub(crate) command: Command,
+    /// What must live until it ends.
+    pub(crate) held: Held,
+}
+
+/// What a command holds until it ends: its private temp dir, the placeholders of the kept
+/// names, its cgroups.
+pub(crate) struct Held {
+    /// The kept names that did not exist before it ran ([`Held::finish`] removes them if
+    /// the command made them).
+    absent: Vec<PathBuf>,
+    placeholders: Option<kept::Placeholders>,
+    _temp: tempfile::TempDir,
+    _guard: Option<Box<dyn std::any::Any + Send>>,
+}
+
+impl Held {
+    /// Releases what the command held once it has ended; the note for its output when it
+    /// created one of the kept names.
+    pub(crate) fn finish(mut self) -> Option<String> {
+        drop(self.placeholders.take());
+        kept::remove_created(&self.absent)
+    }
+}
+
+/// Refuses a blocked command, then sets up `command` the way [`run`] runs it (sandboxed
+/// unless the policy opted out), without starting it. A background job starts its command
+/// from here too, so it runs under exactly the same rules.
+pub(crate) fn prepare(
+    policy: &ShellPolicy,
+    sandbox: &PathSandbox,
+    command: &str,
+    working_dir: &Path,
+) -> Result<Prepared, ShellError> {
+    prepare_reading(policy, sandbox, command, working_dir, &[])
+}
+
+/// [`prepare`], with `also_readable` directories readable besides the usual ones (a
+/// language server's own installation).
+fn prepare_reading(
+    policy: &ShellPolicy,
+    sandbox: &PathSandbox,
+    command: &str,
+    working_dir: &Path,
+    also_readable: &[PathBuf],
+) -> Result<Prepared, ShellError> {
     if let Some(entry) = find_blocked(command, &policy.blocked_commands) {
         return Err(ShellError::Blocked(entry.to_string()));
     }
@@ -95,10 +158,15 @@ pub fn run_cancellable(
     let placeholders = (policy.sandbox_enabled && cfg!(target_os = "linux"))
         .then(|| kept::Placeholders::hold(&absent));
     // What must live until the command ends (its cgroup).
-    let mut _guard: Option<Box<dyn std::any::Any>> = None;
+    let mut guard: Option<Box<dyn std::any::Any + Send>> = None;
     let mut cmd = if policy.sandbox_enabled {
-        let (cmd, guard) = sandboxed_command(policy, sandbox, command, &temp_path, working_dir)?;
-        _guard = guard;
+        let dirs = Dirs {
+            temp: &temp_path,
+            working: working_dir,
+            also_readable,
+        };
+        let (cmd, made) = sandboxed_command(policy, sandbox, command, &dirs)?;
+        guard = made;
         cmd
     } else {
         let mut cmd = Command::new(&policy.shell);
@@ -121,25 +189,83 @@ pub fn run_cancellable(
     for name in ["TMPDIR", "TMP", "TEMP"] {
         cmd.env(name, &temp_path);
     }
-    let result = process::run_cancellable(cmd, timeout, policy.output_cap_bytes, cancel);
-    drop(placeholders);
-    match result {
-        Ok(mut output) => {
-            if let Some(note) = kept::remove_created(&absent) {
-                output.stderr.push_str(&note);
+    Ok(Prepared {
+        command: cmd,
+        held: Held {
+            absent,
+            placeholders,
+            _temp: temp,
+            _guard: guard,
+        },
+    })
+}
+
+/// A long-running program (a language server) started under exactly the rules of a
+/// command, its stdin and stdout piped to ybs, its stderr dropped. [`Service::stop`] (or
+/// dropping it) kills its process group and releases what it held.
+pub struct Service {
+    /// The running program; take its `stdin` and `stdout`.
+    pub child: std::process::Child,
+    held: Option<Held>,
+}
+
+impl Service {
+    /// Kills the program and everything in its group, and waits for it.
+    pub fn stop(&mut self) {
+        if let Some(group) = i32::try_from(self.child.id())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            if self.child.try_wait().ok().flatten().is_none() {
+                process::kill_group(group);
             }
-            Ok(output)
         }
-        Err(source) => {
-            #[cfg(target_os = "linux")]
-            if let Some(error) = linux::explain_spawn_error(&source) {
-                return Err(error.into());
-            }
-            Err(ShellError::Spawn {
-                shell: policy.shell.display().to_string(),
-                source,
-            })
+        let _ = self.child.wait();
+        if let Some(held) = self.held.take() {
+            held.finish();
         }
+    }
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Starts the shell command `line` in `working_dir` as a [`Service`], sandboxed as a
+/// command of `policy` is, with `also_readable` readable too (where the program is
+/// installed: outside the system's directories a command cannot read it otherwise).
+pub fn start_service(
+    policy: &ShellPolicy,
+    sandbox: &PathSandbox,
+    line: &str,
+    working_dir: &Path,
+    also_readable: &[PathBuf],
+) -> Result<Service, ShellError> {
+    let Prepared { mut command, held } =
+        prepare_reading(policy, sandbox, line, working_dir, also_readable)?;
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let child = command.spawn().map_err(|e| spawn_error(policy, e))?;
+    Ok(Service {
+        child,
+        held: Some(held),
+    })
+}
+
+/// The error of a command that could not be started: the sandbox's explanation when it has
+/// one.
+pub(crate) fn spawn_error(policy: &ShellPolicy, source: std::io::Error) -> ShellError {
+    #[cfg(target_os = "linux")]
+    if let Some(error) = linux::explain_spawn_error(&source) {
+        return error.into();
+    }
+    ShellError::Spawn {
+        shell: policy.shell.display().to_string(),
+        source,
     }
 }
 
@@ -187,14 +313,24 @@ fn toolchain_dirs(home: Option<&Path>) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The directories a sandboxed command is set up with.
+struct Dirs<'a> {
+    /// Its private temp dir (its HOME).
+    temp: &'a Path,
+    /// Where it runs.
+    working: &'a Path,
+    /// Readable besides the system's directories and the toolchains.
+    also_readable: &'a [PathBuf],
+}
+
 #[cfg(target_os = "linux")]
 fn sandboxed_command(
     policy: &ShellPolicy,
     sandbox: &PathSandbox,
     command: &str,
-    temp: &Path,
-    working_dir: &Path,
-) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
+    dirs: &Dirs<'_>,
+) -> Result<(Command, Option<Box<dyn std::any::Any + Send>>), ShellError> {
+    let (temp, working_dir) = (dirs.temp, dirs.working);
     if let Some(moved) = sandbox.moved_blocked() {
         return Err(ShellSandboxError::BlockedMoved(moved.display().to_string()).into());
     }
@@ -214,6 +350,7 @@ fn sandboxed_command(
         (sandbox.read_only().iter().cloned()).partition(|p| sandbox.root_of(p).is_some());
     let mut readable = toolchains;
     readable.extend(outside);
+    readable.extend(dirs.also_readable.iter().cloned());
     let access = linux::Grants {
         writable: &writable,
         readable: &readable,
@@ -239,7 +376,7 @@ fn sandboxed_command(
             }
         }
     }
-    let guard: Option<Box<dyn std::any::Any>> = Some(Box::new(groups));
+    let guard: Option<Box<dyn std::any::Any + Send>> = Some(Box::new(groups));
     let mut cmd = Command::new(&policy.shell);
     cmd.arg("-c").arg(command);
     // The home directory is not readable inside the sandbox: point HOME at the private temp
@@ -265,9 +402,9 @@ fn sandboxed_command(
     policy: &ShellPolicy,
     sandbox: &PathSandbox,
     command: &str,
-    temp: &Path,
-    _working_dir: &Path,
-) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
+    dirs: &Dirs<'_>,
+) -> Result<(Command, Option<Box<dyn std::any::Any + Send>>), ShellError> {
+    let temp = dirs.temp;
     let toolchains = toolchain_dirs(sandbox.home());
     let profile = macos::profile(sandbox.roots(), temp, &toolchains, policy.network);
     let mut cmd = Command::new("/usr/bin/sandbox-exec");
@@ -285,9 +422,8 @@ fn sandboxed_command(
     _policy: &ShellPolicy,
     _sandbox: &PathSandbox,
     _command: &str,
-    _temp: &Path,
-    _working_dir: &Path,
-) -> Result<(Command, Option<Box<dyn std::any::Any>>), ShellError> {
+    _dirs: &Dirs<'_>,
+) -> Result<(Command, Option<Box<dyn std::any::Any + Send>>), ShellError> {
     Err(ShellSandboxError::Unavailable(format!(
         "no shell sandbox is implemented for {}",
         std::env::consts::OS

@@ -34,13 +34,18 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             yes,
             json,
             output_last_message,
+            review,
         }) => {
             let args = exec::ExecArgs {
                 prompt: prompt.as_deref(),
                 yes: *yes,
                 last_message: output_last_message.as_deref(),
             };
-            if *json {
+            if let Some(range) = &review.review {
+                let range = Some(range.as_str()).filter(|range| !range.is_empty());
+                let fail_on = review.fail_on.as_deref();
+                finish(exec::review::run(cli, host, range, fail_on, out, err), err)
+            } else if *json {
                 Ok(exec::json::run(cli, host, &args, out, err))
             } else {
                 finish(exec::run(cli, host, &args, out, err), err)

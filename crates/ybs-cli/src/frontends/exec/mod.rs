@@ -1,8 +1,9 @@
 //! `ybs exec`: one task without a conversation, its reply as text on stdout and the rest on
 //! stderr, or with `--json` as events for scripts ([`json`]). Also what the two share: the
-//! task (`exec -` reads stdin) and `--output-last-message`.
+//! task (`exec -` reads stdin) and `--output-last-message`. `exec --review` is [`review`].
 
 pub mod json;
+pub mod review;
 
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::Path;

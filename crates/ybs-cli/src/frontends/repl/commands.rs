@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use ybs_providers::ProviderKind;
 
 use super::slash::{ProviderAction, SlashCommand, help_text};
-use super::{last, sessions, status, switch, undo};
+use super::{jobs, last, sessions, status, switch, undo};
 use crate::render::{LineUi, wrap};
 use crate::startup::load;
 use ybs_agent::Agent;
@@ -56,6 +56,10 @@ pub(super) fn slash(
                 &status::text(agent, config, &sources, wrap::terminal_width()),
             );
         }
+        SlashCommand::Jobs => info(
+            out,
+            &jobs::listing(&agent.tool_context.jobs, wrap::terminal_width()),
+        ),
         SlashCommand::Config => {
             let shown = ybs_agent::config::with_session_changes(context.loaded, config);
             info(out, ybs_agent::config::show(&shown).trim_end());
@@ -246,6 +250,7 @@ pub(super) fn slash(
         | SlashCommand::Edit
         | SlashCommand::Vim
         | SlashCommand::Paste
+        | SlashCommand::Review(_)
         | SlashCommand::Exit => {}
         SlashCommand::Undo | SlashCommand::Diff => {
             let session = session_file.as_deref();

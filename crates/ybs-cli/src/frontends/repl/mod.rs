@@ -7,18 +7,21 @@
 //! and `/diff` in [`undo`]), prompt
 //! files as commands ([`prompt_files`]), `@path` attachments ([`attach`]), `!command`
 //! ([`shell`]), `/last` ([`last`]), `/resume` and `/fork` ([`sessions`]), `/model` and
-//! `/provider` ([`switch`]), `/status` ([`status`]), `/init` and the
+//! `/provider` ([`switch`]), `/status` ([`status`]), `/jobs` and the jobs stopped at exit
+//! (`jobs`), `/review` (`review`), `/init` and the
 //! question about a project's settings that wait for trust ([`trust`]).
 
 pub mod attach;
 mod commands;
 pub mod keys;
+mod jobs;
 pub mod last;
 pub mod line_editor;
 pub mod mcp_prompts;
 pub mod paste;
 pub mod prompt_files;
 mod read;
+mod review;
 pub mod sessions;
 pub mod shell;
 pub mod slash;
@@ -213,6 +216,11 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
                     continue;
                 }
                 Ok(Input::Command(SlashCommand::Exit)) => break,
+                Ok(Input::Command(SlashCommand::Review(range))) => {
+                    let cwd = host.locations.cwd.clone();
+                    review::run(&mut agent, &config, &runtime, range.as_deref(), &cwd, out);
+                    continue;
+                }
                 Ok(Input::Command(SlashCommand::Image(path))) => {
                     match images::image_part(&path, cwd) {
                         Ok(part) => {
@@ -393,6 +401,10 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
             let _ = std::fs::create_dir_all(dir);
         }
         let _ = editor.save_history(history);
+    }
+    // The session's jobs end with it; say which were still running.
+    if let Some(line) = jobs::stopped_at_exit(&agent.tool_context.jobs.stop_all()) {
+        let _ = writeln!(out, "{}", wrap::to_terminal(&line));
     }
     session_event(&mut agent, &config, (&mut *out, &mut *err), |agent, ui| {
         agent.end_session("exit", ui);

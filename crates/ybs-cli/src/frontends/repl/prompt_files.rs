@@ -327,9 +327,9 @@ mod tests {
         let (user, project) = (dir.path().join("user"), dir.path().join("project"));
         std::fs::create_dir_all(&user).unwrap();
         std::fs::create_dir_all(&project).unwrap();
-        std::fs::write(user.join("review.md"), "user review").unwrap();
+        std::fs::write(user.join("triage.md"), "user triage").unwrap();
         std::fs::write(user.join("only.md"), "\n  Only the user's\nmore").unwrap();
-        std::fs::write(project.join("review.md"), "project review $1").unwrap();
+        std::fs::write(project.join("triage.md"), "project triage $1").unwrap();
         std::fs::write(project.join("help.md"), "clash").unwrap();
         std::fs::write(project.join("edit.md"), "clash too").unwrap();
         std::fs::write(project.join("notes.txt"), "not a prompt").unwrap();
@@ -344,15 +344,15 @@ mod tests {
             },
         ]);
         assert_eq!(
-            prompts.message("/review x").as_deref(),
-            Some("project review x")
+            prompts.message("/triage x").as_deref(),
+            Some("project triage x")
         );
         assert_eq!(
             prompts.message("/only").as_deref(),
             Some("\n  Only the user's\nmore")
         );
         assert_eq!(prompts.message("/help"), None);
-        assert_eq!(prompts.message("//review"), None);
+        assert_eq!(prompts.message("//triage"), None);
         assert_eq!(prompts.message("/notes"), None);
         assert_eq!(prompts.message("/edit"), None);
         assert_eq!(prompts.warnings.len(), 2);
@@ -360,7 +360,7 @@ mod tests {
         assert!(prompts.warnings[1].contains("/help is a built-in command"));
         let help = prompts.help();
         assert!(help.contains("/only    Only the user's"), "{help}");
-        assert!(help.contains("/review  project review $1"), "{help}");
+        assert!(help.contains("/triage  project triage $1"), "{help}");
     }
 
     #[test]

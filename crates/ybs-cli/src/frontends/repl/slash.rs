@@ -63,6 +63,11 @@ pub enum SlashCommand {
     Vim,
     /// `/status`: the model, window, modes, sandbox, trust and MCP servers on one screen.
     Status,
+    /// `/jobs`: the session's background jobs.
+    Jobs,
+    /// `/review [RANGE]`: a read-only review of the working tree's changes (`None`), a
+    /// commit or a range.
+    Review(Option<String>),
     /// `/exit` or `/quit`: leave, as Ctrl-D does.
     Exit,
 }
@@ -251,6 +256,16 @@ pub const COMMANDS: &[(&str, &str, &str)] = &[
         "/image PATH",
         "attach an image (PNG, JPEG, GIF or WebP) to the next message",
     ),
+    (
+        "review",
+        "/review [REV|RANGE]",
+        "review the uncommitted changes, a commit or a range (HEAD~3..), read-only",
+    ),
+    (
+        "jobs",
+        "/jobs",
+        "list the background jobs: state, running time, command, last lines",
+    ),
     ("exit", "/exit", "leave ybs, as Ctrl-D does (also /quit)"),
 ];
 
@@ -332,6 +347,12 @@ pub fn parse_command(text: &str) -> Result<SlashCommand, SlashError> {
         "paste" => no_args(SlashCommand::Paste),
         "status" => no_args(SlashCommand::Status),
         "exit" => no_args(SlashCommand::Exit),
+        "jobs" => no_args(SlashCommand::Jobs),
+        "review" => match args.as_slice() {
+            [] => Ok(SlashCommand::Review(None)),
+            [range] => Ok(SlashCommand::Review(Some((*range).to_owned()))),
+            _ => Err(too_many),
+        },
         // The rest of the line is the file, spaces included.
         "save" => Ok(SlashCommand::Save(
             (!rest.is_empty()).then(|| PathBuf::from(rest)),

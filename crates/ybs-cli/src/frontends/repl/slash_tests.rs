@@ -117,7 +117,7 @@ fn an_unknown_command_says_so_and_lists_the_known_ones() {
     let known = "/provider, /model, /status, /config, /tools, /skills, /agents, /help, /clear, \
                  /compact, /usage, /save, /reload-tools, /undo, /diff, /effort, /approval, \
                  /permissions, /plan, /last, /resume, /fork, /init, /edit, /paste, /vim, /image, \
-                 /exit";
+                 /review, /jobs, /exit";
     assert_eq!(
         command("/frobnicate now"),
         Err(format!(

@@ -1,8 +1,9 @@
 //! `/status`: what this session runs with, on one screen: the model and where it is served,
 //! how full its window is, the approval and network modes, the sandbox with the reason of
-//! each layer that does not apply, the trust of the project's settings and the MCP servers.
-//! Each line is read from the part that owns the fact (the agent, the loaded configuration,
-//! the sandbox probe made at start, the tool registry).
+//! each layer that does not apply, the trust of the project's settings, the MCP servers,
+//! the background jobs and the language servers. Each line is read from the part that owns
+//! the fact (the agent, the loaded configuration, the sandbox probe made at start, the tool
+//! registry).
 
 use ybs_agent::Agent;
 use ybs_agent::config::{Config, LoadedConfig};
@@ -43,6 +44,8 @@ pub fn text(agent: &Agent, config: &Config, sources: &Sources<'_>, width: Option
         ("trust", trust(sources.loaded)),
     ];
     rows.extend(mcp(agent, config, sources.mcp_failures));
+    rows.push(("jobs", super::jobs::status_row(&agent.tool_context.jobs)));
+    rows.push(("LSP", language_servers(agent)));
     let lines: Vec<String> = (rows.into_iter())
         .map(|(label, value)| {
             // Model names, endpoints, paths and servers' errors come from outside.
@@ -51,6 +54,22 @@ pub fn text(agent: &Agent, config: &Config, sources: &Sources<'_>, width: Option
         })
         .collect();
     lines.join("\n")
+}
+
+/// The language servers running and those that could not be used.
+fn language_servers(agent: &Agent) -> String {
+    let Some(lsp) = &agent.lsp else {
+        return "off (lsp.enabled: false)".to_owned();
+    };
+    let mut parts: Vec<String> = (lsp.running().into_iter())
+        .map(|name| format!("{name} running"))
+        .collect();
+    parts.extend((lsp.failed().iter()).map(|(name, why)| format!("{name} not usable: {why}")));
+    if parts.is_empty() {
+        "none started yet (one starts when the agent changes a file it checks)".to_owned()
+    } else {
+        parts.join("; ")
+    }
 }
 
 fn window(agent: &Agent) -> String {
