@@ -294,7 +294,7 @@ impl McpServers {
             said.push(format!(
                 "MCP server `{}` changed its tools; it now offers {}",
                 link.spec.name,
-                names.len()
+                ybs_tools::summary::counted(names.len() as u64, "tool", "tools")
             ));
             link.with_lists(|lists| lists.tool_names = names);
         }

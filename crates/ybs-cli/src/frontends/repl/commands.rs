@@ -41,8 +41,10 @@ pub(super) fn slash(
     match command {
         SlashCommand::Help => {
             info(out, &help_text(wrap::terminal_width()));
+            // The servers' words: made inert first, then wrapped between words like ybs's own.
             for line in super::mcp_prompts::help_lines(&agent.mcp) {
-                info(out, &crate::render::inert(&line));
+                let line = crate::render::inert(&line);
+                info(out, &wrap::wrap(&line, wrap::terminal_width()));
             }
         }
         SlashCommand::Status => {

@@ -13,8 +13,8 @@
 
 pub mod attach;
 mod commands;
-pub mod keys;
 mod jobs;
+pub mod keys;
 pub mod last;
 pub mod line_editor;
 pub mod mcp_prompts;
