@@ -106,7 +106,7 @@ fn the_sessions_end_stops_its_jobs_and_says_so() {
     );
     assert!(
         stdout.contains(&format!(
-            "stopped 1 background job(s) still running: 1 (echo serving; exec {marker})"
+            "stopped 1 background job still running: 1 (echo serving; exec {marker})"
         )),
         "{stdout}"
     );
@@ -271,6 +271,6 @@ fn on_a_terminal_jobs_lists_the_running_job_and_exit_stops_it() {
         "{screen}"
     );
     tmux.keys(&["/exit", "Enter"]);
-    tmux.wait_for("stopped 1 background job(s) still running: 1 (echo listening on 8000");
+    tmux.wait_for("stopped 1 background job still running: 1 (echo listening on 8000");
     assert!(gone(marker), "the job outlived the session");
 }

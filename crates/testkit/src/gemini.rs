@@ -9,6 +9,11 @@
 //! terminator: the body just ends. Errors are Google's `{"error": {"code", "message",
 //! "status", "details"}}`; a rate limit says when to retry in a `google.rpc.RetryInfo`
 //! detail, not in a header.
+//!
+//! Checked against Google's Gemini API reference (ai.google.dev: `models.generateContent` and
+//! `models.streamGenerateContent`, `GenerateContentResponse` with `UsageMetadata` and its
+//! `cachedContentTokenCount` and `thoughtsTokenCount`, `models.list`, the thinking and
+//! thought-signature guides, and the API's error codes page).
 
 use serde_json::{Value, json};
 

@@ -27,7 +27,7 @@ fn unknown_and_disabled_tools_are_error_results() {
     let mut f = Fixture::new();
     assert_eq!(
         f.err("delete_file", json!({})),
-        "unknown tool `delete_file`; available tools: read_file, write_file, edit_file, list_files, search_files, run_shell, todo_write, web_fetch, task"
+        "unknown tool `delete_file`; available tools: read_file, write_file, edit_file, list_files, search_files, run_shell, read_job_output, stop_job, todo_write, web_fetch, task"
     );
     f.registry.set_enabled("run_shell", false);
     assert!(!f.registry.is_enabled("run_shell"));
@@ -39,6 +39,8 @@ fn unknown_and_disabled_tools_are_error_results() {
             "edit_file",
             "list_files",
             "search_files",
+            "read_job_output",
+            "stop_job",
             "todo_write",
             "web_fetch",
             "task"

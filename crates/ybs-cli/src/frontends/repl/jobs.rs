@@ -46,8 +46,8 @@ pub(super) fn stopped_at_exit(stopped: &[JobView]) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "stopped {} background job(s) still running: {}",
-        stopped.len(),
+        "stopped {} still running: {}",
+        ybs_tools::summary::counted(stopped.len() as u64, "background job", "background jobs"),
         named.join(", ")
     ))
 }
