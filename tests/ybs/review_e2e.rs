@@ -64,7 +64,7 @@ fn review_in_the_repl_sends_the_diff_read_only_and_lists_the_findings() {
         assert!(!tools.contains(&changing.to_owned()), "{tools:?}");
     }
     assert!(
-        stdout.contains("Review of the uncommitted changes of the working tree: 2 finding(s)"),
+        stdout.contains("Review of the uncommitted changes of the working tree: 2 findings"),
         "{stdout}"
     );
     assert!(

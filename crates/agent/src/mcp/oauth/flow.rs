@@ -82,25 +82,25 @@ pub(super) async fn login(
         .map_err(|error| OAuthError::Http(error.to_string()))?
         .port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
+    // Before anything is sent to them: every endpoint must be one a login may use.
+    endpoint("token endpoint", &metadata.token_endpoint)?;
+    if let Some(registration) = &metadata.registration_endpoint {
+        endpoint("registration endpoint", registration)?;
+    }
     let client_id = register(&http, &metadata, &redirect).await?;
     let verifier = random_text()?;
     let state = random_text()?;
-    let mut authorize = Url::parse(&metadata.authorization_endpoint)
-        .map_err(|_| OAuthError::Discovery("its authorization endpoint is not a URL".into()))?;
-    {
-        let mut query = authorize.query_pairs_mut();
-        query
-            .append_pair("response_type", "code")
-            .append_pair("client_id", &client_id)
-            .append_pair("redirect_uri", &redirect)
-            .append_pair("code_challenge", &s256(&verifier))
-            .append_pair("code_challenge_method", "S256")
-            .append_pair("state", &state)
-            .append_pair("resource", url);
-        if !scopes.is_empty() {
-            query.append_pair("scope", &scopes.join(" "));
-        }
-    }
+    let authorize = authorize_url(
+        &metadata,
+        &Approval {
+            client_id: &client_id,
+            redirect: &redirect,
+            verifier: &verifier,
+            state: &state,
+            resource: url,
+            scopes: &scopes,
+        },
+    )?;
     show(&format!(
         "Open this URL to log in (ybs tries to open it in your browser):\n{authorize}"
     ));
@@ -124,6 +124,64 @@ pub(super) async fn login(
         tokens,
         None,
     ))
+}
+
+/// What the authorization URL carries besides the endpoint.
+struct Approval<'a> {
+    client_id: &'a str,
+    redirect: &'a str,
+    verifier: &'a str,
+    state: &'a str,
+    resource: &'a str,
+    scopes: &'a [String],
+}
+
+/// The URL the user opens to approve: the metadata's authorization endpoint (checked by
+/// [`endpoint`], since it goes to the desktop's opener) with the request in its query.
+fn authorize_url(metadata: &ServerMetadata, approval: &Approval<'_>) -> Result<Url, OAuthError> {
+    let mut authorize = endpoint("authorization endpoint", &metadata.authorization_endpoint)?;
+    {
+        let mut query = authorize.query_pairs_mut();
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", approval.client_id)
+            .append_pair("redirect_uri", approval.redirect)
+            .append_pair("code_challenge", &s256(approval.verifier))
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", approval.state)
+            .append_pair("resource", approval.resource);
+        if !approval.scopes.is_empty() {
+            query.append_pair("scope", &approval.scopes.join(" "));
+        }
+    }
+    Ok(authorize)
+}
+
+/// An endpoint named by the authorization server's metadata, which the MCP server chose: HTTPS,
+/// or plain HTTP to this machine only (as OAuth 2.1 allows). Anything else is refused before
+/// it is opened or sent anything: a `file:` URL or a custom scheme would make the desktop's
+/// opener run its handler, and plain HTTP elsewhere would carry the code in the clear.
+fn endpoint(what: &str, text: &str) -> Result<Url, OAuthError> {
+    let url =
+        Url::parse(text).map_err(|_| OAuthError::Discovery(format!("its {what} is not a URL")))?;
+    let host = url.host_str().unwrap_or_default();
+    let loopback = host == "localhost"
+        || (host.trim_start_matches('[').trim_end_matches(']'))
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match url.scheme() {
+        "https" if !host.is_empty() => Ok(url),
+        "http" if loopback => Ok(url),
+        scheme => Err(OAuthError::Refused(format!(
+            "the authorization server's {what} is a `{scheme}:` URL{}; only HTTPS (or HTTP to \
+             this machine) is used, so nothing was opened or sent",
+            if scheme == "http" {
+                " to another host"
+            } else {
+                ""
+            }
+        ))),
+    }
 }
 
 /// A new access token for `token` with its refresh token.
@@ -443,6 +501,8 @@ fn s256(verifier: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -460,5 +520,55 @@ mod tests {
             s256("a-verifier"),
             "NORfwpEYKakZsuYgaey8PFmACPx5Ikq_PyZGYQ7p8NI"
         );
+    }
+
+    fn metadata(authorization: &str) -> ServerMetadata {
+        ServerMetadata {
+            authorization_endpoint: authorization.to_owned(),
+            token_endpoint: "https://auth.example/token".to_owned(),
+            registration_endpoint: None,
+            code_challenge_methods_supported: Vec::new(),
+        }
+    }
+
+    fn approval() -> Approval<'static> {
+        Approval {
+            client_id: "c",
+            redirect: "http://127.0.0.1:9/callback",
+            verifier: "v",
+            state: "s",
+            resource: "https://mcp.example/mcp",
+            scopes: &[],
+        }
+    }
+
+    /// The attack: a server's metadata names an authorization "endpoint" that the desktop's
+    /// opener would hand to a local program (a file, a custom scheme) or plain HTTP elsewhere.
+    #[test]
+    fn attack_an_authorization_endpoint_that_is_not_https_is_never_opened() {
+        for bad in [
+            "file:///etc/passwd",
+            "x-terminal-emulator://run?cmd=id",
+            "javascript:alert(1)",
+            "http://auth.example/authorize",
+        ] {
+            let refused = authorize_url(&metadata(bad), &approval()).unwrap_err();
+            let said = refused.to_string();
+            assert!(said.contains("nothing was opened or sent"), "{bad}: {said}");
+            assert!(
+                !said.contains("passwd") && !said.contains("cmd=id"),
+                "{said}"
+            );
+        }
+        for good in [
+            "https://auth.example/authorize",
+            "http://127.0.0.1:8080/authorize",
+            "http://localhost/authorize",
+            "http://[::1]:1/authorize",
+        ] {
+            let url = authorize_url(&metadata(good), &approval()).unwrap();
+            assert!(url.as_str().contains("code_challenge_method=S256"), "{url}");
+        }
+        assert!(endpoint("token endpoint", "http://auth.example/token").is_err());
     }
 }

@@ -99,6 +99,19 @@ fn attachment(
     }
 }
 
+/// `SERVER:URI` of each resource the connected MCP servers list, for Tab completion after
+/// `@`. One with a control character or a space is left out: the editor writes a completion
+/// to the terminal as it is, and a mention ends at a space.
+pub fn resource_mentions(servers: &ybs_agent::mcp::McpServers) -> Vec<String> {
+    if !servers.any_resources() {
+        return Vec::new();
+    }
+    (servers.resources(None).unwrap_or_default().into_iter())
+        .map(|resource| format!("{}:{}", resource.server, resource.uri))
+        .filter(|mention| !mention.chars().any(|c| c.is_control() || c.is_whitespace()))
+        .collect()
+}
+
 /// The project's files whose path starts with `prefix`, for Tab completion of `@prefix`.
 pub fn complete(prefix: &str, registry: &ToolRegistry, context: &ToolContext) -> Vec<String> {
     let (dir, _) = prefix.rsplit_once('/').unwrap_or(("", prefix));

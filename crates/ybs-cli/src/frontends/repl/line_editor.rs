@@ -41,13 +41,23 @@ pub type EditSlot = Arc<Mutex<Option<KeyRequest>>>;
 /// The REPL's editor type.
 pub type LineEditor = Editor<Completion, DefaultHistory>;
 
-/// Completes `@path` words from the files under the project directory, and the first word
-/// of a line that starts with `/` from the commands.
+/// Completes `@path` words from the files under the project directory (and the MCP
+/// servers' resources), and the first word of a line that starts with `/` from the commands.
 pub struct Completion {
     /// The project directory.
     pub cwd: PathBuf,
-    /// The command names without their slash: the built-in ones and the prompt files'.
+    /// The words Tab completes besides the project's files.
+    pub words: Words,
+}
+
+/// What Tab completes that is not a file of the project.
+#[derive(Debug, Default)]
+pub struct Words {
+    /// The command names without their slash: the built-in ones, the prompt files' and the
+    /// MCP servers' prompts.
     pub commands: Vec<String>,
+    /// `SERVER:URI` of the MCP servers' resources, completed after `@`.
+    pub mentions: Vec<String>,
 }
 
 impl Completer for Completion {
@@ -63,7 +73,7 @@ impl Completer for Completion {
         if let Some(typed) = head.strip_prefix('/')
             && !typed.contains(char::is_whitespace)
         {
-            return Ok((1, command_candidates(&self.commands, typed)));
+            return Ok((1, command_candidates(&self.words.commands, typed)));
         }
         if let Some(path) = head.strip_prefix("/image ") {
             return Ok((pos - path.len(), path_candidates(&self.cwd, path)));
@@ -72,8 +82,21 @@ impl Completer for Completion {
         let Some(prefix) = head[start..].strip_prefix('@') else {
             return Ok((pos, Vec::new()));
         };
-        Ok((start + 1, path_candidates(&self.cwd, prefix)))
+        let mut candidates = path_candidates(&self.cwd, prefix);
+        candidates.extend(mention_candidates(&self.words.mentions, prefix));
+        Ok((start + 1, candidates))
     }
+}
+
+/// The resources (`SERVER:URI`) that start with `prefix`, as completions.
+fn mention_candidates(mentions: &[String], prefix: &str) -> Vec<Pair> {
+    (mentions.iter())
+        .filter(|mention| mention.starts_with(prefix))
+        .map(|mention| Pair {
+            display: mention.clone(),
+            replacement: mention.clone(),
+        })
+        .collect()
 }
 
 /// The project's files and directories that start with `prefix`, as completions.
@@ -165,19 +188,15 @@ impl ConditionalEventHandler for RequestKey {
 }
 
 /// The REPL's editor with `ui`'s editing mode and key bindings, completion of `@path` under
-/// `cwd` and of `commands`, and the slot the editor and paste keys fill.
-pub fn new(
-    cwd: &Path,
-    commands: Vec<String>,
-    ui: &UiConfig,
-) -> rustyline::Result<(LineEditor, EditSlot)> {
+/// `cwd` and of `words`, and the slot the editor and paste keys fill.
+pub fn new(cwd: &Path, words: Words, ui: &UiConfig) -> rustyline::Result<(LineEditor, EditSlot)> {
     let config = rustyline::Config::builder()
         .edit_mode(keys::edit_mode(ui.editing_mode))
         .build();
     let mut editor = LineEditor::with_config(config)?;
     editor.set_helper(Some(Completion {
         cwd: cwd.to_owned(),
-        commands,
+        words,
     }));
     let slot = EditSlot::default();
     for (action, key) in keys::to_bind(&ui.keys) {
@@ -264,5 +283,20 @@ mod tests {
         assert_eq!(shown("Ex"), ["exit "]);
         assert_eq!(shown("rev"), ["review "]);
         assert!(shown("zzz").is_empty());
+    }
+
+    #[test]
+    fn resources_complete_after_the_at_sign() {
+        let mentions: Vec<String> = ["docs:fake://readme", "docs:fake://escape", "ev:demo://a"]
+            .map(String::from)
+            .into();
+        let shown = |typed: &str| -> Vec<String> {
+            (mention_candidates(&mentions, typed).into_iter())
+                .map(|pair| pair.replacement)
+                .collect()
+        };
+        assert_eq!(shown("docs:fake://r"), ["docs:fake://readme"]);
+        assert_eq!(shown("ev"), ["ev:demo://a"]);
+        assert!(shown("src/").is_empty());
     }
 }

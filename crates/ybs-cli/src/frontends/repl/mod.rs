@@ -75,13 +75,15 @@ pub fn run(cli: &Cli, host: &Host, out: &mut dyn Write, err: &mut dyn Write) -> 
     let prompts = crate::frontends::repl::prompt_files::load(
         &crate::frontends::repl::prompt_files::directories(&host.locations),
     );
-    let completed = (slash::names().map(str::to_owned))
-        .chain(prompts.by_name.keys().cloned())
-        .chain(mcp_prompts::names(&agent.mcp))
-        .collect();
-    let (mut editor, edit_slot) =
-        crate::frontends::repl::line_editor::new(&host.locations.cwd, completed, &config.ui)
-            .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
+    let words = line_editor::Words {
+        commands: (slash::names().map(str::to_owned))
+            .chain(prompts.by_name.keys().cloned())
+            .chain(mcp_prompts::names(&agent.mcp))
+            .collect(),
+        mentions: attach::resource_mentions(&agent.mcp),
+    };
+    let (mut editor, edit_slot) = line_editor::new(&host.locations.cwd, words, &config.ui)
+        .map_err(|e| Failed(format!("cannot start line editing: {e}")))?;
     for warning in &prompts.warnings {
         let _ = writeln!(err, "{}", wrap::problem("warning", warning));
     }

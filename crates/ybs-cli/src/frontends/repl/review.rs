@@ -56,9 +56,9 @@ pub(super) fn run(
 pub(super) fn listing(review: &Review, target: &ReviewTarget) -> String {
     let width = wrap::terminal_width();
     let mut lines = vec![format!(
-        "Review of {}: {} finding(s)",
+        "Review of {}: {}",
         target.describe(),
-        review.findings.len()
+        ybs_tools::summary::counted(review.findings.len() as u64, "finding", "findings")
     )];
     for (number, finding) in review.findings.iter().enumerate() {
         let place = match finding.line {

@@ -112,7 +112,8 @@ fn trust(loaded: &LoadedConfig) -> String {
             .map(|f| f.settings.len())
             .sum::<usize>();
         return format!(
-            "{waiting} setting(s) of {} not applied until you run `ybs trust`",
+            "{} of {} not applied until you run `ybs trust`",
+            ybs_tools::summary::counted(waiting as u64, "setting", "settings"),
             file.path.display()
         );
     }
@@ -145,7 +146,10 @@ fn mcp(agent: &Agent, config: &Config, failures: &[McpFailure]) -> Vec<(&'static
                     let tools = (agent.registry.names().iter())
                         .filter(|name| name.starts_with(&prefix))
                         .count();
-                    format!("connected, {tools} tool(s)")
+                    format!(
+                        "connected, {}",
+                        ybs_tools::summary::counted(tools as u64, "tool", "tools")
+                    )
                 }
             };
             ("MCP", format!("{server}: {state}"))
