@@ -56,6 +56,22 @@ impl TokenClient {
         *token = fresh;
         Some(token.access_token.clone())
     }
+
+    /// `send` with the current token, and once more with a fresh one when the server
+    /// refuses it.
+    async fn with_token<T, Sent>(&self, send: impl Fn(String) -> Sent) -> Result<T, Failure>
+    where
+        Sent: std::future::Future<Output = Result<T, Failure>>,
+    {
+        let bearer = self.bearer().await;
+        match send(bearer.clone()).await {
+            Err(error) if is_refusal(&error) => match self.after_refusal(&bearer).await {
+                Some(fresh) => send(fresh).await,
+                None => Err(error),
+            },
+            other => other,
+        }
+    }
 }
 
 fn is_refusal(error: &Failure) -> bool {
@@ -73,25 +89,16 @@ impl StreamableHttpClient for TokenClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<StreamableHttpPostResponse, Failure> {
-        let bearer = self.bearer().await;
-        let http = &self.http;
-        let first = (http.post_message(
-            uri.clone(),
-            message.clone(),
-            session_id.clone(),
-            Some(bearer.clone()),
-            custom_headers.clone(),
-        ))
-        .await;
-        match first {
-            Err(error) if is_refusal(&error) => match self.after_refusal(&bearer).await {
-                Some(fresh) => {
-                    (http.post_message(uri, message, session_id, Some(fresh), custom_headers)).await
-                }
-                None => Err(error),
-            },
-            other => other,
-        }
+        self.with_token(|bearer| {
+            self.http.post_message(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                Some(bearer),
+                custom_headers.clone(),
+            )
+        })
+        .await
     }
 
     async fn post_message_with_max_sse_event_size(
@@ -103,34 +110,17 @@ impl StreamableHttpClient for TokenClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> Result<StreamableHttpPostResponse, Failure> {
-        let bearer = self.bearer().await;
-        let http = &self.http;
-        let first = (http.post_message_with_max_sse_event_size(
-            uri.clone(),
-            message.clone(),
-            session_id.clone(),
-            Some(bearer.clone()),
-            custom_headers.clone(),
-            max_sse_event_size,
-        ))
-        .await;
-        match first {
-            Err(error) if is_refusal(&error) => match self.after_refusal(&bearer).await {
-                Some(fresh) => {
-                    (http.post_message_with_max_sse_event_size(
-                        uri,
-                        message,
-                        session_id,
-                        Some(fresh),
-                        custom_headers,
-                        max_sse_event_size,
-                    ))
-                    .await
-                }
-                None => Err(error),
-            },
-            other => other,
-        }
+        self.with_token(|bearer| {
+            self.http.post_message_with_max_sse_event_size(
+                uri.clone(),
+                message.clone(),
+                session_id.clone(),
+                Some(bearer),
+                custom_headers.clone(),
+                max_sse_event_size,
+            )
+        })
+        .await
     }
 
     async fn delete_session(
@@ -155,25 +145,15 @@ impl StreamableHttpClient for TokenClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, Failure> {
-        let bearer = self.bearer().await;
-        let http = &self.http;
-        let first = (http.get_stream(
-            uri.clone(),
-            session_id.clone(),
-            last_event_id.clone(),
-            Some(bearer.clone()),
-            custom_headers.clone(),
-        ))
-        .await;
-        match first {
-            Err(error) if is_refusal(&error) => match self.after_refusal(&bearer).await {
-                Some(fresh) => {
-                    (http.get_stream(uri, session_id, last_event_id, Some(fresh), custom_headers))
-                        .await
-                }
-                None => Err(error),
-            },
-            other => other,
-        }
+        self.with_token(|bearer| {
+            self.http.get_stream(
+                uri.clone(),
+                session_id.clone(),
+                last_event_id.clone(),
+                Some(bearer),
+                custom_headers.clone(),
+            )
+        })
+        .await
     }
 }
