@@ -1,8 +1,8 @@
 //! End to end against the fake LLM: `run_shell` with `background: true` starts a job and
 //! answers at once; `read_job_output` gives its new output, `stop_job` ends it, `/jobs` lists
 //! it, and the session's end stops what still runs (the process is gone afterwards). A
-//! server started in the background answers the next command where commands may listen
-//! (the sandbox off); in the sandbox, listening stays refused.
+//! server started in the background answers the next command, with the sandbox off and in
+//! it (the session's loopback network).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -168,8 +168,9 @@ fn free_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-#[test]
-fn a_server_started_in_the_background_answers_the_next_command_without_the_sandbox() {
+/// The model starts a dev server as a job and fetches a page from it with the next command;
+/// what that command printed.
+fn serve_and_fetch(sandbox: bool) -> Option<Value> {
     let port = free_port();
     let project = Project::new(vec![
         call(
@@ -188,46 +189,37 @@ fn a_server_started_in_the_background_answers_the_next_command_without_the_sandb
         Turn::text(["Done."]),
     ]);
     project.write("page.txt", "served-by-the-job\n");
-    project.configure(|config| config["safety"]["sandbox_enabled"] = json!(false));
-    succeeds(&project.ybs(&["exec", "--yes", "serve"]));
-    let fetched = result_of(project.bodies().last().unwrap(), "c2");
+    project.configure(|config| config["safety"]["sandbox_enabled"] = json!(sandbox));
+    let stderr = succeeds(&project.ybs(&["exec", "--yes", "serve"]));
+    if sandbox && stderr.contains("sandbox unavailable") {
+        println!("skipped: no sandbox here");
+        return None;
+    }
+    Some(result_of(project.bodies().last().unwrap(), "c2"))
+}
+
+#[test]
+fn a_server_started_in_the_background_answers_the_next_command_without_the_sandbox() {
+    let fetched = serve_and_fetch(false).unwrap();
     assert_eq!(fetched["exit_code"], 0, "{fetched}");
     assert!(
-        fetched["stdout"]
-            .as_str()
-            .unwrap()
-            .contains("served-by-the-job"),
+        (fetched["stdout"].as_str().unwrap()).contains("served-by-the-job"),
         "{fetched}"
     );
 }
 
+/// In the sandbox the server listens in the session's loopback network, which every
+/// command without the network joins (the tools crate's security tests show that nothing
+/// of the host is reachable from it, nor it from the host).
 #[test]
-fn in_the_sandbox_a_background_job_cannot_listen() {
-    let port = free_port();
-    let project = Project::new(vec![
-        call(
-            "c1",
-            "run_shell",
-            json!({"command": format!("python3 -m http.server {port} --bind 127.0.0.1; echo exited > ended"), "background": true}),
-        ),
-        call(
-            "c2",
-            "run_shell",
-            json!({"command": "until [ -e ended ]; do sleep 0.05; done", "timeout_seconds": 30}),
-        ),
-        call("c3", "read_job_output", json!({"job_id": 1})),
-        Turn::text(["Done."]),
-    ]);
-    let stderr = succeeds(&project.ybs(&["exec", "--yes", "serve"]));
-    if stderr.contains("sandbox unavailable") {
-        println!("skipped: no sandbox here");
+fn in_the_sandbox_a_server_started_in_the_background_answers_the_next_command() {
+    let Some(fetched) = serve_and_fetch(true) else {
         return;
-    }
-    let read = result_of(project.bodies().last().unwrap(), "c3");
-    let output = read["output"].as_str().unwrap();
+    };
+    assert_eq!(fetched["exit_code"], 0, "{fetched}");
     assert!(
-        output.contains("PermissionError") || output.contains("not permitted"),
-        "{read}"
+        (fetched["stdout"].as_str().unwrap()).contains("served-by-the-job"),
+        "{fetched}"
     );
 }
 

@@ -1,8 +1,9 @@
 //! Where user namespaces are not allowed (some distributions turn them off), the shell
-//! sandbox goes on with Landlock and seccomp alone, and its status names the missing layer.
-//! The kernel here allows them, so the test re-runs itself in a child process whose seccomp
-//! filter makes `unshare` fail with `EPERM`, as on such a system, and performs the attacks
-//! that the fallback must still stop.
+//! sandbox goes on with Landlock and seccomp alone, and its status names the missing layer;
+//! where a command cannot join another namespace (`setns`), it gets an empty network of its
+//! own instead of the session's loopback network. The kernel here allows both, so each test
+//! re-runs itself in a child process whose seccomp filter makes the call fail with `EPERM`,
+//! as on such a system, and performs the attacks that the fallback must still stop.
 
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -27,8 +28,33 @@ fn without_namespaces_the_sandbox_degrades_visibly_and_still_holds() {
         println!("{DONE}");
         return;
     }
+    rerun_refusing(
+        libc::SYS_unshare,
+        "without_namespaces_the_sandbox_degrades_visibly_and_still_holds",
+    );
+}
+
+/// Where a command cannot join the session's loopback network (`setns` refused), each gets
+/// an empty network of its own: a server one starts does not answer the next, listening
+/// stays refused, and `/status` says why.
+#[test]
+fn without_the_loopback_network_each_command_has_an_empty_one() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        loopback_checks();
+        println!("{DONE}");
+        return;
+    }
+    rerun_refusing(
+        libc::SYS_setns,
+        "without_the_loopback_network_each_command_has_an_empty_one",
+    );
+}
+
+/// Runs `test` again in a child process whose seccomp filter refuses `syscall` with
+/// `EPERM`, and checks that its checks passed.
+fn rerun_refusing(syscall: i64, test: &str) {
     let filter: seccompiler::BpfProgram = seccompiler::SeccompFilter::new(
-        BTreeMap::from([(libc::SYS_unshare, Vec::new())]),
+        BTreeMap::from([(syscall, Vec::new())]),
         seccompiler::SeccompAction::Allow,
         seccompiler::SeccompAction::Errno(libc::EPERM as u32),
         std::env::consts::ARCH.try_into().unwrap(),
@@ -38,11 +64,7 @@ fn without_namespaces_the_sandbox_degrades_visibly_and_still_holds() {
     .unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap());
     child
-        .args([
-            "--exact",
-            "without_namespaces_the_sandbox_degrades_visibly_and_still_holds",
-            "--nocapture",
-        ])
+        .args(["--exact", test, "--nocapture"])
         .env(CHILD_ENV, "1");
     // SAFETY: runs between fork and exec; installs a prebuilt filter with two system calls
     // (prctl and seccomp) and allocates nothing.
@@ -59,6 +81,38 @@ fn without_namespaces_the_sandbox_degrades_visibly_and_still_holds() {
         output.status.success() && stdout.contains(DONE),
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn loopback_checks() {
+    let f = Fixture::new();
+    let said = ybs_tools::shell::status::local_servers();
+    assert!(
+        said.starts_with("each command has a network of its own"),
+        "{said}"
+    );
+    // The full sandbox otherwise: the network namespace is still there.
+    assert!(status(&f.ctx.shell, &f.ctx.sandbox).fully_on() || !cfg!(target_os = "linux"));
+    let started = f
+        .call(
+            "run_shell",
+            json!({"command": "exec python3 -m http.server 18931 --bind 127.0.0.1", "background": true}),
+        )
+        .unwrap();
+    let job = started["job_id"].as_u64().unwrap();
+    let result = shell(
+        &f,
+        "sleep 1; python3 -c 'import urllib.request; urllib.request.urlopen(\"http://127.0.0.1:18931/\")' 2>&1 | tail -1; \
+         perl -MSocket -e 'socket(my $s, AF_INET, SOCK_STREAM, 0) or die \"socket: $!\\n\"; \
+         bind($s, pack_sockaddr_in(0, inet_aton(\"127.0.0.1\"))) or die \"bind: $!\\n\"; print \"bound\\n\"'",
+    );
+    let text = result.to_string();
+    assert!(text.contains("not permitted"), "{result}");
+    assert!(!text.contains("bound\\n"), "{result}");
+    let read = f.call("read_job_output", json!({"job_id": job})).unwrap();
+    assert!(
+        read["output"].as_str().unwrap().contains("PermissionError"),
+        "{read}"
     );
 }
 

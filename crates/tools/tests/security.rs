@@ -9,6 +9,8 @@ mod common;
 mod escapes;
 #[path = "security/limits.rs"]
 mod limits;
+#[path = "security/loopback.rs"]
+mod loopback;
 #[path = "security/network.rs"]
 mod network;
 #[path = "security/network_grant.rs"]
@@ -564,12 +566,11 @@ fn shell_cannot_connect_to_a_tcp_listener_on_localhost() {
         &f,
         &format!("bash -c 'echo hello > /dev/tcp/127.0.0.1/{port}'"),
     );
+    // Refused by seccomp, or, in the session's loopback network, by nobody listening there.
     assert_ne!(result["exit_code"], 0, "{result}");
+    let stderr = result["stderr"].as_str().unwrap();
     assert!(
-        result["stderr"]
-            .as_str()
-            .unwrap()
-            .contains("Operation not permitted"),
+        stderr.contains("Operation not permitted") || stderr.contains("Connection refused"),
         "{result}"
     );
     listener.set_nonblocking(true).unwrap();
@@ -609,7 +610,8 @@ fn shell_cannot_send_udp() {
         &f,
         &format!("bash -c 'echo hello > /dev/udp/127.0.0.1/{port}'"),
     );
-    assert_ne!(result["exit_code"], 0, "{result}");
+    // In the session's loopback network the send itself may succeed: to nobody there.
+    assert!(result["exit_code"].is_number(), "{result}");
     socket
         .set_read_timeout(Some(Duration::from_millis(200)))
         .unwrap();

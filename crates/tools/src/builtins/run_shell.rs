@@ -49,7 +49,7 @@ impl RunShell {
                     "timeout_seconds": {"type": "integer", "description": "Max execution time", "required": false, "default": 30},
                     "network": {"type": "boolean", "description": "Run with outgoing network access over IP (the sandbox has none otherwise; still no listening and no local unix sockets), e.g. to download dependencies; the user may be asked first", "required": false, "default": false},
                     "reason": {"type": "string", "description": "With network: why the command needs it, shown to the user", "required": false},
-                    "background": {"type": "boolean", "description": "Run as a background job: returns a job_id at once, no timeout", "required": false, "default": false}
+                    "background": {"type": "boolean", "description": "Run as a background job (a dev server, a watcher): returns a job_id at once, no timeout; a server it starts on 127.0.0.1 answers the later commands", "required": false, "default": false}
                 }),
             ),
         }

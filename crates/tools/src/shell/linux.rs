@@ -13,7 +13,9 @@
 //! - nothing else: the rest of the home directory, other projects and `/tmp` stay out;
 //! - no signals to processes outside the sandbox and no abstract unix sockets (scopes, ABI 6);
 //! - no TCP, unless the call was granted the network (then seccomp lets the IP client
-//!   calls through too, and everything else above stays; see [`super::seccomp`]).
+//!   calls through too, and everything else above stays; see [`super::seccomp`]) or runs
+//!   in the session's loopback network ([`super::loopback`]), where seccomp lets it serve
+//!   and reach the other commands' servers and there is nothing else to reach.
 //!
 //! Blocked paths and `.git`/`.ybs` are enforced by mounts when the mount namespace is
 //! available. Otherwise they are carved out of the Landlock rules: the directories on the
@@ -33,9 +35,10 @@ use landlock::{
 
 use super::child::{self, ChildPlan};
 use super::error::ShellSandboxError;
-use super::namespaces::{Layout, Plan};
+use super::loopback::loopback;
+use super::namespaces::{Layout, Net, Plan};
 use super::policy::ShellLimits;
-use super::seccomp;
+use super::seccomp::{self, Network};
 use super::support::support;
 
 /// The Landlock ABI whose rights we ask for (best effort above ABI 1).
@@ -144,6 +147,17 @@ pub(crate) fn prepare(
     limits: &ShellLimits,
 ) -> Result<ChildPlan, ShellSandboxError> {
     let support = support();
+    // Without the network, the host's network state is not the command's business: the
+    // command joins the session's loopback network, or gets an empty one of its own.
+    let net = if access.network {
+        Net::Host
+    } else if let (Ok(()), Ok(shared)) = (&support.loopback, loopback()) {
+        Net::Loopback(shared)
+    } else if support.net.is_ok() {
+        Net::Own
+    } else {
+        Net::Host
+    };
     let namespaces = match support.mount {
         Ok(()) => Plan::new(
             &Layout {
@@ -152,10 +166,14 @@ pub(crate) fn prepare(
                 read_only: access.read_only,
             },
             support.pid.is_ok(),
-            // Without the network, the host's network state is not the command's business.
-            !access.network && support.net.is_ok(),
+            net,
         ),
         Err(_) => None,
+    };
+    let network = match namespaces.as_ref().map(|plan| plan.net) {
+        _ if access.network => Network::Client,
+        Some(Net::Loopback(_)) => Network::Loopback,
+        _ => Network::Off,
     };
     let mounted = namespaces.is_some();
     let private_shm = mounted && Path::new("/dev/shm").is_dir();
@@ -191,11 +209,12 @@ pub(crate) fn prepare(
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
         .map_err(landlock_error)?;
-    // A command granted the network gets no TCP rules: Landlock leaves TCP alone.
-    let ruleset = if access.network {
-        ruleset
-    } else {
+    // Landlock's TCP rules only hold a command off the network entirely; with the host's
+    // network as a client or in the loopback network, seccomp says what it may do.
+    let ruleset = if network == Network::Off {
         (ruleset.handle_access(AccessNet::from_all(TARGET_ABI))).map_err(landlock_error)?
+    } else {
+        ruleset
     };
     let ruleset = ruleset
         .scope(Scope::from_all(ABI::V6))
@@ -253,7 +272,7 @@ pub(crate) fn prepare(
         limits: limits.rlimits(),
         last_cap: child::last_cap(),
         ruleset: Some(ruleset),
-        filters: seccomp::filters(!mounted, access.network)?,
+        filters: seccomp::filters(!mounted, network)?,
         cwd: None,
         late_rules,
         cgroups: Vec::new(),

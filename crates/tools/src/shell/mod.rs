@@ -28,6 +28,8 @@ mod error;
 mod kept;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod loopback;
 #[cfg(target_os = "macos")]
 mod macos;
 #[cfg(target_os = "linux")]

@@ -1,8 +1,9 @@
 //! The namespaces a sandboxed command runs in: a user namespace (also when we are root, so
 //! the command holds no capability over anything outside), a mount namespace, a PID
-//! namespace and, for a command without the network, a network namespace of its own (no
-//! interface but a down loopback: the host's sockets and connections in `/proc/net`, its
-//! abstract unix sockets and its interfaces are not there).
+//! namespace and, for a command without the network, a network namespace without the
+//! host's sockets, connections (`/proc/net`), abstract unix sockets and interfaces: the
+//! session's loopback network ([`super::loopback`]) where the kernel allows it, else one of
+//! its own with no interface up.
 //!
 //! In the mount namespace, before Landlock is applied, the child:
 //! - mounts a fresh `/proc` for its PID namespace (other processes are not there);
@@ -30,12 +31,13 @@ use rustix::fs::{Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 use rustix::thread::UnshareFlags;
 
+use super::loopback::LoopbackNet;
+
 /// What the child does in its namespaces; everything is prepared before the fork.
 pub(crate) struct Plan {
     maps: UserMaps,
     pub(crate) pid: bool,
-    /// A network namespace of its own.
-    pub(crate) net: bool,
+    pub(crate) net: Net,
     writable: Vec<CString>,
     pins: Vec<CString>,
     read_only: Vec<CString>,
@@ -43,10 +45,40 @@ pub(crate) struct Plan {
     shm: bool,
 }
 
-/// The identity mapping of our uid and gid into the new user namespace.
-struct UserMaps {
+/// The network namespace a command runs in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Net {
+    /// The host's (a command granted the network, or where no other can be made).
+    Host,
+    /// One of its own, with no interface up.
+    Own,
+    /// The session's loopback network, shared with the other commands without the network.
+    Loopback(&'static LoopbackNet),
+}
+
+/// The identity mapping of our uid and gid into a new user namespace.
+pub(crate) struct UserMaps {
     uid_map: Vec<u8>,
     gid_map: Vec<u8>,
+}
+
+impl UserMaps {
+    /// Our uid and gid, mapped to themselves.
+    pub(crate) fn identity() -> Self {
+        let uid = rustix::process::geteuid().as_raw();
+        let gid = rustix::process::getegid().as_raw();
+        UserMaps {
+            uid_map: format!("{uid} {uid} 1").into_bytes(),
+            gid_map: format!("{gid} {gid} 1").into_bytes(),
+        }
+    }
+
+    /// In a child that has just made a user namespace: writes its maps (no allocation).
+    pub(crate) fn write(&self) -> io::Result<()> {
+        write_proc(c"/proc/self/setgroups", b"deny")?;
+        write_proc(c"/proc/self/uid_map", &self.uid_map)?;
+        write_proc(c"/proc/self/gid_map", &self.gid_map)
+    }
 }
 
 /// The paths a plan is made of.
@@ -65,8 +97,8 @@ fn cstring(path: &Path) -> Option<CString> {
 
 impl Plan {
     /// The plan for `layout`; `pid` asks for a PID namespace and a private `/proc`, `net`
-    /// for a network namespace.
-    pub(crate) fn new(layout: &Layout<'_>, pid: bool, net: bool) -> Option<Self> {
+    /// says which network namespace.
+    pub(crate) fn new(layout: &Layout<'_>, pid: bool, net: Net) -> Option<Self> {
         let existing_dirs = |paths: &[PathBuf]| -> Option<Vec<CString>> {
             paths
                 .iter()
@@ -100,7 +132,7 @@ impl Plan {
         }
         pins.sort_by_key(|p| p.components().count());
         Some(Plan {
-            maps: user_maps(),
+            maps: UserMaps::identity(),
             pid,
             net,
             writable: existing_dirs(layout.writable)?,
@@ -119,15 +151,18 @@ impl Plan {
         })
     }
 
-    /// In the child, first step: enters the new user, mount (and PID) namespaces. With a PID
-    /// namespace, only the children of the caller are inside it.
+    /// In the child, first step: joins the loopback network if it is the one, then enters
+    /// the new user, mount (and PID, and network) namespaces. With a PID namespace, only the
+    /// children of the caller are inside it.
     pub(crate) fn enter(&self) -> io::Result<()> {
         let mut flags = UnshareFlags::NEWUSER | UnshareFlags::NEWNS;
         if self.pid {
             flags |= UnshareFlags::NEWPID;
         }
-        if self.net {
-            flags |= UnshareFlags::NEWNET;
+        match self.net {
+            Net::Host => {}
+            Net::Own => flags |= UnshareFlags::NEWNET,
+            Net::Loopback(net) => net.join()?,
         }
         // SAFETY: called in a single-threaded child between fork and exec, without
         // `UnshareFlags::FILES`, so no other thread can observe a changed descriptor table.
@@ -135,10 +170,7 @@ impl Plan {
         unsafe {
             rustix::thread::unshare_unsafe(flags)?;
         }
-        write_proc(c"/proc/self/setgroups", b"deny")?;
-        write_proc(c"/proc/self/uid_map", &self.maps.uid_map)?;
-        write_proc(c"/proc/self/gid_map", &self.maps.gid_map)?;
-        Ok(())
+        self.maps.write()
     }
 
     /// In the child (inside the PID namespace when there is one): makes the mounts.
@@ -230,15 +262,6 @@ fn set_read_only(path: &CStr, read_only: bool, recursive: bool) -> io::Result<()
         Ok(())
     } else {
         Err(io::Error::last_os_error())
-    }
-}
-
-fn user_maps() -> UserMaps {
-    let uid = rustix::process::geteuid().as_raw();
-    let gid = rustix::process::getegid().as_raw();
-    UserMaps {
-        uid_map: format!("{uid} {uid} 1").into_bytes(),
-        gid_map: format!("{gid} {gid} 1").into_bytes(),
     }
 }
 

@@ -1,14 +1,21 @@
 //! The seccomp filter of sandboxed commands: `EPERM` for every way onto the network that
 //! Landlock does not cover, and for system calls a build never needs but an escape might.
 //!
-//! - Network: `socket` with a domain other than `AF_UNIX`, `connect`, `bind`, `listen`,
-//!   `accept*`, `sendto`, `sendmsg`, `sendmmsg`, and `io_uring_setup` (io_uring can connect
-//!   without those calls). A command granted the network gets IP networking as a client
-//!   only: `socket` for `AF_INET` and `AF_INET6` (no unix socket, so no ssh agent, D-Bus or
-//!   other local service behind a path; no netlink, packet or other family), `connect` and
-//!   the send calls; `bind`, `listen` and `accept*` stay refused (nothing serves the project
-//!   on an address of the machine), and so does a datagram `socketpair` (its socket could
-//!   send to a unix socket by path).
+//! - Network, by [`Network`]:
+//!   - `Off`: `socket` with a domain other than `AF_UNIX`, `connect`, `bind`, `listen`,
+//!     `accept*`, `sendto`, `sendmsg`, `sendmmsg` are refused.
+//!   - `Loopback` (the session's loopback network, where no interface leads off the
+//!     machine): IP sockets (`AF_INET`, `AF_INET6`) may connect, send, bind, listen and
+//!     accept, so a server one command starts answers the next. No other family: a unix
+//!     socket could connect to a local service by its path (Landlock does not check that),
+//!     netlink or packet sockets are not needed.
+//!   - `Client` (a command granted the network, on the host's network): IP sockets as a
+//!     client only: `connect` and the send calls; `bind`, `listen` and `accept*` stay
+//!     refused (nothing serves the project on an address of the machine).
+//!
+//!   With IP sockets allowed, a datagram `socketpair` is refused (its socket could send to a
+//!   unix socket by path), and `io_uring_setup` always is (io_uring can connect without
+//!   those calls).
 //! - The process group: `setsid`, `setpgid` (nothing leaves the group the timeout kills).
 //! - Devices: `mknod`/`mknodat` of a character or block device.
 //! - The terminal: `ioctl` `TIOCSTI` and `TIOCLINUX` (typing into the user's terminal).
@@ -36,12 +43,22 @@ const FCHMODAT2: i64 = 452;
 const SETXATTRAT: i64 = 463;
 const REMOVEXATTRAT: i64 = 466;
 
+/// What a command may do on the network (see the module's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// Nothing.
+    Off,
+    /// Everything IP, in the session's loopback network.
+    Loopback,
+    /// IP as a client, on the host's network.
+    Client,
+}
+
 /// Builds the filters (installed one after the other; the kernel applies the strictest
-/// answer); `metadata_by_path` also denies the path-based metadata calls, and `network`
-/// leaves the network calls allowed.
+/// answer); `metadata_by_path` also denies the path-based metadata calls.
 pub(crate) fn filters(
     metadata_by_path: bool,
-    network: bool,
+    network: Network,
 ) -> Result<Vec<BpfProgram>, ShellSandboxError> {
     let error = |e: seccompiler::BackendError| ShellSandboxError::Seccomp(e.to_string());
     let cond = |arg: u8, op: SeccompCmpOp, value: u64| {
@@ -64,14 +81,16 @@ pub(crate) fn filters(
         libc::SYS_userfaultfd,
         libc::SYS_ptrace,
     ];
-    // Listening and accepting: never, with the network or without.
-    deny.extend([
-        libc::SYS_bind,
-        libc::SYS_listen,
-        libc::SYS_accept,
-        libc::SYS_accept4,
-    ]);
-    if !network {
+    // Listening and accepting: only where no address of the machine is reachable.
+    if network != Network::Loopback {
+        deny.extend([
+            libc::SYS_bind,
+            libc::SYS_listen,
+            libc::SYS_accept,
+            libc::SYS_accept4,
+        ]);
+    }
+    if network == Network::Off {
         deny.extend([
             libc::SYS_connect,
             libc::SYS_sendto,
@@ -107,7 +126,7 @@ pub(crate) fn filters(
         rules.insert(syscall, Vec::new());
     }
     let family = |family: i32| u64::try_from(family).unwrap_or(u64::MAX);
-    if network {
+    if network != Network::Off {
         rules.insert(
             libc::SYS_socket,
             vec![rule(vec![

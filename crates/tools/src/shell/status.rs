@@ -164,6 +164,25 @@ fn layers() -> Vec<Layer> {
     }]
 }
 
+/// Whether a server that a sandboxed command without the network starts answers the
+/// commands after it (the session's loopback network), in words for `/status`.
+#[cfg(target_os = "linux")]
+pub fn local_servers() -> String {
+    match &super::support::support().loopback {
+        Ok(()) => "a server a command starts on 127.0.0.1 answers the later commands (the session's loopback network; not this machine's, nor commands granted the network)".into(),
+        Err(why) => format!(
+            "each command has a network of its own, so a server one starts does not answer the next: {why}"
+        ),
+    }
+}
+
+/// Whether a server that a sandboxed command without the network starts answers the
+/// commands after it, in words for `/status`.
+#[cfg(not(target_os = "linux"))]
+pub fn local_servers() -> String {
+    "sandboxed commands have no network, so a server one starts does not answer the next".into()
+}
+
 /// The Landlock ABI version of the running kernel (0 without Landlock).
 #[cfg(target_os = "linux")]
 pub fn landlock_abi() -> i64 {

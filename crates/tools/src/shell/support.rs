@@ -7,7 +7,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use super::child;
-use super::namespaces::{Layout, Plan};
+use super::loopback::loopback;
+use super::namespaces::{Layout, Net, Plan};
 
 /// What the kernel lets us set up, probed once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +19,9 @@ pub(crate) struct Support {
     pub pid: Result<(), String>,
     /// A network namespace (only when `mount` is `Ok`).
     pub net: Result<(), String>,
+    /// The session's loopback network, joined by commands without the network (only when
+    /// `net` is `Ok`).
+    pub loopback: Result<(), String>,
 }
 
 /// What this process can give its children, probed once by starting `/bin/sh -c exit` with
@@ -32,7 +36,8 @@ pub(crate) fn support() -> &'static Support {
                 return Support {
                     mount: Err(why.clone()),
                     pid: Err(why.clone()),
-                    net: Err(why),
+                    net: Err(why.clone()),
+                    loopback: Err(why),
                 };
             }
         };
@@ -44,20 +49,31 @@ pub(crate) fn support() -> &'static Support {
             blocked: std::slice::from_ref(&hidden),
             read_only: &[],
         };
-        let mount = probe(&layout, false, false);
+        let mount = probe(&layout, false, Net::Host);
         let pid = match &mount {
-            Ok(()) => probe(&layout, true, false),
+            Ok(()) => probe(&layout, true, Net::Host),
             Err(_) => Err("it needs the mount namespace".into()),
         };
         let net = match &mount {
-            Ok(()) => probe(&layout, pid.is_ok(), true),
+            Ok(()) => probe(&layout, pid.is_ok(), Net::Own),
             Err(_) => Err("it needs the mount namespace".into()),
         };
-        Support { mount, pid, net }
+        let loopback = match &net {
+            Ok(()) => loopback()
+                .map_err(String::from)
+                .and_then(|shared| probe(&layout, pid.is_ok(), Net::Loopback(shared))),
+            Err(_) => Err("it needs a network namespace".into()),
+        };
+        Support {
+            mount,
+            pid,
+            net,
+            loopback,
+        }
     })
 }
 
-fn probe(layout: &Layout<'_>, pid: bool, net: bool) -> Result<(), String> {
+fn probe(layout: &Layout<'_>, pid: bool, net: Net) -> Result<(), String> {
     let plan = Plan::new(layout, pid, net).ok_or("a probe path is not valid")?;
     let mut probe = Command::new("/bin/sh");
     probe

@@ -39,7 +39,7 @@ pub fn text(agent: &Agent, config: &Config, sources: &Sources<'_>, width: Option
         ),
         ("window", window(agent)),
         ("approval", approval(agent)),
-        ("network", agent.network.name().to_owned()),
+        ("network", network(agent, sources.sandbox)),
         ("sandbox", sandbox(sources.sandbox, config)),
         ("trust", trust(sources.loaded)),
     ];
@@ -91,6 +91,18 @@ fn approval(agent: &Agent) -> String {
         ""
     };
     format!("{}{plan}", agent.approval.name())
+}
+
+/// The network mode and, when commands run sandboxed, whether they reach each other's
+/// servers.
+fn network(agent: &Agent, sandbox: Option<&SandboxStatus>) -> String {
+    let mode = agent.network.name();
+    match sandbox {
+        Some(SandboxStatus::Layers(_)) => {
+            format!("{mode}; {}", ybs_tools::shell::status::local_servers())
+        }
+        _ => mode.to_owned(),
+    }
 }
 
 fn sandbox(status: Option<&SandboxStatus>, config: &Config) -> String {
