@@ -91,10 +91,16 @@ impl Drop for Placeholders {
 }
 
 /// Removes what exists now of `absent` (a link itself, never its target; a directory with
-/// what is in it); returns the note for the command's output, if anything was removed.
+/// what is in it), except the placeholders of commands still running (a background job's:
+/// empty, read-only to commands, and needed until that command ends); returns the note for
+/// the command's output, if anything was removed.
 pub(super) fn remove_created(absent: &[PathBuf]) -> Option<String> {
+    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
     let mut removed = Vec::new();
     for path in absent {
+        if held.as_ref().is_some_and(|held| held.contains_key(path)) {
+            continue;
+        }
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             continue;
         };

@@ -185,6 +185,33 @@ fn missing_ybs_configuration_cannot_be_created_by_the_tools_or_a_command() {
     assert!(!f.root.join(".ybs.json").exists());
 }
 
+/// A background job holds the placeholders for as long as it runs: a command that ends
+/// meanwhile neither removes them (which would free the names for the job) nor says it made
+/// them; when the job is stopped they go.
+#[test]
+fn a_jobs_placeholders_outlive_the_commands_that_end_before_it() {
+    let f = Fixture::new();
+    let started = f
+        .call(
+            "run_shell",
+            json!({"command": "touch started; exec sleep 7301", "background": true}),
+        )
+        .unwrap();
+    let job = started["job_id"].as_u64().unwrap();
+    let result = run(&f, "until [ -e started ]; do sleep 0.05; done; echo ran");
+    assert_eq!(result["stdout"], "ran\n", "{result}");
+    let stderr = result["stderr"].as_str().unwrap();
+    assert!(!stderr.contains("ybs: this command created"), "{result}");
+    assert!(f.root.join(".ybs").is_dir(), "the job's placeholder went");
+    let probe = run(&f, "touch .ybs.json || echo still-taken");
+    assert!(
+        probe["stdout"].as_str().unwrap().contains("still-taken"),
+        "{probe}"
+    );
+    f.call("stop_job", json!({"job_id": job})).unwrap();
+    assert!(!f.root.join(".ybs").exists() && !f.root.join(".ybs.json").exists());
+}
+
 #[test]
 fn a_worktree_git_dir_outside_the_root_is_readable_not_writable() {
     let f = Fixture::new();
