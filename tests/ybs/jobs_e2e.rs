@@ -221,6 +221,14 @@ fn in_the_sandbox_a_server_started_in_the_background_answers_the_next_command() 
         (fetched["stdout"].as_str().unwrap()).contains("served-by-the-job"),
         "{fetched}"
     );
+    // `/status` says so, and who does not reach such a server.
+    let status = text(&Project::new(vec![]).ybs_with_input(&[], "/status\n").stdout);
+    assert!(
+        status.contains(
+            "a server a command starts on 127.0.0.1 answers the later commands, not your browser"
+        ),
+        "{status}"
+    );
 }
 
 #[test]

@@ -169,7 +169,7 @@ fn layers() -> Vec<Layer> {
 #[cfg(target_os = "linux")]
 pub fn local_servers() -> String {
     match &super::support::support().loopback {
-        Ok(()) => "a server a command starts on 127.0.0.1 answers the later commands (the session's loopback network; not this machine's, nor commands granted the network)".into(),
+        Ok(()) => "a server a command starts on 127.0.0.1 answers the later commands, not your browser or a command granted the network (the session's own loopback network)".into(),
         Err(why) => format!(
             "each command has a network of its own, so a server one starts does not answer the next: {why}"
         ),
