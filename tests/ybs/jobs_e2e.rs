@@ -162,6 +162,45 @@ fn a_background_job_is_confirmed_like_any_command_and_blocked_commands_stay_bloc
     assert!(!project.file("made-by-job").exists());
 }
 
+/// ybs killed (`SIGKILL`, no chance to stop anything) while a job and a command run: both
+/// die with it, with whatever they started inside the sandbox.
+#[test]
+fn a_killed_ybs_takes_its_jobs_and_commands_with_it() {
+    let (job, command) = ("sleep 7302", "sleep 7303");
+    let project = Project::new(vec![
+        call(
+            "c1",
+            "run_shell",
+            json!({"command": format!("{job} & exec {job}"), "background": true}),
+        ),
+        call(
+            "c2",
+            "run_shell",
+            json!({"command": format!("exec {command}"), "timeout_seconds": 600}),
+        ),
+        Turn::text(["Done."]),
+    ]);
+    let mut ybs = project
+        .command(&["exec", "--yes", "work"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !(common::process_with(job) && common::process_with(command)) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the job and the command did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    ybs.kill().unwrap();
+    ybs.wait().unwrap();
+    assert!(gone(job), "the job outlived the killed ybs");
+    assert!(gone(command), "the command outlived the killed ybs");
+}
+
 /// A free port on 127.0.0.1 (taken and let go).
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -30,10 +30,11 @@ pub(crate) enum Step {
     Landlock = 8,
     LandlockNotEnforced = 9,
     Seccomp = 10,
+    Parent = 11,
 }
 
 impl Step {
-    const ALL: [Step; 10] = [
+    const ALL: [Step; 11] = [
         Step::ProcessGroup,
         Step::Namespaces,
         Step::PidNamespace,
@@ -44,6 +45,7 @@ impl Step {
         Step::Landlock,
         Step::LandlockNotEnforced,
         Step::Seccomp,
+        Step::Parent,
     ];
 
     fn what(self) -> &'static str {
@@ -62,6 +64,7 @@ impl Step {
             }
             Step::LandlockNotEnforced => "the kernel did not enforce the Landlock ruleset",
             Step::Seccomp => "the seccomp filter could not be installed",
+            Step::Parent => "the command could not be tied to ybs's lifetime (ybs is ending)",
         }
     }
 }
@@ -105,11 +108,19 @@ pub(crate) struct ChildPlan {
     pub late_rules: Vec<(std::ffi::CString, BitFlags<AccessFs>)>,
     /// The `cgroup.procs` files of the command's cgroups (pids, memory), where it has them.
     pub cgroups: Vec<std::ffi::CString>,
+    /// ybs's process id, when the command is to be killed as soon as the thread that started
+    /// it ends (that thread waits for it; so it ends when ybs does, even by `SIGKILL`). With
+    /// a PID namespace this is the process outside that waits, whose end kills everything
+    /// inside.
+    pub parent: Option<u32>,
 }
 
 impl ChildPlan {
     /// Runs in the child; on success the caller execs the command.
     pub(crate) fn apply(&mut self) -> io::Result<()> {
+        if let Some(parent) = self.parent {
+            die_with_parent(parent).map_err(|e| fail(Step::Parent, e))?;
+        }
         // A session of its own (and so a process group the timeout kills): the command has
         // no controlling terminal, so `/dev/tty` cannot reach the user's (no OSC 52 to the
         // clipboard, no `stty -echo` that outlives ybs).
@@ -164,6 +175,22 @@ impl ChildPlan {
         }
         Ok(())
     }
+}
+
+/// Asks for `SIGKILL` when the thread that forked us ends, and fails if `parent` has gone
+/// already (then the signal would never come).
+fn die_with_parent(parent: u32) -> io::Result<()> {
+    // SAFETY: prctl with integer arguments.
+    #[allow(unsafe_code)]
+    let set = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    if set != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let now = rustix::process::getppid().map_or(0, |pid| pid.as_raw_nonzero().get());
+    if u32::try_from(now).ok() != Some(parent) {
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
+    Ok(())
 }
 
 /// Enters the namespaces of `plan` and makes its mounts. With a PID namespace this forks:

@@ -276,6 +276,7 @@ pub(crate) fn prepare(
         cwd: None,
         late_rules,
         cgroups: Vec::new(),
+        parent: None,
     })
 }
 

@@ -133,17 +133,20 @@ pub(crate) fn prepare(
     command: &str,
     working_dir: &Path,
 ) -> Result<Prepared, ShellError> {
-    prepare_reading(policy, sandbox, command, working_dir, &[])
+    prepare_reading(policy, sandbox, command, working_dir, &[], true)
 }
 
 /// [`prepare`], with `also_readable` directories readable besides the usual ones (a
-/// language server's own installation).
+/// language server's own installation); `waited` says the thread that starts the command
+/// also waits for it, so the sandboxed command can be made to die with that thread (and so
+/// with ybs, even killed).
 fn prepare_reading(
     policy: &ShellPolicy,
     sandbox: &PathSandbox,
     command: &str,
     working_dir: &Path,
     also_readable: &[PathBuf],
+    waited: bool,
 ) -> Result<Prepared, ShellError> {
     if let Some(entry) = find_blocked(command, &policy.blocked_commands) {
         return Err(ShellError::Blocked(entry.to_string()));
@@ -166,6 +169,7 @@ fn prepare_reading(
             temp: &temp_path,
             working: working_dir,
             also_readable,
+            waited,
         };
         let (cmd, made) = sandboxed_command(policy, sandbox, command, &dirs)?;
         guard = made;
@@ -246,7 +250,7 @@ pub fn start_service(
     also_readable: &[PathBuf],
 ) -> Result<Service, ShellError> {
     let Prepared { mut command, held } =
-        prepare_reading(policy, sandbox, line, working_dir, also_readable)?;
+        prepare_reading(policy, sandbox, line, working_dir, also_readable, false)?;
     command
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -323,6 +327,8 @@ struct Dirs<'a> {
     working: &'a Path,
     /// Readable besides the system's directories and the toolchains.
     also_readable: &'a [PathBuf],
+    /// Whether the thread that starts the command waits for it (see [`prepare_reading`]).
+    waited: bool,
 }
 
 #[cfg(target_os = "linux")]
@@ -361,6 +367,9 @@ fn sandboxed_command(
         network: policy.network,
     };
     let mut prepared = linux::prepare(&access, &policy.limits)?;
+    // A command (a background job's too) dies with ybs, also when ybs is killed; a service
+    // may be started by a thread that ends before it, and is stopped by its owner.
+    prepared.parent = dirs.waited.then(std::process::id);
     // As root RLIMIT_NPROC does not apply: a pids cgroup limits the processes instead. A
     // memory cgroup, where one can be made, holds the memory limit for all the command's
     // processes together (RLIMIT_AS, which stays, is per process).
