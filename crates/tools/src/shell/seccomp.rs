@@ -6,9 +6,9 @@
 //!     `accept*`, `sendto`, `sendmsg`, `sendmmsg` are refused.
 //!   - `Loopback` (the session's loopback network, where no interface leads off the
 //!     machine): IP sockets (`AF_INET`, `AF_INET6`) may connect, send, bind, listen and
-//!     accept, so a server one command starts answers the next. No other family: a unix
-//!     socket could connect to a local service by its path (Landlock does not check that),
-//!     netlink or packet sockets are not needed.
+//!     accept, so a server one command starts answers the next; netlink for its routing
+//!     protocol only (listing the interfaces: only `lo` there). No other family: a unix
+//!     socket could connect to a local service by its path (Landlock does not check that).
 //!   - `Client` (a command granted the network, on the host's network): IP sockets as a
 //!     client only: `connect` and the send calls; `bind`, `listen` and `accept*` stay
 //!     refused (nothing serves the project on an address of the machine).
@@ -126,27 +126,41 @@ pub(crate) fn filters(
         rules.insert(syscall, Vec::new());
     }
     let family = |family: i32| u64::try_from(family).unwrap_or(u64::MAX);
+    let socket_rules = match network {
+        Network::Off => vec![rule(vec![cond(
+            0,
+            SeccompCmpOp::Ne,
+            family(libc::AF_UNIX),
+        )?])?],
+        // IP, and netlink's routing protocol only: what lists the interfaces
+        // (`getifaddrs`, Node's `os.networkInterfaces()`, which a dev server calls and
+        // fails without); there it shows only `lo`, and changes need a capability.
+        Network::Loopback => {
+            let netlink = family(libc::AF_NETLINK);
+            let route = u64::try_from(libc::NETLINK_ROUTE).unwrap_or(0);
+            vec![
+                rule(vec![
+                    cond(0, SeccompCmpOp::Ne, family(libc::AF_INET))?,
+                    cond(0, SeccompCmpOp::Ne, family(libc::AF_INET6))?,
+                    cond(0, SeccompCmpOp::Ne, netlink)?,
+                ])?,
+                rule(vec![
+                    cond(0, SeccompCmpOp::Eq, netlink)?,
+                    cond(2, SeccompCmpOp::Ne, route)?,
+                ])?,
+            ]
+        }
+        Network::Client => vec![rule(vec![
+            cond(0, SeccompCmpOp::Ne, family(libc::AF_INET))?,
+            cond(0, SeccompCmpOp::Ne, family(libc::AF_INET6))?,
+        ])?],
+    };
+    rules.insert(libc::SYS_socket, socket_rules);
     if network != Network::Off {
-        rules.insert(
-            libc::SYS_socket,
-            vec![rule(vec![
-                cond(0, SeccompCmpOp::Ne, family(libc::AF_INET))?,
-                cond(0, SeccompCmpOp::Ne, family(libc::AF_INET6))?,
-            ])?],
-        );
         let dgram = u64::try_from(libc::SOCK_DGRAM).unwrap_or(2);
         rules.insert(
             libc::SYS_socketpair,
             vec![rule(vec![cond(1, SeccompCmpOp::MaskedEq(0xf), dgram)?])?],
-        );
-    } else {
-        rules.insert(
-            libc::SYS_socket,
-            vec![rule(vec![cond(
-                0,
-                SeccompCmpOp::Ne,
-                family(libc::AF_UNIX),
-            )?])?],
         );
     }
     let file_type = u64::from(libc::S_IFMT);
