@@ -124,6 +124,10 @@ fn the_sessions_end_stops_its_jobs_and_says_so() {
     ]);
     succeeds(&project.ybs(&["exec", "--yes", "start it"]));
     assert!(gone(marker), "the job outlived ybs exec");
+    // The job's placeholders for ybs's names went with it.
+    for name in [".ybs.json", ".ybs"] {
+        assert!(!project.file(name).exists(), "{name} was left behind");
+    }
 }
 
 #[test]

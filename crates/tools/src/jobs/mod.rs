@@ -156,14 +156,18 @@ impl Jobs {
                     // What the command left behind in its group ends with it.
                     kill_group(group);
                 }
-                state.exit_code = Some(child.wait().map_or(-1, exit_code));
+                let code = child.wait().map_or(-1, exit_code);
+                // What it held (placeholders in the project, its temp dir, its cgroups) is
+                // released before it counts as ended: whoever stops it, the session's end
+                // too, finds nothing of it left behind.
+                if let Some(note) = held.finish() {
+                    locked(&watched.output).push(note.as_bytes());
+                }
+                state.exit_code = Some(code);
                 state.ended = Some(Instant::now());
             }
             for reader in readers {
                 let _ = reader.join();
-            }
-            if let Some(note) = held.finish() {
-                locked(&watched.output).push(note.as_bytes());
             }
         });
         match spawned.recv() {

@@ -66,6 +66,17 @@ impl Fixture {
         self.registry.invoke(name, &args, &self.ctx)
     }
 
+    /// `run_shell` of `command` (30 s at most), granted the network when `network` (the
+    /// policy must allow it).
+    pub fn shell(&self, command: &str, network: bool) -> Value {
+        let mut args = serde_json::json!({"command": command, "timeout_seconds": 30});
+        if network {
+            args["network"] = serde_json::json!(true);
+            args["reason"] = serde_json::json!("test");
+        }
+        self.call("run_shell", args).unwrap()
+    }
+
     pub fn err(&self, name: &str, args: Value) -> String {
         match self.call(name, args.clone()) {
             Ok(value) => panic!("{name}({args}) should fail, got {value}"),

@@ -7,19 +7,10 @@ use std::net::{TcpListener, TcpStream, UdpSocket};
 use std::os::unix::net::UnixListener;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use ybs_tools::ShellPolicy;
 
 use crate::common::Fixture;
-
-fn run(f: &Fixture, command: &str, network: bool) -> Value {
-    let mut args = json!({"command": command, "timeout_seconds": 30});
-    if network {
-        args["network"] = json!(true);
-        args["reason"] = json!("test");
-    }
-    f.call("run_shell", args).unwrap()
-}
 
 /// A port nothing on the host listens on.
 fn free_port() -> u16 {
@@ -52,11 +43,11 @@ fn a_server_started_in_the_background_answers_the_next_command_and_nobody_else()
         .unwrap();
     let job = started["job_id"].as_u64().unwrap();
 
-    let fetched = run(&f, &fetch(port, "page.html"), false);
+    let fetched = f.shell(&fetch(port, "page.html"), false);
     assert_eq!(fetched["exit_code"], 0, "{fetched}");
     assert_eq!(fetched["stdout"], "served by the job\n", "{fetched}");
     // Another command reaches the same server: the network is the session's.
-    let again = run(&f, &fetch(port, "page.html"), false);
+    let again = f.shell(&fetch(port, "page.html"), false);
     assert_eq!(again["stdout"], "served by the job\n", "{again}");
 
     // The host does not reach it: nothing listens on its own 127.0.0.1 at that port.
@@ -65,8 +56,7 @@ fn a_server_started_in_the_background_answers_the_next_command_and_nobody_else()
         "the job's server is reachable from the host"
     );
     // Nor does a command granted the network: it runs on the host's network.
-    let granted = run(
-        &f,
+    let granted = f.shell(
         &format!("curl -sS --max-time 3 http://127.0.0.1:{port}/page.html; echo \"curl=$?\""),
         true,
     );
@@ -80,8 +70,7 @@ fn a_server_started_in_the_background_answers_the_next_command_and_nobody_else()
 
     let stopped = f.call("stop_job", json!({"job_id": job})).unwrap();
     assert_eq!(stopped["running"], false, "{stopped}");
-    let after = run(
-        &f,
+    let after = f.shell(
         &format!("curl -sS --max-time 2 http://127.0.0.1:{port}/page.html; echo \"curl=$?\""),
         false,
     );
@@ -111,9 +100,7 @@ fn from_the_loopback_network_nothing_of_the_host_is_reachable() {
     let unix = UnixListener::bind(&service).unwrap();
     unix.set_nonblocking(true).unwrap();
 
-    let result = run(
-        &f,
-        &format!(
+    let result = f.shell(&format!(
             "bash -c 'echo hello > /dev/tcp/127.0.0.1/{tcp_port}' && echo tcp-connected; \
              bash -c 'echo hello > /dev/udp/127.0.0.1/{udp_port}'; \
              perl -MSocket -e 'socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"unix: $!\\n\"; \

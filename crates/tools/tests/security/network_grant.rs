@@ -4,7 +4,6 @@
 
 use std::os::unix::net::UnixListener;
 
-use serde_json::{Value, json};
 use ybs_tools::ShellPolicy;
 
 use crate::common::Fixture;
@@ -14,15 +13,6 @@ fn granted() -> Fixture {
         network_allowed: true,
         ..ShellPolicy::default()
     })
-}
-
-fn run(f: &Fixture, command: &str, network: bool) -> Value {
-    let mut args = json!({"command": command, "timeout_seconds": 20});
-    if network {
-        args["network"] = json!(true);
-        args["reason"] = json!("test");
-    }
-    f.call("run_shell", args).unwrap()
 }
 
 /// The attack: with `network: true` the command connected to the ssh agent's socket and
@@ -35,8 +25,7 @@ fn a_network_grant_reaches_no_unix_socket_by_path() {
     let agent = f.root.join("agent.sock");
     let listener = UnixListener::bind(&agent).unwrap();
     listener.set_nonblocking(true).unwrap();
-    let result = run(
-        &f,
+    let result = f.shell(
         "curl -sS --max-time 5 --unix-socket agent.sock http://agent/sign; echo \"curl=$?\"; \
          perl -MSocket -e 'socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die \"socket: $!\\n\"; \
          connect($s, pack_sockaddr_un(\"agent.sock\")) or die \"connect: $!\\n\"; print \"connected\\n\"'",
@@ -77,7 +66,7 @@ fn a_network_grant_does_not_listen_on_any_address() {
              my $addr = $a->{{addr}}; bind($s, $addr) or die \"bind: $!\\n\"; \
              listen($s, 5) or die \"listen: $!\\n\"; print \"listening\\n\"'"
         );
-        let result = run(&f, &script, true);
+        let result = f.shell(&script, true);
         assert!(
             !result["stdout"].as_str().unwrap().contains("listening"),
             "{address}: {result}"
@@ -88,8 +77,7 @@ fn a_network_grant_does_not_listen_on_any_address() {
         );
     }
     // Other families stay closed with the grant (netlink shows the host's interfaces).
-    let result = run(
-        &f,
+    let result = f.shell(
         "perl -MSocket -e 'socket(my $s, 16, SOCK_RAW, 0) or die \"netlink: $!\\n\"; print \"open\\n\"'",
         true,
     );
@@ -108,8 +96,7 @@ fn without_the_network_the_hosts_network_state_is_not_visible() {
     let port = listener.local_addr().unwrap().port();
     let socket_path = f.outside.join("host-service.sock");
     let _unix = UnixListener::bind(&socket_path).unwrap();
-    let result = run(
-        &f,
+    let result = f.shell(
         "cat /proc/net/tcp /proc/net/unix /proc/self/net/tcp 2>&1; echo done",
         false,
     );
