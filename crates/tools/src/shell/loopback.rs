@@ -101,11 +101,15 @@ fn hold(maps: &UserMaps) -> io::Result<()> {
     }
     maps.write()?;
     loopback_up()?;
-    // SAFETY: close_range and pause with plain arguments; the loop never returns, so the
-    // helper never execs.
+    // SAFETY: close_range (or close, before Linux 5.9) and pause with plain arguments; the
+    // loop never returns, so the helper never execs.
     #[allow(unsafe_code)]
     unsafe {
-        libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32);
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) != 0 {
+            for fd in 3..65_536 {
+                libc::close(fd);
+            }
+        }
         loop {
             libc::pause();
         }
