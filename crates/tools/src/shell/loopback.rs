@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use rustix::fs::{Mode, OFlags};
 use rustix::thread::{LinkNameSpaceType, UnshareFlags};
 
-use super::namespaces::UserMaps;
+use super::user_maps::UserMaps;
 
 /// The two namespaces a command joins.
 #[derive(Debug)]

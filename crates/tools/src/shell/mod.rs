@@ -41,6 +41,8 @@ mod seccomp;
 pub mod status;
 #[cfg(target_os = "linux")]
 mod support;
+#[cfg(target_os = "linux")]
+mod user_maps;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -27,11 +27,11 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 use rustix::thread::UnshareFlags;
 
 use super::loopback::LoopbackNet;
+use super::user_maps::UserMaps;
 
 /// What the child does in its namespaces; everything is prepared before the fork.
 pub(crate) struct Plan {
@@ -54,31 +54,6 @@ pub(crate) enum Net {
     Own,
     /// The session's loopback network, shared with the other commands without the network.
     Loopback(&'static LoopbackNet),
-}
-
-/// The identity mapping of our uid and gid into a new user namespace.
-pub(crate) struct UserMaps {
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
-}
-
-impl UserMaps {
-    /// Our uid and gid, mapped to themselves.
-    pub(crate) fn identity() -> Self {
-        let uid = rustix::process::geteuid().as_raw();
-        let gid = rustix::process::getegid().as_raw();
-        UserMaps {
-            uid_map: format!("{uid} {uid} 1").into_bytes(),
-            gid_map: format!("{gid} {gid} 1").into_bytes(),
-        }
-    }
-
-    /// In a child that has just made a user namespace: writes its maps (no allocation).
-    pub(crate) fn write(&self) -> io::Result<()> {
-        write_proc(c"/proc/self/setgroups", b"deny")?;
-        write_proc(c"/proc/self/uid_map", &self.uid_map)?;
-        write_proc(c"/proc/self/gid_map", &self.gid_map)
-    }
 }
 
 /// The paths a plan is made of.
@@ -263,12 +238,6 @@ fn set_read_only(path: &CStr, read_only: bool, recursive: bool) -> io::Result<()
     } else {
         Err(io::Error::last_os_error())
     }
-}
-
-fn write_proc(path: &CStr, bytes: &[u8]) -> io::Result<()> {
-    let fd = rustix::fs::open(path, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
-    rustix::io::write(&fd, bytes)?;
-    Ok(())
 }
 
 /// The blocked paths that exist and are not inside another one (mounting over the outer one
