@@ -13,9 +13,9 @@
 //!     client only: `connect` and the send calls; `bind`, `listen` and `accept*` stay
 //!     refused (nothing serves the project on an address of the machine).
 //!
-//!   With IP sockets allowed, a datagram `socketpair` is refused (its socket could send to a
-//!   unix socket by path), and `io_uring_setup` always is (io_uring can connect without
-//!   those calls).
+//!   With IP sockets allowed, `socketpair` makes only stream and seqpacket pairs (a datagram
+//!   one, also asked for as `SOCK_RAW`, could send to a unix socket by path).
+//!   `io_uring_setup` is always refused (io_uring can connect without those calls).
 //! - The process group: `setsid`, `setpgid` (nothing leaves the group the timeout kills).
 //! - Devices: `mknod`/`mknodat` of a character or block device.
 //! - The terminal: `ioctl` `TIOCSTI` and `TIOCLINUX` (typing into the user's terminal).
@@ -157,11 +157,15 @@ pub(crate) fn filters(
     };
     rules.insert(libc::SYS_socket, socket_rules);
     if network != Network::Off {
-        let dgram = u64::try_from(libc::SOCK_DGRAM).unwrap_or(2);
-        rules.insert(
-            libc::SYS_socketpair,
-            vec![rule(vec![cond(1, SeccompCmpOp::MaskedEq(0xf), dgram)?])?],
-        );
+        // Only the connected kinds: the kernel makes a `SOCK_RAW` unix socket a datagram one,
+        // so refusing `SOCK_DGRAM` alone is not enough.
+        let connected =
+            [libc::SOCK_STREAM, libc::SOCK_SEQPACKET].map(|t| u64::try_from(t).unwrap_or(1));
+        let mut refused = Vec::new();
+        for kind in (0..=0xf).filter(|kind| !connected.contains(kind)) {
+            refused.push(rule(vec![cond(1, SeccompCmpOp::MaskedEq(0xf), kind)?])?);
+        }
+        rules.insert(libc::SYS_socketpair, refused);
     }
     let file_type = u64::from(libc::S_IFMT);
     let devices = [u64::from(libc::S_IFCHR), u64::from(libc::S_IFBLK)];

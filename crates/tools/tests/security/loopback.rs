@@ -138,6 +138,10 @@ fn from_the_loopback_network_nothing_of_the_host_is_reachable() {
         tcp.accept().is_err(),
         "the command reached the host's listener"
     );
+    // A unix datagram socket by its path, outside the project (journald's, syslog's): a
+    // socket pair of the datagram kind could send to it, asked for as `SOCK_DGRAM` or as
+    // `SOCK_RAW` (which the kernel makes a datagram one).
+    unix_datagrams_stay_home(&f, false);
     let mut buf = [0u8; 16];
     assert!(udp.recv(&mut buf).is_err(), "a datagram reached the host");
     assert!(
@@ -145,4 +149,41 @@ fn from_the_loopback_network_nothing_of_the_host_is_reachable() {
         "the command reached the unix socket"
     );
     assert_eq!(f.snapshot_outside(), before, "something outside changed");
+}
+
+/// A command (granted the network or not) sends a datagram to a unix socket outside the
+/// project from a socket pair of each datagram kind: refused, and nothing arrives.
+pub(crate) fn unix_datagrams_stay_home(f: &Fixture, network: bool) {
+    let path = f.outside.join("log.sock");
+    let _ = std::fs::remove_file(&path);
+    let listener = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::fs::write(
+        f.root.join("send.py"),
+        format!(
+            "import socket\n\
+             for kind in (socket.SOCK_DGRAM, socket.SOCK_RAW):\n\
+             \x20   try:\n\
+             \x20       a, b = socket.socketpair(socket.AF_UNIX, kind)\n\
+             \x20       a.sendto(b'hi', {path:?})\n\
+             \x20       print('sent', int(kind))\n\
+             \x20   except OSError as e:\n\
+             \x20       print('refused', int(kind), e.strerror)\n",
+            path = path.display().to_string()
+        ),
+    )
+    .unwrap();
+    let result = f.shell("python3 send.py", network);
+    let stdout = result["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("sent"), "{result}");
+    for kind in [2, 3] {
+        assert!(
+            stdout.contains(&format!("refused {kind} Operation not permitted")),
+            "{result}"
+        );
+    }
+    let mut buf = [0u8; 16];
+    assert!(listener.recv(&mut buf).is_err(), "a datagram arrived");
+    std::fs::remove_file(f.root.join("send.py")).unwrap();
+    std::fs::remove_file(&path).unwrap();
 }

@@ -48,6 +48,7 @@ fn a_network_grant_reaches_no_unix_socket_by_path() {
         before,
         "something outside the root changed"
     );
+    crate::loopback::unix_datagrams_stay_home(&f, true);
 }
 
 /// The attack: a command granted the network listened on `0.0.0.0` and served the project.
