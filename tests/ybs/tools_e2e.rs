@@ -518,3 +518,38 @@ fn ybs_tools_lists_the_hosted_web_search_when_it_is_enabled() {
         "{listed}"
     );
 }
+
+/// Two sessions in one project run commands at the same moment: each command holds
+/// placeholders for ybs's missing names while it runs, and one session's command ending (and
+/// removing its placeholder) must not make the other's fail to start or make it say it
+/// created the other's placeholder.
+#[test]
+fn commands_of_sessions_side_by_side_in_one_project_all_run() {
+    let project = Project::new(vec![]);
+    let command = r#"{"command": "echo ran"}"#;
+    let runs: Vec<std::process::Child> = (0..24)
+        .map(|_| {
+            project
+                .command(&["tool", "--yes", "run_shell", command])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        let output = run.wait_with_output().unwrap();
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(result["stdout"], "ran\n", "{result}");
+        assert!(
+            !(result["stderr"].as_str().unwrap()).contains("this command created"),
+            "{result}"
+        );
+    }
+    for name in [".ybs", ".ybs.json"] {
+        assert!(!project.file(name).exists(), "{name} was left behind");
+    }
+}

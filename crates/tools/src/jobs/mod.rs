@@ -109,77 +109,27 @@ impl Jobs {
         command: &str,
         working_dir: &Path,
     ) -> Result<u32, ShellError> {
-        let shell::Prepared {
-            command: mut process,
-            held,
-        } = shell::prepare(policy, sandbox, command, working_dir)?;
-        let job = Arc::new(Job {
-            id: self.table.last_id.fetch_add(1, Ordering::SeqCst) + 1,
-            command: command.to_owned(),
-            started: Instant::now(),
-            state: Mutex::new(State::default()),
-            output: Mutex::new(OutputBuffer::new(policy.output_cap_bytes)),
-        });
-        let (started, spawned) = mpsc::channel();
-        let watched = Arc::clone(&job);
-        std::thread::spawn(move || {
-            process
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
-            let mut child = match process.spawn() {
-                Ok(child) => child,
-                Err(error) => {
-                    let _ = started.send(Err(error));
-                    return;
+        let id = self.table.last_id.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut attempt = 1;
+        loop {
+            let job = Arc::new(Job {
+                id,
+                command: command.to_owned(),
+                started: Instant::now(),
+                state: Mutex::new(State::default()),
+                output: Mutex::new(OutputBuffer::new(policy.output_cap_bytes)),
+            });
+            return match launch(&job, shell::prepare(policy, sandbox, command, working_dir)?) {
+                Ok(()) => {
+                    locked(&self.table.jobs).push(job);
+                    Ok(id)
                 }
+                Err(source) if attempt < shell::SETUP_ATTEMPTS && shell::set_up_again(&source) => {
+                    attempt += 1;
+                    continue;
+                }
+                Err(source) => Err(shell::spawn_error(policy, source)),
             };
-            let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
-            locked(&watched.state).group = group;
-            let readers: Vec<_> = [
-                child.stdout.take().map(|out| copy_into(out, &watched)),
-                child.stderr.take().map(|err| copy_into(err, &watched)),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
-            let _ = started.send(Ok(()));
-            if let Some(group) = group {
-                while let Err(rustix::io::Errno::INTR) = rustix::process::waitid(
-                    WaitId::Pid(group),
-                    WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
-                ) {}
-            }
-            {
-                let mut state = locked(&watched.state);
-                if let Some(group) = state.group.take() {
-                    // What the command left behind in its group ends with it.
-                    kill_group(group);
-                }
-                let code = child.wait().map_or(-1, exit_code);
-                // What it held (placeholders in the project, its temp dir, its cgroups) is
-                // released before it counts as ended: whoever stops it, the session's end
-                // too, finds nothing of it left behind.
-                if let Some(note) = held.finish() {
-                    locked(&watched.output).push(note.as_bytes());
-                }
-                state.exit_code = Some(code);
-                state.ended = Some(Instant::now());
-            }
-            for reader in readers {
-                let _ = reader.join();
-            }
-        });
-        match spawned.recv() {
-            Ok(Ok(())) => {
-                locked(&self.table.jobs).push(job.clone());
-                Ok(job.id)
-            }
-            Ok(Err(source)) => Err(shell::spawn_error(policy, source)),
-            Err(_) => Err(ShellError::Spawn {
-                shell: policy.shell.display().to_string(),
-                source: std::io::Error::other("the job's thread ended before starting it"),
-            }),
         }
     }
 
@@ -287,6 +237,71 @@ impl Job {
             last_lines: locked(&self.output).last_lines(JOB_TAIL_LINES),
         }
     }
+}
+
+/// Starts the prepared command of `job` on a thread of its own that waits for it, reaps it
+/// and releases what it held; returns once it has started (or could not).
+fn launch(job: &Arc<Job>, prepared: shell::Prepared) -> std::io::Result<()> {
+    let shell::Prepared {
+        command: mut process,
+        held,
+    } = prepared;
+    let (started, spawned) = mpsc::channel();
+    let watched = Arc::clone(job);
+    std::thread::spawn(move || {
+        process
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = match process.spawn() {
+            Ok(child) => child,
+            Err(error) => {
+                held.finish();
+                let _ = started.send(Err(error));
+                return;
+            }
+        };
+        let group = i32::try_from(child.id()).ok().and_then(Pid::from_raw);
+        locked(&watched.state).group = group;
+        let readers: Vec<_> = [
+            child.stdout.take().map(|out| copy_into(out, &watched)),
+            child.stderr.take().map(|err| copy_into(err, &watched)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let _ = started.send(Ok(()));
+        if let Some(group) = group {
+            while let Err(rustix::io::Errno::INTR) = rustix::process::waitid(
+                WaitId::Pid(group),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+            ) {}
+        }
+        {
+            let mut state = locked(&watched.state);
+            if let Some(group) = state.group.take() {
+                // What the command left behind in its group ends with it.
+                kill_group(group);
+            }
+            let code = child.wait().map_or(-1, exit_code);
+            // What it held (placeholders in the project, its temp dir, its cgroups) is
+            // released before it counts as ended: whoever stops it, the session's end
+            // too, finds nothing of it left behind.
+            if let Some(note) = held.finish() {
+                locked(&watched.output).push(note.as_bytes());
+            }
+            state.exit_code = Some(code);
+            state.ended = Some(Instant::now());
+        }
+        for reader in readers {
+            let _ = reader.join();
+        }
+    });
+    spawned.recv().unwrap_or_else(|_| {
+        Err(std::io::Error::other(
+            "the job's thread ended before starting it",
+        ))
+    })
 }
 
 /// Copies `stream` into the job's output until it closes.

@@ -87,6 +87,13 @@ pub(crate) fn describe(error: &io::Error) -> Option<(Step, String)> {
     Some((step, why))
 }
 
+/// Whether a spawn failed making the mounts because a path had vanished since the plan was
+/// made (`ENOENT`).
+pub(crate) fn vanished_before_mounts(error: &io::Error) -> bool {
+    describe(error).is_some_and(|(step, _)| step == Step::Mounts)
+        && error.raw_os_error().map(|code| code & 0xffff) == Some(libc::ENOENT)
+}
+
 /// Resource limits, as (resource, value) pairs already capped at the current hard limits.
 pub(crate) type Limits = Vec<(rustix::process::Resource, u64)>;
 

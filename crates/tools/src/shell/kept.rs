@@ -34,7 +34,12 @@ pub(super) fn absent(sandbox: &PathSandbox) -> Vec<PathBuf> {
 
 /// The placeholders of one command's run; dropping it removes those no other running
 /// command holds (an empty directory only: `rmdir`).
-pub(super) struct Placeholders(Vec<PathBuf>);
+pub(super) struct Placeholders {
+    mine: Vec<PathBuf>,
+    /// Names found taken when making the placeholder: another ybs process's placeholder,
+    /// made since the command's plan was made.
+    taken: Vec<PathBuf>,
+}
 
 impl Placeholders {
     /// Makes an empty directory (`0555`) at each of `absent` whose parent directory exists
@@ -43,6 +48,7 @@ impl Placeholders {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
         let held = held.get_or_insert_with(HashMap::new);
         let mut mine = Vec::new();
+        let mut taken = Vec::new();
         for path in absent {
             if let Some(count) = held.get_mut(path) {
                 *count += 1;
@@ -58,12 +64,24 @@ impl Placeholders {
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o555))
             });
-            if made.is_ok() {
-                held.insert(path.clone(), 1);
-                mine.push(path.clone());
+            match made {
+                Ok(()) => {
+                    held.insert(path.clone(), 1);
+                    mine.push(path.clone());
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                    taken.push(path.clone());
+                }
+                Err(_) => {}
             }
         }
-        Placeholders(mine)
+        Placeholders { mine, taken }
+    }
+
+    /// Whether `path` was found taken by another ybs process (then what is there after the
+    /// command is not the command's doing).
+    pub(super) fn taken(&self, path: &std::path::Path) -> bool {
+        self.taken.iter().any(|taken| taken == path)
     }
 }
 
@@ -73,7 +91,7 @@ impl Drop for Placeholders {
         let Some(held) = held.as_mut() else {
             return;
         };
-        for path in &self.0 {
+        for path in &self.mine {
             let last = match held.get_mut(path) {
                 Some(count) if *count > 1 => {
                     *count -= 1;

@@ -84,17 +84,46 @@ pub fn run_cancellable(
     timeout: Duration,
     cancel: &CancelFlag,
 ) -> Result<ProcessOutput, ShellError> {
-    let Prepared { command, held } = prepare(policy, sandbox, command, working_dir)?;
-    let result = process::run_cancellable(command, timeout, policy.output_cap_bytes, cancel);
-    let note = held.finish();
-    match result {
-        Ok(mut output) => {
-            if let Some(note) = note {
-                output.stderr.push_str(&note);
+    let mut attempt = 1;
+    loop {
+        let Prepared {
+            command: process,
+            held,
+        } = prepare(policy, sandbox, command, working_dir)?;
+        let result = process::run_cancellable(process, timeout, policy.output_cap_bytes, cancel);
+        let note = held.finish();
+        return match result {
+            Ok(mut output) => {
+                if let Some(note) = note {
+                    output.stderr.push_str(&note);
+                }
+                Ok(output)
             }
-            Ok(output)
-        }
-        Err(source) => Err(spawn_error(policy, source)),
+            Err(source) if attempt < SETUP_ATTEMPTS && set_up_again(&source) => {
+                attempt += 1;
+                continue;
+            }
+            Err(source) => Err(spawn_error(policy, source)),
+        };
+    }
+}
+
+/// How many times a command is set up before its start counts as failed (see
+/// [`set_up_again`]).
+pub(crate) const SETUP_ATTEMPTS: u32 = 5;
+
+/// Whether a command that could not start (it never ran) is worth setting up again: a path
+/// of its plan vanished before its mounts were made. Another ybs in the same project removes
+/// its placeholder for ybs's names when its command ends; a new plan sees that.
+pub(crate) fn set_up_again(error: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        child::vanished_before_mounts(error)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = error;
+        false
     }
 }
 
@@ -161,9 +190,12 @@ fn prepare_reading(
 
     // The kept names that do not exist: held by placeholders while the command runs (so the
     // namespace makes them read-only), and removed afterwards if a command made them anyway.
-    let absent = kept::absent(sandbox);
+    let mut absent = kept::absent(sandbox);
     let placeholders = (policy.sandbox_enabled && cfg!(target_os = "linux"))
         .then(|| kept::Placeholders::hold(&absent));
+    if let Some(placeholders) = &placeholders {
+        absent.retain(|path| !placeholders.taken(path));
+    }
     // What must live until the command ends (its cgroup).
     let mut guard: Option<Box<dyn std::any::Any + Send>> = None;
     let mut cmd = if policy.sandbox_enabled {
