@@ -9,6 +9,11 @@
 //! command has ended. Where no placeholder could be made or no mount covers it (no
 //! namespaces), what a command created under one of these names is removed as soon as it
 //! has ended (its processes are gone by then), before ybs or the model can use it.
+//!
+//! Another ybs process in the same project makes placeholders of its own and removes them
+//! when its commands end, which lifts the mounts other processes' commands made of them: a
+//! command that started with such a placeholder in place ([`foreign`]) has what replaced it
+//! removed when it ends ([`remove_replaced`]).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -30,6 +35,27 @@ pub(super) fn absent(sandbox: &PathSandbox) -> Vec<PathBuf> {
         })
         .cloned()
         .collect()
+}
+
+/// The kept paths that hold another ybs process's placeholder now: an empty directory of
+/// mode `0555` that no command of this process holds. That process removes it when its
+/// command ends, which also lifts this command's read-only mount of it, so what is there
+/// once this command has ended is checked ([`remove_replaced`]).
+pub(super) fn foreign(sandbox: &PathSandbox) -> Vec<PathBuf> {
+    let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    (sandbox.kept_from_commands().iter())
+        .filter(|path| !held.as_ref().is_some_and(|held| held.contains_key(*path)))
+        .filter(|path| is_placeholder(path))
+        .cloned()
+        .collect()
+}
+
+/// Whether `path` is an empty directory of mode `0555` (not followed if a link).
+fn is_placeholder(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .is_ok_and(|meta| meta.is_dir() && meta.permissions().mode() & 0o7777 == 0o555)
+        && std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// The placeholders of one command's run; dropping it removes those no other running
@@ -114,11 +140,20 @@ impl Drop for Placeholders {
 /// the command's output, if anything was removed.
 pub(super) fn remove_created(absent: &[PathBuf]) -> Option<String> {
     let held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    remove(
+        (absent.iter()).filter(|path| !held.as_ref().is_some_and(|held| held.contains_key(*path))),
+    )
+}
+
+/// Removes what replaced another process's placeholder at each of `foreign` (anything but
+/// a placeholder); the note as [`remove_created`] gives it.
+pub(super) fn remove_replaced(foreign: &[PathBuf]) -> Option<String> {
+    remove(foreign.iter().filter(|path| !is_placeholder(path)))
+}
+
+fn remove<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> Option<String> {
     let mut removed = Vec::new();
-    for path in absent {
-        if held.as_ref().is_some_and(|held| held.contains_key(path)) {
-            continue;
-        }
+    for path in paths {
         let Ok(meta) = std::fs::symlink_metadata(path) else {
             continue;
         };

@@ -141,6 +141,9 @@ pub(crate) struct Held {
     /// The kept names that did not exist before it ran ([`Held::finish`] removes them if
     /// the command made them).
     absent: Vec<PathBuf>,
+    /// The kept names that held another ybs process's placeholder ([`Held::finish`] removes
+    /// what replaced it).
+    foreign: Vec<PathBuf>,
     placeholders: Option<kept::Placeholders>,
     _temp: tempfile::TempDir,
     _guard: Option<Box<dyn std::any::Any + Send>>,
@@ -151,7 +154,12 @@ impl Held {
     /// created one of the kept names.
     pub(crate) fn finish(mut self) -> Option<String> {
         drop(self.placeholders.take());
-        kept::remove_created(&self.absent)
+        let notes = [
+            kept::remove_created(&self.absent),
+            kept::remove_replaced(&self.foreign),
+        ];
+        let notes: Vec<String> = notes.into_iter().flatten().collect();
+        (!notes.is_empty()).then(|| notes.concat())
     }
 }
 
@@ -190,11 +198,18 @@ fn prepare_reading(
 
     // The kept names that do not exist: held by placeholders while the command runs (so the
     // namespace makes them read-only), and removed afterwards if a command made them anyway.
+    // Another ybs process's placeholders (found now, or made since `absent` was read) are
+    // checked afterwards: that process may remove one while this command runs.
     let mut absent = kept::absent(sandbox);
+    let mut foreign = kept::foreign(sandbox);
     let placeholders = (policy.sandbox_enabled && cfg!(target_os = "linux"))
         .then(|| kept::Placeholders::hold(&absent));
     if let Some(placeholders) = &placeholders {
-        absent.retain(|path| !placeholders.taken(path));
+        let (taken, mine): (Vec<PathBuf>, Vec<PathBuf>) = absent
+            .into_iter()
+            .partition(|path| placeholders.taken(path));
+        absent = mine;
+        foreign.extend(taken);
     }
     // What must live until the command ends (its cgroup).
     let mut guard: Option<Box<dyn std::any::Any + Send>> = None;
@@ -233,6 +248,7 @@ fn prepare_reading(
         command: cmd,
         held: Held {
             absent,
+            foreign,
             placeholders,
             _temp: temp,
             _guard: guard,

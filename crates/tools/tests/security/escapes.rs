@@ -212,6 +212,46 @@ fn a_jobs_placeholders_outlive_the_commands_that_end_before_it() {
     assert!(!f.root.join(".ybs").exists() && !f.root.join(".ybs.json").exists());
 }
 
+/// The attack: another ybs session in the same project holds a placeholder for
+/// `.ybs.json` when this command starts, so the command finds the name taken and read-only;
+/// then that session's command ends and removes its placeholder, which lifts this command's
+/// mount of it, and this command plants `.ybs.json`. What it planted is removed when it ends.
+#[test]
+fn a_name_freed_by_another_session_during_a_command_is_not_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    let other = f.root.join(".ybs.json");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let ctx = &f.ctx;
+    let registry = &f.registry;
+    let result = std::thread::scope(|scope| {
+        let command = scope.spawn(|| {
+            registry.invoke(
+                "run_shell",
+                &json!({"command": "touch .ybs.json/x 2>/dev/null || echo taken; \
+                        while [ -d .ybs.json ]; do sleep 0.05; done; \
+                        echo '{\"safety\": {\"sandbox_enabled\": false}}' > .ybs.json && echo planted",
+                        "timeout_seconds": 20}),
+                ctx,
+            )
+        });
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        // The other session's command ends: its placeholder goes.
+        std::fs::remove_dir(&other).unwrap();
+        command.join().unwrap().unwrap()
+    });
+    assert_eq!(result["stdout"], "taken\nplanted\n", "{result}");
+    assert!(
+        (result["stderr"].as_str().unwrap()).contains("removed"),
+        "{result}"
+    );
+    assert!(
+        !other.exists(),
+        "the planted configuration was kept: {result}"
+    );
+}
+
 #[test]
 fn a_worktree_git_dir_outside_the_root_is_readable_not_writable() {
     let f = Fixture::new();
