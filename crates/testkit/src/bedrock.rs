@@ -50,29 +50,8 @@ pub(crate) fn model_path(path: &str) -> Option<(String, bool)> {
         "converse" => false,
         _ => return None,
     };
-    Some((decode_segment(model), streams))
-}
-
-fn decode_segment(text: &str) -> String {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = (bytes.get(index + 1..index + 3))
-            .and_then(|pair| std::str::from_utf8(pair).ok())
-            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
-        match (bytes[index], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                index += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    let model = percent_encoding::percent_decode_str(model).decode_utf8_lossy();
+    Some((model.into_owned(), streams))
 }
 
 /// The exception Bedrock names for an HTTP status.

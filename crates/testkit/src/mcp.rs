@@ -505,21 +505,12 @@ impl Drop for McpHttpServer {
 /// Serves MCP over streamable HTTP at `/mcp` on `addr` (e.g. `127.0.0.1:0`), each client
 /// session getting its own [`FakeMcp`] sharing the record file. Must run inside a Tokio runtime.
 pub async fn serve_http(config: McpConfig, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
-    let server = FakeMcp::new(&config)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| McpError::Bind { addr, source })?;
-    let bound = listener
-        .local_addr()
-        .map_err(|source| McpError::Bind { addr, source })?;
     let cancel = CancellationToken::new();
-    let service: StreamableHttpService<FakeMcp, LocalSessionManager> = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::default(),
-        StreamableHttpServerConfig::default()
-            .with_sse_keep_alive(None)
-            .with_cancellation_token(cancel.child_token()),
-    );
+    let Http {
+        listener,
+        bound,
+        service,
+    } = Http::bind(&config, addr, &cancel).await?;
     let mut router = axum::Router::new().nest_service("/mcp", service);
     if let Some(token) = &config.token {
         let expected = format!("Bearer {token}");
@@ -539,15 +530,62 @@ pub async fn serve_http(config: McpConfig, addr: SocketAddr) -> Result<McpHttpSe
             },
         ));
     }
-    let stop = cancel.clone();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await;
-    });
+    let task = serve_until(listener, router, &cancel);
     Ok(McpHttpServer {
         addr: bound,
         cancel,
         task: Some(task),
+    })
+}
+
+/// The fake MCP server of a config as a streamable HTTP service (a [`FakeMcp`] per client
+/// session), with the listener it will be served on.
+pub(crate) struct Http {
+    pub listener: tokio::net::TcpListener,
+    /// The address bound (the port chosen when `addr` asked for any).
+    pub bound: SocketAddr,
+    pub service: StreamableHttpService<FakeMcp, LocalSessionManager>,
+}
+
+impl Http {
+    /// Binds `addr`; the sessions end when `cancel` is cancelled.
+    pub(crate) async fn bind(
+        config: &McpConfig,
+        addr: SocketAddr,
+        cancel: &CancellationToken,
+    ) -> Result<Http, McpError> {
+        let server = FakeMcp::new(config)?;
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| McpError::Bind { addr, source })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|source| McpError::Bind { addr, source })?;
+        let service = StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::default(),
+            StreamableHttpServerConfig::default()
+                .with_sse_keep_alive(None)
+                .with_cancellation_token(cancel.child_token()),
+        );
+        Ok(Http {
+            listener,
+            bound,
+            service,
+        })
+    }
+}
+
+/// Serves `router` on `listener` until `cancel` is cancelled.
+pub(crate) fn serve_until(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    cancel: &CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(stop.cancelled_owned())
+            .await;
     })
 }

@@ -18,13 +18,11 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::mcp::{FakeMcp, McpConfig, McpError};
+use crate::mcp::{Http, McpConfig, McpError, serve_until};
 
 /// A code waiting to be exchanged.
 #[derive(Debug, Clone)]
@@ -132,25 +130,16 @@ impl Drop for OAuthMcpServer {
 /// Serves the fake MCP server of `config` at `/mcp` behind the fake OAuth server on `addr`.
 /// Must run inside a Tokio runtime.
 pub async fn serve(config: McpConfig, addr: SocketAddr) -> Result<OAuthMcpServer, McpError> {
-    let server = FakeMcp::new(&config)?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| McpError::Bind { addr, source })?;
-    let bound = listener
-        .local_addr()
-        .map_err(|source| McpError::Bind { addr, source })?;
+    let cancel = CancellationToken::new();
+    let Http {
+        listener,
+        bound,
+        service,
+    } = Http::bind(&config, addr, &cancel).await?;
     let shared = Arc::new(Shared {
         base: format!("http://{bound}"),
         ..Shared::default()
     });
-    let cancel = CancellationToken::new();
-    let service: StreamableHttpService<FakeMcp, LocalSessionManager> = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::default(),
-        StreamableHttpServerConfig::default()
-            .with_sse_keep_alive(None)
-            .with_cancellation_token(cancel.child_token()),
-    );
     let guarded = Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(shared.clone(), guard));
@@ -172,12 +161,7 @@ pub async fn serve(config: McpConfig, addr: SocketAddr) -> Result<OAuthMcpServer
         .route("/token", post(token))
         .with_state(shared.clone())
         .merge(guarded);
-    let stop = cancel.clone();
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await;
-    });
+    serve_until(listener, router, &cancel);
     Ok(OAuthMcpServer {
         addr: bound,
         shared,

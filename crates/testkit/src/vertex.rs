@@ -123,9 +123,9 @@ pub(crate) fn unauthenticated() -> Value {
 /// an hour of validity; a refresh-token grant needs a refresh token.
 pub(crate) fn token(form: &str, issued: u64) -> (u16, Value) {
     let field = |name: &str| {
-        (form.split('&'))
-            .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
-            .map(decode_form)
+        form_urlencoded::parse(form.as_bytes())
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.into_owned())
     };
     let refused = |description: &str| {
         (
@@ -166,33 +166,6 @@ pub(crate) fn token(form: &str, issued: u64) -> (u16, Value) {
         json!({"access_token": format!("{TOKEN_PREFIX}{issued}"), "expires_in": 3599,
             "token_type": "Bearer"}),
     )
-}
-
-/// A form value decoded (`+` and `%XX`).
-fn decode_form(value: &str) -> String {
-    let bytes = value.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = (bytes.get(index + 1..index + 3))
-            .and_then(|pair| std::str::from_utf8(pair).ok())
-            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
-        match (bytes[index], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                index += 3;
-            }
-            (b'+', _) => {
-                out.push(b' ');
-                index += 1;
-            }
-            (byte, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

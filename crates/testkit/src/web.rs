@@ -136,7 +136,9 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
     }
     if path == "/redirect" {
         let to = query.strip_prefix("to=").unwrap_or("/");
-        let to = percent_decode(to);
+        let to = percent_encoding::percent_decode_str(to)
+            .decode_utf8_lossy()
+            .into_owned();
         return (StatusCode::FOUND, [(header::LOCATION, to)]).into_response();
     }
     if path.starts_with("/together/") {
@@ -176,29 +178,4 @@ async fn together(shared: &Shared) -> &'static str {
         }
     }
     if together { "together" } else { "alone" }
-}
-
-/// `%XX` escapes of a query value decoded (enough for a URL in `?to=`).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = bytes.get(index + 1..index + 3).and_then(|pair| {
-            std::str::from_utf8(pair)
-                .ok()
-                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-        });
-        match (bytes[index], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                index += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -308,7 +308,9 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         ("GET", "/props") => props(&shared),
         ("GET", "/api/v0/models") => lm_studio_models(&shared, ""),
         ("GET", lm) if lm.starts_with("/api/v0/models/") => {
-            let id = percent_decode(&lm["/api/v0/models/".len()..]);
+            let id = percent_encoding::percent_decode_str(&lm["/api/v0/models/".len()..])
+                .decode_utf8_lossy()
+                .into_owned();
             lm_studio_models(&shared, &id)
         }
         ("POST", "/tokenize") => tokenize(&shared, &body),
@@ -352,30 +354,6 @@ async fn azure_route(
         azure::Route::Responses => chat(shared, &Responses, path, &body).await,
         azure::Route::Models => json_response(StatusCode::OK, &openai_models(shared)),
     }
-}
-
-/// `%XX` escapes of a path segment decoded (invalid ones kept as they are).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let hex = bytes
-            .get(index + 1..index + 3)
-            .and_then(|pair| std::str::from_utf8(pair).ok())
-            .and_then(|pair| u8::from_str_radix(pair, 16).ok());
-        match (bytes[index], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                index += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                index += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn parse_body(bytes: &Bytes) -> Value {
